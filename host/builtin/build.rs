@@ -1,0 +1,114 @@
+//! Builds tack's guest components (first-party plugins, examples and test plugins) for
+//! wasm32-wasip2 with a nested cargo in a separate target dir, the way wasmtime builds its test
+//! programs, so a plain `cargo build` / `cargo test` at the root produces everything.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// (cargo package, artifact stem, env name).
+const GUESTS: &[(&str, &str, &str)] = &[
+    ("provider-demo", "provider_demo", "PROVIDER_DEMO"),
+    ("core-tools", "core_tools", "CORE_TOOLS"),
+    ("hello-rust", "hello_rust", "HELLO_RUST"),
+    ("tack-test-hostile", "tack_test_hostile", "TEST_HOSTILE"),
+    ("tack-test-scripted-provider", "tack_test_scripted_provider", "TEST_SCRIPTED_PROVIDER"),
+    ("tack-test-future-api", "tack_test_future_api", "TEST_FUTURE_API"),
+];
+
+const TARGET: &str = "wasm32-wasip2";
+const PROFILE: &str = "guest";
+
+fn main() {
+    let manifest_dir = PathBuf::from(env("CARGO_MANIFEST_DIR"));
+    let root = manifest_dir
+        .parent()
+        .and_then(Path::parent)
+        .expect("host/builtin lives two levels below the workspace root")
+        .to_path_buf();
+    for watched in ["wit", "sdk/rust", "plugins", "examples", "host/test-plugins", "Cargo.lock"] {
+        println!("cargo:rerun-if-changed={}", root.join(watched).display());
+    }
+    println!("cargo:rerun-if-env-changed=TACK_GUEST_TARGET_DIR");
+
+    require_wasm_target();
+
+    let target_dir = std::env::var_os("TACK_GUEST_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target").join("guests"));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.arg("build")
+        .arg("--manifest-path")
+        .arg(root.join("Cargo.toml"))
+        .arg("--target")
+        .arg(TARGET)
+        .arg("--profile")
+        .arg(PROFILE)
+        .arg("--target-dir")
+        .arg(&target_dir);
+    for (package, _, _) in GUESTS {
+        cmd.arg("-p").arg(package);
+    }
+    // The outer build's flags and wrappers (clippy's driver, host RUSTFLAGS, coverage) are for the
+    // host target; guests get a clean environment. The jobserver (CARGO_MAKEFLAGS) is kept, so the
+    // nested build shares the outer build's CPU budget instead of oversubscribing it.
+    for var in [
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_BUILD_RUSTFLAGS",
+        "RUSTC_WRAPPER",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "CARGO_PRIMARY_PACKAGE",
+        "CARGO_LLVM_COV",
+        "LLVM_PROFILE_FILE",
+    ] {
+        cmd.env_remove(var);
+    }
+    let status = cmd.status().unwrap_or_else(|e| panic!("cannot run cargo for the guest build: {e}"));
+    if !status.success() {
+        panic!("building the guest plugins for {TARGET} failed (see the cargo output above)");
+    }
+
+    let out_dir = PathBuf::from(env("OUT_DIR"));
+    for (package, stem, env_name) in GUESTS {
+        let built = target_dir.join(TARGET).join(PROFILE).join(format!("{stem}.wasm"));
+        let dest = out_dir.join(format!("{stem}.wasm"));
+        std::fs::copy(&built, &dest)
+            .unwrap_or_else(|e| panic!("guest {package} built but {} is missing: {e}", built.display()));
+        println!("cargo:rustc-env=TACK_GUEST_{env_name}={}", dest.display());
+    }
+}
+
+fn env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| panic!("cargo did not set {name}"))
+}
+
+fn require_wasm_target() {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let libdir = Command::new(&rustc)
+        .args(["--print", "target-libdir", "--target", TARGET])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+    let installed = libdir.as_deref().is_some_and(|dir| dir.join("libstd.rlib").exists() || has_std(dir));
+    if !installed {
+        panic!(
+            "\n\nThe Rust target {TARGET} is not installed, and tack's plugins are built for it.\n\
+             Install it with:\n\n    rustup target add {TARGET}\n\n\
+             (.ci/run does this for you; see README.md.)\n"
+        );
+    }
+}
+
+fn has_std(dir: &Path) -> bool {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("libstd-"))
+        })
+        .unwrap_or(false)
+}

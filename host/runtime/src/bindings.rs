@@ -1,0 +1,22 @@
+//! Host bindings for every supported version of the `tack:plugin` WIT package.
+//!
+//! Only 0.1.0 exists today. When 0.2.0 lands, its bindings go beside these and
+//! 0.1.x plugins are adapted to the newest shape, as Zed's extension host does.
+
+/// The WIT package version this host speaks natively.
+pub const API_VERSION: &str = "0.1.0";
+
+/// `tack:plugin` versions this host can load.
+pub const SUPPORTED_API_VERSIONS: &[&str] = &["0.1.0"];
+
+pub mod v0_1_0 {
+    wasmtime::component::bindgen!({
+        path: "../../wit",
+        world: "plugin",
+        imports: { default: async | trappable },
+        exports: { default: async },
+        with: {
+            "tack:plugin/exec.process": crate::broker::exec::ProcessHandle,
+        },
+    });
+}

@@ -1,0 +1,151 @@
+//! The process-wide wasmtime engine and the thread that drives epoch deadlines.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use wasmtime::{Config, Engine};
+
+use crate::cache::ComponentCache;
+
+/// How often the epoch advances. Deadlines are checked at this granularity; the tick itself is an
+/// atomic increment, so a short period costs nothing measurable.
+pub const EPOCH_TICK: Duration = Duration::from_millis(5);
+
+/// Wall-clock budgets for one call into a plugin, by kind. Time the guest spends blocked in a
+/// host import (a running command, a dialog, an HTTP request) does not count: the budget bounds
+/// the guest's own work.
+#[derive(Debug, Clone)]
+pub struct CallLimits {
+    pub init: Duration,
+    pub tool: Duration,
+    pub command: Duration,
+    pub hook: Duration,
+    pub provider: Duration,
+}
+
+impl Default for CallLimits {
+    fn default() -> Self {
+        Self {
+            init: Duration::from_secs(10),
+            tool: Duration::from_secs(120),
+            command: Duration::from_secs(30),
+            hook: Duration::from_secs(5),
+            provider: Duration::from_secs(10),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct RuntimeConfig {
+    /// Where compiled components are cached; `None` compiles every time.
+    pub cache_dir: Option<PathBuf>,
+    /// Linear-memory limit per plugin instance.
+    pub memory_limit: usize,
+    /// Table-element limit per plugin instance.
+    pub table_limit: usize,
+    pub limits: CallLimits,
+    /// Faults (traps, timeouts) after which a plugin is disabled for the rest of the process.
+    pub max_faults: u32,
+    /// Instances kept per plugin so parallel tool calls into one plugin do not queue.
+    pub max_instances: usize,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        Self {
+            cache_dir: None,
+            memory_limit: 512 << 20,
+            table_limit: 100_000,
+            limits: CallLimits::default(),
+            max_faults: 3,
+            max_instances: 4,
+        }
+    }
+}
+
+/// The engine plus everything shared by all plugins of a process.
+pub struct Runtime {
+    engine: Engine,
+    cache: ComponentCache,
+    config: RuntimeConfig,
+    http: reqwest::Client,
+    _ticker: EpochTicker,
+}
+
+impl Runtime {
+    pub fn new(config: RuntimeConfig) -> wasmtime::Result<Arc<Self>> {
+        let mut wasm = Config::new();
+        wasm.wasm_component_model(true)
+            .epoch_interruption(true)
+            // Deep guest recursion must trap cleanly long before the host's own stack is at risk.
+            .max_wasm_stack(1 << 20);
+        let engine = Engine::new(&wasm)?;
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(Duration::from_secs(30))
+            .build()
+            .map_err(|e| wasmtime::format_err!("cannot build HTTP client: {e}"))?;
+        Ok(Arc::new(Self {
+            cache: ComponentCache::new(config.cache_dir.clone()),
+            _ticker: EpochTicker::start(&engine),
+            engine,
+            config,
+            http,
+        }))
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    pub fn cache(&self) -> &ComponentCache {
+        &self.cache
+    }
+
+    pub fn config(&self) -> &RuntimeConfig {
+        &self.config
+    }
+
+    pub fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+}
+
+/// Advances the engine's epoch every [`EPOCH_TICK`] until dropped.
+struct EpochTicker {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl EpochTicker {
+    fn start(engine: &Engine) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let weak = engine.weak();
+        let stop_flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("tack-epoch".into())
+            .spawn(move || {
+                while !stop_flag.load(Ordering::Relaxed) {
+                    std::thread::sleep(EPOCH_TICK);
+                    match weak.upgrade() {
+                        Some(engine) => engine.increment_epoch(),
+                        None => break,
+                    }
+                }
+            })
+            .ok();
+        Self { stop, thread }
+    }
+}
+
+impl Drop for EpochTicker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}

@@ -1,0 +1,98 @@
+use std::time::Duration;
+
+/// Why a plugin could not be loaded. Each variant names the plugin and the cause so the user can
+/// act on it; the host keeps running with the other plugins.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("plugin '{plugin}': cannot read {path}: {source}")]
+    Io {
+        plugin: String,
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("plugin '{plugin}': invalid manifest: {message}")]
+    Manifest { plugin: String, message: String },
+    #[error("plugin '{plugin}': {path} is not a WebAssembly file")]
+    NotWasm { plugin: String, path: String },
+    #[error(
+        "plugin '{plugin}': {path} is a core WebAssembly module, not a component; build it for \
+         wasm32-wasip2 (or componentize it) against the tack:plugin WIT"
+    )]
+    CoreModule { plugin: String, path: String },
+    #[error("plugin '{plugin}': {path} is not a valid component: {message}")]
+    InvalidComponent {
+        plugin: String,
+        path: String,
+        message: String,
+    },
+    #[error(
+        "plugin '{plugin}' does not export the tack:plugin/guest interface; is it a tack plugin?"
+    )]
+    NotAPlugin { plugin: String },
+    #[error(
+        "plugin '{plugin}' was built against tack:plugin@{found}, but this tack supports {supported}; \
+         rebuild it with a supported SDK or update tack"
+    )]
+    UnsupportedApi {
+        plugin: String,
+        found: String,
+        supported: String,
+    },
+    #[error("plugin '{plugin}' cannot be linked: {message}")]
+    Link { plugin: String, message: String },
+    #[error("plugin '{plugin}' failed to start: {source}")]
+    Init {
+        plugin: String,
+        #[source]
+        source: PluginError,
+    },
+    #[error("plugin '{plugin}': {message}")]
+    Conflict { plugin: String, message: String },
+}
+
+/// Why one call into a plugin failed. The plugin's instance is discarded; the host goes on.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum PluginError {
+    #[error("plugin '{plugin}' exceeded its {limit:?} time limit in {call}")]
+    Timeout {
+        plugin: String,
+        call: String,
+        limit: Duration,
+    },
+    #[error("plugin '{plugin}' ran out of memory in {call}: {message}")]
+    OutOfMemory {
+        plugin: String,
+        call: String,
+        message: String,
+    },
+    #[error("plugin '{plugin}' overflowed its stack in {call}")]
+    StackOverflow { plugin: String, call: String },
+    #[error("plugin '{plugin}' crashed in {call}: {message}")]
+    Trap {
+        plugin: String,
+        call: String,
+        message: String,
+    },
+    #[error("plugin '{plugin}' is disabled: {reason}")]
+    Disabled { plugin: String, reason: String },
+    #[error("plugin '{plugin}' returned an error from {call}: {message}")]
+    Guest {
+        plugin: String,
+        call: String,
+        message: String,
+    },
+}
+
+impl PluginError {
+    pub fn plugin(&self) -> &str {
+        match self {
+            PluginError::Timeout { plugin, .. }
+            | PluginError::OutOfMemory { plugin, .. }
+            | PluginError::StackOverflow { plugin, .. }
+            | PluginError::Trap { plugin, .. }
+            | PluginError::Disabled { plugin, .. }
+            | PluginError::Guest { plugin, .. } => plugin,
+        }
+    }
+}

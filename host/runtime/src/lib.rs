@@ -1,0 +1,42 @@
+//! tack's plugin runtime.
+//!
+//! One wasmtime [`Engine`](wasmtime::Engine) per process, an on-disk cache of compiled components,
+//! per-store memory and table limits, per-call deadlines driven by epoch interruption, and a
+//! capability broker (one file per capability under [`broker`]) that gives a plugin nothing but
+//! what its manifest declares and the user granted.
+
+pub mod bindings;
+pub mod broker;
+pub mod cache;
+pub mod engine;
+pub mod error;
+pub mod grants;
+pub mod limits;
+pub mod manifest;
+pub mod plugin;
+pub mod plugin_set;
+pub mod services;
+pub mod state;
+
+pub use bindings::{API_VERSION, SUPPORTED_API_VERSIONS};
+pub use engine::{CallLimits, Runtime, RuntimeConfig};
+pub use error::{LoadError, PluginError};
+pub use manifest::{Access, Capabilities, FsGrant, Manifest};
+pub use plugin::{HostContext, LoadedPlugin, PluginSource, PluginSpec, ProviderSession};
+pub use plugin_set::PluginSet;
+pub use services::{HostServices, NullServices};
+
+/// Types of the newest WIT version, used across the host whatever version a plugin speaks.
+pub mod api {
+    pub use crate::bindings::v0_1_0::exports::tack::plugin::guest::{
+        AgentStartPatch, BlockDelta, CompactDecision, CompactRequest, ErrorKind, HttpCall,
+        InjectedMessage, InputAction, ProviderError, ProviderRequest, ReasoningLevel, RequestPlan,
+        SseEvent, StopReason, StreamEvent, ToolCallStart, ToolDecision, Usage,
+    };
+    pub use crate::bindings::v0_1_0::tack::plugin::session::{Delivery, OutgoingMessage};
+    pub use crate::bindings::v0_1_0::tack::plugin::types::{
+        AuthScheme, CommandSpec, ContentBlock, EventKind, ExecutionMode, HookKind, Image,
+        InitContext, InputKind, Level, ModelCost, ModelSpec, ProviderSpec, Registration, ToolCall,
+        ToolResult, ToolSpec,
+    };
+}

@@ -1,0 +1,268 @@
+//! `tack.toml`: what a plugin package is and what it asks for.
+
+use serde::{Deserialize, Serialize};
+
+use crate::bindings::SUPPORTED_API_VERSIONS;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub plugin: PluginSection,
+    #[serde(default)]
+    pub capabilities: Capabilities,
+    /// Default configuration handed to the plugin's `init` as JSON; user config overrides keys.
+    #[serde(default)]
+    pub config: toml::Table,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginSection {
+    pub name: String,
+    pub version: String,
+    /// The `tack:plugin` WIT version the component was built against ("0.1").
+    pub api: String,
+    /// Component file, relative to the package folder.
+    pub component: String,
+    #[serde(default)]
+    pub description: String,
+}
+
+/// What a plugin may touch. A capability is usable only if the manifest declares it and the user
+/// granted it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Capabilities {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fs: Vec<FsGrant>,
+    /// Command patterns: words matched one by one, `*` one word, `**` any number of words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exec: Vec<String>,
+    /// URL prefixes: scheme, host and port must match exactly, the path by prefix.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub http: Vec<String>,
+    /// Names of secrets the host may attach to this plugin's HTTP requests.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secrets: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FsGrant {
+    /// An absolute path, or `$WORKSPACE` optionally followed by `/sub/dir`.
+    pub path: String,
+    pub access: Access,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Access {
+    Read,
+    ReadWrite,
+}
+
+impl Capabilities {
+    pub fn is_empty(&self) -> bool {
+        self.fs.is_empty() && self.exec.is_empty() && self.http.is_empty() && self.secrets.is_empty()
+    }
+
+    /// The part of `self` that `granted` covers.
+    pub fn intersect(&self, granted: &Capabilities) -> Capabilities {
+        Capabilities {
+            fs: self
+                .fs
+                .iter()
+                .filter(|want| {
+                    granted.fs.iter().any(|g| {
+                        g.path == want.path
+                            && (g.access == want.access || g.access == Access::ReadWrite)
+                    })
+                })
+                .cloned()
+                .collect(),
+            exec: keep(&self.exec, &granted.exec),
+            http: keep(&self.http, &granted.http),
+            secrets: keep(&self.secrets, &granted.secrets),
+        }
+    }
+
+    /// What `self` asks for beyond `other`.
+    pub fn minus(&self, other: &Capabilities) -> Capabilities {
+        Capabilities {
+            fs: self
+                .fs
+                .iter()
+                .filter(|g| !other.fs.contains(g))
+                .cloned()
+                .collect(),
+            exec: self.exec.iter().filter(|x| !other.exec.contains(x)).cloned().collect(),
+            http: self.http.iter().filter(|x| !other.http.contains(x)).cloned().collect(),
+            secrets: self
+                .secrets
+                .iter()
+                .filter(|x| !other.secrets.contains(x))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// One line per capability, in words a user can judge.
+    pub fn describe(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for fs in &self.fs {
+            let what = match fs.access {
+                Access::Read => "read files in",
+                Access::ReadWrite => "read and write files in",
+            };
+            lines.push(format!("{what} {}", fs.path));
+        }
+        for pattern in &self.exec {
+            if pattern.trim() == "**" {
+                lines.push("run any command as you (full access to your account)".into());
+            } else {
+                lines.push(format!("run commands matching `{pattern}`"));
+            }
+        }
+        for url in &self.http {
+            lines.push(format!("send HTTP requests to {url}"));
+        }
+        for secret in &self.secrets {
+            lines.push(format!("have the host attach the secret {secret} to its requests"));
+        }
+        lines
+    }
+}
+
+fn keep(wanted: &[String], granted: &[String]) -> Vec<String> {
+    wanted.iter().filter(|w| granted.contains(w)).cloned().collect()
+}
+
+impl Manifest {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let manifest: Manifest = toml::from_str(text).map_err(|e| e.message().to_string())?;
+        manifest.validate()?;
+        Ok(manifest)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let name = &self.plugin.name;
+        let name_ok = !name.is_empty()
+            && name.len() <= 64
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+        if !name_ok {
+            return Err(format!(
+                "plugin name '{name}' must be 1-64 characters of a-z, 0-9, '-' or '_'"
+            ));
+        }
+        if !api_supported(&self.plugin.api) {
+            return Err(format!(
+                "api '{}' is not supported by this tack (supported: {})",
+                self.plugin.api,
+                SUPPORTED_API_VERSIONS.join(", ")
+            ));
+        }
+        let component = std::path::Path::new(&self.plugin.component);
+        if component.is_absolute()
+            || component
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
+            return Err(format!(
+                "component '{}' must be a path inside the package",
+                self.plugin.component
+            ));
+        }
+        for fs in &self.capabilities.fs {
+            if !(fs.path == "$WORKSPACE"
+                || fs.path.starts_with("$WORKSPACE/")
+                || std::path::Path::new(&fs.path).is_absolute())
+            {
+                return Err(format!(
+                    "fs path '{}' must be absolute or start with $WORKSPACE",
+                    fs.path
+                ));
+            }
+        }
+        for url in &self.capabilities.http {
+            let parsed = url::Url::parse(url).map_err(|e| format!("http grant '{url}': {e}"))?;
+            if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+                return Err(format!("http grant '{url}' must be an http(s) URL with a host"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The manifest's default config as JSON text for `init`.
+    pub fn config_json(&self) -> String {
+        serde_json::to_string(&self.config).unwrap_or_else(|_| "{}".into())
+    }
+}
+
+/// `api = "0.1"` or `"0.1.0"` both mean the 0.1 series; patch versions are compatible.
+pub fn api_supported(api: &str) -> bool {
+    SUPPORTED_API_VERSIONS
+        .iter()
+        .any(|v| same_series(v, api))
+}
+
+/// Whether two versions are semver-compatible in the 0.x sense (same major and minor).
+pub fn same_series(a: &str, b: &str) -> bool {
+    let series = |v: &str| {
+        let mut parts = v.split('.');
+        (parts.next().map(str::to_owned), parts.next().map(str::to_owned))
+    };
+    let (a, b) = (series(a), series(b));
+    a.0.is_some() && a.1.is_some() && a == b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+[plugin]
+name = "permission-gate"
+version = "0.3.1"
+api = "0.1"
+component = "permission_gate.wasm"
+
+[capabilities]
+fs = [{ path = "$WORKSPACE", access = "read" }]
+exec = ["git status *"]
+http = ["https://api.example.com"]
+secrets = ["EXAMPLE_API_KEY"]
+"#;
+
+    #[test]
+    fn parses_the_documented_example() {
+        let m = Manifest::parse(GOOD).expect("valid");
+        assert_eq!(m.plugin.name, "permission-gate");
+        assert_eq!(m.capabilities.exec, vec!["git status *"]);
+        assert_eq!(m.capabilities.fs[0].access, Access::Read);
+    }
+
+    #[test]
+    fn rejects_unsupported_api_and_escaping_component() {
+        let bad = GOOD.replace("api = \"0.1\"", "api = \"0.9\"");
+        assert!(Manifest::parse(&bad).unwrap_err().contains("not supported"));
+        let bad = GOOD.replace("permission_gate.wasm", "../x.wasm");
+        assert!(Manifest::parse(&bad).unwrap_err().contains("inside the package"));
+        let bad = GOOD.replace("name = \"permission-gate\"", "name = \"../evil\"");
+        assert!(Manifest::parse(&bad).is_err());
+    }
+
+    #[test]
+    fn intersection_keeps_only_granted() {
+        let m = Manifest::parse(GOOD).expect("valid");
+        let granted = Capabilities {
+            exec: vec!["git status *".into()],
+            ..Default::default()
+        };
+        let effective = m.capabilities.intersect(&granted);
+        assert_eq!(effective.exec, vec!["git status *"]);
+        assert!(effective.http.is_empty() && effective.fs.is_empty());
+        assert_eq!(m.capabilities.minus(&effective).http, vec!["https://api.example.com"]);
+    }
+}

@@ -1,0 +1,670 @@
+//! A loaded plugin: its compiled component, its registration, and a small pool of instances that
+//! calls check out, run under a deadline, and check back in. An instance that faulted is never
+//! reused; a plugin that keeps faulting is disabled.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+use wasmtime::component::{HasSelf, ResourceAny};
+use wasmtime::{Store, Trap};
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::WasiCtxBuilder;
+
+use crate::api::{
+    AgentStartPatch, CompactDecision, CompactRequest, EventKind, HookKind, InitContext,
+    InputAction, ProviderError, ProviderRequest, Registration, RequestPlan, SseEvent, StreamEvent,
+    ToolCall, ToolDecision, ToolResult,
+};
+use crate::bindings::v0_1_0::exports::tack::plugin::guest::Guest;
+use crate::bindings::v0_1_0::{Plugin as Bindings, PluginPre};
+use crate::bindings::{API_VERSION, SUPPORTED_API_VERSIONS};
+use crate::broker::secrets::SecretStore;
+use crate::engine::Runtime;
+use crate::error::{LoadError, PluginError};
+use crate::limits::PluginLimiter;
+use crate::manifest::{same_series, Capabilities, Manifest};
+use crate::services::HostServices;
+use crate::state::{PluginEnv, PluginState, ProgressSink};
+
+/// Where a plugin came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PluginSource {
+    /// Shipped inside the tack binary.
+    Builtin,
+    /// A package folder on disk.
+    Path(PathBuf),
+}
+
+/// Everything needed to load one plugin.
+pub struct PluginSpec {
+    pub manifest: Manifest,
+    pub wasm: Vec<u8>,
+    /// Shown in errors ("builtin:core-tools", or the file path).
+    pub wasm_label: String,
+    pub source: PluginSource,
+    /// What the user granted; the effective capabilities are the manifest's ∩ this.
+    pub granted: Capabilities,
+    /// Configuration object passed to `init` (manifest defaults merged with user config).
+    pub config: serde_json::Value,
+}
+
+/// Per-process facts every plugin is loaded against.
+#[derive(Clone)]
+pub struct HostContext {
+    pub workspace: PathBuf,
+    /// Parent of per-plugin data directories; `None` gives plugins none.
+    pub data_root: Option<PathBuf>,
+    pub services: Arc<dyn HostServices>,
+    pub secrets: SecretStore,
+}
+
+struct Live {
+    store: Store<PluginState>,
+    bindings: Bindings,
+}
+
+pub struct LoadedPlugin {
+    pub manifest: Manifest,
+    pub source: PluginSource,
+    /// Declared and granted.
+    pub capabilities: Capabilities,
+    /// Declared but not granted.
+    pub denied: Capabilities,
+    pub registration: Registration,
+    /// The `tack:plugin` version the component speaks.
+    pub api_version: String,
+    runtime: Arc<Runtime>,
+    pre: PluginPre<PluginState>,
+    env: Arc<PluginEnv>,
+    data_dir: Option<PathBuf>,
+    config_json: String,
+    pool: Mutex<Vec<Live>>,
+    faults: AtomicU32,
+    disabled: Mutex<Option<String>>,
+}
+
+type CallFuture<'a, R> = Pin<Box<dyn Future<Output = wasmtime::Result<R>> + Send + 'a>>;
+
+const WASM_MAGIC: &[u8] = b"\0asm";
+
+impl LoadedPlugin {
+    pub async fn load(runtime: &Arc<Runtime>, spec: PluginSpec, host: &HostContext) -> Result<Arc<Self>, LoadError> {
+        let name = spec.manifest.plugin.name.clone();
+        check_wasm_header(&name, &spec.wasm_label, &spec.wasm)?;
+        let engine = runtime.engine().clone();
+        let cache_runtime = runtime.clone();
+        let wasm = spec.wasm;
+        // Compilation is CPU-bound and can take seconds for large components.
+        let component = tokio::task::spawn_blocking(move || cache_runtime.cache().load(&engine, &wasm))
+            .await
+            .map_err(|e| LoadError::InvalidComponent {
+                plugin: name.clone(),
+                path: spec.wasm_label.clone(),
+                message: e.to_string(),
+            })?
+            .map_err(|e| LoadError::InvalidComponent {
+                plugin: name.clone(),
+                path: spec.wasm_label.clone(),
+                message: format!("{e:#}"),
+            })?;
+        let api_version = guest_api_version(&name, runtime, &component)?;
+
+        let mut linker = wasmtime::component::Linker::<PluginState>::new(runtime.engine());
+        let link_err = |e: wasmtime::Error| LoadError::Link {
+            plugin: name.clone(),
+            message: format!("{e:#}"),
+        };
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(link_err)?;
+        Bindings::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s).map_err(link_err)?;
+        let instance_pre = linker.instantiate_pre(&component).map_err(link_err)?;
+        let pre = PluginPre::new(instance_pre).map_err(link_err)?;
+
+        let capabilities = spec.manifest.capabilities.intersect(&spec.granted);
+        let denied = spec.manifest.capabilities.minus(&capabilities);
+        let data_dir = match &host.data_root {
+            Some(root) => {
+                let dir = root.join(&name);
+                std::fs::create_dir_all(&dir).map_err(|source| LoadError::Io {
+                    plugin: name.clone(),
+                    path: dir.display().to_string(),
+                    source,
+                })?;
+                Some(dir.canonicalize().unwrap_or(dir))
+            }
+            None => None,
+        };
+        let workspace = host.workspace.canonicalize().unwrap_or_else(|_| host.workspace.clone());
+        let env = Arc::new(PluginEnv {
+            name: name.clone(),
+            capabilities: capabilities.clone(),
+            workspace,
+            services: host.services.clone(),
+            secrets: host.secrets.clone(),
+            http: runtime.http().clone(),
+        });
+        let config_json = serde_json::to_string(&spec.config).unwrap_or_else(|_| "{}".into());
+        let mut plugin = LoadedPlugin {
+            manifest: spec.manifest,
+            source: spec.source,
+            capabilities,
+            denied,
+            registration: empty_registration(),
+            api_version,
+            runtime: runtime.clone(),
+            pre,
+            env,
+            data_dir,
+            config_json,
+            pool: Mutex::new(Vec::new()),
+            faults: AtomicU32::new(0),
+            disabled: Mutex::new(None),
+        };
+        let (live, registration) = plugin
+            .instantiate()
+            .await
+            .map_err(|source| LoadError::Init { plugin: name.clone(), source })?;
+        validate_registration(&name, &registration)?;
+        plugin.registration = registration;
+        plugin.checkin(live);
+        Ok(Arc::new(plugin))
+    }
+
+    pub fn name(&self) -> &str {
+        &self.env.name
+    }
+
+    pub fn subscribes(&self, hook: HookKind) -> bool {
+        self.registration.hooks.contains(&hook)
+    }
+
+    pub fn observes(&self, event: EventKind) -> bool {
+        self.registration.events.contains(&event)
+    }
+
+    /// `Some(reason)` once the plugin has been disabled.
+    pub fn disabled_reason(&self) -> Option<String> {
+        self.disabled.lock().ok().and_then(|d| d.clone())
+    }
+
+    pub fn fault_count(&self) -> u32 {
+        self.faults.load(Ordering::Relaxed)
+    }
+
+    fn limits(&self) -> &crate::engine::CallLimits {
+        &self.runtime.config().limits
+    }
+
+    // ---- calls ------------------------------------------------------------------------------
+
+    pub async fn call_tool(
+        &self,
+        call: ToolCall,
+        cancel: CancellationToken,
+        progress: Option<ProgressSink>,
+    ) -> Result<ToolResult, PluginError> {
+        let label = format!("tool '{}'", call.name);
+        let setup = CallSetup {
+            budget: self.limits().tool,
+            cancel,
+            tool_call_id: Some(call.id.clone()),
+            progress,
+        };
+        self.with_instance(&label, setup, move |store, guest| {
+            Box::pin(async move { guest.call_call_tool(store, &call).await })
+        })
+        .await
+    }
+
+    pub async fn run_command(&self, name: &str, args: &str) -> Result<Result<Option<String>, String>, PluginError> {
+        let (name, args) = (name.to_string(), args.to_string());
+        let setup = CallSetup::plain(self.limits().command);
+        self.with_instance(&format!("command '/{name}'"), setup, move |store, guest| {
+            Box::pin(async move { guest.call_run_command(store, &name, &args).await })
+        })
+        .await
+    }
+
+    pub async fn before_tool_call(&self, call: &ToolCall) -> Result<ToolDecision, PluginError> {
+        let call = call.clone();
+        self.with_instance("before-tool-call hook", CallSetup::plain(self.limits().hook), move |store, guest| {
+            Box::pin(async move { guest.call_before_tool_call(store, &call).await })
+        })
+        .await
+    }
+
+    pub async fn after_tool_call(&self, call: &ToolCall, result: &ToolResult) -> Result<Option<ToolResult>, PluginError> {
+        let (call, result) = (call.clone(), result.clone());
+        self.with_instance("after-tool-call hook", CallSetup::plain(self.limits().hook), move |store, guest| {
+            Box::pin(async move { guest.call_after_tool_call(store, &call, &result).await })
+        })
+        .await
+    }
+
+    pub async fn on_input(&self, text: &str) -> Result<InputAction, PluginError> {
+        let text = text.to_string();
+        self.with_instance("input hook", CallSetup::plain(self.limits().hook), move |store, guest| {
+            Box::pin(async move { guest.call_on_input(store, &text).await })
+        })
+        .await
+    }
+
+    pub async fn before_agent_start(&self, prompt: &str, system_prompt: &str) -> Result<AgentStartPatch, PluginError> {
+        let (prompt, system_prompt) = (prompt.to_string(), system_prompt.to_string());
+        self.with_instance("before-agent-start hook", CallSetup::plain(self.limits().hook), move |store, guest| {
+            Box::pin(async move { guest.call_before_agent_start(store, &prompt, &system_prompt).await })
+        })
+        .await
+    }
+
+    pub async fn context(&self, messages: &str) -> Result<Option<String>, PluginError> {
+        let messages = messages.to_string();
+        self.with_instance("context hook", CallSetup::plain(self.limits().hook), move |store, guest| {
+            Box::pin(async move { guest.call_context(store, &messages).await })
+        })
+        .await
+    }
+
+    pub async fn before_compact(&self, request: CompactRequest) -> Result<CompactDecision, PluginError> {
+        self.with_instance("before-compact hook", CallSetup::plain(self.limits().hook), move |store, guest| {
+            Box::pin(async move { guest.call_before_compact(store, &request).await })
+        })
+        .await
+    }
+
+    pub async fn on_event(&self, kind: EventKind, data: &str) -> Result<(), PluginError> {
+        let data = data.to_string();
+        self.with_instance("event handler", CallSetup::plain(self.limits().hook), move |store, guest| {
+            Box::pin(async move { guest.call_on_event(store, kind, &data).await })
+        })
+        .await
+    }
+
+    /// Checks out an instance for one provider round trip (translate the request, decode the
+    /// stream). The decoder resource lives in that instance, so it stays checked out until the
+    /// session is closed or dropped.
+    pub async fn provider_session(self: &Arc<Self>) -> Result<ProviderSession, PluginError> {
+        let live = self.checkout().await?;
+        Ok(ProviderSession {
+            plugin: self.clone(),
+            live: Some(live),
+            decoder: None,
+        })
+    }
+
+    // ---- instance management ----------------------------------------------------------------
+
+    async fn with_instance<R: Send>(
+        &self,
+        label: &str,
+        setup: CallSetup,
+        f: impl for<'a> FnOnce(&'a mut Store<PluginState>, &'a Guest) -> CallFuture<'a, R> + Send,
+    ) -> Result<R, PluginError> {
+        let mut live = self.checkout().await?;
+        let result = self.invoke(&mut live, label, setup, f).await;
+        if result.is_ok() {
+            self.checkin(live);
+        }
+        result
+    }
+
+    async fn invoke<R: Send>(
+        &self,
+        live: &mut Live,
+        label: &str,
+        setup: CallSetup,
+        f: impl for<'a> FnOnce(&'a mut Store<PluginState>, &'a Guest) -> CallFuture<'a, R> + Send,
+    ) -> Result<R, PluginError> {
+        {
+            let call = &mut live.store.data_mut().call;
+            call.deadline = Instant::now() + setup.budget;
+            call.budget = setup.budget;
+            call.timed_out = false;
+            call.cancel = setup.cancel;
+            call.tool_call_id = setup.tool_call_id;
+            call.progress = setup.progress;
+        }
+        live.store.set_epoch_deadline(1);
+        let Live { store, bindings } = live;
+        let outcome = f(store, bindings.tack_plugin_guest()).await;
+        let state = store.data_mut();
+        state.call.progress = None;
+        state.call.tool_call_id = None;
+        match outcome {
+            Ok(value) => Ok(value),
+            Err(error) => Err(self.fault(store, label, error)),
+        }
+    }
+
+    /// Classifies a failed call, counts it, and disables the plugin after too many.
+    fn fault(&self, store: &Store<PluginState>, label: &str, error: wasmtime::Error) -> PluginError {
+        let state = store.data();
+        let plugin = self.name().to_string();
+        let call = label.to_string();
+        let err = if state.call.timed_out {
+            PluginError::Timeout { plugin, call, limit: state.call.budget }
+        } else if state.limiter.memory_exceeded {
+            PluginError::OutOfMemory { plugin, call, message: root_message(&error) }
+        } else if matches!(error.downcast_ref::<Trap>(), Some(Trap::StackOverflow)) {
+            PluginError::StackOverflow { plugin, call }
+        } else {
+            let mut message = root_message(&error);
+            let tail = state.stderr_tail();
+            if !tail.is_empty() {
+                message = format!("{message}\n{tail}");
+            }
+            PluginError::Trap { plugin, call, message }
+        };
+        let faults = self.faults.fetch_add(1, Ordering::Relaxed) + 1;
+        let max = self.runtime.config().max_faults;
+        if faults >= max {
+            let reason = format!("{faults} faults; the last: {err}");
+            if let Ok(mut disabled) = self.disabled.lock() {
+                if disabled.is_none() {
+                    self.env.services.log(
+                        self.name(),
+                        crate::api::Level::Error,
+                        &format!("plugin '{}' disabled after {reason}", self.name()),
+                    );
+                    *disabled = Some(reason);
+                }
+            }
+            if let Ok(mut pool) = self.pool.lock() {
+                pool.clear();
+            }
+        }
+        err
+    }
+
+    async fn checkout(&self) -> Result<Live, PluginError> {
+        if let Some(reason) = self.disabled_reason() {
+            return Err(PluginError::Disabled { plugin: self.name().to_string(), reason });
+        }
+        let pooled = self.pool.lock().ok().and_then(|mut pool| pool.pop());
+        match pooled {
+            Some(live) => Ok(live),
+            None => Ok(self.instantiate().await?.0),
+        }
+    }
+
+    fn checkin(&self, live: Live) {
+        if self.disabled_reason().is_some() {
+            return;
+        }
+        if let Ok(mut pool) = self.pool.lock() {
+            if pool.len() < self.runtime.config().max_instances {
+                pool.push(live);
+            }
+        }
+    }
+
+    async fn instantiate(&self) -> Result<(Live, Registration), PluginError> {
+        let mut store = self.new_store()?;
+        let label = "init";
+        store.data_mut().call.deadline = Instant::now() + self.limits().init;
+        store.data_mut().call.budget = self.limits().init;
+        store.set_epoch_deadline(1);
+        let bindings = match self.pre.instantiate_async(&mut store).await {
+            Ok(b) => b,
+            Err(e) => return Err(self.fault(&store, "instantiation", e)),
+        };
+        let mut live = Live { store, bindings };
+        let ctx = InitContext {
+            api_version: API_VERSION.to_string(),
+            workspace: self.env.workspace.display().to_string(),
+            config: self.config_json.clone(),
+            data_dir: self.data_dir.as_ref().map(|d| d.display().to_string()),
+        };
+        let setup = CallSetup::plain(self.limits().init);
+        let registration = self
+            .invoke(&mut live, label, setup, move |store, guest| {
+                Box::pin(async move { guest.call_init(store, &ctx).await })
+            })
+            .await?
+            .map_err(|message| PluginError::Guest {
+                plugin: self.name().to_string(),
+                call: label.to_string(),
+                message,
+            })?;
+        Ok((live, registration))
+    }
+
+    fn new_store(&self) -> Result<Store<PluginState>, PluginError> {
+        let mut wasi = WasiCtxBuilder::new();
+        // Guest stdout/stderr are kept (bounded) so a crash report can quote the panic message.
+        let output = MemoryOutputPipe::new(1 << 20);
+        wasi.stdout(output.clone())
+            .stderr(output.clone())
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false);
+        crate::broker::fs::preopen(
+            &mut wasi,
+            &self.capabilities.fs,
+            &self.env.workspace,
+            self.data_dir.as_deref(),
+        )
+        .map_err(|e| PluginError::Trap {
+            plugin: self.name().to_string(),
+            call: "sandbox setup".into(),
+            message: e.to_string(),
+        })?;
+        let config = self.runtime.config();
+        let state = PluginState::new(
+            wasi.build(),
+            PluginLimiter::new(config.memory_limit, config.table_limit),
+            self.env.clone(),
+            output,
+        );
+        let mut store = Store::new(self.runtime.engine(), state);
+        store.limiter(|s| &mut s.limiter);
+        store.epoch_deadline_callback(|mut ctx| {
+            let call = &mut ctx.data_mut().call;
+            if Instant::now() >= call.deadline {
+                call.timed_out = true;
+                Ok(wasmtime::UpdateDeadline::Interrupt)
+            } else {
+                Ok(wasmtime::UpdateDeadline::Continue(1))
+            }
+        });
+        Ok(store)
+    }
+}
+
+struct CallSetup {
+    budget: Duration,
+    cancel: CancellationToken,
+    tool_call_id: Option<String>,
+    progress: Option<ProgressSink>,
+}
+
+impl CallSetup {
+    fn plain(budget: Duration) -> Self {
+        Self {
+            budget,
+            cancel: CancellationToken::new(),
+            tool_call_id: None,
+            progress: None,
+        }
+    }
+}
+
+/// One provider round trip on a checked-out instance.
+pub struct ProviderSession {
+    plugin: Arc<LoadedPlugin>,
+    live: Option<Live>,
+    decoder: Option<ResourceAny>,
+}
+
+impl ProviderSession {
+    async fn call<R: Send>(
+        &mut self,
+        label: &str,
+        f: impl for<'a> FnOnce(&'a mut Store<PluginState>, &'a Guest) -> CallFuture<'a, R> + Send,
+    ) -> Result<R, PluginError> {
+        let Some(live) = self.live.as_mut() else {
+            return Err(PluginError::Disabled {
+                plugin: self.plugin.name().to_string(),
+                reason: "the provider instance faulted earlier in this request".into(),
+            });
+        };
+        let setup = CallSetup::plain(self.plugin.limits().provider);
+        let result = self.plugin.invoke(live, label, setup, f).await;
+        if result.is_err() {
+            self.live = None;
+            self.decoder = None;
+        }
+        result
+    }
+
+    pub async fn build_request(&mut self, request: ProviderRequest) -> Result<Result<RequestPlan, ProviderError>, PluginError> {
+        self.call("build-request", move |store, guest| {
+            Box::pin(async move { guest.call_build_request(store, &request).await })
+        })
+        .await
+    }
+
+    pub async fn decode_error(
+        &mut self,
+        provider: &str,
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+    ) -> Result<ProviderError, PluginError> {
+        let provider = provider.to_string();
+        self.call("decode-error", move |store, guest| {
+            Box::pin(async move { guest.call_decode_error(store, &provider, status, &headers, &body).await })
+        })
+        .await
+    }
+
+    pub async fn start_decoder(&mut self, provider: &str, model: &str) -> Result<(), PluginError> {
+        let (provider, model) = (provider.to_string(), model.to_string());
+        let decoder = self
+            .call("decoder", move |store, guest| {
+                Box::pin(async move { guest.decoder().call_constructor(store, &provider, &model).await })
+            })
+            .await?;
+        self.decoder = Some(decoder);
+        Ok(())
+    }
+
+    pub async fn push(&mut self, event: SseEvent) -> Result<Result<Vec<StreamEvent>, ProviderError>, PluginError> {
+        let decoder = self.require_decoder()?;
+        self.call("decoder.push", move |store, guest| {
+            Box::pin(async move { guest.decoder().call_push(store, decoder, &event).await })
+        })
+        .await
+    }
+
+    pub async fn finish(&mut self) -> Result<Result<Vec<StreamEvent>, ProviderError>, PluginError> {
+        let decoder = self.require_decoder()?;
+        self.call("decoder.finish", move |store, guest| {
+            Box::pin(async move { guest.decoder().call_finish(store, decoder).await })
+        })
+        .await
+    }
+
+    fn require_decoder(&self) -> Result<ResourceAny, PluginError> {
+        self.decoder.ok_or_else(|| PluginError::Guest {
+            plugin: self.plugin.name().to_string(),
+            call: "decoder".into(),
+            message: "decoder used before it was started".into(),
+        })
+    }
+
+    /// Returns the instance to the pool (dropping the decoder first).
+    pub async fn close(mut self) {
+        if let (Some(mut live), Some(decoder)) = (self.live.take(), self.decoder.take()) {
+            if decoder.resource_drop_async(&mut live.store).await.is_ok() {
+                self.plugin.checkin(live);
+            }
+        } else if let Some(live) = self.live.take() {
+            self.plugin.checkin(live);
+        }
+    }
+}
+
+fn empty_registration() -> Registration {
+    Registration {
+        tools: Vec::new(),
+        commands: Vec::new(),
+        hooks: Vec::new(),
+        events: Vec::new(),
+        providers: Vec::new(),
+    }
+}
+
+fn root_message(error: &wasmtime::Error) -> String {
+    let text = format!("{error:#}");
+    // wasmtime appends a multi-line wasm backtrace; the first line carries the cause.
+    text.lines().next().unwrap_or("unknown error").to_string()
+}
+
+fn check_wasm_header(plugin: &str, path: &str, bytes: &[u8]) -> Result<(), LoadError> {
+    if bytes.len() < 8 || &bytes[..4] != WASM_MAGIC {
+        return Err(LoadError::NotWasm { plugin: plugin.into(), path: path.into() });
+    }
+    // Core modules carry version 1 (01 00 00 00); components carry 0d 00 01 00.
+    if bytes[4..8] == [1, 0, 0, 0] {
+        return Err(LoadError::CoreModule { plugin: plugin.into(), path: path.into() });
+    }
+    Ok(())
+}
+
+/// Reads the `tack:plugin/guest@X` export and refuses versions this host cannot speak.
+fn guest_api_version(plugin: &str, runtime: &Runtime, component: &wasmtime::component::Component) -> Result<String, LoadError> {
+    let ty = component.component_type();
+    let mut found = None;
+    for (name, _) in ty.exports(runtime.engine()) {
+        if let Some(version) = name.strip_prefix("tack:plugin/guest@") {
+            found = Some(version.to_string());
+        } else if name == "tack:plugin/guest" {
+            found = Some(String::new());
+        }
+    }
+    let Some(version) = found else {
+        return Err(LoadError::NotAPlugin { plugin: plugin.into() });
+    };
+    if SUPPORTED_API_VERSIONS.iter().any(|v| same_series(v, &version)) {
+        Ok(version)
+    } else {
+        Err(LoadError::UnsupportedApi {
+            plugin: plugin.into(),
+            found: if version.is_empty() { "(unversioned)".into() } else { version },
+            supported: SUPPORTED_API_VERSIONS.join(", "),
+        })
+    }
+}
+
+fn validate_registration(plugin: &str, registration: &Registration) -> Result<(), LoadError> {
+    let conflict = |message: String| LoadError::Conflict { plugin: plugin.into(), message };
+    let mut seen = std::collections::HashSet::new();
+    for tool in &registration.tools {
+        let name_ok = !tool.name.is_empty()
+            && tool.name.len() <= 64
+            && tool.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !name_ok {
+            return Err(conflict(format!("tool name '{}' must be 1-64 of [a-zA-Z0-9_-]", tool.name)));
+        }
+        if !seen.insert(tool.name.as_str()) {
+            return Err(conflict(format!("registers tool '{}' twice", tool.name)));
+        }
+        match serde_json::from_str::<serde_json::Value>(&tool.parameters) {
+            Ok(serde_json::Value::Object(_)) => {}
+            Ok(_) => return Err(conflict(format!("tool '{}': parameters must be a JSON Schema object", tool.name))),
+            Err(e) => return Err(conflict(format!("tool '{}': parameters are not valid JSON: {e}", tool.name))),
+        }
+    }
+    let mut commands = std::collections::HashSet::new();
+    for command in &registration.commands {
+        if !commands.insert(command.name.as_str()) {
+            return Err(conflict(format!("registers command '/{}' twice", command.name)));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,122 @@
+//! The plugins of one tack process, in load order (built-in, then global, then project), with
+//! indexes from tool, command and provider names to the plugin that serves them.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::api::{CommandSpec, HookKind, ProviderSpec, ToolSpec};
+use crate::engine::Runtime;
+use crate::error::LoadError;
+use crate::plugin::{HostContext, LoadedPlugin, PluginSpec};
+
+#[derive(Default)]
+pub struct PluginSet {
+    plugins: Vec<Arc<LoadedPlugin>>,
+    /// Plugins that failed to load, each with a message naming it and the cause.
+    pub errors: Vec<LoadError>,
+    tools: BTreeMap<String, (usize, ToolSpec)>,
+    commands: BTreeMap<String, (usize, CommandSpec)>,
+    providers: BTreeMap<String, (usize, ProviderSpec)>,
+}
+
+impl PluginSet {
+    /// Loads every spec in order. A plugin that fails, or that registers a tool, command or
+    /// provider another plugin already has, is left out with an error; the rest load.
+    pub async fn load(runtime: &Arc<Runtime>, specs: Vec<PluginSpec>, host: &HostContext) -> Self {
+        let mut set = PluginSet::default();
+        for spec in specs {
+            match LoadedPlugin::load(runtime, spec, host).await {
+                Ok(plugin) => {
+                    if let Err(e) = set.add(plugin) {
+                        set.errors.push(e);
+                    }
+                }
+                Err(e) => set.errors.push(e),
+            }
+        }
+        set
+    }
+
+    /// Adds a loaded plugin, refusing name collisions with a message naming both plugins.
+    pub fn add(&mut self, plugin: Arc<LoadedPlugin>) -> Result<(), LoadError> {
+        let name = plugin.name().to_string();
+        if self.plugins.iter().any(|p| p.name() == name) {
+            return Err(LoadError::Conflict {
+                plugin: name,
+                message: "a plugin with this name is already loaded".into(),
+            });
+        }
+        let reg = &plugin.registration;
+        let clash = |kind: &str, item: &str, other: usize| LoadError::Conflict {
+            plugin: name.clone(),
+            message: format!(
+                "{kind} '{item}' is already provided by plugin '{}'; remove one of them or rename it",
+                self.plugins[other].name()
+            ),
+        };
+        for t in &reg.tools {
+            if let Some((other, _)) = self.tools.get(&t.name) {
+                return Err(clash("tool", &t.name, *other));
+            }
+        }
+        for c in &reg.commands {
+            if let Some((other, _)) = self.commands.get(&c.name) {
+                return Err(clash("command", &format!("/{}", c.name), *other));
+            }
+        }
+        for p in &reg.providers {
+            if let Some((other, _)) = self.providers.get(&p.id) {
+                return Err(clash("provider", &p.id, *other));
+            }
+        }
+        let index = self.plugins.len();
+        for t in &reg.tools {
+            self.tools.insert(t.name.clone(), (index, t.clone()));
+        }
+        for c in &reg.commands {
+            self.commands.insert(c.name.clone(), (index, c.clone()));
+        }
+        for p in &reg.providers {
+            self.providers.insert(p.id.clone(), (index, p.clone()));
+        }
+        self.plugins.push(plugin);
+        Ok(())
+    }
+
+    pub fn plugins(&self) -> &[Arc<LoadedPlugin>] {
+        &self.plugins
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<LoadedPlugin>> {
+        self.plugins.iter().find(|p| p.name() == name)
+    }
+
+    pub fn tool(&self, name: &str) -> Option<(&Arc<LoadedPlugin>, &ToolSpec)> {
+        self.tools.get(name).map(|(i, spec)| (&self.plugins[*i], spec))
+    }
+
+    pub fn tools(&self) -> impl Iterator<Item = (&Arc<LoadedPlugin>, &ToolSpec)> {
+        self.tools.values().map(|(i, spec)| (&self.plugins[*i], spec))
+    }
+
+    pub fn command(&self, name: &str) -> Option<(&Arc<LoadedPlugin>, &CommandSpec)> {
+        self.commands.get(name).map(|(i, spec)| (&self.plugins[*i], spec))
+    }
+
+    pub fn commands(&self) -> impl Iterator<Item = (&Arc<LoadedPlugin>, &CommandSpec)> {
+        self.commands.values().map(|(i, spec)| (&self.plugins[*i], spec))
+    }
+
+    pub fn provider(&self, id: &str) -> Option<(&Arc<LoadedPlugin>, &ProviderSpec)> {
+        self.providers.get(id).map(|(i, spec)| (&self.plugins[*i], spec))
+    }
+
+    pub fn providers(&self) -> impl Iterator<Item = (&Arc<LoadedPlugin>, &ProviderSpec)> {
+        self.providers.values().map(|(i, spec)| (&self.plugins[*i], spec))
+    }
+
+    /// Plugins subscribed to `hook`, in load order.
+    pub fn subscribers(&self, hook: HookKind) -> impl Iterator<Item = &Arc<LoadedPlugin>> {
+        self.plugins.iter().filter(move |p| p.subscribes(hook) && p.disabled_reason().is_none())
+    }
+}
