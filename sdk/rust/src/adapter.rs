@@ -1,0 +1,251 @@
+//! The [`Plugin`] trait and the glue between it and the generated `Guest` trait.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::marker::PhantomData;
+
+use crate::bindings::exports::tack::plugin::guest::{Guest, GuestDecoder};
+use crate::{
+    default_decode_error, AgentStartPatch, CompactDecision, CompactRequest, ErrorKind, EventKind,
+    InitContext, InputAction, ProviderError, ProviderRequest, Registration, RequestPlan, SseEvent,
+    StreamEvent, ToolCall, ToolDecision, ToolResult,
+};
+
+/// What a plugin implements. Every method but [`Plugin::init`] has a default, so a plugin writes
+/// only the handlers for what its [`Registration`] lists; the host never calls the others.
+///
+/// One value of the type lives for the whole life of the component instance: it is created with
+/// [`Default`] when the host calls `init`, and every later call gets `&mut self`, so fields are
+/// the natural place for in-memory state. State that must follow the session's branches belongs
+/// in session entries (see [`crate::session::append_state`]).
+pub trait Plugin: Default + 'static {
+    /// Called once, before anything else. Returns what the plugin provides.
+    fn init(&mut self, ctx: &InitContext) -> Result<Registration, String>;
+
+    /// Runs one of the plugin's tools. Failures the model should see are
+    /// [`ToolResult::error`]s.
+    fn call_tool(&mut self, call: ToolCall) -> ToolResult {
+        ToolResult::error(format!("unknown tool `{}`", call.name))
+    }
+
+    /// Runs `/name args`; `Ok(Some(text))` shows `text` to the user.
+    fn run_command(&mut self, name: &str, args: &str) -> Result<Option<String>, String> {
+        let _ = args;
+        Err(format!("unknown command `/{name}`"))
+    }
+
+    /// `before-tool-call` hook: allow, block or rewrite a call.
+    fn before_tool_call(&mut self, call: &ToolCall) -> ToolDecision {
+        let _ = call;
+        ToolDecision::Allow
+    }
+
+    /// `after-tool-call` hook: `Some` replaces the result.
+    fn after_tool_call(&mut self, call: &ToolCall, result: &ToolResult) -> Option<ToolResult> {
+        let _ = (call, result);
+        None
+    }
+
+    /// `input` hook: transform or consume the user's text.
+    fn on_input(&mut self, text: &str) -> InputAction {
+        let _ = text;
+        InputAction::Continue
+    }
+
+    /// `before-agent-start` hook: change the system prompt or inject messages.
+    fn before_agent_start(&mut self, prompt: &str, system_prompt: &str) -> AgentStartPatch {
+        let _ = (prompt, system_prompt);
+        AgentStartPatch::default()
+    }
+
+    /// `context` hook: receives the messages about to be sent (JSON array); `Some` replaces
+    /// them for this provider call.
+    fn context(&mut self, messages: &str) -> Option<String> {
+        let _ = messages;
+        None
+    }
+
+    /// `before-compact` hook: let the host summarize, cancel, or supply the summary.
+    fn before_compact(&mut self, request: CompactRequest) -> CompactDecision {
+        let _ = request;
+        CompactDecision::Proceed
+    }
+
+    /// Lifecycle events the plugin subscribed to; `data` is the event as JSON.
+    fn on_event(&mut self, kind: EventKind, data: &str) {
+        let _ = (kind, data);
+    }
+
+    /// Providers: turns the unified request into an HTTP request description, or into a local
+    /// response body ([`RequestPlan::Local`]).
+    fn build_request(&mut self, request: ProviderRequest) -> Result<RequestPlan, ProviderError> {
+        Err(ProviderError::new(
+            ErrorKind::Other,
+            format!(
+                "this plugin does not implement provider `{}`",
+                request.provider
+            ),
+        ))
+    }
+
+    /// Providers: turns a non-2xx response into an error. The default classifies by status
+    /// (see [`default_decode_error`]).
+    fn decode_error(
+        &mut self,
+        provider: &str,
+        status: u16,
+        headers: &[(String, String)],
+        body: &[u8],
+    ) -> ProviderError {
+        let _ = provider;
+        default_decode_error(status, headers, body)
+    }
+
+    /// Providers: a fresh decoder for one response body.
+    fn new_decoder(&mut self, provider: &str, model: &str) -> Box<dyn Decoder> {
+        let _ = model;
+        Box::new(NoDecoder {
+            provider: provider.to_string(),
+        })
+    }
+}
+
+/// Per-response decoding state of a provider: turns server-sent events into stream events.
+pub trait Decoder {
+    /// One server-sent event, already framed by the host.
+    fn push(&mut self, event: SseEvent) -> Result<Vec<StreamEvent>, ProviderError>;
+    /// The body ended. A stream cut before its terminator must be an error here.
+    fn finish(&mut self) -> Result<Vec<StreamEvent>, ProviderError>;
+}
+
+struct NoDecoder {
+    provider: String,
+}
+
+impl NoDecoder {
+    fn error(&self) -> ProviderError {
+        ProviderError::new(
+            ErrorKind::Other,
+            format!(
+                "this plugin has no stream decoder for provider `{}`",
+                self.provider
+            ),
+        )
+    }
+}
+
+impl Decoder for NoDecoder {
+    fn push(&mut self, _event: SseEvent) -> Result<Vec<StreamEvent>, ProviderError> {
+        Err(self.error())
+    }
+
+    fn finish(&mut self) -> Result<Vec<StreamEvent>, ProviderError> {
+        Err(self.error())
+    }
+}
+
+thread_local! {
+    // A component instance is single-threaded and holds one plugin; `Any` lets this non-generic
+    // slot hold whichever type `export_plugin!` named.
+    static PLUGIN: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
+}
+
+fn with_plugin<T: Plugin, R>(f: impl FnOnce(&mut T) -> R) -> R {
+    PLUGIN.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        let boxed = slot.get_or_insert_with(|| Box::new(T::default()));
+        if !boxed.is::<T>() {
+            *boxed = Box::new(T::default());
+        }
+        match boxed.downcast_mut::<T>() {
+            Some(plugin) => f(plugin),
+            None => unreachable!("the plugin slot was just filled with this type"),
+        }
+    })
+}
+
+/// Implements the generated `Guest` trait for a [`Plugin`]; used by [`crate::export_plugin!`].
+#[doc(hidden)]
+pub struct PluginAdapter<T>(PhantomData<fn() -> T>);
+
+impl<T: Plugin> Guest for PluginAdapter<T> {
+    type Decoder = DecoderAdapter<T>;
+
+    fn init(ctx: InitContext) -> Result<Registration, String> {
+        PLUGIN.with(|slot| *slot.borrow_mut() = Some(Box::new(T::default())));
+        with_plugin::<T, _>(|p| p.init(&ctx))
+    }
+
+    fn call_tool(call: ToolCall) -> ToolResult {
+        with_plugin::<T, _>(|p| p.call_tool(call))
+    }
+
+    fn run_command(name: String, args: String) -> Result<Option<String>, String> {
+        with_plugin::<T, _>(|p| p.run_command(&name, &args))
+    }
+
+    fn before_tool_call(call: ToolCall) -> ToolDecision {
+        with_plugin::<T, _>(|p| p.before_tool_call(&call))
+    }
+
+    fn after_tool_call(call: ToolCall, result: ToolResult) -> Option<ToolResult> {
+        with_plugin::<T, _>(|p| p.after_tool_call(&call, &result))
+    }
+
+    fn on_input(text: String) -> InputAction {
+        with_plugin::<T, _>(|p| p.on_input(&text))
+    }
+
+    fn before_agent_start(prompt: String, system_prompt: String) -> AgentStartPatch {
+        with_plugin::<T, _>(|p| p.before_agent_start(&prompt, &system_prompt))
+    }
+
+    fn context(messages: String) -> Option<String> {
+        with_plugin::<T, _>(|p| p.context(&messages))
+    }
+
+    fn before_compact(request: CompactRequest) -> CompactDecision {
+        with_plugin::<T, _>(|p| p.before_compact(request))
+    }
+
+    fn on_event(kind: EventKind, data: String) {
+        with_plugin::<T, _>(|p| p.on_event(kind, &data))
+    }
+
+    fn build_request(request: ProviderRequest) -> Result<RequestPlan, ProviderError> {
+        with_plugin::<T, _>(|p| p.build_request(request))
+    }
+
+    fn decode_error(
+        provider: String,
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+    ) -> ProviderError {
+        with_plugin::<T, _>(|p| p.decode_error(&provider, status, &headers, &body))
+    }
+}
+
+/// The `decoder` resource of a [`Plugin`]: wraps the [`Decoder`] its `new_decoder` returned.
+#[doc(hidden)]
+pub struct DecoderAdapter<T> {
+    inner: RefCell<Box<dyn Decoder>>,
+    _plugin: PhantomData<fn() -> T>,
+}
+
+impl<T: Plugin> GuestDecoder for DecoderAdapter<T> {
+    fn new(provider: String, model: String) -> Self {
+        DecoderAdapter {
+            inner: RefCell::new(with_plugin::<T, _>(|p| p.new_decoder(&provider, &model))),
+            _plugin: PhantomData,
+        }
+    }
+
+    fn push(&self, event: SseEvent) -> Result<Vec<StreamEvent>, ProviderError> {
+        self.inner.borrow_mut().push(event)
+    }
+
+    fn finish(&self) -> Result<Vec<StreamEvent>, ProviderError> {
+        self.inner.borrow_mut().finish()
+    }
+}

@@ -1,0 +1,177 @@
+//! Rust SDK for tack plugins.
+//!
+//! A tack plugin is a WebAssembly component exporting the `guest` interface of the WIT package
+//! `tack:plugin@0.1.0` (see `wit/` at the repository root). This crate wraps the generated
+//! bindings in a [`Plugin`] trait whose methods all have defaults except [`Plugin::init`], so a
+//! plugin implements only what it registers, and [`export_plugin!`] turns a type implementing it
+//! into the component's exports.
+//!
+//! Build plugins as a `cdylib` for `wasm32-wasip2`; rustc then emits a component directly:
+//!
+//! ```toml
+//! [lib]
+//! crate-type = ["cdylib"]
+//!
+//! [dependencies]
+//! tack-sdk = { path = "../../sdk/rust" }
+//! serde = { version = "1", features = ["derive"] }
+//! ```
+//!
+//! ```text
+//! cargo build --release --target wasm32-wasip2
+//! ```
+//!
+//! # Example
+//!
+//! A plugin with a tool, a command and a hook:
+//!
+//! ```rust,no_run
+//! use serde::Deserialize;
+//! use tack_sdk::serde_json::json;
+//! use tack_sdk::{
+//!     export_plugin, log, HookKind, InitContext, Plugin, Registration, ToolCall, ToolDecision,
+//!     ToolResult, ToolSpec,
+//! };
+//!
+//! #[derive(Default)]
+//! struct Shout {
+//!     calls: u32,
+//! }
+//!
+//! #[derive(Deserialize)]
+//! struct ShoutArgs {
+//!     text: String,
+//! }
+//!
+//! impl Plugin for Shout {
+//!     fn init(&mut self, ctx: &InitContext) -> Result<Registration, String> {
+//!         log::info(format!("shout loaded in {}", ctx.workspace));
+//!         Ok(Registration::new()
+//!             .tool(ToolSpec::new(
+//!                 "shout",
+//!                 "Shout",
+//!                 "Returns the given text in upper case.",
+//!                 json!({
+//!                     "type": "object",
+//!                     "properties": { "text": { "type": "string" } },
+//!                     "required": ["text"]
+//!                 }),
+//!             ))
+//!             .command("shouts", "Show how many times the shout tool ran")
+//!             .hook(HookKind::BeforeToolCall))
+//!     }
+//!
+//!     fn call_tool(&mut self, call: ToolCall) -> ToolResult {
+//!         match call.name.as_str() {
+//!             "shout" => match call.args::<ShoutArgs>() {
+//!                 Ok(args) => {
+//!                     self.calls += 1;
+//!                     ToolResult::text(args.text.to_uppercase())
+//!                         .with_details(json!({ "calls": self.calls }))
+//!                 }
+//!                 Err(e) => ToolResult::error(e),
+//!             },
+//!             other => ToolResult::error(format!("unknown tool `{other}`")),
+//!         }
+//!     }
+//!
+//!     fn run_command(&mut self, name: &str, _args: &str) -> Result<Option<String>, String> {
+//!         match name {
+//!             "shouts" => Ok(Some(format!("shout ran {} times", self.calls))),
+//!             other => Err(format!("unknown command `/{other}`")),
+//!         }
+//!     }
+//!
+//!     fn before_tool_call(&mut self, call: &ToolCall) -> ToolDecision {
+//!         if call.name == "bash" && call.arguments.contains("rm -rf /") {
+//!             ToolDecision::Block("refusing to wipe the disk".into())
+//!         } else {
+//!             ToolDecision::Allow
+//!         }
+//!     }
+//! }
+//!
+//! export_plugin!(Shout);
+//! ```
+//!
+//! # Modules
+//! - [`host`], [`ui`], [`session`], [`agent`], [`exec`], [`http`]: the host's imports (the
+//!   generated functions, plus conveniences such as [`exec::run`] and [`session::append_state`]).
+//! - [`log`]: one-line logging through the host.
+//! - [`sse_local`]: an event-stream format for providers that answer without the network.
+
+mod adapter;
+mod helpers;
+pub mod sse_local;
+
+#[doc(hidden)]
+#[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        path: "../../wit",
+        world: "plugin",
+        pub_export_macro: true,
+        export_macro_name: "__export_plugin_bindings",
+        default_bindings_module: "tack_sdk::bindings",
+        additional_derives: [PartialEq],
+    });
+}
+
+pub use adapter::{Decoder, Plugin};
+#[doc(hidden)]
+pub use adapter::{DecoderAdapter, PluginAdapter};
+pub use helpers::{default_decode_error, progress};
+
+pub use bindings::exports::tack::plugin::guest::{
+    AgentStartPatch, BlockDelta, CompactDecision, CompactRequest, ErrorKind, HttpCall,
+    InjectedMessage, InputAction, ProviderError, ProviderRequest, ReasoningLevel, RequestPlan,
+    SseEvent, StopReason, StreamEvent, ToolCallStart, ToolDecision, Usage,
+};
+pub use bindings::tack::plugin::types::{
+    AuthScheme, CommandSpec, ContentBlock, EventKind, ExecutionMode, HookKind, Image, InitContext,
+    InputKind, Json, Level, ModelCost, ModelSpec, ProviderSpec, Registration, ToolCall, ToolResult,
+    ToolSpec,
+};
+
+pub use serde;
+pub use serde_json;
+
+/// Host services every plugin may use: logging and tool progress (see also [`log`] and
+/// [`progress`]).
+pub mod host {
+    pub use crate::bindings::tack::plugin::host::*;
+}
+
+/// Dialogs, notifications, status-line segments and widgets.
+pub mod ui {
+    pub use crate::bindings::tack::plugin::ui::*;
+}
+
+/// Control over the running agent's tool set.
+pub mod agent {
+    pub use crate::bindings::tack::plugin::agent::*;
+}
+
+/// Outbound HTTP (needs an `http` grant).
+pub mod http {
+    pub use crate::bindings::tack::plugin::http::*;
+}
+
+pub mod exec;
+pub mod log;
+pub mod session;
+
+/// Exports a type implementing [`Plugin`] as this component's `guest` interface.
+///
+/// Invoke it once, at the root of a `cdylib` crate: `tack_sdk::export_plugin!(MyPlugin);`.
+#[macro_export]
+macro_rules! export_plugin {
+    ($plugin:ty) => {
+        // The generated export macro only accepts an identifier, hence the alias.
+        #[doc(hidden)]
+        type __TackPluginExport = $crate::PluginAdapter<$plugin>;
+        $crate::bindings::__export_plugin_bindings!(
+            __TackPluginExport with_types_in $crate::bindings
+        );
+    };
+}
