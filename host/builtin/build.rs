@@ -11,8 +11,16 @@ const GUESTS: &[(&str, &str, &str)] = &[
     ("core-tools", "core_tools", "CORE_TOOLS"),
     ("hello-rust", "hello_rust", "HELLO_RUST"),
     ("tack-test-hostile", "tack_test_hostile", "TEST_HOSTILE"),
-    ("tack-test-scripted-provider", "tack_test_scripted_provider", "TEST_SCRIPTED_PROVIDER"),
-    ("tack-test-future-api", "tack_test_future_api", "TEST_FUTURE_API"),
+    (
+        "tack-test-scripted-provider",
+        "tack_test_scripted_provider",
+        "TEST_SCRIPTED_PROVIDER",
+    ),
+    (
+        "tack-test-future-api",
+        "tack_test_future_api",
+        "TEST_FUTURE_API",
+    ),
 ];
 
 const TARGET: &str = "wasm32-wasip2";
@@ -25,17 +33,36 @@ fn main() {
         .and_then(Path::parent)
         .expect("host/builtin lives two levels below the workspace root")
         .to_path_buf();
-    for watched in ["wit", "sdk/rust", "plugins", "examples", "host/test-plugins", "Cargo.lock"] {
+    for watched in [
+        "wit",
+        "sdk/rust",
+        "plugins",
+        "examples",
+        "host/test-plugins",
+        "Cargo.lock",
+    ] {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
     }
-    println!("cargo:rerun-if-env-changed=TACK_GUEST_TARGET_DIR");
-
-    require_wasm_target();
+    for var in [
+        "TACK_GUEST_TARGET_DIR",
+        "TACK_GUEST_CARGO",
+        "TACK_GUEST_BUILD_STD",
+    ] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    // Fallback for machines where rustup cannot download the wasm target: Debian's rustc-web
+    // toolchain builds std for wasm32-wasip2 itself (see TOOLCHAINS.md and .ci/run).
+    let build_std = std::env::var_os("TACK_GUEST_BUILD_STD").is_some();
+    if !build_std {
+        require_wasm_target();
+    }
 
     let target_dir = std::env::var_os("TACK_GUEST_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target").join("guests"));
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let cargo = std::env::var("TACK_GUEST_CARGO")
+        .or_else(|_| std::env::var("CARGO"))
+        .unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.arg("build")
         .arg("--manifest-path")
@@ -66,17 +93,36 @@ fn main() {
     ] {
         cmd.env_remove(var);
     }
-    let status = cmd.status().unwrap_or_else(|e| panic!("cannot run cargo for the guest build: {e}"));
+    if build_std {
+        cmd.arg("-Zbuild-std=std,panic_abort")
+            .env("RUSTC_BOOTSTRAP", "1")
+            .env(
+                "RUSTFLAGS",
+                "-C link-self-contained=no -L native=/usr/lib/wasm32-wasi",
+            )
+            .env_remove("RUSTC")
+            .env_remove("RUSTDOC");
+    }
+    let status = cmd
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run cargo for the guest build: {e}"));
     if !status.success() {
         panic!("building the guest plugins for {TARGET} failed (see the cargo output above)");
     }
 
     let out_dir = PathBuf::from(env("OUT_DIR"));
     for (package, stem, env_name) in GUESTS {
-        let built = target_dir.join(TARGET).join(PROFILE).join(format!("{stem}.wasm"));
+        let built = target_dir
+            .join(TARGET)
+            .join(PROFILE)
+            .join(format!("{stem}.wasm"));
         let dest = out_dir.join(format!("{stem}.wasm"));
-        std::fs::copy(&built, &dest)
-            .unwrap_or_else(|e| panic!("guest {package} built but {} is missing: {e}", built.display()));
+        std::fs::copy(&built, &dest).unwrap_or_else(|e| {
+            panic!(
+                "guest {package} built but {} is missing: {e}",
+                built.display()
+            )
+        });
         println!("cargo:rustc-env=TACK_GUEST_{env_name}={}", dest.display());
     }
 }
@@ -93,7 +139,9 @@ fn require_wasm_target() {
         .ok()
         .filter(|o| o.status.success())
         .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
-    let installed = libdir.as_deref().is_some_and(|dir| dir.join("libstd.rlib").exists() || has_std(dir));
+    let installed = libdir
+        .as_deref()
+        .is_some_and(|dir| dir.join("libstd.rlib").exists() || has_std(dir));
     if !installed {
         panic!(
             "\n\nThe Rust target {TARGET} is not installed, and tack's plugins are built for it.\n\

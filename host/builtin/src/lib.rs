@@ -33,7 +33,10 @@ pub fn builtin(name: &str) -> Option<&'static Builtin> {
 /// Components built for examples and tests; not embedded.
 pub mod artifacts {
     pub const HELLO_RUST: &str = env!("TACK_GUEST_HELLO_RUST");
-    pub const HELLO_RUST_MANIFEST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/hello-rust/tack.toml");
+    pub const HELLO_RUST_MANIFEST: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/hello-rust/tack.toml"
+    );
     pub const TEST_HOSTILE: &str = env!("TACK_GUEST_TEST_HOSTILE");
     pub const TEST_SCRIPTED_PROVIDER: &str = env!("TACK_GUEST_TEST_SCRIPTED_PROVIDER");
     pub const TEST_FUTURE_API: &str = env!("TACK_GUEST_TEST_FUTURE_API");

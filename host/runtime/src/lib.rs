@@ -6,6 +6,7 @@
 //! what its manifest declares and the user granted.
 
 pub mod bindings;
+pub mod bridge;
 pub mod broker;
 pub mod cache;
 pub mod engine;

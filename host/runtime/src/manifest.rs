@@ -63,7 +63,10 @@ pub enum Access {
 
 impl Capabilities {
     pub fn is_empty(&self) -> bool {
-        self.fs.is_empty() && self.exec.is_empty() && self.http.is_empty() && self.secrets.is_empty()
+        self.fs.is_empty()
+            && self.exec.is_empty()
+            && self.http.is_empty()
+            && self.secrets.is_empty()
     }
 
     /// The part of `self` that `granted` covers.
@@ -95,8 +98,18 @@ impl Capabilities {
                 .filter(|g| !other.fs.contains(g))
                 .cloned()
                 .collect(),
-            exec: self.exec.iter().filter(|x| !other.exec.contains(x)).cloned().collect(),
-            http: self.http.iter().filter(|x| !other.http.contains(x)).cloned().collect(),
+            exec: self
+                .exec
+                .iter()
+                .filter(|x| !other.exec.contains(x))
+                .cloned()
+                .collect(),
+            http: self
+                .http
+                .iter()
+                .filter(|x| !other.http.contains(x))
+                .cloned()
+                .collect(),
             secrets: self
                 .secrets
                 .iter()
@@ -127,14 +140,20 @@ impl Capabilities {
             lines.push(format!("send HTTP requests to {url}"));
         }
         for secret in &self.secrets {
-            lines.push(format!("have the host attach the secret {secret} to its requests"));
+            lines.push(format!(
+                "have the host attach the secret {secret} to its requests"
+            ));
         }
         lines
     }
 }
 
 fn keep(wanted: &[String], granted: &[String]) -> Vec<String> {
-    wanted.iter().filter(|w| granted.contains(w)).cloned().collect()
+    wanted
+        .iter()
+        .filter(|w| granted.contains(w))
+        .cloned()
+        .collect()
 }
 
 impl Manifest {
@@ -188,7 +207,9 @@ impl Manifest {
         for url in &self.capabilities.http {
             let parsed = url::Url::parse(url).map_err(|e| format!("http grant '{url}': {e}"))?;
             if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-                return Err(format!("http grant '{url}' must be an http(s) URL with a host"));
+                return Err(format!(
+                    "http grant '{url}' must be an http(s) URL with a host"
+                ));
             }
         }
         Ok(())
@@ -202,16 +223,17 @@ impl Manifest {
 
 /// `api = "0.1"` or `"0.1.0"` both mean the 0.1 series; patch versions are compatible.
 pub fn api_supported(api: &str) -> bool {
-    SUPPORTED_API_VERSIONS
-        .iter()
-        .any(|v| same_series(v, api))
+    SUPPORTED_API_VERSIONS.iter().any(|v| same_series(v, api))
 }
 
 /// Whether two versions are semver-compatible in the 0.x sense (same major and minor).
 pub fn same_series(a: &str, b: &str) -> bool {
     let series = |v: &str| {
         let mut parts = v.split('.');
-        (parts.next().map(str::to_owned), parts.next().map(str::to_owned))
+        (
+            parts.next().map(str::to_owned),
+            parts.next().map(str::to_owned),
+        )
     };
     let (a, b) = (series(a), series(b));
     a.0.is_some() && a.1.is_some() && a == b
@@ -248,7 +270,9 @@ secrets = ["EXAMPLE_API_KEY"]
         let bad = GOOD.replace("api = \"0.1\"", "api = \"0.9\"");
         assert!(Manifest::parse(&bad).unwrap_err().contains("not supported"));
         let bad = GOOD.replace("permission_gate.wasm", "../x.wasm");
-        assert!(Manifest::parse(&bad).unwrap_err().contains("inside the package"));
+        assert!(Manifest::parse(&bad)
+            .unwrap_err()
+            .contains("inside the package"));
         let bad = GOOD.replace("name = \"permission-gate\"", "name = \"../evil\"");
         assert!(Manifest::parse(&bad).is_err());
     }
@@ -263,6 +287,9 @@ secrets = ["EXAMPLE_API_KEY"]
         let effective = m.capabilities.intersect(&granted);
         assert_eq!(effective.exec, vec!["git status *"]);
         assert!(effective.http.is_empty() && effective.fs.is_empty());
-        assert_eq!(m.capabilities.minus(&effective).http, vec!["https://api.example.com"]);
+        assert_eq!(
+            m.capabilities.minus(&effective).http,
+            vec!["https://api.example.com"]
+        );
     }
 }

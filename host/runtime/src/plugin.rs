@@ -93,25 +93,30 @@ type CallFuture<'a, R> = Pin<Box<dyn Future<Output = wasmtime::Result<R>> + Send
 const WASM_MAGIC: &[u8] = b"\0asm";
 
 impl LoadedPlugin {
-    pub async fn load(runtime: &Arc<Runtime>, spec: PluginSpec, host: &HostContext) -> Result<Arc<Self>, LoadError> {
+    pub async fn load(
+        runtime: &Arc<Runtime>,
+        spec: PluginSpec,
+        host: &HostContext,
+    ) -> Result<Arc<Self>, LoadError> {
         let name = spec.manifest.plugin.name.clone();
         check_wasm_header(&name, &spec.wasm_label, &spec.wasm)?;
         let engine = runtime.engine().clone();
         let cache_runtime = runtime.clone();
         let wasm = spec.wasm;
         // Compilation is CPU-bound and can take seconds for large components.
-        let component = tokio::task::spawn_blocking(move || cache_runtime.cache().load(&engine, &wasm))
-            .await
-            .map_err(|e| LoadError::InvalidComponent {
-                plugin: name.clone(),
-                path: spec.wasm_label.clone(),
-                message: e.to_string(),
-            })?
-            .map_err(|e| LoadError::InvalidComponent {
-                plugin: name.clone(),
-                path: spec.wasm_label.clone(),
-                message: format!("{e:#}"),
-            })?;
+        let component =
+            tokio::task::spawn_blocking(move || cache_runtime.cache().load(&engine, &wasm))
+                .await
+                .map_err(|e| LoadError::InvalidComponent {
+                    plugin: name.clone(),
+                    path: spec.wasm_label.clone(),
+                    message: e.to_string(),
+                })?
+                .map_err(|e| LoadError::InvalidComponent {
+                    plugin: name.clone(),
+                    path: spec.wasm_label.clone(),
+                    message: format!("{e:#}"),
+                })?;
         let api_version = guest_api_version(&name, runtime, &component)?;
 
         let mut linker = wasmtime::component::Linker::<PluginState>::new(runtime.engine());
@@ -138,7 +143,10 @@ impl LoadedPlugin {
             }
             None => None,
         };
-        let workspace = host.workspace.canonicalize().unwrap_or_else(|_| host.workspace.clone());
+        let workspace = host
+            .workspace
+            .canonicalize()
+            .unwrap_or_else(|_| host.workspace.clone());
         let env = Arc::new(PluginEnv {
             name: name.clone(),
             capabilities: capabilities.clone(),
@@ -164,10 +172,14 @@ impl LoadedPlugin {
             faults: AtomicU32::new(0),
             disabled: Mutex::new(None),
         };
-        let (live, registration) = plugin
-            .instantiate()
-            .await
-            .map_err(|source| LoadError::Init { plugin: name.clone(), source })?;
+        let (live, registration) =
+            plugin
+                .instantiate()
+                .await
+                .map_err(|source| LoadError::Init {
+                    plugin: name.clone(),
+                    source,
+                })?;
         validate_registration(&name, &registration)?;
         plugin.registration = registration;
         plugin.checkin(live);
@@ -176,6 +188,10 @@ impl LoadedPlugin {
 
     pub fn name(&self) -> &str {
         &self.env.name
+    }
+
+    pub fn services(&self) -> &Arc<dyn HostServices> {
+        &self.env.services
     }
 
     pub fn subscribes(&self, hook: HookKind) -> bool {
@@ -220,7 +236,11 @@ impl LoadedPlugin {
         .await
     }
 
-    pub async fn run_command(&self, name: &str, args: &str) -> Result<Result<Option<String>, String>, PluginError> {
+    pub async fn run_command(
+        &self,
+        name: &str,
+        args: &str,
+    ) -> Result<Result<Option<String>, String>, PluginError> {
         let (name, args) = (name.to_string(), args.to_string());
         let setup = CallSetup::plain(self.limits().command);
         self.with_instance(&format!("command '/{name}'"), setup, move |store, guest| {
@@ -231,56 +251,95 @@ impl LoadedPlugin {
 
     pub async fn before_tool_call(&self, call: &ToolCall) -> Result<ToolDecision, PluginError> {
         let call = call.clone();
-        self.with_instance("before-tool-call hook", CallSetup::plain(self.limits().hook), move |store, guest| {
-            Box::pin(async move { guest.call_before_tool_call(store, &call).await })
-        })
+        self.with_instance(
+            "before-tool-call hook",
+            CallSetup::plain(self.limits().hook),
+            move |store, guest| {
+                Box::pin(async move { guest.call_before_tool_call(store, &call).await })
+            },
+        )
         .await
     }
 
-    pub async fn after_tool_call(&self, call: &ToolCall, result: &ToolResult) -> Result<Option<ToolResult>, PluginError> {
+    pub async fn after_tool_call(
+        &self,
+        call: &ToolCall,
+        result: &ToolResult,
+    ) -> Result<Option<ToolResult>, PluginError> {
         let (call, result) = (call.clone(), result.clone());
-        self.with_instance("after-tool-call hook", CallSetup::plain(self.limits().hook), move |store, guest| {
-            Box::pin(async move { guest.call_after_tool_call(store, &call, &result).await })
-        })
+        self.with_instance(
+            "after-tool-call hook",
+            CallSetup::plain(self.limits().hook),
+            move |store, guest| {
+                Box::pin(async move { guest.call_after_tool_call(store, &call, &result).await })
+            },
+        )
         .await
     }
 
     pub async fn on_input(&self, text: &str) -> Result<InputAction, PluginError> {
         let text = text.to_string();
-        self.with_instance("input hook", CallSetup::plain(self.limits().hook), move |store, guest| {
-            Box::pin(async move { guest.call_on_input(store, &text).await })
-        })
+        self.with_instance(
+            "input hook",
+            CallSetup::plain(self.limits().hook),
+            move |store, guest| Box::pin(async move { guest.call_on_input(store, &text).await }),
+        )
         .await
     }
 
-    pub async fn before_agent_start(&self, prompt: &str, system_prompt: &str) -> Result<AgentStartPatch, PluginError> {
+    pub async fn before_agent_start(
+        &self,
+        prompt: &str,
+        system_prompt: &str,
+    ) -> Result<AgentStartPatch, PluginError> {
         let (prompt, system_prompt) = (prompt.to_string(), system_prompt.to_string());
-        self.with_instance("before-agent-start hook", CallSetup::plain(self.limits().hook), move |store, guest| {
-            Box::pin(async move { guest.call_before_agent_start(store, &prompt, &system_prompt).await })
-        })
+        self.with_instance(
+            "before-agent-start hook",
+            CallSetup::plain(self.limits().hook),
+            move |store, guest| {
+                Box::pin(async move {
+                    guest
+                        .call_before_agent_start(store, &prompt, &system_prompt)
+                        .await
+                })
+            },
+        )
         .await
     }
 
     pub async fn context(&self, messages: &str) -> Result<Option<String>, PluginError> {
         let messages = messages.to_string();
-        self.with_instance("context hook", CallSetup::plain(self.limits().hook), move |store, guest| {
-            Box::pin(async move { guest.call_context(store, &messages).await })
-        })
+        self.with_instance(
+            "context hook",
+            CallSetup::plain(self.limits().hook),
+            move |store, guest| Box::pin(async move { guest.call_context(store, &messages).await }),
+        )
         .await
     }
 
-    pub async fn before_compact(&self, request: CompactRequest) -> Result<CompactDecision, PluginError> {
-        self.with_instance("before-compact hook", CallSetup::plain(self.limits().hook), move |store, guest| {
-            Box::pin(async move { guest.call_before_compact(store, &request).await })
-        })
+    pub async fn before_compact(
+        &self,
+        request: CompactRequest,
+    ) -> Result<CompactDecision, PluginError> {
+        self.with_instance(
+            "before-compact hook",
+            CallSetup::plain(self.limits().hook),
+            move |store, guest| {
+                Box::pin(async move { guest.call_before_compact(store, &request).await })
+            },
+        )
         .await
     }
 
     pub async fn on_event(&self, kind: EventKind, data: &str) -> Result<(), PluginError> {
         let data = data.to_string();
-        self.with_instance("event handler", CallSetup::plain(self.limits().hook), move |store, guest| {
-            Box::pin(async move { guest.call_on_event(store, kind, &data).await })
-        })
+        self.with_instance(
+            "event handler",
+            CallSetup::plain(self.limits().hook),
+            move |store, guest| {
+                Box::pin(async move { guest.call_on_event(store, kind, &data).await })
+            },
+        )
         .await
     }
 
@@ -341,14 +400,27 @@ impl LoadedPlugin {
     }
 
     /// Classifies a failed call, counts it, and disables the plugin after too many.
-    fn fault(&self, store: &Store<PluginState>, label: &str, error: wasmtime::Error) -> PluginError {
+    fn fault(
+        &self,
+        store: &Store<PluginState>,
+        label: &str,
+        error: wasmtime::Error,
+    ) -> PluginError {
         let state = store.data();
         let plugin = self.name().to_string();
         let call = label.to_string();
         let err = if state.call.timed_out {
-            PluginError::Timeout { plugin, call, limit: state.call.budget }
+            PluginError::Timeout {
+                plugin,
+                call,
+                limit: state.call.budget,
+            }
         } else if state.limiter.memory_exceeded {
-            PluginError::OutOfMemory { plugin, call, message: root_message(&error) }
+            PluginError::OutOfMemory {
+                plugin,
+                call,
+                message: root_message(&error),
+            }
         } else if matches!(error.downcast_ref::<Trap>(), Some(Trap::StackOverflow)) {
             PluginError::StackOverflow { plugin, call }
         } else {
@@ -357,7 +429,11 @@ impl LoadedPlugin {
             if !tail.is_empty() {
                 message = format!("{message}\n{tail}");
             }
-            PluginError::Trap { plugin, call, message }
+            PluginError::Trap {
+                plugin,
+                call,
+                message,
+            }
         };
         let faults = self.faults.fetch_add(1, Ordering::Relaxed) + 1;
         let max = self.runtime.config().max_faults;
@@ -382,7 +458,10 @@ impl LoadedPlugin {
 
     async fn checkout(&self) -> Result<Live, PluginError> {
         if let Some(reason) = self.disabled_reason() {
-            return Err(PluginError::Disabled { plugin: self.name().to_string(), reason });
+            return Err(PluginError::Disabled {
+                plugin: self.name().to_string(),
+                reason,
+            });
         }
         let pooled = self.pool.lock().ok().and_then(|mut pool| pool.pop());
         match pooled {
@@ -521,7 +600,10 @@ impl ProviderSession {
         result
     }
 
-    pub async fn build_request(&mut self, request: ProviderRequest) -> Result<Result<RequestPlan, ProviderError>, PluginError> {
+    pub async fn build_request(
+        &mut self,
+        request: ProviderRequest,
+    ) -> Result<Result<RequestPlan, ProviderError>, PluginError> {
         self.call("build-request", move |store, guest| {
             Box::pin(async move { guest.call_build_request(store, &request).await })
         })
@@ -537,7 +619,11 @@ impl ProviderSession {
     ) -> Result<ProviderError, PluginError> {
         let provider = provider.to_string();
         self.call("decode-error", move |store, guest| {
-            Box::pin(async move { guest.call_decode_error(store, &provider, status, &headers, &body).await })
+            Box::pin(async move {
+                guest
+                    .call_decode_error(store, &provider, status, &headers, &body)
+                    .await
+            })
         })
         .await
     }
@@ -546,14 +632,22 @@ impl ProviderSession {
         let (provider, model) = (provider.to_string(), model.to_string());
         let decoder = self
             .call("decoder", move |store, guest| {
-                Box::pin(async move { guest.decoder().call_constructor(store, &provider, &model).await })
+                Box::pin(async move {
+                    guest
+                        .decoder()
+                        .call_constructor(store, &provider, &model)
+                        .await
+                })
             })
             .await?;
         self.decoder = Some(decoder);
         Ok(())
     }
 
-    pub async fn push(&mut self, event: SseEvent) -> Result<Result<Vec<StreamEvent>, ProviderError>, PluginError> {
+    pub async fn push(
+        &mut self,
+        event: SseEvent,
+    ) -> Result<Result<Vec<StreamEvent>, ProviderError>, PluginError> {
         let decoder = self.require_decoder()?;
         self.call("decoder.push", move |store, guest| {
             Box::pin(async move { guest.decoder().call_push(store, decoder, &event).await })
@@ -607,17 +701,27 @@ fn root_message(error: &wasmtime::Error) -> String {
 
 fn check_wasm_header(plugin: &str, path: &str, bytes: &[u8]) -> Result<(), LoadError> {
     if bytes.len() < 8 || &bytes[..4] != WASM_MAGIC {
-        return Err(LoadError::NotWasm { plugin: plugin.into(), path: path.into() });
+        return Err(LoadError::NotWasm {
+            plugin: plugin.into(),
+            path: path.into(),
+        });
     }
     // Core modules carry version 1 (01 00 00 00); components carry 0d 00 01 00.
     if bytes[4..8] == [1, 0, 0, 0] {
-        return Err(LoadError::CoreModule { plugin: plugin.into(), path: path.into() });
+        return Err(LoadError::CoreModule {
+            plugin: plugin.into(),
+            path: path.into(),
+        });
     }
     Ok(())
 }
 
 /// Reads the `tack:plugin/guest@X` export and refuses versions this host cannot speak.
-fn guest_api_version(plugin: &str, runtime: &Runtime, component: &wasmtime::component::Component) -> Result<String, LoadError> {
+fn guest_api_version(
+    plugin: &str,
+    runtime: &Runtime,
+    component: &wasmtime::component::Component,
+) -> Result<String, LoadError> {
     let ty = component.component_type();
     let mut found = None;
     for (name, _) in ty.exports(runtime.engine()) {
@@ -628,42 +732,73 @@ fn guest_api_version(plugin: &str, runtime: &Runtime, component: &wasmtime::comp
         }
     }
     let Some(version) = found else {
-        return Err(LoadError::NotAPlugin { plugin: plugin.into() });
+        return Err(LoadError::NotAPlugin {
+            plugin: plugin.into(),
+        });
     };
-    if SUPPORTED_API_VERSIONS.iter().any(|v| same_series(v, &version)) {
+    if SUPPORTED_API_VERSIONS
+        .iter()
+        .any(|v| same_series(v, &version))
+    {
         Ok(version)
     } else {
         Err(LoadError::UnsupportedApi {
             plugin: plugin.into(),
-            found: if version.is_empty() { "(unversioned)".into() } else { version },
+            found: if version.is_empty() {
+                "(unversioned)".into()
+            } else {
+                version
+            },
             supported: SUPPORTED_API_VERSIONS.join(", "),
         })
     }
 }
 
 fn validate_registration(plugin: &str, registration: &Registration) -> Result<(), LoadError> {
-    let conflict = |message: String| LoadError::Conflict { plugin: plugin.into(), message };
+    let conflict = |message: String| LoadError::Conflict {
+        plugin: plugin.into(),
+        message,
+    };
     let mut seen = std::collections::HashSet::new();
     for tool in &registration.tools {
         let name_ok = !tool.name.is_empty()
             && tool.name.len() <= 64
-            && tool.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            && tool
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
         if !name_ok {
-            return Err(conflict(format!("tool name '{}' must be 1-64 of [a-zA-Z0-9_-]", tool.name)));
+            return Err(conflict(format!(
+                "tool name '{}' must be 1-64 of [a-zA-Z0-9_-]",
+                tool.name
+            )));
         }
         if !seen.insert(tool.name.as_str()) {
             return Err(conflict(format!("registers tool '{}' twice", tool.name)));
         }
         match serde_json::from_str::<serde_json::Value>(&tool.parameters) {
             Ok(serde_json::Value::Object(_)) => {}
-            Ok(_) => return Err(conflict(format!("tool '{}': parameters must be a JSON Schema object", tool.name))),
-            Err(e) => return Err(conflict(format!("tool '{}': parameters are not valid JSON: {e}", tool.name))),
+            Ok(_) => {
+                return Err(conflict(format!(
+                    "tool '{}': parameters must be a JSON Schema object",
+                    tool.name
+                )))
+            }
+            Err(e) => {
+                return Err(conflict(format!(
+                    "tool '{}': parameters are not valid JSON: {e}",
+                    tool.name
+                )))
+            }
         }
     }
     let mut commands = std::collections::HashSet::new();
     for command in &registration.commands {
         if !commands.insert(command.name.as_str()) {
-            return Err(conflict(format!("registers command '/{}' twice", command.name)));
+            return Err(conflict(format!(
+                "registers command '/{}' twice",
+                command.name
+            )));
         }
     }
     Ok(())

@@ -47,12 +47,14 @@ impl PluginSet {
             });
         }
         let reg = &plugin.registration;
-        let clash = |kind: &str, item: &str, other: usize| LoadError::Conflict {
+        let clash = |kind: &str, item: &str, other: usize| {
+            LoadError::Conflict {
             plugin: name.clone(),
             message: format!(
                 "{kind} '{item}' is already provided by plugin '{}'; remove one of them or rename it",
                 self.plugins[other].name()
             ),
+        }
         };
         for t in &reg.tools {
             if let Some((other, _)) = self.tools.get(&t.name) {
@@ -92,31 +94,45 @@ impl PluginSet {
     }
 
     pub fn tool(&self, name: &str) -> Option<(&Arc<LoadedPlugin>, &ToolSpec)> {
-        self.tools.get(name).map(|(i, spec)| (&self.plugins[*i], spec))
+        self.tools
+            .get(name)
+            .map(|(i, spec)| (&self.plugins[*i], spec))
     }
 
     pub fn tools(&self) -> impl Iterator<Item = (&Arc<LoadedPlugin>, &ToolSpec)> {
-        self.tools.values().map(|(i, spec)| (&self.plugins[*i], spec))
+        self.tools
+            .values()
+            .map(|(i, spec)| (&self.plugins[*i], spec))
     }
 
     pub fn command(&self, name: &str) -> Option<(&Arc<LoadedPlugin>, &CommandSpec)> {
-        self.commands.get(name).map(|(i, spec)| (&self.plugins[*i], spec))
+        self.commands
+            .get(name)
+            .map(|(i, spec)| (&self.plugins[*i], spec))
     }
 
     pub fn commands(&self) -> impl Iterator<Item = (&Arc<LoadedPlugin>, &CommandSpec)> {
-        self.commands.values().map(|(i, spec)| (&self.plugins[*i], spec))
+        self.commands
+            .values()
+            .map(|(i, spec)| (&self.plugins[*i], spec))
     }
 
     pub fn provider(&self, id: &str) -> Option<(&Arc<LoadedPlugin>, &ProviderSpec)> {
-        self.providers.get(id).map(|(i, spec)| (&self.plugins[*i], spec))
+        self.providers
+            .get(id)
+            .map(|(i, spec)| (&self.plugins[*i], spec))
     }
 
     pub fn providers(&self) -> impl Iterator<Item = (&Arc<LoadedPlugin>, &ProviderSpec)> {
-        self.providers.values().map(|(i, spec)| (&self.plugins[*i], spec))
+        self.providers
+            .values()
+            .map(|(i, spec)| (&self.plugins[*i], spec))
     }
 
     /// Plugins subscribed to `hook`, in load order.
     pub fn subscribers(&self, hook: HookKind) -> impl Iterator<Item = &Arc<LoadedPlugin>> {
-        self.plugins.iter().filter(move |p| p.subscribes(hook) && p.disabled_reason().is_none())
+        self.plugins
+            .iter()
+            .filter(move |p| p.subscribes(hook) && p.disabled_reason().is_none())
     }
 }

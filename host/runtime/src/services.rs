@@ -68,7 +68,12 @@ pub trait HostServices: Send + Sync + 'static {
         "[]".into()
     }
 
-    fn append_custom(&self, _plugin: &str, _custom_type: &str, _data: &str) -> Result<String, String> {
+    fn append_custom(
+        &self,
+        _plugin: &str,
+        _custom_type: &str,
+        _data: &str,
+    ) -> Result<String, String> {
         Err("no session is open".into())
     }
 

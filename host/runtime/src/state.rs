@@ -64,7 +64,12 @@ pub struct PluginState {
 }
 
 impl PluginState {
-    pub fn new(wasi: WasiCtx, limiter: PluginLimiter, env: Arc<PluginEnv>, stderr: MemoryOutputPipe) -> Self {
+    pub fn new(
+        wasi: WasiCtx,
+        limiter: PluginLimiter,
+        env: Arc<PluginEnv>,
+        stderr: MemoryOutputPipe,
+    ) -> Self {
         Self {
             wasi,
             table: ResourceTable::new(),
@@ -106,7 +111,11 @@ impl host::Host for PluginState {
         Ok(())
     }
 
-    async fn tool_progress(&mut self, call_id: String, partial: types::ToolResult) -> wasmtime::Result<()> {
+    async fn tool_progress(
+        &mut self,
+        call_id: String,
+        partial: types::ToolResult,
+    ) -> wasmtime::Result<()> {
         if self.call.tool_call_id.as_deref() == Some(call_id.as_str()) {
             if let Some(sink) = &self.call.progress {
                 sink(partial);
@@ -117,26 +126,50 @@ impl host::Host for PluginState {
 }
 
 impl ui::Host for PluginState {
-    async fn confirm(&mut self, title: String, message: String, timeout_ms: Option<u32>) -> wasmtime::Result<bool> {
+    async fn confirm(
+        &mut self,
+        title: String,
+        message: String,
+        timeout_ms: Option<u32>,
+    ) -> wasmtime::Result<bool> {
         let started = Instant::now();
         let env = self.env.clone();
-        let answer = env.services.confirm(&env.name, &title, &message, timeout_ms).await;
+        let answer = env
+            .services
+            .confirm(&env.name, &title, &message, timeout_ms)
+            .await;
         self.resume_after(started);
         Ok(answer)
     }
 
-    async fn select(&mut self, title: String, options: Vec<String>, timeout_ms: Option<u32>) -> wasmtime::Result<Option<u32>> {
+    async fn select(
+        &mut self,
+        title: String,
+        options: Vec<String>,
+        timeout_ms: Option<u32>,
+    ) -> wasmtime::Result<Option<u32>> {
         let started = Instant::now();
         let env = self.env.clone();
-        let answer = env.services.select(&env.name, &title, &options, timeout_ms).await;
+        let answer = env
+            .services
+            .select(&env.name, &title, &options, timeout_ms)
+            .await;
         self.resume_after(started);
         Ok(answer.filter(|i| (*i as usize) < options.len()))
     }
 
-    async fn input(&mut self, title: String, placeholder: String, timeout_ms: Option<u32>) -> wasmtime::Result<Option<String>> {
+    async fn input(
+        &mut self,
+        title: String,
+        placeholder: String,
+        timeout_ms: Option<u32>,
+    ) -> wasmtime::Result<Option<String>> {
         let started = Instant::now();
         let env = self.env.clone();
-        let answer = env.services.input(&env.name, &title, &placeholder, timeout_ms).await;
+        let answer = env
+            .services
+            .input(&env.name, &title, &placeholder, timeout_ms)
+            .await;
         self.resume_after(started);
         Ok(answer)
     }
@@ -147,7 +180,9 @@ impl ui::Host for PluginState {
     }
 
     async fn set_status(&mut self, key: String, text: Option<String>) -> wasmtime::Result<()> {
-        self.env.services.set_status(&self.env.name, &key, text.as_deref());
+        self.env
+            .services
+            .set_status(&self.env.name, &key, text.as_deref());
         Ok(())
     }
 
@@ -166,15 +201,30 @@ impl session::Host for PluginState {
         Ok(self.env.services.session_branch())
     }
 
-    async fn append_custom(&mut self, custom_type: String, data: String) -> wasmtime::Result<Result<String, String>> {
+    async fn append_custom(
+        &mut self,
+        custom_type: String,
+        data: String,
+    ) -> wasmtime::Result<Result<String, String>> {
         if let Err(e) = serde_json::from_str::<serde_json::Value>(&data) {
-            return Ok(Err(format!("data for custom entry '{custom_type}' is not valid JSON: {e}")));
+            return Ok(Err(format!(
+                "data for custom entry '{custom_type}' is not valid JSON: {e}"
+            )));
         }
-        Ok(self.env.services.append_custom(&self.env.name, &custom_type, &data))
+        Ok(self
+            .env
+            .services
+            .append_custom(&self.env.name, &custom_type, &data))
     }
 
-    async fn send_message(&mut self, message: session::OutgoingMessage, delivery: session::Delivery) -> wasmtime::Result<()> {
-        self.env.services.send_message(&self.env.name, message, delivery);
+    async fn send_message(
+        &mut self,
+        message: session::OutgoingMessage,
+        delivery: session::Delivery,
+    ) -> wasmtime::Result<()> {
+        self.env
+            .services
+            .send_message(&self.env.name, message, delivery);
         Ok(())
     }
 }
@@ -188,19 +238,27 @@ impl agent::Host for PluginState {
         Ok(self.env.services.active_tools())
     }
 
-    async fn set_active_tools(&mut self, names: Vec<String>) -> wasmtime::Result<Result<(), String>> {
+    async fn set_active_tools(
+        &mut self,
+        names: Vec<String>,
+    ) -> wasmtime::Result<Result<(), String>> {
         Ok(self.env.services.set_active_tools(&self.env.name, names))
     }
 }
 
 impl exec::Host for PluginState {
-    async fn spawn(&mut self, request: exec::ExecRequest) -> wasmtime::Result<Result<Resource<ProcessHandle>, exec::ExecError>> {
+    async fn spawn(
+        &mut self,
+        request: exec::ExecRequest,
+    ) -> wasmtime::Result<Result<Resource<ProcessHandle>, exec::ExecError>> {
         let plan = match authorize_exec(&request.command, &self.env.capabilities.exec) {
             Ok(plan) => plan,
             Err(e @ (AuthorizeError::NoGrant | AuthorizeError::NotCovered { .. })) => {
                 return Ok(Err(exec::ExecError::Denied(e.to_string())))
             }
-            Err(e @ AuthorizeError::Invalid(_)) => return Ok(Err(exec::ExecError::Invalid(e.to_string()))),
+            Err(e @ AuthorizeError::Invalid(_)) => {
+                return Ok(Err(exec::ExecError::Invalid(e.to_string())))
+            }
         };
         let cwd = match &request.cwd {
             None => self.env.workspace.clone(),
@@ -215,20 +273,32 @@ impl exec::Host for PluginState {
                             self.env.workspace.display()
                         ))))
                     }
-                    Err(e) => return Ok(Err(exec::ExecError::Invalid(format!("working directory {}: {e}", dir.display())))),
+                    Err(e) => {
+                        return Ok(Err(exec::ExecError::Invalid(format!(
+                            "working directory {}: {e}",
+                            dir.display()
+                        ))))
+                    }
                 }
             }
         };
         let timeout = request.timeout_ms.map(Duration::from_millis);
         match ProcessHandle::spawn(plan, &cwd, timeout, self.call.cancel.clone()) {
             Ok(handle) => Ok(Ok(self.table.push(handle)?)),
-            Err(e) => Ok(Err(exec::ExecError::Failed(format!("cannot start `{}`: {e}", request.command)))),
+            Err(e) => Ok(Err(exec::ExecError::Failed(format!(
+                "cannot start `{}`: {e}",
+                request.command
+            )))),
         }
     }
 }
 
 impl exec::HostProcess for PluginState {
-    async fn next(&mut self, process: Resource<ProcessHandle>, wait_ms: u32) -> wasmtime::Result<exec::ProcessEvent> {
+    async fn next(
+        &mut self,
+        process: Resource<ProcessHandle>,
+        wait_ms: u32,
+    ) -> wasmtime::Result<exec::ProcessEvent> {
         let started = Instant::now();
         let wait = Duration::from_millis(u64::from(wait_ms.min(60_000)));
         let observed = self.table.get_mut(&process)?.next(wait).await;
@@ -255,7 +325,10 @@ impl exec::HostProcess for PluginState {
 }
 
 impl http::Host for PluginState {
-    async fn fetch(&mut self, request: http::Request) -> wasmtime::Result<Result<http::Response, http::HttpError>> {
+    async fn fetch(
+        &mut self,
+        request: http::Request,
+    ) -> wasmtime::Result<Result<http::Response, http::HttpError>> {
         let url = match http_broker::authorize(&request.url, &self.env.capabilities.http) {
             Ok(url) => url,
             Err(e) => return Ok(Err(http::HttpError::Denied(e.to_string()))),
@@ -302,10 +375,17 @@ impl http::Host for PluginState {
 }
 
 /// Attaches a secret the way the provider or plugin asked.
-pub fn apply_auth(auth: &types::AuthScheme, value: &str, headers: &mut Vec<(String, String)>, url: &mut url::Url) {
+pub fn apply_auth(
+    auth: &types::AuthScheme,
+    value: &str,
+    headers: &mut Vec<(String, String)>,
+    url: &mut url::Url,
+) {
     match auth {
         types::AuthScheme::None => {}
-        types::AuthScheme::Bearer => headers.push(("authorization".into(), format!("Bearer {value}"))),
+        types::AuthScheme::Bearer => {
+            headers.push(("authorization".into(), format!("Bearer {value}")))
+        }
         types::AuthScheme::Header(name) => headers.push((name.clone(), value.to_string())),
         types::AuthScheme::Query(param) => {
             url.query_pairs_mut().append_pair(param, value);

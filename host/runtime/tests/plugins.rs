@@ -45,7 +45,12 @@ impl HostServices for Recorder {
         serde_json::Value::Array(entries).to_string()
     }
 
-    fn append_custom(&self, _plugin: &str, custom_type: &str, data: &str) -> Result<String, String> {
+    fn append_custom(
+        &self,
+        _plugin: &str,
+        custom_type: &str,
+        data: &str,
+    ) -> Result<String, String> {
         let mut customs = self.customs.lock().map_err(|e| e.to_string())?;
         customs.push((custom_type.to_string(), data.to_string()));
         Ok(format!("{:08x}", customs.len() - 1))
@@ -76,7 +81,13 @@ fn fixture(config: RuntimeConfig) -> Fixture {
         secrets: SecretStore::new(None),
     };
     std::fs::create_dir_all(&host.workspace).expect("ws");
-    Fixture { runtime, host, services, workspace, _home: home }
+    Fixture {
+        runtime,
+        host,
+        services,
+        workspace,
+        _home: home,
+    }
 }
 
 fn quick_limits() -> RuntimeConfig {
@@ -91,7 +102,12 @@ fn quick_limits() -> RuntimeConfig {
     }
 }
 
-fn spec(manifest: &str, wasm_path: &str, granted: Capabilities, config: serde_json::Value) -> PluginSpec {
+fn spec(
+    manifest: &str,
+    wasm_path: &str,
+    granted: Capabilities,
+    config: serde_json::Value,
+) -> PluginSpec {
     let manifest = Manifest::parse(manifest).expect("manifest");
     PluginSpec {
         wasm: std::fs::read(wasm_path).expect("component built by tack-builtin"),
@@ -118,13 +134,26 @@ exec = ["echo *"]
 async fn hostile(f: &Fixture) -> Arc<LoadedPlugin> {
     let manifest = Manifest::parse(HOSTILE_MANIFEST).expect("manifest");
     let granted = manifest.capabilities.clone();
-    LoadedPlugin::load(&f.runtime, spec(HOSTILE_MANIFEST, artifacts::TEST_HOSTILE, granted, serde_json::json!({})), &f.host)
-        .await
-        .expect("hostile plugin loads")
+    LoadedPlugin::load(
+        &f.runtime,
+        spec(
+            HOSTILE_MANIFEST,
+            artifacts::TEST_HOSTILE,
+            granted,
+            serde_json::json!({}),
+        ),
+        &f.host,
+    )
+    .await
+    .expect("hostile plugin loads")
 }
 
 fn call(name: &str, args: serde_json::Value) -> ToolCall {
-    ToolCall { id: format!("call-{name}"), name: name.into(), arguments: args.to_string() }
+    ToolCall {
+        id: format!("call-{name}"),
+        name: name.into(),
+        arguments: args.to_string(),
+    }
 }
 
 fn text(result: &ToolResult) -> String {
@@ -138,13 +167,20 @@ fn text(result: &ToolResult) -> String {
         .collect()
 }
 
-async fn tool(p: &LoadedPlugin, name: &str, args: serde_json::Value) -> Result<ToolResult, PluginError> {
-    p.call_tool(call(name, args), CancellationToken::new(), None).await
+async fn tool(
+    p: &LoadedPlugin,
+    name: &str,
+    args: serde_json::Value,
+) -> Result<ToolResult, PluginError> {
+    p.call_tool(call(name, args), CancellationToken::new(), None)
+        .await
 }
 
 /// After any failure, the same plugin still answers.
 async fn still_serves(p: &LoadedPlugin) {
-    let echoed = tool(p, "echo", serde_json::json!({"x": 1})).await.expect("echo after a fault");
+    let echoed = tool(p, "echo", serde_json::json!({"x": 1}))
+        .await
+        .expect("echo after a fault");
     assert!(text(&echoed).contains("\"x\":1"), "{}", text(&echoed));
 }
 
@@ -154,7 +190,12 @@ async fn example_plugin_round_trips_every_entry_point() {
     let manifest = std::fs::read_to_string(artifacts::HELLO_RUST_MANIFEST).expect("manifest");
     let p = LoadedPlugin::load(
         &f.runtime,
-        spec(&manifest, artifacts::HELLO_RUST, Capabilities::default(), serde_json::json!({"blocked_word": "banana"})),
+        spec(
+            &manifest,
+            artifacts::HELLO_RUST,
+            Capabilities::default(),
+            serde_json::json!({"blocked_word": "banana"}),
+        ),
         &f.host,
     )
     .await
@@ -164,27 +205,61 @@ async fn example_plugin_round_trips_every_entry_point() {
     assert!(reg.tools.iter().any(|t| t.name == "word_count"));
     assert!(reg.commands.iter().any(|c| c.name == "hello"));
 
-    let counted = tool(&p, "word_count", serde_json::json!({"text": "one two three"})).await.expect("tool");
+    let counted = tool(
+        &p,
+        "word_count",
+        serde_json::json!({"text": "one two three"}),
+    )
+    .await
+    .expect("tool");
     assert!(!counted.is_error);
     assert!(text(&counted).contains('3'), "{}", text(&counted));
-    let details: serde_json::Value = serde_json::from_str(counted.details.as_deref().expect("details")).expect("json");
+    let details: serde_json::Value =
+        serde_json::from_str(counted.details.as_deref().expect("details")).expect("json");
     assert_eq!(details["words"], 3);
 
-    let hello = p.run_command("hello", "tack").await.expect("command").expect("ok");
+    let hello = p
+        .run_command("hello", "tack")
+        .await
+        .expect("command")
+        .expect("ok");
     assert_eq!(hello.as_deref(), Some("Hello, tack!"));
-    let again = p.run_command("hello", "").await.expect("command").expect("ok");
+    let again = p
+        .run_command("hello", "")
+        .await
+        .expect("command")
+        .expect("ok");
     assert_eq!(again.as_deref(), Some("Hello, world!"));
-    assert_eq!(f.services.customs.lock().expect("lock").len(), 2, "the counter is kept in custom entries");
+    assert_eq!(
+        f.services.customs.lock().expect("lock").len(),
+        2,
+        "the counter is kept in custom entries"
+    );
 
     let blocked = p
         .before_tool_call(&call("bash", serde_json::json!({"command": "echo banana"})))
         .await
         .expect("hook");
-    assert!(matches!(blocked, ToolDecision::Block(ref reason) if reason.contains("banana")), "{blocked:?}");
-    let allowed = p.before_tool_call(&call("bash", serde_json::json!({"command": "ls"}))).await.expect("hook");
+    assert!(
+        matches!(blocked, ToolDecision::Block(ref reason) if reason.contains("banana")),
+        "{blocked:?}"
+    );
+    let allowed = p
+        .before_tool_call(&call("bash", serde_json::json!({"command": "ls"})))
+        .await
+        .expect("hook");
     assert!(matches!(allowed, ToolDecision::Allow));
-    assert!(matches!(p.on_input("hi").await.expect("input"), InputAction::Continue));
-    assert!(f.services.logs.lock().expect("lock").iter().any(|(plugin, _)| plugin == "hello-rust"));
+    assert!(matches!(
+        p.on_input("hi").await.expect("input"),
+        InputAction::Continue
+    ));
+    assert!(f
+        .services
+        .logs
+        .lock()
+        .expect("lock")
+        .iter()
+        .any(|(plugin, _)| plugin == "hello-rust"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -197,8 +272,18 @@ async fn filesystem_escapes_are_refused() {
     let p = hostile(&f).await;
     let ws = f.host.workspace.canonicalize().expect("canonical");
 
-    let inside = tool(&p, "read_absolute", serde_json::json!({"path": ws.join("inside.txt")})).await.expect("call");
-    assert_eq!(text(&inside), "ok: fine", "reading inside the workspace works");
+    let inside = tool(
+        &p,
+        "read_absolute",
+        serde_json::json!({"path": ws.join("inside.txt")}),
+    )
+    .await
+    .expect("call");
+    assert_eq!(
+        text(&inside),
+        "ok: fine",
+        "reading inside the workspace works"
+    );
 
     for (name, args) in [
         ("read_dotdot", serde_json::json!({})),
@@ -208,7 +293,11 @@ async fn filesystem_escapes_are_refused() {
     ] {
         let r = tool(&p, name, args).await.expect("escape attempt returns");
         assert!(r.is_error, "{name} escaped: {}", text(&r));
-        assert!(!text(&r).contains("top secret") && !text(&r).contains("root:"), "{name}: {}", text(&r));
+        assert!(
+            !text(&r).contains("top secret") && !text(&r).contains("root:"),
+            "{name}: {}",
+            text(&r)
+        );
     }
     still_serves(&p).await;
 }
@@ -217,15 +306,20 @@ async fn filesystem_escapes_are_refused() {
 async fn no_ambient_env_or_network() {
     let f = fixture(quick_limits());
     let p = hostile(&f).await;
-    let env = tool(&p, "read_env", serde_json::json!({})).await.expect("env");
-    let details: serde_json::Value = serde_json::from_str(env.details.as_deref().expect("details")).expect("json");
+    let env = tool(&p, "read_env", serde_json::json!({}))
+        .await
+        .expect("env");
+    let details: serde_json::Value =
+        serde_json::from_str(env.details.as_deref().expect("details")).expect("json");
     assert_eq!(details["vars"], 0, "{}", text(&env));
     assert!(details["home"].is_null());
 
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listener");
     let port = listener.local_addr().expect("addr").port();
     listener.set_nonblocking(true).expect("nonblocking");
-    let r = tool(&p, "open_socket", serde_json::json!({"port": port})).await.expect("socket attempt returns");
+    let r = tool(&p, "open_socket", serde_json::json!({"port": port}))
+        .await
+        .expect("socket attempt returns");
     assert!(r.is_error, "socket opened: {}", text(&r));
     assert!(listener.accept().is_err(), "the guest reached the listener");
 }
@@ -234,11 +328,19 @@ async fn no_ambient_env_or_network() {
 async fn exec_is_checked_against_the_grant() {
     let f = fixture(quick_limits());
     let p = hostile(&f).await;
-    let ok = tool(&p, "exec", serde_json::json!({"command": "echo hello"})).await.expect("exec");
+    let ok = tool(&p, "exec", serde_json::json!({"command": "echo hello"}))
+        .await
+        .expect("exec");
     assert_eq!(text(&ok).trim(), "ok: hello");
     for command in ["echo two words", "ls /", "echo hi; touch pwned"] {
-        let r = tool(&p, "exec", serde_json::json!({"command": command})).await.expect("exec");
-        assert!(r.is_error && text(&r).contains("Denied"), "{command}: {}", text(&r));
+        let r = tool(&p, "exec", serde_json::json!({"command": command}))
+            .await
+            .expect("exec");
+        assert!(
+            r.is_error && text(&r).contains("Denied"),
+            "{command}: {}",
+            text(&r)
+        );
     }
     assert!(!f.host.workspace.join("pwned").exists());
 
@@ -247,11 +349,26 @@ async fn exec_is_checked_against_the_grant() {
     let mut granted = manifest.capabilities.clone();
     granted.exec.clear();
     let f2 = fixture(quick_limits());
-    let ungranted = LoadedPlugin::load(&f2.runtime, spec(HOSTILE_MANIFEST, artifacts::TEST_HOSTILE, granted, serde_json::json!({})), &f2.host)
-        .await
-        .expect("loads");
+    let ungranted = LoadedPlugin::load(
+        &f2.runtime,
+        spec(
+            HOSTILE_MANIFEST,
+            artifacts::TEST_HOSTILE,
+            granted,
+            serde_json::json!({}),
+        ),
+        &f2.host,
+    )
+    .await
+    .expect("loads");
     assert_eq!(ungranted.denied.exec, vec!["echo *"]);
-    let r = tool(&ungranted, "exec", serde_json::json!({"command": "echo hello"})).await.expect("exec");
+    let r = tool(
+        &ungranted,
+        "exec",
+        serde_json::json!({"command": "echo hello"}),
+    )
+    .await
+    .expect("exec");
     assert!(text(&r).contains("no exec grant"), "{}", text(&r));
 }
 
@@ -265,41 +382,81 @@ async fn runaway_calls_are_stopped_and_the_plugin_goes_on() {
     still_serves(&p).await;
 
     let bomb = tool(&p, "membomb", serde_json::json!({})).await;
-    assert!(matches!(bomb, Err(PluginError::OutOfMemory { .. })), "{bomb:?}");
+    assert!(
+        matches!(bomb, Err(PluginError::OutOfMemory { .. })),
+        "{bomb:?}"
+    );
     still_serves(&p).await;
 
     let deep = tool(&p, "recurse", serde_json::json!({})).await;
-    assert!(matches!(deep, Err(PluginError::StackOverflow { .. })), "{deep:?}");
+    assert!(
+        matches!(deep, Err(PluginError::StackOverflow { .. })),
+        "{deep:?}"
+    );
     still_serves(&p).await;
 
     let trap = tool(&p, "trap", serde_json::json!({})).await;
     match trap {
-        Err(PluginError::Trap { ref message, ref plugin, .. }) => {
+        Err(PluginError::Trap {
+            ref message,
+            ref plugin,
+            ..
+        }) => {
             assert_eq!(plugin, "hostile");
-            assert!(message.contains("deliberate trap"), "the panic message is reported: {message}");
+            assert!(
+                message.contains("deliberate trap"),
+                "the panic message is reported: {message}"
+            );
         }
         other => panic!("expected a trap, got {other:?}"),
     }
     still_serves(&p).await;
-    assert_eq!(p.run_command("ping", "").await.expect("command"), Ok(Some("pong".into())));
+    assert_eq!(
+        p.run_command("ping", "").await.expect("command"),
+        Ok(Some("pong".into()))
+    );
     assert_eq!(p.fault_count(), 4);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn repeated_faults_disable_the_plugin_but_not_its_neighbours() {
-    let f = fixture(RuntimeConfig { max_faults: 2, ..quick_limits() });
+    let f = fixture(RuntimeConfig {
+        max_faults: 2,
+        ..quick_limits()
+    });
     let p = hostile(&f).await;
     let manifest = std::fs::read_to_string(artifacts::HELLO_RUST_MANIFEST).expect("manifest");
-    let neighbour = LoadedPlugin::load(&f.runtime, spec(&manifest, artifacts::HELLO_RUST, Capabilities::default(), serde_json::json!({})), &f.host)
-        .await
-        .expect("hello-rust");
+    let neighbour = LoadedPlugin::load(
+        &f.runtime,
+        spec(
+            &manifest,
+            artifacts::HELLO_RUST,
+            Capabilities::default(),
+            serde_json::json!({}),
+        ),
+        &f.host,
+    )
+    .await
+    .expect("hello-rust");
     for _ in 0..2 {
         assert!(tool(&p, "trap", serde_json::json!({})).await.is_err());
     }
     let after = tool(&p, "echo", serde_json::json!({})).await;
-    assert!(matches!(after, Err(PluginError::Disabled { .. })), "{after:?}");
-    assert!(p.disabled_reason().expect("disabled").contains("deliberate trap"));
-    let ok = tool(&neighbour, "word_count", serde_json::json!({"text": "still here"})).await.expect("neighbour works");
+    assert!(
+        matches!(after, Err(PluginError::Disabled { .. })),
+        "{after:?}"
+    );
+    assert!(p
+        .disabled_reason()
+        .expect("disabled")
+        .contains("deliberate trap"));
+    let ok = tool(
+        &neighbour,
+        "word_count",
+        serde_json::json!({"text": "still here"}),
+    )
+    .await
+    .expect("neighbour works");
     assert!(!ok.is_error);
 }
 
@@ -313,28 +470,62 @@ version = "0.0.1"
 api = "0.1"
 component = "x.wasm"
 "#;
-    let err = LoadedPlugin::load(&f.runtime, spec(future, artifacts::TEST_FUTURE_API, Capabilities::default(), serde_json::json!({})), &f.host)
-        .await
-        .err()
-        .expect("refused");
-    assert!(matches!(err, LoadError::UnsupportedApi { ref found, .. } if found == "0.9.0"), "{err}");
-    assert!(err.to_string().contains("0.9.0") && err.to_string().contains("0.1.0"), "{err}");
+    let err = LoadedPlugin::load(
+        &f.runtime,
+        spec(
+            future,
+            artifacts::TEST_FUTURE_API,
+            Capabilities::default(),
+            serde_json::json!({}),
+        ),
+        &f.host,
+    )
+    .await
+    .err()
+    .expect("refused");
+    assert!(
+        matches!(err, LoadError::UnsupportedApi { ref found, .. } if found == "0.9.0"),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("0.9.0") && err.to_string().contains("0.1.0"),
+        "{err}"
+    );
 
     let dir = tempfile::tempdir().expect("tmp");
-    let cases: [(&str, &[u8], fn(&LoadError) -> bool); 3] = [
-        ("text.wasm", b"this is not wasm at all", |e| matches!(e, LoadError::NotWasm { .. })),
-        ("module.wasm", b"\0asm\x01\0\0\0", |e| matches!(e, LoadError::CoreModule { .. })),
-        ("truncated.wasm", b"\0asm\x0d\0\x01\0\x01\x02", |e| matches!(e, LoadError::InvalidComponent { .. })),
+    type Expect = fn(&LoadError) -> bool;
+    let cases: [(&str, &[u8], Expect); 3] = [
+        ("text.wasm", b"this is not wasm at all", |e| {
+            matches!(e, LoadError::NotWasm { .. })
+        }),
+        ("module.wasm", b"\0asm\x01\0\0\0", |e| {
+            matches!(e, LoadError::CoreModule { .. })
+        }),
+        ("truncated.wasm", b"\0asm\x0d\0\x01\0\x01\x02", |e| {
+            matches!(e, LoadError::InvalidComponent { .. })
+        }),
     ];
     for (file, bytes, expected) in cases {
         let path = dir.path().join(file);
         std::fs::write(&path, bytes).expect("write");
-        let err = LoadedPlugin::load(&f.runtime, spec(future, path.to_str().expect("utf8"), Capabilities::default(), serde_json::json!({})), &f.host)
-            .await
-            .err()
-            .expect("refused");
+        let err = LoadedPlugin::load(
+            &f.runtime,
+            spec(
+                future,
+                path.to_str().expect("utf8"),
+                Capabilities::default(),
+                serde_json::json!({}),
+            ),
+            &f.host,
+        )
+        .await
+        .err()
+        .expect("refused");
         assert!(expected(&err), "{file}: {err}");
-        assert!(err.to_string().contains("future"), "the error names the plugin: {err}");
+        assert!(
+            err.to_string().contains("future"),
+            "the error names the plugin: {err}"
+        );
     }
 }
 
@@ -348,22 +539,52 @@ async fn warm_start_loads_from_the_cache_without_compiling() {
         services: Arc::new(Recorder::default()),
         secrets: SecretStore::new(None),
     };
-    let config = RuntimeConfig { cache_dir: Some(home.path().join("cache")), ..RuntimeConfig::default() };
+    let config = RuntimeConfig {
+        cache_dir: Some(home.path().join("cache")),
+        ..RuntimeConfig::default()
+    };
     let manifest = std::fs::read_to_string(artifacts::HELLO_RUST_MANIFEST).expect("manifest");
 
     let cold = Runtime::new(config.clone()).expect("runtime");
-    LoadedPlugin::load(&cold, spec(&manifest, artifacts::HELLO_RUST, Capabilities::default(), serde_json::json!({})), &host)
-        .await
-        .expect("cold load");
+    LoadedPlugin::load(
+        &cold,
+        spec(
+            &manifest,
+            artifacts::HELLO_RUST,
+            Capabilities::default(),
+            serde_json::json!({}),
+        ),
+        &host,
+    )
+    .await
+    .expect("cold load");
     assert_eq!(cold.cache().stats().compiles, 1);
     assert_eq!(cold.cache().stats().hits, 0);
 
     // A new engine, as in a new process.
     let warm = Runtime::new(config).expect("runtime");
-    let p = LoadedPlugin::load(&warm, spec(&manifest, artifacts::HELLO_RUST, Capabilities::default(), serde_json::json!({})), &host)
-        .await
-        .expect("warm load");
-    assert_eq!(warm.cache().stats().compiles, 0, "a warm start must not compile");
+    let p = LoadedPlugin::load(
+        &warm,
+        spec(
+            &manifest,
+            artifacts::HELLO_RUST,
+            Capabilities::default(),
+            serde_json::json!({}),
+        ),
+        &host,
+    )
+    .await
+    .expect("warm load");
+    assert_eq!(
+        warm.cache().stats().compiles,
+        0,
+        "a warm start must not compile"
+    );
     assert_eq!(warm.cache().stats().hits, 1);
-    assert!(!tool(&p, "word_count", serde_json::json!({"text": "a b"})).await.expect("works").is_error);
+    assert!(
+        !tool(&p, "word_count", serde_json::json!({"text": "a b"}))
+            .await
+            .expect("works")
+            .is_error
+    );
 }

@@ -31,8 +31,11 @@ pub fn authorize(command: &str, patterns: &[String]) -> Result<CommandPlan, Auth
     if patterns.iter().any(|p| p.trim() == "**") {
         return Ok(CommandPlan::Shell(command.to_string()));
     }
-    let words = shlex::split(command)
-        .ok_or_else(|| AuthorizeError::Invalid(format!("cannot split `{command}` into words (unbalanced quotes?)")))?;
+    let words = shlex::split(command).ok_or_else(|| {
+        AuthorizeError::Invalid(format!(
+            "cannot split `{command}` into words (unbalanced quotes?)"
+        ))
+    })?;
     if words.is_empty() {
         return Err(AuthorizeError::Invalid("empty command".into()));
     }
@@ -55,7 +58,10 @@ pub enum AuthorizeError {
     #[error("this plugin has no exec grant")]
     NoGrant,
     #[error("`{command}` matches none of the granted patterns ({})", patterns.join(", "))]
-    NotCovered { command: String, patterns: Vec<String> },
+    NotCovered {
+        command: String,
+        patterns: Vec<String>,
+    },
     #[error("{0}")]
     Invalid(String),
 }
@@ -167,7 +173,9 @@ impl ProcessHandle {
         let idle_at = tokio::time::Instant::now() + wait;
         loop {
             let deadline = self.deadline.map(tokio::time::Instant::from_std);
-            let drain_until = self.exit.map(|(_, at)| tokio::time::Instant::from_std(at + EXIT_DRAIN));
+            let drain_until = self
+                .exit
+                .map(|(_, at)| tokio::time::Instant::from_std(at + EXIT_DRAIN));
             tokio::select! {
                 biased;
                 _ = self.cancel.cancelled() => return self.finish(Observed::Cancelled),
@@ -280,7 +288,10 @@ mod tests {
     fn patterns_match_word_by_word() {
         let g = grants(&["git status *", "cargo test **", "echo hi*"]);
         assert!(authorize("git status --short", &g).is_ok());
-        assert!(authorize("git status", &g).is_err(), "* needs exactly one word");
+        assert!(
+            authorize("git status", &g).is_err(),
+            "* needs exactly one word"
+        );
         assert!(authorize("git status -s -b", &g).is_err());
         assert!(authorize("cargo test", &g).is_ok());
         assert!(authorize("cargo test -p a -- --nocapture", &g).is_ok());
@@ -294,14 +305,21 @@ mod tests {
         // Matches the pattern, but runs git directly with a literal ";rm" argument: no shell.
         assert_eq!(
             authorize("git status ';rm'", &g),
-            Ok(CommandPlan::Direct(vec!["git".into(), "status".into(), ";rm".into()]))
+            Ok(CommandPlan::Direct(vec![
+                "git".into(),
+                "status".into(),
+                ";rm".into()
+            ]))
         );
         assert!(matches!(
             authorize("git status; rm -rf /", &g),
             Err(AuthorizeError::NotCovered { .. })
         ));
         assert_eq!(authorize("ls", &[]), Err(AuthorizeError::NoGrant));
-        assert!(matches!(authorize("echo 'open", &g), Err(AuthorizeError::Invalid(_))));
+        assert!(matches!(
+            authorize("echo 'open", &g),
+            Err(AuthorizeError::Invalid(_))
+        ));
     }
 
     #[tokio::test]
@@ -325,7 +343,10 @@ mod tests {
         }
         assert_eq!(last, Observed::TimedOut);
         tokio::time::sleep(Duration::from_millis(2500)).await;
-        assert!(!marker.exists(), "the backgrounded child outlived the timeout");
+        assert!(
+            !marker.exists(),
+            "the backgrounded child outlived the timeout"
+        );
     }
 
     #[tokio::test]
@@ -348,6 +369,9 @@ mod tests {
                 other => panic!("unexpected {other:?}"),
             }
         };
-        assert_eq!((out.as_slice(), err.as_slice(), code), (&b"out\n"[..], &b"err\n"[..], Some(3)));
+        assert_eq!(
+            (out.as_slice(), err.as_slice(), code),
+            (&b"out\n"[..], &b"err\n"[..], Some(3))
+        );
     }
 }

@@ -25,11 +25,16 @@ pub fn authorize(url: &str, grants: &[String]) -> Result<Url, HttpDenied> {
         return Err(HttpDenied::NoGrant);
     }
     let target = Url::parse(url).map_err(|_| HttpDenied::BadUrl(url.to_string()))?;
-    if !matches!(target.scheme(), "http" | "https") || !target.username().is_empty() || target.password().is_some() {
+    if !matches!(target.scheme(), "http" | "https")
+        || !target.username().is_empty()
+        || target.password().is_some()
+    {
         return Err(HttpDenied::BadUrl(url.to_string()));
     }
     for grant in grants {
-        let Ok(base) = Url::parse(grant) else { continue };
+        let Ok(base) = Url::parse(grant) else {
+            continue;
+        };
         if under(&target, &base) {
             return Ok(target);
         }
@@ -77,7 +82,10 @@ pub enum FetchError {
     Timeout,
 }
 
-pub async fn fetch(client: &reqwest::Client, request: FetchRequest) -> Result<FetchResponse, FetchError> {
+pub async fn fetch(
+    client: &reqwest::Client,
+    request: FetchRequest,
+) -> Result<FetchResponse, FetchError> {
     let method = reqwest::Method::from_bytes(request.method.as_bytes())
         .map_err(|_| FetchError::Invalid(format!("bad method '{}'", request.method)))?;
     let mut builder = client.request(method, request.url).body(request.body);

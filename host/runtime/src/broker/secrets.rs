@@ -75,8 +75,12 @@ fn read_auth_file(path: &Path) -> Result<BTreeMap<String, String>, SecretError> 
             }
         }
     }
-    serde_json::from_str(&text)
-        .map_err(|e| SecretError::AuthFile(format!("{} is not a JSON object of strings: {e}", path.display())))
+    serde_json::from_str(&text).map_err(|e| {
+        SecretError::AuthFile(format!(
+            "{} is not a JSON object of strings: {e}",
+            path.display()
+        ))
+    })
 }
 
 #[cfg(test)]
@@ -93,7 +97,10 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
             let store = SecretStore::new(Some(path.clone()));
-            assert!(matches!(store.lookup("TACK_TEST_SECRET_X"), Err(SecretError::AuthFile(_))));
+            assert!(matches!(
+                store.lookup("TACK_TEST_SECRET_X"),
+                Err(SecretError::AuthFile(_))
+            ));
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
         }
         let store = SecretStore::new(Some(path));

@@ -1,0 +1,247 @@
+//! Wiring a run: the tack home, the plugin runtime and plugins, the provider and model, the
+//! session, and the agent.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use tack_core::agent::{InputKind, ModelCost, ModelInfo, ReasoningLevel};
+use tack_core::session::{Session, SessionHandle, SessionStore};
+use tack_core::system_prompt::{build_system_prompt, discover_context_files, today, PromptInputs};
+use tack_core::{Agent, AgentConfig};
+use tack_runtime::api::{self, EventKind};
+use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
+use tack_runtime::broker::secrets::SecretStore;
+use tack_runtime::{HostContext, PluginSet, Runtime, RuntimeConfig};
+
+use crate::cli::Cli;
+use crate::home::Home;
+use crate::services::CliServices;
+use crate::settings::Settings;
+
+/// Loaded plugins and everything needed to build an agent over them.
+pub struct Loaded {
+    pub home: Home,
+    pub settings: Settings,
+    pub cwd: PathBuf,
+    pub runtime: Arc<Runtime>,
+    pub set: Arc<PluginSet>,
+    pub services: Arc<CliServices>,
+    pub secrets: SecretStore,
+    pub warnings: Vec<String>,
+}
+
+pub async fn load_plugins(cli: &Cli) -> Result<Loaded> {
+    let home = Home::locate()?;
+    let settings = Settings::load(&home.config())?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let runtime = Runtime::new(RuntimeConfig {
+        cache_dir: Some(home.component_cache()),
+        ..RuntimeConfig::default()
+    })
+    .map_err(|e| anyhow::anyhow!("cannot start the plugin runtime: {e:#}"))?;
+    let services = Arc::new(CliServices::default());
+    let secrets = SecretStore::new(Some(home.auth()));
+    let host = HostContext {
+        workspace: cwd.clone(),
+        data_root: Some(home.plugin_data()),
+        services: services.clone(),
+        secrets: secrets.clone(),
+    };
+    let (specs, mut warnings) = crate::plugins::collect(&home, &settings, &cli.plugins)?;
+    let set = PluginSet::load(&runtime, specs, &host).await;
+    warnings.extend(set.errors.iter().map(|e| e.to_string()));
+    Ok(Loaded {
+        home,
+        settings,
+        cwd,
+        runtime,
+        set: Arc::new(set),
+        services,
+        secrets,
+        warnings,
+    })
+}
+
+/// A provider chosen for this run.
+pub struct Chosen {
+    pub provider: Arc<PluginProvider>,
+    pub model: ModelInfo,
+}
+
+/// `--provider`, else config, else the first provider (other than the demo) whose API key is
+/// available, else the offline demo.
+pub fn choose_provider(cli: &Cli, loaded: &Loaded) -> Result<Chosen> {
+    let wanted = cli
+        .provider
+        .clone()
+        .or_else(|| loaded.settings.provider.clone());
+    let mut secrets = loaded.secrets.clone();
+    let (plugin, spec) = match wanted {
+        Some(id) => loaded.set.provider(&id).with_context(|| {
+            let known: Vec<&str> = loaded.set.providers().map(|(_, s)| s.id.as_str()).collect();
+            format!("unknown provider '{id}' (available: {})", known.join(", "))
+        })?,
+        None => loaded
+            .set
+            .providers()
+            .find(|(_, spec)| {
+                spec.id != "demo" && spec.secret.as_deref().is_some_and(|s| secrets.has(s))
+            })
+            .or_else(|| loaded.set.provider("demo"))
+            .context("no provider plugin is loaded")?,
+    };
+    if let (Some(key), Some(secret)) = (&cli.api_key, &spec.secret) {
+        secrets = secrets.with_override(secret, key.clone());
+    }
+    let model_id = cli.model.clone().or_else(|| loaded.settings.model.clone());
+    let model = match &model_id {
+        Some(id) => spec.models.iter().find(|m| &m.id == id).with_context(|| {
+            let known: Vec<&str> = spec.models.iter().map(|m| m.id.as_str()).collect();
+            format!(
+                "provider '{}' has no model '{id}' (available: {})",
+                spec.id,
+                known.join(", ")
+            )
+        })?,
+        None => spec
+            .models
+            .first()
+            .with_context(|| format!("provider '{}' lists no models", spec.id))?,
+    };
+    let base_url = cli
+        .base_url
+        .clone()
+        .or_else(|| loaded.settings.base_url(&spec.id));
+    let provider = Arc::new(PluginProvider::new(
+        plugin.clone(),
+        spec.clone(),
+        base_url,
+        secrets,
+        loaded.runtime.http().clone(),
+    ));
+    Ok(Chosen {
+        model: model_info(&spec.id, model),
+        provider,
+    })
+}
+
+fn model_info(provider: &str, model: &api::ModelSpec) -> ModelInfo {
+    ModelInfo {
+        provider: provider.to_string(),
+        id: model.id.clone(),
+        name: model.name.clone(),
+        context_window: model.context_window,
+        max_output_tokens: model.max_output_tokens,
+        reasoning: model.reasoning,
+        input: model
+            .input
+            .iter()
+            .map(|k| match k {
+                api::InputKind::Text => InputKind::Text,
+                api::InputKind::Image => InputKind::Image,
+            })
+            .collect(),
+        cost: ModelCost {
+            input: model.cost.input,
+            output: model.cost.output,
+            cache_read: model.cost.cache_read,
+            cache_write: model.cost.cache_write,
+        },
+    }
+}
+
+pub fn open_session(cli: &Cli, loaded: &Loaded) -> Result<Session> {
+    let store = SessionStore::new(loaded.home.root());
+    if cli.no_session {
+        return Ok(Session::in_memory(&loaded.cwd));
+    }
+    let path = if let Some(arg) = &cli.resume {
+        Some(
+            store
+                .resolve(&loaded.cwd, arg)
+                .with_context(|| format!("cannot find session '{arg}'"))?,
+        )
+    } else if cli.continue_session {
+        store.most_recent(&loaded.cwd)?.map(|s| s.path)
+    } else {
+        None
+    };
+    match path {
+        Some(path) => {
+            let (session, warnings) = store
+                .open(&path)
+                .with_context(|| format!("cannot open session {}", path.display()))?;
+            for w in warnings {
+                eprintln!("tack: warning: {}: skipped {w}", path.display());
+            }
+            Ok(session)
+        }
+        None => store
+            .create(&loaded.cwd)
+            .context("cannot create a session file"),
+    }
+}
+
+pub struct Wired {
+    pub agent: Agent,
+}
+
+pub fn build_agent(
+    cli: &Cli,
+    loaded: &Loaded,
+    chosen: Chosen,
+    session: SessionHandle,
+    sink: Arc<dyn tack_core::EventSink>,
+) -> Result<Wired> {
+    let tools = Arc::new(PluginTools::new(loaded.set.clone()));
+    let hooks = Arc::new(PluginHooks::new(loaded.set.clone()));
+    loaded.services.attach_session(session.clone());
+    loaded.services.attach_tools(tools.clone());
+
+    let active = tack_core::ToolExecutor::tools(tools.as_ref());
+    let context_files = discover_context_files(loaded.home.root(), &loaded.cwd);
+    let system_prompt = build_system_prompt(&PromptInputs {
+        tools: &active,
+        cwd: &loaded.cwd,
+        date: today(),
+        context_files: &context_files,
+        append: cli.append_system_prompt.as_deref(),
+    });
+    let mut config = AgentConfig::new(chosen.model, system_prompt);
+    if let Some(level) = &cli.thinking {
+        config.reasoning = ReasoningLevel::parse(level).with_context(|| {
+            format!("unknown thinking level '{level}' (off, minimal, low, medium, high)")
+        })?;
+    }
+    config.provider_options = loaded.settings.provider_options(&config.model.provider);
+    if config.reasoning != ReasoningLevel::Off && !config.model.reasoning {
+        bail!("model '{}' does not support thinking", config.model.id);
+    }
+    let agent = Agent::new(config, chosen.provider, tools.clone(), session)
+        .with_hooks(hooks)
+        .with_events(sink.clone());
+    loaded.services.attach_agent(agent.queues(), sink);
+    Ok(Wired { agent })
+}
+
+/// Tells plugins observing session lifecycle events.
+pub async fn session_event(loaded: &Loaded, kind: EventKind, session: &SessionHandle) {
+    let (id, cwd) = {
+        let s = session.lock();
+        (s.id().to_string(), s.header().cwd.clone())
+    };
+    let name = if kind == EventKind::SessionStart {
+        "session_start"
+    } else {
+        "session_end"
+    };
+    let data = serde_json::json!({ "type": name, "sessionId": id, "cwd": cwd }).to_string();
+    for plugin in loaded.set.plugins() {
+        if plugin.observes(kind) && plugin.disabled_reason().is_none() {
+            if let Err(e) = plugin.on_event(kind, &data).await {
+                eprintln!("tack: warning: {e}");
+            }
+        }
+    }
+}

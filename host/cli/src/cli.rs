@@ -1,0 +1,90 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tack",
+    version,
+    about = "A coding agent whose tools, providers and hooks are sandboxed WebAssembly plugins",
+    after_help = "Examples:\n  tack -p \"list the files here and read README.md\"\n  echo \"search for TODO\" | tack -p\n  tack --mode json \"show git status\"\n  tack plugins"
+)]
+pub struct Cli {
+    /// Print mode: run the prompt, print the final answer, exit (1 on error or abort).
+    #[arg(short = 'p', long = "print")]
+    pub print: bool,
+
+    /// Output mode.
+    #[arg(long, value_enum, default_value_t = Mode::Text)]
+    pub mode: Mode,
+
+    /// Continue the most recent session in this directory.
+    #[arg(short = 'c', long = "continue", conflicts_with_all = ["resume", "no_session"])]
+    pub continue_session: bool,
+
+    /// Resume a session by id (or unique prefix) or path.
+    #[arg(
+        short = 'r',
+        long,
+        value_name = "ID|PATH",
+        conflicts_with = "no_session"
+    )]
+    pub resume: Option<String>,
+
+    /// Keep the session in memory only; nothing is written.
+    #[arg(long)]
+    pub no_session: bool,
+
+    /// Provider id (see `tack plugins`); defaults to the first real provider with an API key,
+    /// else the offline demo.
+    #[arg(long)]
+    pub provider: Option<String>,
+
+    /// Model id.
+    #[arg(long)]
+    pub model: Option<String>,
+
+    /// API key for the chosen provider (instead of its environment variable).
+    #[arg(long, value_name = "KEY")]
+    pub api_key: Option<String>,
+
+    /// Override the provider's base URL (a proxy, a local server, a compatible API).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Thinking level: off, minimal, low, medium, high.
+    #[arg(long, value_name = "LEVEL")]
+    pub thinking: Option<String>,
+
+    /// Load a plugin package folder (tack.toml + component) for this run. Its capabilities are
+    /// those granted in grants.toml; anything else it declares stays denied.
+    #[arg(long = "plugin", value_name = "DIR")]
+    pub plugins: Vec<PathBuf>,
+
+    /// Text appended to the system prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub append_system_prompt: Option<String>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// The prompt. Piped stdin is appended to it.
+    #[arg(trailing_var_arg = true)]
+    pub prompt: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// Human-readable output.
+    Text,
+    /// Every event as one JSON object per line on stdout.
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List loaded plugins: version, API version, what each provides, granted capabilities.
+    Plugins,
+}

@@ -1,0 +1,95 @@
+//! `tack plugins`: what is loaded, what each provides, what it may touch.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use tack_runtime::api::HookKind;
+use tack_runtime::{LoadedPlugin, PluginSource};
+
+use crate::app;
+use crate::cli::Cli;
+
+pub async fn plugins(cli: &Cli) -> Result<ExitCode> {
+    let loaded = app::load_plugins(cli).await?;
+    let mut out = String::new();
+    for plugin in loaded.set.plugins() {
+        describe(&mut out, plugin);
+    }
+    for warning in &loaded.warnings {
+        let _ = writeln!(out, "not loaded: {warning}");
+    }
+    print!("{out}");
+    Ok(if loaded.set.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn describe(out: &mut String, plugin: &LoadedPlugin) {
+    let m = &plugin.manifest.plugin;
+    let source = match &plugin.source {
+        PluginSource::Builtin => "built-in".to_string(),
+        PluginSource::Path(p) => p.display().to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "{} {} (api {}, {source})",
+        m.name, m.version, plugin.api_version
+    );
+    if !m.description.is_empty() {
+        let _ = writeln!(out, "  {}", m.description);
+    }
+    let reg = &plugin.registration;
+    if !reg.tools.is_empty() {
+        let names: Vec<&str> = reg.tools.iter().map(|t| t.name.as_str()).collect();
+        let _ = writeln!(out, "  tools: {}", names.join(", "));
+    }
+    if !reg.commands.is_empty() {
+        let names: Vec<String> = reg
+            .commands
+            .iter()
+            .map(|c| format!("/{}", c.name))
+            .collect();
+        let _ = writeln!(out, "  commands: {}", names.join(", "));
+    }
+    if !reg.hooks.is_empty() {
+        let names: Vec<&str> = reg.hooks.iter().map(hook_name).collect();
+        let _ = writeln!(out, "  hooks: {}", names.join(", "));
+    }
+    for provider in &reg.providers {
+        let models: Vec<&str> = provider.models.iter().map(|m| m.id.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "  provider {} ({}): {}",
+            provider.id,
+            provider.name,
+            models.join(", ")
+        );
+    }
+    let granted = plugin.capabilities.describe();
+    if granted.is_empty() {
+        let _ = writeln!(out, "  capabilities: none");
+    } else {
+        let _ = writeln!(out, "  may: {}", granted.join("; "));
+    }
+    let denied = plugin.denied.describe();
+    if !denied.is_empty() {
+        let _ = writeln!(out, "  denied (not granted): {}", denied.join("; "));
+    }
+    if let Some(reason) = plugin.disabled_reason() {
+        let _ = writeln!(out, "  DISABLED: {reason}");
+    }
+}
+
+fn hook_name(hook: &HookKind) -> &'static str {
+    match hook {
+        HookKind::BeforeToolCall => "before-tool-call",
+        HookKind::AfterToolCall => "after-tool-call",
+        HookKind::Input => "input",
+        HookKind::BeforeAgentStart => "before-agent-start",
+        HookKind::Context => "context",
+        HookKind::BeforeCompact => "before-compact",
+    }
+}

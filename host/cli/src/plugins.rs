@@ -1,0 +1,97 @@
+//! Finding the plugins to load: the built-in ones shipped in the binary, then plugin packages named
+//! with `--plugin`, each paired with the user's grants and configuration.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use tack_runtime::grants::GrantStore;
+use tack_runtime::{Manifest, PluginSource, PluginSpec};
+
+use crate::home::Home;
+use crate::settings::Settings;
+
+pub fn collect(
+    home: &Home,
+    settings: &Settings,
+    extra: &[PathBuf],
+) -> Result<(Vec<PluginSpec>, Vec<String>)> {
+    let grants = GrantStore::load(&home.grants()).context("loading plugin grants")?;
+    let mut specs = Vec::new();
+    let mut warnings = Vec::new();
+    for builtin in tack_builtin::BUILTINS {
+        let manifest = Manifest::parse(builtin.manifest).map_err(|e| {
+            anyhow::anyhow!("built-in plugin {} has a bad manifest: {e}", builtin.name)
+        })?;
+        // First-party plugins are granted what they declare unless the user narrowed that.
+        let granted = grants
+            .get(&manifest.plugin.name)
+            .cloned()
+            .unwrap_or_else(|| manifest.capabilities.clone());
+        let config = settings.plugin_config(&manifest);
+        specs.push(PluginSpec {
+            wasm: builtin.wasm.to_vec(),
+            wasm_label: format!("builtin:{}", builtin.name),
+            source: PluginSource::Builtin,
+            granted,
+            config,
+            manifest,
+        });
+    }
+    for dir in extra {
+        match package(dir, &grants, settings) {
+            Ok(spec) => {
+                if !spec
+                    .manifest
+                    .capabilities
+                    .intersect(&spec.granted)
+                    .eq(&spec.manifest.capabilities)
+                {
+                    let denied = spec.manifest.capabilities.minus(&spec.granted).describe();
+                    warnings.push(format!(
+                        "plugin '{}' runs without these ungranted capabilities: {}",
+                        spec.manifest.plugin.name,
+                        denied.join("; ")
+                    ));
+                }
+                specs.push(spec);
+            }
+            Err(e) => warnings.push(format!("{e:#}")),
+        }
+    }
+    Ok((specs, warnings))
+}
+
+/// A plugin package folder (`tack.toml` + component), or a `tack.toml` path.
+pub fn package(path: &Path, grants: &GrantStore, settings: &Settings) -> Result<PluginSpec> {
+    let dir = if path.is_file() {
+        path.parent().unwrap_or(Path::new("."))
+    } else {
+        path
+    };
+    let manifest_path = dir.join("tack.toml");
+    let text = std::fs::read_to_string(&manifest_path)
+        .with_context(|| format!("cannot read plugin manifest {}", manifest_path.display()))?;
+    let manifest =
+        Manifest::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", manifest_path.display()))?;
+    let wasm_path = dir.join(&manifest.plugin.component);
+    let wasm = std::fs::read(&wasm_path).with_context(|| {
+        format!(
+            "plugin '{}': cannot read component {}",
+            manifest.plugin.name,
+            wasm_path.display()
+        )
+    })?;
+    let granted = grants
+        .get(&manifest.plugin.name)
+        .cloned()
+        .unwrap_or_default();
+    let config = settings.plugin_config(&manifest);
+    Ok(PluginSpec {
+        wasm,
+        wasm_label: wasm_path.display().to_string(),
+        source: PluginSource::Path(dir.to_path_buf()),
+        granted,
+        config,
+        manifest,
+    })
+}

@@ -1,0 +1,195 @@
+//! Running one prompt in print (`-p`) or JSON (`--mode json`) mode.
+
+use std::io::{IsTerminal, Read, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use tack_core::agent::RunStatus;
+use tack_core::event::{AgentEvent, EventSink, NoticeLevel};
+use tack_core::message::Message;
+use tack_core::session::SessionHandle;
+use tack_core::AgentError;
+use tack_runtime::api::EventKind;
+use tokio_util::sync::CancellationToken;
+
+use crate::app;
+use crate::cli::{Cli, Mode};
+
+pub async fn run(cli: Cli) -> Result<ExitCode> {
+    let Some(prompt) = read_prompt(&cli)? else {
+        eprintln!(
+            "tack: no prompt given. The interactive terminal UI is not built yet; run a prompt with\n  \
+             tack -p \"list the files here and read README.md\"\nor pipe one in: echo \"search for TODO\" | tack -p"
+        );
+        return Ok(ExitCode::from(2));
+    };
+    let loaded = app::load_plugins(&cli).await?;
+    for warning in &loaded.warnings {
+        eprintln!("tack: warning: {warning}");
+    }
+    let chosen = app::choose_provider(&cli, &loaded)?;
+    if cli.mode == Mode::Text && chosen.model.provider == "demo" {
+        eprintln!(
+            "tack: using the offline demo provider (no API key found). Set ANTHROPIC_API_KEY or \
+             OPENAI_API_KEY, or pass --provider and --api-key, to use a real model."
+        );
+    }
+    let session = SessionHandle::new(app::open_session(&cli, &loaded)?);
+    let sink: Arc<dyn EventSink> = match cli.mode {
+        Mode::Json => Arc::new(JsonLines),
+        Mode::Text => Arc::new(TextProgress),
+    };
+    let wired = app::build_agent(&cli, &loaded, chosen, session.clone(), sink)?;
+    app::session_event(&loaded, EventKind::SessionStart, &session).await;
+
+    let cancel = CancellationToken::new();
+    let on_interrupt = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("\ntack: aborting (Ctrl-C again to quit at once)");
+            on_interrupt.cancel();
+            if tokio::signal::ctrl_c().await.is_ok() {
+                std::process::exit(130);
+            }
+        }
+    });
+
+    let outcome = wired.agent.prompt_text(&prompt, cancel).await;
+    app::session_event(&loaded, EventKind::SessionEnd, &session).await;
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(AgentError::ContextOverflow(e)) => {
+            eprintln!("tack: the conversation no longer fits the model's context window: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+        Err(e) => return Err(e).context("the agent failed"),
+    };
+    match outcome.status {
+        RunStatus::Completed => {
+            if cli.mode == Mode::Text {
+                let text = final_text(&outcome.messages);
+                let mut out = std::io::stdout().lock();
+                writeln!(out, "{text}").context("writing the answer")?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        RunStatus::Handled => Ok(ExitCode::SUCCESS),
+        RunStatus::Aborted => {
+            eprintln!("tack: aborted");
+            Ok(ExitCode::FAILURE)
+        }
+        RunStatus::Failed(message) => {
+            eprintln!("tack: {message}");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// The prompt from the arguments, with piped stdin appended.
+fn read_prompt(cli: &Cli) -> Result<Option<String>> {
+    let mut prompt = cli.prompt.join(" ");
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        let mut piped = String::new();
+        stdin
+            .lock()
+            .read_to_string(&mut piped)
+            .context("reading the prompt from stdin")?;
+        let piped = piped.trim();
+        if !piped.is_empty() {
+            if !prompt.is_empty() {
+                prompt.push_str("\n\n");
+            }
+            prompt.push_str(piped);
+        }
+    }
+    Ok((!prompt.trim().is_empty()).then_some(prompt))
+}
+
+fn final_text(messages: &[Arc<Message>]) -> String {
+    messages
+        .iter()
+        .rev()
+        .find_map(|m| match m.as_ref() {
+            Message::Assistant(a) => Some(a.text_content()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// `--mode json`: every event as one line on stdout.
+struct JsonLines;
+
+impl EventSink for JsonLines {
+    fn emit(&self, event: &AgentEvent) {
+        let mut out = std::io::stdout().lock();
+        // A closed stdout (the reader went away) must not stop the agent mid-write of the session.
+        let _ = writeln!(out, "{}", event.to_json_line());
+        let _ = out.flush();
+    }
+}
+
+/// Print mode: tool activity and notices on stderr, so stdout carries only the answer.
+struct TextProgress;
+
+impl EventSink for TextProgress {
+    fn emit(&self, event: &AgentEvent) {
+        let line = match event {
+            AgentEvent::ToolExecutionStart {
+                tool_name, args, ..
+            } => Some(format!("→ {tool_name} {}", compact(args))),
+            AgentEvent::ToolExecutionEnd {
+                tool_name,
+                result,
+                is_error: true,
+                ..
+            } => {
+                let first = result
+                    .text_content()
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                Some(format!("  ✗ {tool_name}: {first}"))
+            }
+            AgentEvent::AutoRetryStart {
+                attempt,
+                max_attempts,
+                delay_ms,
+                error_message,
+            } => Some(format!(
+                "tack: {error_message}; retrying in {:.1} s ({attempt}/{max_attempts})",
+                *delay_ms as f64 / 1000.0
+            )),
+            AgentEvent::PluginUiRequest {
+                plugin,
+                request,
+                response,
+            } => Some(format!(
+                "tack: plugin '{plugin}' asked {} with no UI to answer; resolved to {response}",
+                serde_json::to_string(request).unwrap_or_default()
+            )),
+            AgentEvent::Notice { level, message } => Some(match level {
+                NoticeLevel::Error => format!("tack: error: {message}"),
+                NoticeLevel::Warn => format!("tack: warning: {message}"),
+                NoticeLevel::Info | NoticeLevel::Debug => format!("tack: {message}"),
+            }),
+            AgentEvent::Error { message } => Some(format!("tack: error: {message}")),
+            _ => None,
+        };
+        if let Some(line) = line {
+            eprintln!("{line}");
+        }
+    }
+}
+
+fn compact(args: &serde_json::Value) -> String {
+    let text = args.to_string();
+    if text.chars().count() > 120 {
+        let cut: String = text.chars().take(117).collect();
+        format!("{cut}...")
+    } else {
+        text
+    }
+}

@@ -1,0 +1,339 @@
+//! The real `tack` binary, end to end: real plugins built from source, real files in temp dirs,
+//! real session files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tack_builtin::artifacts;
+
+struct Env {
+    home: tempfile::TempDir,
+    workspace: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        let env = Env {
+            home: tempfile::tempdir().expect("home"),
+            workspace: tempfile::tempdir().expect("workspace"),
+        };
+        std::fs::write(
+            env.workspace.path().join("README.md"),
+            "# Demo project\nA tiny project for tack.\n",
+        )
+        .expect("readme");
+        std::fs::create_dir(env.workspace.path().join("src")).expect("src");
+        std::fs::write(
+            env.workspace.path().join("src/main.rs"),
+            "fn main() {\n    println!(\"hello\");\n}\n",
+        )
+        .expect("main");
+        env
+    }
+
+    fn command(&self) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tack"));
+        cmd.current_dir(self.workspace.path())
+            .env("TACK_HOME", self.home.path())
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("GEMINI_API_KEY")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command().args(args).output().expect("tack runs")
+    }
+
+    fn session_files(&self) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        let mut stack = vec![self.home.path().join("sessions")];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "jsonl") {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        files
+    }
+
+    /// Installs a scripted provider package (the test plugin) and its script as plugin config.
+    fn scripted_provider(&self, script: Value) -> PathBuf {
+        let dir = self.home.path().join("scripted");
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::copy(artifacts::TEST_SCRIPTED_PROVIDER, dir.join("scripted.wasm"))
+            .expect("copy component");
+        std::fs::write(
+            dir.join("tack.toml"),
+            "[plugin]\nname = \"scripted\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"scripted.wasm\"\n",
+        )
+        .expect("manifest");
+        let config =
+            json!({ "provider": "scripted", "plugins": { "scripted": { "script": script } } });
+        let toml = toml::to_string(&config).expect("toml");
+        std::fs::write(self.home.path().join("config.toml"), toml).expect("config");
+        dir
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .expect("session")
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn demo_provider_completes_a_tool_using_turn() {
+    let env = Env::new();
+    let out = env.run(&["-p", "list the files here and read README.md"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let answer = stdout(&out);
+    assert!(answer.starts_with("[demo]"), "{answer}");
+    assert!(answer.contains("README.md"), "{answer}");
+    let err = stderr(&out);
+    assert!(err.contains("offline demo provider"), "{err}");
+    assert!(err.contains("→ ls") && err.contains("→ read"), "{err}");
+
+    let sessions = env.session_files();
+    assert_eq!(sessions.len(), 1);
+    let entries = lines(&sessions[0]);
+    let header: Value = serde_json::from_str(&entries[0]).expect("header");
+    assert_eq!(header["type"], "session");
+    let roles: Vec<String> = entries[1..]
+        .iter()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|e| e["message"]["role"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        roles,
+        ["user", "assistant", "toolResult", "toolResult", "assistant"]
+    );
+}
+
+#[test]
+fn json_mode_streams_every_event_as_a_line() {
+    let env = Env::new();
+    let out = env.run(&["--mode", "json", "search for hello"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let events: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let types: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
+    assert_eq!(types.first(), Some(&"agent_start"));
+    assert_eq!(types.last(), Some(&"agent_end"));
+    let start = types
+        .iter()
+        .position(|t| *t == "tool_execution_start")
+        .expect("a tool ran");
+    let end = types
+        .iter()
+        .position(|t| *t == "tool_execution_end")
+        .expect("it ended");
+    assert!(start < end);
+    let grep_end = events
+        .iter()
+        .find(|e| e["type"] == "tool_execution_end")
+        .expect("end");
+    assert_eq!(grep_end["tool_name"], "grep");
+    assert!(
+        grep_end["result"].to_string().contains("src/main.rs"),
+        "{grep_end}"
+    );
+    assert!(
+        types.contains(&"message_update"),
+        "assistant text streams as deltas"
+    );
+}
+
+#[test]
+fn stdin_is_the_prompt_and_continue_appends_to_the_same_session() {
+    let env = Env::new();
+    let mut child = env
+        .command()
+        .arg("-p")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(b"read src/main.rs").expect("write");
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert!(stdout(&out).contains("main.rs"), "{}", stdout(&out));
+    let before = lines(&env.session_files()[0]).len();
+
+    let out = env.run(&["-c", "-p", "list files"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let sessions = env.session_files();
+    assert_eq!(sessions.len(), 1, "-c continued the same session");
+    assert!(lines(&sessions[0]).len() > before);
+
+    let out = env.run(&["--no-session", "-p", "list files"]);
+    assert!(out.status.success());
+    assert_eq!(env.session_files().len(), 1, "--no-session writes nothing");
+}
+
+#[test]
+fn plugins_command_lists_what_each_plugin_provides_and_may_do() {
+    let env = Env::new();
+    let out = env.run(&["plugins"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("core-tools 0.1.0 (api 0.1.0, built-in)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tools: bash, edit, find, grep, ls, read, write")
+            || text.contains("tools: read"),
+        "{text}"
+    );
+    assert!(text.contains("run any command as you"), "{text}");
+    assert!(text.contains("provider demo"), "{text}");
+}
+
+#[test]
+fn a_trapping_tool_becomes_an_error_result_and_the_turn_goes_on() {
+    let env = Env::new();
+    let hostile_dir = env.home.path().join("hostile");
+    std::fs::create_dir_all(&hostile_dir).expect("dir");
+    std::fs::copy(artifacts::TEST_HOSTILE, hostile_dir.join("hostile.wasm")).expect("copy");
+    std::fs::write(
+        hostile_dir.join("tack.toml"),
+        "[plugin]\nname = \"hostile\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"hostile.wasm\"\n",
+    )
+    .expect("manifest");
+    let scripted = env.scripted_provider(json!([
+        { "tool_calls": [{ "id": "t1", "name": "trap", "arguments": {} }] },
+        { "text": "the tool crashed, moving on" }
+    ]));
+    let out = env.run(&[
+        "--plugin",
+        scripted.to_str().expect("utf8"),
+        "--plugin",
+        hostile_dir.to_str().expect("utf8"),
+        "-p",
+        "go",
+    ]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "the tool crashed, moving on");
+    let session = lines(&env.session_files()[0]).join("\n");
+    assert!(
+        session.contains("deliberate trap"),
+        "the error result names the cause: {session}"
+    );
+}
+
+/// kill -9 at random points of a long scripted run; every complete line survives, and `-c`
+/// resumes the session.
+#[test]
+fn kill_nine_mid_run_loses_at_most_the_line_being_written() {
+    let env = Env::new();
+    // Each turn runs a short command, so the run lasts long enough to be killed in the middle.
+    let turns: Vec<Value> = (0..80)
+        .map(|i| json!({ "text": format!("step {i}"), "tool_calls": [{ "id": format!("c{i}"), "name": "bash", "arguments": { "command": format!("echo step {i}; sleep 0.01") } }] }))
+        .chain(std::iter::once(json!({ "text": "all done" })))
+        .collect();
+    let scripted = env.scripted_provider(Value::Array(turns));
+    let plugin = scripted.to_str().expect("utf8").to_string();
+
+    // Warm the component cache so kill points fall inside the run, not in compilation.
+    let warm = env.run(&["--plugin", &plugin, "--no-session", "-p", "warm up"]);
+    assert!(warm.status.success(), "{}", stderr(&warm));
+
+    let mut seed: u64 = 0x5eed;
+    let mut killed_mid_run = 0;
+    for round in 0..12 {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let delay = Duration::from_millis(50 + (seed >> 33) % 700);
+        let mut child = env
+            .command()
+            .args(["--plugin", &plugin, "-p", "run the long script"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(delay);
+        if matches!(child.try_wait(), Ok(None)) {
+            killed_mid_run += 1;
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+
+        for path in env.session_files() {
+            let text = std::fs::read_to_string(&path).expect("read");
+            let all: Vec<&str> = text.split('\n').collect();
+            let (complete, last) = all.split_at(all.len() - 1);
+            for (i, line) in complete.iter().enumerate() {
+                assert!(
+                    serde_json::from_str::<Value>(line).is_ok(),
+                    "round {round}: complete line {i} of {} is corrupt: {line}",
+                    path.display()
+                );
+            }
+            // The final segment is empty (clean end) or the torn line being written.
+            let _ = last;
+        }
+    }
+
+    assert!(
+        killed_mid_run >= 6,
+        "only {killed_mid_run} of 12 kills landed mid-run; lengthen the script"
+    );
+
+    let newest = env
+        .session_files()
+        .into_iter()
+        .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+        .expect("a session");
+    let complete_before = std::fs::read_to_string(&newest)
+        .expect("read")
+        .lines()
+        .filter(|l| serde_json::from_str::<Value>(l).is_ok())
+        .count();
+    let out = env.run(&["--plugin", &plugin, "-c", "-p", "continue"]);
+    assert!(out.status.success(), "resume failed: {}", stderr(&out));
+    let after: Vec<String> = lines(&newest);
+    let complete_after = after
+        .iter()
+        .filter(|l| serde_json::from_str::<Value>(l).is_ok())
+        .count();
+    assert!(
+        complete_after > complete_before,
+        "resuming appended to the same file"
+    );
+    assert!(
+        after
+            .last()
+            .is_some_and(|l| serde_json::from_str::<Value>(l).is_ok()),
+        "the resumed file ends cleanly"
+    );
+}

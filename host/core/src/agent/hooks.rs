@@ -1,0 +1,85 @@
+//! The points where plugins may change what the agent does. The loop calls each point once; an
+//! implementation chains the subscribed plugins in load order (first block wins, rewrites chain).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::event::AgentEvent;
+use crate::message::{Message, ToolCall, ToolResult};
+
+/// Every method has a pass-through default, so an implementation writes only what it uses.
+#[async_trait::async_trait]
+pub trait Hooks: Send + Sync {
+    /// Allow, block or rewrite a call whose arguments passed schema validation.
+    async fn before_tool_call(&self, _call: &ToolCall) -> ToolDecision {
+        ToolDecision::Allow
+    }
+
+    /// `Some` replaces the result.
+    async fn after_tool_call(&self, _call: &ToolCall, _result: &ToolResult) -> Option<ToolResult> {
+        None
+    }
+
+    /// Rewrites the projected messages about to become the provider's context (a copy; the
+    /// session is untouched). `Some` replaces them for this call.
+    async fn context(&self, _messages: &[Arc<Message>]) -> Option<Vec<Arc<Message>>> {
+        None
+    }
+
+    /// Transforms or consumes the user's text before the agent sees it.
+    async fn input(&self, _text: &str) -> InputAction {
+        InputAction::Continue
+    }
+
+    /// Changes the system prompt or injects messages before a prompt runs.
+    async fn before_agent_start(&self, _prompt: &str, _system_prompt: &str) -> AgentStartPatch {
+        AgentStartPatch::default()
+    }
+
+    /// Observe-only delivery of the loop's events (see [`AgentEvent::is_observable`]).
+    async fn on_event(&self, _event: &AgentEvent) {}
+}
+
+/// WIT `tool-decision`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolDecision {
+    Allow,
+    /// Stops the call; the model receives the reason as an error result.
+    Block(String),
+    /// Replaces the arguments; they are validated again.
+    Rewrite(Value),
+}
+
+/// WIT `input-action`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputAction {
+    Continue,
+    Transform(String),
+    /// A plugin dealt with the input; the agent does not run.
+    Handled,
+}
+
+/// WIT `agent-start-patch`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentStartPatch {
+    /// Replaces the system prompt for this run.
+    pub system_prompt: Option<String>,
+    /// Appended to the system prompt (after any replacement).
+    pub append_system_prompt: Option<String>,
+    /// Custom messages added after the user's prompt.
+    pub inject: Vec<InjectedMessage>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InjectedMessage {
+    pub custom_type: String,
+    pub text: String,
+    pub display: bool,
+}
+
+/// Hooks that change nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoHooks;
+
+impl Hooks for NoHooks {}

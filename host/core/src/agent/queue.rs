@@ -1,0 +1,111 @@
+//! Messages queued while the agent runs: steering (before the next provider call) and follow-up
+//! (when the agent would otherwise stop).
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::event::{AgentEvent, EventSink};
+use crate::message::Message;
+
+/// A handle front ends and plugins push to while the loop runs. Cloning shares the queues.
+#[derive(Clone)]
+pub struct MessageQueues {
+    inner: Arc<Mutex<Queues>>,
+    sink: Arc<dyn EventSink>,
+}
+
+#[derive(Default)]
+struct Queues {
+    steering: Vec<Message>,
+    follow_up: Vec<Message>,
+}
+
+impl MessageQueues {
+    pub fn new(sink: Arc<dyn EventSink>) -> Self {
+        MessageQueues {
+            inner: Arc::default(),
+            sink,
+        }
+    }
+
+    /// Queues a message to go to the model before its next call.
+    pub fn steer(&self, message: Message) {
+        self.change(|q| q.steering.push(message));
+    }
+
+    /// Queues a message for when the agent would otherwise stop.
+    pub fn follow_up(&self, message: Message) {
+        self.change(|q| q.follow_up.push(message));
+    }
+
+    /// Empties both queues and returns what they held: `(steering, follow_up)`.
+    pub fn clear(&self) -> (Vec<Message>, Vec<Message>) {
+        let mut taken = (Vec::new(), Vec::new());
+        self.change(|q| {
+            taken = (
+                std::mem::take(&mut q.steering),
+                std::mem::take(&mut q.follow_up),
+            )
+        });
+        taken
+    }
+
+    /// `(steering, follow_up)` counts.
+    pub fn len(&self) -> (usize, usize) {
+        let q = self.lock();
+        (q.steering.len(), q.follow_up.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == (0, 0)
+    }
+
+    pub(crate) fn take_steering(&self) -> Vec<Message> {
+        self.take(|q| &mut q.steering)
+    }
+
+    pub(crate) fn take_follow_up(&self) -> Vec<Message> {
+        self.take(|q| &mut q.follow_up)
+    }
+
+    fn take(&self, which: impl FnOnce(&mut Queues) -> &mut Vec<Message>) -> Vec<Message> {
+        let mut taken = Vec::new();
+        let mut q = self.lock();
+        std::mem::swap(which(&mut q), &mut taken);
+        if !taken.is_empty() {
+            let event = snapshot(&q);
+            drop(q);
+            self.sink.emit(&event);
+        }
+        taken
+    }
+
+    fn change(&self, f: impl FnOnce(&mut Queues)) {
+        let mut q = self.lock();
+        f(&mut q);
+        let event = snapshot(&q);
+        drop(q);
+        self.sink.emit(&event);
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Queues> {
+        // The queues are plain vectors; a panic elsewhere cannot leave them inconsistent.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+fn snapshot(q: &Queues) -> AgentEvent {
+    AgentEvent::QueueUpdate {
+        steering: q.steering.iter().map(Message::preview_text).collect(),
+        follow_up: q.follow_up.iter().map(Message::preview_text).collect(),
+    }
+}
+
+impl std::fmt::Debug for MessageQueues {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (steering, follow_up) = self.len();
+        f.debug_struct("MessageQueues")
+            .field("steering", &steering)
+            .field("follow_up", &follow_up)
+            .finish()
+    }
+}

@@ -1,0 +1,293 @@
+//! Events every front end consumes (TUI, print, `--mode json`, RPC) and plugins observe.
+//!
+//! Each event serializes to one JSON object tagged by `type` (snake_case); the JSON mode prints one
+//! per line. Messages inside keep the camelCase shapes of [`crate::message`].
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::message::{Message, ToolResult};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentEvent {
+    AgentStart,
+    /// The run is over; `messages` are the messages it added to the session.
+    AgentEnd {
+        messages: Vec<Arc<Message>>,
+    },
+    TurnStart,
+    TurnEnd {
+        /// The turn's assistant message.
+        message: Arc<Message>,
+        tool_results: Vec<Arc<Message>>,
+    },
+    MessageStart {
+        message: Arc<Message>,
+    },
+    /// A streamed change to the assistant message being received.
+    MessageUpdate {
+        /// The partial message after the change.
+        message: Arc<Message>,
+        delta: MessageDelta,
+    },
+    /// The message is complete and stored in the session.
+    MessageEnd {
+        message: Arc<Message>,
+    },
+    ToolExecutionStart {
+        tool_call_id: String,
+        tool_name: String,
+        args: Value,
+    },
+    ToolExecutionUpdate {
+        tool_call_id: String,
+        tool_name: String,
+        partial: ToolResult,
+    },
+    ToolExecutionEnd {
+        tool_call_id: String,
+        tool_name: String,
+        result: ToolResult,
+        is_error: bool,
+    },
+    /// The queued messages changed; each entry is a message's text.
+    QueueUpdate {
+        steering: Vec<String>,
+        follow_up: Vec<String>,
+    },
+    CompactionStart {
+        reason: CompactionReason,
+    },
+    CompactionEnd {
+        reason: CompactionReason,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        summary: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tokens_before: Option<u64>,
+        aborted: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error_message: Option<String>,
+    },
+    /// A provider call failed with a retryable error; the next try starts after `delay_ms`.
+    AutoRetryStart {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        error_message: String,
+    },
+    AutoRetryEnd {
+        success: bool,
+        attempt: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        final_error: Option<String>,
+    },
+    /// A plugin asked the user something in a mode without a UI; it resolved to `response`.
+    PluginUiRequest {
+        plugin: String,
+        request: UiRequest,
+        response: Value,
+    },
+    Error {
+        message: String,
+    },
+    Notice {
+        level: NoticeLevel,
+        message: String,
+    },
+}
+
+/// What changed in a streamed assistant message. `content_index` is the block's position in the
+/// partial message's `content`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum MessageDelta {
+    TextDelta {
+        content_index: usize,
+        delta: String,
+    },
+    ThinkingDelta {
+        content_index: usize,
+        delta: String,
+    },
+    #[serde(rename = "toolcall_start")]
+    ToolCallStart {
+        content_index: usize,
+        id: String,
+        name: String,
+    },
+    /// A fragment of the call's JSON arguments; the arguments in the partial message stay empty
+    /// until the message ends.
+    #[serde(rename = "toolcall_delta")]
+    ToolCallDelta {
+        content_index: usize,
+        delta: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionReason {
+    /// The context passed the window minus the reserve.
+    Threshold,
+    /// The provider reported a context overflow.
+    Overflow,
+    /// The user asked for it.
+    Manual,
+}
+
+/// A dialog a plugin opened, as recorded in the event stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum UiRequest {
+    Confirm {
+        title: String,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u32>,
+    },
+    Select {
+        title: String,
+        options: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u32>,
+    },
+    Input {
+        title: String,
+        placeholder: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u32>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoticeLevel {
+    Debug,
+    Info,
+    Warn,
+    Error,
+}
+
+impl AgentEvent {
+    /// Whether plugins may observe this event through [`crate::agent::Hooks::on_event`]. Streaming
+    /// deltas and tool progress are left out: they are many and no plugin event kind covers them.
+    pub fn is_observable(&self) -> bool {
+        !matches!(
+            self,
+            AgentEvent::MessageUpdate { .. } | AgentEvent::ToolExecutionUpdate { .. }
+        )
+    }
+
+    /// One line of `--mode json` output (no trailing newline).
+    pub fn to_json_line(&self) -> String {
+        // The enum holds only strings, numbers, `serde_json::Value`s and maps with string keys, so
+        // serialization cannot fail; an empty object is the impossible fallback.
+        serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
+    }
+}
+
+/// Receives every event. Implementations must be quick: the agent loop calls them inline.
+pub trait EventSink: Send + Sync {
+    fn emit(&self, event: &AgentEvent);
+}
+
+impl<F> EventSink for F
+where
+    F: Fn(&AgentEvent) + Send + Sync,
+{
+    fn emit(&self, event: &AgentEvent) {
+        self(event)
+    }
+}
+
+/// Discards every event.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NullSink;
+
+impl EventSink for NullSink {
+    fn emit(&self, _event: &AgentEvent) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_serialize_as_single_tagged_lines() {
+        let event = AgentEvent::ToolExecutionEnd {
+            tool_call_id: "c1".into(),
+            tool_name: "read".into(),
+            result: ToolResult::text("ok"),
+            is_error: false,
+        };
+        assert_eq!(
+            event.to_json_line(),
+            r#"{"type":"tool_execution_end","tool_call_id":"c1","tool_name":"read","result":{"content":[{"type":"text","text":"ok"}],"isError":false},"is_error":false}"#
+        );
+        assert_eq!(
+            AgentEvent::AgentStart.to_json_line(),
+            r#"{"type":"agent_start"}"#
+        );
+        let update = AgentEvent::MessageUpdate {
+            message: Arc::new(Message::user("x")),
+            delta: MessageDelta::ToolCallDelta {
+                content_index: 1,
+                delta: "{\"a\"".into(),
+            },
+        };
+        let value: Value = serde_json::from_str(&update.to_json_line()).unwrap();
+        assert_eq!(value["delta"]["type"], json!("toolcall_delta"));
+        assert_eq!(value["delta"]["content_index"], json!(1));
+        assert!(!update.to_json_line().contains('\n'));
+    }
+
+    #[test]
+    fn events_round_trip() {
+        let events = vec![
+            AgentEvent::QueueUpdate {
+                steering: vec!["a".into()],
+                follow_up: vec![],
+            },
+            AgentEvent::AutoRetryStart {
+                attempt: 1,
+                max_attempts: 3,
+                delay_ms: 1000,
+                error_message: "overloaded".into(),
+            },
+            AgentEvent::AutoRetryEnd {
+                success: true,
+                attempt: 2,
+                final_error: None,
+            },
+            AgentEvent::PluginUiRequest {
+                plugin: "permission-gate".into(),
+                request: UiRequest::Confirm {
+                    title: "Run?".into(),
+                    message: "rm -rf".into(),
+                    timeout_ms: None,
+                },
+                response: json!(false),
+            },
+            AgentEvent::CompactionEnd {
+                reason: CompactionReason::Overflow,
+                summary: Some("s".into()),
+                tokens_before: Some(5),
+                aborted: false,
+                error_message: None,
+            },
+            AgentEvent::Notice {
+                level: NoticeLevel::Warn,
+                message: "m".into(),
+            },
+        ];
+        for event in events {
+            let line = event.to_json_line();
+            let back: AgentEvent = serde_json::from_str(&line).unwrap();
+            assert_eq!(back, event, "{line}");
+        }
+    }
+}

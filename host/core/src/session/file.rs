@@ -1,0 +1,267 @@
+//! Reading and appending session files.
+//!
+//! Reading goes line by line through one reused buffer, so loading holds only the parsed entries
+//! (not the file text as well). Appending writes each line with a single `write_all` on a file
+//! opened in append mode, so a crash loses at most the line being written.
+
+use std::fmt;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use super::entry::{Entry, SessionHeader};
+use super::tree::Tree;
+use super::SessionError;
+
+/// A line of a session file that was skipped or repaired while loading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadWarning {
+    /// 1-based line number.
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for LoadWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+pub(crate) struct LoadedFile {
+    pub header: SessionHeader,
+    pub tree: Tree,
+    pub warnings: Vec<LoadWarning>,
+    /// Whether the last byte is a newline; if not, the next append starts a new line first.
+    pub ends_with_newline: bool,
+}
+
+const READ_BUFFER: usize = 1 << 20;
+
+pub(crate) fn load_file(path: &Path) -> Result<LoadedFile, SessionError> {
+    let file = File::open(path).map_err(|source| SessionError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    load_reader(BufReader::with_capacity(READ_BUFFER, file), path)
+}
+
+pub(crate) fn load_reader(
+    mut reader: impl BufRead,
+    path: &Path,
+) -> Result<LoadedFile, SessionError> {
+    let read_error = |source| SessionError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let bad_header = |reason: String| SessionError::BadHeader {
+        path: path.to_owned(),
+        reason,
+    };
+
+    let mut buf = Vec::with_capacity(64 * 1024);
+    let n = reader.read_until(b'\n', &mut buf).map_err(read_error)?;
+    if n == 0 {
+        return Err(bad_header("the file is empty".into()));
+    }
+    let mut ends_with_newline = buf.last() == Some(&b'\n');
+    let header = SessionHeader::from_line(trim_line(&buf))
+        .map_err(|e| bad_header(format!("line 1 is not a session header ({e})")))?;
+
+    let mut tree = Tree::default();
+    let mut warnings = Vec::new();
+    let mut line_no = 1;
+    loop {
+        buf.clear();
+        let n = reader.read_until(b'\n', &mut buf).map_err(read_error)?;
+        if n == 0 {
+            break;
+        }
+        line_no += 1;
+        ends_with_newline = buf.last() == Some(&b'\n');
+        let line = trim_line(&buf);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match Entry::from_line(line) {
+            Ok(entry) => match tree.insert_loaded(entry) {
+                Ok(None) => {}
+                Ok(Some(note)) => warnings.push(LoadWarning {
+                    line: line_no,
+                    message: note,
+                }),
+                Err(message) => warnings.push(LoadWarning {
+                    line: line_no,
+                    message,
+                }),
+            },
+            Err(e) => {
+                let message = if ends_with_newline {
+                    format!("malformed entry skipped: {e}")
+                } else {
+                    format!("incomplete last line skipped (the write was cut short): {e}")
+                };
+                warnings.push(LoadWarning {
+                    line: line_no,
+                    message,
+                });
+            }
+        }
+    }
+    for warning in &warnings {
+        tracing::warn!(path = %path.display(), "{warning}");
+    }
+    Ok(LoadedFile {
+        header,
+        tree,
+        warnings,
+        ends_with_newline,
+    })
+}
+
+fn trim_line(buf: &[u8]) -> &[u8] {
+    let mut end = buf.len();
+    while end > 0 && matches!(buf[end - 1], b'\n' | b'\r') {
+        end -= 1;
+    }
+    &buf[..end]
+}
+
+/// Appends lines to a session file.
+#[derive(Debug)]
+pub(crate) struct Writer {
+    file: File,
+    path: PathBuf,
+    fsync: bool,
+    /// Set when the file may end inside a line (a failed or torn write): the next append then
+    /// starts with a newline so that its entry is not glued to the fragment.
+    needs_newline: bool,
+}
+
+impl Writer {
+    /// Creates a new file holding `lines`. Fails if the file exists.
+    pub fn create(
+        path: &Path,
+        lines: impl IntoIterator<Item = String>,
+        fsync: bool,
+    ) -> Result<Writer, SessionError> {
+        let write_error = |source| SessionError::Write {
+            path: path.to_owned(),
+            source,
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(write_error)?;
+        }
+        let file = OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .open(path)
+            .map_err(write_error)?;
+        let mut out = BufWriter::with_capacity(READ_BUFFER, &file);
+        for line in lines {
+            out.write_all(line.as_bytes()).map_err(write_error)?;
+            out.write_all(b"\n").map_err(write_error)?;
+        }
+        out.flush().map_err(write_error)?;
+        drop(out);
+        if fsync {
+            file.sync_all().map_err(write_error)?;
+        }
+        Ok(Writer {
+            file,
+            path: path.to_owned(),
+            fsync,
+            needs_newline: false,
+        })
+    }
+
+    /// Opens an existing file for appending.
+    pub fn open(path: &Path, ends_with_newline: bool, fsync: bool) -> Result<Writer, SessionError> {
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|source| SessionError::Write {
+                path: path.to_owned(),
+                source,
+            })?;
+        Ok(Writer {
+            file,
+            path: path.to_owned(),
+            fsync,
+            needs_newline: !ends_with_newline,
+        })
+    }
+
+    /// Writes `line` and a newline with one `write_all`, then flushes (and syncs if configured).
+    pub fn append(&mut self, line: &str) -> Result<(), SessionError> {
+        let mut bytes = Vec::with_capacity(line.len() + 2);
+        if self.needs_newline {
+            bytes.push(b'\n');
+        }
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        let result = self.file.write_all(&bytes).and_then(|()| self.file.flush());
+        let result = match result {
+            Ok(()) if self.fsync => self.file.sync_data(),
+            other => other,
+        };
+        match result {
+            Ok(()) => {
+                self.needs_newline = false;
+                Ok(())
+            }
+            Err(source) => {
+                self.needs_newline = true;
+                Err(SessionError::Write {
+                    path: self.path.clone(),
+                    source,
+                })
+            }
+        }
+    }
+}
+
+/// Reads only the header of a session file.
+pub(crate) fn read_header(path: &Path) -> Result<SessionHeader, SessionError> {
+    let file = File::open(path).map_err(|source| SessionError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut reader = BufReader::new(file);
+    let mut buf = Vec::new();
+    reader
+        .read_until(b'\n', &mut buf)
+        .map_err(|source| SessionError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+    SessionHeader::from_line(trim_line(&buf)).map_err(|e| SessionError::BadHeader {
+        path: path.to_owned(),
+        reason: format!("line 1 is not a session header ({e})"),
+    })
+}
+
+/// Scans the first `max_lines` entries of a file for its first user message's text.
+pub(crate) fn first_user_text(path: &Path, max_lines: usize) -> Option<String> {
+    let file = File::open(path).ok()?;
+    let mut reader = BufReader::new(file);
+    let mut buf = Vec::new();
+    for _ in 0..=max_lines {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf).ok()? == 0 {
+            return None;
+        }
+        if let Ok(entry) = Entry::from_line(trim_line(&buf)) {
+            if let Some(crate::message::Message::User(user)) = entry.message().map(|m| &**m) {
+                return Some(user.text_content());
+            }
+        }
+    }
+    None
+}
+
+pub(crate) fn io_error(path: &Path, source: io::Error) -> SessionError {
+    SessionError::Read {
+        path: path.to_owned(),
+        source,
+    }
+}

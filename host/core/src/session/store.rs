@@ -1,0 +1,257 @@
+//! Where session files live: `<tack_home>/sessions/<encoded cwd>/<timestamp>_<id>.jsonl`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use super::file::{first_user_text, io_error, read_header};
+use super::{new_header, LoadWarning, Session, SessionError, SessionHeader, SessionOptions};
+
+/// How many lines listing reads at most to find a session's first user message.
+const FIRST_MESSAGE_SCAN_LINES: usize = 200;
+
+/// The sessions of every working directory.
+#[derive(Debug, Clone)]
+pub struct SessionStore {
+    root: PathBuf,
+    options: SessionOptions,
+}
+
+/// What listing shows of a session without loading it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionSummary {
+    pub path: PathBuf,
+    pub id: String,
+    pub cwd: String,
+    /// Header timestamp (RFC 3339).
+    pub created: String,
+    pub parent_session: Option<String>,
+    pub modified: SystemTime,
+    /// File size in bytes.
+    pub size: u64,
+    /// Text of the first user message, if one is near the start of the file.
+    pub first_message: Option<String>,
+}
+
+impl SessionStore {
+    /// Sessions under `<tack_home>/sessions`.
+    pub fn new(tack_home: &Path) -> Self {
+        SessionStore {
+            root: tack_home.join("sessions"),
+            options: SessionOptions::default(),
+        }
+    }
+
+    pub fn with_options(mut self, options: SessionOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    pub fn options(&self) -> SessionOptions {
+        self.options
+    }
+
+    /// `<tack_home>/sessions`.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The directory holding the sessions of `cwd`.
+    pub fn dir_for(&self, cwd: &Path) -> PathBuf {
+        self.root.join(encode_cwd(cwd))
+    }
+
+    /// The file of a new session: `<dir for cwd>/<timestamp>_<id>.jsonl`.
+    pub fn path_for(&self, header: &SessionHeader) -> PathBuf {
+        let stamp = chrono::Utc::now().format("%Y-%m-%dT%H-%M-%S-%3fZ");
+        self.dir_for(Path::new(&header.cwd))
+            .join(format!("{stamp}_{}.jsonl", header.id))
+    }
+
+    /// Creates a new session for `cwd`.
+    pub fn create(&self, cwd: &Path) -> Result<Session, SessionError> {
+        let header = new_header(cwd, None);
+        Session::create_with_header(self.path_for(&header), header, self.options)
+    }
+
+    pub fn open(&self, path: &Path) -> Result<(Session, Vec<LoadWarning>), SessionError> {
+        Session::open(path, self.options)
+    }
+
+    /// Forks `session` at `entry_id` into a new file beside the sessions of its cwd (or into
+    /// memory, when `session` is in memory).
+    pub fn fork(&self, session: &Session, entry_id: &str) -> Result<Session, SessionError> {
+        let header = session.fork_header();
+        let path = session.is_persistent().then(|| self.path_for(&header));
+        session.fork_with_header(header, path, entry_id)
+    }
+
+    /// The sessions of `cwd`, newest (last modified) first.
+    pub fn list(&self, cwd: &Path) -> Result<Vec<SessionSummary>, SessionError> {
+        let cwd_text = cwd.display().to_string();
+        let mut sessions = self.list_dir(&self.dir_for(cwd))?;
+        sessions.retain(|s| s.cwd == cwd_text);
+        Ok(sessions)
+    }
+
+    /// The sessions of every working directory, newest first.
+    pub fn list_all(&self) -> Result<Vec<SessionSummary>, SessionError> {
+        let mut sessions = Vec::new();
+        let dirs = match fs::read_dir(&self.root) {
+            Ok(dirs) => dirs,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(sessions),
+            Err(e) => return Err(io_error(&self.root, e)),
+        };
+        for dir in dirs.flatten() {
+            if dir.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+                sessions.extend(self.list_dir(&dir.path())?);
+            }
+        }
+        sort_newest_first(&mut sessions);
+        Ok(sessions)
+    }
+
+    /// The most recently modified session of `cwd` (for `-c`).
+    pub fn most_recent(&self, cwd: &Path) -> Result<Option<SessionSummary>, SessionError> {
+        Ok(self.list(cwd)?.into_iter().next())
+    }
+
+    /// Resolves `-r <arg>`: a path to a session file, or a prefix of a session id (looked up
+    /// among the sessions of `cwd` first, then among all).
+    pub fn resolve(&self, cwd: &Path, arg: &str) -> Result<PathBuf, SessionError> {
+        let as_path = Path::new(arg);
+        if as_path.is_file() {
+            return Ok(as_path.to_owned());
+        }
+        if arg.is_empty() {
+            return Err(SessionError::NotFound(arg.to_owned()));
+        }
+        for candidates in [self.list(cwd)?, self.list_all()?] {
+            let mut matching: Vec<SessionSummary> = candidates
+                .into_iter()
+                .filter(|s| s.id.starts_with(arg))
+                .collect();
+            match matching.len() {
+                0 => continue,
+                1 => return Ok(matching.remove(0).path),
+                _ => {
+                    return Err(SessionError::Ambiguous {
+                        arg: arg.to_owned(),
+                        candidates: matching.into_iter().map(|s| s.id).collect(),
+                    })
+                }
+            }
+        }
+        Err(SessionError::NotFound(arg.to_owned()))
+    }
+
+    fn list_dir(&self, dir: &Path) -> Result<Vec<SessionSummary>, SessionError> {
+        let mut sessions = Vec::new();
+        let entries = match fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(sessions),
+            Err(e) => return Err(io_error(dir, e)),
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
+                continue;
+            }
+            let header = match read_header(&path) {
+                Ok(header) => header,
+                Err(e) => {
+                    tracing::warn!("skipping {}: {e}", path.display());
+                    continue;
+                }
+            };
+            let Ok(metadata) = entry.metadata() else {
+                continue;
+            };
+            sessions.push(SessionSummary {
+                first_message: first_user_text(&path, FIRST_MESSAGE_SCAN_LINES),
+                path,
+                id: header.id,
+                cwd: header.cwd,
+                created: header.timestamp,
+                parent_session: header.parent_session,
+                modified: metadata.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                size: metadata.len(),
+            });
+        }
+        sort_newest_first(&mut sessions);
+        Ok(sessions)
+    }
+}
+
+fn sort_newest_first(sessions: &mut [SessionSummary]) {
+    // File names start with the creation time, which breaks ties between equal mtimes.
+    sessions.sort_by(|a, b| {
+        b.modified
+            .cmp(&a.modified)
+            .then_with(|| b.path.file_name().cmp(&a.path.file_name()))
+    });
+}
+
+/// A directory name for `cwd`: Pi's readable `--home-me-project--` form; characters other than
+/// ASCII letters, digits, `.`, `_` and `-` become `-`. When that loses more than the path
+/// separators, or the name would be long, a stable hash of the full path is appended so that
+/// different directories do not share a folder.
+pub fn encode_cwd(cwd: &Path) -> String {
+    let text = cwd.display().to_string();
+    let trimmed = text.trim_start_matches(['/', '\\']);
+    let mut lossy = false;
+    let mut name: String = trimmed
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                if !matches!(c, '/' | '\\' | ':') {
+                    lossy = true;
+                }
+                '-'
+            }
+        })
+        .collect();
+    const MAX: usize = 120;
+    if name.len() > MAX {
+        // Only ASCII is left, so any byte index is a char boundary.
+        name = name[name.len() - MAX..].to_owned();
+        lossy = true;
+    }
+    if lossy {
+        name = format!("{name}-{:016x}", fnv1a(text.as_bytes()));
+    }
+    format!("--{name}--")
+}
+
+/// FNV-1a: tiny and stable across Rust versions (unlike `DefaultHasher`).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cwd_encoding_is_readable_and_safe() {
+        assert_eq!(
+            encode_cwd(Path::new("/home/me/project")),
+            "--home-me-project--"
+        );
+        let odd = encode_cwd(Path::new("/home/me/my project"));
+        assert!(odd.starts_with("--home-me-my-project-"));
+        assert_ne!(odd, encode_cwd(Path::new("/home/me/my-project")));
+        let long = encode_cwd(Path::new(&format!("/{}", "a".repeat(500))));
+        assert!(long.len() < 160);
+        assert!(encode_cwd(Path::new("/x/../y"))
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')));
+    }
+}

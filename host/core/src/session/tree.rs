@@ -1,0 +1,123 @@
+//! The in-memory tree of a session's entries: file order, an id index and parent links.
+
+use std::collections::HashMap;
+
+use super::entry::Entry;
+
+#[derive(Debug, Default)]
+pub(crate) struct Tree {
+    /// Entries in file order.
+    entries: Vec<Entry>,
+    index: HashMap<String, usize>,
+    /// Parent of each entry, always an earlier index, so walks towards the root terminate.
+    parents: Vec<Option<usize>>,
+    leaf: Option<usize>,
+}
+
+impl Tree {
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.index.contains_key(id)
+    }
+
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.index.get(id).copied()
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Entry> {
+        self.position(id).map(|i| &self.entries[i])
+    }
+
+    pub fn leaf(&self) -> Option<usize> {
+        self.leaf
+    }
+
+    pub fn set_leaf(&mut self, leaf: Option<usize>) {
+        self.leaf = leaf;
+    }
+
+    pub fn leaf_entry(&self) -> Option<&Entry> {
+        self.leaf.map(|i| &self.entries[i])
+    }
+
+    /// Adds an entry read from a file; it becomes the leaf.
+    ///
+    /// A duplicate id is refused. A parent that is not an earlier entry (its line was lost or is
+    /// garbled) is replaced by the entry just before it in the file, so that one bad line never
+    /// cuts the rest of the conversation off its start; the returned note says so.
+    pub fn insert_loaded(&mut self, mut entry: Entry) -> Result<Option<String>, String> {
+        if self.index.contains_key(&entry.id) {
+            return Err(format!("duplicate entry id {:?}; entry skipped", entry.id));
+        }
+        let mut note = None;
+        let parent = match entry.parent_id.as_deref() {
+            None => None,
+            Some(parent_id) => match self.index.get(parent_id) {
+                Some(&i) => Some(i),
+                None => {
+                    let previous = self.entries.len().checked_sub(1);
+                    let replacement = previous.map(|i| self.entries[i].id.clone());
+                    note = Some(match &replacement {
+                        Some(prev) => format!(
+                            "parent {parent_id:?} of entry {:?} is missing; attached to the previous entry {prev:?}",
+                            entry.id
+                        ),
+                        None => format!(
+                            "parent {parent_id:?} of entry {:?} is missing; entry made a root",
+                            entry.id
+                        ),
+                    });
+                    entry.parent_id = replacement;
+                    previous
+                }
+            },
+        };
+        self.push(entry, parent);
+        Ok(note)
+    }
+
+    /// Adds a new entry whose parent is already known to be in the tree; it becomes the leaf.
+    pub fn push_child(&mut self, entry: Entry) -> &Entry {
+        let parent = entry.parent_id.as_deref().and_then(|p| self.position(p));
+        let i = self.push(entry, parent);
+        &self.entries[i]
+    }
+
+    fn push(&mut self, entry: Entry, parent: Option<usize>) -> usize {
+        let i = self.entries.len();
+        self.index.insert(entry.id.clone(), i);
+        self.entries.push(entry);
+        self.parents.push(parent);
+        self.leaf = Some(i);
+        i
+    }
+
+    /// Positions from the root to `leaf`, inclusive.
+    pub fn path_to(&self, leaf: Option<usize>) -> Vec<usize> {
+        let mut path = Vec::new();
+        let mut cursor = leaf;
+        while let Some(i) = cursor {
+            path.push(i);
+            cursor = self.parents[i];
+        }
+        path.reverse();
+        path
+    }
+
+    /// Positions of the entries whose parent is `of` (`None`: the roots), in file order.
+    pub fn children(&self, of: Option<usize>) -> Vec<usize> {
+        self.parents
+            .iter()
+            .enumerate()
+            .filter(|(_, parent)| **parent == of)
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    pub fn at(&self, i: usize) -> &Entry {
+        &self.entries[i]
+    }
+}

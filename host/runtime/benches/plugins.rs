@@ -1,0 +1,119 @@
+//! Plugin runtime costs: cold compile and cached load of each first-party component, a full warm
+//! plugin load (cache hit, link, instantiate, init), and the round trip of a no-op
+//! before-tool-call hook.
+//!
+//! `cargo bench -p tack-runtime --bench plugins`
+
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use tack_builtin::artifacts;
+use tack_runtime::api::ToolCall;
+use tack_runtime::broker::secrets::SecretStore;
+use tack_runtime::{
+    Capabilities, HostContext, LoadedPlugin, Manifest, NullServices, PluginSource, PluginSpec,
+    Runtime, RuntimeConfig,
+};
+
+const COMPONENTS: &[(&str, &str)] = &[
+    ("provider-demo", artifacts::PROVIDER_DEMO),
+    ("core-tools", artifacts::CORE_TOOLS),
+    ("hello-rust", artifacts::HELLO_RUST),
+];
+
+const NOOP_MANIFEST: &str = r#"
+[plugin]
+name = "hostile"
+version = "0.0.1"
+api = "0.1"
+component = "tack_test_hostile.wasm"
+"#;
+
+fn read(path: &str) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn bench(c: &mut Criterion) {
+    let cache = tempfile::tempdir().expect("cache dir");
+    let workspace = tempfile::tempdir().expect("workspace");
+    let runtime = Runtime::new(RuntimeConfig {
+        cache_dir: Some(cache.path().to_path_buf()),
+        ..RuntimeConfig::default()
+    })
+    .expect("runtime");
+    let uncached = Runtime::new(RuntimeConfig::default()).expect("runtime");
+    let tokio = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio");
+
+    let mut group = c.benchmark_group("component");
+    group.sample_size(10);
+    for (name, path) in COMPONENTS {
+        let bytes = read(path);
+        println!("{name}: {} KiB", bytes.len() / 1024);
+        group.bench_function(format!("cold_compile/{name}"), |b| {
+            b.iter(|| {
+                uncached
+                    .cache()
+                    .load(uncached.engine(), &bytes)
+                    .expect("compile")
+            })
+        });
+        runtime
+            .cache()
+            .load(runtime.engine(), &bytes)
+            .expect("prime cache");
+        group.bench_function(format!("cached_load/{name}"), |b| {
+            b.iter(|| {
+                runtime
+                    .cache()
+                    .load(runtime.engine(), &bytes)
+                    .expect("cached")
+            })
+        });
+    }
+    group.finish();
+
+    let host = HostContext {
+        workspace: workspace.path().to_path_buf(),
+        data_root: None,
+        services: Arc::new(NullServices),
+        secrets: SecretStore::new(None),
+    };
+    let spec = || PluginSpec {
+        manifest: Manifest::parse(NOOP_MANIFEST).expect("manifest"),
+        wasm: read(artifacts::TEST_HOSTILE),
+        wasm_label: "hostile".into(),
+        source: PluginSource::Builtin,
+        granted: Capabilities::default(),
+        config: serde_json::json!({}),
+    };
+    c.bench_function("plugin/warm_load_instantiate_init", |b| {
+        b.iter(|| {
+            tokio
+                .block_on(LoadedPlugin::load(&runtime, spec(), &host))
+                .expect("load")
+        })
+    });
+
+    let plugin = tokio
+        .block_on(LoadedPlugin::load(&runtime, spec(), &host))
+        .expect("load");
+    let call = ToolCall {
+        id: "call_1".into(),
+        name: "read".into(),
+        arguments: r#"{"path":"src/main.rs"}"#.into(),
+    };
+    c.bench_function("hook/before_tool_call_noop", |b| {
+        b.iter(|| {
+            tokio
+                .block_on(plugin.before_tool_call(&call))
+                .expect("hook")
+        })
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

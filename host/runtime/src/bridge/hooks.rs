@@ -1,0 +1,189 @@
+//! Hook chaining over plugins, in load order. before-tool-call fails closed: a hook that traps
+//! or times out blocks the call and says which plugin failed. Other hooks fail open (the failure
+//! is logged and the chain goes on), since blocking a prompt or a context over a broken plugin
+//! would leave the user stuck.
+
+use std::sync::Arc;
+
+use tack_core::agent::{AgentStartPatch, Hooks, InjectedMessage, InputAction, ToolDecision};
+use tack_core::event::AgentEvent;
+use tack_core::message::{Message, ToolCall, ToolResult};
+
+use super::convert;
+use crate::api::{self, EventKind, HookKind, Level};
+use crate::plugin::LoadedPlugin;
+use crate::plugin_set::PluginSet;
+
+pub struct PluginHooks {
+    set: Arc<PluginSet>,
+}
+
+impl PluginHooks {
+    pub fn new(set: Arc<PluginSet>) -> Self {
+        Self { set }
+    }
+
+    fn warn(&self, plugin: &LoadedPlugin, message: String) {
+        plugin.services().log(plugin.name(), Level::Warn, &message);
+    }
+}
+
+#[async_trait::async_trait]
+impl Hooks for PluginHooks {
+    async fn before_tool_call(&self, call: &ToolCall) -> ToolDecision {
+        let mut current = call.clone();
+        let mut rewritten = false;
+        for plugin in self.set.subscribers(HookKind::BeforeToolCall) {
+            match plugin.before_tool_call(&convert::wit_call(&current)).await {
+                Ok(api::ToolDecision::Allow) => {}
+                Ok(api::ToolDecision::Block(reason)) => return ToolDecision::Block(reason),
+                Ok(api::ToolDecision::Rewrite(arguments)) => match serde_json::from_str(&arguments) {
+                    Ok(value @ serde_json::Value::Object(_)) => {
+                        current.arguments = value;
+                        rewritten = true;
+                    }
+                    _ => {
+                        return ToolDecision::Block(format!(
+                            "plugin '{}' rewrote the arguments of '{}' into something that is not a JSON object",
+                            plugin.name(),
+                            call.name
+                        ))
+                    }
+                },
+                Err(e) => {
+                    return ToolDecision::Block(format!(
+                        "blocked because the before-tool-call hook of plugin '{}' failed: {e}",
+                        plugin.name()
+                    ))
+                }
+            }
+        }
+        if rewritten {
+            ToolDecision::Rewrite(current.arguments)
+        } else {
+            ToolDecision::Allow
+        }
+    }
+
+    async fn after_tool_call(&self, call: &ToolCall, result: &ToolResult) -> Option<ToolResult> {
+        let wit_call = convert::wit_call(call);
+        let mut current: Option<ToolResult> = None;
+        for plugin in self.set.subscribers(HookKind::AfterToolCall) {
+            let input = convert::wit_result(current.as_ref().unwrap_or(result));
+            match plugin.after_tool_call(&wit_call, &input).await {
+                Ok(Some(replacement)) => current = Some(convert::result(replacement)),
+                Ok(None) => {}
+                Err(e) => self.warn(
+                    plugin,
+                    format!("after-tool-call hook failed; result kept: {e}"),
+                ),
+            }
+        }
+        current
+    }
+
+    async fn context(&self, messages: &[Arc<Message>]) -> Option<Vec<Arc<Message>>> {
+        let mut current: Option<Vec<Arc<Message>>> = None;
+        for plugin in self.set.subscribers(HookKind::Context) {
+            let json = match serde_json::to_string(current.as_deref().unwrap_or(messages)) {
+                Ok(json) => json,
+                Err(_) => return current,
+            };
+            match plugin.context(&json).await {
+                Ok(Some(replaced)) => match serde_json::from_str::<Vec<Message>>(&replaced) {
+                    Ok(parsed) => current = Some(parsed.into_iter().map(Arc::new).collect()),
+                    Err(e) => self.warn(
+                        plugin,
+                        format!("context hook returned messages that do not parse; ignored: {e}"),
+                    ),
+                },
+                Ok(None) => {}
+                Err(e) => self.warn(plugin, format!("context hook failed; messages kept: {e}")),
+            }
+        }
+        current
+    }
+
+    async fn input(&self, text: &str) -> InputAction {
+        let mut current = text.to_string();
+        let mut changed = false;
+        for plugin in self.set.subscribers(HookKind::Input) {
+            match plugin.on_input(&current).await {
+                Ok(api::InputAction::Continue) => {}
+                Ok(api::InputAction::Transform(t)) => {
+                    current = t;
+                    changed = true;
+                }
+                Ok(api::InputAction::Handled) => return InputAction::Handled,
+                Err(e) => self.warn(plugin, format!("input hook failed; text kept: {e}")),
+            }
+        }
+        if changed {
+            InputAction::Transform(current)
+        } else {
+            InputAction::Continue
+        }
+    }
+
+    async fn before_agent_start(&self, prompt: &str, system_prompt: &str) -> AgentStartPatch {
+        let mut system = system_prompt.to_string();
+        let mut inject = Vec::new();
+        for plugin in self.set.subscribers(HookKind::BeforeAgentStart) {
+            match plugin.before_agent_start(prompt, &system).await {
+                Ok(patch) => {
+                    if let Some(replacement) = patch.system_prompt {
+                        system = replacement;
+                    }
+                    if let Some(extra) = patch.append_system_prompt {
+                        system = format!("{system}\n\n{extra}");
+                    }
+                    inject.extend(patch.inject.into_iter().map(|m| InjectedMessage {
+                        custom_type: m.custom_type,
+                        text: m.text,
+                        display: m.display,
+                    }));
+                }
+                Err(e) => self.warn(plugin, format!("before-agent-start hook failed: {e}")),
+            }
+        }
+        AgentStartPatch {
+            system_prompt: (system != system_prompt).then_some(system),
+            append_system_prompt: None,
+            inject,
+        }
+    }
+
+    async fn on_event(&self, event: &AgentEvent) {
+        let Some(kind) = event_kind(event) else {
+            return;
+        };
+        let observers: Vec<&Arc<LoadedPlugin>> = self
+            .set
+            .plugins()
+            .iter()
+            .filter(|p| p.observes(kind) && p.disabled_reason().is_none())
+            .collect();
+        if observers.is_empty() {
+            return;
+        }
+        let data = event.to_json_line();
+        for plugin in observers {
+            if let Err(e) = plugin.on_event(kind, &data).await {
+                self.warn(plugin, format!("event handler failed: {e}"));
+            }
+        }
+    }
+}
+
+fn event_kind(event: &AgentEvent) -> Option<EventKind> {
+    Some(match event {
+        AgentEvent::AgentStart => EventKind::AgentStart,
+        AgentEvent::AgentEnd { .. } => EventKind::AgentEnd,
+        AgentEvent::TurnStart => EventKind::TurnStart,
+        AgentEvent::TurnEnd { .. } => EventKind::TurnEnd,
+        AgentEvent::MessageEnd { .. } => EventKind::MessageEnd,
+        AgentEvent::ToolExecutionStart { .. } => EventKind::ToolExecutionStart,
+        AgentEvent::ToolExecutionEnd { .. } => EventKind::ToolExecutionEnd,
+        _ => return None,
+    })
+}

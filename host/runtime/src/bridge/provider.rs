@@ -1,0 +1,304 @@
+//! A provider plugin as a tack-core provider. The plugin translates; this does the I/O: it sends
+//! the request the plugin described to the configured base URL only, attaches the API key the
+//! provider names (the guest never sees it), frames the response body into server-sent events
+//! and feeds them to the plugin's decoder, forwarding the unified events it returns.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use eventsource_stream::Eventsource;
+use futures::StreamExt;
+use tack_core::agent::{
+    Provider, ProviderError, ProviderErrorKind, ProviderRequest, ProviderStream, ReasoningLevel,
+    StreamEvent,
+};
+use tokio::sync::mpsc;
+
+use super::convert;
+use crate::api;
+use crate::broker::http::{header_pairs, under};
+use crate::broker::secrets::SecretStore;
+use crate::error::PluginError;
+use crate::plugin::{LoadedPlugin, ProviderSession};
+use crate::state::apply_auth;
+
+/// Largest error body read from a failed response.
+const MAX_ERROR_BODY: usize = 64 << 10;
+
+pub struct PluginProvider {
+    plugin: Arc<LoadedPlugin>,
+    spec: api::ProviderSpec,
+    base_url: String,
+    secrets: SecretStore,
+    http: reqwest::Client,
+}
+
+impl PluginProvider {
+    /// `base_url` overrides the provider's default (a local server, a proxy, a compatible API).
+    pub fn new(
+        plugin: Arc<LoadedPlugin>,
+        spec: api::ProviderSpec,
+        base_url: Option<String>,
+        secrets: SecretStore,
+        http: reqwest::Client,
+    ) -> Self {
+        let base_url = base_url.unwrap_or_else(|| spec.default_base_url.clone());
+        Self {
+            plugin,
+            spec,
+            base_url,
+            secrets,
+            http,
+        }
+    }
+
+    pub fn spec(&self) -> &api::ProviderSpec {
+        &self.spec
+    }
+
+    fn plugin_error(&self, e: PluginError) -> ProviderError {
+        ProviderError::new(
+            ProviderErrorKind::Other,
+            format!("provider plugin failed: {e}"),
+        )
+    }
+
+    async fn open_body(
+        &self,
+        session: &mut ProviderSession,
+        plan: api::RequestPlan,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<futures::stream::BoxStream<'static, Result<Bytes, String>>, ProviderError> {
+        let call = match plan {
+            api::RequestPlan::Local(bytes) => {
+                return Ok(futures::stream::once(async move { Ok(Bytes::from(bytes)) }).boxed())
+            }
+            api::RequestPlan::Http(call) => call,
+        };
+        if self.base_url.is_empty() {
+            return Err(ProviderError::new(
+                ProviderErrorKind::InvalidRequest,
+                format!("provider '{}' has no base URL configured", self.spec.id),
+            ));
+        }
+        let joined = format!("{}{}", self.base_url.trim_end_matches('/'), call.path);
+        let mut url = url::Url::parse(&joined).map_err(|e| {
+            ProviderError::new(
+                ProviderErrorKind::InvalidRequest,
+                format!("bad request URL {joined}: {e}"),
+            )
+        })?;
+        let base = url::Url::parse(&self.base_url).map_err(|e| {
+            ProviderError::new(
+                ProviderErrorKind::InvalidRequest,
+                format!("bad base URL {}: {e}", self.base_url),
+            )
+        })?;
+        if !under(&url, &base) || !call.path.starts_with('/') || call.path.contains("..") {
+            return Err(ProviderError::new(
+                ProviderErrorKind::InvalidRequest,
+                format!(
+                    "provider plugin '{}' asked for {url}, outside its base URL {}",
+                    self.plugin.name(),
+                    self.base_url
+                ),
+            ));
+        }
+        let mut headers = call.headers;
+        if let Some(secret) = &self.spec.secret {
+            let value = self
+                .secrets
+                .lookup(secret)
+                .map_err(|e| ProviderError::new(ProviderErrorKind::Auth, e.to_string()))?;
+            apply_auth(&self.spec.auth, &value, &mut headers, &mut url);
+        }
+        let method = reqwest::Method::from_bytes(call.method.as_bytes()).map_err(|_| {
+            ProviderError::new(
+                ProviderErrorKind::InvalidRequest,
+                format!("bad method {}", call.method),
+            )
+        })?;
+        let mut builder = self.http.request(method, url).body(call.body);
+        for (name, value) in &headers {
+            builder = builder.header(name, value);
+        }
+        let response = tokio::select! {
+            r = builder.send() => r.map_err(network_error)?,
+            _ = cancel.cancelled() => return Err(ProviderError::new(ProviderErrorKind::Other, "aborted")),
+        };
+        let status = response.status();
+        if !status.is_success() {
+            let headers = header_pairs(response.headers());
+            let retry_after = retry_after_ms(&headers);
+            let mut body = Vec::new();
+            let mut chunks = response.bytes_stream();
+            while let Some(Ok(chunk)) = chunks.next().await {
+                body.extend_from_slice(&chunk);
+                if body.len() > MAX_ERROR_BODY {
+                    break;
+                }
+            }
+            let decoded = session
+                .decode_error(&self.spec.id, status.as_u16(), headers, body)
+                .await
+                .map_err(|e| self.plugin_error(e))?;
+            let mut error = convert::provider_error(decoded);
+            if error.retry_after_ms.is_none() {
+                error.retry_after_ms = retry_after;
+            }
+            return Err(error);
+        }
+        Ok(response
+            .bytes_stream()
+            .map(|r| r.map_err(|e| e.to_string()))
+            .boxed())
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for PluginProvider {
+    async fn stream(&self, request: ProviderRequest) -> Result<ProviderStream, ProviderError> {
+        let mut session = self
+            .plugin
+            .provider_session()
+            .await
+            .map_err(|e| self.plugin_error(e))?;
+        let messages = serde_json::to_string(&request.messages).map_err(|e| {
+            ProviderError::new(
+                ProviderErrorKind::InvalidRequest,
+                format!("cannot serialize messages: {e}"),
+            )
+        })?;
+        let wit_request = api::ProviderRequest {
+            provider: self.spec.id.clone(),
+            model: request.model.id.clone(),
+            system_prompt: request.system_prompt.clone(),
+            messages,
+            tools: request.tools.iter().map(convert::wit_tool_spec).collect(),
+            max_tokens: request.max_tokens,
+            reasoning: match request.reasoning {
+                ReasoningLevel::Off => api::ReasoningLevel::Off,
+                ReasoningLevel::Minimal => api::ReasoningLevel::Minimal,
+                ReasoningLevel::Low => api::ReasoningLevel::Low,
+                ReasoningLevel::Medium => api::ReasoningLevel::Medium,
+                ReasoningLevel::High => api::ReasoningLevel::High,
+            },
+            options: request.options.to_string(),
+        };
+        let plan = session
+            .build_request(wit_request)
+            .await
+            .map_err(|e| self.plugin_error(e))?
+            .map_err(convert::provider_error)?;
+        session
+            .start_decoder(&self.spec.id, &request.model.id)
+            .await
+            .map_err(|e| self.plugin_error(e))?;
+        let body = self.open_body(&mut session, plan, &request.cancel).await?;
+
+        let (tx, rx) = mpsc::channel::<StreamEvent>(64);
+        let cancel = request.cancel.clone();
+        let plugin_name = self.plugin.name().to_string();
+        tokio::spawn(async move {
+            pump(session, body, tx, cancel, plugin_name).await;
+        });
+        Ok(tokio_stream::wrappers::ReceiverStream::new(rx).boxed())
+    }
+}
+
+/// Frames the body into SSE events, decodes them in the plugin and forwards the results. Ends
+/// at the body's end, on the first error, on abort, or when the consumer goes away.
+async fn pump(
+    mut session: ProviderSession,
+    body: futures::stream::BoxStream<'static, Result<Bytes, String>>,
+    tx: mpsc::Sender<StreamEvent>,
+    cancel: tokio_util::sync::CancellationToken,
+    plugin: String,
+) {
+    let mut events = body.eventsource();
+    loop {
+        let next = tokio::select! {
+            next = events.next() => next,
+            _ = cancel.cancelled() => return,
+        };
+        let decoded = match next {
+            Some(Ok(event)) => {
+                session
+                    .push(api::SseEvent {
+                        event: event.event,
+                        data: event.data,
+                    })
+                    .await
+            }
+            Some(Err(e)) => {
+                let _ = tx
+                    .send(StreamEvent::Error(ProviderError::new(
+                        ProviderErrorKind::Network,
+                        format!("response stream broke: {e}"),
+                    )))
+                    .await;
+                return;
+            }
+            None => {
+                let finished = session.finish().await;
+                let _ = forward(&tx, finished, &plugin).await;
+                session.close().await;
+                return;
+            }
+        };
+        if !forward(&tx, decoded, &plugin).await {
+            return;
+        }
+    }
+}
+
+/// Sends decoded events on; false when the stream should end.
+async fn forward(
+    tx: &mpsc::Sender<StreamEvent>,
+    decoded: Result<Result<Vec<api::StreamEvent>, api::ProviderError>, PluginError>,
+    plugin: &str,
+) -> bool {
+    let events = match decoded {
+        Ok(Ok(events)) => events,
+        Ok(Err(error)) => {
+            let _ = tx
+                .send(StreamEvent::Error(convert::provider_error(error)))
+                .await;
+            return false;
+        }
+        Err(e) => {
+            let _ = tx
+                .send(StreamEvent::Error(ProviderError::new(
+                    ProviderErrorKind::Other,
+                    format!("provider plugin '{plugin}' failed while decoding: {e}"),
+                )))
+                .await;
+            return false;
+        }
+    };
+    for event in events {
+        let terminal = matches!(event, api::StreamEvent::Error(_));
+        if tx.send(convert::stream_event(event)).await.is_err() || terminal {
+            return false;
+        }
+    }
+    true
+}
+
+fn network_error(e: reqwest::Error) -> ProviderError {
+    let message = if e.is_timeout() {
+        format!("request timed out: {e}")
+    } else {
+        format!("cannot reach the provider: {e}")
+    };
+    ProviderError::new(ProviderErrorKind::Network, message)
+}
+
+fn retry_after_ms(headers: &[(String, String)]) -> Option<u64> {
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("retry-after"))
+        .and_then(|(_, v)| v.trim().parse::<f64>().ok())
+        .map(|secs| Duration::from_secs_f64(secs.clamp(0.0, 3600.0)).as_millis() as u64)
+}
