@@ -33,7 +33,10 @@ pub struct Loaded {
 
 pub async fn load_plugins(cli: &Cli) -> Result<Loaded> {
     let home = Home::locate()?;
-    let settings = Settings::load(&home.config())?;
+    let mut settings = Settings::load(&home.config())?;
+    if cli.plan {
+        settings.set_plugin_option("plan-mode", "enabled", toml::Value::Boolean(true));
+    }
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let runtime = Runtime::new(RuntimeConfig {
         cache_dir: Some(home.component_cache()),

@@ -63,6 +63,11 @@ pub struct Cli {
     #[arg(long = "plugin", value_name = "DIR")]
     pub plugins: Vec<PathBuf>,
 
+    /// Start in plan mode (read-only tools; the model presents a plan first). Needs the
+    /// plan-mode plugin.
+    #[arg(long)]
+    pub plan: bool,
+
     /// Text appended to the system prompt.
     #[arg(long, value_name = "TEXT")]
     pub append_system_prompt: Option<String>,

@@ -43,6 +43,11 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     let wired = app::build_agent(&cli, &loaded, chosen, session.clone(), sink)?;
     app::session_event(&loaded, EventKind::SessionStart, &session).await;
 
+    if let Some(code) = run_command(&loaded, &prompt).await? {
+        app::session_event(&loaded, EventKind::SessionEnd, &session).await;
+        return Ok(code);
+    }
+
     let cancel = CancellationToken::new();
     let on_interrupt = cancel.clone();
     tokio::spawn(async move {
@@ -82,6 +87,34 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         RunStatus::Failed(message) => {
             eprintln!("tack: {message}");
             Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// `/name args` for a command some plugin registered: run it and print what it returns. Other
+/// text (including unknown `/words`, which may be paths) goes to the agent.
+async fn run_command(loaded: &app::Loaded, prompt: &str) -> Result<Option<ExitCode>> {
+    let Some(rest) = prompt.trim_start().strip_prefix('/') else {
+        return Ok(None);
+    };
+    let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    let Some((plugin, _)) = loaded.set.command(name) else {
+        return Ok(None);
+    };
+    match plugin.run_command(name, args.trim()).await {
+        Ok(Ok(output)) => {
+            if let Some(text) = output {
+                println!("{text}");
+            }
+            Ok(Some(ExitCode::SUCCESS))
+        }
+        Ok(Err(message)) => {
+            eprintln!("tack: /{name}: {message}");
+            Ok(Some(ExitCode::FAILURE))
+        }
+        Err(e) => {
+            eprintln!("tack: /{name}: {e}");
+            Ok(Some(ExitCode::FAILURE))
         }
     }
 }

@@ -70,6 +70,14 @@ impl Settings {
             .unwrap_or_else(|| serde_json::json!({}))
     }
 
+    /// A command-line override of one plugin config key.
+    pub fn set_plugin_option(&mut self, plugin: &str, key: &str, value: toml::Value) {
+        self.plugins
+            .entry(plugin.to_string())
+            .or_default()
+            .insert(key.to_string(), value);
+    }
+
     pub fn plugin_config(&self, manifest: &Manifest) -> serde_json::Value {
         let mut merged = manifest.config.clone();
         if let Some(user) = self.plugins.get(&manifest.plugin.name) {

@@ -337,3 +337,36 @@ fn kill_nine_mid_run_loses_at_most_the_line_being_written() {
         "the resumed file ends cleanly"
     );
 }
+
+#[test]
+fn slash_commands_run_in_their_plugin_and_keep_state_in_the_session() {
+    let env = Env::new();
+    let hello = Path::new(artifacts::HELLO_RUST_MANIFEST)
+        .parent()
+        .expect("dir")
+        .to_path_buf();
+    let package = env.home.path().join("hello");
+    std::fs::create_dir_all(&package).expect("dir");
+    std::fs::copy(hello.join("tack.toml"), package.join("tack.toml")).expect("manifest");
+    std::fs::copy(artifacts::HELLO_RUST, package.join("hello_rust.wasm")).expect("component");
+    let plugin = package.to_str().expect("utf8");
+
+    let out = env.run(&["--plugin", plugin, "-p", "/hello tack"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "Hello, tack!");
+    let out = env.run(&["--plugin", plugin, "-c", "-p", "/hello"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let session = lines(&env.session_files()[0]).join("\n");
+    assert!(session.contains("hello-counter"), "{session}");
+    assert!(
+        session.contains("\"count\":2") || session.contains("\"count\": 2"),
+        "the counter followed the session: {session}"
+    );
+
+    let out = env.run(&["--plugin", plugin, "-p", "/nope"]);
+    assert!(
+        out.status.success(),
+        "an unknown /word is a prompt for the model: {}",
+        stderr(&out)
+    );
+}
