@@ -518,6 +518,10 @@ impl LoadedPlugin {
         let output = MemoryOutputPipe::new(1 << 20);
         wasi.stdout(output.clone())
             .stderr(output.clone())
+            // Run filesystem calls inline rather than through spawn_blocking: a tree walk makes
+            // tens of thousands of them, and the guest already occupies this thread while it
+            // runs. Measured: grep over 54k files 4.8 s -> 1.06 s.
+            .allow_blocking_current_thread(true)
             .allow_tcp(false)
             .allow_udp(false)
             .allow_ip_name_lookup(false);

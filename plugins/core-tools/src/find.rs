@@ -1,0 +1,188 @@
+//! `find`: paths in a tree whose name or relative path matches a glob.
+
+use serde::Deserialize;
+use tack_sdk::serde_json::json;
+use tack_sdk::{ToolCall, ToolResult, ToolSpec};
+
+use crate::fsys::Kind;
+use crate::paths::Workspace;
+use crate::walk::{walk, Flow, PathGlob};
+
+const DEFAULT_LIMIT: usize = 1000;
+const MAX_LIMIT: usize = 10_000;
+
+#[derive(Deserialize)]
+struct Args {
+    pattern: String,
+    path: Option<String>,
+    limit: Option<u64>,
+}
+
+pub fn spec() -> ToolSpec {
+    ToolSpec::new(
+        "find",
+        "Find files",
+        "Find files and directories by glob, searching the tree under `path` (default: the \
+         workspace root). A pattern without `/` matches names at any depth (`*.rs`, \
+         `Cargo.toml`, `*test*`); a pattern with `/` matches the path relative to `path` \
+         (`src/**/*.ts`), where `*` stays within one directory and `**` spans any number. \
+         `{a,b}` alternatives and `[abc]` classes work. An all-lowercase pattern ignores case. \
+         Files excluded by .gitignore/.ignore and the .git directory are skipped; other dotfiles \
+         are included. Results are workspace-relative paths, sorted, directories ending in `/`, \
+         at most `limit` (default 1000) with a note when there are more.",
+        json!({
+            "type": "object",
+            "properties": {
+                "pattern": {
+                    "type": "string",
+                    "description": "Glob to match, e.g. `*.rs`, `**/test_*.py`, `src/**/mod.rs`."
+                },
+                "path": {
+                    "type": "string",
+                    "description": "Directory to search, relative to the workspace root or absolute inside it (default: the root)."
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_LIMIT,
+                    "description": "Maximum number of results (default 1000)."
+                }
+            },
+            "required": ["pattern"],
+            "additionalProperties": false
+        }),
+    )
+    .snippet("find: find files by glob (respects .gitignore)")
+}
+
+pub fn run(ws: &Workspace, call: &ToolCall) -> ToolResult {
+    let args: Args = match call.args() {
+        Ok(args) => args,
+        Err(err) => return ToolResult::error(err),
+    };
+    match find(ws, &args) {
+        Ok(result) => result,
+        Err(message) => ToolResult::error(message),
+    }
+}
+
+fn find(ws: &Workspace, args: &Args) -> Result<ToolResult, String> {
+    let glob = PathGlob::new(&args.pattern)?;
+    let root = ws.resolve_readable(args.path.as_deref().unwrap_or("."))?;
+    let shown_root = ws.display(&root);
+    let meta = std::fs::metadata(&root).map_err(|e| ws.io_error(&e, &root, "search"))?;
+    if !meta.is_dir() {
+        return Err(format!(
+            "'{shown_root}' is a file; find searches directories. Use read to see the file."
+        ));
+    }
+    let limit = args
+        .limit
+        .map_or(DEFAULT_LIMIT, |l| usize::try_from(l).unwrap_or(MAX_LIMIT))
+        .clamp(1, MAX_LIMIT);
+
+    let mut found = Vec::new();
+    walk(ws.root(), &root, &mut |entry| {
+        let relative = entry.path.strip_prefix(&root).unwrap_or(entry.path);
+        if glob.is_match(relative) {
+            let mut shown = ws.display(entry.path);
+            if entry.kind == Kind::Dir {
+                shown.push('/');
+            }
+            found.push(shown);
+        }
+        Flow::Continue
+    })
+    .map_err(|e| ws.io_error(&e, &root, "search"))?;
+    found.sort_unstable();
+
+    let total = found.len();
+    if total == 0 {
+        return Ok(ToolResult::text(format!(
+            "No files match '{}' under '{shown_root}'. (Files ignored by .gitignore are not \
+             searched.)",
+            args.pattern
+        ))
+        .with_details(
+            json!({"pattern": args.pattern, "path": shown_root, "matches": 0, "truncated": false}),
+        ));
+    }
+    let truncated = total > limit;
+    found.truncate(limit);
+    let mut text = found.join("\n");
+    if truncated {
+        text.push_str(&format!(
+            "\n\n[Showing {limit} of {total} matches. Narrow the pattern or path, or pass a larger \
+             limit.]"
+        ));
+    }
+    Ok(ToolResult::text(text).with_details(json!({
+        "pattern": args.pattern,
+        "path": shown_root,
+        "matches": total,
+        "truncated": truncated,
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{call, text, TempWorkspace};
+
+    fn fixture() -> TempWorkspace {
+        let t = TempWorkspace::new();
+        t.file(".gitignore", "target/\n*.log\n");
+        t.file("src/main.rs", "");
+        t.file("src/lib/mod.rs", "");
+        t.file("target/debug/build.rs", "");
+        t.file("debug.log", "");
+        t.file(".github/ci.yml", "");
+        t.file(".git/config", "");
+        t.file("README.md", "");
+        t
+    }
+
+    #[test]
+    fn honours_gitignore_outside_a_repository() {
+        let t = fixture();
+        let r = run(&t.ws, &call("find", json!({"pattern": "*.rs"})));
+        assert_eq!(text(&r), "src/lib/mod.rs\nsrc/main.rs");
+    }
+
+    #[test]
+    fn dotfiles_but_not_dot_git() {
+        let t = fixture();
+        let r = run(&t.ws, &call("find", json!({"pattern": "*"})));
+        let out = text(&r);
+        assert!(out.contains(".github/ci.yml"), "{out}");
+        assert!(out.contains(".gitignore"), "{out}");
+        assert!(!out.contains(".git/"), "{out}");
+        assert!(!out.contains("target"), "{out}");
+        assert!(out.contains("src/lib/\n"), "{out}");
+    }
+
+    #[test]
+    fn path_patterns_relative_to_the_search_path() {
+        let t = fixture();
+        let r = run(
+            &t.ws,
+            &call("find", json!({"pattern": "lib/*.rs", "path": "src"})),
+        );
+        assert_eq!(text(&r), "src/lib/mod.rs");
+        let r = run(&t.ws, &call("find", json!({"pattern": "readme*"})));
+        assert_eq!(text(&r), "README.md");
+    }
+
+    #[test]
+    fn limits_and_empty_results() {
+        let t = fixture();
+        let r = run(&t.ws, &call("find", json!({"pattern": "*.rs", "limit": 1})));
+        assert_eq!(
+            text(&r),
+            "src/lib/mod.rs\n\n[Showing 1 of 2 matches. Narrow the pattern or path, or pass a larger limit.]"
+        );
+        let r = run(&t.ws, &call("find", json!({"pattern": "*.zig"})));
+        assert!(!r.is_error);
+        assert!(text(&r).starts_with("No files match '*.zig' under '.'"));
+    }
+}

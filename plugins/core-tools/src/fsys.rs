@@ -1,0 +1,230 @@
+//! Directory handles for tree walks, with a fast path inside the sandbox.
+//!
+//! Every filesystem call from a component is a call into the host, so find and grep over a big
+//! tree are bound by how many calls they make, not by matching. Through std, WASI's libc adds
+//! calls per entry (an inode lookup for each directory entry, a stream per read, a probe for
+//! end of file) and resolves every path from the preopened root. On wasm32-wasip2 this module
+//! instead talks to `wasi:filesystem` directly: a directory is listed with the types its entries
+//! already carry, files are opened relative to their directory's descriptor, and a file is read
+//! in as few calls as its size allows. Elsewhere (native tests) it uses std.
+
+use std::io;
+use std::path::Path;
+
+/// What a directory entry is, without following symlinks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Dir,
+    Symlink,
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub name: String,
+    pub kind: Kind,
+}
+
+/// Whether `read_file` filled the buffer or found the file over the size limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Read {
+    Done,
+    TooLarge,
+}
+
+pub use imp::DirHandle;
+
+#[cfg(not(all(target_os = "wasi", target_env = "p2")))]
+mod imp {
+    use super::{Entry, Kind, Read};
+    use std::fs::File;
+    use std::io::{self, Read as _};
+    use std::path::{Path, PathBuf};
+
+    /// A directory, by path.
+    pub struct DirHandle {
+        path: PathBuf,
+    }
+
+    impl DirHandle {
+        pub fn open(path: &Path) -> io::Result<Self> {
+            if !std::fs::metadata(path)?.is_dir() {
+                return Err(io::Error::from(io::ErrorKind::NotADirectory));
+            }
+            Ok(Self {
+                path: path.to_path_buf(),
+            })
+        }
+
+        pub fn entries(&self) -> io::Result<Vec<Entry>> {
+            let mut out = Vec::new();
+            for entry in std::fs::read_dir(&self.path)? {
+                let entry = entry?;
+                // A name that is not UTF-8 cannot be shown or passed back by the model.
+                let Ok(name) = entry.file_name().into_string() else {
+                    continue;
+                };
+                let kind = match entry.file_type() {
+                    Ok(t) if t.is_symlink() => Kind::Symlink,
+                    Ok(t) if t.is_dir() => Kind::Dir,
+                    Ok(t) if t.is_file() => Kind::File,
+                    _ => Kind::Other,
+                };
+                out.push(Entry { name, kind });
+            }
+            Ok(out)
+        }
+
+        pub fn open_dir(&self, name: &str) -> io::Result<Self> {
+            Ok(Self {
+                path: self.path.join(name),
+            })
+        }
+
+        pub fn read_file(&self, name: &str, buf: &mut Vec<u8>, max_len: u64) -> io::Result<Read> {
+            buf.clear();
+            let mut file = File::open(self.path.join(name))?;
+            let len = file.metadata()?.len();
+            if len > max_len {
+                return Ok(Read::TooLarge);
+            }
+            buf.reserve(usize::try_from(len).unwrap_or(0));
+            file.read_to_end(buf)?;
+            Ok(Read::Done)
+        }
+    }
+}
+
+#[cfg(all(target_os = "wasi", target_env = "p2"))]
+mod imp {
+    use super::{Entry, Kind, Read};
+    use std::io;
+    use std::path::Path;
+    use wasip2::filesystem::preopens::get_directories;
+    use wasip2::filesystem::types::{
+        Descriptor, DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags,
+    };
+
+    /// A directory, by descriptor.
+    pub struct DirHandle {
+        desc: Descriptor,
+    }
+
+    impl DirHandle {
+        /// Opens `path`, which must lie inside one of the preopened directories.
+        pub fn open(path: &Path) -> io::Result<Self> {
+            let mut best: Option<(Descriptor, usize, String)> = None;
+            for (desc, guest_path) in get_directories() {
+                let Ok(rel) = path.strip_prefix(&guest_path) else {
+                    continue;
+                };
+                let Some(rel) = rel.to_str() else {
+                    continue;
+                };
+                // The longest preopen wins, should one be nested in another.
+                if best
+                    .as_ref()
+                    .is_none_or(|(_, len, _)| guest_path.len() > *len)
+                {
+                    best = Some((desc, guest_path.len(), rel.to_string()));
+                }
+            }
+            let Some((root, _, rel)) = best else {
+                return Err(io::Error::from(io::ErrorKind::PermissionDenied));
+            };
+            let rel = if rel.is_empty() { "." } else { rel.as_str() };
+            let desc = root
+                .open_at(
+                    PathFlags::SYMLINK_FOLLOW,
+                    rel,
+                    OpenFlags::DIRECTORY,
+                    DescriptorFlags::READ,
+                )
+                .map_err(to_io)?;
+            Ok(Self { desc })
+        }
+
+        pub fn entries(&self) -> io::Result<Vec<Entry>> {
+            let stream = self.desc.read_directory().map_err(to_io)?;
+            let mut out = Vec::new();
+            while let Some(entry) = stream.read_directory_entry().map_err(to_io)? {
+                let kind = match entry.type_ {
+                    DescriptorType::Directory => Kind::Dir,
+                    DescriptorType::RegularFile => Kind::File,
+                    DescriptorType::SymbolicLink => Kind::Symlink,
+                    _ => Kind::Other,
+                };
+                out.push(Entry {
+                    name: entry.name,
+                    kind,
+                });
+            }
+            Ok(out)
+        }
+
+        pub fn open_dir(&self, name: &str) -> io::Result<Self> {
+            let desc = self
+                .desc
+                .open_at(
+                    PathFlags::empty(),
+                    name,
+                    OpenFlags::DIRECTORY,
+                    DescriptorFlags::READ,
+                )
+                .map_err(to_io)?;
+            Ok(Self { desc })
+        }
+
+        pub fn read_file(&self, name: &str, buf: &mut Vec<u8>, max_len: u64) -> io::Result<Read> {
+            buf.clear();
+            let file = self
+                .desc
+                .open_at(
+                    PathFlags::empty(),
+                    name,
+                    OpenFlags::empty(),
+                    DescriptorFlags::READ,
+                )
+                .map_err(to_io)?;
+            // Knowing the size up front means the last read need not be followed by one more
+            // that only reports the end of the file.
+            let size = file.stat().map_err(to_io)?.size;
+            if size > max_len {
+                return Ok(Read::TooLarge);
+            }
+            buf.reserve(usize::try_from(size).unwrap_or(0));
+            let mut offset = 0u64;
+            while offset < size {
+                let (chunk, end) = file.read(size - offset, offset).map_err(to_io)?;
+                if chunk.is_empty() {
+                    break;
+                }
+                offset += chunk.len() as u64;
+                buf.extend_from_slice(&chunk);
+                if end {
+                    break;
+                }
+            }
+            Ok(Read::Done)
+        }
+    }
+
+    fn to_io(code: ErrorCode) -> io::Error {
+        let kind = match code {
+            ErrorCode::NoEntry => io::ErrorKind::NotFound,
+            ErrorCode::Access | ErrorCode::NotPermitted => io::ErrorKind::PermissionDenied,
+            ErrorCode::IsDirectory => io::ErrorKind::IsADirectory,
+            ErrorCode::NotDirectory => io::ErrorKind::NotADirectory,
+            ErrorCode::Exist => io::ErrorKind::AlreadyExists,
+            ErrorCode::InvalidSeek | ErrorCode::Invalid => io::ErrorKind::InvalidInput,
+            _ => io::ErrorKind::Other,
+        };
+        io::Error::new(kind, format!("{code:?}"))
+    }
+}
+
+/// Opens the directory at `path` for walking.
+pub fn open_dir(path: &Path) -> io::Result<DirHandle> {
+    DirHandle::open(path)
+}

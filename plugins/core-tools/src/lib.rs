@@ -1,0 +1,67 @@
+//! core-tools: the tools a coding agent lives on (read, write, edit, ls, find, grep, bash),
+//! as a tack plugin.
+//!
+//! File tools work through the workspace directory the host preopens at its own path; bash goes
+//! through the host's `exec` capability. Each tool lives in its own module with its spec (what
+//! the model sees) and its implementation.
+
+mod atomic;
+mod bash;
+mod capture;
+mod content;
+mod edit;
+mod find;
+mod fsys;
+mod grep;
+mod ls;
+mod matching;
+mod mode;
+mod paths;
+mod read;
+mod terminal;
+#[cfg(test)]
+mod testutil;
+mod truncate;
+mod walk;
+mod write;
+
+use tack_sdk::{InitContext, Plugin, Registration, ToolCall, ToolResult};
+
+use crate::paths::Workspace;
+
+#[derive(Default)]
+struct CoreTools {
+    workspace: Option<Workspace>,
+}
+
+impl Plugin for CoreTools {
+    fn init(&mut self, ctx: &InitContext) -> Result<Registration, String> {
+        self.workspace = Some(Workspace::new(&ctx.workspace, ctx.data_dir.as_deref())?);
+        Ok(Registration::new()
+            .tool(read::spec())
+            .tool(write::spec())
+            .tool(edit::spec())
+            .tool(ls::spec())
+            .tool(find::spec())
+            .tool(grep::spec())
+            .tool(bash::spec()))
+    }
+
+    fn call_tool(&mut self, call: ToolCall) -> ToolResult {
+        let Some(ws) = &self.workspace else {
+            return ToolResult::error("core-tools was called before init; this is a host bug.");
+        };
+        match call.name.as_str() {
+            "read" => read::run(ws, &call),
+            "write" => write::run(ws, &call),
+            "edit" => edit::run(ws, &call),
+            "ls" => ls::run(ws, &call),
+            "find" => find::run(ws, &call),
+            "grep" => grep::run(ws, &call),
+            "bash" => bash::run(ws, &call),
+            other => ToolResult::error(format!("core-tools has no tool named '{other}'.")),
+        }
+    }
+}
+
+tack_sdk::export_plugin!(CoreTools);
