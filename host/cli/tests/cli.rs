@@ -370,3 +370,201 @@ fn slash_commands_run_in_their_plugin_and_keep_state_in_the_session() {
         stderr(&out)
     );
 }
+
+fn json_events(out: &Output) -> Vec<Value> {
+    stdout(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+fn ended_tools(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "tool_execution_end")
+        .map(|e| e["tool_call_id"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn stored_results(env: &Env) -> Vec<(String, bool, String)> {
+    lines(&env.session_files()[0])
+        .iter()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["message"]["role"] == "toolResult")
+        .map(|e| {
+            let m = &e["message"];
+            (
+                m["toolCallId"].as_str().unwrap_or_default().to_string(),
+                m["isError"].as_bool().unwrap_or(false),
+                m["content"].to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn parallel_calls_finish_out_of_order_but_results_keep_the_assistants_order() {
+    let env = Env::new();
+    let scripted = env.scripted_provider(json!([
+        { "tool_calls": [
+            { "id": "slow", "name": "bash", "arguments": { "command": "sleep 0.6; echo slow" } },
+            { "id": "fast", "name": "bash", "arguments": { "command": "echo fast" } },
+            { "id": "mid", "name": "bash", "arguments": { "command": "sleep 0.3; echo mid" } }
+        ] },
+        { "text": "done" }
+    ]));
+    let out = env.run(&[
+        "--plugin",
+        scripted.to_str().expect("utf8"),
+        "--mode",
+        "json",
+        "go",
+    ]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert_eq!(
+        ended_tools(&json_events(&out)),
+        ["fast", "mid", "slow"],
+        "completion events as tools finish"
+    );
+    let stored: Vec<String> = stored_results(&env)
+        .into_iter()
+        .map(|(id, _, _)| id)
+        .collect();
+    assert_eq!(
+        stored,
+        ["slow", "fast", "mid"],
+        "results stored in the assistant's order"
+    );
+}
+
+#[test]
+fn a_sequential_tool_makes_the_whole_batch_run_in_order() {
+    let env = Env::new();
+    // `write` is sequential in core-tools, so the slow bash call must finish before it starts.
+    let scripted = env.scripted_provider(json!([
+        { "tool_calls": [
+            { "id": "first", "name": "bash", "arguments": { "command": "sleep 0.4; echo first > order.txt" } },
+            { "id": "second", "name": "write", "arguments": { "path": "second.txt", "content": "written second\n" } }
+        ] },
+        { "text": "done" }
+    ]));
+    let out = env.run(&[
+        "--plugin",
+        scripted.to_str().expect("utf8"),
+        "--mode",
+        "json",
+        "go",
+    ]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert_eq!(ended_tools(&json_events(&out)), ["first", "second"]);
+    assert!(
+        env.workspace.path().join("order.txt").exists()
+            && env.workspace.path().join("second.txt").exists()
+    );
+}
+
+#[test]
+fn tool_calls_of_a_truncated_message_are_failed_not_run() {
+    let env = Env::new();
+    let scripted = env.scripted_provider(json!([
+        { "tool_calls": [{ "id": "t", "name": "bash", "arguments": { "command": "touch must-not-exist" } }], "stop": "length" },
+        { "text": "ok" }
+    ]));
+    let out = env.run(&["--plugin", scripted.to_str().expect("utf8"), "-p", "go"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert!(
+        !env.workspace.path().join("must-not-exist").exists(),
+        "the call was executed"
+    );
+    let results = stored_results(&env);
+    assert_eq!(results.len(), 1);
+    assert!(results[0].1, "an error result");
+    assert!(
+        results[0].2.to_lowercase().contains("length") || results[0].2.contains("limit"),
+        "{}",
+        results[0].2
+    );
+}
+
+#[test]
+fn schema_invalid_arguments_become_an_error_naming_the_field() {
+    let env = Env::new();
+    let scripted = env.scripted_provider(json!([
+        { "tool_calls": [{ "id": "bad", "name": "read", "arguments": { "path": 5 } }] },
+        { "text": "recovered" }
+    ]));
+    let out = env.run(&["--plugin", scripted.to_str().expect("utf8"), "-p", "go"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "recovered");
+    let results = stored_results(&env);
+    assert!(results[0].1);
+    assert!(
+        results[0].2.contains("path"),
+        "names the field: {}",
+        results[0].2
+    );
+}
+
+#[test]
+fn ctrl_c_aborts_a_running_tool_and_leaves_the_session_consistent() {
+    let env = Env::new();
+    let scripted = env.scripted_provider(json!([
+        { "tool_calls": [
+            { "id": "long", "name": "bash", "arguments": { "command": "sleep 30" } },
+            { "id": "later", "name": "write", "arguments": { "path": "never.txt", "content": "x" } }
+        ] },
+        { "text": "unreachable" }
+    ]));
+    let mut child = env
+        .command()
+        .args(["--plugin", scripted.to_str().expect("utf8"), "-p", "go"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Wait until the tool is running (the session has the assistant message with its calls).
+    let started = std::time::Instant::now();
+    while started.elapsed() < Duration::from_secs(20) {
+        let assistant_stored = env
+            .session_files()
+            .first()
+            .map(|p| {
+                std::fs::read_to_string(p)
+                    .unwrap_or_default()
+                    .contains("\"role\":\"assistant\"")
+            })
+            .unwrap_or(false);
+        if assistant_stored {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = child.id().to_string();
+    let sent = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill");
+    assert!(sent.success());
+    let begun = std::time::Instant::now();
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        begun.elapsed() < Duration::from_secs(10),
+        "abort took {:?}",
+        begun.elapsed()
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "print mode exits 1 on abort; stderr: {}",
+        stderr(&out)
+    );
+    assert!(
+        !env.workspace.path().join("never.txt").exists(),
+        "an unstarted call ran after abort"
+    );
+    let results = stored_results(&env);
+    let ids: Vec<&str> = results.iter().map(|(id, _, _)| id.as_str()).collect();
+    assert_eq!(ids, ["long", "later"], "every call has a result");
+    assert!(results.iter().all(|(_, is_error, _)| *is_error));
+}
