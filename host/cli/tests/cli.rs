@@ -515,7 +515,7 @@ fn ctrl_c_aborts_a_running_tool_and_leaves_the_session_consistent() {
         ] },
         { "text": "unreachable" }
     ]));
-    let mut child = env
+    let child = env
         .command()
         .args(["--plugin", scripted.to_str().expect("utf8"), "-p", "go"])
         .stdout(Stdio::piped())
