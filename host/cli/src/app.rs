@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use tack_core::agent::{InputKind, ModelCost, ModelInfo, ReasoningLevel};
-use tack_core::session::{Session, SessionHandle, SessionStore};
+use tack_core::session::{EntryKind, Session, SessionHandle, SessionStore};
 use tack_core::system_prompt::{build_system_prompt, discover_context_files, today, PromptInputs};
 use tack_core::{Agent, AgentConfig};
 use tack_runtime::api::{self, EventKind};
@@ -70,62 +70,82 @@ pub async fn load_plugins(cli: &Cli) -> Result<Loaded> {
 pub struct Chosen {
     pub provider: Arc<PluginProvider>,
     pub model: ModelInfo,
+    pub options: serde_json::Value,
 }
 
-/// `--provider`, else config, else the first provider (other than the demo) whose API key is
-/// available, else the offline demo.
-pub fn choose_provider(cli: &Cli, loaded: &Loaded) -> Result<Chosen> {
+/// `--provider`/`--model`, else the model a continued session was using, else config, else the
+/// first provider (other than the demo) whose API key is available, else the offline demo.
+pub fn choose_provider(
+    cli: &Cli,
+    loaded: &Loaded,
+    session_model: Option<(String, String)>,
+) -> Result<Chosen> {
+    let catalog = crate::catalog::build(&loaded.set, &loaded.settings)?;
+    let mut secrets = loaded.secrets.clone();
+    let from_session =
+        session_model.filter(|(p, _)| cli.provider.is_none() && catalog.iter().any(|e| &e.id == p));
     let wanted = cli
         .provider
         .clone()
+        .or_else(|| from_session.as_ref().map(|(p, _)| p.clone()))
         .or_else(|| loaded.settings.provider.clone());
-    let mut secrets = loaded.secrets.clone();
-    let (plugin, spec) = match wanted {
-        Some(id) => loaded.set.provider(&id).with_context(|| {
-            let known: Vec<&str> = loaded.set.providers().map(|(_, s)| s.id.as_str()).collect();
+    let entry = match wanted {
+        Some(id) => catalog.iter().find(|e| e.id == id).with_context(|| {
+            let known: Vec<&str> = catalog.iter().map(|e| e.id.as_str()).collect();
             format!("unknown provider '{id}' (available: {})", known.join(", "))
         })?,
-        None => loaded
-            .set
-            .providers()
-            .find(|(_, spec)| {
-                spec.id != "demo" && spec.secret.as_deref().is_some_and(|s| secrets.has(s))
-            })
-            .or_else(|| loaded.set.provider("demo"))
+        None => catalog
+            .iter()
+            .find(|e| e.id != "demo" && e.spec.secret.is_some() && e.key_available(&secrets))
+            .or_else(|| catalog.iter().find(|e| e.id == "demo"))
             .context("no provider plugin is loaded")?,
     };
-    if let (Some(key), Some(secret)) = (&cli.api_key, &spec.secret) {
+    if let (Some(key), Some(secret)) = (&cli.api_key, &entry.spec.secret) {
         secrets = secrets.with_override(secret, key.clone());
     }
-    let model_id = cli.model.clone().or_else(|| loaded.settings.model.clone());
+    let model_id = cli
+        .model
+        .clone()
+        .or_else(|| {
+            from_session
+                .as_ref()
+                .filter(|(p, _)| *p == entry.id)
+                .map(|(_, m)| m.clone())
+        })
+        .or_else(|| {
+            loaded
+                .settings
+                .model
+                .clone()
+                .filter(|_| cli.provider.is_none())
+        });
+    let spec = &entry.spec;
     let model = match &model_id {
         Some(id) => spec.models.iter().find(|m| &m.id == id).with_context(|| {
             let known: Vec<&str> = spec.models.iter().map(|m| m.id.as_str()).collect();
             format!(
                 "provider '{}' has no model '{id}' (available: {})",
-                spec.id,
+                entry.id,
                 known.join(", ")
             )
         })?,
         None => spec
             .models
             .first()
-            .with_context(|| format!("provider '{}' lists no models", spec.id))?,
+            .with_context(|| format!("provider '{}' lists no models", entry.id))?,
     };
-    let base_url = cli
-        .base_url
-        .clone()
-        .or_else(|| loaded.settings.base_url(&spec.id));
+    let base_url = cli.base_url.clone().or_else(|| entry.base_url.clone());
     let provider = Arc::new(PluginProvider::new(
-        plugin.clone(),
+        entry.plugin.clone(),
         spec.clone(),
         base_url,
         secrets,
         loaded.runtime.http().clone(),
     ));
     Ok(Chosen {
-        model: model_info(&spec.id, model),
+        model: model_info(&entry.id, model),
         provider,
+        options: entry.options.clone(),
     })
 }
 
@@ -211,13 +231,14 @@ pub fn build_agent(
         context_files: &context_files,
         append: cli.append_system_prompt.as_deref(),
     });
+    record_model(&session, &chosen.model, cli.thinking.as_deref())?;
     let mut config = AgentConfig::new(chosen.model, system_prompt);
     if let Some(level) = &cli.thinking {
         config.reasoning = ReasoningLevel::parse(level).with_context(|| {
             format!("unknown thinking level '{level}' (off, minimal, low, medium, high)")
         })?;
     }
-    config.provider_options = loaded.settings.provider_options(&config.model.provider);
+    config.provider_options = chosen.options;
     if config.reasoning != ReasoningLevel::Off && !config.model.reasoning {
         bail!("model '{}' does not support thinking", config.model.id);
     }
@@ -226,6 +247,27 @@ pub fn build_agent(
         .with_events(sink.clone());
     loaded.services.attach_agent(agent.queues(), sink);
     Ok(Wired { agent })
+}
+
+/// Appends model_change / thinking_level_change entries when the run's choice differs from what
+/// the session last recorded, so a resumed session knows which model wrote what.
+fn record_model(session: &SessionHandle, model: &ModelInfo, thinking: Option<&str>) -> Result<()> {
+    let mut s = session.lock();
+    let current = s.model().map(|(p, m)| (p.to_string(), m.to_string()));
+    if current.as_ref() != Some(&(model.provider.clone(), model.id.clone())) {
+        s.append(EntryKind::ModelChange {
+            provider: model.provider.clone(),
+            model_id: model.id.clone(),
+        })?;
+    }
+    if let Some(level) = thinking {
+        if s.thinking_level() != Some(level) {
+            s.append(EntryKind::ThinkingLevelChange {
+                thinking_level: level.to_string(),
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// Tells plugins observing session lifecycle events.

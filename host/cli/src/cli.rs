@@ -92,4 +92,6 @@ pub enum Mode {
 pub enum Command {
     /// List loaded plugins: version, API version, what each provides, granted capabilities.
     Plugins,
+    /// List providers and models, and whether each provider's API key is available.
+    Models,
 }

@@ -28,8 +28,13 @@ impl Home {
         &self.root
     }
 
+    /// `$TACK_CACHE_DIR` if set (a cache shared between homes, as the test suite uses), else
+    /// inside the home.
     pub fn component_cache(&self) -> PathBuf {
-        self.root.join("cache").join("components")
+        match std::env::var_os("TACK_CACHE_DIR") {
+            Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+            _ => self.root.join("cache").join("components"),
+        }
     }
 
     pub fn plugin_data(&self) -> PathBuf {

@@ -27,6 +27,43 @@ pub async fn plugins(cli: &Cli) -> Result<ExitCode> {
     })
 }
 
+pub async fn models(cli: &Cli) -> Result<ExitCode> {
+    let loaded = app::load_plugins(cli).await?;
+    let catalog = crate::catalog::build(&loaded.set, &loaded.settings)?;
+    let mut out = String::new();
+    for entry in &catalog {
+        let key = match &entry.spec.secret {
+            None => "no key needed".to_string(),
+            Some(name) if loaded.secrets.has(name) => format!("key: {name} (set)"),
+            Some(name) => format!("key: {name} (NOT set)"),
+        };
+        let url = entry.effective_base_url();
+        let url = if url.is_empty() { "offline" } else { url };
+        let _ = writeln!(out, "{} ({}) — {url} — {key}", entry.id, entry.spec.name);
+        for m in &entry.spec.models {
+            let mut traits = vec![
+                format!("{}k context", m.context_window / 1000),
+                format!("{}k out", m.max_output_tokens / 1000),
+            ];
+            if m.reasoning {
+                traits.push("thinking".into());
+            }
+            if m.input.contains(&tack_runtime::api::InputKind::Image) {
+                traits.push("images".into());
+            }
+            if m.cost.input > 0.0 || m.cost.output > 0.0 {
+                traits.push(format!("${}/${} per Mtok", m.cost.input, m.cost.output));
+            }
+            let _ = writeln!(out, "  {:<32} {}", m.id, traits.join(", "));
+        }
+    }
+    for warning in &loaded.warnings {
+        let _ = writeln!(out, "not loaded: {warning}");
+    }
+    print!("{out}");
+    Ok(ExitCode::SUCCESS)
+}
+
 fn describe(out: &mut String, plugin: &LoadedPlugin) {
     let m = &plugin.manifest.plugin;
     let source = match &plugin.source {

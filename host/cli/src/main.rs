@@ -1,6 +1,7 @@
 //! The `tack` binary.
 
 mod app;
+mod catalog;
 mod cli;
 mod home;
 mod list;
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
 async fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(cli::Command::Plugins) => list::plugins(&cli).await,
+        Some(cli::Command::Models) => list::models(&cli).await,
         None => run::run(cli).await,
     }
 }

@@ -28,14 +28,18 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     for warning in &loaded.warnings {
         eprintln!("tack: warning: {warning}");
     }
-    let chosen = app::choose_provider(&cli, &loaded)?;
+    let session = SessionHandle::new(app::open_session(&cli, &loaded)?);
+    let session_model = session
+        .lock()
+        .model()
+        .map(|(p, m)| (p.to_string(), m.to_string()));
+    let chosen = app::choose_provider(&cli, &loaded, session_model)?;
     if cli.mode == Mode::Text && chosen.model.provider == "demo" {
         eprintln!(
             "tack: using the offline demo provider (no API key found). Set ANTHROPIC_API_KEY or \
              OPENAI_API_KEY, or pass --provider and --api-key, to use a real model."
         );
     }
-    let session = SessionHandle::new(app::open_session(&cli, &loaded)?);
     let sink: Arc<dyn EventSink> = match cli.mode {
         Mode::Json => Arc::new(JsonLines),
         Mode::Text => Arc::new(TextProgress),

@@ -6,9 +6,11 @@
 //! [plugins.hello-rust]
 //! blocked_word = "deploy"
 //!
-//! [providers.openai]
+//! [providers.ollama]          # see catalog.rs for provider entries
+//! api = "openai"
 //! base_url = "http://localhost:11434/v1"
-//! options = { max_tokens_field = "max_tokens" }
+//! secret = ""
+//! models = [{ id = "qwen3:8b", context_window = 32768 }]
 //! ```
 
 use std::collections::BTreeMap;
@@ -38,12 +40,38 @@ pub struct Settings {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderSettings {
+    /// For a new provider: the id of the plugin provider that speaks its API ("openai").
+    #[serde(default)]
+    pub api: Option<String>,
     /// Where requests go instead of the provider's default (Ollama, vLLM, a proxy).
     #[serde(default)]
     pub base_url: Option<String>,
+    /// The secret (env var or auth.json key) holding the API key; "" for none.
+    #[serde(default)]
+    pub secret: Option<String>,
     /// Compatibility flags handed to the provider plugin.
     #[serde(default)]
     pub options: toml::Table,
+    /// Models added to (or replacing same-id models of) the provider's list.
+    #[serde(default)]
+    pub models: Vec<ModelSettings>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSettings {
+    pub id: String,
+    pub name: Option<String>,
+    pub context_window: Option<u32>,
+    pub max_output_tokens: Option<u32>,
+    pub reasoning: Option<bool>,
+    /// Whether the model accepts images.
+    pub images: Option<bool>,
+    /// US dollars per million tokens.
+    pub cost_input: Option<f64>,
+    pub cost_output: Option<f64>,
+    pub cost_cache_read: Option<f64>,
+    pub cost_cache_write: Option<f64>,
 }
 
 impl Settings {
@@ -55,19 +83,6 @@ impl Settings {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
             Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
         }
-    }
-
-    pub fn base_url(&self, provider: &str) -> Option<String> {
-        self.providers
-            .get(provider)
-            .and_then(|p| p.base_url.clone())
-    }
-
-    pub fn provider_options(&self, provider: &str) -> serde_json::Value {
-        self.providers
-            .get(provider)
-            .and_then(|p| serde_json::to_value(&p.options).ok())
-            .unwrap_or_else(|| serde_json::json!({}))
     }
 
     /// A command-line override of one plugin config key.

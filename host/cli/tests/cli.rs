@@ -37,6 +37,9 @@ impl Env {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_tack"));
         cmd.current_dir(self.workspace.path())
             .env("TACK_HOME", self.home.path())
+            // Share compiled components between tests: each home would otherwise compile every
+            // built-in plugin again.
+            .env("TACK_CACHE_DIR", concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"))
             .env_remove("ANTHROPIC_API_KEY")
             .env_remove("OPENAI_API_KEY")
             .env_remove("GEMINI_API_KEY")
@@ -567,4 +570,109 @@ fn ctrl_c_aborts_a_running_tool_and_leaves_the_session_consistent() {
     let ids: Vec<&str> = results.iter().map(|(id, _, _)| id.as_str()).collect();
     assert_eq!(ids, ["long", "later"], "every call has a result");
     assert!(results.iter().all(|(_, is_error, _)| *is_error));
+}
+
+/// A loopback server that answers the n-th request with the n-th body (as an SSE stream, written
+/// in small pieces) and records every request it saw.
+struct MockProvider {
+    url: String,
+    requests: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl MockProvider {
+    fn start(bodies: Vec<Vec<u8>>) -> Self {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        let requests = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = requests.clone();
+        std::thread::spawn(move || {
+            for (n, conn) in listener.incoming().enumerate() {
+                let Ok(mut conn) = conn else { break };
+                let mut reader = BufReader::new(conn.try_clone().expect("clone"));
+                let mut head = String::new();
+                let mut length = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                    head.push_str(&line);
+                }
+                let mut body = vec![0u8; length];
+                let _ = reader.read_exact(&mut body);
+                head.push_str(&String::from_utf8_lossy(&body));
+                seen.lock().expect("lock").push(head);
+                let reply = bodies.get(n).cloned().unwrap_or_default();
+                let _ = conn.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n");
+                for piece in reply.chunks(37) {
+                    let _ = conn.write_all(piece);
+                    let _ = conn.flush();
+                }
+            }
+        });
+        MockProvider { url, requests }
+    }
+}
+
+fn fixture(provider: &str, name: &str) -> Vec<u8> {
+    let path = format!(
+        "{}/../runtime/tests/fixtures/sse/{provider}/{name}.sse",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn every_provider_completes_a_multi_tool_task_against_a_local_mock() {
+    for (provider, base_path) in [
+        ("anthropic", ""),
+        ("openai", "/v1"),
+        ("openai-responses", "/v1"),
+        ("google", ""),
+    ] {
+        let env = Env::new();
+        std::fs::write(
+            env.workspace.path().join("Cargo.toml"),
+            "[package]\nname = \"demo\"\n",
+        )
+        .expect("cargo toml");
+        let mock = MockProvider::start(vec![fixture(provider, "tools"), fixture(provider, "text")]);
+        let base = format!("{}{base_path}", mock.url);
+        let out = env.run(&[
+            "--provider",
+            provider,
+            "--base-url",
+            &base,
+            "--api-key",
+            "sk-test-key",
+            "-p",
+            "read src/main.rs and Cargo.toml",
+        ]);
+        assert!(out.status.success(), "{provider}: stderr: {}", stderr(&out));
+        assert!(!stdout(&out).trim().is_empty(), "{provider}: no answer");
+        let results = stored_results(&env);
+        assert!(results.len() >= 2, "{provider}: {results:?}");
+        assert!(
+            results.iter().all(|(_, is_error, _)| !is_error),
+            "{provider}: {results:?}"
+        );
+        assert!(
+            results.iter().any(|(_, _, c)| c.contains("println")),
+            "{provider}: src/main.rs was read: {results:?}"
+        );
+        let requests = mock.requests.lock().expect("lock").clone();
+        assert_eq!(requests.len(), 2, "{provider}: one request per turn");
+        assert!(
+            requests.iter().all(|r| r.contains("sk-test-key")),
+            "{provider}: the host attached the key"
+        );
+        assert!(
+            requests[1].contains("fn main"),
+            "{provider}: the second request carries the tool results"
+        );
+    }
 }

@@ -23,9 +23,15 @@ impl PluginSet {
     /// Loads every spec in order. A plugin that fails, or that registers a tool, command or
     /// provider another plugin already has, is left out with an error; the rest load.
     pub async fn load(runtime: &Arc<Runtime>, specs: Vec<PluginSpec>, host: &HostContext) -> Self {
+        // Compile and instantiate concurrently (a cold start compiles every component), then add
+        // in load order so collisions resolve the same way every time.
+        let loads = specs
+            .into_iter()
+            .map(|spec| LoadedPlugin::load(runtime, spec, host));
+        let loaded = futures::future::join_all(loads).await;
         let mut set = PluginSet::default();
-        for spec in specs {
-            match LoadedPlugin::load(runtime, spec, host).await {
+        for result in loaded {
+            match result {
                 Ok(plugin) => {
                     if let Err(e) = set.add(plugin) {
                         set.errors.push(e);

@@ -26,6 +26,25 @@ use crate::state::apply_auth;
 /// Largest error body read from a failed response.
 const MAX_ERROR_BODY: usize = 64 << 10;
 
+/// A response that stalls this long between events is treated as a broken connection (and
+/// retried by the agent loop) rather than hanging the turn.
+const STREAM_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Headers only the host may set: the transport's own, and anything carrying credentials.
+const RESERVED_HEADERS: &[&str] = &[
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "upgrade",
+    "te",
+    "trailer",
+    "proxy-authorization",
+    "authorization",
+    "cookie",
+];
+
 pub struct PluginProvider {
     plugin: Arc<LoadedPlugin>,
     spec: api::ProviderSpec,
@@ -82,19 +101,13 @@ impl PluginProvider {
                 format!("provider '{}' has no base URL configured", self.spec.id),
             ));
         }
-        let joined = format!("{}{}", self.base_url.trim_end_matches('/'), call.path);
-        let mut url = url::Url::parse(&joined).map_err(|e| {
-            ProviderError::new(
-                ProviderErrorKind::InvalidRequest,
-                format!("bad request URL {joined}: {e}"),
-            )
-        })?;
         let base = url::Url::parse(&self.base_url).map_err(|e| {
             ProviderError::new(
                 ProviderErrorKind::InvalidRequest,
                 format!("bad base URL {}: {e}", self.base_url),
             )
         })?;
+        let mut url = join_base(&base, &call.path);
         if !under(&url, &base) || !call.path.starts_with('/') || call.path.contains("..") {
             return Err(ProviderError::new(
                 ProviderErrorKind::InvalidRequest,
@@ -105,7 +118,7 @@ impl PluginProvider {
                 ),
             ));
         }
-        let mut headers = call.headers;
+        let mut headers = guest_headers(call.headers, &self.spec.auth);
         if let Some(secret) = &self.spec.secret {
             let value = self
                 .secrets
@@ -221,6 +234,15 @@ async fn pump(
         let next = tokio::select! {
             next = events.next() => next,
             _ = cancel.cancelled() => return,
+            _ = tokio::time::sleep(STREAM_IDLE_TIMEOUT) => {
+                let _ = tx
+                    .send(StreamEvent::Error(ProviderError::new(
+                        ProviderErrorKind::Network,
+                        format!("the provider sent nothing for {} s; giving up on this response", STREAM_IDLE_TIMEOUT.as_secs()),
+                    )))
+                    .await;
+                return;
+            }
         };
         let decoded = match next {
             Some(Ok(event)) => {
@@ -286,6 +308,41 @@ async fn forward(
     true
 }
 
+/// The guest's headers without those the host owns: a provider plugin cannot smuggle its own
+/// credentials or confuse the HTTP framing.
+fn guest_headers(headers: Vec<(String, String)>, auth: &api::AuthScheme) -> Vec<(String, String)> {
+    let auth_header = match auth {
+        api::AuthScheme::Header(name) => Some(name.to_ascii_lowercase()),
+        _ => None,
+    };
+    headers
+        .into_iter()
+        .filter(|(name, _)| {
+            let lower = name.to_ascii_lowercase();
+            !RESERVED_HEADERS.contains(&lower.as_str())
+                && auth_header.as_deref() != Some(lower.as_str())
+        })
+        .collect()
+}
+
+/// `base` + `path_and_query`, keeping the base's own query (Azure's `?api-version=`) and adding
+/// the plugin's.
+fn join_base(base: &url::Url, path_and_query: &str) -> url::Url {
+    let (path, query) = path_and_query
+        .split_once('?')
+        .unwrap_or((path_and_query, ""));
+    let mut url = base.clone();
+    url.set_path(&format!("{}{}", base.path().trim_end_matches('/'), path));
+    if !query.is_empty() {
+        let merged = match base.query() {
+            Some(existing) if !existing.is_empty() => format!("{existing}&{query}"),
+            _ => query.to_string(),
+        };
+        url.set_query(Some(&merged));
+    }
+    url
+}
+
 fn network_error(e: reqwest::Error) -> ProviderError {
     let message = if e.is_timeout() {
         format!("request timed out: {e}")
@@ -301,4 +358,42 @@ fn retry_after_ms(headers: &[(String, String)]) -> Option<u64> {
         .find(|(k, _)| k.eq_ignore_ascii_case("retry-after"))
         .and_then(|(_, v)| v.trim().parse::<f64>().ok())
         .map(|secs| Duration::from_secs_f64(secs.clamp(0.0, 3600.0)).as_millis() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joining_keeps_base_path_and_query() {
+        let base = url::Url::parse(
+            "https://x.openai.azure.com/openai/deployments/d?api-version=2024-10-21",
+        )
+        .expect("url");
+        let url = join_base(&base, "/chat/completions?stream=true");
+        assert_eq!(
+            url.as_str(),
+            "https://x.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21&stream=true"
+        );
+        assert!(under(&url, &base));
+        let plain = url::Url::parse("http://127.0.0.1:8080/v1").expect("url");
+        assert_eq!(
+            join_base(&plain, "/messages").as_str(),
+            "http://127.0.0.1:8080/v1/messages"
+        );
+    }
+
+    #[test]
+    fn guests_cannot_set_transport_or_credential_headers() {
+        let headers = vec![
+            ("Host".to_string(), "evil".to_string()),
+            ("Authorization".to_string(), "Bearer stolen".to_string()),
+            ("x-api-key".to_string(), "guess".to_string()),
+            ("content-type".to_string(), "application/json".to_string()),
+            ("anthropic-version".to_string(), "2023-06-01".to_string()),
+        ];
+        let kept = guest_headers(headers, &api::AuthScheme::Header("x-api-key".into()));
+        let names: Vec<&str> = kept.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["content-type", "anthropic-version"]);
+    }
 }

@@ -1,0 +1,126 @@
+//! The providers and models a user can pick: those the provider plugins register, adjusted and
+//! extended by `[providers.<id>]` in config.toml. A config entry with `api = "<plugin provider>"`
+//! defines a new provider served by that plugin (an OpenAI-compatible server, say):
+//!
+//! ```toml
+//! [providers.ollama]
+//! api = "openai"
+//! base_url = "http://localhost:11434/v1"
+//! secret = ""                       # no API key
+//! options = { max_tokens_field = "max_tokens" }
+//! models = [{ id = "qwen3:8b", context_window = 32768, max_output_tokens = 8192 }]
+//! ```
+
+use std::sync::Arc;
+
+use anyhow::{bail, Result};
+use tack_runtime::api::{self, InputKind, ModelCost, ModelSpec};
+use tack_runtime::broker::secrets::SecretStore;
+use tack_runtime::{LoadedPlugin, PluginSet};
+
+use crate::settings::{ModelSettings, Settings};
+
+pub struct ProviderEntry {
+    /// What the user types (`--provider`), and what sessions record.
+    pub id: String,
+    pub plugin: Arc<LoadedPlugin>,
+    /// The plugin's provider spec with the secret and models in effect. Its `id` stays the
+    /// plugin's own, since that is what the plugin dispatches on.
+    pub spec: api::ProviderSpec,
+    pub base_url: Option<String>,
+    pub options: serde_json::Value,
+}
+
+impl ProviderEntry {
+    pub fn key_available(&self, secrets: &SecretStore) -> bool {
+        self.spec.secret.as_deref().is_none_or(|s| secrets.has(s))
+    }
+
+    pub fn effective_base_url(&self) -> &str {
+        self.base_url
+            .as_deref()
+            .unwrap_or(&self.spec.default_base_url)
+    }
+}
+
+pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>> {
+    let mut entries: Vec<ProviderEntry> = set
+        .providers()
+        .map(|(plugin, spec)| ProviderEntry {
+            id: spec.id.clone(),
+            plugin: plugin.clone(),
+            spec: spec.clone(),
+            base_url: None,
+            options: serde_json::json!({}),
+        })
+        .collect();
+    for (id, cfg) in &settings.providers {
+        let index = match entries.iter().position(|e| &e.id == id) {
+            Some(i) if cfg.api.is_none() => i,
+            Some(_) => bail!("config.toml: [providers.{id}] sets `api`, but '{id}' is already a built-in provider; pick another name"),
+            None => {
+                let Some(api) = &cfg.api else {
+                    let known: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+                    bail!(
+                        "config.toml: [providers.{id}] is not a known provider ({}); add `api = \"<one of them>\"` to define a new one",
+                        known.join(", ")
+                    );
+                };
+                let Some(base) = entries.iter().find(|e| &e.spec.id == api && e.id == *api) else {
+                    bail!("config.toml: [providers.{id}] has api = \"{api}\", which no loaded plugin provides");
+                };
+                let mut spec = base.spec.clone();
+                spec.models.clear();
+                entries.push(ProviderEntry {
+                    id: id.clone(),
+                    plugin: base.plugin.clone(),
+                    spec,
+                    base_url: None,
+                    options: serde_json::json!({}),
+                });
+                entries.len() - 1
+            }
+        };
+        let entry = &mut entries[index];
+        if cfg.base_url.is_some() {
+            entry.base_url = cfg.base_url.clone();
+        }
+        if let Some(secret) = &cfg.secret {
+            entry.spec.secret = (!secret.is_empty()).then(|| secret.clone());
+        }
+        entry.options =
+            serde_json::to_value(&cfg.options).unwrap_or_else(|_| serde_json::json!({}));
+        for model in &cfg.models {
+            let spec = model_spec(model);
+            match entry.spec.models.iter_mut().find(|m| m.id == spec.id) {
+                Some(existing) => *existing = spec,
+                None => entry.spec.models.push(spec),
+            }
+        }
+        if entry.spec.models.is_empty() {
+            bail!("config.toml: [providers.{id}] has no models; add `models = [{{ id = \"…\" }}]`");
+        }
+    }
+    Ok(entries)
+}
+
+fn model_spec(m: &ModelSettings) -> ModelSpec {
+    ModelSpec {
+        id: m.id.clone(),
+        name: m.name.clone().unwrap_or_else(|| m.id.clone()),
+        context_window: m.context_window.unwrap_or(128_000),
+        max_output_tokens: m.max_output_tokens.unwrap_or(8192),
+        reasoning: m.reasoning.unwrap_or(false),
+        input: if m.images.unwrap_or(false) {
+            vec![InputKind::Text, InputKind::Image]
+        } else {
+            vec![InputKind::Text]
+        },
+        cost: ModelCost {
+            input: m.cost_input.unwrap_or(0.0),
+            output: m.cost_output.unwrap_or(0.0),
+            cache_read: m.cost_cache_read.unwrap_or(0.0),
+            cache_write: m.cost_cache_write.unwrap_or(0.0),
+        },
+    }
+}

@@ -1,0 +1,556 @@
+//! The built-in provider plugins (Anthropic, OpenAI Chat Completions, OpenAI Responses, Gemini)
+//! as real components behind `PluginProvider`, against a local HTTP server written here. The
+//! server records what arrives (path, key header, body) and answers with transcripts written
+//! from each API's documentation (`fixtures/sse/<provider>/`), streamed in small uneven pieces
+//! so that events, lines and UTF-8 characters arrive split. The unified events each transcript
+//! decodes to are snapshotted (`snapshots/`).
+//!
+//! Scenarios per provider: text, thinking, parallel tool calls with arguments split across many
+//! deltas, an error in the middle of the stream, a stream cut before its terminator, a 429 with
+//! a retry hint, and a context-overflow error.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use serde_json::{json, Value};
+use tack_builtin::artifacts;
+use tack_core::agent::{
+    ExecutionMode, InputKind, ModelCost, ModelInfo, Provider, ProviderError, ProviderErrorKind,
+    ProviderRequest, ReasoningLevel, StreamEvent, ToolSpec,
+};
+use tack_core::message::Message;
+use tack_runtime::bridge::PluginProvider;
+use tack_runtime::broker::secrets::SecretStore;
+use tack_runtime::{
+    Capabilities, HostContext, LoadedPlugin, Manifest, NullServices, PluginSource, PluginSpec,
+    Runtime, RuntimeConfig,
+};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_util::sync::CancellationToken;
+
+const API_KEY: &str = "sk-test-4f1c9a";
+
+/// One provider plugin and what its requests must look like.
+struct Case {
+    /// Provider id, and the fixture folder.
+    id: &'static str,
+    /// Name of the built-in plugin.
+    plugin: &'static str,
+    wasm: &'static str,
+    secret: &'static str,
+    model: &'static str,
+    /// Path appended to the server's address to form the configured base URL.
+    base_path: &'static str,
+    /// Request path and query the plugin asks for, relative to the base URL.
+    path: &'static str,
+    /// Header carrying the key, and its expected value.
+    auth: (&'static str, &'static str),
+    /// Headers of the 429 response, and the retry hint they (or the body) give.
+    rate_limit_headers: &'static [(&'static str, &'static str)],
+    retry_after_ms: u64,
+}
+
+const ANTHROPIC: Case = Case {
+    id: "anthropic",
+    plugin: "provider-anthropic",
+    wasm: artifacts::PROVIDER_ANTHROPIC,
+    secret: "ANTHROPIC_API_KEY",
+    model: "claude-sonnet-4-5",
+    base_path: "",
+    path: "/v1/messages",
+    auth: ("x-api-key", API_KEY),
+    rate_limit_headers: &[("retry-after", "7")],
+    retry_after_ms: 7000,
+};
+
+const OPENAI: Case = Case {
+    id: "openai",
+    plugin: "provider-openai",
+    wasm: artifacts::PROVIDER_OPENAI,
+    secret: "OPENAI_API_KEY",
+    model: "gpt-4.1",
+    // A proxy mounted below a path prefix, as compatible servers often are.
+    base_path: "/proxy/v1",
+    path: "/chat/completions",
+    auth: ("authorization", "Bearer sk-test-4f1c9a"),
+    rate_limit_headers: &[("retry-after-ms", "1500")],
+    retry_after_ms: 1500,
+};
+
+const OPENAI_RESPONSES: Case = Case {
+    id: "openai-responses",
+    plugin: "provider-openai-responses",
+    wasm: artifacts::PROVIDER_OPENAI_RESPONSES,
+    secret: "OPENAI_API_KEY",
+    model: "o4-mini",
+    base_path: "/v1",
+    path: "/responses",
+    auth: ("authorization", "Bearer sk-test-4f1c9a"),
+    rate_limit_headers: &[("retry-after", "3")],
+    retry_after_ms: 3000,
+};
+
+const GOOGLE: Case = Case {
+    id: "google",
+    plugin: "provider-google",
+    wasm: artifacts::PROVIDER_GOOGLE,
+    secret: "GEMINI_API_KEY",
+    model: "gemini-2.5-flash",
+    base_path: "",
+    path: "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+    auth: ("x-goog-api-key", API_KEY),
+    // Gemini's hint is in the body (RetryInfo), not in a header.
+    rate_limit_headers: &[],
+    retry_after_ms: 26_000,
+};
+
+const STREAMED: &[&str] = &["text", "thinking", "tools", "error", "cut"];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anthropic() {
+    exercise(&ANTHROPIC).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openai() {
+    exercise(&OPENAI).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openai_responses() {
+    exercise(&OPENAI_RESPONSES).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn google() {
+    exercise(&GOOGLE).await;
+}
+
+/// Every scenario of one provider, then what the server received.
+async fn exercise(case: &Case) {
+    let env = Env::new().await;
+    let server = Server::start().await;
+    let provider = env
+        .provider(case, Some(format!("{}{}", server.url, case.base_path)))
+        .await;
+
+    for scenario in STREAMED {
+        server.reply(Reply::Stream(fixture(case.id, &format!("{scenario}.sse"))));
+        let outcome = run(&provider, case).await;
+        insta::assert_snapshot!(format!("{}__{scenario}", case.id), render(&outcome));
+    }
+
+    server.reply(Reply::Status {
+        status: 429,
+        headers: case.rate_limit_headers,
+        body: fixture(case.id, "rate_limited.json"),
+    });
+    let limited = run(&provider, case).await;
+    insta::assert_snapshot!(format!("{}__rate_limited", case.id), render(&limited));
+    let limited = limited.expect_err("a 429 starts no stream");
+    assert_eq!(limited.kind, ProviderErrorKind::RateLimited);
+    assert_eq!(limited.retry_after_ms, Some(case.retry_after_ms));
+
+    server.reply(Reply::Status {
+        status: 400,
+        headers: &[],
+        body: fixture(case.id, "overflow.json"),
+    });
+    let overflow = run(&provider, case).await;
+    insta::assert_snapshot!(format!("{}__overflow", case.id), render(&overflow));
+    let overflow = overflow.expect_err("an overflow starts no stream");
+    assert_eq!(overflow.kind, ProviderErrorKind::ContextOverflow);
+
+    let requests = server.requests();
+    assert_eq!(
+        requests.len(),
+        STREAMED.len() + 2,
+        "one request per scenario"
+    );
+    for request in &requests {
+        assert_eq!(request.method, "POST");
+        assert_eq!(request.target, format!("{}{}", case.base_path, case.path));
+        assert_eq!(
+            request.header(case.auth.0),
+            Some(case.auth.1),
+            "the host attached the key"
+        );
+        assert_eq!(request.header("content-type"), Some("application/json"));
+        // The body is the guest's work: the key cannot be in it, the guest never saw it.
+        let body = String::from_utf8_lossy(&request.body);
+        assert!(!body.contains(API_KEY), "{body}");
+        let body: Value = serde_json::from_str(&body).expect("a JSON body");
+        if case.id != "google" {
+            assert_eq!(body["model"], case.model, "{body}");
+            assert_eq!(body["stream"], true, "{body}");
+        }
+        let text = body.to_string();
+        assert!(text.contains("Read src/main.rs and Cargo.toml"), "{text}");
+        assert!(text.contains("Reads a file"), "the tool is offered: {text}");
+    }
+}
+
+/// The configured base URL is where requests go: a provider configured with a path prefix on one
+/// server sends everything there, below the prefix, and nothing to any other server. The bridge
+/// also refuses, before any I/O, a plugin path that would leave the base URL (one containing
+/// `..` or not starting with `/`); testing that needs a plugin asking for such a path, which the
+/// provider plugins cannot be made to do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_go_only_to_the_configured_base_url() {
+    let env = Env::new().await;
+    let configured = Server::start().await;
+    let other = Server::start().await;
+    let provider = env
+        .provider(
+            &ANTHROPIC,
+            Some(format!("{}/gateway/anthropic", configured.url)),
+        )
+        .await;
+    configured.reply(Reply::Stream(fixture("anthropic", "text.sse")));
+    let events = run(&provider, &ANTHROPIC).await.expect("streams");
+    assert!(
+        matches!(events.last(), Some(StreamEvent::Stop(_))),
+        "{events:?}"
+    );
+    let requests = configured.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].target, "/gateway/anthropic/v1/messages");
+    assert!(other.requests().is_empty());
+}
+
+// ---- harness -------------------------------------------------------------------------------
+
+struct Env {
+    runtime: Arc<Runtime>,
+    host: HostContext,
+    _dir: tempfile::TempDir,
+}
+
+impl Env {
+    async fn new() -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let runtime = Runtime::new(RuntimeConfig {
+            cache_dir: Some(dir.path().join("cache")),
+            ..RuntimeConfig::default()
+        })
+        .expect("runtime");
+        let workspace = dir.path().join("ws");
+        std::fs::create_dir_all(&workspace).expect("workspace");
+        let host = HostContext {
+            workspace,
+            data_root: None,
+            services: Arc::new(NullServices),
+            secrets: SecretStore::new(None),
+        };
+        Env {
+            runtime,
+            host,
+            _dir: dir,
+        }
+    }
+
+    /// The case's plugin, loaded with no grants at all (providers need none), as a provider
+    /// whose key is `API_KEY`.
+    async fn provider(&self, case: &Case, base_url: Option<String>) -> PluginProvider {
+        let builtin = tack_builtin::builtin(case.plugin).expect("a built-in plugin");
+        let manifest = Manifest::parse(builtin.manifest).expect("manifest");
+        assert_eq!(
+            manifest.capabilities,
+            Capabilities::default(),
+            "no grants needed"
+        );
+        let spec = PluginSpec {
+            manifest,
+            wasm: std::fs::read(case.wasm).expect("component built by tack-builtin"),
+            wasm_label: case.wasm.to_string(),
+            source: PluginSource::Path(PathBuf::from(case.wasm)),
+            granted: Capabilities::default(),
+            config: json!({}),
+        };
+        let plugin = LoadedPlugin::load(&self.runtime, spec, &self.host)
+            .await
+            .expect("provider plugin loads");
+        let providers = &plugin.registration.providers;
+        assert_eq!(providers.len(), 1);
+        let spec = providers[0].clone();
+        assert_eq!(spec.id, case.id);
+        assert_eq!(spec.secret.as_deref(), Some(case.secret));
+        assert!(
+            spec.models.iter().any(|m| m.id == case.model),
+            "{} lists {}",
+            case.id,
+            case.model
+        );
+        let secrets = SecretStore::new(None).with_override(case.secret, API_KEY.to_string());
+        PluginProvider::new(plugin, spec, base_url, secrets, reqwest::Client::new())
+    }
+}
+
+fn request(case: &Case) -> ProviderRequest {
+    let user: Message = serde_json::from_value(json!({
+        "role": "user",
+        "content": [{"type": "text", "text": "Read src/main.rs and Cargo.toml"}],
+        "timestamp": 1_733_011_200_000_i64,
+    }))
+    .expect("a user message");
+    ProviderRequest {
+        model: ModelInfo {
+            provider: case.id.to_string(),
+            id: case.model.to_string(),
+            name: case.model.to_string(),
+            context_window: 200_000,
+            max_output_tokens: 8192,
+            reasoning: true,
+            input: vec![InputKind::Text, InputKind::Image],
+            cost: ModelCost::default(),
+        },
+        system_prompt: "You are a test.".to_string(),
+        messages: vec![Arc::new(user)],
+        tools: vec![ToolSpec {
+            name: "read".to_string(),
+            label: "Read".to_string(),
+            description: "Reads a file".to_string(),
+            parameters: json!({
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
+                "required": ["path"],
+            }),
+            mode: ExecutionMode::Parallel,
+            prompt_snippet: None,
+        }],
+        max_tokens: Some(4096),
+        reasoning: ReasoningLevel::Medium,
+        options: json!({}),
+        cancel: CancellationToken::new(),
+    }
+}
+
+async fn run(provider: &PluginProvider, case: &Case) -> Result<Vec<StreamEvent>, ProviderError> {
+    let stream = provider.stream(request(case)).await?;
+    Ok(
+        tokio::time::timeout(Duration::from_secs(30), stream.collect::<Vec<_>>())
+            .await
+            .expect("the stream ends"),
+    )
+}
+
+/// One line per unified event, or the error that refused the request.
+fn render(outcome: &Result<Vec<StreamEvent>, ProviderError>) -> String {
+    let events = match outcome {
+        Ok(events) => events,
+        Err(e) => return format!("refused: {}", error(e)),
+    };
+    let lines: Vec<String> = events
+        .iter()
+        .map(|event| match event {
+            StreamEvent::TextDelta { index, delta } => format!("text #{index} {delta:?}"),
+            StreamEvent::ThinkingDelta { index, delta } => format!("thinking #{index} {delta:?}"),
+            StreamEvent::ThinkingSignature { index, delta } => {
+                format!("signature #{index} {delta:?}")
+            }
+            StreamEvent::ToolCallStart { index, id, name } => {
+                format!("call #{index} {name} id={id}")
+            }
+            StreamEvent::ToolCallDelta { index, delta } => format!("args #{index} {delta:?}"),
+            StreamEvent::Usage(u) => format!(
+                "usage input={} output={} cache_read={} cache_write={}",
+                u.input, u.output, u.cache_read, u.cache_write
+            ),
+            StreamEvent::Stop(kind) => format!("stop {kind:?}"),
+            StreamEvent::Error(e) => format!("error {}", error(e)),
+        })
+        .collect();
+    lines.join("\n")
+}
+
+fn error(e: &ProviderError) -> String {
+    format!(
+        "{:?} {:?} retry_after_ms={:?}",
+        e.kind, e.message, e.retry_after_ms
+    )
+}
+
+fn fixture(provider: &str, name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/sse")
+        .join(provider)
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("fixture {}: {e}", path.display()))
+}
+
+// ---- a minimal HTTP/1.1 server -------------------------------------------------------------
+
+struct Recorded {
+    method: String,
+    /// Path and query.
+    target: String,
+    /// Names in lower case.
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Recorded {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+enum Reply {
+    /// 200 with an event stream, closed after the body.
+    Stream(Vec<u8>),
+    Status {
+        status: u16,
+        headers: &'static [(&'static str, &'static str)],
+        body: Vec<u8>,
+    },
+}
+
+/// Answers each connection's one request with the next queued reply, and records the request.
+#[derive(Clone)]
+struct Server {
+    url: String,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+    replies: Arc<Mutex<VecDeque<Reply>>>,
+}
+
+impl Server {
+    async fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("address"));
+        let server = Server {
+            url,
+            requests: Arc::default(),
+            replies: Arc::default(),
+        };
+        let serving = server.clone();
+        tokio::spawn(async move {
+            while let Ok((conn, _)) = listener.accept().await {
+                let server = serving.clone();
+                tokio::spawn(async move { server.handle(conn).await });
+            }
+        });
+        server
+    }
+
+    fn reply(&self, reply: Reply) {
+        self.replies.lock().expect("replies").push_back(reply);
+    }
+
+    fn requests(&self) -> Vec<Recorded> {
+        std::mem::take(&mut *self.requests.lock().expect("requests"))
+    }
+
+    async fn handle(&self, mut conn: TcpStream) {
+        let Some(request) = read_request(&mut conn).await else {
+            return;
+        };
+        self.requests.lock().expect("requests").push(request);
+        let reply = self.replies.lock().expect("replies").pop_front();
+        let _ = conn.set_nodelay(true);
+        let written = match reply {
+            Some(Reply::Stream(body)) => stream(&mut conn, &body).await,
+            Some(Reply::Status {
+                status,
+                headers,
+                body,
+            }) => {
+                let mut head = format!(
+                    "HTTP/1.1 {status} Error\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+                    body.len()
+                );
+                for (name, value) in headers {
+                    head.push_str(&format!("{name}: {value}\r\n"));
+                }
+                head.push_str("\r\n");
+                write_all(&mut conn, &[head.as_bytes(), &body].concat()).await
+            }
+            None => {
+                let body = b"no reply queued";
+                let head = format!(
+                    "HTTP/1.1 500 Error\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    body.len()
+                );
+                write_all(&mut conn, &[head.as_bytes(), body].concat()).await
+            }
+        };
+        if written.is_ok() {
+            let _ = conn.shutdown().await;
+        }
+    }
+}
+
+async fn write_all(conn: &mut TcpStream, bytes: &[u8]) -> std::io::Result<()> {
+    conn.write_all(bytes).await?;
+    conn.flush().await
+}
+
+/// Sends the body in small uneven pieces, pausing now and then so they arrive apart. Without a
+/// length or chunking, the body ends where the connection closes.
+async fn stream(conn: &mut TcpStream, body: &[u8]) -> std::io::Result<()> {
+    const HEAD: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n";
+    const PIECES: [usize; 5] = [1, 7, 3, 29, 11];
+    write_all(conn, HEAD).await?;
+    let mut at = 0;
+    for (n, size) in PIECES.iter().cycle().enumerate() {
+        if at >= body.len() {
+            break;
+        }
+        let end = (at + size).min(body.len());
+        write_all(conn, &body[at..end]).await?;
+        at = end;
+        if n % 16 == 0 {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    }
+    Ok(())
+}
+
+async fn read_request(conn: &mut TcpStream) -> Option<Recorded> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let head_end = loop {
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break end;
+        }
+        let n = conn.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    let mut lines = head.split("\r\n");
+    let mut request_line = lines.next()?.split(' ');
+    let method = request_line.next()?.to_string();
+    let target = request_line.next()?.to_string();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_string()))
+        .collect();
+    let length: usize = headers
+        .iter()
+        .find(|(name, _)| name == "content-length")
+        .and_then(|(_, value)| value.parse().ok())
+        .unwrap_or(0);
+    let mut body = buf[head_end + 4..].to_vec();
+    while body.len() < length {
+        let n = conn.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    Some(Recorded {
+        method,
+        target,
+        headers,
+        body,
+    })
+}

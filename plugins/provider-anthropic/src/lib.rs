@@ -1,0 +1,54 @@
+//! `anthropic`: Claude through Anthropic's Messages API.
+//!
+//! The plugin only translates. [`request`] turns the unified request into a streamed
+//! `POST /v1/messages` (prompt caching on the system prompt and the newest user turn, tools,
+//! images, thinking budgets, signed thinking replayed), [`decode`] turns the event stream back
+//! into unified events, and [`errors`] classifies failures. The host sends the request to the
+//! configured base URL and attaches `ANTHROPIC_API_KEY` as `x-api-key`; the key never enters
+//! the guest.
+
+mod decode;
+mod errors;
+mod models;
+mod request;
+mod thinking;
+
+use tack_sdk::{
+    export_plugin, AuthScheme, Decoder, InitContext, Plugin, ProviderError, ProviderRequest,
+    ProviderSpec, Registration, RequestPlan,
+};
+
+#[derive(Default)]
+struct Anthropic;
+
+impl Plugin for Anthropic {
+    fn init(&mut self, _ctx: &InitContext) -> Result<Registration, String> {
+        let mut spec = ProviderSpec::new("anthropic", "Anthropic")
+            .base_url("https://api.anthropic.com")
+            .secret("ANTHROPIC_API_KEY", AuthScheme::Header("x-api-key".into()));
+        for model in models::specs() {
+            spec = spec.model(model);
+        }
+        Ok(Registration::new().provider(spec))
+    }
+
+    fn build_request(&mut self, request: ProviderRequest) -> Result<RequestPlan, ProviderError> {
+        request::build(&request).map(RequestPlan::Http)
+    }
+
+    fn decode_error(
+        &mut self,
+        _provider: &str,
+        status: u16,
+        headers: &[(String, String)],
+        body: &[u8],
+    ) -> ProviderError {
+        errors::from_response(status, headers, body)
+    }
+
+    fn new_decoder(&mut self, _provider: &str, _model: &str) -> Box<dyn Decoder> {
+        Box::<decode::MessagesDecoder>::default()
+    }
+}
+
+export_plugin!(Anthropic);

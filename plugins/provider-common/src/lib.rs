@@ -1,0 +1,18 @@
+//! What tack's provider plugins (Anthropic, OpenAI Chat Completions, OpenAI Responses, Google
+//! Gemini) share. Each plugin translates the unified request into its API's body and its API's
+//! server-sent events back into unified stream events; the parts that do not depend on the API
+//! live here, so the four translate the same conversation the same way:
+//!
+//! - [`unified`]: the request's messages and tools, parsed and repaired (every tool call answered).
+//! - [`options`]: typed access to the compat flags in the request's `options`.
+//! - [`ids`]: tool-call ids rewritten to what an API accepts.
+//! - [`errors`]: classifying error responses, including each API's context-overflow wording.
+//! - [`stream`]: helpers for decoders: event payloads, block indices, cut streams.
+//! - [`openai_models`]: OpenAI's model catalogue, served by both OpenAI plugins.
+
+pub mod errors;
+pub mod ids;
+pub mod openai_models;
+pub mod options;
+pub mod stream;
+pub mod unified;

@@ -1,0 +1,57 @@
+//! `google`: Gemini through Google's Generative Language API.
+//!
+//! The plugin only translates: [`request`] builds a streamed `streamGenerateContent` call
+//! (system instruction, function declarations, images, thinking config, thought signatures
+//! replayed), [`decode`] turns its chunks into unified events, and [`errors`] classifies
+//! failures. The host sends the request to the configured base URL and attaches `GEMINI_API_KEY`
+//! in the `x-goog-api-key` header (not the `key` query parameter, which would put the key in
+//! URLs and logs); the key never enters the guest.
+
+mod decode;
+mod errors;
+mod models;
+mod request;
+mod thinking;
+
+use tack_sdk::{
+    export_plugin, AuthScheme, Decoder, InitContext, Plugin, ProviderError, ProviderRequest,
+    ProviderSpec, Registration, RequestPlan,
+};
+
+#[derive(Default)]
+struct Google;
+
+impl Plugin for Google {
+    fn init(&mut self, _ctx: &InitContext) -> Result<Registration, String> {
+        let mut spec = ProviderSpec::new("google", "Google Gemini")
+            .base_url("https://generativelanguage.googleapis.com")
+            .secret(
+                "GEMINI_API_KEY",
+                AuthScheme::Header("x-goog-api-key".into()),
+            );
+        for model in models::specs() {
+            spec = spec.model(model);
+        }
+        Ok(Registration::new().provider(spec))
+    }
+
+    fn build_request(&mut self, request: ProviderRequest) -> Result<RequestPlan, ProviderError> {
+        request::build(&request).map(RequestPlan::Http)
+    }
+
+    fn decode_error(
+        &mut self,
+        _provider: &str,
+        status: u16,
+        headers: &[(String, String)],
+        body: &[u8],
+    ) -> ProviderError {
+        errors::from_response(status, headers, body)
+    }
+
+    fn new_decoder(&mut self, _provider: &str, _model: &str) -> Box<dyn Decoder> {
+        Box::<decode::GeminiDecoder>::default()
+    }
+}
+
+export_plugin!(Google);

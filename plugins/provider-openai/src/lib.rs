@@ -1,0 +1,64 @@
+//! `openai`: OpenAI's Chat Completions API, and every server that speaks it (Ollama, vLLM,
+//! llama.cpp, OpenRouter) through a configured base URL and the compat flags of [`compat`].
+//!
+//! The plugin only translates: [`request`] builds a streamed `POST /chat/completions`,
+//! [`decode`] turns its chunks into unified events, and [`errors`] classifies failures. The host
+//! sends the request to the configured base URL and attaches `OPENAI_API_KEY` as a bearer token;
+//! the key never enters the guest.
+
+mod compat;
+mod decode;
+mod errors;
+mod request;
+
+use provider_common::openai_models;
+use tack_sdk::{
+    export_plugin, AuthScheme, Decoder, InitContext, Plugin, ProviderError, ProviderRequest,
+    ProviderSpec, Registration, RequestPlan,
+};
+
+#[derive(Default)]
+struct OpenAi {
+    /// The reasoning delta fields of the latest request's compat flags. The host decodes a
+    /// response in the instance that built its request, right after building it, and the
+    /// decoder constructor has no access to the options, so they are kept here.
+    reasoning_fields: Option<Vec<String>>,
+}
+
+impl Plugin for OpenAi {
+    fn init(&mut self, _ctx: &InitContext) -> Result<Registration, String> {
+        let mut spec = ProviderSpec::new("openai", "OpenAI")
+            .base_url("https://api.openai.com/v1")
+            .secret("OPENAI_API_KEY", AuthScheme::Bearer);
+        for model in openai_models::specs() {
+            spec = spec.model(model);
+        }
+        Ok(Registration::new().provider(spec))
+    }
+
+    fn build_request(&mut self, request: ProviderRequest) -> Result<RequestPlan, ProviderError> {
+        let (call, compat) = request::build(&request)?;
+        self.reasoning_fields = Some(compat.reasoning_fields);
+        Ok(RequestPlan::Http(call))
+    }
+
+    fn decode_error(
+        &mut self,
+        _provider: &str,
+        status: u16,
+        headers: &[(String, String)],
+        body: &[u8],
+    ) -> ProviderError {
+        errors::from_response(status, headers, body)
+    }
+
+    fn new_decoder(&mut self, _provider: &str, _model: &str) -> Box<dyn Decoder> {
+        let fields = self
+            .reasoning_fields
+            .clone()
+            .unwrap_or_else(compat::default_reasoning_fields);
+        Box::new(decode::ChatDecoder::new(fields))
+    }
+}
+
+export_plugin!(OpenAi);
