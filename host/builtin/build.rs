@@ -8,7 +8,15 @@ use std::process::Command;
 /// (cargo package, artifact stem, env name).
 const GUESTS: &[(&str, &str, &str)] = &[
     ("provider-demo", "provider_demo", "PROVIDER_DEMO"),
+    ("provider-anthropic", "provider_anthropic", "PROVIDER_ANTHROPIC"),
+    ("provider-openai", "provider_openai", "PROVIDER_OPENAI"),
+    ("provider-openai-responses", "provider_openai_responses", "PROVIDER_OPENAI_RESPONSES"),
+    ("provider-google", "provider_google", "PROVIDER_GOOGLE"),
     ("core-tools", "core_tools", "CORE_TOOLS"),
+    ("plan-mode", "plan_mode", "PLAN_MODE"),
+    ("protected-paths", "protected_paths", "PROTECTED_PATHS"),
+    ("permission-gate", "permission_gate", "PERMISSION_GATE"),
+    ("todo", "todo", "TODO"),
     ("hello-rust", "hello_rust", "HELLO_RUST"),
     ("tack-test-hostile", "tack_test_hostile", "TEST_HOSTILE"),
     (
@@ -21,6 +29,7 @@ const GUESTS: &[(&str, &str, &str)] = &[
         "tack_test_future_api",
         "TEST_FUTURE_API",
     ),
+    ("tack-test-hooks", "tack_test_hooks", "TEST_HOOKS"),
 ];
 
 const TARGET: &str = "wasm32-wasip2";

@@ -12,7 +12,9 @@ pub struct Builtin {
 }
 
 /// Built-in plugins in load order. Providers come first so that tools and hooks can rely on the
-/// model list being known.
+/// model list being known. Policies that only block (plan-mode, protected-paths) come before
+/// permission-gate, which asks: the first block wins, so the user is never asked about a call
+/// a later hook would block anyway.
 pub const BUILTINS: &[Builtin] = &[
     Builtin {
         name: "provider-demo",
@@ -20,9 +22,49 @@ pub const BUILTINS: &[Builtin] = &[
         wasm: include_bytes!(env!("TACK_GUEST_PROVIDER_DEMO")),
     },
     Builtin {
+        name: "provider-anthropic",
+        manifest: include_str!("../../../plugins/provider-anthropic/tack.toml"),
+        wasm: include_bytes!(env!("TACK_GUEST_PROVIDER_ANTHROPIC")),
+    },
+    Builtin {
+        name: "provider-openai",
+        manifest: include_str!("../../../plugins/provider-openai/tack.toml"),
+        wasm: include_bytes!(env!("TACK_GUEST_PROVIDER_OPENAI")),
+    },
+    Builtin {
+        name: "provider-openai-responses",
+        manifest: include_str!("../../../plugins/provider-openai-responses/tack.toml"),
+        wasm: include_bytes!(env!("TACK_GUEST_PROVIDER_OPENAI_RESPONSES")),
+    },
+    Builtin {
+        name: "provider-google",
+        manifest: include_str!("../../../plugins/provider-google/tack.toml"),
+        wasm: include_bytes!(env!("TACK_GUEST_PROVIDER_GOOGLE")),
+    },
+    Builtin {
         name: "core-tools",
         manifest: include_str!("../../../plugins/core-tools/tack.toml"),
         wasm: include_bytes!(env!("TACK_GUEST_CORE_TOOLS")),
+    },
+    Builtin {
+        name: "plan-mode",
+        manifest: include_str!("../../../plugins/plan-mode/tack.toml"),
+        wasm: include_bytes!(env!("TACK_GUEST_PLAN_MODE")),
+    },
+    Builtin {
+        name: "protected-paths",
+        manifest: include_str!("../../../plugins/protected-paths/tack.toml"),
+        wasm: include_bytes!(env!("TACK_GUEST_PROTECTED_PATHS")),
+    },
+    Builtin {
+        name: "permission-gate",
+        manifest: include_str!("../../../plugins/permission-gate/tack.toml"),
+        wasm: include_bytes!(env!("TACK_GUEST_PERMISSION_GATE")),
+    },
+    Builtin {
+        name: "todo",
+        manifest: include_str!("../../../plugins/todo/tack.toml"),
+        wasm: include_bytes!(env!("TACK_GUEST_TODO")),
     },
 ];
 
@@ -41,5 +83,14 @@ pub mod artifacts {
     pub const TEST_SCRIPTED_PROVIDER: &str = env!("TACK_GUEST_TEST_SCRIPTED_PROVIDER");
     pub const TEST_FUTURE_API: &str = env!("TACK_GUEST_TEST_FUTURE_API");
     pub const PROVIDER_DEMO: &str = env!("TACK_GUEST_PROVIDER_DEMO");
+    pub const PROVIDER_ANTHROPIC: &str = env!("TACK_GUEST_PROVIDER_ANTHROPIC");
+    pub const PROVIDER_OPENAI: &str = env!("TACK_GUEST_PROVIDER_OPENAI");
+    pub const PROVIDER_OPENAI_RESPONSES: &str = env!("TACK_GUEST_PROVIDER_OPENAI_RESPONSES");
+    pub const PROVIDER_GOOGLE: &str = env!("TACK_GUEST_PROVIDER_GOOGLE");
     pub const CORE_TOOLS: &str = env!("TACK_GUEST_CORE_TOOLS");
+    pub const PLAN_MODE: &str = env!("TACK_GUEST_PLAN_MODE");
+    pub const PERMISSION_GATE: &str = env!("TACK_GUEST_PERMISSION_GATE");
+    pub const PROTECTED_PATHS: &str = env!("TACK_GUEST_PROTECTED_PATHS");
+    pub const TODO: &str = env!("TACK_GUEST_TODO");
+    pub const TEST_HOOKS: &str = env!("TACK_GUEST_TEST_HOOKS");
 }

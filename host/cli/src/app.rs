@@ -34,6 +34,22 @@ pub struct Loaded {
 pub async fn load_plugins(cli: &Cli) -> Result<Loaded> {
     let home = Home::locate()?;
     let mut settings = Settings::load(&home.config())?;
+    let configured = settings
+        .plugins
+        .get("permission-gate")
+        .is_some_and(|c| c.contains_key("mode"));
+    let headless = matches!(cli.mode, crate::cli::Mode::Text | crate::cli::Mode::Json);
+    match &cli.permissions {
+        Some(mode) => {
+            settings.set_plugin_option("permission-gate", "mode", toml::Value::String(mode.clone()))
+        }
+        None if headless && !configured => settings.set_plugin_option(
+            "permission-gate",
+            "mode",
+            toml::Value::String("auto".into()),
+        ),
+        None => {}
+    }
     if cli.plan {
         settings.set_plugin_option("plan-mode", "enabled", toml::Value::Boolean(true));
     }
@@ -51,7 +67,8 @@ pub async fn load_plugins(cli: &Cli) -> Result<Loaded> {
         services: services.clone(),
         secrets: secrets.clone(),
     };
-    let (specs, mut warnings) = crate::plugins::collect(&home, &settings, &cli.plugins)?;
+    let (specs, mut warnings) =
+        crate::plugins::collect(&home, &settings, &cli.plugins, &cwd, trust_choice(cli))?;
     let set = PluginSet::load(&runtime, specs, &host).await;
     warnings.extend(set.errors.iter().map(|e| e.to_string()));
     Ok(Loaded {
@@ -64,6 +81,17 @@ pub async fn load_plugins(cli: &Cli) -> Result<Loaded> {
         secrets,
         warnings,
     })
+}
+
+fn trust_choice(cli: &Cli) -> crate::packages::load::TrustChoice {
+    use crate::packages::load::TrustChoice;
+    if cli.trust {
+        TrustChoice::Trust
+    } else if cli.no_trust {
+        TrustChoice::NoTrust
+    } else {
+        TrustChoice::AskIfInteractive
+    }
 }
 
 /// A provider chosen for this run.

@@ -63,6 +63,21 @@ pub struct Cli {
     #[arg(long = "plugin", value_name = "DIR")]
     pub plugins: Vec<PathBuf>,
 
+    /// Load this project's own plugins (.tack/) without asking, and remember the trust.
+    #[arg(long, conflicts_with = "no_trust", global = true)]
+    pub trust: bool,
+
+    /// Do not load this project's own plugins.
+    #[arg(long, global = true)]
+    pub no_trust: bool,
+
+    /// Permission mode for the permission-gate plugin: read-only, ask, auto, yolo. Defaults to
+    /// `auto` in print and JSON modes (nobody is there to answer a question: writes inside the
+    /// workspace are allowed, risky commands and anything outside are refused) unless config.toml
+    /// sets one.
+    #[arg(long, value_name = "MODE")]
+    pub permissions: Option<String>,
+
     /// Start in plan mode (read-only tools; the model presents a plan first). Needs the
     /// plan-mode plugin.
     #[arg(long)]
@@ -94,4 +109,32 @@ pub enum Command {
     Plugins,
     /// List providers and models, and whether each provider's API key is available.
     Models,
+    /// Install a plugin package: a folder, a .tar.gz (path or URL, optionally #sha256=…), or a
+    /// git repository (URL ending in .git or prefixed git+, optionally @tag / @commit).
+    Install {
+        source: String,
+        /// Install into this project (.tack/) instead of globally.
+        #[arg(short = 'l', long)]
+        local: bool,
+        /// Grant capabilities without asking: all, fs, exec, http, secrets, or KIND=VALUE.
+        /// Without it (and without a terminal) every requested capability is refused.
+        #[arg(long, value_name = "CAPABILITY")]
+        grant: Vec<String>,
+    },
+    /// Remove an installed package.
+    Remove {
+        name: String,
+        #[arg(short = 'l', long)]
+        local: bool,
+    },
+    /// Re-fetch unpinned packages; asks again when a new version wants more capabilities.
+    Update {
+        name: Option<String>,
+        #[arg(short = 'l', long)]
+        local: bool,
+        #[arg(long, value_name = "CAPABILITY")]
+        grant: Vec<String>,
+    },
+    /// List installed packages, their capabilities and whether their files still match the lock.
+    List,
 }

@@ -5,6 +5,7 @@ mod catalog;
 mod cli;
 mod home;
 mod list;
+mod packages;
 mod plugins;
 mod run;
 mod services;
@@ -46,6 +47,42 @@ async fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(cli::Command::Plugins) => list::plugins(&cli).await,
         Some(cli::Command::Models) => list::models(&cli).await,
+        Some(cli::Command::Install { .. })
+        | Some(cli::Command::Remove { .. })
+        | Some(cli::Command::Update { .. })
+        | Some(cli::Command::List) => package_command(&cli).await,
         None => run::run(cli).await,
+    }
+}
+
+async fn package_command(cli: &cli::Cli) -> anyhow::Result<ExitCode> {
+    use packages::{commands, Location};
+    let home = home::Home::locate()?;
+    let cwd = std::env::current_dir()?;
+    let location = |local: bool| {
+        if local {
+            Location::project(&home, &cwd)
+        } else {
+            Location::global(&home)
+        }
+    };
+    let runtime = || {
+        tack_runtime::Runtime::new(tack_runtime::RuntimeConfig {
+            cache_dir: Some(home.component_cache()),
+            ..Default::default()
+        })
+        .map_err(|e| anyhow::anyhow!("cannot start the plugin runtime: {e:#}"))
+    };
+    match &cli.command {
+        Some(cli::Command::Install {
+            source,
+            local,
+            grant,
+        }) => commands::install(&runtime()?, &location(*local), source, &cwd, grant).await,
+        Some(cli::Command::Remove { name, local }) => commands::remove(&location(*local), name),
+        Some(cli::Command::Update { name, local, grant }) => {
+            commands::update(&runtime()?, &location(*local), name.as_deref(), &cwd, grant).await
+        }
+        _ => commands::list(&[Location::global(&home), Location::project(&home, &cwd)]),
     }
 }

@@ -1,5 +1,5 @@
-//! Finding the plugins to load: the built-in ones shipped in the binary, then plugin packages named
-//! with `--plugin`, each paired with the user's grants and configuration.
+//! Finding the plugins to load: the built-in ones shipped in the binary, installed packages
+//! (global, then trusted project ones), then plugin packages named with `--plugin`, each paired with the user's grants and configuration.
 
 use std::path::{Path, PathBuf};
 
@@ -14,6 +14,8 @@ pub fn collect(
     home: &Home,
     settings: &Settings,
     extra: &[PathBuf],
+    cwd: &Path,
+    trust: crate::packages::load::TrustChoice,
 ) -> Result<(Vec<PluginSpec>, Vec<String>)> {
     let grants = GrantStore::load(&home.grants()).context("loading plugin grants")?;
     let mut specs = Vec::new();
@@ -37,6 +39,10 @@ pub fn collect(
             manifest,
         });
     }
+    let (installed, installed_warnings) =
+        crate::packages::load::installed(home, settings, cwd, trust)?;
+    specs.extend(installed);
+    warnings.extend(installed_warnings);
     for dir in extra {
         match package(dir, &grants, settings) {
             Ok(spec) => {

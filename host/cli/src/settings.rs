@@ -32,6 +32,9 @@ pub struct Settings {
     /// Configuration objects keyed by plugin name, merged over the manifest's defaults.
     #[serde(default)]
     pub plugins: BTreeMap<String, toml::Table>,
+    /// Project packages allowed to replace a global package of the same name.
+    #[serde(default)]
+    pub project_overrides: Vec<String>,
     /// Per-provider settings keyed by provider id.
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderSettings>,

@@ -39,7 +39,10 @@ impl Env {
             .env("TACK_HOME", self.home.path())
             // Share compiled components between tests: each home would otherwise compile every
             // built-in plugin again.
-            .env("TACK_CACHE_DIR", concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"))
+            .env(
+                "TACK_CACHE_DIR",
+                concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
+            )
             .env_remove("ANTHROPIC_API_KEY")
             .env_remove("OPENAI_API_KEY")
             .env_remove("GEMINI_API_KEY")
@@ -673,6 +676,54 @@ fn every_provider_completes_a_multi_tool_task_against_a_local_mock() {
         assert!(
             requests[1].contains("fn main"),
             "{provider}: the second request carries the tool results"
+        );
+    }
+}
+
+#[test]
+fn policy_plugins_apply_in_print_mode() {
+    let env = Env::new();
+    let write_call = |path: &str| {
+        json!([
+            { "tool_calls": [{ "id": "w", "name": "write", "arguments": { "path": path, "content": "x\n" } }] },
+            { "text": "done" }
+        ])
+    };
+    // Headless runs default to `auto`: writing inside the workspace is allowed...
+    let plugin = env.scripted_provider(write_call("notes.txt"));
+    let out = env.run(&[
+        "--plugin",
+        plugin.to_str().expect("utf8"),
+        "--no-session",
+        "-p",
+        "go",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(env.workspace.path().join("notes.txt").exists());
+    // ...but not to a protected path,
+    let out = env.run(&["--plugin", plugin.to_str().expect("utf8"), "-p", "go"]);
+    assert!(out.status.success());
+    let plugin = env.scripted_provider(write_call(".env"));
+    let out = env.run(&["--plugin", plugin.to_str().expect("utf8"), "-p", "go"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        !env.workspace.path().join(".env").exists(),
+        "protected-paths let .env through"
+    );
+    // ...nor in plan mode, nor with read-only permissions.
+    let plugin = env.scripted_provider(write_call("plan.txt"));
+    for flags in [["--plan", "-p"], ["--permissions", "read-only"]] {
+        let mut args = vec!["--plugin", plugin.to_str().expect("utf8")];
+        args.extend(flags);
+        if args.last() != Some(&"-p") {
+            args.push("-p");
+        }
+        args.push("go");
+        let out = env.run(&args);
+        assert!(out.status.success(), "{flags:?}: {}", stderr(&out));
+        assert!(
+            !env.workspace.path().join("plan.txt").exists(),
+            "{flags:?} let a write through"
         );
     }
 }

@@ -23,7 +23,9 @@ pub use bindings::{API_VERSION, SUPPORTED_API_VERSIONS};
 pub use engine::{CallLimits, Runtime, RuntimeConfig};
 pub use error::{LoadError, PluginError};
 pub use manifest::{Access, Capabilities, FsGrant, Manifest};
-pub use plugin::{HostContext, LoadedPlugin, PluginSource, PluginSpec, ProviderSession};
+pub use plugin::{
+    validate_component, HostContext, LoadedPlugin, PluginSource, PluginSpec, ProviderSession,
+};
 pub use plugin_set::PluginSet;
 pub use services::{HostServices, NullServices};
 

@@ -687,6 +687,33 @@ impl ProviderSession {
     }
 }
 
+/// Checks that `wasm` is a component this host can load (a tack plugin for a supported API
+/// version) and compiles it into the cache, without instantiating it. Returns the API version.
+/// Used at install time, so a broken package is refused before it is recorded.
+pub async fn validate_component(
+    runtime: &Arc<Runtime>,
+    plugin: &str,
+    label: &str,
+    wasm: Vec<u8>,
+) -> Result<String, LoadError> {
+    check_wasm_header(plugin, label, &wasm)?;
+    let engine = runtime.engine().clone();
+    let cache_runtime = runtime.clone();
+    let component = tokio::task::spawn_blocking(move || cache_runtime.cache().load(&engine, &wasm))
+        .await
+        .map_err(|e| LoadError::InvalidComponent {
+            plugin: plugin.to_string(),
+            path: label.to_string(),
+            message: e.to_string(),
+        })?
+        .map_err(|e| LoadError::InvalidComponent {
+            plugin: plugin.to_string(),
+            path: label.to_string(),
+            message: format!("{e:#}"),
+        })?;
+    guest_api_version(plugin, runtime, &component)
+}
+
 fn empty_registration() -> Registration {
     Registration {
         tools: Vec::new(),

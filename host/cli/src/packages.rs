@@ -1,0 +1,71 @@
+//! Plugin packages: installing from a folder, a `.tar.gz` (file or URL) or a git repository;
+//! the lockfile that pins every file's SHA-256; the user's grants; and project trust.
+//!
+//! Global packages live in `<tack home>/packages/<name>` with `<tack home>/tack.lock`; project
+//! packages in `<project>/.tack/packages/<name>` with `<project>/.tack/tack.lock`. Grants for
+//! both are kept in the tack home, never in the project: a repository must not be able to ship
+//! its own grants.
+
+pub mod archive;
+pub mod commands;
+pub mod git;
+pub mod grants;
+pub mod load;
+pub mod lockfile;
+pub mod source;
+pub mod trust;
+
+use std::path::{Path, PathBuf};
+
+use crate::home::Home;
+
+/// Where a package is installed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Global,
+    Project,
+}
+
+/// The folders and files of one scope.
+#[derive(Debug, Clone)]
+pub struct Location {
+    pub scope: Scope,
+    pub packages: PathBuf,
+    pub lockfile: PathBuf,
+    pub grants: PathBuf,
+    /// The project root, for project scope.
+    pub project: Option<PathBuf>,
+}
+
+impl Location {
+    pub fn global(home: &Home) -> Self {
+        Location {
+            scope: Scope::Global,
+            packages: home.root().join("packages"),
+            lockfile: home.root().join("tack.lock"),
+            grants: home.grants(),
+            project: None,
+        }
+    }
+
+    pub fn project(home: &Home, cwd: &Path) -> Self {
+        let root =
+            tack_core::system_prompt::find_repo_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
+        let dot = root.join(".tack");
+        Location {
+            scope: Scope::Project,
+            packages: dot.join("packages"),
+            lockfile: dot.join("tack.lock"),
+            grants: home
+                .root()
+                .join("projects")
+                .join(tack_core::session::encode_cwd(&root))
+                .join("grants.toml"),
+            project: Some(root),
+        }
+    }
+
+    pub fn package_dir(&self, name: &str) -> PathBuf {
+        self.packages.join(name)
+    }
+}

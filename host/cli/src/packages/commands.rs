@@ -1,0 +1,277 @@
+//! `tack install | remove | update | list`.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use tack_runtime::grants::GrantStore;
+use tack_runtime::{validate_component, Capabilities, Manifest, Runtime};
+
+use super::grants::{decide, GrantFlags};
+use super::lockfile::{hash_tree, verify, LockedPackage, Lockfile};
+use super::source::{copy_tree, Source};
+use super::{Location, Scope};
+
+/// A package fetched into a temp dir and checked, not yet installed.
+struct Fetched {
+    _work: tempfile::TempDir,
+    dir: std::path::PathBuf,
+    manifest: Manifest,
+    commit: Option<String>,
+}
+
+async fn fetch(runtime: &Arc<Runtime>, source: &Source) -> Result<Fetched> {
+    let work = tempfile::tempdir().context("cannot create a temp dir")?;
+    let (dir, commit) = source.fetch(work.path()).await?;
+    let text = std::fs::read_to_string(dir.join("tack.toml"))
+        .context("the package has no readable tack.toml")?;
+    let manifest = Manifest::parse(&text)
+        .map_err(|e| anyhow::anyhow!("the package's tack.toml is invalid: {e}"))?;
+    let component = dir.join(&manifest.plugin.component);
+    let wasm = std::fs::read(&component).with_context(|| {
+        format!(
+            "the package lacks its component {}",
+            manifest.plugin.component
+        )
+    })?;
+    // Also compiles it into the cache, so the first run after install starts warm.
+    validate_component(
+        runtime,
+        &manifest.plugin.name,
+        &manifest.plugin.component,
+        wasm,
+    )
+    .await?;
+    Ok(Fetched {
+        _work: work,
+        dir,
+        manifest,
+        commit,
+    })
+}
+
+fn place(
+    location: &Location,
+    fetched: &Fetched,
+    source: &Source,
+    lock: &mut Lockfile,
+) -> Result<()> {
+    let name = &fetched.manifest.plugin.name;
+    let dest = location.package_dir(name);
+    if dest.exists() {
+        std::fs::remove_dir_all(&dest)
+            .with_context(|| format!("cannot replace {}", dest.display()))?;
+    }
+    copy_tree(&fetched.dir, &dest)?;
+    lock.upsert(LockedPackage {
+        name: name.clone(),
+        version: fetched.manifest.plugin.version.clone(),
+        source: source.to_lock_string(),
+        commit: fetched.commit.clone(),
+        files: hash_tree(&dest)?,
+    });
+    lock.save(&location.lockfile)
+}
+
+fn show_capabilities(manifest: &Manifest) {
+    let wants = manifest.capabilities.describe();
+    if wants.is_empty() {
+        eprintln!("It asks for no capabilities.");
+    } else {
+        eprintln!("It asks to:");
+    }
+}
+
+pub async fn install(
+    runtime: &Arc<Runtime>,
+    location: &Location,
+    source_text: &str,
+    cwd: &Path,
+    flags: &[String],
+) -> Result<ExitCode> {
+    let flags = GrantFlags::parse(flags)?;
+    let source = Source::parse(source_text, cwd)?;
+    let fetched = fetch(runtime, &source).await?;
+    let m = &fetched.manifest.plugin;
+    eprintln!(
+        "Installing {} {} ({}) from {}",
+        m.name,
+        m.version,
+        scope_name(location.scope),
+        source.to_lock_string()
+    );
+    if !m.description.is_empty() {
+        eprintln!("  {}", m.description);
+    }
+    show_capabilities(&fetched.manifest);
+    let granted = decide(&m.name, &fetched.manifest.capabilities, &flags)?;
+    let mut grants = GrantStore::load(&location.grants)?;
+    grants.set(&m.name, granted.clone());
+    let mut lock = Lockfile::load(&location.lockfile)?;
+    place(location, &fetched, &source, &mut lock)?;
+    grants.save()?;
+    let denied = fetched.manifest.capabilities.minus(&granted);
+    println!(
+        "installed {} {}{}",
+        m.name,
+        m.version,
+        if denied.is_empty() {
+            String::new()
+        } else {
+            format!(" (denied: {})", denied.describe().join("; "))
+        }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn remove(location: &Location, name: &str) -> Result<ExitCode> {
+    let mut lock = Lockfile::load(&location.lockfile)?;
+    if !lock.remove(name) {
+        bail!(
+            "no {} package named '{name}' is installed",
+            scope_name(location.scope)
+        );
+    }
+    let dir = location.package_dir(name);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)
+            .with_context(|| format!("cannot delete {}", dir.display()))?;
+    }
+    lock.save(&location.lockfile)?;
+    let mut grants = GrantStore::load(&location.grants)?;
+    grants.remove(name);
+    grants.save()?;
+    println!("removed {name}");
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn update(
+    runtime: &Arc<Runtime>,
+    location: &Location,
+    name: Option<&str>,
+    cwd: &Path,
+    flags: &[String],
+) -> Result<ExitCode> {
+    let flags = GrantFlags::parse(flags)?;
+    let mut lock = Lockfile::load(&location.lockfile)?;
+    let targets: Vec<LockedPackage> = match name {
+        Some(n) => vec![lock.get(n).cloned().with_context(|| {
+            format!(
+                "no {} package named '{n}' is installed",
+                scope_name(location.scope)
+            )
+        })?],
+        None => lock.packages.clone(),
+    };
+    let mut grants = GrantStore::load(&location.grants)?;
+    for locked in targets {
+        let source = Source::parse(&locked.source, cwd)?;
+        if source.is_pinned() {
+            println!(
+                "{}: pinned to {}, nothing to update",
+                locked.name, locked.source
+            );
+            continue;
+        }
+        let fetched = fetch(runtime, &source)
+            .await
+            .with_context(|| format!("updating {}", locked.name))?;
+        if fetched.manifest.plugin.name != locked.name {
+            bail!(
+                "{} now calls itself '{}'; remove it and install the new package instead",
+                locked.name,
+                fetched.manifest.plugin.name
+            );
+        }
+        let same_files = hash_tree(&fetched.dir)? == locked.files;
+        if same_files && fetched.commit == locked.commit {
+            println!("{} {}: up to date", locked.name, locked.version);
+            continue;
+        }
+        let old_manifest =
+            std::fs::read_to_string(location.package_dir(&locked.name).join("tack.toml"))
+                .ok()
+                .and_then(|t| Manifest::parse(&t).ok());
+        let old_declared = old_manifest.map(|m| m.capabilities).unwrap_or_default();
+        let old_granted = grants.get(&locked.name).cloned().unwrap_or_default();
+        let new_declared = &fetched.manifest.capabilities;
+        let added = new_declared.minus(&old_declared);
+        let mut granted = new_declared.intersect(&old_granted);
+        if !added.is_empty() {
+            eprintln!(
+                "{} {} asks for more than {} did:",
+                locked.name, fetched.manifest.plugin.version, locked.version
+            );
+            let extra = decide(&locked.name, &added, &flags)?;
+            merge(&mut granted, extra);
+        }
+        grants.set(&locked.name, granted);
+        place(location, &fetched, &source, &mut lock)?;
+        grants.save()?;
+        println!(
+            "updated {} {} -> {}",
+            locked.name, locked.version, fetched.manifest.plugin.version
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn merge(into: &mut Capabilities, more: Capabilities) {
+    into.fs.extend(more.fs);
+    into.exec.extend(more.exec);
+    into.http.extend(more.http);
+    into.secrets.extend(more.secrets);
+}
+
+pub fn list(locations: &[Location]) -> Result<ExitCode> {
+    let mut any = false;
+    for location in locations {
+        let lock = Lockfile::load(&location.lockfile)?;
+        let grants = GrantStore::load(&location.grants)?;
+        for locked in &lock.packages {
+            any = true;
+            let dir = location.package_dir(&locked.name);
+            let status = match verify(&dir, locked) {
+                Ok(()) => "ok".to_string(),
+                Err(why) => format!("REFUSED: {why}"),
+            };
+            let commit = locked
+                .commit
+                .as_deref()
+                .map(|c| format!(" @ {}", &c[..c.len().min(12)]))
+                .unwrap_or_default();
+            println!(
+                "{} {} ({}) from {}{commit} [{status}]",
+                locked.name,
+                locked.version,
+                scope_name(location.scope),
+                locked.source
+            );
+            let declared = std::fs::read_to_string(dir.join("tack.toml"))
+                .ok()
+                .and_then(|t| Manifest::parse(&t).ok())
+                .map(|m| m.capabilities)
+                .unwrap_or_default();
+            let granted =
+                declared.intersect(grants.get(&locked.name).unwrap_or(&Capabilities::default()));
+            for line in granted.describe() {
+                println!("  may {line}");
+            }
+            for line in declared.minus(&granted).describe() {
+                println!("  denied: {line}");
+            }
+        }
+    }
+    if !any {
+        println!("no packages installed (tack install <path | .tar.gz | git URL>)");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn scope_name(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Global => "global",
+        Scope::Project => "project",
+    }
+}

@@ -1,0 +1,100 @@
+//! Deciding which requested capabilities to grant: `--grant` flags, else a question per
+//! capability on a terminal, else refused.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use anyhow::{bail, Result};
+use tack_runtime::{Capabilities, FsGrant};
+
+/// What `--grant` said: `all`, a kind (`fs`, `exec`, `http`, `secrets`), or one item
+/// (`exec=git status *`, `http=https://api.example.com`, `secrets=NAME`, `fs=$WORKSPACE`).
+pub struct GrantFlags(Vec<(String, Option<String>)>);
+
+impl GrantFlags {
+    pub fn parse(flags: &[String]) -> Result<Self> {
+        let mut out = Vec::new();
+        for flag in flags {
+            let (kind, value) = match flag.split_once('=') {
+                Some((k, v)) => (k.trim().to_string(), Some(v.to_string())),
+                None => (flag.trim().to_string(), None),
+            };
+            if !matches!(kind.as_str(), "all" | "fs" | "exec" | "http" | "secrets") {
+                bail!("--grant {flag}: expected all, fs, exec, http or secrets (optionally KIND=VALUE)");
+            }
+            out.push((kind, value));
+        }
+        Ok(Self(out))
+    }
+
+    fn covers(&self, kind: &str, value: &str) -> bool {
+        self.0
+            .iter()
+            .any(|(k, v)| k == "all" || (k == kind && v.as_deref().is_none_or(|v| v == value)))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Goes through `requested` item by item. Returns what was granted.
+pub fn decide(package: &str, requested: &Capabilities, flags: &GrantFlags) -> Result<Capabilities> {
+    let interactive =
+        flags.is_empty() && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let mut granted = Capabilities::default();
+    let ask = |kind: &str, value: &str, words: &str| -> Result<bool> {
+        if flags.covers(kind, value) {
+            eprintln!("  ✓ {words}");
+            return Ok(true);
+        }
+        if !interactive {
+            eprintln!("  ✗ {words} (not granted; pass --grant {kind}={value} to grant it)");
+            return Ok(false);
+        }
+        eprint!("  Allow '{package}' to {words}? [y/N] ");
+        std::io::stderr().flush()?;
+        let mut answer = String::new();
+        std::io::stdin().lock().read_line(&mut answer)?;
+        Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
+    };
+    for fs in &requested.fs {
+        let words = Capabilities {
+            fs: vec![fs.clone()],
+            ..Default::default()
+        }
+        .describe()
+        .join("");
+        if ask("fs", &fs.path, &words)? {
+            granted.fs.push(FsGrant {
+                path: fs.path.clone(),
+                access: fs.access,
+            });
+        }
+    }
+    for pattern in &requested.exec {
+        let words = Capabilities {
+            exec: vec![pattern.clone()],
+            ..Default::default()
+        }
+        .describe()
+        .join("");
+        if ask("exec", pattern, &words)? {
+            granted.exec.push(pattern.clone());
+        }
+    }
+    for url in &requested.http {
+        if ask("http", url, &format!("send HTTP requests to {url}"))? {
+            granted.http.push(url.clone());
+        }
+    }
+    for secret in &requested.secrets {
+        if ask(
+            "secrets",
+            secret,
+            &format!("have the host attach the secret {secret} to its requests"),
+        )? {
+            granted.secrets.push(secret.clone());
+        }
+    }
+    Ok(granted)
+}

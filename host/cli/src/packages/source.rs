@@ -1,0 +1,277 @@
+//! Package sources: a local folder, a `.tar.gz` (local file or URL, optionally pinned with
+//! `#sha256=<hex>`), or a git repository (optionally `@tag`, `@branch` or `@commit`).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use sha2::{Digest, Sha256};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Path(PathBuf),
+    Tarball {
+        location: String,
+        sha256: Option<String>,
+    },
+    Git {
+        url: String,
+        reference: Option<String>,
+    },
+}
+
+impl Source {
+    /// Parses what the user typed. A relative folder is made absolute against `cwd`, so the
+    /// lockfile can re-resolve it later.
+    pub fn parse(text: &str, cwd: &Path) -> Result<Source> {
+        let text = text.trim();
+        if let Some(rest) = text.strip_prefix("git+") {
+            return Ok(git(rest));
+        }
+        let (location, pin) = match text.split_once("#sha256=") {
+            Some((loc, hex)) => (loc, Some(hex.to_ascii_lowercase())),
+            None => (text, None),
+        };
+        if location.ends_with(".tar.gz") || location.ends_with(".tgz") {
+            if let Some(hex) = &pin {
+                if hex.len() != 64 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+                    bail!("'#sha256={hex}' is not a SHA-256 hex digest");
+                }
+            }
+            let location = if is_url(location) {
+                location.to_string()
+            } else {
+                absolute(location, cwd)?.display().to_string()
+            };
+            return Ok(Source::Tarball {
+                location,
+                sha256: pin,
+            });
+        }
+        if pin.is_some() {
+            bail!("#sha256= pins apply to .tar.gz sources only");
+        }
+        let (base, _) = split_ref(text);
+        if base.ends_with(".git") || base.starts_with("ssh://") || base.starts_with("git@") {
+            return Ok(git(text));
+        }
+        if is_url(text) {
+            bail!("'{text}' is neither a .tar.gz URL nor a git repository (end git URLs in .git or prefix them with git+)");
+        }
+        let path = absolute(text, cwd)?;
+        if path.join("HEAD").is_file() && path.join("objects").is_dir() {
+            return Ok(Source::Git {
+                url: path.display().to_string(),
+                reference: None,
+            });
+        }
+        if !path.join("tack.toml").is_file() {
+            bail!("{} is not a plugin package (no tack.toml)", path.display());
+        }
+        Ok(Source::Path(path))
+    }
+
+    /// The canonical text recorded in the lockfile; `parse` reads it back.
+    pub fn to_lock_string(&self) -> String {
+        match self {
+            Source::Path(p) => p.display().to_string(),
+            Source::Tarball {
+                location,
+                sha256: Some(h),
+            } => format!("{location}#sha256={h}"),
+            Source::Tarball {
+                location,
+                sha256: None,
+            } => location.clone(),
+            Source::Git {
+                url,
+                reference: Some(r),
+            } => format!("git+{url}@{r}"),
+            Source::Git {
+                url,
+                reference: None,
+            } => format!("git+{url}"),
+        }
+    }
+
+    /// Whether `update` may bring a different version: a folder, an unpinned archive, a branch
+    /// or default branch. Commits and pinned archives never change.
+    pub fn is_pinned(&self) -> bool {
+        match self {
+            Source::Path(_) => false,
+            Source::Tarball { sha256, .. } => sha256.is_some(),
+            Source::Git { reference, .. } => reference
+                .as_deref()
+                .is_some_and(|r| r.len() == 40 && r.chars().all(|c| c.is_ascii_hexdigit())),
+        }
+    }
+
+    /// Brings the package into `work` and returns the folder holding its `tack.toml` and the
+    /// resolved git commit, if any.
+    pub async fn fetch(&self, work: &Path) -> Result<(PathBuf, Option<String>)> {
+        match self {
+            Source::Path(p) => {
+                let dest = work.join("pkg");
+                copy_tree(p, &dest)?;
+                Ok((dest, None))
+            }
+            Source::Tarball { location, sha256 } => {
+                let bytes = if is_url(location) {
+                    download(location).await?
+                } else {
+                    std::fs::read(location).with_context(|| format!("cannot read {location}"))?
+                };
+                if let Some(expected) = sha256 {
+                    let actual = hex::encode(Sha256::digest(&bytes));
+                    if &actual != expected {
+                        bail!("{location} has SHA-256 {actual}, but the source pins {expected}");
+                    }
+                }
+                let dest = work.join("unpacked");
+                super::archive::extract(&bytes, &dest)?;
+                Ok((package_root(&dest)?, None))
+            }
+            Source::Git { url, reference } => {
+                let dest = work.join("checkout");
+                let (url, reference) = (url.clone(), reference.clone());
+                let dest_clone = dest.clone();
+                let commit = tokio::task::spawn_blocking(move || {
+                    super::git::fetch(&url, reference.as_deref(), &dest_clone)
+                })
+                .await
+                .context("git fetch task failed")??;
+                Ok((package_root(&dest)?, Some(commit)))
+            }
+        }
+    }
+}
+
+fn git(text: &str) -> Source {
+    let (url, reference) = split_ref(text);
+    Source::Git {
+        url: url.to_string(),
+        reference: reference.map(str::to_string),
+    }
+}
+
+/// `url@ref`, where the `@` is after the last `/` (so `git@host:x` and `user@host` stay intact).
+fn split_ref(text: &str) -> (&str, Option<&str>) {
+    let slash = text.rfind('/').map(|i| i + 1).unwrap_or(0);
+    match text[slash..].rfind('@') {
+        Some(at) if at > 0 => (&text[..slash + at], Some(&text[slash + at + 1..])),
+        _ => (text, None),
+    }
+}
+
+fn is_url(text: &str) -> bool {
+    text.starts_with("https://") || text.starts_with("http://")
+}
+
+fn absolute(text: &str, cwd: &Path) -> Result<PathBuf> {
+    let path = cwd.join(text);
+    path.canonicalize()
+        .with_context(|| format!("{} does not exist", path.display()))
+}
+
+/// Downloads an archive. Plain http is accepted only from this machine; anything else must be
+/// https (or pinned, which makes transport integrity irrelevant).
+async fn download(url: &str) -> Result<Vec<u8>> {
+    let parsed = url::Url::parse(url).with_context(|| format!("'{url}' is not a valid URL"))?;
+    let loopback = matches!(parsed.host_str(), Some("127.0.0.1" | "localhost" | "[::1]"));
+    if parsed.scheme() == "http" && !loopback {
+        bail!(
+            "refusing to download a package over plain http from {}; use https",
+            parsed.host_str().unwrap_or("?")
+        );
+    }
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::limited(5))
+        .timeout(std::time::Duration::from_secs(300))
+        .build()
+        .context("cannot build an HTTP client")?;
+    let response = client
+        .get(parsed)
+        .send()
+        .await
+        .with_context(|| format!("cannot download {url}"))?;
+    if !response.status().is_success() {
+        bail!("downloading {url} failed: HTTP {}", response.status());
+    }
+    let bytes = response
+        .bytes()
+        .await
+        .with_context(|| format!("download of {url} broke off"))?;
+    Ok(bytes.to_vec())
+}
+
+/// The folder with `tack.toml`: the root, or its only subfolder (archives usually wrap one).
+fn package_root(dir: &Path) -> Result<PathBuf> {
+    if dir.join("tack.toml").is_file() {
+        return Ok(dir.to_path_buf());
+    }
+    let subdirs: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    match subdirs.as_slice() {
+        [only] if only.join("tack.toml").is_file() => Ok(only.clone()),
+        _ => bail!("the package has no tack.toml at its root"),
+    }
+}
+
+/// Copies a package folder, refusing symlinks (a link could point anywhere) and skipping `.git`.
+pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
+    for entry in
+        std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?
+    {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let name = entry.file_name();
+        if name == ".git" {
+            continue;
+        }
+        let target = to.join(&name);
+        if kind.is_symlink() {
+            bail!(
+                "{} is a symbolic link; packages may not contain links",
+                entry.path().display()
+            );
+        } else if kind.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target)
+                .with_context(|| format!("cannot copy {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_each_kind_and_round_trips_through_the_lockfile() {
+        let cwd = Path::new("/");
+        for text in [
+            "https://example.com/p.tar.gz",
+            "https://example.com/p.tar.gz#sha256=0000000000000000000000000000000000000000000000000000000000000000",
+            "git+https://example.com/p.git@v1.2.0",
+            "git+https://example.com/p.git",
+        ] {
+            let source = Source::parse(text, cwd).expect(text);
+            assert_eq!(source.to_lock_string(), text);
+            assert_eq!(Source::parse(&source.to_lock_string(), cwd).expect("again"), source);
+        }
+        assert_eq!(
+            Source::parse("https://example.com/p.git@abc", cwd).expect("git"),
+            Source::Git {
+                url: "https://example.com/p.git".into(),
+                reference: Some("abc".into())
+            }
+        );
+        assert!(Source::parse("https://example.com/p.tar.gz#sha256=xyz", cwd).is_err());
+        assert!(Source::parse("https://example.com/page", cwd).is_err());
+    }
+}

@@ -1,0 +1,275 @@
+//! permission-gate: every tool call is allowed, asked about or denied, by rules and a mode.
+//!
+//! Rules come from three places, all considered together (see [`rules`] for matching and
+//! precedence): the shipped defaults (`defaults.toml`: ask before `rm -r`, `sudo`, force pushes,
+//! piping downloads into a shell, writing outside the workspace, …), the user's global file
+//! `permissions.toml` in the plugin's data directory, and the project's
+//! `$WORKSPACE/.tack/permissions.toml`. When no rule matches, the mode decides ([`mode`]);
+//! `/permissions <mode>` switches it for the session (kept in a `permission-gate` custom entry,
+//! so it follows the branch). An `ask` shows "Allow once", "Always allow for this project"
+//! (which appends an allow rule to the project file) or "Deny"; without a UI it is a denial.
+
+mod decide;
+mod mode;
+mod rules;
+mod store;
+
+use serde::{Deserialize, Serialize};
+use tack_sdk::{
+    export_plugin, log, session, ui, HookKind, InitContext, Level, Plugin, Registration, ToolCall,
+    ToolDecision,
+};
+
+use crate::decide::{Context, Verdict};
+use crate::mode::Mode;
+use crate::rules::{Action, Rule, Source};
+
+/// The custom entry holding the session's mode.
+const ENTRY: &str = "permission-gate";
+
+const ALLOW_ONCE: u32 = 0;
+const ALLOW_ALWAYS: u32 = 1;
+
+#[derive(Default)]
+struct PermissionGate {
+    workspace: String,
+    config_mode: Mode,
+    defaults: Vec<Rule>,
+    project_file: String,
+    global_file: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Config {
+    #[serde(default)]
+    mode: Option<String>,
+    #[serde(default = "default_true")]
+    defaults: bool,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+#[derive(Serialize, Deserialize)]
+struct ModeState {
+    mode: Mode,
+}
+
+/// The user's rules and the files that could not be used.
+struct UserRules {
+    rules: Vec<Rule>,
+    problems: Vec<String>,
+}
+
+impl Plugin for PermissionGate {
+    fn init(&mut self, ctx: &InitContext) -> Result<Registration, String> {
+        let config: Config = serde_json::from_str(&ctx.config)
+            .map_err(|e| format!("invalid permission-gate config: {e}"))?;
+        self.config_mode = match config.mode.as_deref() {
+            None => Mode::default(),
+            Some(name) => Mode::parse(name).ok_or_else(|| {
+                format!("invalid permission-gate config: unknown mode `{name}` (read-only, ask, auto or yolo)")
+            })?,
+        };
+        self.workspace = ctx.workspace.trim_end_matches('/').to_string();
+        self.defaults = if config.defaults {
+            rules::defaults(&self.workspace)?
+        } else {
+            Vec::new()
+        };
+        self.project_file = format!("{}/.tack/permissions.toml", self.workspace);
+        self.global_file = ctx
+            .data_dir
+            .as_deref()
+            .map(|dir| format!("{}/permissions.toml", dir.trim_end_matches('/')));
+        Ok(Registration::new()
+            .command(
+                "permissions",
+                "Show the permission mode and rules, or switch mode: /permissions [read-only|ask|auto|yolo]",
+            )
+            .hook(HookKind::BeforeToolCall))
+    }
+
+    fn run_command(&mut self, name: &str, args: &str) -> Result<Option<String>, String> {
+        if name != "permissions" {
+            return Err(format!("unknown command `/{name}`"));
+        }
+        let wanted = args.trim();
+        if wanted.is_empty() {
+            return Ok(Some(self.overview()));
+        }
+        let mode = Mode::parse(wanted).ok_or_else(|| {
+            format!("unknown mode `{wanted}`; use /permissions read-only, ask, auto or yolo")
+        })?;
+        session::append_state(ENTRY, &ModeState { mode })?;
+        Ok(Some(format!(
+            "Permission mode: {} ({}).",
+            mode.name(),
+            mode.describe()
+        )))
+    }
+
+    fn before_tool_call(&mut self, call: &ToolCall) -> ToolDecision {
+        let Ok(args) = call.args_value() else {
+            // The host validated the arguments against the schema; the tool reports the rest.
+            return ToolDecision::Allow;
+        };
+        let user = self.user_rules();
+        let mut mode = self.mode();
+        if !user.problems.is_empty() {
+            for problem in &user.problems {
+                ui::notify(
+                    Level::Warn,
+                    &format!("permission-gate ignores a broken rule file and will not run past `ask` mode until it is fixed: {problem}"),
+                );
+            }
+            mode = mode.capped();
+        }
+        let rules: Vec<&Rule> = self.defaults.iter().chain(user.rules.iter()).collect();
+        let files: Vec<String> = std::iter::once(self.project_file.clone())
+            .chain(self.global_file.clone())
+            .collect();
+        let ctx = Context {
+            workspace: &self.workspace,
+            mode,
+            rules: &rules,
+            rule_files: &files,
+        };
+        let verdict = decide::evaluate(&ctx, &call.name, &args);
+        match verdict.action {
+            Action::Allow => ToolDecision::Allow,
+            Action::Deny => ToolDecision::Block(format!(
+                "permission-gate denied {} `{}`: {}.",
+                call.name, verdict.summary, verdict.why
+            )),
+            Action::Ask => self.ask(&call.name, verdict),
+        }
+    }
+}
+
+impl PermissionGate {
+    fn mode(&self) -> Mode {
+        match session::latest_state::<ModeState>(ENTRY) {
+            Ok(Some(state)) => state.mode,
+            Ok(None) => self.config_mode,
+            Err(e) => {
+                log::warn(format!(
+                    "permission-gate: ignoring an unreadable mode entry: {e}"
+                ));
+                self.config_mode
+            }
+        }
+    }
+
+    fn user_rules(&self) -> UserRules {
+        let mut out = UserRules {
+            rules: Vec::new(),
+            problems: Vec::new(),
+        };
+        let files = self
+            .global_file
+            .iter()
+            .map(|path| (path, Source::Global(path.clone())))
+            .chain(std::iter::once((
+                &self.project_file,
+                Source::Project(self.project_file.clone()),
+            )));
+        for (path, source) in files {
+            match store::load(path, source, &self.workspace) {
+                store::Loaded::Missing => {}
+                store::Loaded::Rules(rules) => out.rules.extend(rules),
+                store::Loaded::Broken(problem) => out.problems.push(problem),
+            }
+        }
+        out
+    }
+
+    fn ask(&self, tool: &str, verdict: Verdict) -> ToolDecision {
+        let title = format!("Allow {tool} {}?", verdict.summary);
+        let options = vec![
+            "Allow once".to_string(),
+            "Always allow for this project".to_string(),
+            "Deny".to_string(),
+        ];
+        match ui::select(&title, &options, None) {
+            Some(ALLOW_ONCE) => ToolDecision::Allow,
+            Some(ALLOW_ALWAYS) => {
+                if let Err(e) = store::append(&self.project_file, &verdict.remember) {
+                    ui::notify(
+                        Level::Warn,
+                        &format!(
+                            "permission-gate allowed the call once but could not remember it: {e}"
+                        ),
+                    );
+                }
+                ToolDecision::Allow
+            }
+            Some(_) => ToolDecision::Block(format!(
+                "permission-gate: the user denied {tool} `{}` (asked because {}).",
+                verdict.summary, verdict.why
+            )),
+            None => ToolDecision::Block(format!(
+                "permission-gate: {tool} `{}` needs the user's approval because {}, and no one \
+                 answered, so it did not run.",
+                verdict.summary, verdict.why
+            )),
+        }
+    }
+
+    /// `/permissions` without arguments: the mode and every rule, by source.
+    fn overview(&self) -> String {
+        let mode = self.mode();
+        let user = self.user_rules();
+        let mut out = format!(
+            "Permission mode: {} ({}).\nSwitch with /permissions <mode>:",
+            mode.name(),
+            mode.describe()
+        );
+        for other in mode::ALL {
+            out.push_str(&format!("\n  {}: {}", other.name(), other.describe()));
+        }
+        out.push_str(
+            "\n\nRules (the most specific match decides; on a tie your rules beat the shipped \
+             ones, and deny beats ask beats allow):",
+        );
+        let mut section = |title: String, rules: Vec<&Rule>| {
+            out.push_str(&format!("\n\n{title}:"));
+            if rules.is_empty() {
+                out.push_str(" none");
+            }
+            for rule in rules {
+                out.push_str(&format!(
+                    "\n  {} {} `{}`",
+                    rule.spec.action.as_str(),
+                    rule.spec.tool,
+                    rule.spec.pattern
+                ));
+            }
+        };
+        section(
+            format!("Project ({})", self.project_file),
+            user.rules
+                .iter()
+                .filter(|r| matches!(r.source, Source::Project(_)))
+                .collect(),
+        );
+        if let Some(global) = &self.global_file {
+            section(
+                format!("Global ({global})"),
+                user.rules
+                    .iter()
+                    .filter(|r| matches!(r.source, Source::Global(_)))
+                    .collect(),
+            );
+        }
+        section("Shipped defaults".into(), self.defaults.iter().collect());
+        for problem in &user.problems {
+            out.push_str(&format!("\n\nIgnored (broken): {problem}"));
+        }
+        out
+    }
+}
+
+export_plugin!(PermissionGate);

@@ -1,0 +1,100 @@
+//! Reading rule files, and appending the allow rules "Always allow for this project" creates.
+//!
+//! Files are read on every call, so edits take effect at once and every instance of the plugin
+//! sees the same rules. Appending as text keeps the user's comments and layout.
+
+use std::io::Write;
+
+use crate::rules::{self, MatchKind, Rule, RuleSpec, Source};
+
+/// What a rule file gave: rules, or the reason it could not be used.
+pub enum Loaded {
+    Missing,
+    Rules(Vec<Rule>),
+    Broken(String),
+}
+
+pub fn load(path: &str, source: Source, workspace: &str) -> Loaded {
+    match std::fs::read_to_string(path) {
+        Ok(text) => match rules::parse(&text, &source, workspace) {
+            Ok(rules) => Loaded::Rules(rules),
+            Err(e) => Loaded::Broken(format!("{path}: {e}")),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Loaded::Missing,
+        Err(e) => Loaded::Broken(format!("cannot read {path}: {e}")),
+    }
+}
+
+/// Appends `specs` to the rule file at `path`, creating it (and its directory) when needed.
+pub fn append(path: &str, specs: &[RuleSpec]) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("cannot write {path}: {e}");
+    let file_path = std::path::Path::new(path);
+    let is_new = !file_path.exists();
+    if let Some(dir) = file_path.parent() {
+        std::fs::create_dir_all(dir).map_err(fail)?;
+    }
+    let mut text = String::new();
+    if is_new {
+        text.push_str(
+            "# permission-gate rules for this project: {tool, pattern, action = allow|ask|deny}.\n\
+             # The most specific matching rule decides; see /permissions.\n",
+        );
+    }
+    for spec in specs {
+        text.push_str(&render(spec));
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file_path)
+        .map_err(fail)?;
+    file.write_all(text.as_bytes()).map_err(fail)
+}
+
+/// One rule as a TOML `[[rules]]` table.
+fn render(spec: &RuleSpec) -> String {
+    let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let mut out = format!(
+        "\n[[rules]]\ntool = {}\npattern = {}\naction = {}\n",
+        quote(&spec.tool),
+        quote(&spec.pattern),
+        quote(spec.action.as_str())
+    );
+    if let Some(kind) = spec.kind {
+        let name = match kind {
+            MatchKind::Exact => "exact",
+            MatchKind::Prefix => "prefix",
+            MatchKind::Glob => "glob",
+        };
+        out.push_str(&format!("match = {}\n", quote(name)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Action;
+
+    #[test]
+    fn rendered_rules_parse_back() {
+        let specs = vec![
+            RuleSpec {
+                tool: "bash".into(),
+                pattern: "echo \"hi\" 'there' \\ x".into(),
+                action: Action::Allow,
+                kind: Some(MatchKind::Exact),
+            },
+            RuleSpec {
+                tool: "write".into(),
+                pattern: "src/\\[x\\].rs".into(),
+                action: Action::Allow,
+                kind: None,
+            },
+        ];
+        let text: String = specs.iter().map(render).collect();
+        let parsed = rules::parse(&text, &Source::Default, "/ws").expect("parses");
+        let back: Vec<RuleSpec> = parsed.into_iter().map(|r| r.spec).collect();
+        assert_eq!(back, specs);
+    }
+}
