@@ -8,9 +8,17 @@ use std::process::Command;
 /// (cargo package, artifact stem, env name).
 const GUESTS: &[(&str, &str, &str)] = &[
     ("provider-demo", "provider_demo", "PROVIDER_DEMO"),
-    ("provider-anthropic", "provider_anthropic", "PROVIDER_ANTHROPIC"),
+    (
+        "provider-anthropic",
+        "provider_anthropic",
+        "PROVIDER_ANTHROPIC",
+    ),
     ("provider-openai", "provider_openai", "PROVIDER_OPENAI"),
-    ("provider-openai-responses", "provider_openai_responses", "PROVIDER_OPENAI_RESPONSES"),
+    (
+        "provider-openai-responses",
+        "provider_openai_responses",
+        "PROVIDER_OPENAI_RESPONSES",
+    ),
     ("provider-google", "provider_google", "PROVIDER_GOOGLE"),
     ("core-tools", "core_tools", "CORE_TOOLS"),
     ("plan-mode", "plan_mode", "PLAN_MODE"),
@@ -30,6 +38,11 @@ const GUESTS: &[(&str, &str, &str)] = &[
         "TEST_FUTURE_API",
     ),
     ("tack-test-hooks", "tack_test_hooks", "TEST_HOOKS"),
+    (
+        "tack-test-compact-hook",
+        "tack_test_compact_hook",
+        "TEST_COMPACT_HOOK",
+    ),
 ];
 
 const TARGET: &str = "wasm32-wasip2";

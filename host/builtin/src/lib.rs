@@ -93,4 +93,5 @@ pub mod artifacts {
     pub const PROTECTED_PATHS: &str = env!("TACK_GUEST_PROTECTED_PATHS");
     pub const TODO: &str = env!("TACK_GUEST_TODO");
     pub const TEST_HOOKS: &str = env!("TACK_GUEST_TEST_HOOKS");
+    pub const TEST_COMPACT_HOOK: &str = env!("TACK_GUEST_TEST_COMPACT_HOOK");
 }

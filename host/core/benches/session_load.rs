@@ -1,4 +1,5 @@
-//! Loading and projecting a ~100 MiB session. Target: ≤ 1 s, peak RSS ≤ 2× the file size.
+//! Loading and projecting a ~100 MiB session, and preparing its compaction (cut point, messages to
+//! summarize, file lists, transcript). Target: ≤ 1 s, peak RSS ≤ 2× the file size.
 //!
 //! The file is written line by line (never held in memory), then loaded once to report the
 //! time and the peak RSS (VmHWM, reset before the load), then measured by criterion.
@@ -12,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
 use serde_json::json;
+use tack_core::compaction::{prepare_compaction, serialize_conversation};
 use tack_core::message::{
     AssistantContent, AssistantMessage, Content, Message, StopReason, TextContent, ToolCall,
     ToolResultMessage, Usage, UserMessage,
@@ -143,6 +145,15 @@ fn load_and_project(path: &Path) -> usize {
     projected.len()
 }
 
+/// What compaction does before asking for a summary: project, find the cut, collect the
+/// messages and files to summarize, and serialize them. Returns the transcript's length.
+fn prepare(session: &Session) -> usize {
+    let projected = session.project();
+    let preparation = prepare_compaction(session, 20_000).unwrap();
+    assert!(preparation.messages_to_summarize.len() + 100 > projected.len());
+    serialize_conversation(&preparation.messages_to_summarize).len()
+}
+
 fn proc_status_kib(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with(field))?;
@@ -171,6 +182,24 @@ fn bench(c: &mut Criterion) {
         (peak * 1024) as f64 / size as f64
     );
 
+    // Load, then prepare the compaction, measuring the peak of both together.
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    let start = Instant::now();
+    let (session, _) = Session::open(&path, SessionOptions::default()).unwrap();
+    let loaded = start.elapsed();
+    let transcript = prepare(&session);
+    let total = start.elapsed();
+    let peak = proc_status_kib("VmHWM:").unwrap_or(0);
+    println!(
+        "compaction_prepare: load {:.3} s, project+cut+serialize {:.3} s ({:.1} MiB transcript \
+         of the summarized part), peak RSS {:.1} MiB = {:.2}x the file",
+        loaded.as_secs_f64(),
+        (total - loaded).as_secs_f64(),
+        transcript as f64 / 1048576.0,
+        peak as f64 / 1024.0,
+        (peak * 1024) as f64 / size as f64
+    );
+
     let mut group = c.benchmark_group("session");
     group.sample_size(10);
     // Each iteration takes a sizeable fraction of a second.
@@ -178,6 +207,9 @@ fn bench(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(10));
     group.bench_function("load_and_project_100MiB", |b| {
         b.iter(|| black_box(load_and_project(&path)))
+    });
+    group.bench_function("prepare_compaction_100MiB", |b| {
+        b.iter(|| black_box(prepare(&session)))
     });
     group.finish();
 }

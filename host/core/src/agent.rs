@@ -4,9 +4,12 @@
 //! into the model's context, streams one assistant message and runs its tool calls as a batch,
 //! until the model stops calling tools and no steering is queued; then queued follow-ups start
 //! more turns; then `agent_end`. Every message is appended to the session as it completes.
+//! After a turn whose context passed the threshold the conversation is compacted; a context
+//! overflow is compacted and the turn retried once (see `compact.rs`).
 
 mod assemble;
 mod batch;
+mod compact;
 mod hooks;
 mod provider;
 mod queue;
@@ -23,7 +26,10 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-pub use hooks::{AgentStartPatch, Hooks, InjectedMessage, InputAction, NoHooks, ToolDecision};
+pub use hooks::{
+    AgentStartPatch, CompactDecision, CompactRequest, Hooks, InjectedMessage, InputAction, NoHooks,
+    ToolDecision,
+};
 pub use provider::{
     InputKind, ModelCost, ModelInfo, Provider, ProviderError, ProviderErrorKind, ProviderRequest,
     ProviderStream, ReasoningLevel, StopKind, StreamEvent, TokenUsage,
@@ -32,6 +38,7 @@ pub use queue::MessageQueues;
 pub use retry::RetryPolicy;
 pub use tools::{ExecutionMode, ToolError, ToolExecutor, ToolProgress, ToolSpec};
 
+use crate::compaction::CompactionSettings;
 use crate::event::{AgentEvent, EventSink, NullSink};
 use crate::message::{Content, Message, TextContent, UserMessage};
 use crate::session::{SessionError, SessionHandle};
@@ -49,6 +56,8 @@ pub struct AgentConfig {
     pub retry: RetryPolicy,
     /// After an abort, how long running tools get to stop on their own before they are dropped.
     pub abort_grace: Duration,
+    /// When to compact the conversation and how much to keep verbatim.
+    pub compaction: CompactionSettings,
 }
 
 impl AgentConfig {
@@ -61,6 +70,7 @@ impl AgentConfig {
             provider_options: Value::Object(Default::default()),
             retry: RetryPolicy::default(),
             abort_grace: Duration::from_secs(5),
+            compaction: CompactionSettings::default(),
         }
     }
 }
@@ -89,8 +99,9 @@ pub enum RunStatus {
 pub enum AgentError {
     #[error("the agent is already running")]
     Busy,
-    /// The context does not fit the model's window. The failed assistant message is in the
-    /// session and `agent_end` was emitted; compact, then [`Agent::resume`].
+    /// The context does not fit the model's window, and compacting did not help (or automatic
+    /// compaction is off). The failed assistant message is in the session and `agent_end` was
+    /// emitted; compact, then [`Agent::resume`].
     #[error("the conversation no longer fits the model's context window ({0})")]
     ContextOverflow(ProviderError),
     #[error(

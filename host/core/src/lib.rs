@@ -1,14 +1,16 @@
 //! tack's core: the message model, the events front ends consume, the session tree and its
-//! projection, the agent loop, and the system prompt.
+//! projection, the agent loop, compaction, and the system prompt.
 //!
 //! It knows nothing of WebAssembly: tools, hooks and providers are reached through the traits in
 //! [`agent`], which the plugin runtime implements.
 
 pub mod agent;
+pub mod compaction;
 pub mod event;
 pub mod message;
 pub mod session;
 pub mod system_prompt;
+pub mod tokens;
 
 pub use agent::{
     Agent, AgentConfig, AgentError, Hooks, ModelInfo, Provider, ProviderError, ProviderRequest,

@@ -4,6 +4,8 @@
 
 mod entry;
 mod file;
+mod import_pi;
+mod outline;
 mod project;
 mod store;
 mod tree;
@@ -15,6 +17,8 @@ use chrono::SecondsFormat;
 
 pub use entry::{Entry, EntryKind, SessionHeader, UnknownEntry, SESSION_VERSION};
 pub use file::LoadWarning;
+pub use import_pi::{import_pi, ImportError, Imported};
+pub use outline::OutlineRow;
 pub use store::{encode_cwd, SessionStore, SessionSummary};
 
 use crate::message::Message;
@@ -340,6 +344,12 @@ impl Session {
             }
         }
     }
+}
+
+/// The messages a stretch of entries gives the model, in order. The stretch must hold no
+/// compaction entry (those change what comes before them in a projection).
+pub(crate) fn entry_messages(entries: &[&Entry]) -> Vec<Arc<Message>> {
+    project::project(entries)
 }
 
 pub(crate) fn new_header(cwd: &Path, parent_session: Option<String>) -> SessionHeader {

@@ -37,8 +37,36 @@ pub trait Hooks: Send + Sync {
         AgentStartPatch::default()
     }
 
+    /// Lets the host summarize, cancels the compaction, or supplies its summary.
+    async fn before_compact(&self, _request: &CompactRequest) -> CompactDecision {
+        CompactDecision::Proceed
+    }
+
     /// Observe-only delivery of the loop's events (see [`AgentEvent::is_observable`]).
     async fn on_event(&self, _event: &AgentEvent) {}
+}
+
+/// WIT `compact-request`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactRequest {
+    /// The messages being summarized, oldest first.
+    pub messages: Vec<Arc<Message>>,
+    /// The summary of the previous compaction, which the new one replaces.
+    pub previous_summary: Option<String>,
+    /// Estimated context size before the compaction.
+    pub tokens_before: u64,
+    /// What the user asked the summary to focus on (`/compact focus on X`).
+    pub focus: Option<String>,
+}
+
+/// WIT `compact-decision`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompactDecision {
+    /// Let the host summarize.
+    Proceed,
+    Cancel,
+    /// Use this summary.
+    Summary(String),
 }
 
 /// WIT `tool-decision`.

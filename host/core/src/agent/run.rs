@@ -54,6 +54,8 @@ impl Agent {
     ) -> Result<RunStatus, AgentError> {
         // The first turn always runs: either new messages or a continuation asked for it.
         let mut wants_turn = true;
+        // An overflow is compacted and retried once; a second one in a row is returned.
+        let mut retried_overflow = false;
         loop {
             while wants_turn || !pending.is_empty() {
                 // No early exit on abort here: the prompt must still be stored, and the stream
@@ -74,8 +76,15 @@ impl Agent {
                 .await;
 
                 if let Some(error) = response.overflow {
-                    return Err(AgentError::ContextOverflow(error));
+                    if retried_overflow || !self.compact_after_overflow(config, cancel).await? {
+                        return Err(AgentError::ContextOverflow(error));
+                    }
+                    retried_overflow = true;
+                    wants_turn = true;
+                    pending = self.queues.take_steering();
+                    continue;
                 }
+                retried_overflow = false;
                 match response.assistant.stop_reason {
                     StopReason::Aborted => return Ok(RunStatus::Aborted),
                     StopReason::Error => {
@@ -88,6 +97,7 @@ impl Agent {
                 if cancel.is_cancelled() {
                     return Ok(RunStatus::Aborted);
                 }
+                self.compact_if_needed(config, cancel).await?;
                 wants_turn = response.assistant.tool_calls().next().is_some();
                 pending = self.queues.take_steering();
             }

@@ -1,11 +1,14 @@
 //! Hook chaining over plugins, in load order. before-tool-call fails closed: a hook that traps
 //! or times out blocks the call and says which plugin failed. Other hooks fail open (the failure
-//! is logged and the chain goes on), since blocking a prompt or a context over a broken plugin
-//! would leave the user stuck.
+//! is logged and the chain goes on), since blocking a prompt, a context or a compaction over a
+//! broken plugin would leave the user stuck.
 
 use std::sync::Arc;
 
-use tack_core::agent::{AgentStartPatch, Hooks, InjectedMessage, InputAction, ToolDecision};
+use tack_core::agent::{
+    AgentStartPatch, CompactDecision, CompactRequest, Hooks, InjectedMessage, InputAction,
+    ToolDecision,
+};
 use tack_core::event::AgentEvent;
 use tack_core::message::{Message, ToolCall, ToolResult};
 
@@ -151,6 +154,38 @@ impl Hooks for PluginHooks {
             append_system_prompt: None,
             inject,
         }
+    }
+
+    /// The first plugin that cancels or supplies a summary decides; the others are not asked.
+    async fn before_compact(&self, request: &CompactRequest) -> CompactDecision {
+        let mut subscribers = self.set.subscribers(HookKind::BeforeCompact).peekable();
+        if subscribers.peek().is_none() {
+            return CompactDecision::Proceed;
+        }
+        let messages = match serde_json::to_string(&request.messages) {
+            Ok(json) => json,
+            Err(_) => return CompactDecision::Proceed,
+        };
+        let wit_request = api::CompactRequest {
+            messages,
+            previous_summary: request.previous_summary.clone(),
+            tokens_before: request.tokens_before,
+            focus: request.focus.clone(),
+        };
+        for plugin in subscribers {
+            match plugin.before_compact(wit_request.clone()).await {
+                Ok(api::CompactDecision::Proceed) => {}
+                Ok(api::CompactDecision::Cancel) => return CompactDecision::Cancel,
+                Ok(api::CompactDecision::Summary(summary)) => {
+                    return CompactDecision::Summary(summary)
+                }
+                Err(e) => self.warn(
+                    plugin,
+                    format!("before-compact hook failed; compaction goes on: {e}"),
+                ),
+            }
+        }
+        CompactDecision::Proceed
     }
 
     async fn on_event(&self, event: &AgentEvent) {
