@@ -32,6 +32,17 @@ pub struct Loaded {
 }
 
 pub async fn load_plugins(cli: &Cli) -> Result<Loaded> {
+    let services = Arc::new(CliServices::default());
+    load_plugins_with(cli, services.clone(), services).await
+}
+
+/// [`load_plugins`] for a front end that gives plugins its own services (RPC forwards dialogs to
+/// its client) around the CLI's, which hold the session and tools.
+pub async fn load_plugins_with(
+    cli: &Cli,
+    services: Arc<CliServices>,
+    host_services: Arc<dyn tack_runtime::HostServices>,
+) -> Result<Loaded> {
     let home = Home::locate()?;
     let mut settings = Settings::load(&home.config())?;
     let configured = settings
@@ -59,12 +70,11 @@ pub async fn load_plugins(cli: &Cli) -> Result<Loaded> {
         ..RuntimeConfig::default()
     })
     .map_err(|e| anyhow::anyhow!("cannot start the plugin runtime: {e:#}"))?;
-    let services = Arc::new(CliServices::default());
     let secrets = SecretStore::new(Some(home.auth()));
     let host = HostContext {
         workspace: cwd.clone(),
         data_root: Some(home.plugin_data()),
-        services: services.clone(),
+        services: host_services,
         secrets: secrets.clone(),
     };
     let (specs, mut warnings) =
@@ -87,7 +97,8 @@ fn trust_choice(cli: &Cli) -> crate::packages::load::TrustChoice {
     use crate::packages::load::TrustChoice;
     if cli.trust {
         TrustChoice::Trust
-    } else if cli.no_trust {
+    } else if cli.no_trust || cli.mode != crate::cli::Mode::Text {
+        // JSON and RPC modes own stdin/stdout for their protocol: never ask there.
         TrustChoice::NoTrust
     } else {
         TrustChoice::AskIfInteractive
@@ -96,7 +107,7 @@ fn trust_choice(cli: &Cli) -> crate::packages::load::TrustChoice {
 
 /// A provider chosen for this run.
 pub struct Chosen {
-    pub provider: Arc<PluginProvider>,
+    pub provider: Arc<dyn tack_core::Provider>,
     pub model: ModelInfo,
     pub options: serde_json::Value,
 }
@@ -177,7 +188,7 @@ pub fn choose_provider(
     })
 }
 
-fn model_info(provider: &str, model: &api::ModelSpec) -> ModelInfo {
+pub fn model_info(provider: &str, model: &api::ModelSpec) -> ModelInfo {
     ModelInfo {
         provider: provider.to_string(),
         id: model.id.clone(),

@@ -101,6 +101,8 @@ pub enum Mode {
     Text,
     /// Every event as one JSON object per line on stdout.
     Json,
+    /// Serve JSON commands from stdin (one per line); responses and events go to stdout.
+    Rpc,
 }
 
 #[derive(Debug, Subcommand)]
@@ -137,4 +139,13 @@ pub enum Command {
     },
     /// List installed packages, their capabilities and whether their files still match the lock.
     List,
+    /// List saved sessions of this directory: id, date, size, first message.
+    Sessions {
+        /// Sessions of every directory.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Import a Pi session file (format versions 1 to 3) as a new session; continue it with
+    /// `tack -r <id>`.
+    Import { file: PathBuf },
 }

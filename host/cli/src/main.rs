@@ -3,12 +3,15 @@
 mod app;
 mod catalog;
 mod cli;
+mod commands;
 mod home;
 mod list;
 mod packages;
 mod plugins;
+mod rpc;
 mod run;
 mod services;
+mod sessions;
 mod settings;
 
 use std::process::ExitCode;
@@ -51,6 +54,9 @@ async fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         | Some(cli::Command::Remove { .. })
         | Some(cli::Command::Update { .. })
         | Some(cli::Command::List) => package_command(&cli).await,
+        Some(cli::Command::Sessions { all }) => sessions::list(all),
+        Some(cli::Command::Import { ref file }) => sessions::import(file),
+        None if cli.mode == cli::Mode::Rpc => rpc::serve(cli).await,
         None => run::run(cli).await,
     }
 }

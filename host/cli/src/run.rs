@@ -6,15 +6,16 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use tack_core::agent::RunStatus;
-use tack_core::event::{AgentEvent, EventSink, NoticeLevel};
+use tack_core::event::{AgentEvent, CompactionReason, EventSink, NoticeLevel};
 use tack_core::message::Message;
-use tack_core::session::SessionHandle;
+use tack_core::session::{SessionHandle, SessionStore};
 use tack_core::AgentError;
 use tack_runtime::api::EventKind;
 use tokio_util::sync::CancellationToken;
 
 use crate::app;
 use crate::cli::{Cli, Mode};
+use crate::commands;
 
 pub async fn run(cli: Cli) -> Result<ExitCode> {
     let Some(prompt) = read_prompt(&cli)? else {
@@ -41,12 +42,35 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         );
     }
     let sink: Arc<dyn EventSink> = match cli.mode {
-        Mode::Json => Arc::new(JsonLines),
+        // `--mode rpc` is served by rpc.rs and never reaches here.
+        Mode::Json | Mode::Rpc => Arc::new(JsonLines),
         Mode::Text => Arc::new(TextProgress),
     };
     let wired = app::build_agent(&cli, &loaded, chosen, session.clone(), sink)?;
     app::session_event(&loaded, EventKind::SessionStart, &session).await;
 
+    // Host commands (/compact, /tree, /fork, ...) come before plugin commands of the same name.
+    let store = SessionStore::new(loaded.home.root());
+    let host_command = commands::run(
+        &wired.agent,
+        &store,
+        &loaded.cwd,
+        &prompt,
+        CancellationToken::new(),
+    );
+    if let Some(result) = host_command.await {
+        app::session_event(&loaded, EventKind::SessionEnd, &session).await;
+        return Ok(match result {
+            Ok(text) => {
+                println!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("tack: {e:#}");
+                ExitCode::FAILURE
+            }
+        });
+    }
     if let Some(code) = run_command(&loaded, &prompt).await? {
         app::session_event(&loaded, EventKind::SessionEnd, &session).await;
         return Ok(code);
@@ -69,7 +93,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(AgentError::ContextOverflow(e)) => {
-            eprintln!("tack: the conversation no longer fits the model's context window: {e}");
+            eprintln!(
+                "tack: the conversation no longer fits the model's context window, even compacted: {e}"
+            );
             return Ok(ExitCode::FAILURE);
         }
         Err(e) => return Err(e).context("the agent failed"),
@@ -212,6 +238,25 @@ impl EventSink for TextProgress {
                 NoticeLevel::Warn => format!("tack: warning: {message}"),
                 NoticeLevel::Info | NoticeLevel::Debug => format!("tack: {message}"),
             }),
+            AgentEvent::CompactionStart { reason } => Some(format!(
+                "tack: compacting the conversation ({})",
+                match reason {
+                    CompactionReason::Threshold => "it nears the context window",
+                    CompactionReason::Overflow => "it overflowed the context window",
+                    CompactionReason::Manual => "as asked",
+                }
+            )),
+            AgentEvent::CompactionEnd {
+                tokens_before: Some(tokens),
+                aborted: false,
+                ..
+            } => Some(format!(
+                "tack: compacted (the context was ~{tokens} tokens)"
+            )),
+            AgentEvent::CompactionEnd {
+                error_message: Some(error),
+                ..
+            } => Some(format!("tack: no compaction: {error}")),
             AgentEvent::Error { message } => Some(format!("tack: error: {message}")),
             _ => None,
         };

@@ -1,0 +1,149 @@
+//! `tack --mode rpc`: tack driven over stdin/stdout by an editor, a web UI or a script. The
+//! protocol (commands, responses, events, plugin dialogs) is in [`tack::rpc_protocol`]; this is
+//! the server: it wires plugins, provider, session and agent as the other modes do, then serves
+//! one command per input line until stdin closes.
+
+mod bash;
+mod commands;
+mod compaction;
+mod models;
+mod output;
+mod queries;
+mod router;
+mod run;
+mod server;
+mod services;
+mod sessions;
+
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{bail, Result};
+use tack_core::event::EventSink;
+use tack_core::session::{SessionHandle, SessionStore};
+use tack_runtime::api::EventKind;
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::mpsc;
+
+use crate::app::{self, Chosen};
+use crate::cli::Cli;
+use crate::services::CliServices;
+use output::{EventLines, Output};
+use router::ProviderRouter;
+use server::Server;
+use services::{lock, RpcServices};
+
+pub async fn serve(cli: Cli) -> Result<ExitCode> {
+    if cli.print || !cli.prompt.is_empty() {
+        bail!("--mode rpc takes its prompts as commands on stdin, not as arguments or -p");
+    }
+    let out = Output::start();
+    let (wake_tx, mut wake_rx) = mpsc::unbounded_channel();
+    let cli_services = Arc::new(CliServices::default());
+    let services = Arc::new(RpcServices::new(cli_services.clone(), out.clone(), wake_tx));
+    let loaded = app::load_plugins_with(&cli, cli_services, services.clone()).await?;
+    for warning in &loaded.warnings {
+        eprintln!("tack: warning: {warning}");
+    }
+    let session = SessionHandle::new(app::open_session(&cli, &loaded)?);
+    let session_model = session
+        .lock()
+        .model()
+        .map(|(p, m)| (p.to_string(), m.to_string()));
+    let chosen = app::choose_provider(&cli, &loaded, session_model)?;
+    let startup_provider = chosen.model.provider.clone();
+    let router = Arc::new(ProviderRouter::new(&startup_provider, chosen.provider));
+    let chosen = Chosen {
+        provider: router.clone(),
+        model: chosen.model,
+        options: chosen.options,
+    };
+    let run_ended = Arc::new(AtomicBool::new(false));
+    let sink: Arc<dyn EventSink> = Arc::new(EventLines {
+        out: out.clone(),
+        run_ended: run_ended.clone(),
+    });
+    let wired = app::build_agent(&cli, &loaded, chosen, session.clone(), sink)?;
+    services.attach_queues(wired.agent.queues());
+    app::session_event(&loaded, EventKind::SessionStart, &session).await;
+
+    let store = SessionStore::new(loaded.home.root());
+    let server = Arc::new(Server {
+        cli,
+        loaded,
+        agent: wired.agent,
+        session,
+        store,
+        router,
+        services,
+        out,
+        startup_provider,
+        busy: Mutex::new(None),
+        run_ended,
+        bash: Mutex::new(None),
+        deferred_bash: Mutex::new(Vec::new()),
+        tasks: Mutex::default(),
+    });
+
+    let mut lines = read_lines();
+    loop {
+        tokio::select! {
+            line = lines.recv() => match line {
+                Some(line) => server.handle_line(&line),
+                None => break,
+            },
+            Some(()) = wake_rx.recv() => server.wake(),
+        }
+    }
+    shut_down(&server).await;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Input lines from stdin, read by a task of their own (a read cut short by `select!` would lose
+/// data); the channel closes at EOF. Blank lines are skipped, a trailing CR is dropped.
+fn read_lines() -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel(64);
+    tokio::spawn(async move {
+        let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+        loop {
+            let mut line = Vec::new();
+            match stdin.read_until(b'\n', &mut line).await {
+                Ok(0) => return,
+                Ok(_) => {
+                    while matches!(line.last(), Some(b'\n' | b'\r')) {
+                        line.pop();
+                    }
+                    if line.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    if tx.send(line).await.is_err() {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    eprintln!("tack: cannot read stdin: {e}");
+                    return;
+                }
+            }
+        }
+    });
+    rx
+}
+
+/// EOF on stdin: nobody is left to answer dialogs or wait for a run, so both end; every
+/// command still in flight answers; the session is complete on disk before the process exits.
+async fn shut_down(server: &Arc<Server>) {
+    server.services.shut();
+    if let Some(bash) = lock(&server.bash).as_ref() {
+        bash.cancel();
+    }
+    let active = lock(&server.busy).as_ref().map(|b| b.share());
+    if let Some(work) = active {
+        work.cancel.cancel();
+        work.finished.cancelled().await;
+    }
+    server.drain_tasks().await;
+    app::session_event(&server.loaded, EventKind::SessionEnd, &server.session).await;
+    server.out.flush();
+}

@@ -1,0 +1,205 @@
+//! The `bash` command: the user's own shell command, run on the host in the workspace with the
+//! user's environment (the client's `!ls`), not a tool call of the model. It runs in its own
+//! process group, so `abort_bash` kills everything it started.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use serde_json::json;
+use tack::rpc_protocol::BashResult;
+use tack_core::session::EntryKind;
+use tack_runtime::broker::exec::{CommandPlan, Observed, ProcessHandle};
+use tokio_util::sync::CancellationToken;
+
+use super::server::{data, Reply, Server};
+use super::services::lock;
+
+/// Output kept: the last 50 KB and at most the last 2000 lines, as the bash tool keeps.
+const MAX_BYTES: usize = 50 * 1024;
+const MAX_LINES: usize = 2000;
+
+impl Server {
+    /// `bash`: one command at a time. Its output goes into the session for the model to see;
+    /// during a run that waits until the run ends, so it never lands inside a turn.
+    pub async fn bash(&self, command: &str, exclude_from_context: bool) -> Reply {
+        let cancel = {
+            let mut slot = lock(&self.bash);
+            if slot.is_some() {
+                bail!("a bash command is already running (abort_bash stops it)");
+            }
+            slot.insert(CancellationToken::new()).clone()
+        };
+        let result = run(command, &self.loaded.cwd, cancel).await;
+        *lock(&self.bash) = None;
+        let result = result?;
+        if !exclude_from_context {
+            let entry = entry(command, &result);
+            let busy = lock(&self.busy);
+            if busy.is_some() {
+                lock(&self.deferred_bash).push(entry);
+            } else {
+                self.session.lock().append(entry)?;
+            }
+        }
+        data(result)
+    }
+
+    pub fn abort_bash(&self) -> Reply {
+        let running = lock(&self.bash)
+            .as_ref()
+            .map(CancellationToken::cancel)
+            .is_some();
+        data(json!({ "aborted": running }))
+    }
+
+    /// Records the output of commands that finished while the agent was busy.
+    pub fn flush_deferred_bash(&self) {
+        let entries = std::mem::take(&mut *lock(&self.deferred_bash));
+        let mut session = self.session.lock();
+        for entry in entries {
+            if let Err(e) = session.append(entry) {
+                eprintln!("tack: warning: cannot record a bash command in the session: {e}");
+            }
+        }
+    }
+}
+
+pub async fn run(command: &str, cwd: &Path, cancel: CancellationToken) -> Result<BashResult> {
+    let mut process =
+        ProcessHandle::spawn(CommandPlan::Shell(command.to_string()), cwd, None, cancel)
+            .with_context(|| format!("cannot start `{command}`"))?;
+    let mut tail = Tail::default();
+    loop {
+        match process.next(Duration::from_secs(60)).await {
+            Observed::Stdout(bytes) | Observed::Stderr(bytes) => tail.push(&bytes),
+            Observed::Idle => {}
+            Observed::Exited(exit_code) => return Ok(tail.finish(exit_code, false)),
+            Observed::Cancelled | Observed::TimedOut => return Ok(tail.finish(None, true)),
+        }
+    }
+}
+
+/// The session entry that shows the model what the user ran: a custom message it sees as user
+/// text, with the numbers in `details` for front ends.
+pub fn entry(command: &str, result: &BashResult) -> EntryKind {
+    let mut content = format!(
+        "I ran `{command}` in the workspace:\n```\n{}",
+        result.output
+    );
+    if !result.output.is_empty() && !result.output.ends_with('\n') {
+        content.push('\n');
+    }
+    content.push_str("```");
+    if result.truncated {
+        content.push_str("\n(output cut to its last part)");
+    }
+    if result.cancelled {
+        content.push_str("\n(the command was cancelled)");
+    } else if let Some(code) = result.exit_code.filter(|c| *c != 0) {
+        content.push_str(&format!("\n(exit code {code})"));
+    }
+    EntryKind::CustomMessage {
+        custom_type: "bash".into(),
+        content,
+        display: true,
+        details: Some(serde_json::json!({
+            "command": command,
+            "exitCode": result.exit_code,
+            "cancelled": result.cancelled,
+            "truncated": result.truncated,
+        })),
+    }
+}
+
+/// The end of the output, bounded while it streams in.
+#[derive(Default)]
+struct Tail {
+    bytes: Vec<u8>,
+    dropped: bool,
+}
+
+impl Tail {
+    fn push(&mut self, chunk: &[u8]) {
+        self.bytes.extend_from_slice(chunk);
+        // Trimmed in batches so a chatty command does not shift the buffer on every chunk.
+        if self.bytes.len() > 2 * MAX_BYTES {
+            let cut = self.bytes.len() - MAX_BYTES;
+            self.bytes.drain(..cut);
+            self.dropped = true;
+        }
+    }
+
+    fn finish(mut self, exit_code: Option<i32>, cancelled: bool) -> BashResult {
+        if self.bytes.len() > MAX_BYTES {
+            let cut = self.bytes.len() - MAX_BYTES;
+            self.bytes.drain(..cut);
+            self.dropped = true;
+        }
+        // A cut may have split a character; skip to the next character boundary.
+        let start = if self.dropped {
+            self.bytes
+                .iter()
+                .position(|b| (*b & 0xC0) != 0x80)
+                .unwrap_or(self.bytes.len())
+        } else {
+            0
+        };
+        let text = String::from_utf8_lossy(&self.bytes[start..]).into_owned();
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let (output, truncated) = if lines.len() > MAX_LINES {
+            (lines[lines.len() - MAX_LINES..].concat(), true)
+        } else {
+            (text.clone(), self.dropped)
+        };
+        BashResult {
+            output,
+            exit_code,
+            cancelled,
+            truncated,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_output_keeps_its_end() {
+        let mut tail = Tail::default();
+        for i in 0..5000 {
+            tail.push(format!("line {i}\n").as_bytes());
+        }
+        let result = tail.finish(Some(0), false);
+        assert!(result.truncated);
+        assert!(result.output.ends_with("line 4999\n"));
+        assert_eq!(result.output.lines().count(), MAX_LINES);
+    }
+
+    #[test]
+    fn a_cut_never_splits_a_character() {
+        let mut tail = Tail::default();
+        tail.push(&"é".repeat(MAX_BYTES).into_bytes());
+        let result = tail.finish(Some(0), false);
+        assert!(result.truncated);
+        assert!(!result.output.contains('\u{FFFD}'));
+    }
+
+    #[tokio::test]
+    async fn runs_in_the_workspace_and_reports_the_exit_code() {
+        let dir = tempfile::tempdir().expect("dir");
+        std::fs::write(dir.path().join("here.txt"), "x").expect("file");
+        let result = run(
+            "ls; echo oops >&2; exit 3",
+            dir.path(),
+            CancellationToken::new(),
+        )
+        .await
+        .expect("runs");
+        assert!(result.output.contains("here.txt"), "{}", result.output);
+        assert!(result.output.contains("oops"));
+        assert_eq!(result.exit_code, Some(3));
+        assert!(!result.cancelled && !result.truncated);
+    }
+}

@@ -1,0 +1,41 @@
+//! Plugin slash commands: `get_commands` and `run_command`.
+
+use anyhow::{bail, Context};
+use serde_json::json;
+use tack::rpc_protocol::CommandInfo;
+
+use super::server::{data, Reply, Server};
+
+impl Server {
+    pub fn commands(&self) -> Reply {
+        let mut commands: Vec<CommandInfo> = self
+            .loaded
+            .set
+            .commands()
+            .map(|(plugin, spec)| CommandInfo {
+                name: spec.name.clone(),
+                description: spec.description.clone(),
+                plugin: plugin.name().to_string(),
+            })
+            .collect();
+        commands.sort_by(|a, b| a.name.cmp(&b.name));
+        data(json!({ "commands": commands }))
+    }
+
+    /// Runs `/name args`. A message the command queued for the model starts a turn once it
+    /// has answered (plan-mode's "execute the plan").
+    pub async fn run_command(self: std::sync::Arc<Self>, name: &str, args: &str) -> Reply {
+        let name = name.strip_prefix('/').unwrap_or(name);
+        let Some((plugin, _)) = self.loaded.set.command(name) else {
+            bail!("no plugin provides /{name} (see get_commands)");
+        };
+        let plugin = plugin.clone();
+        let output = match plugin.run_command(name, args.trim()).await {
+            Ok(Ok(output)) => output,
+            Ok(Err(message)) => bail!("/{name}: {message}"),
+            Err(e) => return Err(e).with_context(|| format!("/{name}")),
+        };
+        self.wake();
+        data(json!({ "output": output }))
+    }
+}

@@ -1,0 +1,37 @@
+//! `compact` and `set_auto_compaction`. Compaction itself is the agent's (tack-core); its
+//! `compaction_start` / `compaction_end` events reach the client like every other event.
+
+use serde_json::json;
+
+use super::server::{data, BusyKind, Reply, Server};
+
+impl Server {
+    /// Summarizes the older conversation now. `abort` cancels it.
+    pub async fn compact(&self, focus: Option<String>) -> Reply {
+        let work = self.occupy(BusyKind::Compacting).await?;
+        let result = self
+            .agent
+            .compact(focus.as_deref(), work.cancel.clone())
+            .await;
+        self.release(&work);
+        let compacted = result?;
+        data(json!({
+            "entryId": compacted.entry_id,
+            "summary": compacted.summary,
+            "firstKeptEntryId": compacted.first_kept_entry_id,
+            "tokensBefore": compacted.tokens_before,
+            "tokensAfter": compacted.tokens_after,
+        }))
+    }
+
+    /// Turns automatic compaction (past the threshold, and on a context overflow) on or off for
+    /// the rest of this process.
+    pub fn set_auto_compaction(&self, enabled: bool) -> Reply {
+        self.agent.update_config(|c| c.compaction.enabled = enabled);
+        data(json!({ "enabled": enabled }))
+    }
+
+    pub fn auto_compaction(&self) -> bool {
+        self.agent.config().compaction.enabled
+    }
+}

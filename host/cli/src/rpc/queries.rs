@@ -1,0 +1,117 @@
+//! Read-only commands: `get_state`, `get_messages`, `get_fork_points`, `get_session_stats`,
+//! `get_last_assistant_text`.
+
+use serde_json::json;
+use tack::rpc_protocol::{ForkPoint, Messages, SessionStats, State, TokenTotals};
+use tack_core::message::Message;
+use tack_core::session::EntryKind;
+
+use super::server::{data, Reply, Server};
+use super::services::lock;
+
+impl Server {
+    pub fn state(&self) -> Reply {
+        let config = self.agent.config();
+        let (pending_steering, pending_follow_up) = self.agent.queues().len();
+        // Taken before the session lock: elsewhere the busy slot is locked first, then the
+        // session.
+        let is_running = self.is_running();
+        let is_bash_running = lock(&self.bash).is_some();
+        let s = self.session.lock();
+        data(State {
+            model: config.model,
+            thinking_level: config.reasoning.as_str().to_string(),
+            is_running,
+            is_bash_running,
+            session_id: s.id().to_string(),
+            session_file: s.path().map(|p| p.display().to_string()),
+            session_name: s.name().map(str::to_string),
+            pending_steering,
+            pending_follow_up,
+            message_count: s.project().len(),
+            auto_compaction: self.auto_compaction(),
+        })
+    }
+
+    pub fn messages(&self) -> Reply {
+        let messages = self.session.lock().project();
+        data(Messages {
+            messages: messages.iter().map(|m| (**m).clone()).collect(),
+        })
+    }
+
+    /// The user messages of the active branch, each a place `fork` can start from.
+    pub fn fork_points(&self) -> Reply {
+        let s = self.session.lock();
+        let points: Vec<ForkPoint> = s
+            .branch()
+            .into_iter()
+            .filter_map(|entry| match &entry.kind {
+                EntryKind::Message(message) => match message.as_ref() {
+                    Message::User(user) => Some(ForkPoint {
+                        entry_id: entry.id.clone(),
+                        text: user.text_content(),
+                    }),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        data(json!({ "forkPoints": points }))
+    }
+
+    pub fn session_stats(&self) -> Reply {
+        let s = self.session.lock();
+        let mut stats = SessionStats {
+            session_id: s.id().to_string(),
+            session_file: s.path().map(|p| p.display().to_string()),
+            user_messages: 0,
+            assistant_messages: 0,
+            tool_calls: 0,
+            tool_results: 0,
+            total_messages: 0,
+            tokens: TokenTotals::default(),
+            cost: 0.0,
+        };
+        for entry in s.entries() {
+            let EntryKind::Message(message) = &entry.kind else {
+                continue;
+            };
+            stats.total_messages += 1;
+            match message.as_ref() {
+                Message::User(_) => stats.user_messages += 1,
+                Message::Assistant(a) => {
+                    stats.assistant_messages += 1;
+                    stats.tool_calls += a.tool_calls().count();
+                    let t = &mut stats.tokens;
+                    t.input += a.usage.input;
+                    t.output += a.usage.output;
+                    t.cache_read += a.usage.cache_read;
+                    t.cache_write += a.usage.cache_write;
+                    stats.cost += a.usage.cost;
+                }
+                Message::ToolResult(_) => stats.tool_results += 1,
+                _ => {}
+            }
+        }
+        let t = &mut stats.tokens;
+        t.total = t.input + t.output + t.cache_read + t.cache_write;
+        data(stats)
+    }
+
+    pub fn last_assistant_text(&self) -> Reply {
+        let s = self.session.lock();
+        let text = s
+            .branch()
+            .into_iter()
+            .rev()
+            .find_map(|entry| match &entry.kind {
+                EntryKind::Message(message) => match message.as_ref() {
+                    Message::Assistant(a) => Some(a.text_content()),
+                    _ => None,
+                },
+                _ => None,
+            });
+        data(json!({ "text": text }))
+    }
+}

@@ -1,0 +1,453 @@
+//! What plugins reach in RPC mode. Dialogs go to the client as `plugin_ui_request` events and wait
+//! for its `plugin_ui_response` (or their timeout); notifications, status segments and widgets
+//! become events; messages a plugin sends are delivered as the WIT `delivery` says, starting a
+//! turn when the agent is idle. The session and the tool registry are the CLI's.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
+
+use serde_json::Value;
+use tack::rpc_protocol::{CloseReason, Dialog, RpcEvent, UiRequest, UiResponse};
+use tack_core::agent::MessageQueues;
+use tack_core::event::NoticeLevel;
+use tack_core::message::Message;
+use tack_runtime::api::{Delivery, Level, OutgoingMessage, ToolResult};
+use tack_runtime::HostServices;
+use tokio::sync::{mpsc, oneshot};
+
+use super::output::Output;
+use crate::services::CliServices;
+
+pub struct RpcServices {
+    cli: Arc<CliServices>,
+    out: Output,
+    /// Open dialogs by id.
+    dialogs: Mutex<HashMap<String, oneshot::Sender<UiResponse>>>,
+    /// Once shutting down, dialogs resolve to their defaults without asking.
+    closed: AtomicBool,
+    queues: OnceLock<MessageQueues>,
+    /// Messages for the user's next prompt (`delivery: next-turn`).
+    next_turn: Mutex<Vec<Message>>,
+    /// Tells the server a message was queued, so an idle agent starts a turn for it.
+    wake: mpsc::UnboundedSender<()>,
+}
+
+impl RpcServices {
+    pub fn new(cli: Arc<CliServices>, out: Output, wake: mpsc::UnboundedSender<()>) -> Self {
+        RpcServices {
+            cli,
+            out,
+            dialogs: Mutex::default(),
+            closed: AtomicBool::new(false),
+            queues: OnceLock::new(),
+            next_turn: Mutex::default(),
+            wake,
+        }
+    }
+
+    pub fn attach_queues(&self, queues: MessageQueues) {
+        let _ = self.queues.set(queues);
+    }
+
+    /// Takes the messages plugins queued for the next prompt.
+    pub fn take_next_turn(&self) -> Vec<Message> {
+        std::mem::take(&mut *lock(&self.next_turn))
+    }
+
+    /// Routes the client's answer to its dialog.
+    pub fn answer(&self, response: UiResponse) -> Result<(), String> {
+        let sender = lock(&self.dialogs).remove(&response.id);
+        match sender {
+            // The plugin may have stopped waiting in the meantime; nothing is left to do then.
+            Some(sender) => {
+                let _ = sender.send(response);
+                Ok(())
+            }
+            None => Err(format!(
+                "no open dialog has id {:?} (answered already, or closed)",
+                response.id
+            )),
+        }
+    }
+
+    /// Resolves every open dialog to its default and tells the client it closed.
+    pub fn close_dialogs(&self, reason: CloseReason) {
+        let open: Vec<String> = lock(&self.dialogs).drain().map(|(id, _)| id).collect();
+        for id in open {
+            self.out.send(&RpcEvent::PluginUiClosed { id, reason });
+        }
+    }
+
+    /// From now on dialogs are not shown: nobody is left to answer them.
+    pub fn shut(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        self.close_dialogs(CloseReason::Shutdown);
+    }
+
+    pub fn is_shut(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    /// Shows a dialog and waits for the answer; `None` when it closed unanswered.
+    async fn ask(&self, plugin: &str, dialog: Dialog) -> Option<UiResponse> {
+        if self.closed.load(Ordering::SeqCst) {
+            return None;
+        }
+        let timeout_ms = match &dialog {
+            Dialog::Confirm { timeout_ms, .. }
+            | Dialog::Select { timeout_ms, .. }
+            | Dialog::Input { timeout_ms, .. } => *timeout_ms,
+        };
+        let id = uuid::Uuid::now_v7().to_string();
+        let (tx, rx) = oneshot::channel();
+        lock(&self.dialogs).insert(id.clone(), tx);
+        let open = OpenDialog {
+            services: self,
+            id: id.clone(),
+        };
+        self.out.send(&RpcEvent::PluginUiRequest(UiRequest {
+            id: id.clone(),
+            plugin: plugin.to_string(),
+            dialog,
+        }));
+        let answer = match timeout_ms {
+            None => rx.await.ok(),
+            Some(ms) => match tokio::time::timeout(Duration::from_millis(ms.into()), rx).await {
+                Ok(answer) => answer.ok(),
+                Err(_) => {
+                    if lock(&self.dialogs).remove(&id).is_some() {
+                        self.out.send(&RpcEvent::PluginUiClosed {
+                            id,
+                            reason: CloseReason::Timeout,
+                        });
+                    }
+                    None
+                }
+            },
+        };
+        drop(open);
+        answer.filter(|a| !a.cancelled)
+    }
+
+    fn queues(&self) -> Option<&MessageQueues> {
+        self.queues.get()
+    }
+}
+
+/// Removes a dialog whose plugin call went away before it was answered.
+struct OpenDialog<'a> {
+    services: &'a RpcServices,
+    id: String,
+}
+
+impl Drop for OpenDialog<'_> {
+    fn drop(&mut self) {
+        lock(&self.services.dialogs).remove(&self.id);
+    }
+}
+
+#[async_trait::async_trait]
+impl HostServices for RpcServices {
+    fn tool_progress(&self, plugin: &str, call_id: &str, partial: ToolResult) {
+        self.cli.tool_progress(plugin, call_id, partial);
+    }
+
+    async fn confirm(
+        &self,
+        plugin: &str,
+        title: &str,
+        message: &str,
+        timeout_ms: Option<u32>,
+    ) -> bool {
+        let dialog = Dialog::Confirm {
+            title: title.to_string(),
+            message: message.to_string(),
+            timeout_ms,
+        };
+        self.ask(plugin, dialog)
+            .await
+            .and_then(|a| a.confirmed.or(a.value.as_ref().and_then(Value::as_bool)))
+            .unwrap_or(false)
+    }
+
+    async fn select(
+        &self,
+        plugin: &str,
+        title: &str,
+        options: &[String],
+        timeout_ms: Option<u32>,
+    ) -> Option<u32> {
+        let dialog = Dialog::Select {
+            title: title.to_string(),
+            options: options.to_vec(),
+            timeout_ms,
+        };
+        let answer = self.ask(plugin, dialog).await?;
+        // The client may name the option by its index or by its text.
+        let index = match answer.value? {
+            Value::Number(n) => u32::try_from(n.as_u64()?).ok()?,
+            Value::String(text) => u32::try_from(options.iter().position(|o| *o == text)?).ok()?,
+            _ => return None,
+        };
+        ((index as usize) < options.len()).then_some(index)
+    }
+
+    async fn input(
+        &self,
+        plugin: &str,
+        title: &str,
+        placeholder: &str,
+        timeout_ms: Option<u32>,
+    ) -> Option<String> {
+        let dialog = Dialog::Input {
+            title: title.to_string(),
+            placeholder: placeholder.to_string(),
+            timeout_ms,
+        };
+        match self.ask(plugin, dialog).await?.value? {
+            Value::String(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    fn notify(&self, plugin: &str, level: Level, message: &str) {
+        let level = match level {
+            Level::Debug => NoticeLevel::Debug,
+            Level::Info => NoticeLevel::Info,
+            Level::Warn => NoticeLevel::Warn,
+            Level::Error => NoticeLevel::Error,
+        };
+        self.out.send(&RpcEvent::PluginUiNotify {
+            plugin: plugin.to_string(),
+            level,
+            message: message.to_string(),
+        });
+    }
+
+    fn set_status(&self, plugin: &str, key: &str, text: Option<&str>) {
+        self.out.send(&RpcEvent::PluginUiSetStatus {
+            plugin: plugin.to_string(),
+            key: key.to_string(),
+            text: text.map(str::to_string),
+        });
+    }
+
+    fn set_widget(&self, plugin: &str, key: &str, lines: &[String]) {
+        self.out.send(&RpcEvent::PluginUiSetWidget {
+            plugin: plugin.to_string(),
+            key: key.to_string(),
+            lines: lines.to_vec(),
+        });
+    }
+
+    fn session_id(&self) -> String {
+        self.cli.session_id()
+    }
+
+    fn session_branch(&self) -> String {
+        self.cli.session_branch()
+    }
+
+    fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String> {
+        self.cli.append_custom(plugin, custom_type, data)
+    }
+
+    fn send_message(&self, _plugin: &str, message: OutgoingMessage, delivery: Delivery) {
+        let message = match message.custom_type {
+            Some(custom_type) => Message::custom(custom_type, message.text, message.display),
+            None => Message::user(message.text),
+        };
+        if let Delivery::NextTurn = delivery {
+            lock(&self.next_turn).push(message);
+            return;
+        }
+        // Before the agent exists there is nothing to deliver to (plugins only initialize then).
+        let Some(queues) = self.queues() else {
+            return;
+        };
+        if let Delivery::Steer = delivery {
+            queues.steer(message);
+        } else {
+            queues.follow_up(message);
+        }
+        let _ = self.wake.send(());
+    }
+
+    fn all_tools(&self) -> Vec<String> {
+        self.cli.all_tools()
+    }
+
+    fn active_tools(&self) -> Vec<String> {
+        self.cli.active_tools()
+    }
+
+    fn set_active_tools(&self, plugin: &str, names: Vec<String>) -> Result<(), String> {
+        self.cli.set_active_tools(plugin, names)
+    }
+}
+
+/// Locks a mutex whose data stays consistent even if a holder panicked (plain maps and lists).
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// What the services wrote, as the client would read it.
+    #[derive(Clone, Default)]
+    struct Written(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Written {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            lock(&self.0).extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    struct Harness {
+        services: Arc<RpcServices>,
+        out: Output,
+        written: Written,
+    }
+
+    impl Harness {
+        fn new() -> Harness {
+            let written = Written::default();
+            let out = Output::start_with(written.clone());
+            let (wake, _) = mpsc::unbounded_channel();
+            let services = Arc::new(RpcServices::new(
+                Arc::new(CliServices::default()),
+                out.clone(),
+                wake,
+            ));
+            Harness {
+                services,
+                out,
+                written,
+            }
+        }
+
+        fn events(&self) -> Vec<Value> {
+            self.out.flush();
+            let bytes = lock(&self.written.0).clone();
+            String::from_utf8_lossy(&bytes)
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("JSON line"))
+                .collect()
+        }
+
+        /// The id of the n-th dialog request, once it is out.
+        async fn request_id(&self, n: usize) -> String {
+            for _ in 0..500 {
+                let requests: Vec<Value> = self
+                    .events()
+                    .into_iter()
+                    .filter(|e| e["type"] == "plugin_ui_request")
+                    .collect();
+                if let Some(request) = requests.get(n) {
+                    return request["id"].as_str().expect("id").to_string();
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            panic!("no dialog request {n}: {:?}", self.events());
+        }
+    }
+
+    fn answer(value: Value) -> UiResponse {
+        serde_json::from_value(value).expect("answer")
+    }
+
+    #[tokio::test]
+    async fn dialogs_wait_for_the_clients_answer() {
+        let h = Harness::new();
+        let s = h.services.clone();
+        let confirm = tokio::spawn(async move { s.confirm("p", "Run?", "rm", None).await });
+        let id = h.request_id(0).await;
+        h.services
+            .answer(UiResponse::confirm(&id, true))
+            .expect("open dialog");
+        assert!(confirm.await.expect("task"));
+        let request = &h.events()[0];
+        assert_eq!(request["method"], "confirm");
+        assert_eq!(request["plugin"], "p");
+        assert_eq!(request["message"], "rm");
+
+        let options = vec!["a".to_string(), "b".to_string()];
+        let s = h.services.clone();
+        let o = options.clone();
+        let by_text = tokio::spawn(async move { s.select("p", "Pick", &o, None).await });
+        let id = h.request_id(1).await;
+        h.services
+            .answer(answer(
+                serde_json::json!({"type": "plugin_ui_response", "id": id, "value": "b"}),
+            ))
+            .expect("open");
+        assert_eq!(by_text.await.expect("task"), Some(1));
+
+        let s = h.services.clone();
+        let o = options.clone();
+        let out_of_range = tokio::spawn(async move { s.select("p", "Pick", &o, None).await });
+        let id = h.request_id(2).await;
+        h.services.answer(UiResponse::select(&id, 7)).expect("open");
+        assert_eq!(out_of_range.await.expect("task"), None);
+
+        let s = h.services.clone();
+        let input = tokio::spawn(async move { s.input("p", "Name?", "your name", None).await });
+        let id = h.request_id(3).await;
+        h.services
+            .answer(UiResponse::input(&id, "Ada"))
+            .expect("open");
+        assert_eq!(input.await.expect("task").as_deref(), Some("Ada"));
+
+        let s = h.services.clone();
+        let cancelled = tokio::spawn(async move { s.input("p", "Name?", "", None).await });
+        let id = h.request_id(4).await;
+        h.services.answer(UiResponse::cancel(&id)).expect("open");
+        assert_eq!(cancelled.await.expect("task"), None);
+        assert!(
+            h.services.answer(UiResponse::cancel(&id)).is_err(),
+            "a dialog is answered once"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unanswered_dialog_times_out_to_its_default() {
+        let h = Harness::new();
+        let started = std::time::Instant::now();
+        assert!(!h.services.confirm("p", "Run?", "x", Some(50)).await);
+        assert!(started.elapsed() >= Duration::from_millis(50));
+        let events = h.events();
+        let id = &events[0]["id"];
+        assert_eq!(events[0]["timeoutMs"], 50);
+        assert_eq!(events[1]["type"], "plugin_ui_closed");
+        assert_eq!(&events[1]["id"], id);
+        assert_eq!(events[1]["reason"], "timeout");
+    }
+
+    #[tokio::test]
+    async fn closing_resolves_open_dialogs_and_shutting_skips_new_ones() {
+        let h = Harness::new();
+        let s = h.services.clone();
+        let open = tokio::spawn(async move { s.confirm("p", "Run?", "x", None).await });
+        let id = h.request_id(0).await;
+        h.services.close_dialogs(CloseReason::Aborted);
+        assert!(!open.await.expect("task"));
+        let closed = &h.events()[1];
+        assert_eq!(closed["type"], "plugin_ui_closed");
+        assert_eq!(closed["id"], Value::String(id));
+        assert_eq!(closed["reason"], "aborted");
+
+        h.services.shut();
+        assert_eq!(h.services.select("p", "t", &["a".into()], None).await, None);
+        assert_eq!(h.events().len(), 2, "no request once shut");
+    }
+}

@@ -1,0 +1,133 @@
+//! `tack sessions` (list the saved sessions) and `tack import <file>` (bring in a Pi session).
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use tack_core::session::{import_pi, SessionStore, SessionSummary};
+
+use crate::home::Home;
+
+/// `tack sessions [--all]`.
+pub fn list(all: bool) -> Result<ExitCode> {
+    let home = Home::locate()?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let store = SessionStore::new(home.root());
+    let sessions = if all {
+        store.list_all()?
+    } else {
+        store.list(&cwd)?
+    };
+    if sessions.is_empty() {
+        let place = if all { "anywhere" } else { "in this directory" };
+        println!("No sessions {place} yet.");
+    } else {
+        print!("{}", format_list(&sessions, None, all));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tack import <file>`.
+pub fn import(file: &Path) -> Result<ExitCode> {
+    let home = Home::locate()?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let store = SessionStore::new(home.root());
+    let imported = import_pi(file, &store, &cwd)?;
+    for warning in &imported.warnings {
+        eprintln!("tack: warning: {}: {warning}", file.display());
+    }
+    let session = &imported.session;
+    let path = session.path().map(|p| p.display().to_string());
+    println!(
+        "Imported {} entries of a Pi session (format version {}) as session {}\n  {}\n\
+         Continue it with: tack -r {}",
+        imported.entries,
+        imported.pi_version,
+        session.id(),
+        path.unwrap_or_default(),
+        short_id(session.id()),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One line a session: short id, creation date, size, and its first message. `current` marks
+/// the open session; `with_cwd` adds each session's directory.
+pub fn format_list(sessions: &[SessionSummary], current: Option<&str>, with_cwd: bool) -> String {
+    let mut out = String::new();
+    for s in sessions {
+        let marker = if current == Some(s.id.as_str()) {
+            '*'
+        } else {
+            ' '
+        };
+        let first = s
+            .first_message
+            .as_deref()
+            .and_then(|m| m.lines().find(|l| !l.trim().is_empty()))
+            .map(|l| clip(l.trim(), 60))
+            .unwrap_or_else(|| "(no message yet)".into());
+        out.push_str(&format!(
+            "{marker} {}  {}  {:>9}  {first}",
+            short_id(&s.id),
+            date(&s.created),
+            human_size(s.size),
+        ));
+        if with_cwd {
+            out.push_str(&format!("  [{}]", s.cwd));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Session ids are UUIDv7, whose first characters are a timestamp; the first 13 (to the second
+/// dash) are unique in practice and what `tack -r` needs.
+pub fn short_id(id: &str) -> &str {
+    id.get(..13).unwrap_or(id)
+}
+
+/// `2025-01-10T09:00:00.000Z` → `2025-01-10 09:00`.
+fn date(rfc3339: &str) -> String {
+    rfc3339.get(..16).unwrap_or(rfc3339).replacen('T', " ", 1)
+}
+
+fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut size = bytes as f64;
+    let mut unit = 0;
+    while size >= 1024.0 && unit < UNITS.len() - 1 {
+        size /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{size:.1} {}", UNITS[unit])
+    }
+}
+
+pub fn clip(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(max_chars.saturating_sub(1)).collect();
+    format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_dates_and_ids_are_short() {
+        assert_eq!(human_size(900), "900 B");
+        assert_eq!(human_size(1536), "1.5 KiB");
+        assert_eq!(human_size(100 * 1024 * 1024), "100.0 MiB");
+        assert_eq!(date("2025-01-10T09:00:00.000Z"), "2025-01-10 09:00");
+        assert_eq!(
+            short_id("0194517a-5c3e-7000-8000-00000000a11c"),
+            "0194517a-5c3e"
+        );
+        assert_eq!(clip("abcdef", 4), "abc…");
+    }
+}

@@ -1,0 +1,1114 @@
+//! `tack --mode rpc` end to end: the real binary driven through the client library, with the
+//! offline demo provider or the scripted test provider, real plugins and real session files.
+//! Every line either side writes is checked against `rpc-protocol.schema.json`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command as Process, ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+use tack::rpc_client::{ClientError, Incoming, RpcClient};
+use tack::rpc_protocol::{
+    BashResult, Command, ForkPoint, ModelChoice, Request, Response, SessionRef, SessionStats,
+    State, StreamingBehavior, UiResponse,
+};
+use tack_builtin::artifacts;
+
+const WAIT: Duration = Duration::from_secs(60);
+
+struct Env {
+    home: tempfile::TempDir,
+    workspace: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        let env = Env {
+            home: tempfile::tempdir().expect("home"),
+            workspace: tempfile::tempdir().expect("workspace"),
+        };
+        let ws = env.workspace.path();
+        std::fs::write(ws.join("README.md"), "# Demo project\nA tiny project.\n").expect("readme");
+        std::fs::create_dir(ws.join("src")).expect("src");
+        std::fs::write(ws.join("src/main.rs"), "fn main() {}\n").expect("main");
+        env
+    }
+
+    /// Writes config.toml from JSON.
+    fn config(&self, config: Value) {
+        let text = toml::to_string(&config).expect("toml");
+        std::fs::write(self.home.path().join("config.toml"), text).expect("config");
+    }
+
+    /// A package folder holding a test component and its manifest.
+    fn package(&self, name: &str, wasm: &str) -> String {
+        let dir = self.home.path().join(name);
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::copy(wasm, dir.join("plugin.wasm")).expect("copy component");
+        std::fs::write(
+            dir.join("tack.toml"),
+            format!("[plugin]\nname = \"{name}\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"plugin.wasm\"\n"),
+        )
+        .expect("manifest");
+        dir.to_str().expect("utf8").to_string()
+    }
+
+    /// The scripted provider as the default provider, with `plugins` merged into the plugin
+    /// configuration; returns its package folder for `--plugin`.
+    fn scripted(&self, script: Value, mut plugins: Value) -> String {
+        plugins["scripted"] = json!({ "script": script });
+        self.config(json!({ "provider": "scripted", "plugins": plugins }));
+        self.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER)
+    }
+
+    fn spawn(&self, args: &[&str]) -> Rpc {
+        let stderr = self.home.path().join("stderr.log");
+        let mut process = Process::new(env!("CARGO_BIN_EXE_tack"));
+        process
+            .arg("--mode")
+            .arg("rpc")
+            .args(args)
+            .current_dir(self.workspace.path())
+            .env("TACK_HOME", self.home.path())
+            // Shares compiled components between tests; each home would compile them again.
+            .env(
+                "TACK_CACHE_DIR",
+                concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
+            )
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("GEMINI_API_KEY")
+            .stderr(Stdio::from(std::fs::File::create(&stderr).expect("log")));
+        let mut client = RpcClient::spawn(process).expect("spawn tack --mode rpc");
+        client.set_timeout(WAIT);
+        Rpc {
+            client,
+            stderr,
+            sent: Vec::new(),
+            raw_lines: 0,
+        }
+    }
+
+    fn session_files(&self) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        let mut stack = vec![self.home.path().join("sessions")];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "jsonl") {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        files
+    }
+}
+
+/// A validator for one definition of the protocol schema.
+fn validator(definition: &str) -> jsonschema::Validator {
+    let text = include_str!("../rpc-protocol.schema.json");
+    let mut schema: Value = serde_json::from_str(text).expect("the schema is JSON");
+    let root = schema.as_object_mut().expect("object");
+    root.remove("oneOf");
+    root.insert("$ref".into(), json!(format!("#/$defs/{definition}")));
+    jsonschema::validator_for(&schema).expect("the schema compiles")
+}
+
+fn client_lines() -> &'static jsonschema::Validator {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    V.get_or_init(|| validator("ClientLine"))
+}
+
+fn server_lines() -> &'static jsonschema::Validator {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    V.get_or_init(|| validator("ServerLine"))
+}
+
+fn assert_valid(validator: &jsonschema::Validator, line: &Value) {
+    let errors: Vec<String> = validator.iter_errors(line).map(|e| e.to_string()).collect();
+    assert!(
+        errors.is_empty(),
+        "line does not match the schema: {line}\n{}",
+        errors.join("\n")
+    );
+}
+
+/// A running `tack --mode rpc` and what was sent to it.
+struct Rpc {
+    client: RpcClient,
+    stderr: PathBuf,
+    /// Ids of the commands sent.
+    sent: Vec<String>,
+    /// Lines sent that are not commands with an id (each gets one response without one).
+    raw_lines: usize,
+}
+
+impl Rpc {
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    fn send(&mut self, command: Command) -> String {
+        let line = serde_json::to_value(Request {
+            id: Some(String::from("0")),
+            command: command.clone(),
+        })
+        .expect("json");
+        assert_valid(client_lines(), &line);
+        self.send_unchecked(command)
+    }
+
+    /// Sends a command the schema rejects (the server must answer it with an error).
+    fn send_unchecked(&mut self, command: Command) -> String {
+        let id = self.client.send(command).expect("send");
+        self.sent.push(id.clone());
+        id
+    }
+
+    fn response(&mut self, id: &str) -> Response {
+        match self.client.response(id, WAIT) {
+            Ok(response) => response,
+            Err(e) => panic!("{e}; stderr:\n{}", self.stderr()),
+        }
+    }
+
+    fn request(&mut self, command: Command) -> Response {
+        let id = self.send(command);
+        self.response(&id)
+    }
+
+    /// The command's data, or its error.
+    fn try_call(&mut self, command: Command) -> Result<Value, String> {
+        let response = self.request(command);
+        if response.success {
+            Ok(response.data.unwrap_or(Value::Null))
+        } else {
+            Err(response.error.unwrap_or_default())
+        }
+    }
+
+    fn call(&mut self, command: Command) -> Value {
+        let name = command.name();
+        self.try_call(command)
+            .unwrap_or_else(|e| panic!("{name} failed: {e}; stderr:\n{}", self.stderr()))
+    }
+
+    fn call_as<T: DeserializeOwned>(&mut self, command: Command) -> T {
+        serde_json::from_value(self.call(command)).expect("data shape")
+    }
+
+    fn fails(&mut self, command: Command) -> String {
+        let name = command.name();
+        match self.try_call(command) {
+            Ok(data) => panic!("{name} should have failed, got {data}"),
+            Err(e) => e,
+        }
+    }
+
+    fn raw(&mut self, line: &str) {
+        self.client.send_line(line).expect("send");
+        self.raw_lines += 1;
+    }
+
+    fn wait(&mut self, kind: &str) -> Value {
+        self.wait_for(kind, |_| true)
+    }
+
+    fn wait_for(&mut self, kind: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        match self
+            .client
+            .wait_for_event(WAIT, kind, |e| e["type"] == kind && matches(e))
+        {
+            Ok(event) => event,
+            Err(e) => panic!("{e}; stderr:\n{}", self.stderr()),
+        }
+    }
+
+    fn prompt(&mut self, text: &str) {
+        let response = self.request(Command::Prompt {
+            message: text.into(),
+            images: Vec::new(),
+            streaming_behavior: None,
+        });
+        assert!(response.success, "{response:?}");
+    }
+
+    /// Prompts and waits for the run to end.
+    fn run(&mut self, text: &str) -> Value {
+        self.prompt(text);
+        self.wait("agent_end")
+    }
+
+    fn messages(&mut self) -> Vec<Value> {
+        let data = self.call(Command::GetMessages);
+        data["messages"].as_array().expect("messages").clone()
+    }
+
+    fn state(&mut self) -> State {
+        self.call_as(Command::GetState)
+    }
+
+    /// Position in the transcript of the response to `id`.
+    fn position_of_response(&self, id: &str) -> usize {
+        self.client
+            .transcript()
+            .iter()
+            .position(|l| matches!(l, Incoming::Response(r) if r.id.as_deref() == Some(id)))
+            .expect("the response was received")
+    }
+
+    fn position_of_event(&self, kind: &str) -> Option<usize> {
+        self.client
+            .transcript()
+            .iter()
+            .position(|l| matches!(l, Incoming::Event(e) if e["type"] == kind))
+    }
+
+    /// Closes stdin, waits for a clean exit, and checks the whole transcript: every line valid,
+    /// exactly one response per command.
+    fn finish(mut self) -> (ExitStatus, Vec<Incoming>) {
+        let status = match self.client.finish(WAIT) {
+            Ok(status) => status,
+            Err(e) => panic!("{e}; stderr:\n{}", self.stderr()),
+        };
+        let transcript = self.client.transcript().to_vec();
+        let mut answered: Vec<String> = Vec::new();
+        let mut anonymous = 0;
+        for line in &transcript {
+            match line {
+                Incoming::Invalid(text) => panic!("not a protocol line on stdout: {text}"),
+                Incoming::Event(event) => assert_valid(server_lines(), event),
+                Incoming::Response(response) => {
+                    assert_valid(
+                        server_lines(),
+                        &serde_json::to_value(response).expect("json"),
+                    );
+                    match &response.id {
+                        Some(id) => answered.push(id.clone()),
+                        None => anonymous += 1,
+                    }
+                }
+            }
+        }
+        let mut sent = self.sent.clone();
+        sent.sort();
+        answered.retain(|id| self.sent.contains(id));
+        answered.sort();
+        assert_eq!(answered, sent, "exactly one response per command");
+        assert!(anonymous <= self.raw_lines);
+        (status, transcript)
+    }
+}
+
+fn text_of(message: &Value) -> String {
+    match &message["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn roles(messages: &[Value]) -> Vec<String> {
+    messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn file_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .expect("session")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("corrupt line ({e}): {l}")))
+        .collect()
+}
+
+fn prompt_with(text: &str, behavior: StreamingBehavior) -> Command {
+    Command::Prompt {
+        message: text.into(),
+        images: Vec::new(),
+        streaming_behavior: Some(behavior),
+    }
+}
+
+#[test]
+fn a_demo_session_answers_every_query() {
+    let env = Env::new();
+    let mut rpc = env.spawn(&[]);
+
+    let state = rpc.state();
+    assert!(!state.is_running && !state.is_bash_running);
+    assert_eq!(state.model.provider, "demo");
+    assert_eq!(state.message_count, 0);
+    let file = state.session_file.clone().expect("a session file");
+    assert!(Path::new(&file).exists());
+
+    let prompt = rpc.send(Command::Prompt {
+        message: "list the files here and read README.md".into(),
+        images: Vec::new(),
+        streaming_behavior: None,
+    });
+    assert!(rpc.response(&prompt).success);
+    let end = rpc.wait("agent_end");
+    assert_eq!(end["messages"].as_array().map(Vec::len), Some(5));
+    assert!(
+        rpc.position_of_response(&prompt) < rpc.position_of_event("agent_start").expect("start"),
+        "the prompt is answered when accepted, before its run's events"
+    );
+
+    let messages = rpc.messages();
+    assert_eq!(
+        roles(&messages),
+        ["user", "assistant", "toolResult", "toolResult", "assistant"]
+    );
+    let last = rpc.call(Command::GetLastAssistantText);
+    assert!(
+        last["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("[demo]")),
+        "{last}"
+    );
+
+    let stats: SessionStats = rpc.call_as(Command::GetSessionStats);
+    assert_eq!(
+        (
+            stats.user_messages,
+            stats.assistant_messages,
+            stats.tool_calls,
+            stats.tool_results
+        ),
+        (1, 2, 2, 2)
+    );
+    assert_eq!(stats.total_messages, 5);
+    assert!(stats.tokens.total > 0);
+    assert_eq!(stats.session_file.as_deref(), Some(file.as_str()));
+
+    let points: Vec<ForkPoint> =
+        serde_json::from_value(rpc.call(Command::GetForkPoints)["forkPoints"].clone())
+            .expect("fork points");
+    assert_eq!(points.len(), 1);
+    assert_eq!(points[0].text, "list the files here and read README.md");
+
+    rpc.call(Command::SetSessionName {
+        name: "  demo run ".into(),
+    });
+    assert_eq!(rpc.state().session_name.as_deref(), Some("demo run"));
+    assert!(rpc
+        .fails(Command::SetSessionName { name: " ".into() })
+        .contains("empty"));
+    // An empty name is refused by the schema too; the server still answers it.
+    let empty = rpc.send_unchecked(Command::SetSessionName {
+        name: String::new(),
+    });
+    assert!(!rpc.response(&empty).success);
+
+    let models = rpc.call(Command::GetAvailableModels);
+    let models = models["models"].as_array().expect("models");
+    assert!(models
+        .iter()
+        .any(|m| m["provider"] == "demo" && m["id"] == "demo-1" && m["keyAvailable"] == true));
+    assert!(models
+        .iter()
+        .any(|m| m["provider"] == "anthropic" && m["keyAvailable"] == false));
+
+    let choice: ModelChoice = rpc.call_as(Command::SetModel {
+        provider: "demo".into(),
+        model_id: "demo-1".into(),
+    });
+    assert_eq!(choice.model.id, "demo-1");
+    assert!(rpc
+        .fails(Command::SetModel {
+            provider: "demo".into(),
+            model_id: "nope".into()
+        })
+        .contains("no model 'nope'"));
+    assert!(rpc
+        .fails(Command::SetModel {
+            provider: "nope".into(),
+            model_id: "x".into()
+        })
+        .contains("unknown provider"));
+
+    let off: ModelChoice = rpc.call_as(Command::SetThinkingLevel {
+        level: "off".into(),
+    });
+    assert_eq!(off.thinking_level, "off");
+    assert!(rpc
+        .fails(Command::SetThinkingLevel {
+            level: "high".into()
+        })
+        .contains("does not support thinking"));
+    let loud = rpc.send_unchecked(Command::SetThinkingLevel {
+        level: "loud".into(),
+    });
+    let response = rpc.response(&loud);
+    assert!(!response.success);
+    assert!(response
+        .error
+        .unwrap_or_default()
+        .contains("unknown thinking level"));
+
+    rpc.call(Command::SetAutoCompaction { enabled: false });
+    assert!(!rpc.state().auto_compaction);
+    rpc.call(Command::SetAutoCompaction { enabled: true });
+    // The conversation is far too short to need it; either way the command is answered.
+    if let Err(e) = rpc.try_call(Command::Compact {
+        custom_instructions: Some("keep file names".into()),
+    }) {
+        assert!(e.contains("nothing to compact"), "{e}");
+    }
+
+    let commands = rpc.call(Command::GetCommands);
+    let names: Vec<&str> = commands["commands"]
+        .as_array()
+        .expect("commands")
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"permissions") && names.contains(&"plan"),
+        "{names:?}"
+    );
+    let output = rpc.call(Command::RunCommand {
+        name: "/permissions".into(),
+        args: String::new(),
+    });
+    assert!(
+        output["output"]
+            .as_str()
+            .is_some_and(|o| o.contains("Permission mode")),
+        "{output}"
+    );
+    assert!(rpc
+        .fails(Command::RunCommand {
+            name: "teleport".into(),
+            args: String::new()
+        })
+        .contains("no plugin provides /teleport"));
+
+    assert_eq!(rpc.call(Command::Abort)["wasRunning"], false);
+    assert_eq!(rpc.call(Command::AbortBash)["aborted"], false);
+
+    let (status, _) = rpc.finish();
+    assert!(status.success());
+    let name_recorded = file_lines(Path::new(&file))
+        .iter()
+        .any(|e| e["type"] == "session_info" && e["name"] == "demo run");
+    assert!(name_recorded);
+}
+
+#[test]
+fn malformed_lines_are_answered_and_the_server_keeps_serving() {
+    let env = Env::new();
+    let mut rpc = env.spawn(&[]);
+    let expectations: [(&str, Option<&str>, &str, &str); 7] = [
+        ("this is not json", None, "parse", "not JSON"),
+        ("[1, 2]", None, "parse", "JSON object"),
+        (
+            r#"{"id": 7, "type": "get_state"}"#,
+            None,
+            "parse",
+            "`id` must be a string",
+        ),
+        (r#"{"id": "a"}"#, Some("a"), "parse", "no string `type`"),
+        (
+            r#"{"id": "b", "type": "teleport"}"#,
+            Some("b"),
+            "teleport",
+            "unknown variant",
+        ),
+        (
+            r#"{"id": "c", "type": "prompt"}"#,
+            Some("c"),
+            "prompt",
+            "missing field `message`",
+        ),
+        (
+            r#"{"type": "plugin_ui_response", "id": "d", "confirmed": true}"#,
+            Some("d"),
+            "plugin_ui_response",
+            "no open dialog",
+        ),
+    ];
+    for (line, id, command, error) in expectations {
+        rpc.raw(line);
+        let response = match id {
+            Some(id) => rpc.client.response(id, WAIT),
+            None => rpc.client.anonymous_response(WAIT),
+        }
+        .expect("a response");
+        assert!(!response.success, "{line}");
+        assert_eq!(response.command, command, "{line}");
+        let text = response.error.unwrap_or_default();
+        assert!(text.contains(error), "{line}: {text}");
+    }
+    rpc.raw("");
+    rpc.raw("   ");
+    rpc.raw_lines -= 2;
+    assert!(!rpc.state().is_running, "still serving");
+    let (status, transcript) = rpc.finish();
+    assert!(status.success());
+    let responses = transcript
+        .iter()
+        .filter(|l| matches!(l, Incoming::Response(_)))
+        .count();
+    assert_eq!(
+        responses, 8,
+        "blank lines are skipped, every other line answered"
+    );
+}
+
+/// The scripted bash call that runs until it is aborted, with a call that must never start.
+fn long_tool_script() -> Value {
+    json!([
+        { "tool_calls": [
+            { "id": "long", "name": "bash", "arguments": { "command": "sleep 30" } },
+            { "id": "later", "name": "write", "arguments": { "path": "never.txt", "content": "x" } }
+        ] },
+        { "text": "answered after the abort" }
+    ])
+}
+
+#[test]
+fn abort_stops_a_running_tool_while_commands_interleave_with_events() {
+    let env = Env::new();
+    let plugin = env.scripted(
+        long_tool_script(),
+        json!({ "permission-gate": { "mode": "yolo" } }),
+    );
+    let mut rpc = env.spawn(&["--plugin", &plugin]);
+    rpc.prompt("go");
+    rpc.wait_for("tool_execution_start", |e| e["tool_call_id"] == "long");
+
+    let state = rpc.state();
+    assert!(state.is_running, "answered mid-run");
+    let error = rpc.fails(Command::Prompt {
+        message: "again".into(),
+        images: Vec::new(),
+        streaming_behavior: None,
+    });
+    assert!(error.contains("streamingBehavior"), "{error}");
+    assert_eq!(
+        rpc.call(prompt_with("later please", StreamingBehavior::FollowUp))["queued"],
+        "followUp"
+    );
+    assert_eq!(
+        rpc.call(Command::Steer {
+            message: "also this".into(),
+            images: Vec::new()
+        })["started"],
+        false
+    );
+    let state = rpc.state();
+    assert_eq!((state.pending_steering, state.pending_follow_up), (1, 1));
+    assert!(rpc.fails(Command::NewSession).contains("running"));
+
+    let began = Instant::now();
+    let abort = rpc.send(Command::Abort);
+    let response = rpc.response(&abort);
+    assert!(
+        began.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        began.elapsed()
+    );
+    let data = response.data.expect("data");
+    assert_eq!(data["wasRunning"], true);
+    assert_eq!(data["steering"], json!(["also this"]));
+    assert_eq!(data["followUp"], json!(["later please"]));
+    assert!(
+        rpc.position_of_event("agent_end").expect("agent_end") < rpc.position_of_response(&abort),
+        "abort answers once the run has ended"
+    );
+    rpc.wait("agent_end");
+    assert!(!rpc.state().is_running);
+    assert!(!env.workspace.path().join("never.txt").exists());
+
+    let results: Vec<Value> = rpc
+        .messages()
+        .into_iter()
+        .filter(|m| m["role"] == "toolResult")
+        .collect();
+    let ids: Vec<&str> = results
+        .iter()
+        .filter_map(|m| m["toolCallId"].as_str())
+        .collect();
+    assert_eq!(ids, ["long", "later"], "every call has a result");
+    assert!(results.iter().all(|m| m["isError"] == true));
+
+    // The server is idle again and runs the next prompt.
+    let end = rpc.run("go on");
+    let texts: Vec<String> = end["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(text_of)
+        .collect();
+    assert!(
+        texts.iter().any(|t| t == "answered after the abort"),
+        "{texts:?}"
+    );
+    assert!(rpc.finish().0.success());
+}
+
+#[test]
+fn steering_and_follow_ups_reach_the_model_in_order() {
+    let env = Env::new();
+    let plugin = env.scripted(
+        json!([
+            { "tool_calls": [{ "id": "nap", "name": "bash", "arguments": { "command": "sleep 1" } }] },
+            { "text": "after steer" },
+            { "text": "after follow-up" }
+        ]),
+        json!({ "permission-gate": { "mode": "yolo" } }),
+    );
+    let mut rpc = env.spawn(&["--plugin", &plugin]);
+    rpc.prompt("start");
+    rpc.wait_for("tool_execution_start", |e| e["tool_call_id"] == "nap");
+    rpc.call(Command::Steer {
+        message: "turn left".into(),
+        images: Vec::new(),
+    });
+    rpc.call(prompt_with("and then this", StreamingBehavior::FollowUp));
+    rpc.wait_for("queue_update", |e| {
+        e["follow_up"] == json!(["and then this"])
+    });
+    rpc.wait("agent_end");
+
+    let messages = rpc.messages();
+    let summary: Vec<(String, String)> = messages
+        .iter()
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap_or_default().to_string(),
+                text_of(m),
+            )
+        })
+        .collect();
+    let expected = [
+        ("user", "start"),
+        ("assistant", ""),
+        ("toolResult", ""),
+        ("user", "turn left"),
+        ("assistant", "after steer"),
+        ("user", "and then this"),
+        ("assistant", "after follow-up"),
+    ];
+    assert_eq!(summary.len(), expected.len(), "{summary:?}");
+    for ((role, text), (want_role, want_text)) in summary.iter().zip(expected) {
+        assert_eq!(role, want_role, "{summary:?}");
+        if !want_text.is_empty() {
+            assert_eq!(text, want_text, "{summary:?}");
+        }
+    }
+    assert!(rpc.finish().0.success());
+}
+
+#[test]
+fn plugin_dialogs_are_answered_by_the_client() {
+    let env = Env::new();
+    for dir in ["build", "build2", "build3"] {
+        std::fs::create_dir(env.workspace.path().join(dir)).expect("dir");
+    }
+    // permission-gate runs in its `ask` mode (the default when a client can answer).
+    let plugin = env.scripted(
+        json!([
+            { "tool_calls": [{ "id": "rm1", "name": "bash", "arguments": { "command": "rm -r build" } }] },
+            { "text": "removed" },
+            { "tool_calls": [{ "id": "rm2", "name": "bash", "arguments": { "command": "rm -r build2" } }] },
+            { "text": "kept" },
+            { "text": "Plan:\n1. Read README.md\n2. Summarize it" },
+            { "text": "[DONE:1] [DONE:2] all done" },
+            { "tool_calls": [{ "id": "rm3", "name": "bash", "arguments": { "command": "rm -r build3" } }] }
+        ]),
+        json!({}),
+    );
+    let mut rpc = env.spawn(&["--plugin", &plugin]);
+
+    // A select dialog, answered with its first option.
+    rpc.prompt("clean up");
+    let ask = rpc.wait("plugin_ui_request");
+    assert_eq!(ask["plugin"], "permission-gate");
+    assert_eq!(ask["method"], "select");
+    assert_eq!(ask["options"][0], "Allow once");
+    let id = ask["id"].as_str().expect("id").to_string();
+    rpc.client
+        .answer(&UiResponse::select(&id, 0))
+        .expect("answer");
+    rpc.wait("agent_end");
+    assert!(!env.workspace.path().join("build").exists(), "allowed once");
+
+    // Cancelled: the safe default, a denial.
+    rpc.prompt("clean up more");
+    let ask = rpc.wait("plugin_ui_request");
+    rpc.client
+        .answer(&UiResponse::cancel(ask["id"].as_str().expect("id")))
+        .expect("answer");
+    let end = rpc.wait("agent_end");
+    assert!(env.workspace.path().join("build2").exists(), "denied");
+    let denied = end["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .find(|m| m["role"] == "toolResult")
+        .expect("a result");
+    assert_eq!(denied["isError"], true);
+    assert!(text_of(denied).contains("permission-gate"), "{denied}");
+
+    // plan-mode: status and widget events, a notification, then a confirm dialog.
+    let on = rpc.call(Command::RunCommand {
+        name: "plan".into(),
+        args: "on".into(),
+    });
+    assert!(
+        on["output"]
+            .as_str()
+            .is_some_and(|o| o.contains("Plan mode on")),
+        "{on}"
+    );
+    rpc.wait_for("plugin_ui_set_status", |e| e["text"] == "plan mode");
+    rpc.prompt("make a plan");
+    let captured = rpc.wait_for("plugin_ui_notify", |e| e["plugin"] == "plan-mode");
+    assert!(
+        captured["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Plan captured")),
+        "{captured}"
+    );
+    rpc.wait("agent_end");
+    let off = rpc.send(Command::RunCommand {
+        name: "plan".into(),
+        args: "off".into(),
+    });
+    let confirm = rpc.wait("plugin_ui_request");
+    assert_eq!(confirm["method"], "confirm");
+    assert_eq!(confirm["title"], "Execute the plan?");
+    assert!(confirm["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("Read README.md")));
+    rpc.client
+        .answer(&UiResponse::confirm(
+            confirm["id"].as_str().expect("id"),
+            true,
+        ))
+        .expect("answer");
+    let response = rpc.response(&off);
+    assert!(
+        response
+            .data
+            .as_ref()
+            .and_then(|d| d["output"].as_str())
+            .is_some_and(|o| o.contains("executing the plan")),
+        "{response:?}"
+    );
+    // The plugin's steering message started a turn of its own.
+    let end = rpc.wait("agent_end");
+    let texts: Vec<String> = end["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(text_of)
+        .collect();
+    assert!(texts.iter().any(|t| t.contains("all done")), "{texts:?}");
+
+    // Abort while a dialog is open: it closes, and the call is not run.
+    rpc.prompt("clean up the rest");
+    let ask = rpc.wait("plugin_ui_request");
+    let abort = rpc.send(Command::Abort);
+    let closed = rpc.wait("plugin_ui_closed");
+    assert_eq!(closed["id"], ask["id"]);
+    assert_eq!(closed["reason"], "aborted");
+    assert!(rpc.response(&abort).success);
+    assert!(env.workspace.path().join("build3").exists());
+    assert!(rpc.finish().0.success());
+}
+
+#[test]
+fn sessions_are_created_switched_and_forked() {
+    let env = Env::new();
+    let mut rpc = env.spawn(&[]);
+    rpc.run("read README.md");
+    let first = rpc.state();
+
+    let fresh: SessionRef = rpc.call_as(Command::NewSession);
+    assert_ne!(fresh.session_id, first.session_id);
+    assert!(Path::new(fresh.session_file.as_deref().expect("file")).exists());
+    assert_eq!(rpc.state().message_count, 0);
+    rpc.run("list the files");
+    let second = rpc.state();
+    assert_eq!(second.session_id, fresh.session_id);
+
+    let back: SessionRef = rpc.call_as(Command::SwitchSession {
+        session_path: first.session_file.clone(),
+        session_id: None,
+    });
+    assert_eq!(back.session_id, first.session_id);
+    assert_eq!(text_of(&rpc.messages()[0]), "read README.md");
+
+    let by_id: SessionRef = rpc.call_as(Command::SwitchSession {
+        session_path: None,
+        session_id: Some(second.session_id[..13].to_string()),
+    });
+    assert_eq!(by_id.session_id, second.session_id);
+    assert!(rpc
+        .fails(Command::SwitchSession {
+            session_path: None,
+            session_id: None
+        })
+        .contains("either"));
+    assert!(rpc
+        .fails(Command::SwitchSession {
+            session_path: None,
+            session_id: Some("no-such-session".into())
+        })
+        .contains("cannot find session"));
+
+    let points: Vec<ForkPoint> =
+        serde_json::from_value(rpc.call(Command::GetForkPoints)["forkPoints"].clone())
+            .expect("points");
+    let fork: SessionRef = rpc.call_as(Command::Fork {
+        entry_id: points[0].entry_id.clone(),
+    });
+    assert_eq!(fork.text.as_deref(), Some("list the files"));
+    assert_ne!(fork.session_id, second.session_id);
+    assert_eq!(
+        rpc.state().message_count,
+        0,
+        "the fork holds what came before the message"
+    );
+    let fork_file = fork.session_file.expect("file");
+    let header = &file_lines(Path::new(&fork_file))[0];
+    assert_eq!(
+        header["parentSession"].as_str(),
+        second.session_file.as_deref(),
+        "the fork points back to its origin"
+    );
+    assert!(rpc
+        .fails(Command::Fork {
+            entry_id: "nope".into()
+        })
+        .contains("no entry"));
+
+    // Busy: a session cannot change under a running prompt.
+    rpc.prompt("read README.md again");
+    assert!(rpc.fails(Command::NewSession).contains("running"));
+    rpc.wait("agent_end");
+    assert!(rpc.finish().0.success());
+    assert_eq!(env.session_files().len(), 3);
+}
+
+#[test]
+fn an_in_memory_session_stays_in_memory() {
+    let env = Env::new();
+    let mut rpc = env.spawn(&["--no-session"]);
+    rpc.run("list the files");
+    let fresh: SessionRef = rpc.call_as(Command::NewSession);
+    assert_eq!(fresh.session_file, None);
+    assert!(rpc.finish().0.success());
+    assert!(env.session_files().is_empty());
+}
+
+#[test]
+fn bash_runs_the_users_command_and_abort_bash_stops_it() {
+    let env = Env::new();
+    let mut rpc = env.spawn(&[]);
+    let result: BashResult = rpc.call_as(Command::Bash {
+        command: "echo hello; ls; echo oops >&2; exit 3".into(),
+        exclude_from_context: false,
+    });
+    assert!(result.output.contains("hello") && result.output.contains("README.md"));
+    assert!(
+        result.output.contains("oops"),
+        "stderr is part of the output"
+    );
+    assert_eq!(result.exit_code, Some(3));
+    assert!(!result.cancelled && !result.truncated);
+    let recorded = rpc.messages();
+    let last = recorded.last().expect("a message");
+    assert_eq!(last["role"], "custom");
+    assert_eq!(last["customType"], "bash");
+    assert!(text_of(last).contains("hello"));
+
+    rpc.call(Command::Bash {
+        command: "echo private".into(),
+        exclude_from_context: true,
+    });
+    assert!(!rpc
+        .messages()
+        .iter()
+        .any(|m| text_of(m).contains("private")));
+
+    let long = rpc.send(Command::Bash {
+        command: "sleep 30".into(),
+        exclude_from_context: false,
+    });
+    let began = Instant::now();
+    while !rpc.state().is_bash_running {
+        assert!(began.elapsed() < WAIT, "the command never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(rpc
+        .fails(Command::Bash {
+            command: "true".into(),
+            exclude_from_context: false
+        })
+        .contains("already running"));
+    assert_eq!(rpc.call(Command::AbortBash)["aborted"], true);
+    let response = rpc.response(&long);
+    let result: BashResult = serde_json::from_value(response.data.expect("data")).expect("shape");
+    assert!(result.cancelled);
+    assert!(began.elapsed() < Duration::from_secs(10));
+    assert!(rpc.finish().0.success());
+}
+
+#[test]
+fn eof_mid_run_aborts_and_leaves_the_session_complete() {
+    let env = Env::new();
+    let plugin = env.scripted(
+        long_tool_script(),
+        json!({ "permission-gate": { "mode": "yolo" } }),
+    );
+    let mut rpc = env.spawn(&["--plugin", &plugin]);
+    rpc.prompt("go");
+    rpc.wait_for("tool_execution_start", |e| e["tool_call_id"] == "long");
+    let file = rpc.state().session_file.expect("file");
+    let began = Instant::now();
+    let (status, transcript) = rpc.finish();
+    assert!(status.success());
+    assert!(
+        began.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        began.elapsed()
+    );
+    assert!(transcript
+        .iter()
+        .any(|l| matches!(l, Incoming::Event(e) if e["type"] == "agent_end")));
+    let entries = file_lines(Path::new(&file));
+    let results: Vec<&Value> = entries
+        .iter()
+        .filter(|e| e["message"]["role"] == "toolResult")
+        .collect();
+    assert_eq!(results.len(), 2, "every call has a result on disk");
+    assert_eq!(
+        entries.last().map(|e| e["message"]["role"].clone()),
+        Some(json!("toolResult"))
+    );
+}
+
+#[test]
+fn set_model_moves_to_another_provider_between_runs() {
+    let env = Env::new();
+    let plugin = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER);
+    env.config(json!({ "plugins": { "scripted": { "script": [
+        { "text": "scripted answer" }, { "text": "scripted answer" }, { "text": "scripted answer" }
+    ] } } }));
+    let mut rpc = env.spawn(&["--plugin", &plugin]);
+    assert_eq!(rpc.state().model.provider, "demo");
+    rpc.run("list the files");
+
+    let choice: ModelChoice = rpc.call_as(Command::SetModel {
+        provider: "scripted".into(),
+        model_id: "scripted-1".into(),
+    });
+    assert_eq!(choice.model.provider, "scripted");
+    assert_eq!(rpc.state().model.id, "scripted-1");
+    let end = rpc.run("hello");
+    let last = end["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .cloned()
+        .expect("a message");
+    assert_eq!(last["provider"], "scripted");
+    assert_eq!(text_of(&last), "scripted answer");
+
+    let file = rpc.state().session_file.expect("file");
+    assert!(rpc.finish().0.success());
+    let changes: Vec<Value> = file_lines(Path::new(&file))
+        .into_iter()
+        .filter(|e| e["type"] == "model_change")
+        .map(|e| e["provider"].clone())
+        .collect();
+    assert_eq!(changes, [json!("demo"), json!("scripted")]);
+}
+
+#[test]
+fn a_prompt_an_input_hook_handles_starts_no_run() {
+    let env = Env::new();
+    let hooks = env.package("hooks", artifacts::TEST_HOOKS);
+    env.config(json!({ "plugins": { "hooks": { "input": { "do": "handled" } } } }));
+    let mut rpc = env.spawn(&["--plugin", &hooks]);
+    rpc.prompt("/something the hook takes");
+    rpc.wait("input_handled");
+    assert!(!rpc.state().is_running);
+    let (status, transcript) = rpc.finish();
+    assert!(status.success());
+    assert!(!transcript
+        .iter()
+        .any(|l| matches!(l, Incoming::Event(e) if e["type"] == "agent_start")));
+}
+
+#[test]
+fn a_startup_error_goes_to_stderr_and_stdout_stays_empty() {
+    let env = Env::new();
+    let mut rpc = env.spawn(&["--provider", "no-such-provider"]);
+    let err = rpc.client.response("1", WAIT).expect_err("no response");
+    assert!(matches!(err, ClientError::Closed), "{err}");
+    assert!(rpc.client.transcript().is_empty());
+    assert!(
+        rpc.stderr().contains("unknown provider"),
+        "{}",
+        rpc.stderr()
+    );
+}
+
+#[test]
+fn compact_summarizes_on_request_when_automatic_compaction_is_off() {
+    let env = Env::new();
+    // A small window, so that a few long prompts are worth compacting. The summary request has
+    // no assistant messages, so the scripted provider answers it with turn 0.
+    let plugin = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER);
+    env.config(json!({
+        "provider": "scripted",
+        "plugins": { "scripted": {
+            "context_window": 4000,
+            "script": [
+                { "text": "The user asked three long questions about the project." },
+                { "text": "second answer" },
+                { "text": "third answer" }
+            ]
+        } }
+    }));
+    let mut rpc = env.spawn(&["--plugin", &plugin]);
+    rpc.call(Command::SetAutoCompaction { enabled: false });
+    for i in 0..3 {
+        rpc.run(&format!(
+            "question {i}: {}",
+            "tell me more about it ".repeat(200)
+        ));
+    }
+    let before = rpc.state().message_count;
+    let data = rpc.call(Command::Compact {
+        custom_instructions: None,
+    });
+    assert!(
+        data["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("three long questions")),
+        "{data}"
+    );
+    let end = rpc.wait("compaction_end");
+    assert_eq!(end["aborted"], false);
+    assert_eq!(end["reason"], "manual");
+    let messages = rpc.messages();
+    assert_eq!(messages[0]["role"], "compactionSummary");
+    assert!(messages.len() < before, "{} < {before}", messages.len());
+    assert!(rpc.finish().0.success());
+}
