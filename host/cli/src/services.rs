@@ -138,6 +138,21 @@ impl HostServices for CliServices {
         serde_json::Value::Array(entries).to_string()
     }
 
+    fn latest_custom(&self, _plugin: &str, custom_type: &str) -> Option<String> {
+        let session = self.session.get()?.lock();
+        session
+            .branch()
+            .into_iter()
+            .rev()
+            .find_map(|entry| match &entry.kind {
+                EntryKind::Custom {
+                    custom_type: t,
+                    data,
+                } if t == custom_type => Some(data.to_string()),
+                _ => None,
+            })
+    }
+
     fn append_custom(
         &self,
         _plugin: &str,

@@ -74,16 +74,25 @@ fn bench(c: &mut Criterion) {
             })
             .chain(std::iter::once(json!({ "text": "done" })))
             .collect();
-        run_bench(
-            &mut group,
-            &tokio,
-            &runtime,
-            &host,
-            home.path(),
-            workspace.path(),
-            script,
-            per_turn,
-        );
+        let policy_variants: &[bool] = if per_turn == 1 {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for &policy in policy_variants {
+            // With plan-mode, permission-gate, protected-paths and todo loaded, the difference
+            // is what the policy plugins add per tool call.
+            run_bench(
+                &mut group,
+                &tokio,
+                &runtime,
+                &host,
+                (home.path(), workspace.path()),
+                script.clone(),
+                per_turn,
+                policy,
+            );
+        }
     }
     group.finish();
     if let Some(kib) = peak_rss_kib() {
@@ -97,24 +106,39 @@ fn run_bench(
     tokio: &tokio::runtime::Runtime,
     runtime: &Arc<Runtime>,
     host: &HostContext,
-    home: &std::path::Path,
-    workspace: &std::path::Path,
+    (home, workspace): (&std::path::Path, &std::path::Path),
     script: Vec<serde_json::Value>,
     per_turn: usize,
+    policy: bool,
 ) {
     let turns = script.len() - 1;
-    let set = tokio.block_on(PluginSet::load(
-        runtime,
-        vec![
-            spec(
-                "scripted",
-                artifacts::TEST_SCRIPTED_PROVIDER,
-                json!({ "script": script }),
-            ),
-            spec("hostile", artifacts::TEST_HOSTILE, json!({})),
-        ],
-        host,
-    ));
+    let mut specs = vec![
+        spec(
+            "scripted",
+            artifacts::TEST_SCRIPTED_PROVIDER,
+            json!({ "script": script }),
+        ),
+        spec("hostile", artifacts::TEST_HOSTILE, json!({})),
+    ];
+    if policy {
+        for name in ["plan-mode", "protected-paths", "permission-gate", "todo"] {
+            let builtin = tack_builtin::builtin(name).expect("built-in policy plugin");
+            let manifest = Manifest::parse(builtin.manifest).expect("manifest");
+            specs.push(PluginSpec {
+                granted: manifest.capabilities.clone(),
+                manifest,
+                wasm: builtin.wasm.to_vec(),
+                wasm_label: name.into(),
+                source: PluginSource::Builtin,
+                config: if name == "permission-gate" {
+                    json!({ "mode": "auto" })
+                } else {
+                    json!({})
+                },
+            });
+        }
+    }
+    let set = tokio.block_on(PluginSet::load(runtime, specs, host));
     assert!(
         set.errors.is_empty(),
         "{:?}",
@@ -143,22 +167,26 @@ fn run_bench(
     let tools = Arc::new(PluginTools::new(set.clone()));
     let hooks = Arc::new(PluginHooks::new(set.clone()));
     let store = SessionStore::new(home);
-    group.bench_function(format!("run_100_tool_calls/{per_turn}_per_turn"), |b| {
-        b.iter(|| {
-            let session = SessionHandle::new(store.create(workspace).expect("session"));
-            let agent = Agent::new(
-                AgentConfig::new(model.clone(), "bench"),
-                provider.clone(),
-                tools.clone(),
-                session,
-            )
-            .with_hooks(hooks.clone());
-            let outcome = tokio
-                .block_on(agent.prompt_text("go", CancellationToken::new()))
-                .expect("run");
-            assert_eq!(outcome.messages.len(), TOOL_CALLS + turns + 2);
-        })
-    });
+    let label = if policy { "_with_policy_plugins" } else { "" };
+    group.bench_function(
+        format!("run_100_tool_calls/{per_turn}_per_turn{label}"),
+        |b| {
+            b.iter(|| {
+                let session = SessionHandle::new(store.create(workspace).expect("session"));
+                let agent = Agent::new(
+                    AgentConfig::new(model.clone(), "bench"),
+                    provider.clone(),
+                    tools.clone(),
+                    session,
+                )
+                .with_hooks(hooks.clone());
+                let outcome = tokio
+                    .block_on(agent.prompt_text("go", CancellationToken::new()))
+                    .expect("run");
+                assert_eq!(outcome.messages.len(), TOOL_CALLS + turns + 2);
+            })
+        },
+    );
 }
 
 criterion_group!(benches, bench);

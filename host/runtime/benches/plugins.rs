@@ -113,6 +113,50 @@ fn bench(c: &mut Criterion) {
                 .expect("hook")
         })
     });
+
+    // The first-party policy plugins' hooks, as an agent run calls them per tool call.
+    let bash = ToolCall {
+        id: "call_2".into(),
+        name: "bash".into(),
+        arguments: r#"{"command":"cargo test -p tack-core"}"#.into(),
+    };
+    for name in ["plan-mode", "protected-paths", "permission-gate"] {
+        let builtin = tack_builtin::builtin(name).expect("built-in");
+        let manifest = Manifest::parse(builtin.manifest).expect("manifest");
+        let policy = tokio
+            .block_on(LoadedPlugin::load(
+                &runtime,
+                PluginSpec {
+                    granted: manifest.capabilities.clone(),
+                    manifest,
+                    wasm: builtin.wasm.to_vec(),
+                    wasm_label: name.into(),
+                    source: PluginSource::Builtin,
+                    config: if name == "permission-gate" {
+                        serde_json::json!({ "mode": "auto" })
+                    } else {
+                        serde_json::json!({})
+                    },
+                },
+                &host,
+            ))
+            .expect("load");
+        for (label, call) in [("read", &call), ("bash", &bash)] {
+            c.bench_function(&format!("hook/before_tool_call/{name}/{label}"), |b| {
+                b.iter(|| tokio.block_on(policy.before_tool_call(call)).expect("hook"))
+            });
+        }
+        if name == "plan-mode" {
+            let event = r#"{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"Reading the file now."}],"provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"cost":0.0},"stopReason":"toolUse","timestamp":1}}"#;
+            c.bench_function("event/message_end/plan-mode", |b| {
+                b.iter(|| {
+                    tokio
+                        .block_on(policy.on_event(tack_runtime::api::EventKind::MessageEnd, event))
+                        .expect("event")
+                })
+            });
+        }
+    }
 }
 
 criterion_group!(benches, bench);

@@ -68,6 +68,17 @@ pub trait HostServices: Send + Sync + 'static {
         "[]".into()
     }
 
+    /// The data of the newest `custom` entry of `custom_type` on the active branch. The default
+    /// searches `session_branch`; hosts with the session at hand should do better.
+    fn latest_custom(&self, _plugin: &str, custom_type: &str) -> Option<String> {
+        let branch: Vec<serde_json::Value> = serde_json::from_str(&self.session_branch()).ok()?;
+        branch
+            .iter()
+            .rev()
+            .find(|e| e["type"] == "custom" && e["customType"] == custom_type)
+            .map(|e| e["data"].to_string())
+    }
+
     fn append_custom(
         &self,
         _plugin: &str,

@@ -201,6 +201,13 @@ impl session::Host for PluginState {
         Ok(self.env.services.session_branch())
     }
 
+    async fn latest_custom(&mut self, custom_type: String) -> wasmtime::Result<Option<String>> {
+        Ok(self
+            .env
+            .services
+            .latest_custom(&self.env.name, &custom_type))
+    }
+
     async fn append_custom(
         &mut self,
         custom_type: String,

@@ -32,9 +32,10 @@ pub fn custom_entries(custom_type: &str) -> Result<Vec<Value>, String> {
 /// The newest `custom` entry of type `custom_type` on the active branch, deserialized. `Ok(None)`
 /// when there is none; an error when the host's answer or the entry is malformed.
 pub fn latest_state<T: DeserializeOwned>(custom_type: &str) -> Result<Option<T>, String> {
-    match custom_entries(custom_type)?.pop() {
+    // One host lookup instead of serializing the whole branch: hooks read state on every call.
+    match latest_custom(custom_type) {
         None => Ok(None),
-        Some(data) => serde_json::from_value(data)
+        Some(data) => serde_json::from_str(&data)
             .map(Some)
             .map_err(|e| format!("malformed `{custom_type}` state in the session: {e}")),
     }

@@ -250,6 +250,10 @@ impl HostServices for RpcServices {
         self.cli.session_branch()
     }
 
+    fn latest_custom(&self, plugin: &str, custom_type: &str) -> Option<String> {
+        self.cli.latest_custom(plugin, custom_type)
+    }
+
     fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String> {
         self.cli.append_custom(plugin, custom_type, data)
     }
