@@ -45,6 +45,8 @@ pub async fn load_plugins_with(
 ) -> Result<Loaded> {
     let home = Home::locate()?;
     let mut settings = Settings::load(&home.config())?;
+    let cwd_for_project = std::env::current_dir().context("cannot read the current directory")?;
+    load_project_settings(cli, &home, &cwd_for_project, &mut settings)?;
     let configured = settings
         .plugins
         .get("permission-gate")
@@ -91,6 +93,37 @@ pub async fn load_plugins_with(
         secrets,
         warnings,
     })
+}
+
+/// `.tack/config.toml` of a trusted project, merged over the user's settings. An untrusted
+/// project's settings are ignored (with a warning): they could point a provider, and the user's
+/// API key, at another server.
+fn load_project_settings(
+    cli: &Cli,
+    home: &Home,
+    cwd: &std::path::Path,
+    settings: &mut Settings,
+) -> Result<()> {
+    let location = crate::packages::Location::project(home, cwd);
+    let Some(root) = location.project else {
+        return Ok(());
+    };
+    let path = root.join(".tack").join("config.toml");
+    if !path.is_file() {
+        return Ok(());
+    }
+    let store = crate::packages::trust::TrustStore::load(&home.root().join("trust.toml"))?;
+    let trusted =
+        !cli.no_trust && (cli.trust || store.get(&root) == crate::packages::trust::Trust::Trusted);
+    if !trusted {
+        eprintln!(
+            "tack: warning: ignoring {} (the project is not trusted; pass --trust to use it)",
+            path.display()
+        );
+        return Ok(());
+    }
+    settings.merge(Settings::load(&path)?);
+    Ok(())
 }
 
 fn trust_choice(cli: &Cli) -> crate::packages::load::TrustChoice {
@@ -278,6 +311,7 @@ pub fn build_agent(
         })?;
     }
     config.provider_options = chosen.options;
+    loaded.settings.compaction.apply(&mut config.compaction);
     if config.reasoning != ReasoningLevel::Off && !config.model.reasoning {
         bail!("model '{}' does not support thinking", config.model.id);
     }

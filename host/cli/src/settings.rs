@@ -3,6 +3,10 @@
 //! ```toml
 //! provider = "anthropic"
 //!
+//! [compaction]
+//! reserve_tokens = 16384
+//! keep_recent_tokens = 20000
+//!
 //! [plugins.hello-rust]
 //! blocked_word = "deploy"
 //!
@@ -32,6 +36,9 @@ pub struct Settings {
     /// Configuration objects keyed by plugin name, merged over the manifest's defaults.
     #[serde(default)]
     pub plugins: BTreeMap<String, toml::Table>,
+    /// Automatic compaction; defaults: enabled, reserve_tokens 16384, keep_recent_tokens 20000.
+    #[serde(default)]
+    pub compaction: CompactionConfig,
     /// Project packages allowed to replace a global package of the same name.
     #[serde(default)]
     pub project_overrides: Vec<String>,
@@ -62,6 +69,28 @@ pub struct ProviderSettings {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct CompactionConfig {
+    pub enabled: Option<bool>,
+    pub reserve_tokens: Option<u64>,
+    pub keep_recent_tokens: Option<u64>,
+}
+
+impl CompactionConfig {
+    pub fn apply(&self, to: &mut tack_core::compaction::CompactionSettings) {
+        if let Some(v) = self.enabled {
+            to.enabled = v;
+        }
+        if let Some(v) = self.reserve_tokens {
+            to.reserve_tokens = v;
+        }
+        if let Some(v) = self.keep_recent_tokens {
+            to.keep_recent_tokens = v;
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ModelSettings {
     pub id: String,
     pub name: Option<String>,
@@ -88,6 +117,37 @@ impl Settings {
         }
     }
 
+    /// Applies a project's settings over these: its defaults win, its plugin and provider
+    /// entries are merged key by key.
+    pub fn merge(&mut self, project: Settings) {
+        if project.provider.is_some() {
+            self.provider = project.provider;
+        }
+        if project.model.is_some() {
+            self.model = project.model;
+        }
+        for (name, table) in project.plugins {
+            let entry = self.plugins.entry(name).or_default();
+            for (k, v) in table {
+                entry.insert(k, v);
+            }
+        }
+        for (id, provider) in project.providers {
+            self.providers.insert(id, provider);
+        }
+        let c = project.compaction;
+        if c.enabled.is_some() {
+            self.compaction.enabled = c.enabled;
+        }
+        if c.reserve_tokens.is_some() {
+            self.compaction.reserve_tokens = c.reserve_tokens;
+        }
+        if c.keep_recent_tokens.is_some() {
+            self.compaction.keep_recent_tokens = c.keep_recent_tokens;
+        }
+        self.project_overrides.extend(project.project_overrides);
+    }
+
     /// A command-line override of one plugin config key.
     pub fn set_plugin_option(&mut self, plugin: &str, key: &str, value: toml::Value) {
         self.plugins
@@ -104,5 +164,29 @@ impl Settings {
             }
         }
         serde_json::to_value(merged).unwrap_or_else(|_| serde_json::json!({}))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compaction_settings_override_the_defaults() {
+        let settings: Settings =
+            toml::from_str("[compaction]\nenabled = false\nkeep_recent_tokens = 5000\n")
+                .expect("parse");
+        let mut compaction = tack_core::compaction::CompactionSettings::default();
+        settings.compaction.apply(&mut compaction);
+        assert!(!compaction.enabled);
+        assert_eq!(compaction.keep_recent_tokens, 5000);
+        assert_eq!(
+            compaction.reserve_tokens, 16384,
+            "unset keys keep their defaults"
+        );
+        assert!(
+            toml::from_str::<Settings>("[compaction]\nreserve = 1\n").is_err(),
+            "typos are errors"
+        );
     }
 }
