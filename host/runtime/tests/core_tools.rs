@@ -576,17 +576,7 @@ async fn escapes_are_refused_and_leak_nothing() {
         let clear = out.contains("outside the workspace")
             || out.contains("symbolic link")
             || out.contains("'~'");
-        // Known core-tools issue, reported: a write through a directory symlink that leaves the
-        // workspace fails in `create_dir_all` with AlreadyExists, and `Workspace::io_error` words
-        // that kind before it looks for an escaping symlink ("Cannot create directory 'link_dir':
-        // something already exists at that path."). Still refused and leak-free; drop this
-        // exception once the message names the link.
-        let known = name == "write"
-            && out.ends_with("': something already exists at that path.")
-            && ["link_dir/", "rel_dir/"]
-                .iter()
-                .any(|d| args["path"].as_str().is_some_and(|p| p.starts_with(d)));
-        if !clear && !known {
+        if !clear {
             unclear.push(format!("{name} {args}: {out}"));
         }
     }

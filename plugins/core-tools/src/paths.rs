@@ -79,6 +79,16 @@ impl Workspace {
     /// such as "read" or "list".
     pub fn io_error(&self, err: &io::Error, path: &Path, action: &str) -> String {
         let shown = self.display(path);
+        // An escaping link explains any failure under it (the sandbox reports it as "exists" when
+        // creating a directory through it, as "not found" or "denied" elsewhere), so name it first.
+        if let Some(link) = self.escaping_symlink(path) {
+            return format!(
+                "Cannot {action} '{shown}': it goes through the symbolic link {}, which points \
+                 outside the workspace {}; the sandbox does not follow it.",
+                self.describe_link(&link),
+                self.root.display()
+            );
+        }
         match err.kind() {
             io::ErrorKind::NotFound => match missing_parent(path, &self.root) {
                 Some(dir) => format!(
@@ -96,18 +106,10 @@ impl Workspace {
             io::ErrorKind::AlreadyExists => {
                 format!("Cannot {action} '{shown}': something already exists at that path.")
             }
-            _ => match self.escaping_symlink(path) {
-                Some(link) => format!(
-                    "Cannot {action} '{shown}': it goes through the symbolic link {}, which points \
-                     outside the workspace {}; the sandbox does not follow it.",
-                    self.describe_link(&link),
-                    self.root.display()
-                ),
-                None if err.kind() == io::ErrorKind::PermissionDenied => {
-                    format!("Cannot {action} '{shown}': permission denied.")
-                }
-                None => format!("Cannot {action} '{shown}': {err}."),
-            },
+            io::ErrorKind::PermissionDenied => {
+                format!("Cannot {action} '{shown}': permission denied.")
+            }
+            _ => format!("Cannot {action} '{shown}': {err}."),
         }
     }
 
