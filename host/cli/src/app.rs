@@ -45,8 +45,8 @@ pub async fn load_plugins_with(
 ) -> Result<Loaded> {
     let home = Home::locate()?;
     let mut settings = Settings::load(&home.config())?;
-    let cwd_for_project = std::env::current_dir().context("cannot read the current directory")?;
-    load_project_settings(cli, &home, &cwd_for_project, &mut settings)?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    load_project_settings(cli, &home, &cwd, &mut settings)?;
     let configured = settings
         .plugins
         .get("permission-gate")
@@ -66,7 +66,6 @@ pub async fn load_plugins_with(
     if cli.plan {
         settings.set_plugin_option("plan-mode", "enabled", toml::Value::Boolean(true));
     }
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let runtime = Runtime::new(RuntimeConfig {
         cache_dir: Some(home.component_cache()),
         ..RuntimeConfig::default()

@@ -99,25 +99,7 @@ impl LoadedPlugin {
         host: &HostContext,
     ) -> Result<Arc<Self>, LoadError> {
         let name = spec.manifest.plugin.name.clone();
-        check_wasm_header(&name, &spec.wasm_label, &spec.wasm)?;
-        let engine = runtime.engine().clone();
-        let cache_runtime = runtime.clone();
-        let wasm = spec.wasm;
-        // Compilation is CPU-bound and can take seconds for large components.
-        let component =
-            tokio::task::spawn_blocking(move || cache_runtime.cache().load(&engine, &wasm))
-                .await
-                .map_err(|e| LoadError::InvalidComponent {
-                    plugin: name.clone(),
-                    path: spec.wasm_label.clone(),
-                    message: e.to_string(),
-                })?
-                .map_err(|e| LoadError::InvalidComponent {
-                    plugin: name.clone(),
-                    path: spec.wasm_label.clone(),
-                    message: format!("{e:#}"),
-                })?;
-        let api_version = guest_api_version(&name, runtime, &component)?;
+        let (component, api_version) = compile(runtime, &name, &spec.wasm_label, spec.wasm).await?;
 
         let mut linker = wasmtime::component::Linker::<PluginState>::new(runtime.engine());
         let link_err = |e: wasmtime::Error| LoadError::Link {
@@ -696,22 +678,33 @@ pub async fn validate_component(
     label: &str,
     wasm: Vec<u8>,
 ) -> Result<String, LoadError> {
+    compile(runtime, plugin, label, wasm)
+        .await
+        .map(|(_, version)| version)
+}
+
+/// Checks the header, compiles (or loads from the cache) and reads the supported API version.
+async fn compile(
+    runtime: &Arc<Runtime>,
+    plugin: &str,
+    label: &str,
+    wasm: Vec<u8>,
+) -> Result<(wasmtime::component::Component, String), LoadError> {
     check_wasm_header(plugin, label, &wasm)?;
     let engine = runtime.engine().clone();
     let cache_runtime = runtime.clone();
+    let invalid = |message: String| LoadError::InvalidComponent {
+        plugin: plugin.to_string(),
+        path: label.to_string(),
+        message,
+    };
+    // Compilation is CPU-bound and can take seconds for large components.
     let component = tokio::task::spawn_blocking(move || cache_runtime.cache().load(&engine, &wasm))
         .await
-        .map_err(|e| LoadError::InvalidComponent {
-            plugin: plugin.to_string(),
-            path: label.to_string(),
-            message: e.to_string(),
-        })?
-        .map_err(|e| LoadError::InvalidComponent {
-            plugin: plugin.to_string(),
-            path: label.to_string(),
-            message: format!("{e:#}"),
-        })?;
-    guest_api_version(plugin, runtime, &component)
+        .map_err(|e| invalid(e.to_string()))?
+        .map_err(|e| invalid(format!("{e:#}")))?;
+    let version = guest_api_version(plugin, runtime, &component)?;
+    Ok((component, version))
 }
 
 fn empty_registration() -> Registration {

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use provider_common::stream::{cut_short, error_event, json_data, text};
+use provider_common::stream::{cut_short, error_event, json_data, push_delta, text};
 use serde_json::Value;
 use tack_sdk::{
     BlockDelta, Decoder, ErrorKind, ProviderError, SseEvent, StopReason, StreamEvent,
@@ -99,7 +99,7 @@ impl MessagesDecoder {
         let mut out = Vec::new();
         let kind = match text(block, "/type") {
             "text" => {
-                push_nonempty(
+                push_delta(
                     &mut out,
                     StreamEvent::TextDelta,
                     index,
@@ -109,9 +109,9 @@ impl MessagesDecoder {
             }
             "thinking" => {
                 let thinking = text(block, "/thinking");
-                push_nonempty(&mut out, StreamEvent::ThinkingDelta, index, thinking);
+                push_delta(&mut out, StreamEvent::ThinkingDelta, index, thinking);
                 let signature = text(block, "/signature");
-                push_nonempty(&mut out, StreamEvent::ThinkingSignature, index, signature);
+                push_delta(&mut out, StreamEvent::ThinkingSignature, index, signature);
                 Block::Thinking
             }
             "redacted_thinking" => {
@@ -150,7 +150,7 @@ impl MessagesDecoder {
         let mut out = Vec::new();
         match (text(delta, "/type"), self.blocks.get_mut(&index)) {
             ("text_delta", Some(Block::Text)) => {
-                push_nonempty(
+                push_delta(
                     &mut out,
                     StreamEvent::TextDelta,
                     index,
@@ -159,18 +159,18 @@ impl MessagesDecoder {
             }
             ("thinking_delta", Some(Block::Thinking)) => {
                 let thinking = text(delta, "/thinking");
-                push_nonempty(&mut out, StreamEvent::ThinkingDelta, index, thinking);
+                push_delta(&mut out, StreamEvent::ThinkingDelta, index, thinking);
             }
             ("signature_delta", Some(Block::Thinking)) => {
                 let signature = text(delta, "/signature");
-                push_nonempty(&mut out, StreamEvent::ThinkingSignature, index, signature);
+                push_delta(&mut out, StreamEvent::ThinkingSignature, index, signature);
             }
             ("input_json_delta", Some(Block::ToolUse { streamed, .. })) => {
                 let fragment = text(delta, "/partial_json");
                 if !fragment.is_empty() {
                     *streamed = true;
                 }
-                push_nonempty(&mut out, StreamEvent::ToolCallDelta, index, fragment);
+                push_delta(&mut out, StreamEvent::ToolCallDelta, index, fragment);
             }
             // Citations, server-tool deltas, and deltas of blocks never started.
             _ => {}
@@ -242,20 +242,6 @@ fn block_index(data: &Value) -> Result<u32, ProviderError> {
                 format!("Anthropic sent a content block event without an index: {data}"),
             )
         })
-}
-
-fn push_nonempty(
-    out: &mut Vec<StreamEvent>,
-    make: fn(BlockDelta) -> StreamEvent,
-    index: u32,
-    delta: &str,
-) {
-    if !delta.is_empty() {
-        out.push(make(BlockDelta {
-            index,
-            delta: delta.to_string(),
-        }));
-    }
 }
 
 #[cfg(test)]

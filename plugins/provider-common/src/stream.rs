@@ -2,7 +2,7 @@
 //! reports the same way.
 
 use serde_json::Value;
-use tack_sdk::{ErrorKind, ProviderError, SseEvent, StreamEvent};
+use tack_sdk::{BlockDelta, ErrorKind, ProviderError, SseEvent, StreamEvent};
 
 /// The event's `data` as JSON. A payload that is not JSON is a decoding error naming the event.
 pub fn json_data(event: &SseEvent) -> Result<Value, ProviderError> {
@@ -16,6 +16,22 @@ pub fn json_data(event: &SseEvent) -> Result<Value, ProviderError> {
             ),
         )
     })
+}
+
+/// Appends `make(delta)` for a non-empty delta; providers send empty deltas around block
+/// boundaries, which carry nothing.
+pub fn push_delta(
+    out: &mut Vec<StreamEvent>,
+    make: fn(BlockDelta) -> StreamEvent,
+    index: u32,
+    delta: &str,
+) {
+    if !delta.is_empty() {
+        out.push(make(BlockDelta {
+            index,
+            delta: delta.to_string(),
+        }));
+    }
 }
 
 /// The error `finish` returns when the body ended before the API's terminator. It is a server

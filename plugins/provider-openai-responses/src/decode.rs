@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use provider_common::stream::{count, cut_short, error_event, json_data, text};
+use provider_common::stream::{count, cut_short, error_event, json_data, push_delta, text};
 use serde_json::Value;
 use tack_sdk::{
     BlockDelta, Decoder, ErrorKind, ProviderError, SseEvent, StopReason, StreamEvent,
@@ -220,20 +220,6 @@ fn output_index(data: &Value) -> Result<u32, ProviderError> {
                 format!("OpenAI sent an output event without an output_index: {data}"),
             )
         })
-}
-
-fn push_delta(
-    out: &mut Vec<StreamEvent>,
-    make: fn(BlockDelta) -> StreamEvent,
-    index: u32,
-    delta: &str,
-) {
-    if !delta.is_empty() {
-        out.push(make(BlockDelta {
-            index,
-            delta: delta.to_string(),
-        }));
-    }
 }
 
 #[cfg(test)]
