@@ -161,6 +161,9 @@ impl Server {
                 let go_on = match result {
                     Ok(outcome) => {
                         if outcome.status == RunStatus::Handled {
+                            // No `agent_end` follows a handled input: this event ends the run
+                            // for clients, so the state they ask for next must say so.
+                            server.run_ended.store(true, Ordering::SeqCst);
                             server.out.send(&RpcEvent::InputHandled);
                         }
                         matches!(outcome.status, RunStatus::Completed | RunStatus::Handled)
