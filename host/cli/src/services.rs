@@ -140,17 +140,10 @@ impl HostServices for CliServices {
 
     fn latest_custom(&self, _plugin: &str, custom_type: &str) -> Option<String> {
         let session = self.session.get()?.lock();
-        session
-            .branch()
-            .into_iter()
-            .rev()
-            .find_map(|entry| match &entry.kind {
-                EntryKind::Custom {
-                    custom_type: t,
-                    data,
-                } if t == custom_type => Some(data.to_string()),
-                _ => None,
-            })
+        match &session.latest_custom(custom_type)?.kind {
+            EntryKind::Custom { data, .. } => Some(data.to_string()),
+            _ => None,
+        }
     }
 
     fn append_custom(

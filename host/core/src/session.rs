@@ -222,6 +222,12 @@ impl Session {
         self.path_entries(self.tree.leaf())
     }
 
+    /// The newest `custom` entry of `custom_type` on the active branch: where plugins keep
+    /// state that follows `/tree` moves. Constant time, whatever the session's length.
+    pub fn latest_custom(&self, custom_type: &str) -> Option<&Entry> {
+        self.tree.latest_custom(custom_type)
+    }
+
     /// The entries from the root to `id`.
     pub fn branch_to(&self, id: &str) -> Result<Vec<&Entry>, SessionError> {
         let position = self

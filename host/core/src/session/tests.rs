@@ -439,3 +439,64 @@ fn pi_custom_messages_with_blocks_load() {
     assert_eq!(texts(&session.project()), ["a\nb"]);
     assert_eq!(session.project()[0].timestamp(), 1733011200000);
 }
+
+#[test]
+fn latest_custom_follows_every_leaf_move() {
+    // Random appends and leaf moves, each checked against a search of the whole branch; then
+    // the same after a reopen, which rebuilds the index from the file.
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = new_session(dir.path());
+    let brute = |session: &Session, custom_type: &str| -> Option<String> {
+        session
+            .branch()
+            .into_iter()
+            .rev()
+            .find(|e| matches!(&e.kind, EntryKind::Custom { custom_type: t, .. } if t == custom_type))
+            .map(|e| e.id.clone())
+    };
+    let check = |session: &Session| {
+        for t in ["a", "b", "never"] {
+            assert_eq!(
+                session.latest_custom(t).map(|e| e.id.clone()),
+                brute(session, t),
+                "type {t}"
+            );
+        }
+    };
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for step in 0..400 {
+        match next(6) {
+            0 | 1 => {
+                let custom_type = if next(2) == 0 { "a" } else { "b" };
+                session
+                    .append(EntryKind::Custom {
+                        custom_type: custom_type.into(),
+                        data: json!({ "step": step }),
+                    })
+                    .unwrap();
+            }
+            2 | 3 => {
+                session.append_message(user("m")).unwrap();
+            }
+            4 => {
+                let ids: Vec<String> = session.entries().iter().map(|e| e.id.clone()).collect();
+                let target = (!ids.is_empty()).then(|| ids[next(ids.len())].clone());
+                session.set_leaf(target.as_deref()).unwrap();
+            }
+            _ => session.set_leaf(None).unwrap(),
+        }
+        check(&session);
+    }
+    let last = session.append_message(user("end")).unwrap().id.clone();
+    check(&session);
+    let path = session.path().unwrap().to_owned();
+    let (reopened, _) = Session::open(&path, SessionOptions::default()).unwrap();
+    assert_eq!(reopened.leaf_id(), Some(last.as_str()));
+    check(&reopened);
+}

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use super::entry::Entry;
+use super::entry::{Entry, EntryKind};
 
 #[derive(Debug, Default)]
 pub(crate) struct Tree {
@@ -12,6 +12,12 @@ pub(crate) struct Tree {
     /// Parent of each entry, always an earlier index, so walks towards the root terminate.
     parents: Vec<Option<usize>>,
     leaf: Option<usize>,
+    /// Whether each entry lies on the path from the root to the leaf. Kept current on every
+    /// append and leaf move, so "is this on the active branch" costs nothing: plugins read their
+    /// state (the latest custom entry of a type) on every tool call, in sessions of any length.
+    on_branch: Vec<bool>,
+    /// Positions of the custom entries of each type, in file order.
+    customs: HashMap<String, Vec<usize>>,
 }
 
 impl Tree {
@@ -36,7 +42,7 @@ impl Tree {
     }
 
     pub fn set_leaf(&mut self, leaf: Option<usize>) {
-        self.leaf = leaf;
+        self.move_branch(leaf);
     }
 
     pub fn leaf_entry(&self) -> Option<&Entry> {
@@ -89,10 +95,49 @@ impl Tree {
     fn push(&mut self, entry: Entry, parent: Option<usize>) -> usize {
         let i = self.entries.len();
         self.index.insert(entry.id.clone(), i);
+        if let EntryKind::Custom { custom_type, .. } = &entry.kind {
+            self.customs.entry(custom_type.clone()).or_default().push(i);
+        }
         self.entries.push(entry);
         self.parents.push(parent);
-        self.leaf = Some(i);
+        self.on_branch.push(false);
+        self.move_branch(Some(i));
         i
+    }
+
+    /// Makes `leaf` the leaf and re-marks the active branch. Only the entries between the old
+    /// and the new leaf and their common ancestor change, so extending the branch is O(1) and a
+    /// move costs the length of the two diverging stretches.
+    fn move_branch(&mut self, leaf: Option<usize>) {
+        let mut cursor = leaf;
+        let common = loop {
+            match cursor {
+                Some(i) if !self.on_branch[i] => {
+                    self.on_branch[i] = true;
+                    cursor = self.parents[i];
+                }
+                other => break other,
+            }
+        };
+        let mut stale = self.leaf;
+        while let Some(i) = stale {
+            if Some(i) == common {
+                break;
+            }
+            self.on_branch[i] = false;
+            stale = self.parents[i];
+        }
+        self.leaf = leaf;
+    }
+
+    /// The newest custom entry of `custom_type` on the active branch.
+    pub fn latest_custom(&self, custom_type: &str) -> Option<&Entry> {
+        self.customs
+            .get(custom_type)?
+            .iter()
+            .rev()
+            .find(|&&i| self.on_branch[i])
+            .map(|&i| &self.entries[i])
     }
 
     /// Positions from the root to `leaf`, inclusive.
