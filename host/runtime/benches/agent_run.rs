@@ -3,6 +3,10 @@
 //! real file: the host's cost per tool round trip. Prints peak RSS once at the end.
 //!
 //! `cargo bench -p tack-runtime --bench agent_run`
+//!
+//! The `_with_policy_plugins` variant loads plan-mode, protected-paths, permission-gate and todo;
+//! `TACK_BENCH_POLICY=permission-gate` (a comma-separated list, possibly empty) loads only those,
+//! to tell which plugin a difference comes from.
 
 use std::sync::Arc;
 
@@ -121,7 +125,9 @@ fn run_bench(
         spec("hostile", artifacts::TEST_HOSTILE, json!({})),
     ];
     if policy {
-        for name in ["plan-mode", "protected-paths", "permission-gate", "todo"] {
+        let chosen = std::env::var("TACK_BENCH_POLICY")
+            .unwrap_or_else(|_| "plan-mode,protected-paths,permission-gate,todo".into());
+        for name in chosen.split(',').filter(|n| !n.is_empty()) {
             let builtin = tack_builtin::builtin(name).expect("built-in policy plugin");
             let manifest = Manifest::parse(builtin.manifest).expect("manifest");
             specs.push(PluginSpec {

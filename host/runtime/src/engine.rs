@@ -82,6 +82,11 @@ impl Runtime {
             .epoch_interruption(true)
             // Deep guest recursion must trap cleanly long before the host's own stack is at risk.
             .max_wasm_stack(1 << 20);
+        // `TACK_WASM_PERFMAP=1` names guest functions for `perf` (in /tmp/perf-<pid>.map), so a
+        // profile shows which plugin code the time goes to instead of bare JIT addresses.
+        if std::env::var_os("TACK_WASM_PERFMAP").is_some_and(|v| v == "1") {
+            wasm.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
         let engine = Engine::new(&wasm)?;
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
