@@ -23,6 +23,7 @@ use tack_sdk::{
 use crate::decide::{Context, Verdict};
 use crate::mode::Mode;
 use crate::rules::{Action, Rule, Source};
+use crate::store::RuleFile;
 
 /// The custom entry holding the session's mode.
 const ENTRY: &str = "permission-gate";
@@ -37,6 +38,8 @@ struct PermissionGate {
     defaults: Vec<Rule>,
     project_file: String,
     global_file: Option<String>,
+    /// The global file (when the plugin has a data directory), then the project's.
+    rule_files: Vec<RuleFile>,
 }
 
 #[derive(Deserialize)]
@@ -84,6 +87,15 @@ impl Plugin for PermissionGate {
             .data_dir
             .as_deref()
             .map(|dir| format!("{}/permissions.toml", dir.trim_end_matches('/')));
+        self.rule_files = self
+            .global_file
+            .iter()
+            .map(|path| RuleFile::new(path.clone(), Source::Global(path.clone())))
+            .chain(std::iter::once(RuleFile::new(
+                self.project_file.clone(),
+                Source::Project(self.project_file.clone()),
+            )))
+            .collect();
         Ok(Registration::new()
             .command(
                 "permissions",
@@ -163,21 +175,13 @@ impl PermissionGate {
         }
     }
 
-    fn user_rules(&self) -> UserRules {
+    fn user_rules(&mut self) -> UserRules {
         let mut out = UserRules {
             rules: Vec::new(),
             problems: Vec::new(),
         };
-        let files = self
-            .global_file
-            .iter()
-            .map(|path| (path, Source::Global(path.clone())))
-            .chain(std::iter::once((
-                &self.project_file,
-                Source::Project(self.project_file.clone()),
-            )));
-        for (path, source) in files {
-            match store::load(path, source, &self.workspace) {
+        for file in &mut self.rule_files {
+            match file.current(&self.workspace) {
                 store::Loaded::Missing => {}
                 store::Loaded::Rules(rules) => out.rules.extend(rules),
                 store::Loaded::Broken(problem) => out.problems.push(problem),
@@ -219,7 +223,7 @@ impl PermissionGate {
     }
 
     /// `/permissions` without arguments: the mode and every rule, by source.
-    fn overview(&self) -> String {
+    fn overview(&mut self) -> String {
         let mode = self.mode();
         let user = self.user_rules();
         let mut out = format!(

@@ -1,20 +1,72 @@
 //! Reading rule files, and appending the allow rules "Always allow for this project" creates.
 //!
-//! Files are read on every call, so edits take effect at once and every instance of the plugin
-//! sees the same rules. Appending as text keeps the user's comments and layout.
+//! Files are checked on every call, so edits take effect at once and every instance of the plugin
+//! sees the same rules; a file is parsed again only when its size or modification time changed,
+//! which keeps a tool call's cost to one `stat` per file. Appending as text keeps the user's
+//! comments and layout.
 
 use std::io::Write;
+use std::time::SystemTime;
 
 use crate::rules::{self, MatchKind, Rule, RuleSpec, Source};
 
 /// What a rule file gave: rules, or the reason it could not be used.
+#[derive(Clone)]
 pub enum Loaded {
     Missing,
     Rules(Vec<Rule>),
     Broken(String),
 }
 
-pub fn load(path: &str, source: Source, workspace: &str) -> Loaded {
+/// One rule file and what it gave when last parsed.
+pub struct RuleFile {
+    path: String,
+    source: Source,
+    parsed: Option<(Stamp, Loaded)>,
+}
+
+/// What identifies a version of a file without reading it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+impl RuleFile {
+    pub fn new(path: String, source: Source) -> Self {
+        Self {
+            path,
+            source,
+            parsed: None,
+        }
+    }
+
+    /// The file's rules as they are now on disk.
+    pub fn current(&mut self, workspace: &str) -> Loaded {
+        let stamp = match std::fs::metadata(&self.path) {
+            Ok(meta) => Stamp {
+                len: meta.len(),
+                modified: meta.modified().ok(),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                self.parsed = None;
+                return Loaded::Missing;
+            }
+            Err(e) => return Loaded::Broken(format!("cannot read {}: {e}", self.path)),
+        };
+        match &self.parsed {
+            // Without a modification time there is no telling an edit that kept the size.
+            Some((seen, loaded)) if *seen == stamp && stamp.modified.is_some() => loaded.clone(),
+            _ => {
+                let loaded = load(&self.path, self.source.clone(), workspace);
+                self.parsed = Some((stamp, loaded.clone()));
+                loaded
+            }
+        }
+    }
+}
+
+fn load(path: &str, source: Source, workspace: &str) -> Loaded {
     match std::fs::read_to_string(path) {
         Ok(text) => match rules::parse(&text, &source, workspace) {
             Ok(rules) => Loaded::Rules(rules),

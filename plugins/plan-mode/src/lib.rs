@@ -15,7 +15,6 @@ mod prompt;
 mod state;
 
 use serde::Deserialize;
-use serde_json::Value;
 use tack_sdk::session::{self, Delivery, OutgoingMessage};
 use tack_sdk::{
     agent, export_plugin, log, ui, AgentStartPatch, EventKind, HookKind, InitContext, Level,
@@ -251,17 +250,45 @@ fn show(state: &PlanState) {
 
 /// The text of an assistant message from a `message_end` event, if that is what it carries.
 fn assistant_text(data: &str) -> Option<String> {
-    let event: Value = serde_json::from_str(data).ok()?;
-    let message = event.get("message")?;
-    if message.get("role").and_then(Value::as_str) != Some("assistant") {
+    // Every message ends here, tool results of any size among them: read only the role first,
+    // skipping the rest without building it, and the text blocks of assistant messages after.
+    #[derive(Deserialize)]
+    struct Event<'a> {
+        #[serde(borrow)]
+        message: Head<'a>,
+    }
+    #[derive(Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow)]
+        role: std::borrow::Cow<'a, str>,
+    }
+    #[derive(Deserialize)]
+    struct Assistant {
+        message: Body,
+    }
+    #[derive(Deserialize)]
+    struct Body {
+        #[serde(default)]
+        content: Vec<Block>,
+    }
+    #[derive(Deserialize)]
+    struct Block {
+        #[serde(rename = "type")]
+        kind: String,
+        #[serde(default)]
+        text: Option<String>,
+    }
+    let head: Event<'_> = serde_json::from_str(data).ok()?;
+    if head.message.role != "assistant" {
         return None;
     }
-    let texts: Vec<&str> = message
-        .get("content")?
-        .as_array()?
-        .iter()
-        .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|block| block.get("text").and_then(Value::as_str))
+    let event: Assistant = serde_json::from_str(data).ok()?;
+    let texts: Vec<String> = event
+        .message
+        .content
+        .into_iter()
+        .filter(|block| block.kind == "text")
+        .filter_map(|block| block.text)
         .collect();
     Some(texts.join("\n"))
 }
