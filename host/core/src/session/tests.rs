@@ -451,7 +451,9 @@ fn latest_custom_follows_every_leaf_move() {
             .branch()
             .into_iter()
             .rev()
-            .find(|e| matches!(&e.kind, EntryKind::Custom { custom_type: t, .. } if t == custom_type))
+            .find(
+                |e| matches!(&e.kind, EntryKind::Custom { custom_type: t, .. } if t == custom_type),
+            )
             .map(|e| e.id.clone())
     };
     let check = |session: &Session| {
