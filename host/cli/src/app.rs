@@ -43,6 +43,25 @@ pub async fn load_plugins_with(
     services: Arc<CliServices>,
     host_services: Arc<dyn tack_runtime::HostServices>,
 ) -> Result<Loaded> {
+    load(cli, services, host_services, false).await
+}
+
+/// [`load_plugins_with`] for the terminal UI: someone is there to answer dialogs, so the
+/// permission gate keeps its configured (or default) mode instead of `auto`.
+pub async fn load_plugins_interactive(
+    cli: &Cli,
+    services: Arc<CliServices>,
+    host_services: Arc<dyn tack_runtime::HostServices>,
+) -> Result<Loaded> {
+    load(cli, services, host_services, true).await
+}
+
+async fn load(
+    cli: &Cli,
+    services: Arc<CliServices>,
+    host_services: Arc<dyn tack_runtime::HostServices>,
+    interactive: bool,
+) -> Result<Loaded> {
     let home = Home::locate()?;
     let mut settings = Settings::load(&home.config())?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
@@ -51,7 +70,8 @@ pub async fn load_plugins_with(
         .plugins
         .get("permission-gate")
         .is_some_and(|c| c.contains_key("mode"));
-    let headless = matches!(cli.mode, crate::cli::Mode::Text | crate::cli::Mode::Json);
+    let headless =
+        !interactive && matches!(cli.mode, crate::cli::Mode::Text | crate::cli::Mode::Json);
     match &cli.permissions {
         Some(mode) => {
             settings.set_plugin_option("permission-gate", "mode", toml::Value::String(mode.clone()))

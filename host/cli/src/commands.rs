@@ -223,7 +223,7 @@ pub fn render_tree(session: &Session) -> String {
 }
 
 /// A short kind and the first line of what an entry holds.
-fn describe(entry: &Entry) -> (String, String) {
+pub(crate) fn describe(entry: &Entry) -> (String, String) {
     let first_line = |text: &str| {
         text.lines()
             .find(|l| !l.trim().is_empty())

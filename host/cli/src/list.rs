@@ -64,7 +64,7 @@ pub async fn models(cli: &Cli) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn describe(out: &mut String, plugin: &LoadedPlugin) {
+pub(crate) fn describe(out: &mut String, plugin: &LoadedPlugin) {
     let m = &plugin.manifest.plugin;
     let source = match &plugin.source {
         PluginSource::Builtin => "built-in".to_string(),

@@ -9,7 +9,7 @@ mod compaction;
 mod models;
 mod output;
 mod queries;
-mod router;
+pub(crate) mod router;
 mod run;
 mod server;
 mod services;

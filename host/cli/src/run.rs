@@ -18,10 +18,14 @@ use crate::cli::{Cli, Mode};
 use crate::commands;
 
 pub async fn run(cli: Cli) -> Result<ExitCode> {
+    if interactive(&cli) {
+        return crate::tui::run(cli).await;
+    }
     let Some(prompt) = read_prompt(&cli)? else {
         eprintln!(
-            "tack: no prompt given. The interactive terminal UI is not built yet; run a prompt with\n  \
-             tack -p \"list the files here and read README.md\"\nor pipe one in: echo \"search for TODO\" | tack -p"
+            "tack: no prompt given. The interactive UI needs a terminal on stdin and stdout; run a \
+             prompt with\n  tack -p \"list the files here and read README.md\"\nor pipe one in: \
+             echo \"search for TODO\" | tack -p"
         );
         return Ok(ExitCode::from(2));
     };
@@ -147,6 +151,15 @@ async fn run_command(loaded: &app::Loaded, prompt: &str) -> Result<Option<ExitCo
             Ok(Some(ExitCode::FAILURE))
         }
     }
+}
+
+/// No prompt, text mode, and a terminal on both ends: the interactive UI.
+fn interactive(cli: &Cli) -> bool {
+    cli.mode == Mode::Text
+        && !cli.print
+        && cli.prompt.is_empty()
+        && std::io::stdin().is_terminal()
+        && std::io::stdout().is_terminal()
 }
 
 /// The prompt from the arguments, with piped stdin appended.

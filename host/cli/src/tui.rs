@@ -1,0 +1,187 @@
+//! The interactive terminal UI (`tack` with no prompt, on a terminal). The wiring is that of the
+//! other modes (plugins, provider, session, agent); the UI itself is the `tack-tui` crate, fed
+//! the agent's events and plugin UI requests, and this module's controller carries out the
+//! actions it sends back.
+
+mod commands;
+mod controller;
+mod info;
+mod models;
+mod services;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use tack_core::event::{AgentEvent, EventSink, NoticeLevel};
+use tack_core::session::{SessionHandle, SessionStore};
+use tack_runtime::api::EventKind;
+use tack_tui::{App, Theme, UiEvent};
+use tokio::sync::mpsc;
+
+use crate::app::{self, Chosen};
+use crate::cli::Cli;
+use crate::rpc::router::ProviderRouter;
+use crate::services::CliServices;
+use controller::Controller;
+use services::TuiServices;
+
+/// Sends every agent event to the UI.
+struct UiSink(mpsc::UnboundedSender<UiEvent>);
+
+impl EventSink for UiSink {
+    fn emit(&self, event: &AgentEvent) {
+        let _ = self.0.send(UiEvent::Agent(event.clone()));
+    }
+}
+
+pub async fn run(cli: Cli) -> Result<ExitCode> {
+    let (ui_tx, ui_rx) = mpsc::unbounded_channel();
+    let (wake_tx, mut wake_rx) = mpsc::unbounded_channel();
+    let cli_services = Arc::new(CliServices::default());
+    let services = Arc::new(TuiServices::new(
+        cli_services.clone(),
+        ui_tx.clone(),
+        wake_tx,
+    ));
+    let loaded = app::load_plugins_interactive(&cli, cli_services, services.clone()).await?;
+    let session = SessionHandle::new(app::open_session(&cli, &loaded)?);
+    let session_model = session
+        .lock()
+        .model()
+        .map(|(p, m)| (p.to_string(), m.to_string()));
+    let chosen = app::choose_provider(&cli, &loaded, session_model)?;
+    let startup_provider = chosen.model.provider.clone();
+    let router = Arc::new(ProviderRouter::new(&startup_provider, chosen.provider));
+    let chosen = Chosen {
+        provider: router.clone(),
+        model: chosen.model,
+        options: chosen.options,
+    };
+    let sink: Arc<dyn EventSink> = Arc::new(UiSink(ui_tx.clone()));
+    let wired = app::build_agent(&cli, &loaded, chosen, session.clone(), sink)?;
+    services.attach_queues(wired.agent.queues());
+    app::session_event(&loaded, EventKind::SessionStart, &session).await;
+
+    let log_path = loaded.home.root().join("tui-stderr.log");
+    let warnings = loaded.warnings.clone();
+    let store = SessionStore::new(loaded.home.root());
+    let controller = Arc::new(Controller {
+        cli,
+        loaded,
+        agent: wired.agent,
+        session,
+        store,
+        router,
+        services,
+        ui: ui_tx.clone(),
+        startup_provider,
+        busy: Default::default(),
+    });
+    controller.send(UiEvent::Transcript(controller.session.lock().project()));
+    controller.send(UiEvent::Footer(controller.footer()));
+    controller.send(UiEvent::Commands(controller.command_list()));
+    controller.send(UiEvent::History(controller.history()));
+    for warning in warnings {
+        controller.send(UiEvent::Notify {
+            plugin: "tack".into(),
+            level: NoticeLevel::Warn,
+            message: warning,
+        });
+    }
+    if controller.agent.config().model.provider == "demo" {
+        controller.send(UiEvent::Notify {
+            plugin: "tack".into(),
+            level: NoticeLevel::Info,
+            message: "using the offline demo provider (no API key found). Set ANTHROPIC_API_KEY \
+                      or OPENAI_API_KEY, or pass --provider and --api-key, to use a real model."
+                .into(),
+        });
+    }
+    let files_tx = ui_tx.clone();
+    let root = controller.loaded.cwd.clone();
+    tokio::task::spawn_blocking(move || {
+        let _ = files_tx.send(UiEvent::Files(info::list_files(&root)));
+    });
+
+    // Signals end the UI like /quit, so the terminal is restored and the session completed.
+    let signal_tx = ui_tx.clone();
+    tokio::spawn(async move {
+        wait_for_signal().await;
+        let _ = signal_tx.send(UiEvent::Shutdown);
+    });
+
+    let (action_tx, mut action_rx) = mpsc::unbounded_channel();
+    let handler = controller.clone();
+    let actions = tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                action = action_rx.recv() => match action {
+                    Some(action) => handler.handle(action),
+                    None => return,
+                },
+                Some(()) = wake_rx.recv() => handler.wake(),
+            }
+        }
+    });
+    drop(ui_tx);
+
+    let result = {
+        let _stderr = info::StderrToFile::redirect(&log_path);
+        let mut guard = tack_tui::terminal::enter().context("cannot set up the terminal")?;
+        let theme = Theme::from_env();
+        if theme.color {
+            tack_tui::render::highlight::preload();
+        }
+        let mut app = App::new(theme);
+        tack_tui::run(
+            &mut guard.terminal,
+            &mut app,
+            tack_tui::terminal_events(),
+            ui_rx,
+            action_tx,
+        )
+        .await
+    };
+    actions.abort();
+    controller.shut_down().await;
+    app::session_event(
+        &controller.loaded,
+        EventKind::SessionEnd,
+        &controller.session,
+    )
+    .await;
+    result.context("the terminal UI failed")?;
+    let resume = {
+        let session = controller.session.lock();
+        session
+            .is_persistent()
+            .then(|| crate::sessions::short_id(session.id()).to_string())
+    };
+    if let Some(id) = resume {
+        println!("Continue this session with: tack -r {id}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(unix)]
+async fn wait_for_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = hup.recv() => {}
+        _ = int.recv() => {}
+    }
+}
+
+#[cfg(not(unix))]
+async fn wait_for_signal() {
+    let _ = tokio::signal::ctrl_c().await;
+}

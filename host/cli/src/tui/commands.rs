@@ -1,0 +1,385 @@
+//! Slash commands in the terminal UI. The host's own (`/model`, `/thinking`, `/resume`, `/new`,
+//! `/tree`, `/fork`, `/compact`, `/clone`, `/name`, `/label`, `/plugins`, `/help`) come first;
+//! without arguments the ones that choose something open a picker. Other names go to the
+//! plugin that registered them.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use tack_core::message::Message;
+use tack_core::session::{EntryKind, Session};
+use tack_tui::{CommandInfo, Picker, PickerItem, PickerKind, UiEvent};
+
+use super::controller::Controller;
+use crate::sessions::{clip, short_id};
+
+/// The host's commands, for completion and `/help`.
+const HOST_COMMANDS: &[(&str, &str)] = &[
+    ("model", "Pick the model (or /model provider/model)"),
+    (
+        "thinking",
+        "Pick the thinking level (or /thinking off|minimal|low|medium|high)",
+    ),
+    (
+        "compact",
+        "Summarize the older conversation now (/compact [focus])",
+    ),
+    ("tree", "Move to another point of the session tree"),
+    ("fork", "Start a new session from an earlier prompt"),
+    ("clone", "Copy this session into a new one"),
+    ("resume", "Open another session of this directory"),
+    ("new", "Start a new session"),
+    ("name", "Name the session (/name text)"),
+    ("label", "Label an entry (/label id [text])"),
+    ("plugins", "List the loaded plugins"),
+    ("help", "List the commands and keys"),
+    ("quit", "Quit tack"),
+];
+
+impl Controller {
+    /// The commands to complete: the host's, then every plugin's.
+    pub fn command_list(&self) -> Vec<CommandInfo> {
+        let mut list: Vec<CommandInfo> = HOST_COMMANDS
+            .iter()
+            .map(|(name, description)| CommandInfo {
+                name: name.to_string(),
+                description: description.to_string(),
+                plugin: None,
+            })
+            .collect();
+        let mut plugin: Vec<CommandInfo> = self
+            .loaded
+            .set
+            .commands()
+            .filter(|(_, spec)| !HOST_COMMANDS.iter().any(|(n, _)| *n == spec.name))
+            .map(|(plugin, spec)| CommandInfo {
+                name: spec.name.clone(),
+                description: spec.description.clone(),
+                plugin: Some(plugin.name().to_string()),
+            })
+            .collect();
+        plugin.sort_by(|a, b| a.name.cmp(&b.name));
+        list.extend(plugin);
+        list
+    }
+
+    pub async fn command(self: Arc<Self>, name: &str, args: &str) {
+        match self.clone().dispatch(name, args).await {
+            Ok(Some(text)) => self.send(UiEvent::Info(text)),
+            Ok(None) => {}
+            Err(e) => self.send(UiEvent::Error(format!("/{name}: {e:#}"))),
+        }
+        self.send(UiEvent::Footer(self.footer()));
+    }
+
+    async fn dispatch(self: Arc<Self>, name: &str, args: &str) -> Result<Option<String>> {
+        match (name, args.is_empty()) {
+            ("model", true) => self.open(self.model_picker()?),
+            ("model", false) => self.set_model_arg(args).map(Some),
+            ("thinking", true) => self.open(self.thinking_picker()),
+            ("thinking", false) => self.set_thinking(args).map(Some),
+            ("resume", true) => self.open(self.session_picker()?),
+            ("resume", false) => self.switch_session(args).await,
+            ("new", _) => self.new_session().await,
+            ("tree", true) => self.open(self.tree_picker()),
+            ("fork", true) => self.open(self.fork_picker()),
+            ("fork", false) => self.fork(args).await,
+            ("plugins", _) => Ok(Some(self.plugins_text())),
+            ("help", _) => Ok(Some(self.help_text())),
+            ("compact" | "tree" | "clone" | "name" | "label", _) => {
+                let work = self.occupy()?;
+                let result = self.host_command(name, args, &work).await;
+                self.release(&work);
+                if name == "tree" {
+                    self.send(UiEvent::Transcript(self.session.lock().project()));
+                }
+                result
+            }
+            _ => self.plugin_command(name, args).await,
+        }
+    }
+
+    async fn host_command(
+        &self,
+        name: &str,
+        args: &str,
+        work: &super::controller::Work,
+    ) -> Result<Option<String>> {
+        let line = format!("/{name} {args}");
+        let busy = (name == "compact").then(|| "Compacting the conversation…".to_string());
+        if busy.is_some() {
+            self.send(UiEvent::Busy(busy));
+        }
+        let result = crate::commands::run(
+            &self.agent,
+            &self.store,
+            &self.loaded.cwd,
+            &line,
+            work.cancel.clone(),
+        )
+        .await;
+        self.send(UiEvent::Busy(None));
+        match result {
+            Some(result) => result.map(Some),
+            None => bail!("unknown command"),
+        }
+    }
+
+    async fn plugin_command(self: Arc<Self>, name: &str, args: &str) -> Result<Option<String>> {
+        let Some((plugin, _)) = self.loaded.set.command(name) else {
+            bail!("no such command (see /help)");
+        };
+        let plugin = plugin.clone();
+        let output = match plugin.run_command(name, args.trim()).await {
+            Ok(Ok(output)) => output,
+            Ok(Err(message)) => bail!("{message}"),
+            Err(e) => return Err(e).context("the plugin failed"),
+        };
+        // The command may have queued a message for the model (plan-mode's "execute the plan").
+        self.wake();
+        Ok(output)
+    }
+
+    fn open(&self, picker: Picker) -> Result<Option<String>> {
+        if picker.items.is_empty() {
+            bail!("nothing to choose from");
+        }
+        self.send(UiEvent::Picker(picker));
+        Ok(None)
+    }
+
+    pub async fn picked(self: Arc<Self>, kind: PickerKind, value: &str) {
+        let result = match kind {
+            PickerKind::Model => self.set_model_arg(value).map(Some),
+            PickerKind::Thinking => self.set_thinking(value).map(Some),
+            PickerKind::Session => self.switch_session(value).await,
+            PickerKind::Fork => self.fork(value).await,
+            PickerKind::Tree => {
+                let this = Arc::clone(&self);
+                return this.command("tree", value).await;
+            }
+        };
+        match result {
+            Ok(Some(text)) => self.send(UiEvent::Info(text)),
+            Ok(None) => {}
+            Err(e) => self.send(UiEvent::Error(format!("{e:#}"))),
+        }
+        self.send(UiEvent::Footer(self.footer()));
+    }
+
+    fn session_picker(&self) -> Result<Picker> {
+        let sessions = self.store.list(&self.loaded.cwd)?;
+        let current = self.session.lock().id().to_string();
+        let mut selected = 0;
+        let items = sessions
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                if s.id == current {
+                    selected = i;
+                }
+                let first = s
+                    .first_message
+                    .as_deref()
+                    .and_then(|m| m.lines().find(|l| !l.trim().is_empty()))
+                    .map(|l| clip(l.trim(), 60))
+                    .unwrap_or_else(|| "(no message yet)".into());
+                PickerItem {
+                    label: format!("{} {}", if s.id == current { "*" } else { " " }, first),
+                    detail: format!(
+                        "{} · {}",
+                        short_id(&s.id),
+                        s.created
+                            .get(..16)
+                            .unwrap_or(&s.created)
+                            .replacen('T', " ", 1)
+                    ),
+                    value: s.path.display().to_string(),
+                }
+            })
+            .collect();
+        Ok(Picker {
+            kind: PickerKind::Session,
+            title: "Resume a session".into(),
+            items,
+            selected,
+        })
+    }
+
+    fn tree_picker(&self) -> Picker {
+        let session = self.session.lock();
+        let rows = session.outline();
+        let mut selected = 0;
+        let items = rows
+            .iter()
+            .enumerate()
+            .map(|(i, row)| {
+                if row.is_leaf {
+                    selected = i;
+                }
+                let (kind, text) = crate::commands::describe(row.entry);
+                let mut label = format!(
+                    "{}{}{kind}: {}",
+                    if row.on_branch { "* " } else { "  " },
+                    "  ".repeat(row.depth),
+                    clip(&text, 70)
+                );
+                if let Some(l) = row.label {
+                    let _ = write!(label, "  [{l}]");
+                }
+                if row.is_leaf {
+                    label.push_str("  ← here");
+                }
+                PickerItem {
+                    label,
+                    detail: row.entry.id.clone(),
+                    value: row.entry.id.clone(),
+                }
+            })
+            .collect();
+        Picker {
+            kind: PickerKind::Tree,
+            title: "Session tree: move to an entry".into(),
+            items,
+            selected,
+        }
+    }
+
+    fn fork_picker(&self) -> Picker {
+        let session = self.session.lock();
+        let items: Vec<PickerItem> = session
+            .branch()
+            .into_iter()
+            .filter_map(|entry| match &entry.kind {
+                EntryKind::Message(m) => match m.as_ref() {
+                    Message::User(u) => Some(PickerItem {
+                        label: clip(&u.text_content().replace('\n', " "), 80),
+                        detail: entry.id.clone(),
+                        value: entry.id.clone(),
+                    }),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        let selected = items.len().saturating_sub(1);
+        Picker {
+            kind: PickerKind::Fork,
+            title: "Fork: a new session from before this prompt".into(),
+            items,
+            selected,
+        }
+    }
+
+    async fn new_session(&self) -> Result<Option<String>> {
+        let session = if self.cli.no_session {
+            Session::in_memory(&self.loaded.cwd)
+        } else {
+            self.store
+                .create(&self.loaded.cwd)
+                .context("cannot create a session file")?
+        };
+        self.change(session, None).await?;
+        Ok(Some("New session.".into()))
+    }
+
+    async fn switch_session(&self, arg: &str) -> Result<Option<String>> {
+        let path = self
+            .store
+            .resolve(&self.loaded.cwd, arg)
+            .with_context(|| format!("cannot find session '{arg}'"))?;
+        let (session, warnings) = self
+            .store
+            .open(&path)
+            .with_context(|| format!("cannot open session {}", path.display()))?;
+        for w in warnings {
+            self.send(UiEvent::Error(format!("{}: skipped {w}", path.display())));
+        }
+        let id = session.id().to_string();
+        self.change(session, None).await?;
+        Ok(Some(format!("Resumed session {}.", short_id(&id))))
+    }
+
+    /// A new session holding the conversation before the user message `entry_id`; the
+    /// message's text goes back into the editor to be edited and sent again.
+    async fn fork(&self, entry_id: &str) -> Result<Option<String>> {
+        let (forked, text) = {
+            let s = self.session.lock();
+            let entry = s
+                .entry(entry_id)
+                .with_context(|| format!("the session has no entry {entry_id:?}"))?;
+            let text = match &entry.kind {
+                EntryKind::Message(m) => match m.as_ref() {
+                    Message::User(u) => u.text_content(),
+                    _ => bail!("entry {entry_id:?} is not a prompt"),
+                },
+                _ => bail!("entry {entry_id:?} is not a prompt"),
+            };
+            let forked = match &entry.parent_id {
+                Some(parent) => self.store.fork(&s, parent)?,
+                None if s.is_persistent() => self.store.create(&self.loaded.cwd)?,
+                None => Session::in_memory(&self.loaded.cwd),
+            };
+            (forked, text)
+        };
+        let id = forked.id().to_string();
+        self.change(forked, Some(text)).await?;
+        Ok(Some(format!("Forked into session {}.", short_id(&id))))
+    }
+
+    /// Replaces the session (the handle the agent and plugins share stays the same), while no
+    /// run can start.
+    async fn change(&self, session: Session, editor_text: Option<String>) -> Result<()> {
+        let work = self.occupy()?;
+        crate::app::session_event(
+            &self.loaded,
+            tack_runtime::api::EventKind::SessionEnd,
+            &self.session,
+        )
+        .await;
+        self.session.replace(session);
+        // Queued messages belonged to the old conversation.
+        self.agent.queues().clear();
+        self.services.take_next_turn();
+        let adopted = self.adopt_session_model();
+        crate::app::session_event(
+            &self.loaded,
+            tack_runtime::api::EventKind::SessionStart,
+            &self.session,
+        )
+        .await;
+        self.release(&work);
+        self.send(UiEvent::Transcript(self.session.lock().project()));
+        self.send(UiEvent::History(self.history()));
+        if let Some(text) = editor_text {
+            self.send(UiEvent::EditorText(text));
+        }
+        adopted
+    }
+
+    fn plugins_text(&self) -> String {
+        let mut out = String::from("```\n");
+        for plugin in self.loaded.set.plugins() {
+            crate::list::describe(&mut out, plugin);
+        }
+        out.push_str("```");
+        out
+    }
+
+    fn help_text(&self) -> String {
+        let mut out = String::from("**Commands**\n\n");
+        for c in self.command_list() {
+            let _ = writeln!(out, "- `/{}` {}", c.name, c.description);
+        }
+        out.push_str(
+            "\n**Keys**\n\n- Enter sends; Shift+Enter, Ctrl+J or `\\` then Enter adds a line\n\
+             - While the agent works: Enter steers, Alt+Enter queues a follow-up, Esc aborts\n\
+             - Up/Down walk the prompt history; Tab completes `/commands` and `@files`\n\
+             - Ctrl+O expands tool output, Ctrl+T shows thinking\n\
+             - PageUp/PageDown, Shift+Up/Down scroll; Ctrl+End follows the end again\n\
+             - Ctrl+C aborts a run, clears the editor, or (twice) quits; Ctrl+D quits\n",
+        );
+        out
+    }
+}

@@ -1,0 +1,246 @@
+//! What plugins reach in the terminal UI. Dialogs open as overlays and wait for the user (or
+//! their timeout, or an abort); notifications, status segments and widgets go to the screen;
+//! messages a plugin sends are delivered as the WIT `delivery` says, starting a turn when the
+//! agent is idle. The session and tool registry are the CLI's.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
+
+use tack_core::agent::MessageQueues;
+use tack_core::event::NoticeLevel;
+use tack_core::message::Message;
+use tack_runtime::api::{Delivery, Level, OutgoingMessage, ToolResult};
+use tack_runtime::HostServices;
+use tack_tui::{DialogAnswer, DialogKind, DialogRequest, UiEvent};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::services::CliServices;
+
+pub struct TuiServices {
+    cli: Arc<CliServices>,
+    ui: mpsc::UnboundedSender<UiEvent>,
+    /// Once shutting down, dialogs resolve to their defaults without asking.
+    closed: AtomicBool,
+    queues: OnceLock<MessageQueues>,
+    /// Messages for the user's next prompt (`delivery: next-turn`).
+    next_turn: Mutex<Vec<Message>>,
+    /// Tells the controller a message was queued, so an idle agent starts a turn for it.
+    wake: mpsc::UnboundedSender<()>,
+}
+
+impl TuiServices {
+    pub fn new(
+        cli: Arc<CliServices>,
+        ui: mpsc::UnboundedSender<UiEvent>,
+        wake: mpsc::UnboundedSender<()>,
+    ) -> Self {
+        TuiServices {
+            cli,
+            ui,
+            closed: AtomicBool::new(false),
+            queues: OnceLock::new(),
+            next_turn: Mutex::default(),
+            wake,
+        }
+    }
+
+    pub fn attach_queues(&self, queues: MessageQueues) {
+        let _ = self.queues.set(queues);
+    }
+
+    pub fn take_next_turn(&self) -> Vec<Message> {
+        std::mem::take(&mut *lock(&self.next_turn))
+    }
+
+    /// Every open dialog ends with its default (an abort).
+    pub fn close_dialogs(&self) {
+        self.send(UiEvent::CloseDialogs);
+    }
+
+    /// From now on dialogs are not shown: nobody is left to answer them.
+    pub fn shut(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        self.close_dialogs();
+    }
+
+    fn send(&self, event: UiEvent) {
+        // The UI is gone only while tack shuts down; there is nobody to show anything to then.
+        let _ = self.ui.send(event);
+    }
+
+    /// Shows a dialog and waits for the answer; `None` when it closed unanswered.
+    async fn ask(
+        &self,
+        plugin: &str,
+        kind: DialogKind,
+        timeout_ms: Option<u32>,
+    ) -> Option<DialogAnswer> {
+        if self.closed.load(Ordering::SeqCst) {
+            return None;
+        }
+        let id = uuid::Uuid::now_v7().to_string();
+        let (reply, answer) = oneshot::channel();
+        self.send(UiEvent::Dialog(DialogRequest {
+            id: id.clone(),
+            plugin: plugin.to_string(),
+            kind,
+            reply,
+        }));
+        let answer = match timeout_ms {
+            None => answer.await.ok(),
+            Some(ms) => {
+                match tokio::time::timeout(Duration::from_millis(ms.into()), answer).await {
+                    Ok(answer) => answer.ok(),
+                    Err(_) => {
+                        self.send(UiEvent::DialogClosed(id));
+                        None
+                    }
+                }
+            }
+        };
+        answer.filter(|a| *a != DialogAnswer::Cancelled)
+    }
+}
+
+#[async_trait::async_trait]
+impl HostServices for TuiServices {
+    fn tool_progress(&self, plugin: &str, call_id: &str, partial: ToolResult) {
+        self.cli.tool_progress(plugin, call_id, partial);
+    }
+
+    async fn confirm(
+        &self,
+        plugin: &str,
+        title: &str,
+        message: &str,
+        timeout_ms: Option<u32>,
+    ) -> bool {
+        let kind = DialogKind::Confirm {
+            title: title.to_string(),
+            message: message.to_string(),
+        };
+        matches!(
+            self.ask(plugin, kind, timeout_ms).await,
+            Some(DialogAnswer::Confirmed(true))
+        )
+    }
+
+    async fn select(
+        &self,
+        plugin: &str,
+        title: &str,
+        options: &[String],
+        timeout_ms: Option<u32>,
+    ) -> Option<u32> {
+        let kind = DialogKind::Select {
+            title: title.to_string(),
+            options: options.to_vec(),
+        };
+        match self.ask(plugin, kind, timeout_ms).await? {
+            DialogAnswer::Selected(index) if index < options.len() => u32::try_from(index).ok(),
+            _ => None,
+        }
+    }
+
+    async fn input(
+        &self,
+        plugin: &str,
+        title: &str,
+        placeholder: &str,
+        timeout_ms: Option<u32>,
+    ) -> Option<String> {
+        let kind = DialogKind::Input {
+            title: title.to_string(),
+            placeholder: placeholder.to_string(),
+        };
+        match self.ask(plugin, kind, timeout_ms).await? {
+            DialogAnswer::Text(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    fn notify(&self, plugin: &str, level: Level, message: &str) {
+        let level = match level {
+            Level::Debug => NoticeLevel::Debug,
+            Level::Info => NoticeLevel::Info,
+            Level::Warn => NoticeLevel::Warn,
+            Level::Error => NoticeLevel::Error,
+        };
+        self.send(UiEvent::Notify {
+            plugin: plugin.to_string(),
+            level,
+            message: message.to_string(),
+        });
+    }
+
+    fn set_status(&self, plugin: &str, key: &str, text: Option<&str>) {
+        self.send(UiEvent::Status {
+            plugin: plugin.to_string(),
+            key: key.to_string(),
+            text: text.map(str::to_string),
+        });
+    }
+
+    fn set_widget(&self, plugin: &str, key: &str, lines: &[String]) {
+        self.send(UiEvent::Widget {
+            plugin: plugin.to_string(),
+            key: key.to_string(),
+            lines: lines.to_vec(),
+        });
+    }
+
+    fn session_id(&self) -> String {
+        self.cli.session_id()
+    }
+
+    fn session_branch(&self) -> String {
+        self.cli.session_branch()
+    }
+
+    fn latest_custom(&self, plugin: &str, custom_type: &str) -> Option<String> {
+        self.cli.latest_custom(plugin, custom_type)
+    }
+
+    fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String> {
+        self.cli.append_custom(plugin, custom_type, data)
+    }
+
+    fn send_message(&self, _plugin: &str, message: OutgoingMessage, delivery: Delivery) {
+        let message = match message.custom_type {
+            Some(custom_type) => Message::custom(custom_type, message.text, message.display),
+            None => Message::user(message.text),
+        };
+        if let Delivery::NextTurn = delivery {
+            lock(&self.next_turn).push(message);
+            return;
+        }
+        // Before the agent exists there is nothing to deliver to (plugins only initialize then).
+        let Some(queues) = self.queues.get() else {
+            return;
+        };
+        if let Delivery::Steer = delivery {
+            queues.steer(message);
+        } else {
+            queues.follow_up(message);
+        }
+        let _ = self.wake.send(());
+    }
+
+    fn all_tools(&self) -> Vec<String> {
+        self.cli.all_tools()
+    }
+
+    fn active_tools(&self) -> Vec<String> {
+        self.cli.active_tools()
+    }
+
+    fn set_active_tools(&self, plugin: &str, names: Vec<String>) -> Result<(), String> {
+        self.cli.set_active_tools(plugin, names)
+    }
+}
+
+/// Locks a mutex whose data stays consistent even if a holder panicked (plain lists).
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}

@@ -1,0 +1,506 @@
+//! The interactive terminal UI end to end: the real binary in a real pseudo-terminal, driven by
+//! keystrokes, with the scripted provider plugin, the real permission gate and core tools, and
+//! real files in temp dirs. The screen is read back through a VT100 parser.
+
+#![cfg(unix)]
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tack_builtin::artifacts;
+
+const WAIT: Duration = Duration::from_secs(60);
+const ROWS: u16 = 32;
+const COLS: u16 = 100;
+
+struct Env {
+    home: tempfile::TempDir,
+    workspace: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        let env = Env {
+            home: tempfile::tempdir().expect("home"),
+            workspace: tempfile::tempdir().expect("workspace"),
+        };
+        let ws = env.workspace.path();
+        std::fs::write(ws.join("README.md"), "# Demo project\n").expect("readme");
+        std::fs::create_dir(ws.join("src")).expect("src");
+        std::fs::write(ws.join("src/main.rs"), "fn main() {}\n").expect("main");
+        env
+    }
+
+    /// The scripted provider as the default provider, `plugins` merged into the plugin
+    /// configuration; returns the package folder for `--plugin`.
+    fn scripted(&self, script: Value, mut plugins: Value) -> String {
+        plugins["scripted"] = json!({ "script": script });
+        let config = json!({ "provider": "scripted", "plugins": plugins });
+        std::fs::write(
+            self.home.path().join("config.toml"),
+            toml::to_string(&config).expect("toml"),
+        )
+        .expect("config");
+        let dir = self.home.path().join("scripted");
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::copy(artifacts::TEST_SCRIPTED_PROVIDER, dir.join("plugin.wasm")).expect("copy");
+        std::fs::write(
+            dir.join("tack.toml"),
+            "[plugin]\nname = \"scripted\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"plugin.wasm\"\n",
+        )
+        .expect("manifest");
+        dir.to_str().expect("utf8").to_string()
+    }
+
+    fn spawn(&self, args: &[&str]) -> Tui {
+        Tui::spawn(self, args)
+    }
+
+    fn session_lines(&self) -> Vec<Value> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.home.path().join("sessions")];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "jsonl") {
+                    let text = std::fs::read_to_string(&path).expect("session");
+                    out.extend(text.lines().filter_map(|l| serde_json::from_str(l).ok()));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// `tack` running in a pseudo-terminal, and the screen it drew.
+struct Tui {
+    child: Child,
+    master: File,
+    parser: Arc<Mutex<vt100::Parser>>,
+}
+
+impl Tui {
+    fn spawn(env: &Env, args: &[&str]) -> Tui {
+        let (master, slave) = open_pty();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tack"));
+        command
+            .args(args)
+            .current_dir(env.workspace.path())
+            .env("TACK_HOME", env.home.path())
+            .env(
+                "TACK_CACHE_DIR",
+                concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
+            )
+            .env("TERM", "xterm-256color")
+            .env_remove("NO_COLOR")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("GEMINI_API_KEY")
+            .stdin(Stdio::from(slave.try_clone().expect("slave")))
+            .stdout(Stdio::from(slave.try_clone().expect("slave")))
+            .stderr(Stdio::from(slave));
+        // SAFETY: between fork and exec only async-signal-safe calls: setsid and ioctl make the
+        // pty the child's controlling terminal, as a terminal emulator does.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::setsid() < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = command.spawn().expect("spawn tack");
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(ROWS, COLS, 0)));
+        let mut reader = master.try_clone().expect("master");
+        let screen = parser.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            // Ends with EIO once the child and every copy of the slave side are gone.
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                screen.lock().expect("parser").process(&buf[..n]);
+            }
+        });
+        Tui {
+            child,
+            master,
+            parser,
+        }
+    }
+
+    fn screen(&self) -> String {
+        self.parser.lock().expect("parser").screen().contents()
+    }
+
+    fn type_keys(&mut self, keys: &str) {
+        self.master.write_all(keys.as_bytes()).expect("write");
+        self.master.flush().expect("flush");
+    }
+
+    /// Esc, then a pause: an escape byte followed at once by more input reads as Alt+key.
+    fn escape(&mut self) {
+        self.type_keys("\x1b");
+        std::thread::sleep(Duration::from_millis(150));
+    }
+
+    /// Types text, then presses Enter in a separate write, as a person does.
+    fn submit(&mut self, text: &str) {
+        self.type_keys(text);
+        std::thread::sleep(Duration::from_millis(100));
+        self.type_keys("\r");
+    }
+
+    fn wait_for(&self, what: &str) -> String {
+        self.wait_until(what, |screen| screen.contains(what))
+    }
+
+    fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let screen = self.screen();
+            if ok(&screen) {
+                return screen;
+            }
+            if Instant::now() > deadline {
+                panic!("timed out waiting for {what:?}; the screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn wait_exit(&mut self) -> std::process::ExitStatus {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("tack did not exit; the screen:\n{}", self.screen());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// CPU time (user + system) the process used, in clock ticks: in all, and without the
+    /// plugin runtime's epoch thread (which ticks in every mode, UI or not).
+    fn cpu_ticks(&self) -> (u64, u64) {
+        let pid = self.child.id();
+        let mut all = 0;
+        let mut without_epoch = 0;
+        for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+            .expect("tasks")
+            .flatten()
+        {
+            let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+                continue;
+            };
+            // Fields after the thread name (which may hold spaces) start after its ')'.
+            let Some(close) = stat.rfind(')') else {
+                continue;
+            };
+            let name = stat[..close].split_once('(').map_or("", |(_, n)| n);
+            let fields: Vec<&str> = stat[close + 2..].split_whitespace().collect();
+            let ticks: u64 = fields[11].parse::<u64>().expect("utime")
+                + fields[12].parse::<u64>().expect("stime");
+            all += ticks;
+            if name != "tack-epoch" {
+                without_epoch += ticks;
+            }
+        }
+        (all, without_epoch)
+    }
+}
+
+impl Drop for Tui {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn open_pty() -> (File, File) {
+    let mut master = -1;
+    let mut slave = -1;
+    let size = libc::winsize {
+        ws_row: ROWS,
+        ws_col: COLS,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: openpty writes two new descriptors into the out-parameters; the name and termios
+    // pointers may be null.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        )
+    };
+    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors were just opened and are owned by nobody else.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    assert!(master.as_raw_fd() >= 0 && slave.as_raw_fd() >= 0);
+    (File::from(master), File::from(slave))
+}
+
+fn texts_of(lines: &[Value], role: &str) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|l| l["type"] == "message" && l["message"]["role"] == role)
+        .map(|l| {
+            l["message"]["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect()
+}
+
+#[test]
+fn a_session_streams_steers_asks_aborts_and_quits() {
+    let env = Env::new();
+    std::fs::create_dir(env.workspace.path().join("build")).expect("build dir");
+    // `auto` runs the harmless commands and asks before `rm -r`.
+    let plugin = env.scripted(
+        json!([
+            {
+                "thinking": "The user wants a plan.",
+                "text": "# Plan\n\nI will **run** a command:\n\n- first\n- second\n\n```rust\nfn main() {}\n```",
+                "tool_calls": [{ "id": "t1", "name": "bash",
+                    "arguments": { "command": "echo step-one; sleep 3; echo step-two" } }]
+            },
+            { "tool_calls": [{ "id": "rm1", "name": "bash", "arguments": { "command": "rm -r build" } }] },
+            { "tool_calls": [{ "id": "long", "name": "bash", "arguments": { "command": "sleep 30" } }] },
+            { "text": "never shown" }
+        ]),
+        json!({ "permission-gate": { "mode": "auto" } }),
+    );
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    tui.wait_for("Ask anything");
+    // The footer: model and working directory.
+    tui.wait_for("scripted/scripted-1 · ");
+
+    // Streaming markdown and a tool card with live output.
+    tui.submit("please do the thing");
+    let screen = tui.wait_for("step-one");
+    assert!(screen.contains("› please do the thing"), "{screen}");
+    assert!(screen.contains("∴ Thinking (1 line"), "{screen}");
+    assert!(screen.contains("• first"), "{screen}");
+    assert!(screen.contains("│ fn main() {}"), "{screen}");
+    assert!(
+        screen.contains("◐ bash  echo step-one; sleep 3; echo step-two"),
+        "{screen}"
+    );
+    assert!(screen.contains("Working…"), "{screen}");
+
+    // A steering message while the command runs: queued, visible, then sent.
+    tui.submit("turn left");
+    tui.wait_until("the queued steering message", |s| {
+        s.contains("⤷ steer: turn left") || s.contains("› turn left")
+    });
+
+    // The permission gate asks; Enter allows once.
+    let screen = tui.wait_for("Allow once");
+    assert!(screen.contains("permission-gate"), "{screen}");
+    assert!(
+        screen.contains("› turn left"),
+        "steering went in:\n{screen}"
+    );
+    assert!(
+        screen.contains("step-two"),
+        "the first command finished:\n{screen}"
+    );
+    // A dialog ignores answering keys for a moment after it appears (typeahead guard).
+    std::thread::sleep(Duration::from_millis(400));
+    tui.type_keys("\r");
+    tui.wait_for("✓ bash  rm -r build");
+    assert!(!env.workspace.path().join("build").exists(), "allowed");
+
+    // Esc aborts the long command.
+    tui.wait_for("◐ bash  sleep 30");
+    tui.escape();
+    let screen = tui.wait_for("✗ bash  sleep 30");
+    tui.wait_until("the idle editor", |s| s.contains("Ask anything"));
+    assert!(!screen.contains("never shown"), "{screen}");
+
+    // Ctrl+C twice quits; the terminal is given back.
+    tui.type_keys("\x03");
+    tui.wait_for("Press Ctrl+C again to quit");
+    tui.type_keys("\x03");
+    let status = tui.wait_exit();
+    assert!(status.success(), "{status:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    {
+        let parser = tui.parser.lock().expect("parser");
+        let screen = parser.screen();
+        assert!(!screen.alternate_screen(), "left the alternate screen");
+        assert!(!screen.hide_cursor(), "the cursor is visible again");
+        assert!(
+            screen
+                .contents()
+                .contains("Continue this session with: tack -r"),
+            "{}",
+            screen.contents()
+        );
+    }
+
+    let lines = env.session_lines();
+    assert_eq!(
+        texts_of(&lines, "user"),
+        ["please do the thing", "turn left"],
+        "the steering message reached the session"
+    );
+    let results: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["message"]["role"] == "toolResult")
+        .collect();
+    assert_eq!(results.len(), 3, "{results:?}");
+    assert_eq!(results[2]["message"]["isError"], true, "aborted");
+}
+
+#[test]
+fn slash_commands_complete_and_pickers_choose() {
+    let env = Env::new();
+    let plugin = env.scripted(json!([{ "text": "first answer" }]), json!({}));
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    tui.wait_for("Ask anything");
+    tui.submit("hello");
+    tui.wait_for("first answer");
+
+    // `/mo` completes to /model; Enter runs it and opens the model picker.
+    tui.type_keys("/mo");
+    tui.wait_for("/model  Pick the model");
+    tui.type_keys("\r");
+    tui.wait_for("╭ Model");
+    tui.escape();
+    tui.wait_until("the picker to close", |s| !s.contains("╭ Model"));
+
+    // The tree picker lists the conversation.
+    tui.submit("/tree");
+    let screen = tui.wait_for("Session tree");
+    assert!(screen.contains("user: hello"), "{screen}");
+    tui.escape();
+
+    // @ completes a workspace file.
+    tui.type_keys("read @mai");
+    tui.wait_for("@src/main.rs");
+    tui.type_keys("\t");
+    tui.wait_for("› read @src/main.rs");
+
+    // Ctrl+D with text deletes; on an empty editor it quits.
+    tui.type_keys("\x15");
+    tui.wait_for("Ask anything");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// Idle CPU of the UI: with nothing happening the loop sleeps (no polling tick).
+#[test]
+fn an_idle_ui_uses_almost_no_cpu() {
+    let env = Env::new();
+    let plugin = env.scripted(json!([]), json!({}));
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    tui.wait_for("Ask anything");
+    std::thread::sleep(Duration::from_millis(500));
+    let before = tui.cpu_ticks();
+    let started = Instant::now();
+    std::thread::sleep(Duration::from_secs(5));
+    let after = tui.cpu_ticks();
+    let seconds = started.elapsed().as_secs_f64();
+    // SAFETY: sysconf only reads a constant of the system.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let percent = |ticks: u64| ticks as f64 / hz / seconds * 100.0;
+    let all = percent(after.0 - before.0);
+    let ui = percent(after.1 - before.1);
+    eprintln!(
+        "idle CPU over {seconds:.1} s: {all:.2}% in all, {ui:.2}% without the plugin runtime's \
+         epoch thread"
+    );
+    assert!(all < 2.0, "idle CPU {all:.2}%");
+    assert!(ui < 0.5, "idle CPU of the UI {ui:.2}%");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// SIGTERM (and SIGHUP, SIGINT) end the UI like /quit: the terminal is given back and the
+/// process exits on its own.
+#[test]
+fn a_signal_restores_the_terminal() {
+    let env = Env::new();
+    let plugin = env.scripted(json!([]), json!({}));
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    tui.wait_for("Ask anything");
+    assert!(tui
+        .parser
+        .lock()
+        .expect("parser")
+        .screen()
+        .alternate_screen());
+    let pid = i32::try_from(tui.child.id()).expect("pid");
+    // SAFETY: kill only sends a signal to the child this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    assert!(tui.wait_exit().success());
+    std::thread::sleep(Duration::from_millis(200));
+    let parser = tui.parser.lock().expect("parser");
+    assert!(!parser.screen().alternate_screen());
+    assert!(!parser.screen().hide_cursor());
+}
+
+/// A resized terminal is laid out again at its new size.
+#[test]
+fn a_resize_lays_the_screen_out_again() {
+    let env = Env::new();
+    let plugin = env.scripted(
+        json!([{ "text": "a fairly long answer that will wrap on a narrow screen" }]),
+        json!({}),
+    );
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    tui.wait_for("Ask anything");
+    tui.submit("hello");
+    tui.wait_for("a fairly long answer that will wrap on a narrow screen");
+
+    let (rows, cols) = (16u16, 40u16);
+    tui.parser
+        .lock()
+        .expect("parser")
+        .screen_mut()
+        .set_size(rows, cols);
+    let size = libc::winsize {
+        ws_row: rows,
+        ws_col: cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCSWINSZ reads a winsize from the pointer; the kernel then sends SIGWINCH to
+    // the terminal's foreground process (tack).
+    let rc = unsafe { libc::ioctl(tui.master.as_raw_fd(), libc::TIOCSWINSZ as _, &size) };
+    assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
+    let rule = "─".repeat(40);
+    tui.wait_until("the answer wrapped at 40 columns", |s| {
+        let lines: Vec<&str> = s.lines().collect();
+        lines.contains(&"a fairly long answer that will wrap on a")
+            && lines.contains(&"narrow screen")
+            && lines.contains(&rule.as_str())
+    });
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}

@@ -1,0 +1,25 @@
+//! tack's interactive terminal UI: ratatui views over the agent's event stream.
+//!
+//! The crate holds the UI's state, its views and key handling, and the event loop; it knows
+//! nothing of plugins or sessions on disk. The program around it feeds [`UiEvent`]s in and
+//! carries out the [`Action`]s the user asks for (see `host/cli/src/tui.rs`).
+
+mod app;
+mod complete;
+mod editor;
+pub mod protocol;
+pub mod render;
+mod runner;
+mod scroll;
+pub mod terminal;
+pub mod theme;
+pub mod transcript;
+mod view;
+
+pub use app::{App, Usage};
+pub use protocol::{
+    Action, CommandInfo, DialogAnswer, DialogKind, DialogRequest, FooterInfo, Picker, PickerItem,
+    PickerKind, UiEvent,
+};
+pub use runner::{run, terminal_events};
+pub use theme::Theme;

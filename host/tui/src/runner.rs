@@ -1,0 +1,87 @@
+//! The event loop: terminal input, events from the host, and (only while a spinner turns) a
+//! timer. With nothing happening it sleeps in `select!`, so an idle UI uses no CPU. Bursts of
+//! events (streaming) are drained before one frame is drawn, at most one frame per 16 ms.
+
+use std::io;
+use std::time::Duration;
+
+use crossterm::event::Event;
+use futures_util::{Stream, StreamExt};
+use ratatui::backend::Backend;
+use ratatui::Terminal;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::app::App;
+use crate::protocol::{Action, UiEvent};
+
+const FRAME: Duration = Duration::from_millis(16);
+const SPINNER_TICK: Duration = Duration::from_millis(100);
+
+/// Runs the UI until the user quits or the host closes the event channel.
+pub async fn run<B, S>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    mut input: S,
+    mut events: mpsc::UnboundedReceiver<UiEvent>,
+    actions: mpsc::UnboundedSender<Action>,
+) -> io::Result<()>
+where
+    B: Backend,
+    B::Error: std::error::Error + Send + Sync + 'static,
+    S: Stream<Item = io::Result<Event>> + Unpin,
+{
+    // What the host sent before the loop (the session, the footer) is in the first frame.
+    while let Ok(event) = events.try_recv() {
+        app.apply(event);
+    }
+    let mut last_draw = Instant::now() - FRAME;
+    let mut next_tick = Instant::now() + SPINNER_TICK;
+    loop {
+        for action in app.take_actions() {
+            // The host is gone only while shutting down; then nothing is left to do.
+            let _ = actions.send(action);
+        }
+        if app.should_quit() {
+            return Ok(());
+        }
+        let due = last_draw + FRAME;
+        if app.is_dirty() && Instant::now() >= due {
+            terminal
+                .draw(|frame| app.render(frame))
+                .map_err(io::Error::other)?;
+            app.mark_drawn();
+            last_draw = Instant::now();
+        }
+        let animating = app.animating();
+        if !animating {
+            next_tick = Instant::now() + SPINNER_TICK;
+        }
+        tokio::select! {
+            event = input.next() => match event {
+                Some(Ok(event)) => app.handle_event(event),
+                Some(Err(e)) => return Err(e),
+                None => return Ok(()),
+            },
+            event = events.recv() => match event {
+                Some(event) => {
+                    app.apply(event);
+                    while let Ok(event) = events.try_recv() {
+                        app.apply(event);
+                    }
+                }
+                None => return Ok(()),
+            },
+            _ = tokio::time::sleep_until(due), if app.is_dirty() => {}
+            _ = tokio::time::sleep_until(next_tick), if animating => {
+                app.tick();
+                next_tick = Instant::now() + SPINNER_TICK;
+            }
+        }
+    }
+}
+
+/// Terminal input as a stream of crossterm events.
+pub fn terminal_events() -> impl Stream<Item = io::Result<Event>> + Unpin {
+    crossterm::event::EventStream::new()
+}

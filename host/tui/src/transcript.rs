@@ -1,0 +1,387 @@
+//! The conversation as the UI shows it: blocks built from agent events (streaming included) or
+//! from a session's messages, each with its rendered lines cached per width.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ratatui::text::Line;
+use serde_json::Value;
+use tack_core::event::{AgentEvent, MessageDelta, NoticeLevel};
+use tack_core::message::{AssistantContent, AssistantMessage, Message, StopReason, ToolResult};
+
+/// One thing in the transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    User(String),
+    Assistant(AssistantBlock),
+    Tool(ToolCard),
+    /// A plugin's message, or a compaction or branch summary.
+    Custom {
+        label: String,
+        text: String,
+    },
+    Notice {
+        level: NoticeLevel,
+        text: String,
+    },
+    /// Output of a command, as markdown.
+    Info(String),
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AssistantBlock {
+    pub text: String,
+    pub thinking: String,
+    pub streaming: bool,
+    pub error: Option<String>,
+    pub aborted: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCard {
+    pub id: String,
+    pub name: String,
+    pub args: Value,
+    /// The arguments' JSON as it streams in, before the call is complete.
+    pub args_text: String,
+    pub state: ToolState,
+    /// Progress while running, the result when done.
+    pub output: String,
+    /// A unified diff from the result's details (edits).
+    pub diff: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolState {
+    /// The model is still writing the call, or it waits for its turn in the batch.
+    Pending,
+    Running,
+    Done,
+    Failed,
+}
+
+/// A block and its rendered lines.
+#[derive(Debug)]
+pub struct Item {
+    pub block: Block,
+    /// Lines for a width and view options; cleared when the block changes.
+    pub cache: Option<Rendered>,
+}
+
+#[derive(Debug)]
+pub struct Rendered {
+    pub width: u16,
+    pub options: u8,
+    pub lines: Vec<Line<'static>>,
+}
+
+#[derive(Debug, Default)]
+pub struct Transcript {
+    items: Vec<Item>,
+    /// Tool cards by call id.
+    cards: HashMap<String, usize>,
+    /// The assistant block being streamed.
+    streaming: Option<usize>,
+    /// The call whose arguments are streaming.
+    streaming_call: Option<String>,
+}
+
+impl Transcript {
+    pub fn items(&self) -> &[Item] {
+        &self.items
+    }
+
+    pub fn items_mut(&mut self) -> &mut [Item] {
+        &mut self.items
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn push(&mut self, block: Block) -> usize {
+        if let Block::Tool(card) = &block {
+            self.cards.insert(card.id.clone(), self.items.len());
+        }
+        self.items.push(Item { block, cache: None });
+        self.items.len() - 1
+    }
+
+    /// Changes block `index` and drops its cached lines.
+    fn change(&mut self, index: usize, f: impl FnOnce(&mut Block)) {
+        if let Some(item) = self.items.get_mut(index) {
+            f(&mut item.block);
+            item.cache = None;
+        }
+    }
+
+    fn card(&mut self, id: &str, f: impl FnOnce(&mut ToolCard)) {
+        if let Some(&index) = self.cards.get(id) {
+            self.change(index, |b| {
+                if let Block::Tool(card) = b {
+                    f(card)
+                }
+            });
+        }
+    }
+
+    fn ensure_card(&mut self, id: &str, name: &str) {
+        if !self.cards.contains_key(id) {
+            self.push(Block::Tool(ToolCard {
+                id: id.to_string(),
+                name: name.to_string(),
+                args: Value::Null,
+                args_text: String::new(),
+                state: ToolState::Pending,
+                output: String::new(),
+                diff: None,
+            }));
+        }
+    }
+
+    /// Drops every cached rendering (the width or a view option changed).
+    pub fn invalidate(&mut self) {
+        for item in &mut self.items {
+            item.cache = None;
+        }
+    }
+
+    /// Rebuilds the transcript from a session's messages.
+    pub fn load(&mut self, messages: &[Arc<Message>]) {
+        *self = Transcript::default();
+        for message in messages {
+            self.add_message(message, false);
+        }
+    }
+
+    fn add_message(&mut self, message: &Message, streaming: bool) {
+        match message {
+            Message::User(m) => {
+                self.push(Block::User(m.text_content()));
+            }
+            Message::Assistant(m) => {
+                let index = self.push(Block::Assistant(AssistantBlock::default()));
+                self.streaming = streaming.then_some(index);
+                self.update_assistant(index, m, streaming);
+                self.add_calls(m);
+            }
+            Message::ToolResult(m) => {
+                self.ensure_card(&m.tool_call_id, &m.tool_name);
+                let result = ToolResult {
+                    content: m.content.clone(),
+                    details: m.details.clone(),
+                    is_error: m.is_error,
+                };
+                self.card(&m.tool_call_id, |card| finish(card, &result, m.is_error));
+            }
+            Message::Custom(m) => {
+                if m.display {
+                    self.push(Block::Custom {
+                        label: m.custom_type.clone(),
+                        text: m.content.clone(),
+                    });
+                }
+            }
+            Message::BranchSummary(m) => {
+                self.push(Block::Custom {
+                    label: "branch summary".into(),
+                    text: m.summary.clone(),
+                });
+            }
+            Message::CompactionSummary(m) => {
+                self.push(Block::Custom {
+                    label: format!("compacted (~{} tokens before)", m.tokens_before),
+                    text: m.summary.clone(),
+                });
+            }
+        }
+    }
+
+    fn update_assistant(&mut self, index: usize, m: &AssistantMessage, streaming: bool) {
+        let mut text = String::new();
+        let mut thinking = String::new();
+        for block in &m.content {
+            match block {
+                AssistantContent::Text(t) => {
+                    if !text.is_empty() {
+                        text.push('\n');
+                    }
+                    text.push_str(&t.text);
+                }
+                AssistantContent::Thinking(t) => {
+                    if !thinking.is_empty() {
+                        thinking.push('\n');
+                    }
+                    thinking.push_str(&t.thinking);
+                }
+                AssistantContent::ToolCall(_) => {}
+            }
+        }
+        let error = (m.stop_reason == StopReason::Error)
+            .then(|| m.error_message.clone().unwrap_or_else(|| "error".into()));
+        let aborted = m.stop_reason == StopReason::Aborted;
+        self.change(index, |b| {
+            if let Block::Assistant(a) = b {
+                a.text = text;
+                a.thinking = thinking;
+                a.streaming = streaming;
+                a.error = error;
+                a.aborted = aborted && !streaming;
+            }
+        });
+    }
+
+    fn add_calls(&mut self, m: &AssistantMessage) {
+        for call in m.tool_calls() {
+            self.ensure_card(&call.id, &call.name);
+            let args = call.arguments.clone();
+            self.card(&call.id, |card| {
+                card.args = args;
+                card.args_text.clear();
+            });
+        }
+    }
+
+    /// Applies an agent event.
+    pub fn apply(&mut self, event: &AgentEvent) {
+        match event {
+            AgentEvent::MessageStart { message } => {
+                let streaming = matches!(**message, Message::Assistant(_));
+                if !matches!(**message, Message::ToolResult(_)) {
+                    self.add_message(message, streaming);
+                }
+            }
+            AgentEvent::MessageUpdate { message, delta } => {
+                let Message::Assistant(m) = &**message else {
+                    return;
+                };
+                let index = match self.streaming {
+                    Some(index) => index,
+                    None => {
+                        let index = self.push(Block::Assistant(AssistantBlock::default()));
+                        self.streaming = Some(index);
+                        index
+                    }
+                };
+                match delta {
+                    MessageDelta::TextDelta { .. } | MessageDelta::ThinkingDelta { .. } => {
+                        self.update_assistant(index, m, true)
+                    }
+                    MessageDelta::ToolCallStart { id, name, .. } => {
+                        self.ensure_card(id, name);
+                        self.streaming_call = Some(id.clone());
+                    }
+                    MessageDelta::ToolCallDelta { delta, .. } => {
+                        if let Some(id) = self.streaming_call.clone() {
+                            let delta = delta.clone();
+                            self.card(&id, |card| card.args_text.push_str(&delta));
+                        }
+                    }
+                }
+            }
+            AgentEvent::MessageEnd { message } => {
+                if let Message::Assistant(m) = &**message {
+                    if let Some(index) = self.streaming.take() {
+                        self.update_assistant(index, m, false);
+                        self.add_calls(m);
+                    }
+                    self.streaming_call = None;
+                }
+            }
+            AgentEvent::ToolExecutionStart {
+                tool_call_id,
+                tool_name,
+                args,
+            } => {
+                self.ensure_card(tool_call_id, tool_name);
+                let args = args.clone();
+                self.card(tool_call_id, |card| {
+                    card.state = ToolState::Running;
+                    card.args = args;
+                });
+            }
+            AgentEvent::ToolExecutionUpdate {
+                tool_call_id,
+                partial,
+                ..
+            } => {
+                let text = partial.text_content();
+                self.card(tool_call_id, |card| card.output = text);
+            }
+            AgentEvent::ToolExecutionEnd {
+                tool_call_id,
+                tool_name,
+                result,
+                is_error,
+            } => {
+                self.ensure_card(tool_call_id, tool_name);
+                self.card(tool_call_id, |card| finish(card, result, *is_error));
+            }
+            AgentEvent::AgentEnd { .. } => {
+                if let Some(index) = self.streaming.take() {
+                    self.change(index, |b| {
+                        if let Block::Assistant(a) = b {
+                            a.streaming = false;
+                        }
+                    });
+                }
+            }
+            AgentEvent::Error { message } => {
+                self.push(Block::Notice {
+                    level: NoticeLevel::Error,
+                    text: message.clone(),
+                });
+            }
+            AgentEvent::Notice { level, message } => {
+                self.push(Block::Notice {
+                    level: *level,
+                    text: message.clone(),
+                });
+            }
+            AgentEvent::AutoRetryStart {
+                attempt,
+                max_attempts,
+                delay_ms,
+                error_message,
+            } => {
+                self.push(Block::Notice {
+                    level: NoticeLevel::Warn,
+                    text: format!(
+                        "{error_message}; retrying in {:.1} s ({attempt}/{max_attempts})",
+                        *delay_ms as f64 / 1000.0
+                    ),
+                });
+            }
+            AgentEvent::CompactionEnd {
+                error_message: Some(error),
+                ..
+            } => {
+                self.push(Block::Notice {
+                    level: NoticeLevel::Warn,
+                    text: format!("no compaction: {error}"),
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
+fn finish(card: &mut ToolCard, result: &ToolResult, is_error: bool) {
+    card.state = if is_error {
+        ToolState::Failed
+    } else {
+        ToolState::Done
+    };
+    card.output = result.text_content();
+    card.diff = result
+        .details
+        .as_ref()
+        .and_then(|d| d.get("diff"))
+        .and_then(Value::as_str)
+        .filter(|d| !d.is_empty())
+        .map(str::to_string);
+}

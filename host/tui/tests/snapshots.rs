@@ -1,0 +1,396 @@
+//! Snapshots of every view state, drawn over ratatui's TestBackend: the welcome screen, a
+//! finished conversation (markdown, code, thinking, tool cards, a diff, an error), a run in
+//! progress with its queue, plugin status and widgets, expanded output, each dialog, completion
+//! popups, pickers, a narrow terminal and a scrolled view. Colour is checked apart: snapshots
+//! hold the text.
+
+mod support;
+
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::style::Color;
+use support::*;
+use tack_core::event::NoticeLevel;
+use tack_tui::{
+    Action, App, CommandInfo, DialogAnswer, DialogKind, DialogRequest, Picker, PickerItem,
+    PickerKind, Theme, UiEvent,
+};
+use tokio::sync::oneshot;
+
+fn key(app: &mut App, code: KeyCode) {
+    app.handle_event(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+fn ctrl(app: &mut App, c: char) {
+    app.handle_event(Event::Key(KeyEvent::new(
+        KeyCode::Char(c),
+        KeyModifiers::CONTROL,
+    )));
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+fn snapshot(app: &mut App, width: u16, height: u16) -> String {
+    let terminal = draw(app, width, height);
+    format!("{}", terminal.backend())
+}
+
+fn finished() -> App {
+    let mut app = app();
+    app.apply(UiEvent::Transcript(conversation()));
+    app
+}
+
+fn running() -> App {
+    let mut app = app();
+    for event in streaming_events() {
+        app.apply(UiEvent::Agent(event));
+    }
+    app
+}
+
+fn dialog(app: &mut App, kind: DialogKind) -> oneshot::Receiver<DialogAnswer> {
+    let (reply, answer) = oneshot::channel();
+    app.apply(UiEvent::Dialog(DialogRequest {
+        id: "d1".into(),
+        plugin: "permission-gate".into(),
+        kind,
+        reply,
+    }));
+    answer
+}
+
+fn commands() -> Vec<CommandInfo> {
+    let host = |name: &str, description: &str| CommandInfo {
+        name: name.into(),
+        description: description.into(),
+        plugin: None,
+    };
+    vec![
+        host("model", "Pick the model"),
+        host("compact", "Summarize the older conversation now"),
+        host("tree", "Move to another point of the session tree"),
+        CommandInfo {
+            name: "todos".into(),
+            description: "Show the todo list".into(),
+            plugin: Some("todo".into()),
+        },
+        CommandInfo {
+            name: "plan".into(),
+            description: "Plan mode on or off".into(),
+            plugin: Some("plan-mode".into()),
+        },
+    ]
+}
+
+#[test]
+fn welcome() {
+    insta::assert_snapshot!(snapshot(&mut app(), 80, 16));
+}
+
+#[test]
+fn finished_conversation() {
+    insta::assert_snapshot!(snapshot(&mut finished(), 80, 60));
+}
+
+#[test]
+fn expanded_tools_and_thinking() {
+    let mut app = finished();
+    ctrl(&mut app, 'o');
+    ctrl(&mut app, 't');
+    // The end of the transcript: the full test output, the diff and the answer.
+    insta::assert_snapshot!(snapshot(&mut app, 80, 50));
+}
+
+#[test]
+fn run_in_progress_with_queue_status_and_widgets() {
+    let mut app = running();
+    app.apply(UiEvent::Status {
+        plugin: "plan-mode".into(),
+        key: "mode".into(),
+        text: Some("plan mode".into()),
+    });
+    app.apply(UiEvent::Widget {
+        plugin: "todo".into(),
+        key: "list".into(),
+        lines: vec!["☐ fix the parser".into(), "☑ write the test".into()],
+    });
+    app.apply(UiEvent::Notify {
+        plugin: "todo".into(),
+        level: NoticeLevel::Warn,
+        message: "2 todos left".into(),
+    });
+    type_text(&mut app, "also check the");
+    insta::assert_snapshot!(snapshot(&mut app, 80, 24));
+}
+
+#[test]
+fn confirm_dialog() {
+    let mut app = running();
+    let answer = dialog(
+        &mut app,
+        DialogKind::Confirm {
+            title: "Execute the plan?".into(),
+            message: "1. Read README.md\n2. Summarize it".into(),
+        },
+    );
+    insta::assert_snapshot!(snapshot(&mut app, 80, 24));
+    key(&mut app, KeyCode::Char('y'));
+    assert_eq!(answer.blocking_recv(), Ok(DialogAnswer::Confirmed(true)));
+}
+
+#[test]
+fn keys_typed_just_before_a_dialog_do_not_answer_it() {
+    let mut app = running();
+    app.set_dialog_guard(std::time::Duration::from_secs(3600));
+    let mut answer = dialog(
+        &mut app,
+        DialogKind::Select {
+            title: "Allow bash rm -r build?".into(),
+            options: vec!["Allow once".into(), "Deny".into()],
+        },
+    );
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('1'));
+    assert!(answer.try_recv().is_err(), "typeahead answered the dialog");
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(answer.blocking_recv(), Ok(DialogAnswer::Cancelled));
+}
+
+#[test]
+fn select_dialog() {
+    let mut app = running();
+    let answer = dialog(
+        &mut app,
+        DialogKind::Select {
+            title: "Allow bash rm -r build?".into(),
+            options: vec![
+                "Allow once".into(),
+                "Always allow for this project".into(),
+                "Deny".into(),
+            ],
+        },
+    );
+    key(&mut app, KeyCode::Down);
+    insta::assert_snapshot!(snapshot(&mut app, 80, 24));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(answer.blocking_recv(), Ok(DialogAnswer::Selected(1)));
+}
+
+#[test]
+fn input_dialog() {
+    let mut app = running();
+    let answer = dialog(
+        &mut app,
+        DialogKind::Input {
+            title: "Name the branch".into(),
+            placeholder: "feature/…".into(),
+        },
+    );
+    type_text(&mut app, "fix/eof");
+    insta::assert_snapshot!(snapshot(&mut app, 80, 24));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        answer.blocking_recv(),
+        Ok(DialogAnswer::Text("fix/eof".into()))
+    );
+}
+
+#[test]
+fn slash_completion() {
+    let mut app = finished();
+    app.apply(UiEvent::Commands(commands()));
+    type_text(&mut app, "/");
+    insta::assert_snapshot!(snapshot(&mut app, 80, 24));
+    type_text(&mut app, "pl");
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.take_actions(),
+        [Action::Command {
+            name: "plan".into(),
+            args: String::new()
+        }]
+    );
+}
+
+#[test]
+fn file_completion() {
+    let mut app = finished();
+    app.apply(UiEvent::Files(vec![
+        "Cargo.toml".into(),
+        "src/main.rs".into(),
+        "src/parse.rs".into(),
+        "tests/parse.rs".into(),
+    ]));
+    type_text(&mut app, "look at @pars");
+    insta::assert_snapshot!(snapshot(&mut app, 80, 24));
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(app.editor_text(), "look at @src/parse.rs ");
+}
+
+fn picker(kind: PickerKind, title: &str, labels: &[(&str, &str)], selected: usize) -> UiEvent {
+    UiEvent::Picker(Picker {
+        kind,
+        title: title.into(),
+        items: labels
+            .iter()
+            .map(|(label, detail)| PickerItem {
+                label: label.to_string(),
+                detail: detail.to_string(),
+                value: label.trim().to_string(),
+            })
+            .collect(),
+        selected,
+    })
+}
+
+#[test]
+fn model_picker() {
+    let mut app = finished();
+    app.apply(picker(
+        PickerKind::Model,
+        "Model",
+        &[
+            (
+                "anthropic/claude-sonnet-4-5",
+                "Claude Sonnet 4.5 · 200k context · thinking",
+            ),
+            (
+                "anthropic/claude-haiku-4-5",
+                "Claude Haiku 4.5 · 200k context",
+            ),
+            (
+                "openai/gpt-5",
+                "GPT-5 · 400k context · thinking · no API key",
+            ),
+            ("demo/demo-1", "Demo (offline) · 32k context"),
+        ],
+        0,
+    ));
+    type_text(&mut app, "claude");
+    key(&mut app, KeyCode::Down);
+    insta::assert_snapshot!(snapshot(&mut app, 80, 20));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.take_actions(),
+        [Action::Picked {
+            kind: PickerKind::Model,
+            value: "anthropic/claude-haiku-4-5".into()
+        }]
+    );
+}
+
+#[test]
+fn tree_picker() {
+    let mut app = finished();
+    app.apply(picker(
+        PickerKind::Tree,
+        "Session tree: move to an entry",
+        &[
+            ("* user: Why does the parser lose the last line?", "a1"),
+            (
+                "* assistant: Let me look at the parser. [calls read, bash]",
+                "a2",
+            ),
+            ("    user: try another approach", "b1"),
+            ("    assistant: Another way.", "b2"),
+            ("*   tool result: read line", "a3"),
+            ("*   assistant: ## Findings  ← here", "a4"),
+        ],
+        5,
+    ));
+    insta::assert_snapshot!(snapshot(&mut app, 80, 20));
+}
+
+#[test]
+fn narrow_terminal() {
+    let mut app = running();
+    insta::assert_snapshot!(snapshot(&mut app, 30, 14));
+    // Too small for anything but the transcript and the editor: still no panic.
+    snapshot(&mut app, 8, 4);
+    snapshot(&mut app, 1, 1);
+}
+
+#[test]
+fn scrolled_up() {
+    let mut app = finished();
+    key(&mut app, KeyCode::PageUp);
+    let first = snapshot(&mut app, 80, 20);
+    key(&mut app, KeyCode::PageUp);
+    insta::assert_snapshot!(snapshot(&mut app, 80, 20));
+    assert_ne!(first, snapshot(&mut app, 80, 20));
+}
+
+#[test]
+fn quit_takes_two_ctrl_c() {
+    let mut app = finished();
+    ctrl(&mut app, 'c');
+    insta::assert_snapshot!(snapshot(&mut app, 80, 10));
+    assert!(!app.should_quit());
+    ctrl(&mut app, 'c');
+    assert!(app.should_quit());
+    assert_eq!(app.take_actions(), [Action::Quit]);
+}
+
+#[test]
+fn keys_while_running_steer_follow_up_and_abort() {
+    let mut app = running();
+    type_text(&mut app, "steer me");
+    key(&mut app, KeyCode::Enter);
+    type_text(&mut app, "later");
+    app.handle_event(Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT)));
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(
+        app.take_actions(),
+        [
+            Action::Steer("steer me".into()),
+            Action::FollowUp("later".into()),
+            Action::Abort
+        ]
+    );
+    app.handle_event(Event::Paste("line one\r\nline two".into()));
+    assert_eq!(app.editor_text(), "line one\nline two");
+}
+
+#[test]
+fn no_color_mode_draws_no_colour() {
+    let mut app = App::new(Theme::plain());
+    app.apply(UiEvent::Transcript(conversation()));
+    let terminal = draw(&mut app, 80, 60);
+    let buffer = terminal.backend().buffer();
+    for cell in buffer.content() {
+        assert_eq!(cell.fg, Color::Reset, "{cell:?}");
+        assert_eq!(cell.bg, Color::Reset, "{cell:?}");
+    }
+    // The colour theme does colour the same screen.
+    let mut app = finished();
+    let terminal = draw(&mut app, 80, 60);
+    assert!(terminal
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .any(|c| c.fg != Color::Reset));
+}
+
+#[test]
+fn a_scrolled_view_holds_while_output_arrives() {
+    let mut app = finished();
+    key(&mut app, KeyCode::PageUp);
+    let before = snapshot(&mut app, 80, 20);
+    for event in streaming_events() {
+        app.apply(UiEvent::Agent(event));
+    }
+    let after = snapshot(&mut app, 80, 20);
+    let transcript = |s: &str| s.lines().take(12).collect::<Vec<_>>().join("\n");
+    assert_eq!(transcript(&before), transcript(&after));
+    // Ctrl+End follows the end again, where the new output is.
+    app.handle_event(Event::Key(KeyEvent::new(
+        KeyCode::End,
+        KeyModifiers::CONTROL,
+    )));
+    assert!(snapshot(&mut app, 80, 20).contains("test three ... ok"));
+}
