@@ -1,5 +1,6 @@
-//! Example tack plugin: a `word_count` tool, a `/hello` command that keeps a counter in the
-//! session, and a before-tool-call hook that blocks `bash` commands containing a configured word.
+//! The conformance plugin in Rust: a `word_count` tool, a `/hello` command that keeps a counter in
+//! the session, a before-tool-call hook that blocks `bash` commands containing a configured word,
+//! and a log line. examples/hello-{js,python,c} behave identically (see examples/README.md).
 //!
 //! Configuration (optional): `{"blocked_word": "forbidden"}`.
 
@@ -12,6 +13,8 @@ use tack_sdk::{
 
 const DEFAULT_BLOCKED_WORD: &str = "forbidden";
 const COUNTER_TYPE: &str = "hello-counter";
+/// ASCII whitespace, the same set in every language of the conformance suite.
+const SPACE: [char; 5] = [' ', '\t', '\n', '\r', '\x0c'];
 
 struct Hello {
     blocked_word: String,
@@ -27,7 +30,7 @@ impl Default for Hello {
 
 #[derive(Deserialize)]
 struct Config {
-    blocked_word: Option<String>,
+    blocked_word: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -49,15 +52,16 @@ impl Plugin for Hello {
     fn init(&mut self, ctx: &InitContext) -> Result<Registration, String> {
         let config: Config = serde_json::from_str(&ctx.config)
             .map_err(|e| format!("invalid hello-rust config: {e}"))?;
-        if let Some(word) = config.blocked_word {
-            if word.is_empty() {
-                return Err("invalid hello-rust config: `blocked_word` is empty".into());
+        // Like the other languages: a non-empty string replaces the default, anything else is
+        // ignored.
+        if let Some(serde_json::Value::String(word)) = config.blocked_word {
+            if !word.is_empty() {
+                self.blocked_word = word;
             }
-            self.blocked_word = word;
         }
         log::info(format!(
-            "hello-rust ready in {} (blocking bash commands containing {:?})",
-            ctx.workspace, self.blocked_word
+            "hello: blocking bash commands containing \"{}\"",
+            self.blocked_word
         ));
         Ok(Registration::new()
             .tool(ToolSpec::new(
@@ -88,7 +92,7 @@ impl Plugin for Hello {
             Ok(args) => args,
             Err(e) => return ToolResult::error(e),
         };
-        let words = args.text.split_whitespace().count();
+        let words = args.text.split(SPACE).filter(|w| !w.is_empty()).count();
         let chars = args.text.chars().count();
         let noun = if words == 1 { "word" } else { "words" };
         ToolResult::text(format!("{words} {noun}"))
@@ -99,7 +103,7 @@ impl Plugin for Hello {
         if name != "hello" {
             return Err(format!("unknown command `/{name}`"));
         }
-        let who = match args.trim() {
+        let who = match args.trim_matches(SPACE) {
             "" => "world",
             who => who,
         };
@@ -110,7 +114,10 @@ impl Plugin for Hello {
             count: previous.count + 1,
         };
         session::append_state(COUNTER_TYPE, &counter)?;
-        Ok(Some(format!("Hello, {who}!")))
+        Ok(Some(format!(
+            "Hello, {who}! (greeting {} in this session)",
+            counter.count
+        )))
     }
 
     fn before_tool_call(&mut self, call: &ToolCall) -> ToolDecision {
@@ -119,7 +126,7 @@ impl Plugin for Hello {
         }
         match call.args::<BashArgs>() {
             Ok(args) if args.command.contains(&self.blocked_word) => ToolDecision::Block(format!(
-                "hello-rust blocks bash commands containing {:?}",
+                "bash commands containing \"{}\" are blocked by the hello plugin",
                 self.blocked_word
             )),
             // Malformed bash arguments are the bash tool's to report, not this hook's.

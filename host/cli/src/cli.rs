@@ -148,4 +148,24 @@ pub enum Command {
     /// Import a Pi session file (format versions 1 to 3) as a new session; continue it with
     /// `tack -r <id>`.
     Import { file: PathBuf },
+    /// Write plugins: `tack plugin new --lang rust|js|python|c <name>`.
+    Plugin {
+        #[command(subcommand)]
+        command: PluginCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PluginCommand {
+    /// Create a ready-to-build plugin package: tack.toml, sources, SDK files and build.sh.
+    New {
+        /// Language of the plugin.
+        #[arg(long, value_enum)]
+        lang: crate::scaffold::Lang,
+        /// Plugin name: lowercase letters, digits and '-'.
+        name: String,
+        /// Folder to create (default: ./<name>).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
 }

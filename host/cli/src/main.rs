@@ -10,9 +10,11 @@ mod packages;
 mod plugins;
 mod rpc;
 mod run;
+mod scaffold;
 mod services;
 mod sessions;
 mod settings;
+mod tui;
 
 use std::process::ExitCode;
 
@@ -56,6 +58,7 @@ async fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         | Some(cli::Command::List) => package_command(&cli).await,
         Some(cli::Command::Sessions { all }) => sessions::list(all),
         Some(cli::Command::Import { ref file }) => sessions::import(file),
+        Some(cli::Command::Plugin { ref command }) => scaffold::run(command),
         None if cli.mode == cli::Mode::Rpc => rpc::serve(cli).await,
         None => run::run(cli).await,
     }

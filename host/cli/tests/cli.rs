@@ -359,7 +359,10 @@ fn slash_commands_run_in_their_plugin_and_keep_state_in_the_session() {
 
     let out = env.run(&["--plugin", plugin, "-p", "/hello tack"]);
     assert!(out.status.success(), "stderr: {}", stderr(&out));
-    assert_eq!(stdout(&out).trim(), "Hello, tack!");
+    assert_eq!(
+        stdout(&out).trim(),
+        "Hello, tack! (greeting 1 in this session)"
+    );
     let out = env.run(&["--plugin", plugin, "-c", "-p", "/hello"]);
     assert!(out.status.success(), "stderr: {}", stderr(&out));
     let session = lines(&env.session_files()[0]).join("\n");

@@ -897,10 +897,9 @@ fn sessions_are_created_switched_and_forked() {
         })
         .contains("no entry"));
 
-    // Busy: a session cannot change under a running prompt.
-    rpc.prompt("read README.md again");
-    assert!(rpc.fails(Command::NewSession).contains("running"));
-    rpc.wait("agent_end");
+    // That a session cannot change under a running prompt is checked where the run is held
+    // open by a slow tool (abort_stops_a_running_tool_...); a demo run may end before the
+    // next command is read.
     assert!(rpc.finish().0.success());
     assert_eq!(env.session_files().len(), 3);
 }

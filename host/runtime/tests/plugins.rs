@@ -223,13 +223,19 @@ async fn example_plugin_round_trips_every_entry_point() {
         .await
         .expect("command")
         .expect("ok");
-    assert_eq!(hello.as_deref(), Some("Hello, tack!"));
+    assert_eq!(
+        hello.as_deref(),
+        Some("Hello, tack! (greeting 1 in this session)")
+    );
     let again = p
         .run_command("hello", "")
         .await
         .expect("command")
         .expect("ok");
-    assert_eq!(again.as_deref(), Some("Hello, world!"));
+    assert_eq!(
+        again.as_deref(),
+        Some("Hello, world! (greeting 2 in this session)")
+    );
     assert_eq!(
         f.services.customs.lock().expect("lock").len(),
         2,

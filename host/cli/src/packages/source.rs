@@ -219,7 +219,12 @@ fn package_root(dir: &Path) -> Result<PathBuf> {
     }
 }
 
-/// Copies a package folder, refusing symlinks (a link could point anywhere) and skipping `.git`.
+/// Folders a package never needs at run time: version control, and the dependencies and build
+/// outputs of plugin toolchains (a scaffolded JavaScript plugin's node_modules is ~400 MB).
+const SKIPPED: &[&str] = &[".git", "node_modules", "target", "__pycache__"];
+
+/// Copies a package folder, refusing symlinks (a link could point anywhere) and skipping the
+/// [`SKIPPED`] folders.
 pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
     for entry in
@@ -228,7 +233,7 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
         let entry = entry?;
         let kind = entry.file_type()?;
         let name = entry.file_name();
-        if name == ".git" {
+        if SKIPPED.iter().any(|s| name == *s) {
             continue;
         }
         let target = to.join(&name);

@@ -1,0 +1,9 @@
+#!/bin/sh
+# Builds hello-python.wasm with componentize-py (from the in-clone venv that
+# scripts/install-sdk-toolchains creates, unless COMPONENTIZE_PY names another).
+set -eu
+cd "$(dirname "$0")"
+COMPONENTIZE_PY=${COMPONENTIZE_PY:-../../target/sdk-toolchains/venv/bin/componentize-py}
+PYTHONDONTWRITEBYTECODE=1 "$COMPONENTIZE_PY" -d ../../wit -w plugin componentize app \
+  -p src -p ../../sdk/python -o hello-python.wasm
+echo "built hello-python.wasm"

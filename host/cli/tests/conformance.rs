@@ -1,0 +1,305 @@
+//! One conformance plugin, four languages: examples/hello-{rust,js,python,c} run the same scenario
+//! through the real `tack` binary and must produce identical results: the `word_count` tool
+//! (schema-validated arguments, text + details), the before-tool-call hook blocking a bash
+//! command that contains the configured word, the `/hello` command with its counter kept in
+//! custom session entries, and the log line.
+//!
+//! A language whose toolchain is not installed is skipped with a message naming what to install,
+//! unless `TACK_REQUIRE_SDKS=1` (set by .ci/run), where it fails.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+use tack_sdk_examples::{BuildError, Lang, Toolchains};
+
+const BLOCKED_WORD: &str = "xyzzy";
+/// Runs of ASCII whitespace, an em dash and non-ASCII letters: words and code points differ from
+/// bytes and UTF-16 units, so a language counting the wrong thing shows.
+const TEXT: &str = "The quick  brown\tfox\njumps — naïve café ✓ ";
+
+/// What one language's plugin did, in a form two languages can be compared by.
+#[derive(Debug, Clone, PartialEq)]
+struct Observed {
+    /// The plugin's log line at init.
+    log: String,
+    /// (text, details, is_error) of each tool result, in call order.
+    results: Vec<(String, Value, bool)>,
+    /// What two `/hello` commands printed.
+    greetings: Vec<String>,
+    /// The `data` of every `hello-counter` custom entry, in session order.
+    counters: Vec<Value>,
+}
+
+fn expected() -> Observed {
+    Observed {
+        log: format!("hello: blocking bash commands containing \"{BLOCKED_WORD}\""),
+        results: vec![
+            (
+                "9 words".into(),
+                json!({"words": 9, "chars": TEXT.chars().count()}),
+                false,
+            ),
+            ("1 word".into(), json!({"words": 1, "chars": 4}), false),
+            (
+                "Invalid arguments for tool `word_count`:\n- at /text: 7 is not of type \"string\""
+                    .into(),
+                Value::Null,
+                true,
+            ),
+            (
+                format!(
+                    "Tool call blocked: bash commands containing \"{BLOCKED_WORD}\" are blocked \
+                     by the hello plugin"
+                ),
+                Value::Null,
+                true,
+            ),
+        ],
+        greetings: vec![
+            "Hello, Ada! (greeting 1 in this session)".into(),
+            "Hello, world! (greeting 2 in this session)".into(),
+        ],
+        counters: vec![json!({"count": 1}), json!({"count": 2})],
+    }
+}
+
+#[test]
+fn the_example_plugin_behaves_identically_in_every_language() {
+    let toolchains = Toolchains::locate();
+    let required = tack_sdk_examples::sdks_required();
+    let mut observed: Vec<(Lang, Observed)> = Vec::new();
+    let mut skipped = Vec::new();
+    for lang in Lang::ALL {
+        let wasm = match tack_sdk_examples::build(lang, &toolchains) {
+            Ok(wasm) => wasm,
+            Err(e @ BuildError::Missing { .. }) if !required => {
+                skip(&format!("SKIPPED hello-{}: {e}", lang.name()));
+                skipped.push(lang);
+                continue;
+            }
+            Err(e) => panic!("{e}"),
+        };
+        observed.push((lang, observe(lang, &wasm)));
+    }
+    assert!(
+        !observed.is_empty() && observed[0].0 == Lang::Rust,
+        "the Rust example always runs"
+    );
+    let expected = expected();
+    for (lang, got) in &observed {
+        assert_eq!(
+            got,
+            &expected,
+            "hello-{} differs from the conformance behaviour",
+            lang.name()
+        );
+    }
+    if !skipped.is_empty() {
+        skip(&format!(
+            "conformance ran for {} of 4 languages; skipped: {}",
+            observed.len(),
+            skipped
+                .iter()
+                .map(|l| l.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+}
+
+/// Straight to stderr: the test harness captures `eprintln!` of passing tests, and a skipped
+/// language must be visible.
+fn skip(message: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{message}");
+}
+
+/// Installs nothing globally: the package is passed with `--plugin`, the provider is the
+/// scripted test plugin, and everything lives in temp dirs.
+fn observe(lang: Lang, wasm: &Path) -> Observed {
+    let home = tempfile::tempdir().expect("home");
+    let workspace = tempfile::tempdir().expect("workspace");
+    let package = package(lang, wasm, home.path());
+    let scripted = scripted_provider(home.path());
+    let config = json!({
+        "provider": "scripted",
+        "plugins": {
+            "scripted": { "script": [
+                { "tool_calls": [
+                    { "id": "c1", "name": "word_count", "arguments": { "text": TEXT } },
+                    { "id": "c2", "name": "word_count", "arguments": { "text": "solo" } },
+                    // Fails the schema: the host refuses it before the plugin sees it.
+                    { "id": "c3", "name": "word_count", "arguments": { "text": 7 } },
+                    { "id": "c4", "name": "bash",
+                      "arguments": { "command": format!("echo {BLOCKED_WORD}") } }
+                ] },
+                { "text": "done" }
+            ] },
+            lang.plugin_name(): { "blocked_word": BLOCKED_WORD }
+        }
+    });
+    std::fs::write(
+        home.path().join("config.toml"),
+        toml::to_string(&config).expect("toml"),
+    )
+    .expect("config");
+
+    let tack = |args: &[&str]| -> Output {
+        let mut all = vec!["--plugin", package.to_str().expect("utf8")];
+        all.extend(["--plugin", scripted.to_str().expect("utf8")]);
+        all.extend(args);
+        run_tack(home.path(), workspace.path(), &all)
+    };
+
+    let run = tack(&["-p", "count the words"]);
+    let stderr = String::from_utf8_lossy(&run.stderr).to_string();
+    assert!(
+        run.status.success(),
+        "hello-{}: tack failed: {stderr}",
+        lang.name()
+    );
+    let log = log_line(&stderr, &lang.plugin_name())
+        .unwrap_or_else(|| panic!("hello-{}: no log line in {stderr}", lang.name()));
+
+    let mut greetings = Vec::new();
+    for command in ["/hello Ada", "/hello"] {
+        let out = tack(&["-c", "-p", command]);
+        assert!(
+            out.status.success(),
+            "hello-{}: {command}: {}",
+            lang.name(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        greetings.push(String::from_utf8_lossy(&out.stdout).trim().to_string());
+    }
+
+    let entries = session_entries(home.path());
+    let results = entries
+        .iter()
+        .filter(|e| e["message"]["role"] == "toolResult")
+        .map(|e| {
+            let m = &e["message"];
+            let text = m["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            (text, m["details"].clone(), m["isError"] == true)
+        })
+        .collect();
+    let counters = entries
+        .iter()
+        .filter(|e| e["type"] == "custom" && e["customType"] == "hello-counter")
+        .map(|e| e["data"].clone())
+        .collect();
+    Observed {
+        log,
+        results,
+        greetings,
+        counters,
+    }
+}
+
+/// A package folder: the example's tack.toml and the built component under the name it names.
+fn package(lang: Lang, wasm: &Path, home: &Path) -> PathBuf {
+    let dir = home.join(format!("pkg-{}", lang.name()));
+    std::fs::create_dir_all(&dir).expect("package dir");
+    let manifest =
+        std::fs::read_to_string(lang.example_dir().join("tack.toml")).expect("example tack.toml");
+    let parsed: toml::Table = toml::from_str(&manifest).expect("tack.toml parses");
+    let component = parsed["plugin"]["component"]
+        .as_str()
+        .expect("tack.toml names its component");
+    std::fs::write(dir.join("tack.toml"), &manifest).expect("manifest");
+    std::fs::copy(wasm, dir.join(component)).expect("component");
+    dir
+}
+
+fn scripted_provider(home: &Path) -> PathBuf {
+    let dir = home.join("scripted");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::copy(
+        tack_builtin::artifacts::TEST_SCRIPTED_PROVIDER,
+        dir.join("scripted.wasm"),
+    )
+    .expect("copy component");
+    std::fs::write(
+        dir.join("tack.toml"),
+        "[plugin]\nname = \"scripted\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"scripted.wasm\"\n",
+    )
+    .expect("manifest");
+    dir
+}
+
+fn run_tack(home: &Path, workspace: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tack"))
+        .args(args)
+        .current_dir(workspace)
+        .env("TACK_HOME", home)
+        // Shared by every test run: the JS and Python components compile once, then load from it.
+        .env(
+            "TACK_CACHE_DIR",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
+        )
+        .env("TACK_LOG", "info")
+        .env("NO_COLOR", "1")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("GEMINI_API_KEY")
+        .stdin(Stdio::null())
+        .output()
+        .expect("tack runs")
+}
+
+/// The plugin's message from its tagged log line, without the log format around it.
+fn log_line(stderr: &str, plugin: &str) -> Option<String> {
+    let clean = strip_ansi(stderr);
+    clean
+        .lines()
+        .find(|l| l.contains(plugin) && l.contains("hello: "))
+        .and_then(|l| {
+            let start = l.find("hello: ")?;
+            let message = &l[start..];
+            // The field that names the plugin follows the message.
+            let end = message.find(" plugin=").unwrap_or(message.len());
+            Some(message[..end].trim_end().to_string())
+        })
+}
+
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn session_entries(home: &Path) -> Vec<Value> {
+    let mut files = Vec::new();
+    let mut stack = vec![home.join("sessions")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                files.push(path);
+            }
+        }
+    }
+    assert_eq!(files.len(), 1, "one session, continued: {files:?}");
+    std::fs::read_to_string(&files[0])
+        .expect("session file")
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}

@@ -1,0 +1,129 @@
+//! Builds the conformance example plugins, one per SDK language, for the conformance test and the
+//! benchmarks.
+//!
+//! The Rust example comes from host/builtin's guest build. The others are built here with the
+//! toolchains `scripts/install-sdk-toolchains` puts inside the clone (sdk/js/node_modules and a
+//! venv under target/sdk-toolchains), and cached in target/sdk-examples under a hash of every
+//! input, so a test run compiles each at most once and an unchanged tree not at all.
+
+mod cache;
+mod lang_c;
+mod lang_js;
+mod lang_python;
+mod toolchains;
+
+use std::path::{Path, PathBuf};
+
+pub use lang_c::build_package as build_c_package;
+pub use toolchains::Toolchains;
+
+/// The languages with an SDK and an example.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lang {
+    Rust,
+    Js,
+    Python,
+    C,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 4] = [Lang::Rust, Lang::Js, Lang::Python, Lang::C];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Rust => "rust",
+            Lang::Js => "js",
+            Lang::Python => "python",
+            Lang::C => "c",
+        }
+    }
+
+    /// The example's folder (tack.toml, sources, build script).
+    pub fn example_dir(self) -> PathBuf {
+        repo_root()
+            .join("examples")
+            .join(format!("hello-{}", self.name()))
+    }
+
+    /// The plugin name its tack.toml declares.
+    pub fn plugin_name(self) -> String {
+        format!("hello-{}", self.name())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// A toolchain is not installed; `install` says how to get it.
+    #[error("the {lang} toolchain is missing ({what}); install it with: {install}")]
+    Missing {
+        lang: &'static str,
+        what: String,
+        install: String,
+    },
+    #[error("building the {lang} example failed: {message}")]
+    Failed { lang: &'static str, message: String },
+}
+
+/// Builds (or finds in the cache) the example for `lang` and returns the component's path.
+pub fn build(lang: Lang, toolchains: &Toolchains) -> Result<PathBuf, BuildError> {
+    match lang {
+        Lang::Rust => Ok(PathBuf::from(tack_builtin::artifacts::HELLO_RUST)),
+        Lang::Js => lang_js::build(toolchains),
+        Lang::Python => lang_python::build(toolchains),
+        Lang::C => lang_c::build(toolchains),
+    }
+}
+
+/// Whether a missing toolchain must fail instead of skip (CI sets `TACK_REQUIRE_SDKS=1`).
+pub fn sdks_required() -> bool {
+    std::env::var("TACK_REQUIRE_SDKS").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The repository root (this crate lives two levels below it).
+pub fn repo_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(manifest)
+        .to_path_buf()
+}
+
+/// The workspace's target dir, where build outputs and the in-clone toolchains live.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target"))
+}
+
+fn failed(lang: Lang, message: impl Into<String>) -> BuildError {
+    BuildError::Failed {
+        lang: lang.name(),
+        message: message.into(),
+    }
+}
+
+/// Runs `cmd`, turning a spawn failure or a non-zero exit into a build error with its output.
+fn run(lang: Lang, cmd: &mut std::process::Command) -> Result<(), BuildError> {
+    let output = cmd
+        .output()
+        .map_err(|e| failed(lang, format!("cannot run {:?}: {e}", cmd.get_program())))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let tail = |bytes: &[u8]| {
+        let text = String::from_utf8_lossy(bytes);
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(30)..].join("\n")
+    };
+    Err(failed(
+        lang,
+        format!(
+            "{:?} exited with {}:\n{}\n{}",
+            cmd.get_program(),
+            output.status,
+            tail(&output.stdout),
+            tail(&output.stderr)
+        ),
+    ))
+}

@@ -1,0 +1,378 @@
+/* Helpers declared in tack.h: strings, JSON building and reading, results, registration and
+ * host services. Everything returned to the host is heap memory (see tack.h). */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tack.h"
+
+static void *xrealloc(void *ptr, size_t size) {
+  void *p = realloc(ptr, size ? size : 1);
+  /* An allocation failure inside a plugin has no recovery: trap, and the host reports it. */
+  if (!p) __builtin_trap();
+  return p;
+}
+
+/* ---- strings -------------------------------------------------------------------------------- */
+
+void tack_string_dup_n(tack_string_t *out, const char *s, size_t len) {
+  out->ptr = xrealloc(NULL, len);
+  memcpy(out->ptr, s, len);
+  out->len = len;
+}
+
+void tack_string_dup(tack_string_t *out, const char *s) { tack_string_dup_n(out, s, strlen(s)); }
+
+char *tack_cstr(const tack_string_t *s) {
+  char *c = xrealloc(NULL, s->len + 1);
+  memcpy(c, s->ptr, s->len);
+  c[s->len] = '\0';
+  return c;
+}
+
+static void buf_vprintf(tack_buf_t *buf, const char *fmt, va_list args) {
+  va_list copy;
+  va_copy(copy, args);
+  int n = vsnprintf(NULL, 0, fmt, copy);
+  va_end(copy);
+  if (n < 0) return;
+  if (buf->len + (size_t)n + 1 > buf->cap) {
+    buf->cap = (buf->len + (size_t)n + 1) * 2;
+    buf->data = xrealloc(buf->data, buf->cap);
+  }
+  vsnprintf(buf->data + buf->len, (size_t)n + 1, fmt, args);
+  buf->len += (size_t)n;
+}
+
+void tack_string_printf(tack_string_t *out, const char *fmt, ...) {
+  tack_buf_t buf = TACK_BUF_INIT;
+  va_list args;
+  va_start(args, fmt);
+  buf_vprintf(&buf, fmt, args);
+  va_end(args);
+  tack_buf_into_string(&buf, out);
+}
+
+/* ---- building JSON -------------------------------------------------------------------------- */
+
+void tack_buf_append(tack_buf_t *buf, const char *bytes, size_t len) {
+  if (buf->len + len > buf->cap) {
+    buf->cap = (buf->len + len) * 2 + 16;
+    buf->data = xrealloc(buf->data, buf->cap);
+  }
+  memcpy(buf->data + buf->len, bytes, len);
+  buf->len += len;
+}
+
+void tack_buf_puts(tack_buf_t *buf, const char *s) { tack_buf_append(buf, s, strlen(s)); }
+
+void tack_buf_printf(tack_buf_t *buf, const char *fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  buf_vprintf(buf, fmt, args);
+  va_end(args);
+}
+
+void tack_buf_json_string(tack_buf_t *buf, const char *s, size_t len) {
+  tack_buf_append(buf, "\"", 1);
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    switch (c) {
+      case '"': tack_buf_append(buf, "\\\"", 2); break;
+      case '\\': tack_buf_append(buf, "\\\\", 2); break;
+      case '\n': tack_buf_append(buf, "\\n", 2); break;
+      case '\r': tack_buf_append(buf, "\\r", 2); break;
+      case '\t': tack_buf_append(buf, "\\t", 2); break;
+      default:
+        if (c < 0x20) {
+          tack_buf_printf(buf, "\\u%04x", c);
+        } else {
+          tack_buf_append(buf, (const char *)&s[i], 1);
+        }
+    }
+  }
+  tack_buf_append(buf, "\"", 1);
+}
+
+void tack_buf_into_string(tack_buf_t *buf, tack_string_t *out) {
+  out->ptr = (uint8_t *)xrealloc(buf->data, buf->len);
+  out->len = buf->len;
+  buf->data = NULL;
+  buf->len = buf->cap = 0;
+}
+
+/* ---- reading JSON --------------------------------------------------------------------------- */
+
+/* A cursor over JSON text. The reader only needs to find top-level members of an object, so it
+ * parses strings fully and skips every other value by structure. */
+typedef struct {
+  const char *p;
+  const char *end;
+} cursor_t;
+
+static void skip_ws(cursor_t *c) {
+  while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r')) c->p++;
+}
+
+static int hex_value(char h) {
+  if (h >= '0' && h <= '9') return h - '0';
+  if (h >= 'a' && h <= 'f') return h - 'a' + 10;
+  if (h >= 'A' && h <= 'F') return h - 'A' + 10;
+  return -1;
+}
+
+static bool read_hex4(cursor_t *c, uint32_t *out) {
+  if (c->end - c->p < 4) return false;
+  uint32_t v = 0;
+  for (int i = 0; i < 4; i++) {
+    int h = hex_value(c->p[i]);
+    if (h < 0) return false;
+    v = (v << 4) | (uint32_t)h;
+  }
+  c->p += 4;
+  *out = v;
+  return true;
+}
+
+static void put_utf8(tack_buf_t *buf, uint32_t cp) {
+  char b[4];
+  size_t n;
+  if (cp < 0x80) {
+    b[0] = (char)cp;
+    n = 1;
+  } else if (cp < 0x800) {
+    b[0] = (char)(0xC0 | (cp >> 6));
+    b[1] = (char)(0x80 | (cp & 0x3F));
+    n = 2;
+  } else if (cp < 0x10000) {
+    b[0] = (char)(0xE0 | (cp >> 12));
+    b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    b[2] = (char)(0x80 | (cp & 0x3F));
+    n = 3;
+  } else {
+    b[0] = (char)(0xF0 | (cp >> 18));
+    b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    b[3] = (char)(0x80 | (cp & 0x3F));
+    n = 4;
+  }
+  tack_buf_append(buf, b, n);
+}
+
+/* Parses a string at the cursor; with `out` NULL it only skips it. */
+static bool read_string(cursor_t *c, tack_buf_t *out) {
+  if (c->p >= c->end || *c->p != '"') return false;
+  c->p++;
+  while (c->p < c->end) {
+    char ch = *c->p++;
+    if (ch == '"') return true;
+    if (ch != '\\') {
+      if (out) tack_buf_append(out, &ch, 1);
+      continue;
+    }
+    if (c->p >= c->end) return false;
+    char esc = *c->p++;
+    char lit;
+    switch (esc) {
+      case '"': lit = '"'; break;
+      case '\\': lit = '\\'; break;
+      case '/': lit = '/'; break;
+      case 'b': lit = '\b'; break;
+      case 'f': lit = '\f'; break;
+      case 'n': lit = '\n'; break;
+      case 'r': lit = '\r'; break;
+      case 't': lit = '\t'; break;
+      case 'u': {
+        uint32_t cp;
+        if (!read_hex4(c, &cp)) return false;
+        /* A high surrogate must be followed by an escaped low one. */
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          uint32_t lo;
+          if (c->end - c->p < 2 || c->p[0] != '\\' || c->p[1] != 'u') return false;
+          c->p += 2;
+          if (!read_hex4(c, &lo) || lo < 0xDC00 || lo > 0xDFFF) return false;
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        }
+        if (out) put_utf8(out, cp);
+        continue;
+      }
+      default: return false;
+    }
+    if (out) tack_buf_append(out, &lit, 1);
+  }
+  return false;
+}
+
+static bool skip_value(cursor_t *c) {
+  skip_ws(c);
+  if (c->p >= c->end) return false;
+  if (*c->p == '"') return read_string(c, NULL);
+  if (*c->p == '{' || *c->p == '[') {
+    int depth = 0;
+    while (c->p < c->end) {
+      char ch = *c->p;
+      if (ch == '"') {
+        if (!read_string(c, NULL)) return false;
+        continue;
+      }
+      c->p++;
+      if (ch == '{' || ch == '[') depth++;
+      if (ch == '}' || ch == ']') {
+        if (--depth == 0) return true;
+      }
+    }
+    return false;
+  }
+  /* Numbers and literals run up to the next delimiter. */
+  while (c->p < c->end && *c->p != ',' && *c->p != '}' && *c->p != ']' && *c->p != ' ' &&
+         *c->p != '\t' && *c->p != '\n' && *c->p != '\r')
+    c->p++;
+  return true;
+}
+
+/* Leaves the cursor at the value of top-level member `key`. */
+static bool find_member(const tack_string_t *json, const char *key, cursor_t *c) {
+  c->p = (const char *)json->ptr;
+  c->end = c->p + json->len;
+  skip_ws(c);
+  if (c->p >= c->end || *c->p != '{') return false;
+  c->p++;
+  for (;;) {
+    skip_ws(c);
+    if (c->p < c->end && *c->p == '}') return false;
+    tack_buf_t name = TACK_BUF_INIT;
+    bool ok = read_string(c, &name);
+    bool match = ok && name.len == strlen(key) && memcmp(name.data, key, name.len) == 0;
+    free(name.data);
+    if (!ok) return false;
+    skip_ws(c);
+    if (c->p >= c->end || *c->p != ':') return false;
+    c->p++;
+    skip_ws(c);
+    if (match) return true;
+    if (!skip_value(c)) return false;
+    skip_ws(c);
+    if (c->p < c->end && *c->p == ',') {
+      c->p++;
+      continue;
+    }
+    return false;
+  }
+}
+
+bool tack_json_get_string(const tack_string_t *json, const char *key, tack_string_t *out) {
+  cursor_t c;
+  if (!find_member(json, key, &c)) return false;
+  tack_buf_t value = TACK_BUF_INIT;
+  if (!read_string(&c, &value)) {
+    free(value.data);
+    return false;
+  }
+  tack_buf_into_string(&value, out);
+  return true;
+}
+
+bool tack_json_get_u64(const tack_string_t *json, const char *key, uint64_t *out) {
+  cursor_t c;
+  if (!find_member(json, key, &c)) return false;
+  if (c.p >= c.end || *c.p < '0' || *c.p > '9') return false;
+  uint64_t v = 0;
+  while (c.p < c.end && *c.p >= '0' && *c.p <= '9') v = v * 10 + (uint64_t)(*c.p++ - '0');
+  *out = v;
+  return true;
+}
+
+/* ---- results and decisions ------------------------------------------------------------------ */
+
+static void one_text_block(tack_tool_result_t *ret, const char *text) {
+  ret->content.len = 1;
+  ret->content.ptr = xrealloc(NULL, sizeof(tack_plugin_types_content_block_t));
+  ret->content.ptr[0].tag = TACK_PLUGIN_TYPES_CONTENT_BLOCK_TEXT;
+  tack_string_dup(&ret->content.ptr[0].val.text, text);
+}
+
+void tack_text_result(tack_tool_result_t *ret, const char *text, const char *details_json) {
+  one_text_block(ret, text);
+  ret->details.is_some = details_json != NULL;
+  if (details_json) tack_string_dup(&ret->details.val, details_json);
+  ret->is_error = false;
+}
+
+void tack_error_result(tack_tool_result_t *ret, const char *message) {
+  one_text_block(ret, message);
+  ret->details.is_some = false;
+  ret->is_error = true;
+}
+
+void tack_allow(tack_tool_decision_t *ret) { ret->tag = EXPORTS_TACK_PLUGIN_GUEST_TOOL_DECISION_ALLOW; }
+
+void tack_block(tack_tool_decision_t *ret, const char *reason) {
+  ret->tag = EXPORTS_TACK_PLUGIN_GUEST_TOOL_DECISION_BLOCK;
+  tack_string_dup(&ret->val.block, reason);
+}
+
+/* ---- registration --------------------------------------------------------------------------- */
+
+void tack_register_tool(tack_registration_t *reg, const char *name, const char *label,
+                        const char *description, const char *parameters_json) {
+  size_t n = reg->tools.len + 1;
+  reg->tools.ptr = xrealloc(reg->tools.ptr, n * sizeof(*reg->tools.ptr));
+  tack_plugin_types_tool_spec_t *spec = &reg->tools.ptr[n - 1];
+  tack_string_dup(&spec->name, name);
+  tack_string_dup(&spec->label, label);
+  tack_string_dup(&spec->description, description);
+  tack_string_dup(&spec->parameters, parameters_json);
+  spec->mode = TACK_PLUGIN_TYPES_EXECUTION_MODE_PARALLEL;
+  spec->prompt_snippet.is_some = false;
+  reg->tools.len = n;
+}
+
+void tack_register_command(tack_registration_t *reg, const char *name, const char *description) {
+  size_t n = reg->commands.len + 1;
+  reg->commands.ptr = xrealloc(reg->commands.ptr, n * sizeof(*reg->commands.ptr));
+  tack_string_dup(&reg->commands.ptr[n - 1].name, name);
+  tack_string_dup(&reg->commands.ptr[n - 1].description, description);
+  reg->commands.len = n;
+}
+
+void tack_register_hook(tack_registration_t *reg, tack_plugin_types_hook_kind_t hook) {
+  size_t n = reg->hooks.len + 1;
+  reg->hooks.ptr = xrealloc(reg->hooks.ptr, n * sizeof(*reg->hooks.ptr));
+  reg->hooks.ptr[n - 1] = hook;
+  reg->hooks.len = n;
+}
+
+/* ---- host services -------------------------------------------------------------------------- */
+
+void tack_log(tack_plugin_types_level_t level, const char *fmt, ...) {
+  tack_buf_t buf = TACK_BUF_INIT;
+  va_list args;
+  va_start(args, fmt);
+  buf_vprintf(&buf, fmt, args);
+  va_end(args);
+  plugin_string_t message = {(uint8_t *)buf.data, buf.len};
+  tack_plugin_host_log(level, &message);
+  free(buf.data);
+}
+
+bool tack_latest_state(const char *custom_type, tack_string_t *out_json) {
+  plugin_string_t type = {(uint8_t *)custom_type, strlen(custom_type)};
+  return tack_plugin_session_latest_custom(&type, out_json);
+}
+
+bool tack_append_state(const char *custom_type, const char *json, tack_string_t *err) {
+  plugin_string_t type = {(uint8_t *)custom_type, strlen(custom_type)};
+  plugin_string_t data = {(uint8_t *)json, strlen(json)};
+  plugin_string_t id, error;
+  if (tack_plugin_session_append_custom(&type, &data, &id, &error)) {
+    plugin_string_free(&id);
+    return true;
+  }
+  if (err) {
+    *err = error;
+  } else {
+    plugin_string_free(&error);
+  }
+  return false;
+}

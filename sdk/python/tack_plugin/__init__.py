@@ -1,0 +1,229 @@
+"""The tack plugin SDK for Python (componentize-py).
+
+Subclass :class:`Plugin`, override what your registration lists, and export it with
+``Guest = export(MyPlugin)`` in your app module. Every other function of the ``tack:plugin``
+world gets a safe default (allow, continue, proceed, "unknown tool"); the host calls only what the
+plugin registered, so the defaults exist to satisfy the component's type.
+
+The classes of the world (``ToolResult``, ``ToolDecision_Block``, ...) come from the ``wit_world``
+bindings componentize-py generates at build time; the helpers below cover the common cases.
+"""
+
+import json
+from typing import Any, Callable, List, Optional, Type
+
+from componentize_py_types import Err
+from wit_world import exports
+from wit_world.exports import guest
+from wit_world.imports import host, session as _session, types
+
+__all__ = [
+    "Plugin",
+    "export",
+    "log",
+    "latest_state",
+    "append_state",
+    "tool",
+    "command",
+    "registration",
+    "text_result",
+    "error_result",
+    "allow",
+    "block",
+    "rewrite",
+    "Err",
+    "types",
+    "guest",
+]
+
+
+class Plugin:
+    """Base class with a default for every export but :meth:`init`."""
+
+    def init(self, ctx: types.InitContext) -> types.Registration:
+        raise Err("this plugin does not implement init")
+
+    def call_tool(self, call: types.ToolCall) -> types.ToolResult:
+        return error_result(f"unknown tool `{call.name}`")
+
+    def run_command(self, name: str, args: str) -> Optional[str]:
+        raise Err(f"unknown command `/{name}`")
+
+    def before_tool_call(self, call: types.ToolCall) -> guest.ToolDecision:
+        return allow()
+
+    def after_tool_call(
+        self, call: types.ToolCall, result: types.ToolResult
+    ) -> Optional[types.ToolResult]:
+        return None
+
+    def on_input(self, text: str) -> guest.InputAction:
+        return guest.InputAction_Continue()
+
+    def before_agent_start(self, prompt: str, system_prompt: str) -> guest.AgentStartPatch:
+        return guest.AgentStartPatch(None, None, [])
+
+    def context(self, messages: str) -> Optional[str]:
+        return None
+
+    def before_compact(self, request: guest.CompactRequest) -> guest.CompactDecision:
+        return guest.CompactDecision_Proceed()
+
+    def on_event(self, kind: types.EventKind, data: str) -> None:
+        pass
+
+    def build_request(self, request: guest.ProviderRequest) -> guest.RequestPlan:
+        raise Err(_not_a_provider("build-request"))
+
+    def decode_error(self, provider: str, status: int, headers: Any, body: bytes) -> guest.ProviderError:
+        return guest.ProviderError(guest.ErrorKind.OTHER, f"HTTP {status}", None)
+
+    def decoder(self, provider: str, model: str) -> Any:
+        """Provider plugins return an object with ``push(event)`` and ``finish()``."""
+        return None
+
+
+def _not_a_provider(what: str) -> guest.ProviderError:
+    return guest.ProviderError(
+        guest.ErrorKind.INVALID_REQUEST, f"this plugin is not a provider ({what})", None
+    )
+
+
+# One plugin object per component instance: componentize-py may create a fresh `Guest` for each
+# call, so state lives here rather than on the `Guest`.
+_plugin: Optional[Plugin] = None
+
+
+def _current() -> Plugin:
+    if _plugin is None:
+        raise RuntimeError("tack_plugin.export() was never called")
+    return _plugin
+
+
+def export(cls: Type[Plugin]) -> type:
+    """Instantiates ``cls`` and returns the ``Guest`` class componentize-py looks for."""
+    global _plugin
+    _plugin = cls()
+
+    class Guest(exports.Guest):
+        def init(self, ctx):
+            return _current().init(ctx)
+
+        def call_tool(self, call):
+            return _current().call_tool(call)
+
+        def run_command(self, name, args):
+            return _current().run_command(name, args)
+
+        def before_tool_call(self, call):
+            return _current().before_tool_call(call)
+
+        def after_tool_call(self, call, result):
+            return _current().after_tool_call(call, result)
+
+        def on_input(self, text):
+            return _current().on_input(text)
+
+        def before_agent_start(self, prompt, system_prompt):
+            return _current().before_agent_start(prompt, system_prompt)
+
+        def context(self, messages):
+            return _current().context(messages)
+
+        def before_compact(self, request):
+            return _current().before_compact(request)
+
+        def on_event(self, kind, data):
+            _current().on_event(kind, data)
+
+        def build_request(self, request):
+            return _current().build_request(request)
+
+        def decode_error(self, provider, status, headers, body):
+            return _current().decode_error(provider, status, headers, body)
+
+    return Guest
+
+
+class Decoder(guest.Decoder):
+    """The `decoder` resource, delegating to :meth:`Plugin.decoder`."""
+
+    def __init__(self, provider: str, model: str) -> None:
+        self._inner = _current().decoder(provider, model)
+
+    def push(self, event: guest.SseEvent) -> List[guest.StreamEvent]:
+        if self._inner is None:
+            raise Err(_not_a_provider("decoder.push"))
+        return self._inner.push(event)
+
+    def finish(self) -> List[guest.StreamEvent]:
+        if self._inner is None:
+            raise Err(_not_a_provider("decoder.finish"))
+        return self._inner.finish()
+
+
+def log(level: str, message: str) -> None:
+    """Writes a line to tack's log; ``level`` is "debug", "info", "warn" or "error"."""
+    host.log(types.Level[level.upper()], message)
+
+
+def latest_state(custom_type: str) -> Any:
+    """The newest state of ``custom_type`` on the session's active branch, parsed, or None."""
+    data = _session.latest_custom(custom_type)
+    return None if data is None else json.loads(data)
+
+
+def append_state(custom_type: str, value: Any) -> str:
+    """Appends ``value`` as the newest state of ``custom_type``; returns the entry id."""
+    return _session.append_custom(custom_type, json.dumps(value))
+
+
+def tool(
+    name: str,
+    label: str,
+    description: str,
+    parameters: Any,
+    mode: types.ExecutionMode = types.ExecutionMode.PARALLEL,
+    prompt_snippet: Optional[str] = None,
+) -> types.ToolSpec:
+    """A tool spec; ``parameters`` is a JSON Schema as a dict (serialised for you)."""
+    return types.ToolSpec(name, label, description, json.dumps(parameters), mode, prompt_snippet)
+
+
+def command(name: str, description: str) -> types.CommandSpec:
+    return types.CommandSpec(name, description)
+
+
+def registration(
+    tools: Optional[List[types.ToolSpec]] = None,
+    commands: Optional[List[types.CommandSpec]] = None,
+    hooks: Optional[List[types.HookKind]] = None,
+    events: Optional[List[types.EventKind]] = None,
+    providers: Optional[List[types.ProviderSpec]] = None,
+) -> types.Registration:
+    return types.Registration(tools or [], commands or [], hooks or [], events or [], providers or [])
+
+
+def text_result(text: str, details: Any = None) -> types.ToolResult:
+    """A successful result: ``text`` for the model, ``details`` (JSON-able) for front ends."""
+    return types.ToolResult(
+        [types.ContentBlock_Text(text)],
+        None if details is None else json.dumps(details),
+        False,
+    )
+
+
+def error_result(message: str) -> types.ToolResult:
+    return types.ToolResult([types.ContentBlock_Text(message)], None, True)
+
+
+def allow() -> guest.ToolDecision:
+    return guest.ToolDecision_Allow()
+
+
+def block(reason: str) -> guest.ToolDecision:
+    return guest.ToolDecision_Block(reason)
+
+
+def rewrite(arguments: Any) -> guest.ToolDecision:
+    return guest.ToolDecision_Rewrite(json.dumps(arguments))
