@@ -16,6 +16,8 @@ use tack_runtime::{HostContext, PluginSet, Runtime, RuntimeConfig};
 
 use crate::cli::Cli;
 use crate::home::Home;
+use crate::inbox::Inbox;
+use crate::router::ProviderRouter;
 use crate::services::CliServices;
 use crate::settings::Settings;
 
@@ -162,6 +164,15 @@ pub struct Chosen {
     pub provider: Arc<dyn tack_core::Provider>,
     pub model: ModelInfo,
     pub options: serde_json::Value,
+}
+
+/// [`choose_provider`] for `session`, taking the model it last recorded into account.
+pub fn choose_for_session(cli: &Cli, loaded: &Loaded, session: &SessionHandle) -> Result<Chosen> {
+    let session_model = session
+        .lock()
+        .model()
+        .map(|(p, m)| (p.to_string(), m.to_string()));
+    choose_provider(cli, loaded, session_model)
 }
 
 /// `--provider`/`--model`, else the model a continued session was using, else config, else the
@@ -339,6 +350,41 @@ pub fn build_agent(
         .with_events(sink.clone());
     loaded.services.attach_agent(agent.queues(), sink);
     Ok(Wired { agent })
+}
+
+/// The session and agent of an interactive mode (RPC, the terminal UI).
+pub struct Interactive {
+    pub session: SessionHandle,
+    pub store: SessionStore,
+    pub agent: Agent,
+    /// The agent's provider, so the model can change between runs.
+    pub router: Arc<ProviderRouter>,
+    /// The provider chosen at start, to which `--api-key` and `--base-url` apply.
+    pub startup_provider: String,
+}
+
+/// Wires an interactive mode as the others are wired, but with the provider behind a router and
+/// plugin messages delivered through `inbox`; plugins see `session_start` before it returns.
+pub async fn start_interactive(
+    cli: &Cli,
+    loaded: &Loaded,
+    inbox: &Inbox,
+    sink: Arc<dyn tack_core::EventSink>,
+) -> Result<Interactive> {
+    let session = SessionHandle::new(open_session(cli, loaded)?);
+    let chosen = choose_for_session(cli, loaded, &session)?;
+    let startup_provider = chosen.model.provider.clone();
+    let (router, chosen) = ProviderRouter::route(chosen);
+    let wired = build_agent(cli, loaded, chosen, session.clone(), sink)?;
+    inbox.attach_queues(wired.agent.queues());
+    session_event(loaded, EventKind::SessionStart, &session).await;
+    Ok(Interactive {
+        session,
+        store: SessionStore::new(loaded.home.root()),
+        agent: wired.agent,
+        router,
+        startup_provider,
+    })
 }
 
 /// Appends model_change / thinking_level_change entries when the run's choice differs from what

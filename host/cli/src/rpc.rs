@@ -9,7 +9,6 @@ mod compaction;
 mod models;
 mod output;
 mod queries;
-pub(crate) mod router;
 mod run;
 mod server;
 mod services;
@@ -21,18 +20,17 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Result};
 use tack_core::event::EventSink;
-use tack_core::session::{SessionHandle, SessionStore};
 use tack_runtime::api::EventKind;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 
-use crate::app::{self, Chosen};
+use crate::app;
 use crate::cli::Cli;
 use crate::services::CliServices;
+use crate::sync::lock;
 use output::{EventLines, Output};
-use router::ProviderRouter;
 use server::Server;
-use services::{lock, RpcServices};
+use services::RpcServices;
 
 pub async fn serve(cli: Cli) -> Result<ExitCode> {
     if cli.print || !cli.prompt.is_empty() {
@@ -46,39 +44,23 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
     for warning in &loaded.warnings {
         eprintln!("tack: warning: {warning}");
     }
-    let session = SessionHandle::new(app::open_session(&cli, &loaded)?);
-    let session_model = session
-        .lock()
-        .model()
-        .map(|(p, m)| (p.to_string(), m.to_string()));
-    let chosen = app::choose_provider(&cli, &loaded, session_model)?;
-    let startup_provider = chosen.model.provider.clone();
-    let router = Arc::new(ProviderRouter::new(&startup_provider, chosen.provider));
-    let chosen = Chosen {
-        provider: router.clone(),
-        model: chosen.model,
-        options: chosen.options,
-    };
     let run_ended = Arc::new(AtomicBool::new(false));
     let sink: Arc<dyn EventSink> = Arc::new(EventLines {
         out: out.clone(),
         run_ended: run_ended.clone(),
     });
-    let wired = app::build_agent(&cli, &loaded, chosen, session.clone(), sink)?;
-    services.attach_queues(wired.agent.queues());
-    app::session_event(&loaded, EventKind::SessionStart, &session).await;
+    let started = app::start_interactive(&cli, &loaded, &services.inbox, sink).await?;
 
-    let store = SessionStore::new(loaded.home.root());
     let server = Arc::new(Server {
         cli,
         loaded,
-        agent: wired.agent,
-        session,
-        store,
-        router,
+        agent: started.agent,
+        session: started.session,
+        store: started.store,
+        router: started.router,
         services,
         out,
-        startup_provider,
+        startup_provider: started.startup_provider,
         busy: Mutex::new(None),
         run_ended,
         bash: Mutex::new(None),

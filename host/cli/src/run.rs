@@ -34,11 +34,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         eprintln!("tack: warning: {warning}");
     }
     let session = SessionHandle::new(app::open_session(&cli, &loaded)?);
-    let session_model = session
-        .lock()
-        .model()
-        .map(|(p, m)| (p.to_string(), m.to_string()));
-    let chosen = app::choose_provider(&cli, &loaded, session_model)?;
+    let chosen = app::choose_for_session(&cli, &loaded, &session)?;
     if cli.mode == Mode::Text && chosen.model.provider == "demo" {
         eprintln!(
             "tack: using the offline demo provider (no API key found). Set ANTHROPIC_API_KEY or \

@@ -7,7 +7,6 @@ use std::sync::{Arc, OnceLock};
 use serde_json::json;
 use tack_core::agent::MessageQueues;
 use tack_core::event::{AgentEvent, EventSink, NoticeLevel, UiRequest};
-use tack_core::message::Message;
 use tack_core::session::{EntryKind, SessionHandle};
 use tack_runtime::api::{Delivery, Level, OutgoingMessage};
 use tack_runtime::bridge::PluginTools;
@@ -169,10 +168,7 @@ impl HostServices for CliServices {
         let Some(queues) = self.queues.get() else {
             return;
         };
-        let message = match message.custom_type {
-            Some(custom_type) => Message::custom(custom_type, message.text, message.display),
-            None => Message::user(message.text),
-        };
+        let message = crate::inbox::to_message(message);
         match delivery {
             Delivery::Steer => queues.steer(message),
             // Without an interactive session there is no next prompt: deliver when the agent
@@ -197,5 +193,16 @@ impl HostServices for CliServices {
             .get()
             .ok_or("no agent is running")?
             .set_active(names)
+    }
+}
+
+/// A plugin's log level as the interactive modes show it (the headless ones fold debug into
+/// info).
+pub fn notice_level(level: Level) -> NoticeLevel {
+    match level {
+        Level::Debug => NoticeLevel::Debug,
+        Level::Info => NoticeLevel::Info,
+        Level::Warn => NoticeLevel::Warn,
+        Level::Error => NoticeLevel::Error,
     }
 }

@@ -14,14 +14,12 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use tack_core::event::{AgentEvent, EventSink, NoticeLevel};
-use tack_core::session::{SessionHandle, SessionStore};
 use tack_runtime::api::EventKind;
 use tack_tui::{App, Theme, UiEvent};
 use tokio::sync::mpsc;
 
-use crate::app::{self, Chosen};
+use crate::app;
 use crate::cli::Cli;
-use crate::rpc::router::ProviderRouter;
 use crate::services::CliServices;
 use controller::Controller;
 use services::TuiServices;
@@ -45,37 +43,21 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         wake_tx,
     ));
     let loaded = app::load_plugins_interactive(&cli, cli_services, services.clone()).await?;
-    let session = SessionHandle::new(app::open_session(&cli, &loaded)?);
-    let session_model = session
-        .lock()
-        .model()
-        .map(|(p, m)| (p.to_string(), m.to_string()));
-    let chosen = app::choose_provider(&cli, &loaded, session_model)?;
-    let startup_provider = chosen.model.provider.clone();
-    let router = Arc::new(ProviderRouter::new(&startup_provider, chosen.provider));
-    let chosen = Chosen {
-        provider: router.clone(),
-        model: chosen.model,
-        options: chosen.options,
-    };
     let sink: Arc<dyn EventSink> = Arc::new(UiSink(ui_tx.clone()));
-    let wired = app::build_agent(&cli, &loaded, chosen, session.clone(), sink)?;
-    services.attach_queues(wired.agent.queues());
-    app::session_event(&loaded, EventKind::SessionStart, &session).await;
+    let started = app::start_interactive(&cli, &loaded, &services.inbox, sink).await?;
 
     let log_path = loaded.home.root().join("tui-stderr.log");
     let warnings = loaded.warnings.clone();
-    let store = SessionStore::new(loaded.home.root());
     let controller = Arc::new(Controller {
         cli,
         loaded,
-        agent: wired.agent,
-        session,
-        store,
-        router,
+        agent: started.agent,
+        session: started.session,
+        store: started.store,
+        router: started.router,
         services,
         ui: ui_tx.clone(),
-        startup_provider,
+        startup_provider: started.startup_provider,
         busy: Default::default(),
     });
     controller.send(UiEvent::Transcript(controller.session.lock().project()));

@@ -13,7 +13,7 @@ use tack_runtime::broker::exec::{CommandPlan, Observed, ProcessHandle};
 use tokio_util::sync::CancellationToken;
 
 use super::server::{data, Reply, Server};
-use super::services::lock;
+use crate::sync::lock;
 
 /// Output kept: the last 50 KB and at most the last 2000 lines, as the bash tool keeps.
 const MAX_BYTES: usize = 50 * 1024;

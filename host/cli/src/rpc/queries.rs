@@ -7,7 +7,7 @@ use tack_core::message::Message;
 use tack_core::session::EntryKind;
 
 use super::server::{data, Reply, Server};
-use super::services::lock;
+use crate::sync::lock;
 
 impl Server {
     pub fn state(&self) -> Reply {

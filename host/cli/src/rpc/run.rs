@@ -12,7 +12,8 @@ use tack_core::message::{Content, Message, UserMessage};
 use tack_core::AgentError;
 
 use super::server::{data, Busy, BusyKind, Reply, Server};
-use super::services::lock;
+use crate::inbox::steer_follow_ups;
+use crate::sync::lock;
 
 /// How a user message arrived.
 #[derive(Debug, Clone, Copy)]
@@ -147,14 +148,14 @@ impl Server {
             while let Some(start) = next.take() {
                 let result = match start {
                     Start::Prompt(content) => {
-                        // Plugin messages meant for this prompt go right after it.
-                        for message in server.services.take_next_turn() {
-                            server.agent.queues().steer(message);
-                        }
+                        server
+                            .services
+                            .inbox
+                            .steer_next_turn(&server.agent.queues());
                         server.agent.prompt(content, run.cancel.clone()).await
                     }
                     Start::Resume => {
-                        server.steer_follow_ups();
+                        steer_follow_ups(&server.agent.queues());
                         server.agent.resume(run.cancel.clone()).await
                     }
                 };
@@ -197,18 +198,6 @@ impl Server {
         self.run_ended.store(false, Ordering::SeqCst);
         *busy = Some(run.share());
         run
-    }
-
-    /// The loop takes follow-ups only after a turn; an idle resume starts with them as steering.
-    fn steer_follow_ups(&self) {
-        let queues = self.agent.queues();
-        if queues.len().1 == 0 {
-            return;
-        }
-        let (steering, follow_up) = queues.clear();
-        for message in steering.into_iter().chain(follow_up) {
-            queues.steer(message);
-        }
     }
 }
 

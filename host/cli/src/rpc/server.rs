@@ -19,11 +19,12 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::output::Output;
-use super::router::ProviderRouter;
 use super::run::Via;
-use super::services::{lock, RpcServices};
+use super::services::RpcServices;
 use crate::app::Loaded;
 use crate::cli::Cli;
+use crate::router::ProviderRouter;
+use crate::sync::lock;
 
 /// What a command answers: its `data` (if any), or an error.
 pub type Reply = Result<Option<Value>>;

@@ -5,20 +5,19 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
 use tack::rpc_protocol::{CloseReason, Dialog, RpcEvent, UiRequest, UiResponse};
-use tack_core::agent::MessageQueues;
-use tack_core::event::NoticeLevel;
-use tack_core::message::Message;
 use tack_runtime::api::{Delivery, Level, OutgoingMessage, ToolResult};
 use tack_runtime::HostServices;
 use tokio::sync::{mpsc, oneshot};
 
 use super::output::Output;
-use crate::services::CliServices;
+use crate::inbox::Inbox;
+use crate::services::{notice_level, CliServices};
+use crate::sync::lock;
 
 pub struct RpcServices {
     cli: Arc<CliServices>,
@@ -27,11 +26,8 @@ pub struct RpcServices {
     dialogs: Mutex<HashMap<String, oneshot::Sender<UiResponse>>>,
     /// Once shutting down, dialogs resolve to their defaults without asking.
     closed: AtomicBool,
-    queues: OnceLock<MessageQueues>,
-    /// Messages for the user's next prompt (`delivery: next-turn`).
-    next_turn: Mutex<Vec<Message>>,
-    /// Tells the server a message was queued, so an idle agent starts a turn for it.
-    wake: mpsc::UnboundedSender<()>,
+    /// Messages plugins send the agent.
+    pub inbox: Inbox,
 }
 
 impl RpcServices {
@@ -41,19 +37,8 @@ impl RpcServices {
             out,
             dialogs: Mutex::default(),
             closed: AtomicBool::new(false),
-            queues: OnceLock::new(),
-            next_turn: Mutex::default(),
-            wake,
+            inbox: Inbox::new(wake),
         }
-    }
-
-    pub fn attach_queues(&self, queues: MessageQueues) {
-        let _ = self.queues.set(queues);
-    }
-
-    /// Takes the messages plugins queued for the next prompt.
-    pub fn take_next_turn(&self) -> Vec<Message> {
-        std::mem::take(&mut *lock(&self.next_turn))
     }
 
     /// Routes the client's answer to its dialog.
@@ -129,10 +114,6 @@ impl RpcServices {
         };
         drop(open);
         answer.filter(|a| !a.cancelled)
-    }
-
-    fn queues(&self) -> Option<&MessageQueues> {
-        self.queues.get()
     }
 }
 
@@ -213,12 +194,7 @@ impl HostServices for RpcServices {
     }
 
     fn notify(&self, plugin: &str, level: Level, message: &str) {
-        let level = match level {
-            Level::Debug => NoticeLevel::Debug,
-            Level::Info => NoticeLevel::Info,
-            Level::Warn => NoticeLevel::Warn,
-            Level::Error => NoticeLevel::Error,
-        };
+        let level = notice_level(level);
         self.out.send(&RpcEvent::PluginUiNotify {
             plugin: plugin.to_string(),
             level,
@@ -259,24 +235,7 @@ impl HostServices for RpcServices {
     }
 
     fn send_message(&self, _plugin: &str, message: OutgoingMessage, delivery: Delivery) {
-        let message = match message.custom_type {
-            Some(custom_type) => Message::custom(custom_type, message.text, message.display),
-            None => Message::user(message.text),
-        };
-        if let Delivery::NextTurn = delivery {
-            lock(&self.next_turn).push(message);
-            return;
-        }
-        // Before the agent exists there is nothing to deliver to (plugins only initialize then).
-        let Some(queues) = self.queues() else {
-            return;
-        };
-        if let Delivery::Steer = delivery {
-            queues.steer(message);
-        } else {
-            queues.follow_up(message);
-        }
-        let _ = self.wake.send(());
+        self.inbox.deliver(message, delivery);
     }
 
     fn all_tools(&self) -> Vec<String> {
@@ -290,11 +249,6 @@ impl HostServices for RpcServices {
     fn set_active_tools(&self, plugin: &str, names: Vec<String>) -> Result<(), String> {
         self.cli.set_active_tools(plugin, names)
     }
-}
-
-/// Locks a mutex whose data stays consistent even if a holder panicked (plain maps and lists).
-pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]

@@ -1,28 +1,18 @@
-//! Changing the session: `new_session`, `switch_session`, `fork`, `set_session_name`. The
-//! session handle the agent and plugins share stays the same; what it holds is replaced, and
-//! plugins see `session_end` for the old session and `session_start` for the new one.
+//! Changing the session: `new_session`, `switch_session`, `fork`, `set_session_name`, the RPC
+//! replies around [`crate::session_change`].
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde_json::json;
 use tack::rpc_protocol::SessionRef;
-use tack_core::message::Message;
 use tack_core::session::{EntryKind, Session};
-use tack_runtime::api::EventKind;
 
 use super::server::{data, BusyKind, Reply, Server};
-use crate::app;
+use crate::session_change;
 
 impl Server {
     pub async fn new_session(&self) -> Reply {
         self.change(|server| {
-            let session = if server.cli.no_session {
-                Session::in_memory(&server.loaded.cwd)
-            } else {
-                server
-                    .store
-                    .create(&server.loaded.cwd)
-                    .context("cannot create a session file")?
-            };
+            let session = session_change::create(&server.cli, &server.loaded, &server.store)?;
             Ok((session, None))
         })
         .await
@@ -34,16 +24,9 @@ impl Server {
             _ => bail!("give either sessionPath or sessionId"),
         };
         self.change(|server| {
-            let path = server
-                .store
-                .resolve(&server.loaded.cwd, &arg)
-                .with_context(|| format!("cannot find session '{arg}'"))?;
-            let (session, warnings) = server
-                .store
-                .open(&path)
-                .with_context(|| format!("cannot open session {}", path.display()))?;
+            let (session, warnings) = session_change::open(&server.loaded, &server.store, &arg)?;
             for w in warnings {
-                eprintln!("tack: warning: {}: skipped {w}", path.display());
+                eprintln!("tack: warning: {w}");
             }
             Ok((session, None))
         })
@@ -55,22 +38,10 @@ impl Server {
     pub async fn fork(&self, entry_id: &str) -> Reply {
         self.change(|server| {
             let s = server.session.lock();
-            let entry = s
-                .entry(entry_id)
-                .with_context(|| format!("the session has no entry {entry_id:?}"))?;
-            let EntryKind::Message(message) = &entry.kind else {
-                bail!("entry {entry_id:?} is not a user message (see get_fork_points)");
-            };
-            let Message::User(user) = message.as_ref() else {
-                bail!("entry {entry_id:?} is not a user message (see get_fork_points)");
-            };
-            let forked = match &entry.parent_id {
-                Some(parent) => server.store.fork(&s, parent)?,
-                // Nothing comes before it: the fork starts empty.
-                None if s.is_persistent() => server.store.create(&server.loaded.cwd)?,
-                None => Session::in_memory(&server.loaded.cwd),
-            };
-            Ok((forked, Some(user.text_content())))
+            match session_change::fork(&server.loaded, &server.store, &s, entry_id)? {
+                Some((forked, text)) => Ok((forked, Some(text))),
+                None => bail!("entry {entry_id:?} is not a user message (see get_fork_points)"),
+            }
         })
         .await
     }
@@ -105,13 +76,12 @@ impl Server {
     }
 
     async fn swap(&self, session: Session) -> Result<()> {
-        app::session_event(&self.loaded, EventKind::SessionEnd, &self.session).await;
-        self.session.replace(session);
-        // Queued messages belonged to the old conversation.
-        self.agent.queues().clear();
-        self.services.take_next_turn();
-        let adopted = self.adopt_session_model();
-        app::session_event(&self.loaded, EventKind::SessionStart, &self.session).await;
-        adopted
+        session_change::replace(
+            &self.model_switch(),
+            &self.services.inbox,
+            session,
+            |warning| eprintln!("tack: warning: {warning}"),
+        )
+        .await
     }
 }

@@ -12,6 +12,7 @@ use tack_core::session::{EntryKind, Session};
 use tack_tui::{CommandInfo, Picker, PickerItem, PickerKind, UiEvent};
 
 use super::controller::Controller;
+use crate::session_change;
 use crate::sessions::{clip, short_id};
 
 /// The host's commands, for completion and `/help`.
@@ -273,28 +274,15 @@ impl Controller {
     }
 
     async fn new_session(&self) -> Result<Option<String>> {
-        let session = if self.cli.no_session {
-            Session::in_memory(&self.loaded.cwd)
-        } else {
-            self.store
-                .create(&self.loaded.cwd)
-                .context("cannot create a session file")?
-        };
+        let session = session_change::create(&self.cli, &self.loaded, &self.store)?;
         self.change(session, None).await?;
         Ok(Some("New session.".into()))
     }
 
     async fn switch_session(&self, arg: &str) -> Result<Option<String>> {
-        let path = self
-            .store
-            .resolve(&self.loaded.cwd, arg)
-            .with_context(|| format!("cannot find session '{arg}'"))?;
-        let (session, warnings) = self
-            .store
-            .open(&path)
-            .with_context(|| format!("cannot open session {}", path.display()))?;
+        let (session, warnings) = session_change::open(&self.loaded, &self.store, arg)?;
         for w in warnings {
-            self.send(UiEvent::Error(format!("{}: skipped {w}", path.display())));
+            self.send(UiEvent::Error(w));
         }
         let id = session.id().to_string();
         self.change(session, None).await?;
@@ -304,49 +292,26 @@ impl Controller {
     /// A new session holding the conversation before the user message `entry_id`; the
     /// message's text goes back into the editor to be edited and sent again.
     async fn fork(&self, entry_id: &str) -> Result<Option<String>> {
-        let (forked, text) = {
+        let forked = {
             let s = self.session.lock();
-            let entry = s
-                .entry(entry_id)
-                .with_context(|| format!("the session has no entry {entry_id:?}"))?;
-            let text = match &entry.kind {
-                EntryKind::Message(m) => match m.as_ref() {
-                    Message::User(u) => u.text_content(),
-                    _ => bail!("entry {entry_id:?} is not a prompt"),
-                },
-                _ => bail!("entry {entry_id:?} is not a prompt"),
-            };
-            let forked = match &entry.parent_id {
-                Some(parent) => self.store.fork(&s, parent)?,
-                None if s.is_persistent() => self.store.create(&self.loaded.cwd)?,
-                None => Session::in_memory(&self.loaded.cwd),
-            };
-            (forked, text)
+            session_change::fork(&self.loaded, &self.store, &s, entry_id)?
+        };
+        let Some((forked, text)) = forked else {
+            bail!("entry {entry_id:?} is not a prompt");
         };
         let id = forked.id().to_string();
         self.change(forked, Some(text)).await?;
         Ok(Some(format!("Forked into session {}.", short_id(&id))))
     }
 
-    /// Replaces the session (the handle the agent and plugins share stays the same), while no
-    /// run can start.
+    /// Replaces the session while no run can start.
     async fn change(&self, session: Session, editor_text: Option<String>) -> Result<()> {
         let work = self.occupy()?;
-        crate::app::session_event(
-            &self.loaded,
-            tack_runtime::api::EventKind::SessionEnd,
-            &self.session,
-        )
-        .await;
-        self.session.replace(session);
-        // Queued messages belonged to the old conversation.
-        self.agent.queues().clear();
-        self.services.take_next_turn();
-        let adopted = self.adopt_session_model();
-        crate::app::session_event(
-            &self.loaded,
-            tack_runtime::api::EventKind::SessionStart,
-            &self.session,
+        let adopted = session_change::replace(
+            &self.model_switch(),
+            &self.services.inbox,
+            session,
+            |warning| self.send(UiEvent::Error(warning)),
         )
         .await;
         self.release(&work);

@@ -12,10 +12,12 @@ use tack_tui::{Action, UiEvent};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::services::{lock, TuiServices};
+use super::services::TuiServices;
 use crate::app::Loaded;
 use crate::cli::Cli;
-use crate::rpc::router::ProviderRouter;
+use crate::inbox::steer_follow_ups;
+use crate::router::ProviderRouter;
+use crate::sync::lock;
 
 pub struct Controller {
     pub cli: Cli,
@@ -157,14 +159,11 @@ impl Controller {
             while let Some(start) = next.take() {
                 let result = match start {
                     Start::Prompt(text) => {
-                        // Plugin messages meant for this prompt go right after it.
-                        for message in this.services.take_next_turn() {
-                            this.agent.queues().steer(message);
-                        }
+                        this.services.inbox.steer_next_turn(&this.agent.queues());
                         this.agent.prompt_text(&text, work.cancel.clone()).await
                     }
                     Start::Resume => {
-                        this.steer_follow_ups();
+                        steer_follow_ups(&this.agent.queues());
                         this.agent.resume(work.cancel.clone()).await
                     }
                 };
@@ -190,18 +189,6 @@ impl Controller {
             work.finished.cancel();
             this.send(UiEvent::Footer(this.footer()));
         });
-    }
-
-    /// The loop takes follow-ups only after a turn; an idle resume starts with them as steering.
-    fn steer_follow_ups(&self) {
-        let queues = self.agent.queues();
-        if queues.len().1 == 0 {
-            return;
-        }
-        let (steering, follow_up) = queues.clear();
-        for message in steering.into_iter().chain(follow_up) {
-            queues.steer(message);
-        }
     }
 
     /// Marks the agent busy with non-run work, unless it already is.

@@ -1,16 +1,13 @@
-//! `/model` and `/thinking`, keeping the session's record of the model in step with the agent's
-//! configuration, and what the footer shows. The same rules as RPC mode's `set_model`.
+//! `/model` and `/thinking`: the pickers and replies around the shared [`ModelSwitch`], and
+//! what the footer shows.
 
-use anyhow::{bail, Context, Result};
-use clap::Parser;
-use tack_core::agent::ReasoningLevel;
+use anyhow::Result;
 use tack_core::message::Message;
 use tack_core::session::EntryKind;
 use tack_tui::{FooterInfo, Picker, PickerItem, PickerKind};
 
 use super::controller::Controller;
-use crate::app::{self, Chosen};
-use crate::cli::Cli;
+use crate::model_switch::ModelSwitch;
 
 const LEVELS: [&str; 5] = ["off", "minimal", "low", "medium", "high"];
 
@@ -18,11 +15,11 @@ impl Controller {
     pub fn model_picker(&self) -> Result<Picker> {
         let catalog = crate::catalog::build(&self.loaded.set, &self.loaded.settings)?;
         let current = self.agent.config().model;
+        let switch = self.model_switch();
         let mut items = Vec::new();
         let mut selected = 0;
         for entry in &catalog {
-            let key = entry.key_available(&self.loaded.secrets)
-                || (entry.id == self.startup_provider && self.cli.api_key.is_some());
+            let key = switch.key_available(entry);
             for m in &entry.spec.models {
                 if entry.id == current.provider && m.id == current.id {
                     selected = items.len();
@@ -73,9 +70,7 @@ impl Controller {
             Some((p, m)) => (p.to_string(), m.to_string()),
             None => (self.agent.config().model.provider, arg.to_string()),
         };
-        let chosen = self.choose(&provider, &model)?;
-        self.use_model(chosen);
-        self.record_model()?;
+        self.model_switch().set_model(&provider, &model)?;
         let config = self.agent.config();
         Ok(format!(
             "Model: {}/{}",
@@ -84,101 +79,20 @@ impl Controller {
     }
 
     pub fn set_thinking(&self, level: &str) -> Result<String> {
-        let parsed = ReasoningLevel::parse(level.trim()).with_context(|| {
-            format!("unknown thinking level '{level}' (off, minimal, low, medium, high)")
-        })?;
-        let model = self.agent.config().model;
-        if parsed != ReasoningLevel::Off && !model.reasoning {
-            bail!("model '{}' does not support thinking", model.id);
-        }
-        self.agent.update_config(|c| c.reasoning = parsed);
-        self.record_model()?;
+        let parsed = self.model_switch().set_thinking(level.trim())?;
         Ok(format!("Thinking: {}", parsed.as_str()))
     }
 
-    /// After a session change: the model and thinking level the session last recorded, when
-    /// still available, else the current ones, recorded in the session.
-    pub fn adopt_session_model(&self) -> Result<()> {
-        let (recorded, thinking) = {
-            let s = self.session.lock();
-            (
-                s.model().map(|(p, m)| (p.to_string(), m.to_string())),
-                s.thinking_level().and_then(ReasoningLevel::parse),
-            )
-        };
-        let current = self.agent.config().model;
-        if let Some((provider, model)) = recorded {
-            if (provider.as_str(), model.as_str())
-                != (current.provider.as_str(), current.id.as_str())
-            {
-                match self.choose(&provider, &model) {
-                    Ok(chosen) => self.use_model(chosen),
-                    Err(e) => self.send(tack_tui::UiEvent::Error(format!(
-                        "the session used {provider}/{model}, which is not available ({e:#}); \
-                         staying with {}/{}",
-                        current.provider, current.id
-                    ))),
-                }
-            }
+    /// The model switch over this controller's state.
+    pub fn model_switch(&self) -> ModelSwitch<'_> {
+        ModelSwitch {
+            agent: &self.agent,
+            session: &self.session,
+            router: &self.router,
+            loaded: &self.loaded,
+            cli: &self.cli,
+            startup_provider: &self.startup_provider,
         }
-        if let Some(level) = thinking {
-            if level == ReasoningLevel::Off || self.agent.config().model.reasoning {
-                self.agent.update_config(|c| c.reasoning = level);
-            }
-        }
-        self.record_model()
-    }
-
-    /// Resolves a provider and model the way `--provider` and `--model` do; the key and base URL
-    /// given on the command line stay with the provider they were given for.
-    fn choose(&self, provider: &str, model_id: &str) -> Result<Chosen> {
-        let mut args = vec![
-            "tack".to_string(),
-            format!("--provider={provider}"),
-            format!("--model={model_id}"),
-        ];
-        if provider == self.startup_provider {
-            if let Some(key) = &self.cli.api_key {
-                args.push(format!("--api-key={key}"));
-            }
-            if let Some(url) = &self.cli.base_url {
-                args.push(format!("--base-url={url}"));
-            }
-        }
-        let cli = Cli::try_parse_from(args).map_err(|e| anyhow::anyhow!("{e}"))?;
-        app::choose_provider(&cli, &self.loaded, None)
-    }
-
-    fn use_model(&self, chosen: Chosen) {
-        self.router.add(&chosen.model.provider, chosen.provider);
-        let model = chosen.model;
-        let options = chosen.options;
-        self.agent.update_config(|c| {
-            if !model.reasoning {
-                c.reasoning = ReasoningLevel::Off;
-            }
-            c.model = model;
-            c.provider_options = options;
-        });
-    }
-
-    fn record_model(&self) -> Result<()> {
-        let config = self.agent.config();
-        let mut s = self.session.lock();
-        let model = (config.model.provider.as_str(), config.model.id.as_str());
-        if s.model() != Some(model) {
-            s.append(EntryKind::ModelChange {
-                provider: config.model.provider.clone(),
-                model_id: config.model.id.clone(),
-            })?;
-        }
-        let level = config.reasoning.as_str();
-        if s.thinking_level().unwrap_or("off") != level {
-            s.append(EntryKind::ThinkingLevelChange {
-                thinking_level: level.to_string(),
-            })?;
-        }
-        Ok(())
     }
 
     pub fn footer(&self) -> FooterInfo {

@@ -4,29 +4,24 @@
 //! agent is idle. The session and tool registry are the CLI's.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
-use tack_core::agent::MessageQueues;
-use tack_core::event::NoticeLevel;
-use tack_core::message::Message;
 use tack_runtime::api::{Delivery, Level, OutgoingMessage, ToolResult};
 use tack_runtime::HostServices;
 use tack_tui::{DialogAnswer, DialogKind, DialogRequest, UiEvent};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::services::CliServices;
+use crate::inbox::Inbox;
+use crate::services::{notice_level, CliServices};
 
 pub struct TuiServices {
     cli: Arc<CliServices>,
     ui: mpsc::UnboundedSender<UiEvent>,
     /// Once shutting down, dialogs resolve to their defaults without asking.
     closed: AtomicBool,
-    queues: OnceLock<MessageQueues>,
-    /// Messages for the user's next prompt (`delivery: next-turn`).
-    next_turn: Mutex<Vec<Message>>,
-    /// Tells the controller a message was queued, so an idle agent starts a turn for it.
-    wake: mpsc::UnboundedSender<()>,
+    /// Messages plugins send the agent.
+    pub inbox: Inbox,
 }
 
 impl TuiServices {
@@ -39,18 +34,8 @@ impl TuiServices {
             cli,
             ui,
             closed: AtomicBool::new(false),
-            queues: OnceLock::new(),
-            next_turn: Mutex::default(),
-            wake,
+            inbox: Inbox::new(wake),
         }
-    }
-
-    pub fn attach_queues(&self, queues: MessageQueues) {
-        let _ = self.queues.set(queues);
-    }
-
-    pub fn take_next_turn(&self) -> Vec<Message> {
-        std::mem::take(&mut *lock(&self.next_turn))
     }
 
     /// Every open dialog ends with its default (an abort).
@@ -161,12 +146,7 @@ impl HostServices for TuiServices {
     }
 
     fn notify(&self, plugin: &str, level: Level, message: &str) {
-        let level = match level {
-            Level::Debug => NoticeLevel::Debug,
-            Level::Info => NoticeLevel::Info,
-            Level::Warn => NoticeLevel::Warn,
-            Level::Error => NoticeLevel::Error,
-        };
+        let level = notice_level(level);
         self.send(UiEvent::Notify {
             plugin: plugin.to_string(),
             level,
@@ -207,24 +187,7 @@ impl HostServices for TuiServices {
     }
 
     fn send_message(&self, _plugin: &str, message: OutgoingMessage, delivery: Delivery) {
-        let message = match message.custom_type {
-            Some(custom_type) => Message::custom(custom_type, message.text, message.display),
-            None => Message::user(message.text),
-        };
-        if let Delivery::NextTurn = delivery {
-            lock(&self.next_turn).push(message);
-            return;
-        }
-        // Before the agent exists there is nothing to deliver to (plugins only initialize then).
-        let Some(queues) = self.queues.get() else {
-            return;
-        };
-        if let Delivery::Steer = delivery {
-            queues.steer(message);
-        } else {
-            queues.follow_up(message);
-        }
-        let _ = self.wake.send(());
+        self.inbox.deliver(message, delivery);
     }
 
     fn all_tools(&self) -> Vec<String> {
@@ -238,9 +201,4 @@ impl HostServices for TuiServices {
     fn set_active_tools(&self, plugin: &str, names: Vec<String>) -> Result<(), String> {
         self.cli.set_active_tools(plugin, names)
     }
-}
-
-/// Locks a mutex whose data stays consistent even if a holder panicked (plain lists).
-pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }

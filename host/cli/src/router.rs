@@ -1,6 +1,6 @@
-//! The agent's provider in RPC mode: it passes each request to the provider of the request's
-//! model, so `set_model` can move to another provider between runs while a run still going on
-//! keeps the one its configuration names.
+//! The agent's provider in the interactive modes (RPC and the terminal UI): it passes each
+//! request to the provider of the request's model, so the user can move to another provider
+//! between runs while a run still going on keeps the one its configuration names.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use tack_core::agent::{ProviderErrorKind, ProviderStream};
 use tack_core::{Provider, ProviderError, ProviderRequest};
 
-use super::services::lock;
+use crate::app::Chosen;
+use crate::sync::lock;
 
 pub struct ProviderRouter {
     /// Providers by catalog id (what `ModelInfo::provider` holds). Never removed: a run may still
@@ -23,6 +24,17 @@ impl ProviderRouter {
         };
         router.add(id, provider);
         router
+    }
+
+    /// `chosen` with its provider behind a new router, so the model can change later.
+    pub fn route(chosen: Chosen) -> (Arc<ProviderRouter>, Chosen) {
+        let router = Arc::new(ProviderRouter::new(&chosen.model.provider, chosen.provider));
+        let chosen = Chosen {
+            provider: router.clone(),
+            model: chosen.model,
+            options: chosen.options,
+        };
+        (router, chosen)
     }
 
     /// Adds or replaces the provider serving catalog id `id`.

@@ -1,0 +1,85 @@
+//! Changing the session in the interactive modes (a new session, another one, a fork). The
+//! session handle the agent and plugins share stays the same; what it holds is replaced, and
+//! plugins see `session_end` for the old session and `session_start` for the new one.
+
+use anyhow::{Context, Result};
+use tack_core::message::Message;
+use tack_core::session::{EntryKind, Session, SessionStore};
+use tack_runtime::api::EventKind;
+
+use crate::app::{self, Loaded};
+use crate::cli::Cli;
+use crate::inbox::Inbox;
+use crate::model_switch::ModelSwitch;
+
+/// A new session, kept in memory under `--no-session`.
+pub fn create(cli: &Cli, loaded: &Loaded, store: &SessionStore) -> Result<Session> {
+    if cli.no_session {
+        return Ok(Session::in_memory(&loaded.cwd));
+    }
+    store
+        .create(&loaded.cwd)
+        .context("cannot create a session file")
+}
+
+/// The session `arg` names (a path or an id), with a line for each part of the file that could
+/// not be read; each mode reports those its own way.
+pub fn open(loaded: &Loaded, store: &SessionStore, arg: &str) -> Result<(Session, Vec<String>)> {
+    let path = store
+        .resolve(&loaded.cwd, arg)
+        .with_context(|| format!("cannot find session '{arg}'"))?;
+    let (session, warnings) = store
+        .open(&path)
+        .with_context(|| format!("cannot open session {}", path.display()))?;
+    let warnings = warnings
+        .iter()
+        .map(|w| format!("{}: skipped {w}", path.display()))
+        .collect();
+    Ok((session, warnings))
+}
+
+/// Puts `session` in the shared handle and takes up the model it last recorded (see
+/// [`ModelSwitch::adopt_session_model`] for `warn`). The caller keeps runs from starting
+/// meanwhile.
+pub async fn replace(
+    switch: &ModelSwitch<'_>,
+    inbox: &Inbox,
+    session: Session,
+    warn: impl FnOnce(String),
+) -> Result<()> {
+    app::session_event(switch.loaded, EventKind::SessionEnd, switch.session).await;
+    switch.session.replace(session);
+    // Queued messages belonged to the old conversation.
+    switch.agent.queues().clear();
+    inbox.take_next_turn();
+    let adopted = switch.adopt_session_model(warn);
+    app::session_event(switch.loaded, EventKind::SessionStart, switch.session).await;
+    adopted
+}
+
+/// A new session holding the conversation before the user message `entry_id`, and that
+/// message's text; `None` when the entry is not a user message (each mode says where to find
+/// one).
+pub fn fork(
+    loaded: &Loaded,
+    store: &SessionStore,
+    session: &Session,
+    entry_id: &str,
+) -> Result<Option<(Session, String)>> {
+    let entry = session
+        .entry(entry_id)
+        .with_context(|| format!("the session has no entry {entry_id:?}"))?;
+    let EntryKind::Message(message) = &entry.kind else {
+        return Ok(None);
+    };
+    let Message::User(user) = message.as_ref() else {
+        return Ok(None);
+    };
+    let forked = match &entry.parent_id {
+        Some(parent) => store.fork(session, parent)?,
+        // Nothing comes before it: the fork starts empty.
+        None if session.is_persistent() => store.create(&loaded.cwd)?,
+        None => Session::in_memory(&loaded.cwd),
+    };
+    Ok(Some((forked, user.text_content())))
+}
