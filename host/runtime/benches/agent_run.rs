@@ -8,13 +8,19 @@
 //! `TACK_BENCH_POLICY=permission-gate` (a comma-separated list, possibly empty) loads only those,
 //! to tell which plugin a difference comes from.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::json;
 use tack_builtin::artifacts;
+use tack_core::agent::{
+    AgentStartPatch, CompactDecision, CompactRequest, Hooks, InputAction, ToolDecision,
+};
+use tack_core::message::Message;
 use tack_core::session::{SessionHandle, SessionStore};
-use tack_core::{Agent, AgentConfig};
+use tack_core::{Agent, AgentConfig, AgentEvent};
 use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
@@ -24,6 +30,54 @@ use tack_runtime::{
 use tokio_util::sync::CancellationToken;
 
 const TOOL_CALLS: usize = 100;
+
+/// Passes every hook through to the plugins and adds up the wall time spent in them: the host
+/// time the policy plugins add per tool call, measured directly rather than as the difference of
+/// two noisy run times.
+struct TimedHooks {
+    inner: Arc<PluginHooks>,
+    nanos: AtomicU64,
+}
+
+impl TimedHooks {
+    async fn timed<T>(&self, work: impl std::future::Future<Output = T>) -> T {
+        let start = Instant::now();
+        let out = work.await;
+        let spent = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.nanos.fetch_add(spent, Ordering::Relaxed);
+        out
+    }
+}
+
+#[async_trait::async_trait]
+impl Hooks for TimedHooks {
+    async fn before_tool_call(&self, call: &tack_core::message::ToolCall) -> ToolDecision {
+        self.timed(self.inner.before_tool_call(call)).await
+    }
+    async fn after_tool_call(
+        &self,
+        call: &tack_core::message::ToolCall,
+        result: &tack_core::message::ToolResult,
+    ) -> Option<tack_core::message::ToolResult> {
+        self.timed(self.inner.after_tool_call(call, result)).await
+    }
+    async fn context(&self, messages: &[Arc<Message>]) -> Option<Vec<Arc<Message>>> {
+        self.timed(self.inner.context(messages)).await
+    }
+    async fn input(&self, text: &str) -> InputAction {
+        self.timed(self.inner.input(text)).await
+    }
+    async fn before_agent_start(&self, prompt: &str, system_prompt: &str) -> AgentStartPatch {
+        self.timed(self.inner.before_agent_start(prompt, system_prompt))
+            .await
+    }
+    async fn before_compact(&self, request: &CompactRequest) -> CompactDecision {
+        self.timed(self.inner.before_compact(request)).await
+    }
+    async fn on_event(&self, event: &AgentEvent) {
+        self.timed(self.inner.on_event(event)).await
+    }
+}
 
 fn spec(name: &str, path: &str, config: serde_json::Value) -> PluginSpec {
     let manifest = format!(
@@ -171,7 +225,11 @@ fn run_bench(
         runtime.http().clone(),
     ));
     let tools = Arc::new(PluginTools::new(set.clone()));
-    let hooks = Arc::new(PluginHooks::new(set.clone()));
+    let hooks = Arc::new(TimedHooks {
+        inner: Arc::new(PluginHooks::new(set.clone())),
+        nanos: AtomicU64::new(0),
+    });
+    let runs = AtomicU64::new(0);
     let store = SessionStore::new(home);
     let label = if policy { "_with_policy_plugins" } else { "" };
     group.bench_function(
@@ -190,9 +248,19 @@ fn run_bench(
                     .block_on(agent.prompt_text("go", CancellationToken::new()))
                     .expect("run");
                 assert_eq!(outcome.messages.len(), TOOL_CALLS + turns + 2);
+                runs.fetch_add(1, Ordering::Relaxed);
             })
         },
     );
+    let runs = runs.load(Ordering::Relaxed);
+    if policy && runs > 0 {
+        let per_call =
+            hooks.nanos.load(Ordering::Relaxed) as f64 / (runs * TOOL_CALLS as u64) as f64;
+        println!(
+            "time in plugin hooks per tool call (all hooks and events, host and guest): {:.1} us",
+            per_call / 1000.0
+        );
+    }
 }
 
 criterion_group!(benches, bench);
