@@ -6,6 +6,7 @@ use std::sync::{Mutex, OnceLock};
 use tack_core::agent::MessageQueues;
 use tack_core::message::Message;
 use tack_runtime::api::{Delivery, OutgoingMessage};
+use tack_runtime::services::outgoing_message;
 use tokio::sync::mpsc;
 
 use crate::sync::lock;
@@ -47,7 +48,7 @@ impl Inbox {
     /// A plugin's `send-message`: held for the next prompt, or queued for the agent and the front
     /// end woken.
     pub fn deliver(&self, message: OutgoingMessage, delivery: Delivery) {
-        let message = to_message(message);
+        let message = outgoing_message(message);
         if let Delivery::NextTurn = delivery {
             lock(&self.next_turn).push(message);
             return;
@@ -62,14 +63,6 @@ impl Inbox {
             queues.follow_up(message);
         }
         let _ = self.wake.send(());
-    }
-}
-
-/// The conversation message a plugin's outgoing message becomes.
-pub fn to_message(message: OutgoingMessage) -> Message {
-    match message.custom_type {
-        Some(custom_type) => Message::custom(custom_type, message.text, message.display),
-        None => Message::user(message.text),
     }
 }
 

@@ -168,7 +168,7 @@ impl HostServices for CliServices {
         let Some(queues) = self.queues.get() else {
             return;
         };
-        let message = crate::inbox::to_message(message);
+        let message = tack_runtime::services::outgoing_message(message);
         match delivery {
             Delivery::Steer => queues.steer(message),
             // Without an interactive session there is no next prompt: deliver when the agent

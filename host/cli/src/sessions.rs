@@ -50,6 +50,17 @@ pub fn import(file: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What a session is about, for lists and pickers: the first non-blank line of its first
+/// message, clipped.
+pub fn first_line(session: &SessionSummary) -> String {
+    session
+        .first_message
+        .as_deref()
+        .and_then(|m| m.lines().find(|l| !l.trim().is_empty()))
+        .map(|l| clip(l.trim(), 60))
+        .unwrap_or_else(|| "(no message yet)".into())
+}
+
 /// One line a session: short id, creation date, size, and its first message. `current` marks
 /// the open session; `with_cwd` adds each session's directory.
 pub fn format_list(sessions: &[SessionSummary], current: Option<&str>, with_cwd: bool) -> String {
@@ -60,12 +71,7 @@ pub fn format_list(sessions: &[SessionSummary], current: Option<&str>, with_cwd:
         } else {
             ' '
         };
-        let first = s
-            .first_message
-            .as_deref()
-            .and_then(|m| m.lines().find(|l| !l.trim().is_empty()))
-            .map(|l| clip(l.trim(), 60))
-            .unwrap_or_else(|| "(no message yet)".into());
+        let first = first_line(s);
         out.push_str(&format!(
             "{marker} {}  {}  {:>9}  {first}",
             short_id(&s.id),

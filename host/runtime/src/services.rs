@@ -107,3 +107,13 @@ pub trait HostServices: Send + Sync + 'static {
 pub struct NullServices;
 
 impl HostServices for NullServices {}
+
+/// The conversation message a plugin's `send-message` becomes: a custom message when it names a
+/// custom type, else user text.
+pub fn outgoing_message(message: OutgoingMessage) -> tack_core::message::Message {
+    use tack_core::message::Message;
+    match message.custom_type {
+        Some(custom_type) => Message::custom(custom_type, message.text, message.display),
+        None => Message::user(message.text),
+    }
+}

@@ -127,10 +127,7 @@ impl HostServices for TestUi {
         let Some(queues) = self.queues.get() else {
             return;
         };
-        let message = match message.custom_type {
-            Some(custom_type) => Message::custom(custom_type, message.text, message.display),
-            None => Message::user(message.text),
-        };
+        let message = tack_runtime::services::outgoing_message(message);
         match delivery {
             Delivery::Steer => queues.steer(message),
             Delivery::FollowUp | Delivery::NextTurn => queues.follow_up(message),

@@ -350,6 +350,18 @@ impl App {
     }
 }
 
+/// The frame of a dialog or picker drawn over the view, titled within `width` columns.
+fn overlay_panel<'a>(title: &str, width: usize, theme: &crate::theme::Theme) -> Panel<'a> {
+    Panel::new()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(theme.dialog_border())
+        .title(Span::styled(
+            truncate(&format!(" {title} "), width),
+            theme.dialog_border(),
+        ))
+}
+
 fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let width = width.min(area.width);
     let height = height.min(area.height);
@@ -428,14 +440,7 @@ fn render_dialog(
     let height = lines.len() as u16 + 2;
     let rect = centered(area, width, height);
     frame.render_widget(Clear, rect);
-    let block = Panel::new()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(theme.dialog_border())
-        .title(Span::styled(
-            truncate(&format!(" {}: {title} ", dialog.request.plugin), inner),
-            theme.dialog_border(),
-        ));
+    let block = overlay_panel(&format!("{}: {title}", dialog.request.plugin), inner, theme);
     frame.render_widget(Paragraph::new(lines).block(block), rect);
     if let DialogKind::Input { .. } = dialog.request.kind {
         let (_, cursor) = dialog.input.layout(width.saturating_sub(4), theme, "");
@@ -489,18 +494,10 @@ fn render_picker(frame: &mut Frame, area: Rect, state: &PickerState, theme: &cra
         lines.push(Line::from(Span::styled("nothing matches", theme.dim())));
     }
     frame.render_widget(Clear, rect);
-    let block = Panel::new()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(theme.dialog_border())
-        .title(Span::styled(
-            truncate(&format!(" {} ", state.picker.title), inner_width),
-            theme.dialog_border(),
-        ))
-        .title_bottom(Span::styled(
-            " ↑/↓ Enter · type to filter · Esc ",
-            theme.dim(),
-        ));
+    let block = overlay_panel(&state.picker.title, inner_width, theme).title_bottom(Span::styled(
+        " ↑/↓ Enter · type to filter · Esc ",
+        theme.dim(),
+    ));
     frame.render_widget(Paragraph::new(lines).block(block), rect);
 }
 

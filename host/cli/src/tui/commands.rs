@@ -13,7 +13,7 @@ use tack_tui::{CommandInfo, Picker, PickerItem, PickerKind, UiEvent};
 
 use super::controller::Controller;
 use crate::session_change;
-use crate::sessions::{clip, short_id};
+use crate::sessions::{clip, first_line, short_id};
 
 /// The host's commands, for completion and `/help`.
 const HOST_COMMANDS: &[(&str, &str)] = &[
@@ -180,12 +180,7 @@ impl Controller {
                 if s.id == current {
                     selected = i;
                 }
-                let first = s
-                    .first_message
-                    .as_deref()
-                    .and_then(|m| m.lines().find(|l| !l.trim().is_empty()))
-                    .map(|l| clip(l.trim(), 60))
-                    .unwrap_or_else(|| "(no message yet)".into());
+                let first = first_line(s);
                 PickerItem {
                     label: format!("{} {}", if s.id == current { "*" } else { " " }, first),
                     detail: format!(

@@ -70,9 +70,6 @@ pub fn wrap_line(
             first = false;
             current = rest;
             current_width = current.iter().map(|(ch, _)| char_width(*ch)).sum();
-            if c == ' ' && current.is_empty() {
-                continue;
-            }
         }
         current.push((c, style));
         current_width += w;
