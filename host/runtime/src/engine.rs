@@ -51,6 +51,8 @@ pub struct RuntimeConfig {
     pub max_faults: u32,
     /// Instances kept per plugin so parallel tool calls into one plugin do not queue.
     pub max_instances: usize,
+    /// How many tasks of one fan-out (`tack:plugin/tasks.run`) run at the same time.
+    pub task_parallelism: usize,
 }
 
 impl Default for RuntimeConfig {
@@ -62,6 +64,9 @@ impl Default for RuntimeConfig {
             limits: CallLimits::default(),
             max_faults: 3,
             max_instances: 4,
+            task_parallelism: std::thread::available_parallelism()
+                .map_or(2, |n| n.get())
+                .min(8),
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod broker;
 pub mod cache;
 pub mod engine;
 pub mod error;
+pub mod fan_out;
 pub mod grants;
 pub mod limits;
 pub mod manifest;

@@ -20,8 +20,11 @@ use crate::api::{
     InputAction, ProviderError, ProviderRequest, Registration, RequestPlan, SseEvent, StreamEvent,
     ToolCall, ToolDecision, ToolResult,
 };
+use crate::bindings::fan_out_v0_1_0::exports::tack::plugin::task_runner::{
+    Guest as TaskRunner, GuestIndices as TaskRunnerIndices,
+};
 use crate::bindings::v0_1_0::exports::tack::plugin::guest::Guest;
-use crate::bindings::v0_1_0::{Plugin as Bindings, PluginPre};
+use crate::bindings::v0_1_0::{Plugin as Bindings, PluginIndices};
 use crate::bindings::{API_VERSION, SUPPORTED_API_VERSIONS};
 use crate::broker::secrets::SecretStore;
 use crate::engine::Runtime;
@@ -66,6 +69,8 @@ pub struct HostContext {
 struct Live {
     store: Store<PluginState>,
     bindings: Bindings,
+    /// The `task-runner` export, when the plugin has one.
+    task_runner: Option<TaskRunner>,
 }
 
 pub struct LoadedPlugin {
@@ -79,7 +84,9 @@ pub struct LoadedPlugin {
     /// The `tack:plugin` version the component speaks.
     pub api_version: String,
     runtime: Arc<Runtime>,
-    pre: PluginPre<PluginState>,
+    pre: wasmtime::component::InstancePre<PluginState>,
+    indices: PluginIndices,
+    task_indices: Option<TaskRunnerIndices>,
     env: Arc<PluginEnv>,
     data_dir: Option<PathBuf>,
     config_json: String,
@@ -87,6 +94,9 @@ pub struct LoadedPlugin {
     faults: AtomicU32,
     disabled: Mutex<Option<String>>,
 }
+
+/// Inputs of one fan-out not yet taken by a worker, with their positions.
+type TaskQueue = Arc<Mutex<std::collections::VecDeque<(usize, Vec<u8>)>>>;
 
 type CallFuture<'a, R> = Pin<Box<dyn Future<Output = wasmtime::Result<R>> + Send + 'a>>;
 
@@ -108,8 +118,12 @@ impl LoadedPlugin {
         };
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(link_err)?;
         Bindings::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s).map_err(link_err)?;
-        let instance_pre = linker.instantiate_pre(&component).map_err(link_err)?;
-        let pre = PluginPre::new(instance_pre).map_err(link_err)?;
+        crate::bindings::fan_out_v0_1_0::FanOut::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)
+            .map_err(link_err)?;
+        let pre = linker.instantiate_pre(&component).map_err(link_err)?;
+        let indices = PluginIndices::new(&pre).map_err(link_err)?;
+        // Fan-out is optional: a plugin without the export simply cannot be given tasks.
+        let task_indices = TaskRunnerIndices::new(&pre).ok();
 
         let capabilities = spec.manifest.capabilities.intersect(&spec.granted);
         let denied = spec.manifest.capabilities.minus(&capabilities);
@@ -136,6 +150,7 @@ impl LoadedPlugin {
             services: host.services.clone(),
             secrets: host.secrets.clone(),
             http: runtime.http().clone(),
+            plugin: std::sync::OnceLock::new(),
         });
         let config_json = serde_json::to_string(&spec.config).unwrap_or_else(|_| "{}".into());
         let mut plugin = LoadedPlugin {
@@ -147,6 +162,8 @@ impl LoadedPlugin {
             api_version,
             runtime: runtime.clone(),
             pre,
+            indices,
+            task_indices,
             env,
             data_dir,
             config_json,
@@ -165,7 +182,9 @@ impl LoadedPlugin {
         validate_registration(&name, &registration)?;
         plugin.registration = registration;
         plugin.checkin(live);
-        Ok(Arc::new(plugin))
+        let plugin = Arc::new(plugin);
+        let _ = plugin.env.plugin.set(Arc::downgrade(&plugin));
+        Ok(plugin)
     }
 
     pub fn name(&self) -> &str {
@@ -193,6 +212,10 @@ impl LoadedPlugin {
         self.faults.load(Ordering::Relaxed)
     }
 
+    pub(crate) fn runtime(&self) -> &Arc<Runtime> {
+        &self.runtime
+    }
+
     fn limits(&self) -> &crate::engine::CallLimits {
         &self.runtime.config().limits
     }
@@ -211,8 +234,9 @@ impl LoadedPlugin {
             cancel,
             tool_call_id: Some(call.id.clone()),
             progress,
+            may_fan_out: true,
         };
-        self.with_instance(&label, setup, move |store, guest| {
+        self.with_instance(&label, setup, move |store, guest, _| {
             Box::pin(async move { guest.call_call_tool(store, &call).await })
         })
         .await
@@ -225,9 +249,13 @@ impl LoadedPlugin {
     ) -> Result<Result<Option<String>, String>, PluginError> {
         let (name, args) = (name.to_string(), args.to_string());
         let setup = CallSetup::plain(self.limits().command);
-        self.with_instance(&format!("command '/{name}'"), setup, move |store, guest| {
-            Box::pin(async move { guest.call_run_command(store, &name, &args).await })
-        })
+        self.with_instance(
+            &format!("command '/{name}'"),
+            setup,
+            move |store, guest, _| {
+                Box::pin(async move { guest.call_run_command(store, &name, &args).await })
+            },
+        )
         .await
     }
 
@@ -236,7 +264,7 @@ impl LoadedPlugin {
         self.with_instance(
             "before-tool-call hook",
             CallSetup::plain(self.limits().hook),
-            move |store, guest| {
+            move |store, guest, _| {
                 Box::pin(async move { guest.call_before_tool_call(store, &call).await })
             },
         )
@@ -252,7 +280,7 @@ impl LoadedPlugin {
         self.with_instance(
             "after-tool-call hook",
             CallSetup::plain(self.limits().hook),
-            move |store, guest| {
+            move |store, guest, _| {
                 Box::pin(async move { guest.call_after_tool_call(store, &call, &result).await })
             },
         )
@@ -264,7 +292,7 @@ impl LoadedPlugin {
         self.with_instance(
             "input hook",
             CallSetup::plain(self.limits().hook),
-            move |store, guest| Box::pin(async move { guest.call_on_input(store, &text).await }),
+            move |store, guest, _| Box::pin(async move { guest.call_on_input(store, &text).await }),
         )
         .await
     }
@@ -278,7 +306,7 @@ impl LoadedPlugin {
         self.with_instance(
             "before-agent-start hook",
             CallSetup::plain(self.limits().hook),
-            move |store, guest| {
+            move |store, guest, _| {
                 Box::pin(async move {
                     guest
                         .call_before_agent_start(store, &prompt, &system_prompt)
@@ -294,7 +322,9 @@ impl LoadedPlugin {
         self.with_instance(
             "context hook",
             CallSetup::plain(self.limits().hook),
-            move |store, guest| Box::pin(async move { guest.call_context(store, &messages).await }),
+            move |store, guest, _| {
+                Box::pin(async move { guest.call_context(store, &messages).await })
+            },
         )
         .await
     }
@@ -306,7 +336,7 @@ impl LoadedPlugin {
         self.with_instance(
             "before-compact hook",
             CallSetup::plain(self.limits().hook),
-            move |store, guest| {
+            move |store, guest, _| {
                 Box::pin(async move { guest.call_before_compact(store, &request).await })
             },
         )
@@ -318,7 +348,7 @@ impl LoadedPlugin {
         self.with_instance(
             "event handler",
             CallSetup::plain(self.limits().hook),
-            move |store, guest| {
+            move |store, guest, _| {
                 Box::pin(async move { guest.call_on_event(store, kind, &data).await })
             },
         )
@@ -337,13 +367,123 @@ impl LoadedPlugin {
         })
     }
 
+    // ---- fan-out ----------------------------------------------------------------------------
+
+    /// Runs `inputs` through the plugin's `task-runner` export on up to `parallelism` instances
+    /// at once, each on a blocking thread of its own (a running guest holds its thread, and its
+    /// filesystem calls run inline), and returns the results in input order. Tasks share the
+    /// caller's `deadline`; once `cancel` fires no further task starts.
+    pub(crate) async fn run_tasks(
+        self: Arc<Self>,
+        inputs: Vec<Vec<u8>>,
+        deadline: Instant,
+        cancel: CancellationToken,
+    ) -> Result<Vec<Result<Vec<u8>, String>>, String> {
+        if self.task_indices.is_none() {
+            return Err(format!(
+                "plugin '{}' does not export tack:plugin/task-runner, so it cannot run tasks",
+                self.name()
+            ));
+        }
+        let count = inputs.len();
+        let workers = self.task_parallelism().min(count).max(1);
+        let queue: TaskQueue = Arc::new(Mutex::new(inputs.into_iter().enumerate().collect()));
+        // Stops the workers taking new tasks if the caller goes away (its future dropped).
+        let stop = cancel.child_token();
+        let _stop_when_dropped = stop.clone().drop_guard();
+        let handle = tokio::runtime::Handle::current();
+        let mut running = Vec::with_capacity(workers);
+        for _ in 0..workers {
+            let (plugin, queue, stop, handle) =
+                (self.clone(), queue.clone(), stop.clone(), handle.clone());
+            running.push(tokio::task::spawn_blocking(move || {
+                handle.block_on(plugin.task_worker(queue, deadline, stop))
+            }));
+        }
+        let mut results: Vec<Option<Result<Vec<u8>, String>>> = vec![None; count];
+        for worker in running {
+            match worker.await {
+                Ok(done) => {
+                    for (index, result) in done {
+                        if let Some(slot) = results.get_mut(index) {
+                            *slot = Some(result);
+                        }
+                    }
+                }
+                Err(e) => return Err(format!("a task worker failed: {e}")),
+            }
+        }
+        Ok(results
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| Err("cancelled before it started".into())))
+            .collect())
+    }
+
+    /// One worker: takes tasks off the shared queue and runs them on one checked-out instance,
+    /// replacing it if a task faults.
+    async fn task_worker(
+        self: Arc<Self>,
+        queue: TaskQueue,
+        deadline: Instant,
+        stop: CancellationToken,
+    ) -> Vec<(usize, Result<Vec<u8>, String>)> {
+        let mut done = Vec::new();
+        let mut live: Option<Live> = None;
+        while !stop.is_cancelled() {
+            let next = queue.lock().ok().and_then(|mut q| q.pop_front());
+            let Some((index, input)) = next else {
+                break;
+            };
+            let mut instance = match live.take() {
+                Some(instance) => instance,
+                None => match self.checkout().await {
+                    Ok(instance) => instance,
+                    Err(e) => {
+                        done.push((index, Err(e.to_string())));
+                        continue;
+                    }
+                },
+            };
+            let mut setup = CallSetup::plain(deadline.saturating_duration_since(Instant::now()));
+            setup.cancel = stop.clone();
+            setup.may_fan_out = false;
+            let outcome = self
+                .invoke(&mut instance, "task", setup, move |store, _, runner| {
+                    Box::pin(async move {
+                        match runner {
+                            Some(runner) => runner.call_run_task(store, &input).await,
+                            None => Err(wasmtime::format_err!("the task-runner export is missing")),
+                        }
+                    })
+                })
+                .await;
+            match outcome {
+                Ok(result) => {
+                    done.push((index, result));
+                    live = Some(instance);
+                }
+                // The instance faulted and is dropped; the next task gets a fresh one.
+                Err(e) => done.push((index, Err(e.to_string()))),
+            }
+        }
+        if let Some(instance) = live {
+            self.checkin(instance);
+        }
+        done
+    }
+
     // ---- instance management ----------------------------------------------------------------
 
     async fn with_instance<R: Send>(
         &self,
         label: &str,
         setup: CallSetup,
-        f: impl for<'a> FnOnce(&'a mut Store<PluginState>, &'a Guest) -> CallFuture<'a, R> + Send,
+        f: impl for<'a> FnOnce(
+                &'a mut Store<PluginState>,
+                &'a Guest,
+                Option<&'a TaskRunner>,
+            ) -> CallFuture<'a, R>
+            + Send,
     ) -> Result<R, PluginError> {
         let mut live = self.checkout().await?;
         let result = self.invoke(&mut live, label, setup, f).await;
@@ -358,7 +498,12 @@ impl LoadedPlugin {
         live: &mut Live,
         label: &str,
         setup: CallSetup,
-        f: impl for<'a> FnOnce(&'a mut Store<PluginState>, &'a Guest) -> CallFuture<'a, R> + Send,
+        f: impl for<'a> FnOnce(
+                &'a mut Store<PluginState>,
+                &'a Guest,
+                Option<&'a TaskRunner>,
+            ) -> CallFuture<'a, R>
+            + Send,
     ) -> Result<R, PluginError> {
         {
             let call = &mut live.store.data_mut().call;
@@ -368,13 +513,19 @@ impl LoadedPlugin {
             call.cancel = setup.cancel;
             call.tool_call_id = setup.tool_call_id;
             call.progress = setup.progress;
+            call.may_fan_out = setup.may_fan_out;
         }
         live.store.set_epoch_deadline(1);
-        let Live { store, bindings } = live;
-        let outcome = f(store, bindings.tack_plugin_guest()).await;
+        let Live {
+            store,
+            bindings,
+            task_runner,
+        } = live;
+        let outcome = f(store, bindings.tack_plugin_guest(), task_runner.as_ref()).await;
         let state = store.data_mut();
         state.call.progress = None;
         state.call.tool_call_id = None;
+        state.call.may_fan_out = false;
         match outcome {
             Ok(value) => Ok(value),
             Err(error) => Err(self.fault(store, label, error)),
@@ -469,20 +620,39 @@ impl LoadedPlugin {
         store.data_mut().call.deadline = Instant::now() + self.limits().init;
         store.data_mut().call.budget = self.limits().init;
         store.set_epoch_deadline(1);
-        let bindings = match self.pre.instantiate_async(&mut store).await {
-            Ok(b) => b,
+        let instance = match self.pre.instantiate_async(&mut store).await {
+            Ok(instance) => instance,
             Err(e) => return Err(self.fault(&store, "instantiation", e)),
         };
-        let mut live = Live { store, bindings };
+        let loaded = self
+            .indices
+            .load(&mut store, &instance)
+            .and_then(|bindings| {
+                let task_runner = match &self.task_indices {
+                    Some(indices) => Some(indices.load(&mut store, &instance)?),
+                    None => None,
+                };
+                Ok((bindings, task_runner))
+            });
+        let (bindings, task_runner) = match loaded {
+            Ok(parts) => parts,
+            Err(e) => return Err(self.fault(&store, "instantiation", e)),
+        };
+        let mut live = Live {
+            store,
+            bindings,
+            task_runner,
+        };
         let ctx = InitContext {
             api_version: API_VERSION.to_string(),
             workspace: self.env.workspace.display().to_string(),
             config: self.config_json.clone(),
             data_dir: self.data_dir.as_ref().map(|d| d.display().to_string()),
         };
-        let setup = CallSetup::plain(self.limits().init);
+        let mut setup = CallSetup::plain(self.limits().init);
+        setup.may_fan_out = false;
         let registration = self
-            .invoke(&mut live, label, setup, move |store, guest| {
+            .invoke(&mut live, label, setup, move |store, guest, _| {
                 Box::pin(async move { guest.call_init(store, &ctx).await })
             })
             .await?
@@ -545,6 +715,7 @@ struct CallSetup {
     cancel: CancellationToken,
     tool_call_id: Option<String>,
     progress: Option<ProgressSink>,
+    may_fan_out: bool,
 }
 
 impl CallSetup {
@@ -554,6 +725,7 @@ impl CallSetup {
             cancel: CancellationToken::new(),
             tool_call_id: None,
             progress: None,
+            may_fan_out: true,
         }
     }
 }
@@ -569,7 +741,12 @@ impl ProviderSession {
     async fn call<R: Send>(
         &mut self,
         label: &str,
-        f: impl for<'a> FnOnce(&'a mut Store<PluginState>, &'a Guest) -> CallFuture<'a, R> + Send,
+        f: impl for<'a> FnOnce(
+                &'a mut Store<PluginState>,
+                &'a Guest,
+                Option<&'a TaskRunner>,
+            ) -> CallFuture<'a, R>
+            + Send,
     ) -> Result<R, PluginError> {
         let Some(live) = self.live.as_mut() else {
             return Err(PluginError::Disabled {
@@ -590,7 +767,7 @@ impl ProviderSession {
         &mut self,
         request: ProviderRequest,
     ) -> Result<Result<RequestPlan, ProviderError>, PluginError> {
-        self.call("build-request", move |store, guest| {
+        self.call("build-request", move |store, guest, _| {
             Box::pin(async move { guest.call_build_request(store, &request).await })
         })
         .await
@@ -604,7 +781,7 @@ impl ProviderSession {
         body: Vec<u8>,
     ) -> Result<ProviderError, PluginError> {
         let provider = provider.to_string();
-        self.call("decode-error", move |store, guest| {
+        self.call("decode-error", move |store, guest, _| {
             Box::pin(async move {
                 guest
                     .call_decode_error(store, &provider, status, &headers, &body)
@@ -617,7 +794,7 @@ impl ProviderSession {
     pub async fn start_decoder(&mut self, provider: &str, model: &str) -> Result<(), PluginError> {
         let (provider, model) = (provider.to_string(), model.to_string());
         let decoder = self
-            .call("decoder", move |store, guest| {
+            .call("decoder", move |store, guest, _| {
                 Box::pin(async move {
                     guest
                         .decoder()
@@ -635,7 +812,7 @@ impl ProviderSession {
         event: SseEvent,
     ) -> Result<Result<Vec<StreamEvent>, ProviderError>, PluginError> {
         let decoder = self.require_decoder()?;
-        self.call("decoder.push", move |store, guest| {
+        self.call("decoder.push", move |store, guest, _| {
             Box::pin(async move { guest.decoder().call_push(store, decoder, &event).await })
         })
         .await
@@ -643,7 +820,7 @@ impl ProviderSession {
 
     pub async fn finish(&mut self) -> Result<Result<Vec<StreamEvent>, ProviderError>, PluginError> {
         let decoder = self.require_decoder()?;
-        self.call("decoder.finish", move |store, guest| {
+        self.call("decoder.finish", move |store, guest, _| {
             Box::pin(async move { guest.decoder().call_finish(store, decoder).await })
         })
         .await

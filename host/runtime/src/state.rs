@@ -1,7 +1,7 @@
 //! Per-instance store data, and the host side of every `tack:plugin` import.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
@@ -25,6 +25,8 @@ pub struct PluginEnv {
     pub services: Arc<dyn HostServices>,
     pub secrets: SecretStore,
     pub http: reqwest::Client,
+    /// The plugin these instances belong to, for fan-out; set once loading has finished.
+    pub plugin: OnceLock<Weak<crate::plugin::LoadedPlugin>>,
 }
 
 pub type ProgressSink = Arc<dyn Fn(types::ToolResult) + Send + Sync>;
@@ -39,6 +41,9 @@ pub struct CallState {
     pub cancel: CancellationToken,
     pub tool_call_id: Option<String>,
     pub progress: Option<ProgressSink>,
+    /// Whether this call may start tasks: not during `init` (a task instance's own `init`
+    /// would start more, without end) and not from inside a task.
+    pub may_fan_out: bool,
 }
 
 impl CallState {
@@ -50,6 +55,7 @@ impl CallState {
             cancel: CancellationToken::new(),
             tool_call_id: None,
             progress: None,
+            may_fan_out: false,
         }
     }
 }

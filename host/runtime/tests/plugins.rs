@@ -466,6 +466,79 @@ async fn repeated_faults_disable_the_plugin_but_not_its_neighbours() {
     assert!(!ok.is_error);
 }
 
+/// The outcomes `fan_out` reports, one JSON object per task.
+async fn fan_out(p: &LoadedPlugin, tasks: &[&str]) -> Vec<serde_json::Value> {
+    let result = tool(p, "fan_out", serde_json::json!({ "tasks": tasks }))
+        .await
+        .expect("fan_out returns");
+    assert!(!result.is_error, "{}", text(&result));
+    serde_json::from_str(&text(&result)).expect("JSON outcomes")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_run_at_once_on_instances_with_the_same_grants() {
+    let f = fixture(RuntimeConfig {
+        task_parallelism: 2,
+        limits: CallLimits {
+            tool: Duration::from_secs(20),
+            ..CallLimits::default()
+        },
+        ..quick_limits()
+    });
+    let outside = f.workspace.path().join("secret.txt");
+    std::fs::write(&outside, "top secret").expect("write secret");
+    std::fs::write(f.host.workspace.join("inside.txt"), "fine").expect("inside");
+    let p = hostile(&f).await;
+    let ws = f.host.workspace.canonicalize().expect("canonical");
+
+    // Each `meet` task waits for the other's file: both finish only if they run at once.
+    let met = fan_out(&p, &["meet:a:b", "meet:b:a"]).await;
+    assert_eq!(
+        met,
+        vec![
+            serde_json::json!({"ok": "a met b"}),
+            serde_json::json!({"ok": "b met a"})
+        ]
+    );
+
+    let inside = format!("read:{}", ws.join("inside.txt").display());
+    let escape = format!("read:{}", outside.display());
+    let outcomes = fan_out(
+        &p,
+        &["echo:first", &inside, &escape, "trap", "nest", "echo:last"],
+    )
+    .await;
+    assert_eq!(outcomes.len(), 6, "{outcomes:?}");
+    assert_eq!(outcomes[0], serde_json::json!({"ok": "first"}));
+    assert_eq!(
+        outcomes[1],
+        serde_json::json!({"ok": "fine"}),
+        "same grants"
+    );
+    let refused = outcomes[2]["err"].as_str().expect("escape refused");
+    assert!(!refused.contains("top secret"), "{refused}");
+    let trapped = outcomes[3]["err"].as_str().expect("the trap is an error");
+    assert!(trapped.contains("deliberate trap in a task"), "{trapped}");
+    let nested = outcomes[4]["ok"].as_str().expect("nest returns");
+    assert!(
+        nested.starts_with("refused: ") && nested.contains("inside another task"),
+        "{nested}"
+    );
+    assert_eq!(outcomes[5], serde_json::json!({"ok": "last"}));
+    assert_eq!(p.fault_count(), 1, "the trapping task counts as one fault");
+
+    let flood = tool(
+        &p,
+        "fan_out",
+        serde_json::json!({ "tasks": ["echo:x"], "repeat": 4097 }),
+    )
+    .await
+    .expect("fan_out returns");
+    assert!(flood.is_error);
+    assert!(text(&flood).contains("at most 4096"), "{}", text(&flood));
+    still_serves(&p).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unsupported_and_malformed_components_are_refused_clearly() {
     let f = fixture(RuntimeConfig::default());

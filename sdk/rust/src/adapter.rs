@@ -5,6 +5,7 @@ use std::cell::RefCell;
 use std::marker::PhantomData;
 
 use crate::bindings::exports::tack::plugin::guest::{Guest, GuestDecoder};
+use crate::bindings::exports::tack::plugin::task_runner::Guest as TaskRunnerGuest;
 use crate::{
     default_decode_error, AgentStartPatch, CompactDecision, CompactRequest, ErrorKind, EventKind,
     InitContext, InputAction, ProviderError, ProviderRequest, Registration, RequestPlan, SseEvent,
@@ -107,6 +108,14 @@ pub trait Plugin: Default + 'static {
         Box::new(NoDecoder {
             provider: provider.to_string(),
         })
+    }
+
+    /// Fan-out: runs one task this plugin started with [`crate::tasks::run`], on another
+    /// instance of the plugin (one that went through `init` like any other). Input and output
+    /// are bytes in a format of the plugin's choosing.
+    fn run_task(&mut self, input: Vec<u8>) -> Result<Vec<u8>, String> {
+        let _ = input;
+        Err("this plugin runs no tasks".to_string())
     }
 }
 
@@ -223,6 +232,12 @@ impl<T: Plugin> Guest for PluginAdapter<T> {
         body: Vec<u8>,
     ) -> ProviderError {
         with_plugin::<T, _>(|p| p.decode_error(&provider, status, &headers, &body))
+    }
+}
+
+impl<T: Plugin> TaskRunnerGuest for PluginAdapter<T> {
+    fn run_task(input: Vec<u8>) -> Result<Vec<u8>, String> {
+        with_plugin::<T, _>(|p| p.run_task(input))
     }
 }
 

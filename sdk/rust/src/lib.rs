@@ -97,6 +97,8 @@
 //! # Modules
 //! - [`host`], [`ui`], [`session`], [`agent`], [`exec`], [`http`]: the host's imports (the
 //!   generated functions, plus conveniences such as [`exec::run`] and [`session::append_state`]).
+//! - [`tasks`]: fan-out of one call over several instances of the plugin, for work that wants
+//!   more than one core ([`Plugin::run_task`] handles each task).
 //! - [`log`]: one-line logging through the host.
 //! - [`sse_local`]: an event-stream format for providers that answer without the network.
 
@@ -109,7 +111,10 @@ pub mod sse_local;
 pub mod bindings {
     wit_bindgen::generate!({
         path: "../../wit",
-        world: "plugin",
+        // `plugin` plus the optional fan-out pieces; a plugin that never starts tasks imports
+        // nothing extra (unused imports are left out of the component) and its `run-task`
+        // export answers with an error.
+        world: "plugin-with-tasks",
         pub_export_macro: true,
         export_macro_name: "__export_plugin_bindings",
         default_bindings_module: "tack_sdk::bindings",
@@ -150,6 +155,17 @@ pub mod ui {
 /// Control over the running agent's tool set.
 pub mod agent {
     pub use crate::bindings::tack::plugin::agent::*;
+}
+
+/// Fan-out: split one call into tasks that the host runs at the same time on other instances of
+/// this plugin, each handled by [`Plugin::run_task`]. A component instance is single-threaded;
+/// this is how a plugin uses more than one core.
+///
+/// [`run`](tasks::run) waits for every task and returns their results in input order; the task
+/// instances have this plugin's grants and went through its `init`, and they share the calling
+/// call's deadline. Tasks cannot start tasks.
+pub mod tasks {
+    pub use crate::bindings::tack::plugin::tasks::*;
 }
 
 /// Outbound HTTP (needs an `http` grant).

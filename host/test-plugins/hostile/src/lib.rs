@@ -4,7 +4,8 @@
 //! an attempt that worked returns a plain result whose text starts with `ok: `, one the sandbox
 //! stopped returns an error result whose text starts with `failed: `; both carry details
 //! `{"ok": bool}`. `spin`, `membomb`, `recurse` and `trap` never return: the host must stop them.
-//! `echo` answers normally, to show the plugin still works after a call failed.
+//! `echo` answers normally, to show the plugin still works after a call failed. `fan_out` starts
+//! tasks (see `run_task` for what each input asks) and reports each outcome as JSON.
 
 use std::hint::black_box;
 use std::io::Write;
@@ -12,8 +13,8 @@ use std::io::Write;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tack_sdk::{
-    exec, export_plugin, log, HookKind, InitContext, Plugin, Registration, ToolCall, ToolDecision,
-    ToolResult, ToolSpec,
+    exec, export_plugin, log, tasks, HookKind, InitContext, Plugin, Registration, ToolCall,
+    ToolDecision, ToolResult, ToolSpec,
 };
 
 #[derive(Default)]
@@ -34,6 +35,14 @@ struct PortArgs {
 #[derive(Deserialize)]
 struct CommandArgs {
     command: String,
+}
+
+#[derive(Deserialize)]
+struct FanOutArgs {
+    tasks: Vec<String>,
+    /// Sends the list this many times over (to ask for more tasks than allowed).
+    #[serde(default)]
+    repeat: Option<usize>,
 }
 
 fn no_args() -> Value {
@@ -157,6 +166,19 @@ impl Plugin for Hostile {
                 "Returns its arguments.",
                 json!({ "type": "object" }),
             ))
+            .tool(ToolSpec::new(
+                "fan_out",
+                "Fan out",
+                "Runs each of `tasks` as a task on another instance.",
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "tasks": { "type": "array", "items": { "type": "string" } },
+                        "repeat": { "type": "integer" }
+                    },
+                    "required": ["tasks"]
+                }),
+            ))
             .command("ping", "Answers pong")
             .hook(HookKind::BeforeToolCall))
     }
@@ -202,6 +224,10 @@ impl Plugin for Hostile {
                 panic!("deliberate trap");
             }
             "echo" => ToolResult::text(call.arguments.clone()),
+            "fan_out" => match call.args::<FanOutArgs>() {
+                Ok(args) => fan_out(&args),
+                Err(e) => ToolResult::error(e),
+            },
             other => ToolResult::error(format!("unknown tool `{other}`")),
         }
     }
@@ -215,6 +241,54 @@ impl Plugin for Hostile {
 
     fn before_tool_call(&mut self, _call: &ToolCall) -> ToolDecision {
         ToolDecision::Allow
+    }
+
+    /// `echo:X` returns X; `read:PATH` reads a file; `trap` panics; `nest` tries to start a
+    /// task from inside this one; `meet:MINE:THEIRS` creates the workspace file MINE and waits
+    /// for THEIRS, so two such tasks finish only if they run at the same time.
+    fn run_task(&mut self, input: Vec<u8>) -> Result<Vec<u8>, String> {
+        let input = String::from_utf8(input).map_err(|e| e.to_string())?;
+        let (verb, rest) = input.split_once(':').unwrap_or((input.as_str(), ""));
+        let text = match verb {
+            "echo" => rest.to_string(),
+            "read" => std::fs::read_to_string(rest).map_err(|e| format!("read {rest}: {e}"))?,
+            "trap" => panic!("deliberate trap in a task"),
+            "nest" => match tasks::run(&[b"echo:inner".to_vec()]) {
+                Ok(_) => "nested tasks ran".to_string(),
+                Err(e) => format!("refused: {e}"),
+            },
+            "meet" => {
+                let (mine, theirs) = rest.split_once(':').ok_or("meet:MINE:THEIRS")?;
+                let dir = std::path::Path::new(&self.workspace);
+                std::fs::write(dir.join(mine), b"here").map_err(|e| e.to_string())?;
+                while !dir.join(theirs).exists() {
+                    std::hint::spin_loop();
+                }
+                format!("{mine} met {theirs}")
+            }
+            other => return Err(format!("unknown task `{other}`")),
+        };
+        Ok(text.into_bytes())
+    }
+}
+
+fn fan_out(args: &FanOutArgs) -> ToolResult {
+    let mut inputs = Vec::new();
+    for _ in 0..args.repeat.unwrap_or(1) {
+        inputs.extend(args.tasks.iter().map(|t| t.as_bytes().to_vec()));
+    }
+    match tasks::run(&inputs) {
+        Ok(results) => {
+            let shown: Vec<Value> = results
+                .iter()
+                .map(|r| match r {
+                    Ok(bytes) => json!({ "ok": String::from_utf8_lossy(bytes) }),
+                    Err(e) => json!({ "err": e }),
+                })
+                .collect();
+            ToolResult::text(Value::Array(shown).to_string())
+        }
+        Err(e) => ToolResult::error(format!("failed: {e}")),
     }
 }
 
