@@ -1141,6 +1141,108 @@ async fn grep_searches_like_ripgrep() {
     assert_eq!(details(&r)["matches"], 100);
 }
 
+/// A tree big enough for grep and find to cut into pieces that run on several instances:
+/// whatever the cut, the output is what one sorted walk prints.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grep_and_find_over_a_split_tree_print_what_one_walk_would() {
+    let f = fixture().await;
+    let mut files = vec![PathBuf::from("a.txt"), PathBuf::from("zz.txt")];
+    for d in 0..30 {
+        for s in 0..2 {
+            for n in 0..3 {
+                files.push(PathBuf::from(format!("d{d:02}/s{s}/f{n}.txt")));
+            }
+        }
+    }
+    let body = |path: &Path| {
+        format!(
+            "one\nhit in {}\nthree\nfour\nhit again\nsix\n",
+            path.display()
+        )
+    };
+    for path in &files {
+        f.file(path.to_str().expect("utf-8"), body(path));
+    }
+    // Ignored below one directory only, and a deeper level of nesting elsewhere.
+    f.file("d05/.gitignore", "*.log\n");
+    f.file("d05/s0/skip.log", "hit but ignored\n");
+    f.file("d07/s1/deep/er/f.txt", "hit deep\n");
+    files.push(PathBuf::from("d07/s1/deep/er/f.txt"));
+    files.sort();
+    let expected: Vec<String> = files
+        .iter()
+        .flat_map(|path| {
+            let shown = path.display().to_string();
+            if shown.contains("deep") {
+                vec![format!("{shown}:1: hit deep")]
+            } else {
+                vec![
+                    format!("{shown}:2: hit in {shown}"),
+                    format!("{shown}:5: hit again"),
+                ]
+            }
+        })
+        .collect();
+    let total = expected.len();
+
+    let all = f
+        .call("grep", json!({"pattern": "hit", "limit": total}))
+        .await;
+    assert_eq!(text(&all), expected.join("\n"));
+    assert_eq!(details(&all)["matches"], total);
+    assert_eq!(details(&all)["files"], files.len());
+    assert_eq!(details(&all)["truncated"], false);
+
+    let first = f.call("grep", json!({"pattern": "hit"})).await;
+    let out = text(&first);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[..100], expected[..100]);
+    assert!(lines[101].starts_with("[Showing the first 100 matching lines; there are more."));
+    assert_eq!(details(&first)["truncated"], true);
+
+    // The cut falls inside a file: its first match is shown, the second is not.
+    let odd = f.call("grep", json!({"pattern": "hit", "limit": 7})).await;
+    let odd_text = text(&odd);
+    let odd_lines: Vec<&str> = odd_text.lines().collect();
+    assert_eq!(odd_lines[..7], expected[..7]);
+    assert!(odd_lines[8].starts_with("[Showing the first 7 matching lines; there are more."));
+
+    let with_context = f
+        .ok(
+            "grep",
+            json!({"pattern": "again", "context": 1, "glob": "d0[0-1]/s0/*"}),
+        )
+        .await;
+    let blocks: Vec<String> = files
+        .iter()
+        .filter(|p| p.starts_with("d00/s0") || p.starts_with("d01/s0"))
+        .map(|p| {
+            let s = p.display();
+            format!("{s}-4- four\n{s}:5: hit again\n{s}-6- six")
+        })
+        .collect();
+    assert_eq!(with_context, blocks.join("\n--\n"));
+
+    // find over the same pieces: directories at every level of the cut are matched too.
+    let mut names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    names.sort();
+    assert_eq!(
+        f.ok("find", json!({"pattern": "*.txt", "limit": 10000}))
+            .await,
+        names.join("\n")
+    );
+    let s1: Vec<String> = (0..30).map(|d| format!("d{d:02}/s1/")).collect();
+    assert_eq!(f.ok("find", json!({"pattern": "s1"})).await, s1.join("\n"));
+    assert_eq!(
+        f.ok("find", json!({"pattern": "d0[5-6]"})).await,
+        "d05/\nd06/"
+    );
+    assert_eq!(
+        f.ok("find", json!({"pattern": "er"})).await,
+        "d07/s1/deep/er/"
+    );
+}
+
 // ---- bash -----------------------------------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

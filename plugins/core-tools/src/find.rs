@@ -1,12 +1,19 @@
 //! `find`: paths in a tree whose name or relative path matches a glob.
+//!
+//! The tree is cut into pieces that run as tasks on other instances of the plugin, one per core
+//! (see [`walk::split`]); the results are sorted at the end anyway, so the pieces' order does not
+//! matter.
 
-use serde::Deserialize;
-use tack_sdk::serde_json::json;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use tack_sdk::serde_json::{self, json};
 use tack_sdk::{ToolCall, ToolResult, ToolSpec};
 
+use crate::fanout;
 use crate::fsys::Kind;
 use crate::paths::Workspace;
-use crate::walk::{walk, Flow, PathGlob};
+use crate::walk::{self, walk, Flow, PathGlob, Piece};
 
 const DEFAULT_LIMIT: usize = 1000;
 const MAX_LIMIT: usize = 10_000;
@@ -67,7 +74,8 @@ pub fn run(ws: &Workspace, call: &ToolCall) -> ToolResult {
 }
 
 fn find(ws: &Workspace, args: &Args) -> Result<ToolResult, String> {
-    let glob = PathGlob::new(&args.pattern)?;
+    // Checked here so a bad pattern is reported once, before any task starts.
+    PathGlob::new(&args.pattern)?;
     let root = ws.resolve_readable(args.path.as_deref().unwrap_or("."))?;
     let shown_root = ws.display(&root);
     let meta = std::fs::metadata(&root).map_err(|e| ws.io_error(&e, &root, "search"))?;
@@ -81,19 +89,27 @@ fn find(ws: &Workspace, args: &Args) -> Result<ToolResult, String> {
         .map_or(DEFAULT_LIMIT, |l| usize::try_from(l).unwrap_or(MAX_LIMIT))
         .clamp(1, MAX_LIMIT);
 
+    let workers = fanout::parallelism().max(1);
+    // Several pieces per worker, so one slow piece does not leave the other cores idle.
+    let pieces =
+        walk::split(ws.root(), &root, workers * 4).map_err(|e| ws.io_error(&e, &root, "search"))?;
+    let tasks: Vec<fanout::Task> = pieces
+        .into_iter()
+        .map(|piece| {
+            fanout::Task::Find(Task {
+                pattern: args.pattern.clone(),
+                root: root.clone(),
+                piece,
+            })
+        })
+        .collect();
     let mut found = Vec::new();
-    walk(ws.root(), &root, &mut |entry| {
-        let relative = entry.path.strip_prefix(&root).unwrap_or(entry.path);
-        if glob.is_match(relative) {
-            let mut shown = ws.display(entry.path);
-            if entry.kind == Kind::Dir {
-                shown.push('/');
-            }
-            found.push(shown);
-        }
-        Flow::Continue
-    })
-    .map_err(|e| ws.io_error(&e, &root, "search"))?;
+    for output in fanout::run(ws, &tasks)? {
+        let output = output.map_err(|e| format!("find failed on part of the tree: {e}"))?;
+        let paths: Vec<String> = serde_json::from_slice(&output)
+            .map_err(|e| format!("find could not read a task's findings: {e}"))?;
+        found.extend(paths);
+    }
     found.sort_unstable();
 
     let total = found.len();
@@ -122,6 +138,44 @@ fn find(ws: &Workspace, args: &Args) -> Result<ToolResult, String> {
         "matches": total,
         "truncated": truncated,
     })))
+}
+
+/// One piece of a find, as a task gets it.
+#[derive(Serialize, Deserialize)]
+pub struct Task {
+    pattern: String,
+    /// The search root, which the pattern is relative to.
+    root: PathBuf,
+    piece: Piece,
+}
+
+/// Runs one piece of a find; the output is the matching paths as shown to the model.
+pub fn run_task(ws: &Workspace, task: Task) -> Result<Vec<u8>, String> {
+    let glob = PathGlob::new(&task.pattern)?;
+    let mut found = Vec::new();
+    let mut consider = |path: &Path, kind: Kind| {
+        let relative = path.strip_prefix(&task.root).unwrap_or(path);
+        if glob.is_match(relative) {
+            let mut shown = ws.display(path);
+            if kind == Kind::Dir {
+                shown.push('/');
+            }
+            found.push(shown);
+        }
+    };
+    match &task.piece {
+        Piece::Entries { dir, entries } => {
+            for (name, kind) in entries {
+                consider(&dir.join(name), *kind);
+            }
+        }
+        Piece::Tree(dir) => walk(ws.root(), dir, &mut |entry| {
+            consider(entry.path, entry.kind);
+            Flow::Continue
+        })
+        .map_err(|e| ws.io_error(&e, dir, "search"))?,
+    }
+    serde_json::to_vec(&found).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

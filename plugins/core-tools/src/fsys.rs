@@ -12,7 +12,8 @@ use std::io;
 use std::path::Path;
 
 /// What a directory entry is, without following symlinks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Kind {
     File,
     Dir,

@@ -3,21 +3,28 @@
 //! Built for speed on large trees, the way ripgrep's fast path works: each file is read whole
 //! into one reused buffer, the regex runs over the whole buffer (its literal prefilters skip
 //! most bytes), and line boundaries and numbers are found with memchr only around matches.
+//!
+//! A directory is cut into pieces (see [`walk::split`]) that run as tasks on other instances of
+//! the plugin, one per core, and their findings are merged in walk order, so the output is
+//! exactly what one walk would print. Pieces go out in growing batches: a search that fills its
+//! limit early stops without walking the rest of the tree.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 use memchr::{memchr, memchr_iter, memrchr};
 use regex::bytes::{Regex, RegexBuilder};
-use serde::Deserialize;
-use tack_sdk::serde_json::json;
+use serde::{Deserialize, Serialize};
+use tack_sdk::serde_json::{self, json};
 use tack_sdk::{ToolCall, ToolResult, ToolSpec};
 
 use crate::content::SNIFF_LEN;
-use crate::fsys::{Kind, Read};
+use crate::fanout;
+use crate::fsys::{self, DirHandle, Kind, Read};
 use crate::paths::Workspace;
 use crate::truncate::{cut_chars, format_size, plural, MAX_BYTES};
-use crate::walk::{walk, Flow, PathGlob};
+use crate::walk::{self, walk, Flow, PathGlob, Piece};
 
 const DEFAULT_LIMIT: usize = 100;
 const MAX_LIMIT: usize = 1000;
@@ -105,17 +112,17 @@ pub fn run(ws: &Workspace, call: &ToolCall) -> ToolResult {
     }
 }
 
-fn build_regex(args: &Args) -> Result<Regex, String> {
-    if args.pattern.is_empty() {
+fn build_regex(pattern: &str, literal: bool, ignore_case: bool) -> Result<Regex, String> {
+    if pattern.is_empty() {
         return Err("The search pattern is empty.".to_string());
     }
-    let source: Cow<str> = if args.literal {
-        Cow::Owned(regex::escape(&args.pattern))
+    let source: Cow<str> = if literal {
+        Cow::Owned(regex::escape(pattern))
     } else {
-        Cow::Borrowed(&args.pattern)
+        Cow::Borrowed(pattern)
     };
     RegexBuilder::new(&source)
-        .case_insensitive(args.ignore_case)
+        .case_insensitive(ignore_case)
         // `^` and `$` anchor at line boundaries, CRLF files included, as in line-based grep.
         .multi_line(true)
         .crlf(true)
@@ -124,7 +131,7 @@ fn build_regex(args: &Args) -> Result<Regex, String> {
             format!(
                 "Invalid regular expression '{}': {e}\nEscape special characters with `\\`, or \
                  set literal: true to search for the text as written.",
-                args.pattern
+                pattern
             )
         })
 }
@@ -140,8 +147,9 @@ struct Report {
 }
 
 fn grep(ws: &Workspace, args: &Args) -> Result<ToolResult, String> {
-    let re = build_regex(args)?;
-    let glob = args.glob.as_deref().map(PathGlob::new).transpose()?;
+    let re = build_regex(&args.pattern, args.literal, args.ignore_case)?;
+    // Checked here so a bad glob is reported once, before any task starts.
+    args.glob.as_deref().map(PathGlob::new).transpose()?;
     let root = ws.resolve_readable(args.path.as_deref().unwrap_or("."))?;
     let shown_root = ws.display(&root);
     let limit = args
@@ -161,8 +169,6 @@ fn grep(ws: &Workspace, args: &Args) -> Result<ToolResult, String> {
         out_full: false,
         skipped_large: 0,
     };
-    let mut buf = Vec::new();
-    let mut hits = Vec::new();
     let meta = std::fs::metadata(&root).map_err(|e| ws.io_error(&e, &root, "search"))?;
     if !meta.is_dir() {
         // A single file named explicitly is searched whatever the ignore files say.
@@ -172,12 +178,13 @@ fn grep(ws: &Workspace, args: &Args) -> Result<ToolResult, String> {
                 format_size(meta.len())
             ));
         }
-        buf = std::fs::read(&root).map_err(|e| ws.io_error(&e, &root, "search"))?;
+        let buf = std::fs::read(&root).map_err(|e| ws.io_error(&e, &root, "search"))?;
         if is_binary(&buf) {
             return Err(format!(
                 "'{shown_root}' is a binary file; grep only searches text."
             ));
         }
+        let mut hits = Vec::new();
         search(&re, &buf, limit + 1, &mut hits);
         if hits.len() > limit {
             hits.truncate(limit);
@@ -189,64 +196,15 @@ fn grep(ws: &Workspace, args: &Args) -> Result<ToolResult, String> {
             report.out_full = report.shown < hits.len();
         }
     } else {
-        // Once the limit is reached, the walk goes on only until one more match shows whether
-        // the listing is complete.
-        let mut probing = false;
-        walk(ws.root(), &root, &mut |entry| {
-            if entry.kind != Kind::File {
-                return Flow::Continue;
-            }
-            if let Some(glob) = &glob {
-                let relative = entry.path.strip_prefix(&root).unwrap_or(entry.path);
-                if !glob.is_match(relative) {
-                    return Flow::Continue;
-                }
-            }
-            match entry.dir.read_file(entry.name, &mut buf, MAX_FILE_BYTES) {
-                Ok(Read::Done) => {}
-                Ok(Read::TooLarge) => {
-                    report.skipped_large += 1;
-                    return Flow::Continue;
-                }
-                // Unreadable files are skipped, as ripgrep does.
-                Err(_) => return Flow::Continue,
-            }
-            if is_binary(&buf) {
-                return Flow::Continue;
-            }
-            if probing {
-                search(&re, &buf, 1, &mut hits);
-                if hits.is_empty() {
-                    return Flow::Continue;
-                }
-                report.more = true;
-                return Flow::Stop;
-            }
-            let remaining = limit - report.shown;
-            search(&re, &buf, remaining + 1, &mut hits);
-            if hits.is_empty() {
-                return Flow::Continue;
-            }
-            if hits.len() > remaining {
-                hits.truncate(remaining);
-                report.more = true;
-            }
-            let path = ws.display(entry.path);
-            report.files += 1;
-            let written = render(&mut report.out, &path, &buf, &hits, context);
-            report.shown += written;
-            if report.out.len() >= MAX_BYTES {
-                // Whatever was not written, here or in later files, is cut by the byte budget.
-                report.out_full = true;
-                return Flow::Stop;
-            }
-            if report.more {
-                return Flow::Stop;
-            }
-            probing = report.shown == limit;
-            Flow::Continue
-        })
-        .map_err(|e| ws.io_error(&e, &root, "search"))?;
+        let search = TreeSearch {
+            ws,
+            args,
+            re: &re,
+            root: &root,
+            limit,
+            context,
+        };
+        search.run(&mut report)?;
     }
 
     let mut text = std::mem::take(&mut report.out);
@@ -298,6 +256,269 @@ fn grep(ws: &Workspace, args: &Args) -> Result<ToolResult, String> {
         "files": report.files,
         "truncated": report.more || report.out_full,
     })))
+}
+
+impl Report {
+    /// Adds one file's matching lines, as one sequential walk would: once `limit` lines are
+    /// shown, a further match only records that there are more.
+    fn add_file(
+        &mut self,
+        re: &Regex,
+        buf: &[u8],
+        path: &str,
+        limit: usize,
+        context: usize,
+        hits: &mut Vec<Hit>,
+    ) -> Flow {
+        if self.shown == limit {
+            search(re, buf, 1, hits);
+            if hits.is_empty() {
+                return Flow::Continue;
+            }
+            self.more = true;
+            return Flow::Stop;
+        }
+        let remaining = limit - self.shown;
+        search(re, buf, remaining + 1, hits);
+        if hits.is_empty() {
+            return Flow::Continue;
+        }
+        if hits.len() > remaining {
+            hits.truncate(remaining);
+            self.more = true;
+        }
+        self.files += 1;
+        self.shown += render(&mut self.out, path, buf, hits, context);
+        if self.out.len() >= MAX_BYTES {
+            // Whatever was not written, here or in later files, is cut by the byte budget.
+            self.out_full = true;
+            return Flow::Stop;
+        }
+        if self.more {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    }
+
+    /// Adds what a task found in one file. Most findings are appended as the task rendered
+    /// them; one that crosses the line limit or the byte budget is searched again here, so the
+    /// cut falls exactly where a sequential search would put it.
+    fn add_found(&mut self, found: Found, search: &TreeSearch, hits: &mut Vec<Hit>) -> Flow {
+        let (path, count, text) = match found {
+            Found::TooLarge => {
+                self.skipped_large += 1;
+                return Flow::Continue;
+            }
+            Found::Hits { path, count, text } => (path, count, text),
+        };
+        if self.shown == search.limit {
+            self.more = true;
+            return Flow::Stop;
+        }
+        let separator = search.context > 0 && !self.out.is_empty();
+        let after = self.out.len() + text.len() + if separator { 3 } else { 0 };
+        if count <= search.limit - self.shown && after < MAX_BYTES {
+            if separator {
+                self.out.push_str("--\n");
+            }
+            self.out.push_str(&text);
+            self.shown += count;
+            self.files += 1;
+            return Flow::Continue;
+        }
+        let mut buf = Vec::new();
+        let read = path
+            .parent()
+            .zip(path.file_name().and_then(|n| n.to_str()))
+            .and_then(|(dir, name)| fsys::open_dir(dir).ok().map(|d| (d, name)))
+            .map(|(dir, name)| dir.read_file(name, &mut buf, MAX_FILE_BYTES));
+        match read {
+            Some(Ok(Read::Done)) => {}
+            // Gone or changed since the task read it: skip it, as an unreadable file is.
+            _ => return Flow::Continue,
+        }
+        let shown = search.ws.display(&path);
+        self.add_file(search.re, &buf, &shown, search.limit, search.context, hits)
+    }
+}
+
+/// A search of a directory tree, cut into pieces that run as tasks.
+struct TreeSearch<'a> {
+    ws: &'a Workspace,
+    args: &'a Args,
+    re: &'a Regex,
+    root: &'a Path,
+    limit: usize,
+    context: usize,
+}
+
+impl TreeSearch<'_> {
+    fn run(&self, report: &mut Report) -> Result<(), String> {
+        let io_error = |e: std::io::Error| self.ws.io_error(&e, self.root, "search");
+        let workers = fanout::parallelism().max(1);
+        // Several pieces per worker, so one slow piece does not leave the other cores idle.
+        let pieces = walk::split(self.ws.root(), self.root, workers * 4).map_err(io_error)?;
+        let mut hits = Vec::new();
+        let mut next = 0;
+        let mut batch = workers * 2;
+        while next < pieces.len() {
+            let end = (next + batch).min(pieces.len());
+            batch *= 4;
+            let max_hits = self.limit - report.shown + 1;
+            let tasks: Vec<fanout::Task> = pieces[next..end]
+                .iter()
+                .map(|piece| {
+                    fanout::Task::Grep(Task {
+                        pattern: self.args.pattern.clone(),
+                        literal: self.args.literal,
+                        ignore_case: self.args.ignore_case,
+                        glob: self.args.glob.clone(),
+                        root: self.root.to_path_buf(),
+                        piece: piece.clone(),
+                        max_hits,
+                        context: self.context,
+                    })
+                })
+                .collect();
+            next = end;
+            let outputs = fanout::run(self.ws, &tasks)?;
+            for output in outputs {
+                let output = output.map_err(|e| format!("grep failed on part of the tree: {e}"))?;
+                let found: TaskOutput = serde_json::from_slice(&output)
+                    .map_err(|e| format!("grep could not read a task's findings: {e}"))?;
+                for file in found.files {
+                    if report.add_found(file, self, &mut hits) == Flow::Stop {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One piece of a tree search, as a task gets it.
+#[derive(Serialize, Deserialize)]
+pub struct Task {
+    pattern: String,
+    literal: bool,
+    ignore_case: bool,
+    glob: Option<String>,
+    /// The search root, which `glob` is relative to.
+    root: PathBuf,
+    piece: Piece,
+    /// Matching lines after which the task stops: what is still to show, plus one to tell
+    /// whether there are more.
+    max_hits: usize,
+    context: usize,
+}
+
+#[derive(Serialize, Deserialize, Default)]
+struct TaskOutput {
+    /// In walk order.
+    files: Vec<Found>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Found {
+    /// A file with `count` matching lines, rendered as `text`.
+    Hits {
+        path: PathBuf,
+        count: usize,
+        text: String,
+    },
+    /// A file skipped for its size.
+    TooLarge,
+}
+
+/// What a task instance keeps between the pieces of one search: compiling a pattern (a Unicode
+/// `\w`, say) can cost more than searching a few hundred files, and the regex's lazy DFA gets
+/// warm on the first piece.
+#[derive(Default)]
+pub struct TaskCache {
+    regex: Option<((String, bool, bool), Regex)>,
+}
+
+impl TaskCache {
+    fn regex(&mut self, pattern: &str, literal: bool, ignore_case: bool) -> Result<&Regex, String> {
+        let key = (pattern.to_string(), literal, ignore_case);
+        let cached = matches!(&self.regex, Some((k, _)) if *k == key);
+        if !cached {
+            self.regex = Some((key, build_regex(pattern, literal, ignore_case)?));
+        }
+        match &self.regex {
+            Some((_, re)) => Ok(re),
+            None => Err("the pattern cache is empty".to_string()),
+        }
+    }
+}
+
+/// Runs one piece of a tree search (a task started by [`TreeSearch::run`], maybe on another
+/// instance of the plugin).
+pub fn run_task(ws: &Workspace, cache: &mut TaskCache, task: Task) -> Result<Vec<u8>, String> {
+    let re = cache.regex(&task.pattern, task.literal, task.ignore_case)?;
+    let glob = task.glob.as_deref().map(PathGlob::new).transpose()?;
+    let mut output = TaskOutput::default();
+    let (mut total, mut bytes) = (0, 0);
+    let (mut buf, mut hits) = (Vec::new(), Vec::new());
+    let mut visit_file = |dir: &DirHandle, path: &Path, name: &str| -> Flow {
+        if let Some(glob) = &glob {
+            if !glob.is_match(path.strip_prefix(&task.root).unwrap_or(path)) {
+                return Flow::Continue;
+            }
+        }
+        match dir.read_file(name, &mut buf, MAX_FILE_BYTES) {
+            Ok(Read::Done) => {}
+            Ok(Read::TooLarge) => {
+                output.files.push(Found::TooLarge);
+                return Flow::Continue;
+            }
+            // Unreadable files are skipped, as ripgrep does.
+            Err(_) => return Flow::Continue,
+        }
+        if is_binary(&buf) {
+            return Flow::Continue;
+        }
+        search(re, &buf, task.max_hits - total, &mut hits);
+        if hits.is_empty() {
+            return Flow::Continue;
+        }
+        let mut text = String::new();
+        render(&mut text, &ws.display(path), &buf, &hits, task.context);
+        total += hits.len();
+        bytes += text.len();
+        output.files.push(Found::Hits {
+            path: path.to_path_buf(),
+            count: hits.len(),
+            text,
+        });
+        if total >= task.max_hits || bytes >= MAX_BYTES {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    };
+    match &task.piece {
+        Piece::Entries { dir, entries } => {
+            let handle = fsys::open_dir(dir).map_err(|e| ws.io_error(&e, dir, "search"))?;
+            for (name, kind) in entries {
+                if *kind == Kind::File && visit_file(&handle, &dir.join(name), name) == Flow::Stop {
+                    break;
+                }
+            }
+        }
+        Piece::Tree(dir) => walk(ws.root(), dir, &mut |entry| {
+            if entry.kind == Kind::File {
+                visit_file(entry.dir, entry.path, entry.name)
+            } else {
+                Flow::Continue
+            }
+        })
+        .map_err(|e| ws.io_error(&e, dir, "search"))?,
+    }
+    serde_json::to_vec(&output).map_err(|e| e.to_string())
 }
 
 /// Binary files are skipped the way git and ripgrep decide: a NUL byte near the start.

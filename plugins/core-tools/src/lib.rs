@@ -10,6 +10,7 @@ mod bash;
 mod capture;
 mod content;
 mod edit;
+mod fanout;
 mod find;
 mod fsys;
 mod grep;
@@ -32,6 +33,7 @@ use crate::paths::Workspace;
 #[derive(Default)]
 struct CoreTools {
     workspace: Option<Workspace>,
+    tasks: fanout::TaskCache,
 }
 
 impl Plugin for CoreTools {
@@ -61,6 +63,14 @@ impl Plugin for CoreTools {
             "bash" => bash::run(ws, &call),
             other => ToolResult::error(format!("core-tools has no tool named '{other}'.")),
         }
+    }
+
+    /// Pieces of a grep or find over a large tree, fanned out by the instance running the call.
+    fn run_task(&mut self, input: Vec<u8>) -> Result<Vec<u8>, String> {
+        let Some(ws) = &self.workspace else {
+            return Err("core-tools ran a task before init; this is a host bug.".into());
+        };
+        fanout::run_task(ws, &mut self.tasks, &input)
     }
 }
 

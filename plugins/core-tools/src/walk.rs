@@ -31,6 +31,8 @@ pub struct Visit<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
     Continue,
+    /// For a directory: go on, but do not enter it.
+    Skip,
     Stop,
 }
 
@@ -114,6 +116,27 @@ fn load_level(dir: &DirHandle, path: &Path, names: &[fsys::Entry]) -> Level {
     level
 }
 
+/// Reads the ignore files of a directory whose listing the walk does not have, by trying to
+/// open each: three failed opens cost less than listing a large directory.
+fn probe_level(dir: &DirHandle, path: &Path) -> Level {
+    let mut buf = Vec::new();
+    let mut read = |d: &DirHandle, name: &str| -> Option<Gitignore> {
+        match d.read_file(name, &mut buf, 1 << 20) {
+            Ok(fsys::Read::Done) => parse_rules(path, &buf),
+            _ => None,
+        }
+    };
+    Level {
+        dot_ignore: read(dir, ".ignore"),
+        git_ignore: read(dir, ".gitignore"),
+        git_exclude: dir
+            .open_dir(".git")
+            .and_then(|git| git.open_dir("info"))
+            .ok()
+            .and_then(|info| read(&info, "exclude")),
+    }
+}
+
 /// Calls `visit` for every entry under `root` (a directory) that the ignore rules let through,
 /// until it returns [`Flow::Stop`]. `workspace` bounds how far up ignore files are read.
 pub fn walk(
@@ -135,10 +158,7 @@ pub fn walk(
             let Ok(handle) = fsys::open_dir(&ancestor) else {
                 continue;
             };
-            let Ok(entries) = handle.entries() else {
-                continue;
-            };
-            let level = load_level(&handle, &ancestor, &entries);
+            let level = probe_level(&handle, &ancestor);
             if !level.is_empty() {
                 rules.levels.push(level);
             }
@@ -189,10 +209,11 @@ impl Walker<'_> {
                     kind: entry.kind,
                     dir: handle,
                 };
-                if (self.visit)(&visit) == Flow::Stop {
+                let flow = (self.visit)(&visit);
+                if flow == Flow::Stop {
                     return Flow::Stop;
                 }
-                if is_dir {
+                if is_dir && flow == Flow::Continue {
                     if let Ok(sub) = handle.open_dir(&entry.name) {
                         if self.dir(&sub, child.clone()) == Flow::Stop {
                             return Flow::Stop;
@@ -204,6 +225,67 @@ impl Walker<'_> {
         }
         Flow::Continue
     }
+}
+
+/// A piece of a walk that can run on its own: together, in order, the pieces visit the same
+/// entries in the same order as one [`walk`] of the root.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Piece {
+    /// Entries of one directory, already let through by the ignore rules: files, links, and
+    /// directories (whose contents are further pieces).
+    Entries {
+        dir: PathBuf,
+        entries: Vec<(String, Kind)>,
+    },
+    /// The contents of a directory (listed in an earlier [`Piece::Entries`]): walk it with
+    /// [`walk`], which reads the ignore files above it.
+    Tree(PathBuf),
+}
+
+/// Cuts the walk of `root` into at least `want` pieces where the tree allows, going at most
+/// three levels down: each level is one more (cheap, top-of-tree) walk.
+pub fn split(workspace: &Path, root: &Path, want: usize) -> io::Result<Vec<Piece>> {
+    let mut pieces = Vec::new();
+    for depth in 1..=3 {
+        pieces = split_at(workspace, root, depth)?;
+        let trees = pieces
+            .iter()
+            .filter(|p| matches!(p, Piece::Tree(_)))
+            .count();
+        if trees == 0 || pieces.len() >= want {
+            break;
+        }
+    }
+    Ok(pieces)
+}
+
+/// The pieces of a walk whose directories `depth` levels below `root` are whole subtrees.
+fn split_at(workspace: &Path, root: &Path, depth: usize) -> io::Result<Vec<Piece>> {
+    let mut pieces: Vec<Piece> = Vec::new();
+    walk(workspace, root, &mut |entry| {
+        let level = entry
+            .path
+            .strip_prefix(root)
+            .map_or(0, |rel| rel.components().count());
+        let dir = entry.path.parent().unwrap_or(root);
+        match pieces.last_mut() {
+            Some(Piece::Entries { dir: last, entries }) if last == dir => {
+                entries.push((entry.name.to_string(), entry.kind));
+            }
+            _ => pieces.push(Piece::Entries {
+                dir: dir.to_path_buf(),
+                entries: vec![(entry.name.to_string(), entry.kind)],
+            }),
+        }
+        if entry.kind == Kind::Dir && level >= depth {
+            pieces.push(Piece::Tree(entry.path.to_path_buf()));
+            Flow::Skip
+        } else {
+            Flow::Continue
+        }
+    })?;
+    Ok(pieces)
 }
 
 /// A glob as find and grep accept it: a pattern without `/` matches file names at any depth
@@ -305,6 +387,68 @@ mod tests {
         t.file("src/a.rs", "");
         t.file("src/b.tmp", "");
         assert_eq!(walked(&t, "src"), vec!["src/a.rs"]);
+    }
+
+    #[test]
+    fn pieces_cover_the_walk_in_order() {
+        let t = TempWorkspace::new();
+        t.file(".gitignore", "skip/\n*.log\n");
+        t.file("a.txt", "");
+        t.file("b/one.rs", "");
+        t.file("b/c/two.rs", "");
+        t.file("b/c/d/three.rs", "");
+        t.file("b/x.log", "");
+        t.file("e/four.rs", "");
+        t.file("skip/no.rs", "");
+        t.file("z.txt", "");
+        let files_of = |pieces: &[Piece]| -> Vec<String> {
+            let mut out = Vec::new();
+            for piece in pieces {
+                match piece {
+                    Piece::Entries { dir, entries } => {
+                        for (name, kind) in entries {
+                            let p = dir.join(name);
+                            let mut shown = p
+                                .strip_prefix(&t.root)
+                                .expect("inside")
+                                .display()
+                                .to_string();
+                            if *kind == Kind::Dir {
+                                shown.push('/');
+                            }
+                            out.push(shown);
+                        }
+                    }
+                    Piece::Tree(dir) => walk(&t.root, dir, &mut |v| {
+                        let rel = v.path.strip_prefix(&t.root).expect("inside");
+                        let mut shown = rel.display().to_string();
+                        if v.kind == Kind::Dir {
+                            shown.push('/');
+                        }
+                        out.push(shown);
+                        Flow::Continue
+                    })
+                    .expect("walk"),
+                }
+            }
+            out
+        };
+        let whole = walked(&t, ".");
+        for want in [1, 2, 3, 8] {
+            let pieces = split(&t.root, &t.root, want).expect("split");
+            assert_eq!(files_of(&pieces), whole, "want {want}: {pieces:?}");
+        }
+        // Asked for many pieces, the split goes down to the third level.
+        let deep = split(&t.root, &t.root, 8).expect("split");
+        assert!(
+            deep.contains(&Piece::Tree(t.root.join("b/c/d"))),
+            "{deep:?}"
+        );
+        let shallow = split(&t.root, &t.root, 1).expect("split");
+        assert!(
+            shallow.contains(&Piece::Tree(t.root.join("b"))),
+            "{shallow:?}"
+        );
     }
 
     #[test]

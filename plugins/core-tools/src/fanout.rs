@@ -1,0 +1,64 @@
+//! Running pieces of one tool call at the same time, through the host's `tasks` interface: each
+//! task runs on another instance of this plugin (see `CoreTools::run_task`). Natively (unit
+//! tests) there is no host, so tasks run here, one after another, through the same code.
+
+use serde::{Deserialize, Serialize};
+use tack_sdk::serde_json;
+
+use crate::paths::Workspace;
+use crate::{find, grep};
+
+/// A piece of a tool call, as a task instance receives it.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Task {
+    Grep(grep::Task),
+    Find(find::Task),
+}
+
+/// What a task instance keeps between tasks.
+#[derive(Default)]
+pub struct TaskCache {
+    pub grep: grep::TaskCache,
+}
+
+/// Runs one task (on whichever instance the host chose).
+pub fn run_task(ws: &Workspace, cache: &mut TaskCache, input: &[u8]) -> Result<Vec<u8>, String> {
+    let task: Task =
+        serde_json::from_slice(input).map_err(|e| format!("malformed core-tools task: {e}"))?;
+    match task {
+        Task::Grep(task) => grep::run_task(ws, &mut cache.grep, task),
+        Task::Find(task) => find::run_task(ws, task),
+    }
+}
+
+/// How many tasks the host runs at once.
+pub fn parallelism() -> usize {
+    #[cfg(all(target_os = "wasi", target_env = "p2"))]
+    {
+        usize::try_from(tack_sdk::tasks::parallelism()).unwrap_or(1)
+    }
+    #[cfg(not(all(target_os = "wasi", target_env = "p2")))]
+    {
+        // Pretend to have cores, so native tests take the split path.
+        2
+    }
+}
+
+/// Runs every task and returns the outputs in task order. Should the host refuse to fan out,
+/// the tasks run here, one after another.
+pub fn run(ws: &Workspace, tasks: &[Task]) -> Result<Vec<Result<Vec<u8>, String>>, String> {
+    let mut inputs = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        inputs.push(serde_json::to_vec(task).map_err(|e| e.to_string())?);
+    }
+    #[cfg(all(target_os = "wasi", target_env = "p2"))]
+    if let Ok(outputs) = tack_sdk::tasks::run(&inputs) {
+        return Ok(outputs);
+    }
+    let mut cache = TaskCache::default();
+    Ok(inputs
+        .iter()
+        .map(|input| run_task(ws, &mut cache, input))
+        .collect())
+}
