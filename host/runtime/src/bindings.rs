@@ -21,12 +21,12 @@ pub mod v0_1_0 {
     });
 }
 
-/// The optional fan-out interfaces of `tack:plugin@0.1.0` (`wit/tasks.wit`), bound apart from
+/// The optional extensions of `tack:plugin@0.1.0` (`wit/extensions.wit`), bound apart from
 /// `plugin` so a component that does not export `task-runner` still matches that world.
-pub mod fan_out_v0_1_0 {
+pub mod extensions_v0_1_0 {
     wasmtime::component::bindgen!({
         path: "../../wit",
-        world: "fan-out",
+        world: "extensions",
         imports: { default: async | trappable },
         exports: { default: async },
     });

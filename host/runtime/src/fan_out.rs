@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::bindings::fan_out_v0_1_0::tack::plugin::tasks;
+use crate::bindings::extensions_v0_1_0::tack::plugin::tasks;
 use crate::plugin::LoadedPlugin;
 use crate::state::PluginState;
 

@@ -20,7 +20,7 @@ use crate::api::{
     InputAction, ProviderError, ProviderRequest, Registration, RequestPlan, SseEvent, StreamEvent,
     ToolCall, ToolDecision, ToolResult,
 };
-use crate::bindings::fan_out_v0_1_0::exports::tack::plugin::task_runner::{
+use crate::bindings::extensions_v0_1_0::exports::tack::plugin::task_runner::{
     Guest as TaskRunner, GuestIndices as TaskRunnerIndices,
 };
 use crate::bindings::v0_1_0::exports::tack::plugin::guest::Guest;
@@ -118,8 +118,11 @@ impl LoadedPlugin {
         };
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(link_err)?;
         Bindings::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s).map_err(link_err)?;
-        crate::bindings::fan_out_v0_1_0::FanOut::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)
-            .map_err(link_err)?;
+        crate::bindings::extensions_v0_1_0::Extensions::add_to_linker::<_, HasSelf<_>>(
+            &mut linker,
+            |s| s,
+        )
+        .map_err(link_err)?;
         let pre = linker.instantiate_pre(&component).map_err(link_err)?;
         let indices = PluginIndices::new(&pre).map_err(link_err)?;
         // Fan-out is optional: a plugin without the export simply cannot be given tasks.
@@ -151,6 +154,7 @@ impl LoadedPlugin {
             secrets: host.secrets.clone(),
             http: runtime.http().clone(),
             plugin: std::sync::OnceLock::new(),
+            data_dir: data_dir.clone(),
         });
         let config_json = serde_json::to_string(&spec.config).unwrap_or_else(|_| "{}".into());
         let mut plugin = LoadedPlugin {

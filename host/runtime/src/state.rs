@@ -25,6 +25,8 @@ pub struct PluginEnv {
     pub services: Arc<dyn HostServices>,
     pub secrets: SecretStore,
     pub http: reqwest::Client,
+    /// The plugin's own read-write directory, preopened beside its grants.
+    pub data_dir: Option<PathBuf>,
     /// The plugin these instances belong to, for fan-out; set once loading has finished.
     pub plugin: OnceLock<Weak<crate::plugin::LoadedPlugin>>,
 }

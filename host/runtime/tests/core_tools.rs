@@ -656,20 +656,31 @@ async fn write_creates_directories_and_replaces_atomically() {
         .file_type()
         .is_symlink());
 
-    // The rename resets permissions; a script's executable bit is restored through `exec`.
+    // Replacing a file keeps its permission bits: a script stays executable, a private file
+    // stays private, whether written whole or edited.
     use std::os::unix::fs::PermissionsExt;
+    let mode_of =
+        |path: &Path| std::fs::metadata(path).expect("meta").permissions().mode() & 0o7777;
     let script = f.file("run.sh", "#!/bin/sh\necho old\n");
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o750)).expect("chmod");
     f.ok(
         "write",
         json!({"path": "run.sh", "content": "#!/bin/sh\necho new\n"}),
     )
     .await;
-    let mode = std::fs::metadata(&script)
-        .expect("meta")
-        .permissions()
-        .mode();
-    assert!(mode & 0o111 != 0, "executable bit lost: {mode:o}");
+    assert_eq!(mode_of(&script), 0o750);
+    let secret = f.file(".env", "TOKEN=old\n");
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    f.ok("write", json!({"path": ".env", "content": "TOKEN=new\n"}))
+        .await;
+    assert_eq!(mode_of(&secret), 0o600);
+    f.ok(
+        "edit",
+        json!({"path": ".env", "edits": [{"old_text": "new", "new_text": "newer"}]}),
+    )
+    .await;
+    assert_eq!(f.read(".env"), b"TOKEN=newer\n");
+    assert_eq!(mode_of(&secret), 0o600);
 
     let dir = f
         .err("write", json!({"path": "deep", "content": "x"}))

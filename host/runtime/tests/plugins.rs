@@ -466,6 +466,52 @@ async fn repeated_faults_disable_the_plugin_but_not_its_neighbours() {
     assert!(!ok.is_error);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn permission_bits_change_only_inside_a_read_write_grant() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = fixture(quick_limits());
+    let outside = f.workspace.path().join("secret.txt");
+    std::fs::write(&outside, "top secret").expect("write secret");
+    std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    std::os::unix::fs::symlink(&outside, f.host.workspace.join("link")).expect("symlink");
+    std::fs::write(f.host.workspace.join("inside.txt"), "fine").expect("inside");
+    let p = hostile(&f).await;
+    let ws = f.host.workspace.canonicalize().expect("canonical");
+    let inside = ws.join("inside.txt");
+    let mode_of = |path: &std::path::Path| {
+        std::fs::metadata(path).expect("meta").permissions().mode() & 0o7777
+    };
+    let chmod = |path: &std::path::Path, mode: u32| {
+        tool(&p, "chmod", serde_json::json!({"path": path, "mode": mode}))
+    };
+
+    let changed = chmod(&inside, 0o640).await.expect("chmod returns");
+    assert_eq!(text(&changed), "ok: changed");
+    assert_eq!(mode_of(&inside), 0o640);
+    let read = tool(&p, "mode", serde_json::json!({"path": inside}))
+        .await
+        .expect("mode returns");
+    assert_eq!(text(&read), "ok: 640");
+
+    for (path, mode, why) in [
+        (outside.clone(), 0o644, "outside the directories"),
+        (ws.join("link"), 0o644, ""),
+        (ws.join("../secret.txt"), 0o644, "contains '..'"),
+        (inside.clone(), 0o4755, "set-user-id"),
+    ] {
+        let refused = chmod(&path, mode).await.expect("chmod returns");
+        assert!(refused.is_error, "{path:?} {mode:o}: {}", text(&refused));
+        assert!(text(&refused).contains(why), "{path:?}: {}", text(&refused));
+    }
+    assert_eq!(mode_of(&outside), 0o600, "nothing outside changed");
+    assert_eq!(mode_of(&inside), 0o640);
+    let peek = tool(&p, "mode", serde_json::json!({"path": outside}))
+        .await
+        .expect("mode returns");
+    assert!(peek.is_error, "{}", text(&peek));
+    still_serves(&p).await;
+}
+
 /// The outcomes `fan_out` reports, one JSON object per task.
 async fn fan_out(p: &LoadedPlugin, tasks: &[&str]) -> Vec<serde_json::Value> {
     let result = tool(p, "fan_out", serde_json::json!({ "tasks": tasks }))

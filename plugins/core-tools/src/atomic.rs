@@ -1,6 +1,7 @@
 //! Replacing a file's contents so that a crash at any point leaves either the old file or the new
 //! one, never a mix: the new bytes go to a temporary file in the same directory (same filesystem,
-//! so the rename cannot turn into a copy), which is then renamed over the target.
+//! so the rename cannot turn into a copy), which is then renamed over the target. The temporary
+//! file gets the old file's permission bits first (see `mode`).
 
 use std::fs::OpenOptions;
 use std::io::{self, Write};
@@ -13,41 +14,37 @@ use crate::truncate::shell_quote;
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// Replaces the file at `path` (whose old content begins with `old_head`, when it exists)
-/// atomically, keeping a script executable. Returns a note for the model when the executable
-/// bit may have been lost.
+/// Replaces the file at `path` atomically, keeping its permission bits when it `exists`.
+/// Returns a note for the model when they could not be kept.
 pub fn replace_file(
     path: &Path,
     shown: &str,
     data: &[u8],
-    old_head: Option<&[u8]>,
+    exists: bool,
 ) -> io::Result<Option<String>> {
-    let script = old_head.is_some_and(mode::is_script);
-    let was_executable = if script {
-        mode::is_executable(path)
-    } else {
-        Some(false)
-    };
-    write_atomic(path, data)?;
-    let chmod = format!("chmod +x {}", shell_quote(shown));
-    Ok(match was_executable {
-        Some(true) => mode::make_executable(path).err().map(|e| {
-            format!(
-                "[The file was executable, and restoring that after the rewrite failed ({e}); \
-                 run `{chmod}`.]"
-            )
-        }),
-        Some(false) => None,
-        None => Some(format!(
-            "[Could not check whether this script was executable, so the rewrite may have \
-             dropped its executable bit; if it was executable, run `{chmod}`.]"
-        )),
-    })
-}
-
-/// Writes `data` to `path` atomically. The parent directory must exist.
-pub fn write_atomic(path: &Path, data: &[u8]) -> io::Result<()> {
+    let mode = exists.then(|| mode::permissions(path));
     let (tmp, mut file) = create_temp(path)?;
+    let mut note = None;
+    match mode {
+        // Before any content goes in, so a private file's new bytes are never readable by others.
+        Some(Ok(bits)) => {
+            if let Err(e) = mode::set_permissions(&tmp, bits) {
+                note = Some(format!(
+                    "[Could not give the new content the file's permissions ({bits:o}): {e}. \
+                     Check them with `ls -l {}`.]",
+                    shell_quote(shown)
+                ));
+            }
+        }
+        Some(Err(e)) => {
+            note = Some(format!(
+                "[Could not read the file's permissions ({e}), so the rewrite may have changed \
+                 them. Check them with `ls -l {}`.]",
+                shell_quote(shown)
+            ));
+        }
+        None => {}
+    }
     let written = file
         .write_all(data)
         .and_then(|()| file.flush())
@@ -59,7 +56,7 @@ pub fn write_atomic(path: &Path, data: &[u8]) -> io::Result<()> {
         // Best effort: the error that matters is the one being returned.
         let _ = std::fs::remove_file(&tmp);
     }
-    renamed
+    renamed.map(|()| note)
 }
 
 fn create_temp(path: &Path) -> io::Result<(PathBuf, std::fs::File)> {

@@ -283,7 +283,7 @@ fn edit(ws: &Workspace, args: Args) -> Result<ToolResult, String> {
         Eol::Crlf => output.push_str(&updated.replace('\n', "\r\n")),
         Eol::Lf | Eol::Mixed => output.push_str(&updated),
     }
-    let note = replace_file(&path, &shown, output.as_bytes(), Some(original.as_bytes()))
+    let note = replace_file(&path, &shown, output.as_bytes(), true)
         .map_err(|e| ws.io_error(&e, &path, "write"))?;
 
     let at_lines = new_lines(&working, &placed);

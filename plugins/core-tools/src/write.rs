@@ -71,8 +71,7 @@ fn write(ws: &Workspace, args: &Args) -> Result<ToolResult, String> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| ws.io_error(&e, parent, "create directory"))?;
     }
-    let old_head = existing.as_ref().and_then(|_| read_head(&path));
-    let note = replace_file(&path, &shown, args.content.as_bytes(), old_head.as_deref())
+    let note = replace_file(&path, &shown, args.content.as_bytes(), existing.is_some())
         .map_err(|e| ws.io_error(&e, &path, "write"))?;
 
     let bytes = args.content.len();
@@ -98,18 +97,6 @@ fn write(ws: &Workspace, args: &Args) -> Result<ToolResult, String> {
         "lines": lines,
         "created": existing.is_none(),
     })))
-}
-
-/// The first bytes of an existing file: enough to tell a script by its `#!`.
-fn read_head(path: &std::path::Path) -> Option<Vec<u8>> {
-    use std::io::Read;
-    let mut head = Vec::with_capacity(2);
-    std::fs::File::open(path)
-        .ok()?
-        .take(2)
-        .read_to_end(&mut head)
-        .ok()?;
-    Some(head)
 }
 
 /// Lines as an editor counts them: a final newline does not start another line.

@@ -99,6 +99,7 @@
 //!   generated functions, plus conveniences such as [`exec::run`] and [`session::append_state`]).
 //! - [`tasks`]: fan-out of one call over several instances of the plugin, for work that wants
 //!   more than one core ([`Plugin::run_task`] handles each task).
+//! - [`files`]: permission bits, which WASI's filesystem API lacks.
 //! - [`log`]: one-line logging through the host.
 //! - [`sse_local`]: an event-stream format for providers that answer without the network.
 
@@ -111,10 +112,10 @@ pub mod sse_local;
 pub mod bindings {
     wit_bindgen::generate!({
         path: "../../wit",
-        // `plugin` plus the optional fan-out pieces; a plugin that never starts tasks imports
-        // nothing extra (unused imports are left out of the component) and its `run-task`
-        // export answers with an error.
-        world: "plugin-with-tasks",
+        // `plugin` plus the optional extensions; a plugin imports only the extensions it calls
+        // (unused imports are left out of the component), and one that never starts tasks
+        // answers `run-task` with an error.
+        world: "plugin-extended",
         pub_export_macro: true,
         export_macro_name: "__export_plugin_bindings",
         default_bindings_module: "tack_sdk::bindings",
@@ -166,6 +167,12 @@ pub mod agent {
 /// call's deadline. Tasks cannot start tasks.
 pub mod tasks {
     pub use crate::bindings::tack::plugin::tasks::*;
+}
+
+/// Unix permission bits, which `wasi:filesystem` cannot read or set: keep a file's mode when
+/// replacing it. Paths are checked against the plugin's filesystem grants.
+pub mod files {
+    pub use crate::bindings::tack::plugin::files::*;
 }
 
 /// Outbound HTTP (needs an `http` grant).

@@ -13,7 +13,7 @@ use std::io::Write;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tack_sdk::{
-    exec, export_plugin, log, tasks, HookKind, InitContext, Plugin, Registration, ToolCall,
+    exec, export_plugin, files, log, tasks, HookKind, InitContext, Plugin, Registration, ToolCall,
     ToolDecision, ToolResult, ToolSpec,
 };
 
@@ -35,6 +35,12 @@ struct PortArgs {
 #[derive(Deserialize)]
 struct CommandArgs {
     command: String,
+}
+
+#[derive(Deserialize)]
+struct ChmodArgs {
+    path: String,
+    mode: u32,
 }
 
 #[derive(Deserialize)]
@@ -167,6 +173,22 @@ impl Plugin for Hostile {
                 json!({ "type": "object" }),
             ))
             .tool(ToolSpec::new(
+                "mode",
+                "Read mode",
+                "Reads a file's permission bits through the host's files interface.",
+                path(),
+            ))
+            .tool(ToolSpec::new(
+                "chmod",
+                "Set mode",
+                "Sets a file's permission bits through the host's files interface.",
+                json!({
+                    "type": "object",
+                    "properties": { "path": { "type": "string" }, "mode": { "type": "integer" } },
+                    "required": ["path", "mode"]
+                }),
+            ))
+            .tool(ToolSpec::new(
                 "fan_out",
                 "Fan out",
                 "Runs each of `tasks` as a task on another instance.",
@@ -224,6 +246,16 @@ impl Plugin for Hostile {
                 panic!("deliberate trap");
             }
             "echo" => ToolResult::text(call.arguments.clone()),
+            "mode" => match call.args::<PathArgs>() {
+                Ok(args) => outcome(files::permissions(&args.path).map(|m| format!("{m:o}"))),
+                Err(e) => ToolResult::error(e),
+            },
+            "chmod" => match call.args::<ChmodArgs>() {
+                Ok(args) => outcome(
+                    files::set_permissions(&args.path, args.mode).map(|()| "changed".to_string()),
+                ),
+                Err(e) => ToolResult::error(e),
+            },
             "fan_out" => match call.args::<FanOutArgs>() {
                 Ok(args) => fan_out(&args),
                 Err(e) => ToolResult::error(e),
