@@ -239,6 +239,7 @@ impl LoadedPlugin {
             tool_call_id: Some(call.id.clone()),
             progress,
             may_fan_out: true,
+            is_task: false,
         };
         self.with_instance(&label, setup, move |store, guest, _| {
             Box::pin(async move { guest.call_call_tool(store, &call).await })
@@ -448,9 +449,19 @@ impl LoadedPlugin {
                     }
                 },
             };
-            let mut setup = CallSetup::plain(deadline.saturating_duration_since(Instant::now()));
+            let budget = deadline.saturating_duration_since(Instant::now());
+            if budget.is_zero() {
+                done.push((
+                    index,
+                    Err("the call's time ran out before this task started".into()),
+                ));
+                live = Some(instance);
+                continue;
+            }
+            let mut setup = CallSetup::plain(budget);
             setup.cancel = stop.clone();
             setup.may_fan_out = false;
+            setup.is_task = true;
             let outcome = self
                 .invoke(&mut instance, "task", setup, move |store, _, runner| {
                     Box::pin(async move {
@@ -518,6 +529,7 @@ impl LoadedPlugin {
             call.tool_call_id = setup.tool_call_id;
             call.progress = setup.progress;
             call.may_fan_out = setup.may_fan_out;
+            call.is_task = setup.is_task;
         }
         live.store.set_epoch_deadline(1);
         let Live {
@@ -572,6 +584,11 @@ impl LoadedPlugin {
                 message,
             }
         };
+        if state.call.is_task && state.call.timed_out {
+            // Not a fault of its own: the call that started the task shares its deadline and
+            // is counted when it runs out, once.
+            return err;
+        }
         let faults = self.faults.fetch_add(1, Ordering::Relaxed) + 1;
         let max = self.runtime.config().max_faults;
         if faults >= max {
@@ -720,6 +737,7 @@ struct CallSetup {
     tool_call_id: Option<String>,
     progress: Option<ProgressSink>,
     may_fan_out: bool,
+    is_task: bool,
 }
 
 impl CallSetup {
@@ -730,6 +748,7 @@ impl CallSetup {
             tool_call_id: None,
             progress: None,
             may_fan_out: true,
+            is_task: false,
         }
     }
 }

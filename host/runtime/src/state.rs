@@ -46,6 +46,9 @@ pub struct CallState {
     /// Whether this call may start tasks: not during `init` (a task instance's own `init`
     /// would start more, without end) and not from inside a task.
     pub may_fan_out: bool,
+    /// Whether this call is a task of another call's fan-out. A task that runs out of time is
+    /// not a fault of its own: the call that started it shares its deadline and is counted.
+    pub is_task: bool,
 }
 
 impl CallState {
@@ -58,6 +61,7 @@ impl CallState {
             tool_call_id: None,
             progress: None,
             may_fan_out: false,
+            is_task: false,
         }
     }
 }

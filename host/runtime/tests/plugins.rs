@@ -586,6 +586,25 @@ async fn tasks_run_at_once_on_instances_with_the_same_grants() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_that_run_out_of_time_fault_their_call_once() {
+    let f = fixture(RuntimeConfig {
+        task_parallelism: 2,
+        ..quick_limits()
+    });
+    let p = hostile(&f).await;
+    let slow = tool(
+        &p,
+        "fan_out",
+        serde_json::json!({"tasks": ["spin", "spin", "spin"]}),
+    )
+    .await;
+    assert!(matches!(slow, Err(PluginError::Timeout { .. })), "{slow:?}");
+    assert_eq!(p.fault_count(), 1, "the tasks share the call's deadline");
+    assert!(p.disabled_reason().is_none());
+    still_serves(&p).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unsupported_and_malformed_components_are_refused_clearly() {
     let f = fixture(RuntimeConfig::default());
     let future = r#"

@@ -275,9 +275,9 @@ impl Plugin for Hostile {
         ToolDecision::Allow
     }
 
-    /// `echo:X` returns X; `read:PATH` reads a file; `trap` panics; `nest` tries to start a
-    /// task from inside this one; `meet:MINE:THEIRS` creates the workspace file MINE and waits
-    /// for THEIRS, so two such tasks finish only if they run at the same time.
+    /// `echo:X` returns X; `read:PATH` reads a file; `trap` panics; `spin` never returns; `nest`
+    /// tries to start a task from inside this one; `meet:MINE:THEIRS` creates the workspace file
+    /// MINE and waits for THEIRS, so two such tasks finish only if they run at the same time.
     fn run_task(&mut self, input: Vec<u8>) -> Result<Vec<u8>, String> {
         let input = String::from_utf8(input).map_err(|e| e.to_string())?;
         let (verb, rest) = input.split_once(':').unwrap_or((input.as_str(), ""));
@@ -285,6 +285,7 @@ impl Plugin for Hostile {
             "echo" => rest.to_string(),
             "read" => std::fs::read_to_string(rest).map_err(|e| format!("read {rest}: {e}"))?,
             "trap" => panic!("deliberate trap in a task"),
+            "spin" => spin(),
             "nest" => match tasks::run(&[b"echo:inner".to_vec()]) {
                 Ok(_) => "nested tasks ran".to_string(),
                 Err(e) => format!("refused: {e}"),
