@@ -2,7 +2,8 @@
 
 use provider_common::ids;
 use provider_common::unified::{self, Assistant, AssistantPart, Message, Part, Tool, ToolResult};
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 use tack_sdk::{HttpCall, ProviderError, ProviderRequest};
 
 use crate::{models, thinking};
@@ -46,77 +47,188 @@ pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
         )
     };
 
-    let mut body = json!({
-        "model": request.model,
-        "max_tokens": max_tokens,
-        "stream": true,
-        "messages": turns,
-    });
-    if !request.system_prompt.trim().is_empty() {
+    let system = (!request.system_prompt.trim().is_empty()).then(|| {
         // The marker caches the tools and the system prompt, the prefix every turn shares.
-        body["system"] = json!([{
-            "type": "text",
-            "text": request.system_prompt,
-            "cache_control": {"type": "ephemeral"},
-        }]);
-    }
-    if !tools.is_empty() {
-        body["tools"] = Value::Array(tools.iter().map(tool).collect());
-    }
+        [Block::Text {
+            text: &request.system_prompt,
+            cache_control: Some(CacheControl::EPHEMERAL),
+        }]
+    });
     let mut headers = vec![
         ("content-type".to_string(), "application/json".to_string()),
         ("accept".to_string(), "text/event-stream".to_string()),
         ("anthropic-version".to_string(), API_VERSION.to_string()),
     ];
-    if let Some(budget) = budget {
-        body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
-        if !tools.is_empty() {
-            headers.push((
-                "anthropic-beta".to_string(),
-                INTERLEAVED_THINKING_BETA.to_string(),
-            ));
-        }
+    if budget.is_some() && !tools.is_empty() {
+        headers.push((
+            "anthropic-beta".to_string(),
+            INTERLEAVED_THINKING_BETA.to_string(),
+        ));
     }
+    let body = Body {
+        model: &request.model,
+        max_tokens,
+        stream: true,
+        system,
+        messages: turns,
+        tools: tools.iter().map(ToolDef::from).collect(),
+        thinking: budget.map(|budget_tokens| ThinkingConfig {
+            kind: "enabled",
+            budget_tokens,
+        }),
+    };
+    let body = serde_json::to_vec(&body).map_err(|e| {
+        ProviderError::new(
+            tack_sdk::ErrorKind::InvalidRequest,
+            format!("cannot encode the request: {e}"),
+        )
+    })?;
     Ok(HttpCall {
         method: "POST".to_string(),
         path: "/v1/messages".to_string(),
         headers,
-        body: body.to_string().into_bytes(),
+        body,
     })
+}
+
+// The request body, serialized straight from the parsed conversation: building a `Value` tree
+// first cost more than everything else in a request.
+
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<[Block<'a>; 1]>,
+    messages: Vec<Turn<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<ToolDef<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<ThinkingConfig>,
+}
+
+#[derive(Serialize)]
+struct ThinkingConfig {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    budget_tokens: u32,
+}
+
+#[derive(Serialize)]
+struct ToolDef<'a> {
+    name: &'a str,
+    description: &'a str,
+    input_schema: &'a Value,
+}
+
+impl<'a> From<&'a Tool> for ToolDef<'a> {
+    fn from(tool: &'a Tool) -> Self {
+        ToolDef {
+            name: &tool.name,
+            description: &tool.description,
+            input_schema: &tool.parameters,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Turn<'a> {
+    role: &'static str,
+    content: Vec<Block<'a>>,
+}
+
+#[derive(Clone, Copy, Serialize)]
+struct CacheControl {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+impl CacheControl {
+    const EPHEMERAL: CacheControl = CacheControl { kind: "ephemeral" };
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block<'a> {
+    Text {
+        text: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    Image {
+        source: ImageSource<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    Thinking {
+        thinking: &'a str,
+        signature: &'a str,
+    },
+    RedactedThinking {
+        data: &'a str,
+    },
+    ToolUse {
+        id: String,
+        name: &'a str,
+        input: &'a Value,
+    },
+    ToolResult {
+        tool_use_id: String,
+        content: Vec<Block<'a>>,
+        is_error: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+}
+
+#[derive(Serialize)]
+struct ImageSource<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    media_type: &'a str,
+    data: &'a str,
+}
+
+impl Block<'_> {
+    /// Puts a cache marker on a block that can carry one.
+    fn mark_cached(&mut self) {
+        match self {
+            Block::Text { cache_control, .. }
+            | Block::Image { cache_control, .. }
+            | Block::ToolResult { cache_control, .. } => {
+                *cache_control = Some(CacheControl::EPHEMERAL);
+            }
+            Block::Thinking { .. } | Block::RedactedThinking { .. } | Block::ToolUse { .. } => {}
+        }
+    }
 }
 
 /// Whether the request answers tool results of an assistant turn that did not start with
 /// (replayable) thinking. With thinking on, the API requires that turn to start with its
 /// thinking block, so such a request is sent without thinking: this happens when thinking is
 /// switched on in the middle of a tool loop, or another model made the calls.
-fn continues_unthought_tool_use(turns: &[Value]) -> bool {
+fn continues_unthought_tool_use(turns: &[Turn]) -> bool {
     let [.., assistant, results] = turns else {
         return false;
     };
-    let answers_tools = results["role"] == "user"
-        && results["content"]
-            .as_array()
-            .is_some_and(|blocks| blocks.iter().any(|b| b["type"] == "tool_result"));
+    let answers_tools = results.role == "user"
+        && results
+            .content
+            .iter()
+            .any(|block| matches!(block, Block::ToolResult { .. }));
     let starts_with_thinking = matches!(
-        assistant.pointer("/content/0/type").and_then(Value::as_str),
-        Some("thinking" | "redacted_thinking")
+        assistant.content.first(),
+        Some(Block::Thinking { .. } | Block::RedactedThinking { .. })
     );
-    answers_tools && assistant["role"] == "assistant" && !starts_with_thinking
-}
-
-fn tool(tool: &Tool) -> Value {
-    json!({
-        "name": tool.name,
-        "description": tool.description,
-        "input_schema": tool.parameters,
-    })
+    answers_tools && assistant.role == "assistant" && !starts_with_thinking
 }
 
 /// Turns the conversation into Messages API turns. Tool results become `tool_result` blocks of a
 /// user turn, so the results of one batch share a turn; consecutive turns of one role are merged
 /// because the API wants the roles to alternate.
-fn convert_messages(messages: &[Message], provider: &str, model: &str) -> Vec<Value> {
-    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+fn convert_messages<'a>(messages: &'a [Message], provider: &str, model: &str) -> Vec<Turn<'a>> {
+    let mut turns: Vec<Turn<'a>> = Vec::new();
     for message in messages {
         let (role, blocks) = match message {
             Message::User(parts) => ("user", user_blocks(parts)),
@@ -129,47 +241,57 @@ fn convert_messages(messages: &[Message], provider: &str, model: &str) -> Vec<Va
             continue;
         }
         match turns.last_mut() {
-            Some((last, existing)) if *last == role => existing.extend(blocks),
-            _ => turns.push((role, blocks)),
+            Some(last) if last.role == role => last.content.extend(blocks),
+            _ => turns.push(Turn {
+                role,
+                content: blocks,
+            }),
         }
     }
     // The second cache marker: on the newest user block, so the next turn reads the whole
     // conversation so far from the cache.
-    if let Some((_, blocks)) = turns.iter_mut().rev().find(|(role, _)| *role == "user") {
-        if let Some(Value::Object(block)) = blocks.last_mut() {
-            block.insert("cache_control".into(), json!({"type": "ephemeral"}));
+    if let Some(turn) = turns.iter_mut().rev().find(|turn| turn.role == "user") {
+        if let Some(block) = turn.content.last_mut() {
+            block.mark_cached();
         }
     }
     turns
-        .into_iter()
-        .map(|(role, content)| json!({"role": role, "content": content}))
-        .collect()
 }
 
-fn user_blocks(parts: &[Part]) -> Vec<Value> {
+fn user_blocks(parts: &[Part]) -> Vec<Block<'_>> {
     parts.iter().filter_map(part).collect()
 }
 
 /// A text or image block; `None` for blank text, which the API refuses.
-fn part(part: &Part) -> Option<Value> {
+fn part(part: &Part) -> Option<Block<'_>> {
     match part {
         Part::Text(text) if text.trim().is_empty() => None,
-        Part::Text(text) => Some(json!({"type": "text", "text": text})),
-        Part::Image { mime_type, data } => Some(json!({
-            "type": "image",
-            "source": {"type": "base64", "media_type": mime_type, "data": data},
-        })),
+        Part::Text(text) => Some(Block::Text {
+            text,
+            cache_control: None,
+        }),
+        Part::Image { mime_type, data } => Some(Block::Image {
+            source: ImageSource {
+                kind: "base64",
+                media_type: mime_type,
+                data,
+            },
+            cache_control: None,
+        }),
     }
 }
 
-fn assistant_blocks(assistant: &Assistant, provider: &str, model: &str) -> Vec<Value> {
+fn assistant_blocks<'a>(assistant: &'a Assistant, provider: &str, model: &str) -> Vec<Block<'a>> {
     let replay_thinking = assistant.is_from(provider, model);
     assistant
         .content
         .iter()
         .filter_map(|block| match block {
             AssistantPart::Text(text) if text.trim().is_empty() => None,
-            AssistantPart::Text(text) => Some(json!({"type": "text", "text": text})),
+            AssistantPart::Text(text) => Some(Block::Text {
+                text,
+                cache_control: None,
+            }),
             // Thinking goes back only with a signature from this very model: the API verifies
             // it. Thinking it cannot verify (another model's, or cut before its signature) is
             // left out; the answer and the tool calls carry the conversation.
@@ -177,41 +299,47 @@ fn assistant_blocks(assistant: &Assistant, provider: &str, model: &str) -> Vec<V
                 text,
                 signature: Some(signature),
             } if replay_thinking => Some(match signature.strip_prefix(REDACTED_PREFIX) {
-                Some(data) => json!({"type": "redacted_thinking", "data": data}),
-                None => json!({"type": "thinking", "thinking": text, "signature": signature}),
+                Some(data) => Block::RedactedThinking { data },
+                None => Block::Thinking {
+                    thinking: text,
+                    signature,
+                },
             }),
             AssistantPart::Thinking { .. } => None,
             AssistantPart::ToolCall {
                 id,
                 name,
                 arguments,
-            } => Some(json!({
-                "type": "tool_use",
-                "id": ids::sanitize(id, MAX_ID_CHARS),
-                "name": name,
-                "input": arguments,
-            })),
+            } => Some(Block::ToolUse {
+                id: ids::sanitize(id, MAX_ID_CHARS),
+                name,
+                input: arguments,
+            }),
         })
         .collect()
 }
 
-fn tool_result(result: &ToolResult) -> Value {
-    let mut content: Vec<Value> = result.content.iter().filter_map(part).collect();
+fn tool_result(result: &ToolResult) -> Block<'_> {
+    let mut content: Vec<Block> = result.content.iter().filter_map(part).collect();
     if content.is_empty() {
         // An error result must have content, and an empty one tells the model nothing.
-        content.push(json!({"type": "text", "text": "(no output)"}));
+        content.push(Block::Text {
+            text: "(no output)",
+            cache_control: None,
+        });
     }
-    json!({
-        "type": "tool_result",
-        "tool_use_id": ids::sanitize(&result.call_id, MAX_ID_CHARS),
-        "content": content,
-        "is_error": result.is_error,
-    })
+    Block::ToolResult {
+        tool_use_id: ids::sanitize(&result.call_id, MAX_ID_CHARS),
+        content,
+        is_error: result.is_error,
+        cache_control: None,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use tack_sdk::{ExecutionMode, ReasoningLevel, ToolSpec};
 
     fn request(messages: Value, reasoning: ReasoningLevel) -> ProviderRequest {

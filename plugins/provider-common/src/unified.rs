@@ -185,94 +185,113 @@ fn answer_missing(pending: &mut Vec<(String, String)>, out: &mut Vec<Message>) {
     }
 }
 
+/// One stored message. A flat struct rather than an enum tagged by `role` (and blocks likewise by
+/// `type`): serde buffers the whole of an internally tagged or untagged value before it can pick
+/// the variant, which made every request's parse of the conversation several times slower.
 #[derive(Deserialize)]
-#[serde(tag = "role", rename_all = "camelCase")]
-enum WireMessage {
-    User {
-        content: WireContent,
-    },
-    Assistant {
-        #[serde(default)]
-        content: Vec<WireBlock>,
-        #[serde(default)]
-        provider: String,
-        #[serde(default)]
-        model: String,
-    },
-    #[serde(rename_all = "camelCase")]
-    ToolResult {
-        tool_call_id: String,
-        #[serde(default)]
-        tool_name: String,
-        #[serde(default)]
-        content: Option<WireContent>,
-        #[serde(default)]
-        is_error: bool,
-    },
-    #[serde(other)]
-    Other,
+#[serde(rename_all = "camelCase")]
+struct WireMessage {
+    role: String,
+    #[serde(default)]
+    content: Option<WireContent>,
+    #[serde(default)]
+    provider: String,
+    #[serde(default)]
+    model: String,
+    #[serde(default)]
+    tool_call_id: Option<String>,
+    #[serde(default)]
+    tool_name: String,
+    #[serde(default)]
+    is_error: bool,
 }
 
 /// Pi writes short user messages as a plain string; tack always writes blocks.
-#[derive(Deserialize)]
-#[serde(untagged)]
 enum WireContent {
     Text(String),
     Blocks(Vec<WireBlock>),
 }
 
+impl<'de> Deserialize<'de> for WireContent {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Content;
+        impl<'de> serde::de::Visitor<'de> for Content {
+            type Value = WireContent;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string or an array of content blocks")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<WireContent, E> {
+                Ok(WireContent::Text(text.to_string()))
+            }
+
+            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<WireContent, E> {
+                Ok(WireContent::Text(text))
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<WireContent, A::Error> {
+                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(1));
+                while let Some(block) = seq.next_element()? {
+                    blocks.push(block);
+                }
+                Ok(WireContent::Blocks(blocks))
+            }
+        }
+        deserializer.deserialize_any(Content)
+    }
+}
+
+/// One content block; which fields count depends on `type`.
 #[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-enum WireBlock {
-    Text {
-        text: String,
-    },
-    #[serde(rename_all = "camelCase")]
-    Image {
-        data: String,
-        mime_type: String,
-    },
-    Thinking {
-        #[serde(default)]
-        thinking: String,
-        #[serde(default, alias = "thinkingSignature")]
-        signature: Option<String>,
-    },
-    ToolCall {
-        id: String,
-        name: String,
-        #[serde(default)]
-        arguments: Value,
-    },
-    #[serde(other)]
-    Unknown,
+#[serde(rename_all = "camelCase")]
+struct WireBlock {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    data: Option<String>,
+    #[serde(default)]
+    mime_type: Option<String>,
+    #[serde(default)]
+    thinking: Option<String>,
+    #[serde(default, alias = "thinkingSignature")]
+    signature: Option<String>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Value,
 }
 
 impl WireMessage {
     fn into_message(self) -> Option<Message> {
-        Some(match self {
-            WireMessage::User { content } => Message::User(parts(content)),
-            WireMessage::Assistant {
-                content,
-                provider,
-                model,
-            } => Message::Assistant(Assistant {
-                provider,
-                model,
-                content: content.into_iter().filter_map(assistant_part).collect(),
+        Some(match self.role.as_str() {
+            "user" => Message::User(self.content.map(parts).unwrap_or_default()),
+            "assistant" => Message::Assistant(Assistant {
+                provider: self.provider,
+                model: self.model,
+                content: match self.content {
+                    Some(WireContent::Text(text)) => vec![AssistantPart::Text(text)],
+                    Some(WireContent::Blocks(blocks)) => {
+                        blocks.into_iter().filter_map(assistant_part).collect()
+                    }
+                    None => Vec::new(),
+                },
             }),
-            WireMessage::ToolResult {
-                tool_call_id,
-                tool_name,
-                content,
-                is_error,
-            } => Message::ToolResult(ToolResult {
-                call_id: tool_call_id,
-                tool_name,
-                content: content.map(parts).unwrap_or_default(),
-                is_error,
+            "toolResult" => Message::ToolResult(ToolResult {
+                // A result that names no call cannot be paired with one, so it is dropped.
+                call_id: self.tool_call_id?,
+                tool_name: self.tool_name,
+                content: self.content.map(parts).unwrap_or_default(),
+                is_error: self.is_error,
             }),
-            WireMessage::Other => return None,
+            _ => return None,
         })
     }
 }
@@ -282,9 +301,12 @@ fn parts(content: WireContent) -> Vec<Part> {
         WireContent::Text(text) => vec![Part::Text(text)],
         WireContent::Blocks(blocks) => blocks
             .into_iter()
-            .filter_map(|block| match block {
-                WireBlock::Text { text } => Some(Part::Text(text)),
-                WireBlock::Image { data, mime_type } => Some(Part::Image { mime_type, data }),
+            .filter_map(|block| match (block.kind.as_str(), block.text) {
+                ("text", Some(text)) => Some(Part::Text(text)),
+                ("image", _) => Some(Part::Image {
+                    mime_type: block.mime_type?,
+                    data: block.data?,
+                }),
                 _ => None,
             })
             .collect(),
@@ -292,24 +314,17 @@ fn parts(content: WireContent) -> Vec<Part> {
 }
 
 fn assistant_part(block: WireBlock) -> Option<AssistantPart> {
-    Some(match block {
-        WireBlock::Text { text } => AssistantPart::Text(text),
-        WireBlock::Thinking {
-            thinking,
-            signature,
-        } => AssistantPart::Thinking {
-            text: thinking,
-            signature: signature.filter(|s| !s.is_empty()),
+    Some(match block.kind.as_str() {
+        "text" => AssistantPart::Text(block.text?),
+        "thinking" => AssistantPart::Thinking {
+            text: block.thinking.unwrap_or_default(),
+            signature: block.signature.filter(|s| !s.is_empty()),
         },
-        WireBlock::ToolCall {
-            id,
-            name,
-            arguments,
-        } => AssistantPart::ToolCall {
-            id,
-            name,
-            arguments: match arguments {
-                Value::Object(_) => arguments,
+        "toolCall" => AssistantPart::ToolCall {
+            id: block.id?,
+            name: block.name?,
+            arguments: match block.arguments {
+                Value::Object(_) => block.arguments,
                 // Older sessions may hold the arguments as JSON text.
                 Value::String(raw) => serde_json::from_str(&raw)
                     .ok()
@@ -318,7 +333,7 @@ fn assistant_part(block: WireBlock) -> Option<AssistantPart> {
                 _ => Value::Object(Default::default()),
             },
         },
-        WireBlock::Image { .. } | WireBlock::Unknown => return None,
+        _ => return None,
     })
 }
 
@@ -429,6 +444,35 @@ mod tests {
         assert_eq!(messages, vec![Message::User(vec![])]);
         let err = parse_messages("{}").unwrap_err();
         assert_eq!(err.kind, ErrorKind::InvalidRequest);
+    }
+
+    #[test]
+    fn loose_shapes_are_read_the_way_they_mean() {
+        let messages = parse(json!([
+            {"role": "assistant", "content": "said as a string", "usage": {"input": 1}},
+            {"role": "toolResult", "toolName": "ls", "content": "names no call"},
+            {"role": "user"},
+            {"role": "user", "content": [{"type": "text"}, {"type": "image", "data": "aGk="}]}
+        ]));
+        assert_eq!(
+            messages,
+            vec![
+                Message::Assistant(Assistant {
+                    provider: String::new(),
+                    model: String::new(),
+                    content: vec![AssistantPart::Text("said as a string".into())],
+                }),
+                Message::User(vec![]),
+                Message::User(vec![]),
+            ]
+        );
+        let err = parse_messages(r#"[{"role": "user", "content": 5}]"#).unwrap_err();
+        assert!(
+            err.message
+                .contains("a string or an array of content blocks"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
