@@ -1260,15 +1260,15 @@ async fn grep_and_find_over_a_split_tree_print_what_one_walk_would() {
 async fn bash_runs_in_the_workspace_and_reports_exit_codes() {
     let f = fixture().await;
     let r = f
-        .call("bash", json!({"command": "pwd; echo out; echo err >&2"}))
+        .call(
+            "bash",
+            json!({"command": "pwd; echo out; echo err >&2; echo out2; echo err2 >&2"}),
+        )
         .await;
     assert!(!r.is_error, "{}", text(&r));
-    // stdout and stderr are separate pipes, so their relative order is not fixed.
-    let out = text(&r);
-    let mut lines: Vec<&str> = out.lines().collect();
-    lines.sort_unstable();
+    // stderr goes into stdout's pipe, so the lines keep the order they were written in.
     let ws = f.ws.display().to_string();
-    assert_eq!(lines, [ws.as_str(), "err", "out"], "{out}");
+    assert_eq!(text(&r), format!("{ws}\nout\nerr\nout2\nerr2"));
     let d = details(&r);
     assert_eq!(d["exitCode"], 0);
     assert_eq!(d["timedOut"], false);
@@ -1293,6 +1293,36 @@ async fn bash_runs_in_the_workspace_and_reports_exit_codes() {
     )
     .await;
     assert_eq!(f.ok("read", json!({"path": "made/by_sh"})).await, "x");
+}
+
+/// With a narrowed exec grant commands run without a shell, so the stream merge is left out
+/// and the command still runs, as long as the grant allows it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bash_under_a_narrowed_grant_runs_allowed_commands_as_given() {
+    let f = fixture().await;
+    let mut spec = core_tools_spec();
+    spec.manifest.capabilities.exec = vec!["echo *".into()];
+    spec.granted.exec = vec!["echo *".into()];
+    let narrowed = LoadedPlugin::load(&f.runtime, spec, &f.host)
+        .await
+        .expect("core-tools loads");
+    let run = |command: &str| {
+        narrowed.call_tool(
+            call("bash", json!({ "command": command })),
+            CancellationToken::new(),
+            None,
+        )
+    };
+    let ok = run("echo narrowed").await.expect("bash returns");
+    assert!(!ok.is_error, "{}", text(&ok));
+    assert_eq!(text(&ok), "narrowed");
+    let refused = run("ls -la").await.expect("bash returns");
+    assert!(refused.is_error);
+    assert!(
+        text(&refused).starts_with("The command was not run:"),
+        "{}",
+        text(&refused)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

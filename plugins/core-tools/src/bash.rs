@@ -34,7 +34,7 @@ pub fn spec() -> ToolSpec {
         "bash",
         "Run command",
         "Run a shell command (`sh -c`) in the workspace root and return its output, stdout and \
-         stderr interleaved as they arrived. Each call starts a fresh shell: `cd` and exported \
+         stderr together in the order they were written. Each call starts a fresh shell: `cd` and exported \
          variables do not carry over, so chain dependent steps with `&&`. There is no terminal \
          and no input: use non-interactive flags (`-y`, `--no-pager`, `CI=1`). The command is \
          killed after `timeout` seconds (default 600). The result shows the last 2000 lines or \
@@ -91,13 +91,24 @@ fn bash(ws: &Workspace, call_id: &str, args: &Args) -> Result<ToolResult, String
         .unwrap_or(DEFAULT_TIMEOUT_SECS);
     // Float-to-int `as` saturates, so an absurd timeout becomes "practically never".
     let timeout_ms = (timeout_secs * 1000.0).ceil() as u64;
-    let request = ExecRequest {
-        command: args.command.clone(),
+    let mut request = ExecRequest {
+        // stderr into stdout's pipe, so the output reads in the order it was written, as in a
+        // terminal; two pipes can only be merged chunk by chunk, in whatever order they are read.
+        command: format!("exec 2>&1\n{}", args.command),
         // The host's default is the workspace root, where the guest's paths also point.
         cwd: None,
         timeout_ms: Some(timeout_ms),
     };
-    let process = exec::spawn(&request).map_err(|e| match e {
+    let spawned = match exec::spawn(&request) {
+        // A narrowed exec grant runs commands without a shell, where the redirection is not
+        // allowed; the command then runs as given, its streams merged chunk by chunk.
+        Err(ExecError::Denied(_)) => {
+            request.command = args.command.clone();
+            exec::spawn(&request)
+        }
+        other => other,
+    };
+    let process = spawned.map_err(|e| match e {
         ExecError::Denied(m) => format!("The command was not run: {m}"),
         ExecError::Invalid(m) => format!("The command is invalid: {m}"),
         ExecError::Failed(m) => format!("The command could not be started: {m}"),
