@@ -98,6 +98,28 @@ pub struct LoadedPlugin {
 /// Inputs of one fan-out not yet taken by a worker, with their positions.
 type TaskQueue = Arc<Mutex<std::collections::VecDeque<(usize, Vec<u8>)>>>;
 
+/// What runs on a checked-out instance: given the store, the guest exports and the
+/// `task-runner` export (when the plugin has one), it makes one call.
+trait GuestCall<R>:
+    for<'a> FnOnce(
+        &'a mut Store<PluginState>,
+        &'a Guest,
+        Option<&'a TaskRunner>,
+    ) -> CallFuture<'a, R>
+    + Send
+{
+}
+
+impl<R, F> GuestCall<R> for F where
+    F: for<'a> FnOnce(
+            &'a mut Store<PluginState>,
+            &'a Guest,
+            Option<&'a TaskRunner>,
+        ) -> CallFuture<'a, R>
+        + Send
+{
+}
+
 type CallFuture<'a, R> = Pin<Box<dyn Future<Output = wasmtime::Result<R>> + Send + 'a>>;
 
 const WASM_MAGIC: &[u8] = b"\0asm";
@@ -493,12 +515,7 @@ impl LoadedPlugin {
         &self,
         label: &str,
         setup: CallSetup,
-        f: impl for<'a> FnOnce(
-                &'a mut Store<PluginState>,
-                &'a Guest,
-                Option<&'a TaskRunner>,
-            ) -> CallFuture<'a, R>
-            + Send,
+        f: impl GuestCall<R>,
     ) -> Result<R, PluginError> {
         let mut live = self.checkout().await?;
         let result = self.invoke(&mut live, label, setup, f).await;
@@ -513,12 +530,7 @@ impl LoadedPlugin {
         live: &mut Live,
         label: &str,
         setup: CallSetup,
-        f: impl for<'a> FnOnce(
-                &'a mut Store<PluginState>,
-                &'a Guest,
-                Option<&'a TaskRunner>,
-            ) -> CallFuture<'a, R>
-            + Send,
+        f: impl GuestCall<R>,
     ) -> Result<R, PluginError> {
         {
             let call = &mut live.store.data_mut().call;
@@ -761,16 +773,7 @@ pub struct ProviderSession {
 }
 
 impl ProviderSession {
-    async fn call<R: Send>(
-        &mut self,
-        label: &str,
-        f: impl for<'a> FnOnce(
-                &'a mut Store<PluginState>,
-                &'a Guest,
-                Option<&'a TaskRunner>,
-            ) -> CallFuture<'a, R>
-            + Send,
-    ) -> Result<R, PluginError> {
+    async fn call<R: Send>(&mut self, label: &str, f: impl GuestCall<R>) -> Result<R, PluginError> {
         let Some(live) = self.live.as_mut() else {
             return Err(PluginError::Disabled {
                 plugin: self.plugin.name().to_string(),
