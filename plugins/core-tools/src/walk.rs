@@ -243,6 +243,9 @@ pub enum Piece {
     Tree(PathBuf),
 }
 
+/// Entries of one directory in one piece, at most.
+const MAX_PIECE_ENTRIES: usize = 256;
+
 /// Cuts the walk of `root` into at least `want` pieces where the tree allows, going at most
 /// three levels down: each level is one more (cheap, top-of-tree) walk.
 pub fn split(workspace: &Path, root: &Path, want: usize) -> io::Result<Vec<Piece>> {
@@ -270,7 +273,11 @@ fn split_at(workspace: &Path, root: &Path, depth: usize) -> io::Result<Vec<Piece
             .map_or(0, |rel| rel.components().count());
         let dir = entry.path.parent().unwrap_or(root);
         match pieces.last_mut() {
-            Some(Piece::Entries { dir: last, entries }) if last == dir => {
+            // A long run of one directory's entries is cut too, so a flat directory of
+            // thousands of files still spreads over the workers.
+            Some(Piece::Entries { dir: last, entries })
+                if last == dir && entries.len() < MAX_PIECE_ENTRIES =>
+            {
                 entries.push((entry.name.to_string(), entry.kind));
             }
             _ => pieces.push(Piece::Entries {
@@ -444,6 +451,12 @@ mod tests {
             deep.contains(&Piece::Tree(t.root.join("b/c/d"))),
             "{deep:?}"
         );
+        for n in 0..600 {
+            t.file(&format!("flat/f{n:03}.txt"), "");
+        }
+        let flat = split(&t.root, &t.path("flat"), 1).expect("split");
+        assert_eq!(flat.len(), 3, "256 + 256 + 88 entries");
+        assert_eq!(files_of(&flat).len(), 600);
         let shallow = split(&t.root, &t.root, 1).expect("split");
         assert!(
             shallow.contains(&Piece::Tree(t.root.join("b"))),
