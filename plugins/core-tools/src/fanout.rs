@@ -2,6 +2,7 @@
 //! task runs on another instance of this plugin (see `CoreTools::run_task`). Natively (unit
 //! tests) there is no host, so tasks run here, one after another, through the same code.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tack_sdk::serde_json;
 
@@ -45,9 +46,25 @@ pub fn parallelism() -> usize {
     }
 }
 
-/// Runs every task and returns the outputs in task order. Should the host refuse to fan out,
-/// the tasks run here, one after another.
-pub fn run(ws: &Workspace, tasks: &[Task]) -> Result<Vec<Result<Vec<u8>, String>>, String> {
+/// Runs every task of `tool` and returns their findings in task order; the first task that
+/// failed fails the whole call. Should the host refuse to fan out, the tasks run here, one after
+/// another.
+pub fn run<T: DeserializeOwned>(
+    ws: &Workspace,
+    tool: &str,
+    tasks: &[Task],
+) -> Result<Vec<T>, String> {
+    run_raw(ws, tasks)?
+        .into_iter()
+        .map(|output| {
+            let output = output.map_err(|e| format!("{tool} failed on part of the tree: {e}"))?;
+            serde_json::from_slice(&output)
+                .map_err(|e| format!("{tool} could not read a task's findings: {e}"))
+        })
+        .collect()
+}
+
+fn run_raw(ws: &Workspace, tasks: &[Task]) -> Result<Vec<Result<Vec<u8>, String>>, String> {
     let mut inputs = Vec::with_capacity(tasks.len());
     for task in tasks {
         inputs.push(serde_json::to_vec(task).map_err(|e| e.to_string())?);

@@ -4,7 +4,7 @@
 //! (see [`walk::split`]); the results are sorted at the end anyway, so the pieces' order does not
 //! matter.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use tack_sdk::serde_json::{self, json};
@@ -13,7 +13,7 @@ use tack_sdk::{ToolCall, ToolResult, ToolSpec};
 use crate::fanout;
 use crate::fsys::Kind;
 use crate::paths::Workspace;
-use crate::walk::{self, walk, Flow, PathGlob, Piece};
+use crate::walk::{self, Flow, PathGlob, Piece};
 
 const DEFAULT_LIMIT: usize = 1000;
 const MAX_LIMIT: usize = 10_000;
@@ -104,10 +104,7 @@ fn find(ws: &Workspace, args: &Args) -> Result<ToolResult, String> {
         })
         .collect();
     let mut found = Vec::new();
-    for output in fanout::run(ws, &tasks)? {
-        let output = output.map_err(|e| format!("find failed on part of the tree: {e}"))?;
-        let paths: Vec<String> = serde_json::from_slice(&output)
-            .map_err(|e| format!("find could not read a task's findings: {e}"))?;
+    for paths in fanout::run::<Vec<String>>(ws, "find", &tasks)? {
         found.extend(paths);
     }
     found.sort_unstable();
@@ -153,28 +150,19 @@ pub struct Task {
 pub fn run_task(ws: &Workspace, task: Task) -> Result<Vec<u8>, String> {
     let glob = PathGlob::new(&task.pattern)?;
     let mut found = Vec::new();
-    let mut consider = |path: &Path, kind: Kind| {
-        let relative = path.strip_prefix(&task.root).unwrap_or(path);
-        if glob.is_match(relative) {
-            let mut shown = ws.display(path);
-            if kind == Kind::Dir {
-                shown.push('/');
+    task.piece
+        .walk(ws.root(), &mut |entry| {
+            let relative = entry.path.strip_prefix(&task.root).unwrap_or(entry.path);
+            if glob.is_match(relative) {
+                let mut shown = ws.display(entry.path);
+                if entry.kind == Kind::Dir {
+                    shown.push('/');
+                }
+                found.push(shown);
             }
-            found.push(shown);
-        }
-    };
-    match &task.piece {
-        Piece::Entries { dir, entries } => {
-            for (name, kind) in entries {
-                consider(&dir.join(name), *kind);
-            }
-        }
-        Piece::Tree(dir) => walk(ws.root(), dir, &mut |entry| {
-            consider(entry.path, entry.kind);
             Flow::Continue
         })
-        .map_err(|e| ws.io_error(&e, dir, "search"))?,
-    }
+        .map_err(|e| ws.io_error(&e, task.piece.dir(), "search"))?;
     serde_json::to_vec(&found).map_err(|e| e.to_string())
 }
 

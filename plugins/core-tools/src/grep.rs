@@ -21,10 +21,10 @@ use tack_sdk::{ToolCall, ToolResult, ToolSpec};
 
 use crate::content::SNIFF_LEN;
 use crate::fanout;
-use crate::fsys::{self, DirHandle, Kind, Read};
+use crate::fsys::{self, Kind, Read};
 use crate::paths::Workspace;
 use crate::truncate::{cut_chars, format_size, plural, MAX_BYTES};
-use crate::walk::{self, walk, Flow, PathGlob, Piece};
+use crate::walk::{self, Flow, PathGlob, Piece};
 
 const DEFAULT_LIMIT: usize = 100;
 const MAX_LIMIT: usize = 1000;
@@ -382,11 +382,7 @@ impl TreeSearch<'_> {
                 })
                 .collect();
             next = end;
-            let outputs = fanout::run(self.ws, &tasks)?;
-            for output in outputs {
-                let output = output.map_err(|e| format!("grep failed on part of the tree: {e}"))?;
-                let found: TaskOutput = serde_json::from_slice(&output)
-                    .map_err(|e| format!("grep could not read a task's findings: {e}"))?;
+            for found in fanout::run::<TaskOutput>(self.ws, "grep", &tasks)? {
                 for file in found.files {
                     if report.add_found(file, self, &mut hits) == Flow::Stop {
                         return Ok(());
@@ -463,61 +459,50 @@ pub fn run_task(ws: &Workspace, cache: &mut TaskCache, task: Task) -> Result<Vec
     let mut output = TaskOutput::default();
     let (mut total, mut bytes) = (0, 0);
     let (mut buf, mut hits) = (Vec::new(), Vec::new());
-    let mut visit_file = |dir: &DirHandle, path: &Path, name: &str| -> Flow {
-        if let Some(glob) = &glob {
-            if !glob.is_match(path.strip_prefix(&task.root).unwrap_or(path)) {
+    let piece = &task.piece;
+    piece
+        .walk(ws.root(), &mut |entry| {
+            if entry.kind != Kind::File {
                 return Flow::Continue;
             }
-        }
-        match dir.read_file(name, &mut buf, MAX_FILE_BYTES) {
-            Ok(Read::Done) => {}
-            Ok(Read::TooLarge) => {
-                output.files.push(Found::TooLarge);
-                return Flow::Continue;
-            }
-            // Unreadable files are skipped, as ripgrep does.
-            Err(_) => return Flow::Continue,
-        }
-        if is_binary(&buf) {
-            return Flow::Continue;
-        }
-        search(re, &buf, task.max_hits - total, &mut hits);
-        if hits.is_empty() {
-            return Flow::Continue;
-        }
-        let mut text = String::new();
-        render(&mut text, &ws.display(path), &buf, &hits, task.context);
-        total += hits.len();
-        bytes += text.len();
-        output.files.push(Found::Hits {
-            path: path.to_path_buf(),
-            count: hits.len(),
-            text,
-        });
-        if total >= task.max_hits || bytes >= MAX_BYTES {
-            Flow::Stop
-        } else {
-            Flow::Continue
-        }
-    };
-    match &task.piece {
-        Piece::Entries { dir, entries } => {
-            let handle = fsys::open_dir(dir).map_err(|e| ws.io_error(&e, dir, "search"))?;
-            for (name, kind) in entries {
-                if *kind == Kind::File && visit_file(&handle, &dir.join(name), name) == Flow::Stop {
-                    break;
+            let path = entry.path;
+            if let Some(glob) = &glob {
+                if !glob.is_match(path.strip_prefix(&task.root).unwrap_or(path)) {
+                    return Flow::Continue;
                 }
             }
-        }
-        Piece::Tree(dir) => walk(ws.root(), dir, &mut |entry| {
-            if entry.kind == Kind::File {
-                visit_file(entry.dir, entry.path, entry.name)
+            match entry.dir.read_file(entry.name, &mut buf, MAX_FILE_BYTES) {
+                Ok(Read::Done) => {}
+                Ok(Read::TooLarge) => {
+                    output.files.push(Found::TooLarge);
+                    return Flow::Continue;
+                }
+                // Unreadable files are skipped, as ripgrep does.
+                Err(_) => return Flow::Continue,
+            }
+            if is_binary(&buf) {
+                return Flow::Continue;
+            }
+            search(re, &buf, task.max_hits - total, &mut hits);
+            if hits.is_empty() {
+                return Flow::Continue;
+            }
+            let mut text = String::new();
+            render(&mut text, &ws.display(path), &buf, &hits, task.context);
+            total += hits.len();
+            bytes += text.len();
+            output.files.push(Found::Hits {
+                path: path.to_path_buf(),
+                count: hits.len(),
+                text,
+            });
+            if total >= task.max_hits || bytes >= MAX_BYTES {
+                Flow::Stop
             } else {
                 Flow::Continue
             }
         })
-        .map_err(|e| ws.io_error(&e, dir, "search"))?,
-    }
+        .map_err(|e| ws.io_error(&e, piece.dir(), "search"))?;
     serde_json::to_vec(&output).map_err(|e| e.to_string())
 }
 

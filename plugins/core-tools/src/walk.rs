@@ -243,6 +243,41 @@ pub enum Piece {
     Tree(PathBuf),
 }
 
+impl Piece {
+    /// The directory the piece lies in (or is).
+    pub fn dir(&self) -> &Path {
+        match self {
+            Piece::Entries { dir, .. } | Piece::Tree(dir) => dir,
+        }
+    }
+
+    /// Visits the piece's entries as one [`walk`] of the whole tree would have, until `visit`
+    /// returns [`Flow::Stop`]. `workspace` bounds how far up ignore files are read.
+    pub fn walk(&self, workspace: &Path, visit: &mut dyn FnMut(&Visit) -> Flow) -> io::Result<()> {
+        match self {
+            Piece::Entries { dir, entries } => {
+                let handle = fsys::open_dir(dir)?;
+                let mut path = dir.clone();
+                for (name, kind) in entries {
+                    path.push(name);
+                    let flow = visit(&Visit {
+                        path: &path,
+                        name,
+                        kind: *kind,
+                        dir: &handle,
+                    });
+                    path.pop();
+                    if flow == Flow::Stop {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+            Piece::Tree(dir) => walk(workspace, dir, visit),
+        }
+    }
+}
+
 /// Entries of one directory in one piece, at most.
 const MAX_PIECE_ENTRIES: usize = 256;
 
@@ -411,22 +446,8 @@ mod tests {
         let files_of = |pieces: &[Piece]| -> Vec<String> {
             let mut out = Vec::new();
             for piece in pieces {
-                match piece {
-                    Piece::Entries { dir, entries } => {
-                        for (name, kind) in entries {
-                            let p = dir.join(name);
-                            let mut shown = p
-                                .strip_prefix(&t.root)
-                                .expect("inside")
-                                .display()
-                                .to_string();
-                            if *kind == Kind::Dir {
-                                shown.push('/');
-                            }
-                            out.push(shown);
-                        }
-                    }
-                    Piece::Tree(dir) => walk(&t.root, dir, &mut |v| {
+                piece
+                    .walk(&t.root, &mut |v| {
                         let rel = v.path.strip_prefix(&t.root).expect("inside");
                         let mut shown = rel.display().to_string();
                         if v.kind == Kind::Dir {
@@ -435,8 +456,7 @@ mod tests {
                         out.push(shown);
                         Flow::Continue
                     })
-                    .expect("walk"),
-                }
+                    .expect("walk");
             }
             out
         };
