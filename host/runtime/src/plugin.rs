@@ -168,6 +168,16 @@ impl LoadedPlugin {
             .workspace
             .canonicalize()
             .unwrap_or_else(|_| host.workspace.clone());
+        let fs_dirs =
+            crate::broker::fs::granted_dirs(&capabilities.fs, &workspace, data_dir.as_deref())
+                .map_err(|e| LoadError::Init {
+                    plugin: name.clone(),
+                    source: PluginError::Trap {
+                        plugin: name.clone(),
+                        call: "sandbox setup".into(),
+                        message: e.to_string(),
+                    },
+                })?;
         let env = Arc::new(PluginEnv {
             name: name.clone(),
             capabilities: capabilities.clone(),
@@ -176,7 +186,7 @@ impl LoadedPlugin {
             secrets: host.secrets.clone(),
             http: runtime.http().clone(),
             plugin: std::sync::OnceLock::new(),
-            data_dir: data_dir.clone(),
+            fs_dirs,
         });
         let config_json = serde_json::to_string(&spec.config).unwrap_or_else(|_| "{}".into());
         let mut plugin = LoadedPlugin {
@@ -710,16 +720,12 @@ impl LoadedPlugin {
             .allow_tcp(false)
             .allow_udp(false)
             .allow_ip_name_lookup(false);
-        crate::broker::fs::preopen(
-            &mut wasi,
-            &self.capabilities.fs,
-            &self.env.workspace,
-            self.data_dir.as_deref(),
-        )
-        .map_err(|e| PluginError::Trap {
-            plugin: self.name().to_string(),
-            call: "sandbox setup".into(),
-            message: e.to_string(),
+        crate::broker::fs::preopen(&mut wasi, &self.env.fs_dirs).map_err(|e| {
+            PluginError::Trap {
+                plugin: self.name().to_string(),
+                call: "sandbox setup".into(),
+                message: e.to_string(),
+            }
         })?;
         let config = self.runtime.config();
         let state = PluginState::new(

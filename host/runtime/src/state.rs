@@ -25,8 +25,8 @@ pub struct PluginEnv {
     pub services: Arc<dyn HostServices>,
     pub secrets: SecretStore,
     pub http: reqwest::Client,
-    /// The plugin's own read-write directory, preopened beside its grants.
-    pub data_dir: Option<PathBuf>,
+    /// The directories it may use (its fs grants and its data directory), as preopened.
+    pub fs_dirs: Vec<crate::broker::fs::GrantedDir>,
     /// The plugin these instances belong to, for fan-out; set once loading has finished.
     pub plugin: OnceLock<Weak<crate::plugin::LoadedPlugin>>,
 }

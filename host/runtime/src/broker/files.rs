@@ -15,36 +15,7 @@ use crate::state::PluginState;
 /// Bits a plugin may set: read, write and execute for user, group and others.
 const SETTABLE: u32 = 0o777;
 
-/// One directory the plugin may use, as preopened.
-struct Root {
-    path: PathBuf,
-    access: Access,
-}
-
 impl PluginState {
-    fn file_roots(&self) -> Vec<Root> {
-        let env = &self.env;
-        let mut roots: Vec<Root> = env
-            .capabilities
-            .fs
-            .iter()
-            .map(|grant| {
-                let path = crate::broker::fs::resolve(grant, &env.workspace);
-                Root {
-                    path: path.canonicalize().unwrap_or(path),
-                    access: grant.access,
-                }
-            })
-            .collect();
-        if let Some(dir) = &env.data_dir {
-            roots.push(Root {
-                path: dir.clone(),
-                access: Access::ReadWrite,
-            });
-        }
-        roots
-    }
-
     /// The granted directory `path` lies in (the deepest, should grants nest) and the path
     /// relative to it. `write` asks for a read-write grant.
     fn beneath(&self, path: &str, write: bool) -> Result<(std::fs::File, PathBuf), String> {
@@ -55,8 +26,9 @@ impl PluginState {
         if path.components().any(|c| c == Component::ParentDir) {
             return Err(format!("'{}' contains '..'", path.display()));
         }
-        let roots = self.file_roots();
-        let root = roots
+        let root = self
+            .env
+            .fs_dirs
             .iter()
             .filter(|root| path.starts_with(&root.path))
             .filter(|root| !write || root.access == Access::ReadWrite)

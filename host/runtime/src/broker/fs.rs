@@ -22,39 +22,67 @@ pub fn resolve(grant: &FsGrant, workspace: &Path) -> PathBuf {
     }
 }
 
-pub fn preopen(
-    builder: &mut WasiCtxBuilder,
+/// A directory a plugin may use, at its canonical path: a grant given through a symlink still
+/// names one real directory.
+#[derive(Debug, Clone)]
+pub struct GrantedDir {
+    pub path: PathBuf,
+    pub access: Access,
+}
+
+/// The directories a plugin may use: its fs grants, then its own data directory (read-write).
+/// Resolved once per plugin, shared by every instance's preopens and by the `files` calls.
+pub fn granted_dirs(
     grants: &[FsGrant],
     workspace: &Path,
     data_dir: Option<&Path>,
-) -> Result<(), FsGrantError> {
+) -> Result<Vec<GrantedDir>, FsGrantError> {
+    let mut dirs = Vec::with_capacity(grants.len() + 1);
     for grant in grants {
-        let host = resolve(grant, workspace);
-        let perms = match grant.access {
-            Access::Read => FsPerms::ReadOnly,
-            Access::ReadWrite => FsPerms::ReadWrite,
-        };
-        open(builder, &host, perms)?;
+        dirs.push(GrantedDir {
+            path: canonical(&resolve(grant, workspace))?,
+            access: grant.access,
+        });
     }
     if let Some(dir) = data_dir {
-        open(builder, dir, FsPerms::ReadWrite)?;
+        dirs.push(GrantedDir {
+            path: canonical(dir)?,
+            access: Access::ReadWrite,
+        });
     }
-    Ok(())
+    Ok(dirs)
 }
 
-fn open(builder: &mut WasiCtxBuilder, host: &Path, perms: FsPerms) -> Result<(), FsGrantError> {
+fn canonical(host: &Path) -> Result<PathBuf, FsGrantError> {
     let err = |message: String| FsGrantError::Preopen {
         path: host.display().to_string(),
         message,
     };
-    // Preopen the canonical path: a grant given through a symlink still names one real directory.
     let canonical = host.canonicalize().map_err(|e| err(e.to_string()))?;
-    let guest = canonical
-        .to_str()
-        .ok_or_else(|| err("path is not valid UTF-8".into()))?
-        .to_string();
-    builder
-        .preopened_dir(&canonical, guest, perms)
-        .map_err(|e| err(e.to_string()))?;
+    if canonical.to_str().is_none() {
+        return Err(err("path is not valid UTF-8".into()));
+    }
+    Ok(canonical)
+}
+
+/// Preopens each directory at the same path inside the guest.
+pub fn preopen(builder: &mut WasiCtxBuilder, dirs: &[GrantedDir]) -> Result<(), FsGrantError> {
+    for dir in dirs {
+        let perms = match dir.access {
+            Access::Read => FsPerms::ReadOnly,
+            Access::ReadWrite => FsPerms::ReadWrite,
+        };
+        let err = |message: String| FsGrantError::Preopen {
+            path: dir.path.display().to_string(),
+            message,
+        };
+        let guest = dir
+            .path
+            .to_str()
+            .ok_or_else(|| err("path is not valid UTF-8".into()))?;
+        builder
+            .preopened_dir(&dir.path, guest, perms)
+            .map_err(|e| err(e.to_string()))?;
+    }
     Ok(())
 }
