@@ -10,13 +10,13 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tack::rpc_protocol::{CloseReason, Dialog, RpcEvent, UiRequest, UiResponse};
-use tack_runtime::api::{Delivery, Level, OutgoingMessage, ToolResult};
+use tack_runtime::api::Level;
 use tack_runtime::HostServices;
 use tokio::sync::{mpsc, oneshot};
 
 use super::output::Output;
 use crate::inbox::Inbox;
-use crate::services::{notice_level, CliServices};
+use crate::services::{delegate_session_and_agent, notice_level, CliServices};
 use crate::sync::lock;
 
 pub struct RpcServices {
@@ -131,10 +131,6 @@ impl Drop for OpenDialog<'_> {
 
 #[async_trait::async_trait]
 impl HostServices for RpcServices {
-    fn tool_progress(&self, plugin: &str, call_id: &str, partial: ToolResult) {
-        self.cli.tool_progress(plugin, call_id, partial);
-    }
-
     async fn confirm(
         &self,
         plugin: &str,
@@ -218,37 +214,7 @@ impl HostServices for RpcServices {
         });
     }
 
-    fn session_id(&self) -> String {
-        self.cli.session_id()
-    }
-
-    fn session_branch(&self) -> String {
-        self.cli.session_branch()
-    }
-
-    fn latest_custom(&self, plugin: &str, custom_type: &str) -> Option<String> {
-        self.cli.latest_custom(plugin, custom_type)
-    }
-
-    fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String> {
-        self.cli.append_custom(plugin, custom_type, data)
-    }
-
-    fn send_message(&self, _plugin: &str, message: OutgoingMessage, delivery: Delivery) {
-        self.inbox.deliver(message, delivery);
-    }
-
-    fn all_tools(&self) -> Vec<String> {
-        self.cli.all_tools()
-    }
-
-    fn active_tools(&self) -> Vec<String> {
-        self.cli.active_tools()
-    }
-
-    fn set_active_tools(&self, plugin: &str, names: Vec<String>) -> Result<(), String> {
-        self.cli.set_active_tools(plugin, names)
-    }
+    delegate_session_and_agent!();
 }
 
 #[cfg(test)]

@@ -7,13 +7,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tack_runtime::api::{Delivery, Level, OutgoingMessage, ToolResult};
+use tack_runtime::api::Level;
 use tack_runtime::HostServices;
 use tack_tui::{DialogAnswer, DialogKind, DialogRequest, UiEvent};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::inbox::Inbox;
-use crate::services::{notice_level, CliServices};
+use crate::services::{delegate_session_and_agent, notice_level, CliServices};
 
 pub struct TuiServices {
     cli: Arc<CliServices>,
@@ -90,10 +90,6 @@ impl TuiServices {
 
 #[async_trait::async_trait]
 impl HostServices for TuiServices {
-    fn tool_progress(&self, plugin: &str, call_id: &str, partial: ToolResult) {
-        self.cli.tool_progress(plugin, call_id, partial);
-    }
-
     async fn confirm(
         &self,
         plugin: &str,
@@ -170,35 +166,5 @@ impl HostServices for TuiServices {
         });
     }
 
-    fn session_id(&self) -> String {
-        self.cli.session_id()
-    }
-
-    fn session_branch(&self) -> String {
-        self.cli.session_branch()
-    }
-
-    fn latest_custom(&self, plugin: &str, custom_type: &str) -> Option<String> {
-        self.cli.latest_custom(plugin, custom_type)
-    }
-
-    fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String> {
-        self.cli.append_custom(plugin, custom_type, data)
-    }
-
-    fn send_message(&self, _plugin: &str, message: OutgoingMessage, delivery: Delivery) {
-        self.inbox.deliver(message, delivery);
-    }
-
-    fn all_tools(&self) -> Vec<String> {
-        self.cli.all_tools()
-    }
-
-    fn active_tools(&self) -> Vec<String> {
-        self.cli.active_tools()
-    }
-
-    fn set_active_tools(&self, plugin: &str, names: Vec<String>) -> Result<(), String> {
-        self.cli.set_active_tools(plugin, names)
-    }
+    delegate_session_and_agent!();
 }
