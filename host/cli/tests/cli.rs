@@ -315,27 +315,49 @@ fn kill_nine_mid_run_loses_at_most_the_line_being_written() {
         "only {killed_mid_run} of 12 kills landed mid-run; lengthen the script"
     );
 
-    let newest = env
+    // `-c` continues the most recently modified session, names breaking ties between equal
+    // mtimes (several kills can land within one clock tick when the machine is busy).
+    let complete_lines = |path: &Path| {
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| serde_json::from_str::<Value>(l).is_ok())
+            .count()
+    };
+    let before: Vec<(PathBuf, usize)> = env
         .session_files()
         .into_iter()
-        .max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+        .map(|p| {
+            let n = complete_lines(&p);
+            (p, n)
+        })
+        .collect();
+    let newest = before
+        .iter()
+        .map(|(p, _)| p.clone())
+        .max_by_key(|p| {
+            let modified = std::fs::metadata(p).and_then(|m| m.modified()).ok();
+            (modified, p.file_name().map(|n| n.to_owned()))
+        })
         .expect("a session");
-    let complete_before = std::fs::read_to_string(&newest)
-        .expect("read")
-        .lines()
-        .filter(|l| serde_json::from_str::<Value>(l).is_ok())
-        .count();
     let out = env.run(&["--plugin", &plugin, "-c", "-p", "continue"]);
     assert!(out.status.success(), "resume failed: {}", stderr(&out));
-    let after: Vec<String> = lines(&newest);
-    let complete_after = after
+    let grown: Vec<&PathBuf> = before
         .iter()
-        .filter(|l| serde_json::from_str::<Value>(l).is_ok())
-        .count();
-    assert!(
-        complete_after > complete_before,
-        "resuming appended to the same file"
+        .filter(|(p, n)| complete_lines(p) > *n)
+        .map(|(p, _)| p)
+        .collect();
+    assert_eq!(
+        grown,
+        vec![&newest],
+        "resuming appended to the newest session file, and to no other"
     );
+    assert_eq!(
+        env.session_files().len(),
+        before.len(),
+        "resuming created no new session file"
+    );
+    let after: Vec<String> = lines(&newest);
     assert!(
         after
             .last()

@@ -137,8 +137,31 @@ pub(crate) struct Writer {
     needs_newline: bool,
 }
 
+fn write_new_file(
+    path: &Path,
+    lines: impl IntoIterator<Item = String>,
+    fsync: bool,
+) -> io::Result<()> {
+    let file = OpenOptions::new().write(true).create_new(true).open(path)?;
+    let mut out = BufWriter::with_capacity(READ_BUFFER, &file);
+    for line in lines {
+        out.write_all(line.as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    drop(out);
+    if fsync {
+        file.sync_all()?;
+    }
+    Ok(())
+}
+
 impl Writer {
     /// Creates a new file holding `lines`. Fails if the file exists.
+    ///
+    /// The lines are written to a temporary file first and linked into place, so a crash never
+    /// leaves a session file without its header: such a file would list as nothing (`-c`
+    /// skips it) while still being the newest file in the folder.
     pub fn create(
         path: &Path,
         lines: impl IntoIterator<Item = String>,
@@ -151,21 +174,24 @@ impl Writer {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(write_error)?;
         }
+        let mut partial_name = path.as_os_str().to_owned();
+        partial_name.push(".partial");
+        let partial = PathBuf::from(partial_name);
+        let written = write_new_file(&partial, lines, fsync).and_then(|()| {
+            // A hard link refuses to replace an existing file, as `create_new` would.
+            match std::fs::hard_link(&partial, path) {
+                Err(e) if e.kind() != io::ErrorKind::AlreadyExists => {
+                    std::fs::rename(&partial, path)
+                }
+                linked => linked,
+            }
+        });
+        let _ = std::fs::remove_file(&partial);
+        written.map_err(write_error)?;
         let file = OpenOptions::new()
             .append(true)
-            .create_new(true)
             .open(path)
             .map_err(write_error)?;
-        let mut out = BufWriter::with_capacity(READ_BUFFER, &file);
-        for line in lines {
-            out.write_all(line.as_bytes()).map_err(write_error)?;
-            out.write_all(b"\n").map_err(write_error)?;
-        }
-        out.flush().map_err(write_error)?;
-        drop(out);
-        if fsync {
-            file.sync_all().map_err(write_error)?;
-        }
         Ok(Writer {
             file,
             path: path.to_owned(),
