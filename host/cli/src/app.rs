@@ -196,14 +196,20 @@ pub fn choose_provider(
             let known: Vec<&str> = catalog.iter().map(|e| e.id.as_str()).collect();
             format!("unknown provider '{id}' (available: {})", known.join(", "))
         })?,
+        // Only providers whose key is set and whose plugin may send it there, first-party before
+        // third-party, then by id (the catalog's order): the same choice on every run.
         None => catalog
             .iter()
-            .find(|e| e.id != "demo" && e.spec.secret.is_some() && e.key_available(&secrets))
+            .filter(|e| e.spec.secret.is_some() && e.usable(&secrets))
+            .min_by_key(|e| !e.first_party())
             .or_else(|| catalog.iter().find(|e| e.id == "demo"))
             .context("no provider plugin is loaded")?,
     };
+    let mut user_secret = entry.secret_from_user;
     if let (Some(key), Some(secret)) = (&cli.api_key, &entry.spec.secret) {
         secrets = secrets.with_override(secret, key.clone());
+        // `--api-key` is the user handing this provider a key themselves.
+        user_secret = true;
     }
     let model_id = cli
         .model
@@ -237,13 +243,16 @@ pub fn choose_provider(
             .with_context(|| format!("provider '{}' lists no models", entry.id))?,
     };
     let base_url = cli.base_url.clone().or_else(|| entry.base_url.clone());
-    let provider = Arc::new(PluginProvider::new(
-        entry.plugin.clone(),
-        spec.clone(),
-        base_url,
-        secrets,
-        loaded.runtime.http().clone(),
-    ));
+    let provider = Arc::new(
+        PluginProvider::new(
+            entry.plugin.clone(),
+            spec.clone(),
+            base_url,
+            secrets,
+            loaded.runtime.http().clone(),
+        )
+        .with_user_secret(user_secret),
+    );
     Ok(Chosen {
         model: model_info(&entry.id, model),
         provider,

@@ -15,8 +15,9 @@ use std::sync::Arc;
 
 use anyhow::{bail, Result};
 use tack_runtime::api::{self, InputKind, ModelCost, ModelSpec};
+use tack_runtime::bridge::provider_authority::{self, ProviderDenied, UserChoice};
 use tack_runtime::broker::secrets::SecretStore;
-use tack_runtime::{LoadedPlugin, PluginSet};
+use tack_runtime::{LoadedPlugin, PluginSet, PluginSource};
 
 use crate::settings::{ModelSettings, Settings};
 
@@ -28,12 +29,42 @@ pub struct ProviderEntry {
     /// plugin's own, since that is what the plugin dispatches on.
     pub spec: api::ProviderSpec,
     pub base_url: Option<String>,
+    /// `spec.secret` was named in config.toml, not by the plugin.
+    pub secret_from_user: bool,
     pub options: serde_json::Value,
 }
 
 impl ProviderEntry {
     pub fn key_available(&self, secrets: &SecretStore) -> bool {
         self.spec.secret.as_deref().is_none_or(|s| secrets.has(s))
+    }
+
+    /// What the user chose for this entry; `cli_base_url` is `--base-url`.
+    pub fn user_choice(&self, cli_base_url: bool) -> UserChoice {
+        UserChoice {
+            base_url: cli_base_url || self.base_url.is_some(),
+            secret: self.secret_from_user,
+        }
+    }
+
+    /// Why the host would refuse to send this provider's requests, if it would.
+    pub fn denied(&self) -> Option<ProviderDenied> {
+        provider_authority::check(
+            &self.plugin,
+            &self.spec,
+            self.effective_base_url(),
+            self.user_choice(false),
+        )
+        .err()
+    }
+
+    /// Ready without asking anything of the user: its key is set and its plugin may send it.
+    pub fn usable(&self, secrets: &SecretStore) -> bool {
+        self.key_available(secrets) && self.denied().is_none()
+    }
+
+    pub fn first_party(&self) -> bool {
+        self.plugin.source == PluginSource::Builtin
     }
 
     pub fn effective_base_url(&self) -> &str {
@@ -51,6 +82,7 @@ pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>>
             plugin: plugin.clone(),
             spec: spec.clone(),
             base_url: None,
+            secret_from_user: false,
             options: serde_json::json!({}),
         })
         .collect();
@@ -76,6 +108,7 @@ pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>>
                     plugin: base.plugin.clone(),
                     spec,
                     base_url: None,
+                    secret_from_user: false,
                     options: serde_json::json!({}),
                 });
                 entries.len() - 1
@@ -87,6 +120,7 @@ pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>>
         }
         if let Some(secret) = &cfg.secret {
             entry.spec.secret = (!secret.is_empty()).then(|| secret.clone());
+            entry.secret_from_user = true;
         }
         entry.options =
             serde_json::to_value(&cfg.options).unwrap_or_else(|_| serde_json::json!({}));

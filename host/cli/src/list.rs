@@ -40,6 +40,9 @@ pub async fn models(cli: &Cli) -> Result<ExitCode> {
         let url = entry.effective_base_url();
         let url = if url.is_empty() { "offline" } else { url };
         let _ = writeln!(out, "{} ({}) — {url} — {key}", entry.id, entry.spec.name);
+        if let Some(denied) = entry.denied() {
+            let _ = writeln!(out, "  unusable: {denied}");
+        }
         for m in &entry.spec.models {
             let mut traits = vec![
                 format!("{}k context", m.context_window / 1000),

@@ -3,8 +3,10 @@
 mod convert;
 mod hooks;
 mod provider;
+pub mod provider_authority;
 mod tools;
 
 pub use hooks::PluginHooks;
 pub use provider::PluginProvider;
+pub use provider_authority::{ProviderDenied, UserChoice};
 pub use tools::PluginTools;

@@ -16,6 +16,7 @@ use tack_core::agent::{
 use tokio::sync::mpsc;
 
 use super::convert;
+use super::provider_authority::{self, UserChoice};
 use crate::api;
 use crate::broker::http::{header_pairs, under};
 use crate::broker::secrets::SecretStore;
@@ -49,12 +50,15 @@ pub struct PluginProvider {
     plugin: Arc<LoadedPlugin>,
     spec: api::ProviderSpec,
     base_url: String,
+    /// What the user chose rather than the plugin (see [`provider_authority`]).
+    user: UserChoice,
     secrets: SecretStore,
     http: reqwest::Client,
 }
 
 impl PluginProvider {
-    /// `base_url` overrides the provider's default (a local server, a proxy, a compatible API).
+    /// `base_url` overrides the provider's default (a local server, a proxy, a compatible API);
+    /// it is the user's choice, so it needs no grant of the plugin.
     pub fn new(
         plugin: Arc<LoadedPlugin>,
         spec: api::ProviderSpec,
@@ -62,14 +66,25 @@ impl PluginProvider {
         secrets: SecretStore,
         http: reqwest::Client,
     ) -> Self {
+        let user = UserChoice {
+            base_url: base_url.is_some(),
+            secret: false,
+        };
         let base_url = base_url.unwrap_or_else(|| spec.default_base_url.clone());
         Self {
             plugin,
             spec,
             base_url,
+            user,
             secrets,
             http,
         }
+    }
+
+    /// The secret's name came from the user's config, not the plugin's registration.
+    pub fn with_user_secret(mut self, user_secret: bool) -> Self {
+        self.user.secret = user_secret;
+        self
     }
 
     pub fn spec(&self) -> &api::ProviderSpec {
@@ -95,6 +110,8 @@ impl PluginProvider {
             }
             api::RequestPlan::Http(call) => call,
         };
+        provider_authority::check(&self.plugin, &self.spec, &self.base_url, self.user)
+            .map_err(|e| ProviderError::new(ProviderErrorKind::Auth, e.to_string()))?;
         if self.base_url.is_empty() {
             return Err(ProviderError::new(
                 ProviderErrorKind::InvalidRequest,
@@ -172,6 +189,9 @@ impl PluginProvider {
 #[async_trait::async_trait]
 impl Provider for PluginProvider {
     async fn stream(&self, request: ProviderRequest) -> Result<ProviderStream, ProviderError> {
+        // Refused before the plugin sees the conversation, with the reason the user can act on.
+        provider_authority::check(&self.plugin, &self.spec, &self.base_url, self.user)
+            .map_err(|e| ProviderError::new(ProviderErrorKind::Auth, e.to_string()))?;
         let mut session = self
             .plugin
             .provider_session()
