@@ -88,6 +88,7 @@ async fn tree(agent: &Agent, args: &str, cancel: CancellationToken) -> Result<St
                 session.append(EntryKind::Custom {
                     custom_type: TREE_MOVE_CUSTOM_TYPE.into(),
                     data: json!({ "from": moved.from, "to": moved.to }),
+                    owner: None,
                 })?;
             }
             if summarize {
@@ -251,7 +252,13 @@ pub(crate) fn describe(entry: &Entry) -> (String, String) {
                 };
                 (kind.into(), format!("{} {text}", m.tool_name))
             }
-            Message::Custom(m) => (format!("custom {}", m.custom_type), first_line(&m.content)),
+            Message::Custom(m) => (
+                match &m.plugin {
+                    Some(plugin) => format!("custom {} from plugin {plugin}", m.custom_type),
+                    None => format!("custom {}", m.custom_type),
+                },
+                first_line(&m.content),
+            ),
             Message::BranchSummary(m) => ("branch summary".into(), first_line(&m.summary)),
             Message::CompactionSummary(m) => ("compaction".into(), first_line(&m.summary)),
         },
@@ -270,7 +277,15 @@ pub(crate) fn describe(entry: &Entry) -> (String, String) {
             format!("({tokens_before} tokens before) {}", first_line(summary)),
         ),
         EntryKind::BranchSummary { summary, .. } => ("branch summary".into(), first_line(summary)),
-        EntryKind::Custom { custom_type, .. } => (format!("state {custom_type}"), String::new()),
+        EntryKind::Custom {
+            custom_type, owner, ..
+        } => (
+            match owner {
+                Some(owner) => format!("state {custom_type} of plugin {owner}"),
+                None => format!("state {custom_type}"),
+            },
+            String::new(),
+        ),
         EntryKind::CustomMessage {
             custom_type,
             content,

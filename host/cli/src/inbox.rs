@@ -47,8 +47,8 @@ impl Inbox {
 
     /// A plugin's `send-message`: held for the next prompt, or queued for the agent and the front
     /// end woken.
-    pub fn deliver(&self, message: OutgoingMessage, delivery: Delivery) {
-        let message = outgoing_message(message);
+    pub fn deliver(&self, plugin: &str, message: OutgoingMessage, delivery: Delivery) {
+        let message = outgoing_message(plugin, message);
         if let Delivery::NextTurn = delivery {
             lock(&self.next_turn).push(message);
             return;

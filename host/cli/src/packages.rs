@@ -35,6 +35,8 @@ pub struct Location {
     pub grants: PathBuf,
     /// The project root, for project scope.
     pub project: Option<PathBuf>,
+    /// Where plugins' data directories live (`tack_runtime::plugin::data_dir_name`).
+    pub data_root: PathBuf,
 }
 
 impl Location {
@@ -45,6 +47,7 @@ impl Location {
             lockfile: home.root().join("tack.lock"),
             grants: home.grants(),
             project: None,
+            data_root: home.plugin_data(),
         }
     }
 
@@ -62,10 +65,18 @@ impl Location {
                 .join(tack_core::session::encode_cwd(&root))
                 .join("grants.toml"),
             project: Some(root),
+            data_root: home.plugin_data(),
         }
     }
 
     pub fn package_dir(&self, name: &str) -> PathBuf {
         self.packages.join(name)
+    }
+
+    /// The data directory the runtime gives the package installed here as `name`.
+    pub fn data_dir(&self, name: &str) -> PathBuf {
+        let source = tack_runtime::PluginSource::Path(self.package_dir(name));
+        self.data_root
+            .join(tack_runtime::plugin::data_dir_name(name, &source))
     }
 }

@@ -209,6 +209,16 @@ impl EventSink for TextProgress {
     fn emit(&self, event: &AgentEvent) {
         let line = match event {
             AgentEvent::ToolExecutionStart {
+                tool_name,
+                args,
+                rewritten_by,
+                ..
+            } if !rewritten_by.is_empty() => Some(format!(
+                "→ {tool_name} {} (arguments changed by plugin {})",
+                compact(args),
+                rewritten_by.join(", ")
+            )),
+            AgentEvent::ToolExecutionStart {
                 tool_name, args, ..
             } => Some(format!("→ {tool_name} {}", compact(args))),
             AgentEvent::ToolExecutionEnd {

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::json;
 use tack_core::agent::MessageQueues;
 use tack_core::event::{AgentEvent, EventSink, NoticeLevel, UiRequest};
-use tack_core::session::{EntryKind, SessionHandle};
+use tack_core::session::SessionHandle;
 use tack_runtime::api::{Delivery, Level, OutgoingMessage};
 use tack_runtime::bridge::PluginTools;
 use tack_runtime::HostServices;
@@ -31,8 +31,8 @@ macro_rules! delegate_session_and_agent {
             self.cli.session_id()
         }
 
-        fn session_branch(&self) -> String {
-            self.cli.session_branch()
+        fn session_branch(&self, plugin: &str) -> String {
+            self.cli.session_branch(plugin)
         }
 
         fn latest_custom(&self, plugin: &str, custom_type: &str) -> Option<String> {
@@ -50,11 +50,11 @@ macro_rules! delegate_session_and_agent {
 
         fn send_message(
             &self,
-            _plugin: &str,
+            plugin: &str,
             message: tack_runtime::api::OutgoingMessage,
             delivery: tack_runtime::api::Delivery,
         ) {
-            self.inbox.deliver(message, delivery);
+            self.inbox.deliver(plugin, message, delivery);
         }
 
         fn all_tools(&self) -> Vec<String> {
@@ -187,48 +187,36 @@ impl HostServices for CliServices {
             .unwrap_or_default()
     }
 
-    fn session_branch(&self) -> String {
+    fn session_branch(&self, plugin: &str) -> String {
         let Some(session) = self.session.get() else {
             return "[]".into();
         };
-        let session = session.lock();
-        let entries: Vec<serde_json::Value> =
-            session.branch().iter().map(|e| e.to_json()).collect();
-        serde_json::Value::Array(entries).to_string()
+        session.lock().branch_json_for(plugin).to_string()
     }
 
-    fn latest_custom(&self, _plugin: &str, custom_type: &str) -> Option<String> {
+    fn latest_custom(&self, plugin: &str, custom_type: &str) -> Option<String> {
         let session = self.session.get()?.lock();
-        match &session.latest_custom(custom_type)?.kind {
-            EntryKind::Custom { data, .. } => Some(data.to_string()),
-            _ => None,
-        }
+        session
+            .plugin_state(plugin, custom_type)
+            .map(|data| data.to_string())
     }
 
-    fn append_custom(
-        &self,
-        _plugin: &str,
-        custom_type: &str,
-        data: &str,
-    ) -> Result<String, String> {
+    fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String> {
         let session = self.session.get().ok_or("no session is open")?;
         let data: serde_json::Value = serde_json::from_str(data)
             .map_err(|e| format!("custom entry data is not JSON: {e}"))?;
         let mut session = session.lock();
         let entry = session
-            .append(EntryKind::Custom {
-                custom_type: custom_type.to_string(),
-                data,
-            })
+            .append_plugin_state(plugin, custom_type, data)
             .map_err(|e| e.to_string())?;
         Ok(entry.id.clone())
     }
 
-    fn send_message(&self, _plugin: &str, message: OutgoingMessage, delivery: Delivery) {
+    fn send_message(&self, plugin: &str, message: OutgoingMessage, delivery: Delivery) {
         let Some(queues) = self.queues.get() else {
             return;
         };
-        let message = tack_runtime::services::outgoing_message(message);
+        let message = tack_runtime::services::outgoing_message(plugin, message);
         match delivery {
             Delivery::Steer => queues.steer(message),
             // Without an interactive session there is no next prompt: deliver when the agent

@@ -117,6 +117,7 @@ fn generate(path: &Path) -> u64 {
                     details: Some(json!({"lines": 150})),
                     is_error: false,
                     timestamp: 3,
+                    rewrite: None,
                 })),
                 &mut out,
                 &mut written,
@@ -127,6 +128,7 @@ fn generate(path: &Path) -> u64 {
                 EntryKind::Custom {
                     custom_type: "todo".into(),
                     data: json!({"items": [turn, "x"]}),
+                    owner: None,
                 },
                 &mut out,
                 &mut written,

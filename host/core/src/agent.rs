@@ -220,7 +220,7 @@ impl Agent {
             patch
                 .inject
                 .into_iter()
-                .map(|m| Message::custom(m.custom_type, m.text, m.display)),
+                .map(|m| Message::from_plugin(m.plugin, m.custom_type, m.text, m.display)),
         );
         self.run_loop(messages, config, system_prompt, cancel).await
     }

@@ -37,10 +37,15 @@ pub enum AgentEvent {
     MessageEnd {
         message: Arc<Message>,
     },
+    /// The call is about to run with `args`: the model's arguments, or what before-tool-call
+    /// hooks changed them into (then `rewritten_by` names the plugins). A call refused before it
+    /// runs (unknown tool, invalid arguments, blocked) also starts, with the model's arguments.
     ToolExecutionStart {
         tool_call_id: String,
         tool_name: String,
         args: Value,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        rewritten_by: Vec<String>,
     },
     ToolExecutionUpdate {
         tool_call_id: String,

@@ -10,6 +10,7 @@ pub mod event;
 pub mod message;
 pub mod session;
 pub mod system_prompt;
+pub mod text;
 pub mod tokens;
 
 pub use agent::{

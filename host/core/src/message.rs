@@ -134,6 +134,17 @@ pub struct ToolResultMessage {
     #[serde(default)]
     pub is_error: bool,
     pub timestamp: Timestamp,
+    /// Present when before-tool-call hooks changed the model's arguments: what actually ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<ArgumentRewrite>,
+}
+
+/// The arguments a tool call ran with after plugins changed them, and who changed them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArgumentRewrite {
+    pub arguments: Value,
+    pub by: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -147,6 +158,9 @@ pub struct CustomMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
     pub timestamp: Timestamp,
+    /// The plugin that added the message (sent or injected it), shown wherever the message is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -264,6 +278,24 @@ impl Message {
             display,
             details: None,
             timestamp: now_ms(),
+            plugin: None,
+        })
+    }
+
+    /// A message `plugin` adds to the conversation, attributed to it.
+    pub fn from_plugin(
+        plugin: impl Into<String>,
+        custom_type: impl Into<String>,
+        content: impl Into<String>,
+        display: bool,
+    ) -> Self {
+        Message::Custom(CustomMessage {
+            custom_type: custom_type.into(),
+            content: content.into(),
+            display,
+            details: None,
+            timestamp: now_ms(),
+            plugin: Some(plugin.into()),
         })
     }
 
@@ -528,6 +560,7 @@ mod tests {
             details: None,
             is_error: true,
             timestamp: 2,
+            rewrite: None,
         });
         let messages: Vec<Arc<Message>> = vec![
             Message::CompactionSummary(CompactionSummaryMessage {

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use chrono::SecondsFormat;
+use serde_json::Value;
 
 pub use entry::{Entry, EntryKind, SessionHeader, UnknownEntry, SESSION_VERSION};
 pub use file::LoadWarning;
@@ -222,10 +223,48 @@ impl Session {
         self.path_entries(self.tree.leaf())
     }
 
-    /// The newest `custom` entry of `custom_type` on the active branch: where plugins keep
-    /// state that follows `/tree` moves. Constant time, whatever the session's length.
-    pub fn latest_custom(&self, custom_type: &str) -> Option<&Entry> {
-        self.tree.latest_custom(custom_type)
+    /// The newest `custom` entry of `custom_type` written by `owner` (`None`: the host, or
+    /// entries from before owners were recorded) on the active branch: where plugins keep state
+    /// that follows `/tree` moves. Constant time, whatever the session's length.
+    pub fn latest_custom(&self, owner: Option<&str>, custom_type: &str) -> Option<&Entry> {
+        self.tree.latest_custom(owner, custom_type)
+    }
+
+    /// `plugin`'s own newest state of `custom_type` (`session.latest-custom`).
+    pub fn plugin_state(&self, plugin: &str, custom_type: &str) -> Option<&Value> {
+        match &self.latest_custom(Some(plugin), custom_type)?.kind {
+            EntryKind::Custom { data, .. } => Some(data),
+            _ => None,
+        }
+    }
+
+    /// Appends state owned by `plugin` (`session.append-custom`).
+    pub fn append_plugin_state(
+        &mut self,
+        plugin: &str,
+        custom_type: &str,
+        data: Value,
+    ) -> Result<&Entry, SessionError> {
+        self.append(EntryKind::Custom {
+            custom_type: custom_type.to_owned(),
+            data,
+            owner: Some(plugin.to_owned()),
+        })
+    }
+
+    /// The active branch as `plugin` may see it (`session.branch`): every entry except other
+    /// owners' custom state, as JSON objects exactly as stored.
+    pub fn branch_json_for(&self, plugin: &str) -> Value {
+        Value::Array(
+            self.branch()
+                .into_iter()
+                .filter(|e| match &e.kind {
+                    EntryKind::Custom { owner, .. } => owner.as_deref() == Some(plugin),
+                    _ => true,
+                })
+                .map(Entry::to_json)
+                .collect(),
+        )
     }
 
     /// The entries from the root to `id`.

@@ -439,8 +439,14 @@ impl Hooks for Gatekeeper {
         self.before_calls.fetch_add(1, Ordering::SeqCst);
         match call.arguments["path"].as_str() {
             Some("secret") => ToolDecision::Block("secrets are off limits".into()),
-            Some("rewrite-bad") => ToolDecision::Rewrite(json!({"path": 42})),
-            Some("rewrite-good") => ToolDecision::Rewrite(json!({"path": "rewritten"})),
+            Some("rewrite-bad") => ToolDecision::Rewrite {
+                arguments: json!({"path": 42}),
+                by: vec!["fake".into()],
+            },
+            Some("rewrite-good") => ToolDecision::Rewrite {
+                arguments: json!({"path": "rewritten"}),
+                by: vec!["fake".into()],
+            },
             _ => ToolDecision::Allow,
         }
     }
@@ -782,6 +788,7 @@ impl Hooks for Plugins {
             system_prompt: Some(format!("{system_prompt} Patched.")),
             append_system_prompt: Some("Appended.".into()),
             inject: vec![InjectedMessage {
+                plugin: "fake".into(),
                 custom_type: "plan-mode".into(),
                 text: format!("plan for: {prompt}"),
                 display: false,

@@ -75,6 +75,7 @@ fn tool_result(id: &str, name: &str, text: &str) -> Message {
         details: None,
         is_error: false,
         timestamp: 1,
+        rewrite: None,
     })
 }
 
@@ -862,8 +863,10 @@ fn a_pi_v3_session_imports_with_its_tree_and_projection() {
     // The last entry records the import and continues Pi's leaf.
     let leaf = session.leaf().unwrap();
     assert_eq!(leaf.parent_id.as_deref(), Some("a0000013"));
-    assert!(matches!(&leaf.kind, EntryKind::Custom { custom_type, data }
-        if custom_type == "tack-import" && data["version"] == json!(3)));
+    assert!(
+        matches!(&leaf.kind, EntryKind::Custom { custom_type, data, .. }
+        if custom_type == "tack-import" && data["version"] == json!(3))
+    );
     let excluded = session.entry("a0000008").unwrap();
     assert!(
         matches!(&excluded.kind, EntryKind::Custom { custom_type, .. } if custom_type == "pi-bash-execution")
@@ -1077,6 +1080,7 @@ fn build(steps: &[Step2]) -> Session {
                 s.append(EntryKind::Custom {
                     custom_type: "state".into(),
                     data: json!({}),
+                    owner: None,
                 })
                 .unwrap();
             }

@@ -15,6 +15,7 @@ fn session_lines(texts: &[String]) -> Vec<String> {
                 .append(EntryKind::Custom {
                     custom_type: "state".into(),
                     data: serde_json::json!({"n": i}),
+                    owner: None,
                 })
                 .unwrap();
         }

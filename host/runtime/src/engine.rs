@@ -53,6 +53,8 @@ pub struct RuntimeConfig {
     pub max_instances: usize,
     /// How many tasks of one fan-out (`tack:plugin/tasks.run`) run at the same time.
     pub task_parallelism: usize,
+    /// What a plugin may hand the host (see `budget.rs`).
+    pub budgets: crate::budget::Budgets,
 }
 
 impl Default for RuntimeConfig {
@@ -67,6 +69,7 @@ impl Default for RuntimeConfig {
             task_parallelism: std::thread::available_parallelism()
                 .map_or(2, |n| n.get())
                 .min(8),
+            budgets: crate::budget::Budgets::default(),
         }
     }
 }

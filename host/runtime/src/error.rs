@@ -49,6 +49,14 @@ pub enum LoadError {
     },
     #[error("plugin '{plugin}': {message}")]
     Conflict { plugin: String, message: String },
+    /// Names are owned: the first plugin with a name (built-in ones above all) keeps it, and a
+    /// second is refused before any of its code runs.
+    #[error("plugin '{plugin}' from {source_label} not loaded: the name belongs to {owner}; rename the package")]
+    NameTaken {
+        plugin: String,
+        source_label: String,
+        owner: String,
+    },
 }
 
 /// Why one call into a plugin failed. The plugin's instance is discarded; the host goes on.
@@ -82,6 +90,14 @@ pub enum PluginError {
         call: String,
         message: String,
     },
+    /// The plugin handed the host more than its budget allows (see `budget.rs`); `over` says
+    /// what, how much, and the cap.
+    #[error("plugin '{plugin}' exceeded its budget in {call}: {over}")]
+    OverBudget {
+        plugin: String,
+        call: String,
+        over: String,
+    },
 }
 
 impl PluginError {
@@ -92,7 +108,8 @@ impl PluginError {
             | PluginError::StackOverflow { plugin, .. }
             | PluginError::Trap { plugin, .. }
             | PluginError::Disabled { plugin, .. }
-            | PluginError::Guest { plugin, .. } => plugin,
+            | PluginError::Guest { plugin, .. }
+            | PluginError::OverBudget { plugin, .. } => plugin,
         }
     }
 }

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use crate::bindings::extensions_v0_1_0::tack::plugin::tasks;
-use crate::plugin::LoadedPlugin;
+use crate::plugin::{LoadedPlugin, TasksFailed};
 use crate::state::PluginState;
 
 /// More inputs than this in one `run` is refused: the inputs are all held in host memory at once.
@@ -47,9 +47,15 @@ impl tasks::Host for PluginState {
         // The caller's clock keeps running while its tasks work: they work on its behalf.
         let deadline = self.call.deadline;
         let cancel = self.call.cancel.clone();
-        Ok(Arc::clone(&plugin)
+        match Arc::clone(&plugin)
             .run_tasks(inputs, deadline, cancel)
-            .await)
+            .await
+        {
+            Ok(results) => Ok(Ok(results)),
+            Err(TasksFailed::Refused(message)) => Ok(Err(message)),
+            // Traps the caller, which counts the fault (see `LoadedPlugin::fault`).
+            Err(TasksFailed::OverBudget(over)) => Err(over.into()),
+        }
     }
 }
 

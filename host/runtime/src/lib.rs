@@ -8,6 +8,7 @@
 pub mod bindings;
 pub mod bridge;
 pub mod broker;
+pub mod budget;
 pub mod cache;
 pub mod engine;
 pub mod error;

@@ -41,9 +41,14 @@ pub struct Capabilities {
     /// URL prefixes: scheme, host and port must match exactly, the path by prefix.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub http: Vec<String>,
-    /// Names of secrets the host may attach to this plugin's HTTP requests.
+    /// Names of secrets the host may attach to this plugin's HTTP requests (and to the requests
+    /// of the providers it registers), only ever to the origins in `http`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub secrets: Vec<String>,
+    /// Tools of other plugins whose calls this plugin's before-tool-call hook may change (`*`:
+    /// every tool). A plugin may always change calls to its own tools.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rewrite: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -67,6 +72,7 @@ impl Capabilities {
             && self.exec.is_empty()
             && self.http.is_empty()
             && self.secrets.is_empty()
+            && self.rewrite.is_empty()
     }
 
     /// The part of `self` that `granted` covers.
@@ -86,6 +92,7 @@ impl Capabilities {
             exec: keep(&self.exec, &granted.exec),
             http: keep(&self.http, &granted.http),
             secrets: keep(&self.secrets, &granted.secrets),
+            rewrite: keep(&self.rewrite, &granted.rewrite),
         }
     }
 
@@ -116,6 +123,12 @@ impl Capabilities {
                 .filter(|x| !other.secrets.contains(x))
                 .cloned()
                 .collect(),
+            rewrite: self
+                .rewrite
+                .iter()
+                .filter(|x| !other.rewrite.contains(x))
+                .cloned()
+                .collect(),
         }
     }
 
@@ -140,11 +153,28 @@ impl Capabilities {
             lines.push(format!("send HTTP requests to {url}"));
         }
         for secret in &self.secrets {
-            lines.push(format!(
-                "have the host attach the secret {secret} to its requests"
-            ));
+            lines.push(describe_secret(secret, &self.http));
+        }
+        for tool in &self.rewrite {
+            if tool == "*" {
+                lines.push("change the arguments of any tool call before it runs".into());
+            } else {
+                lines.push(format!(
+                    "change the arguments of `{tool}` calls before they run"
+                ));
+            }
         }
         lines
+    }
+}
+
+/// "sends ANTHROPIC_API_KEY to https://api.anthropic.com": a secret only ever goes to the
+/// plugin's granted origins, so that is what a user is asked to judge.
+pub fn describe_secret(secret: &str, http: &[String]) -> String {
+    if http.is_empty() {
+        format!("send the secret {secret} (to no endpoint: it asks for no http access)")
+    } else {
+        format!("send the secret {secret} to {}", http.join(", "))
     }
 }
 

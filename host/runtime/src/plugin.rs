@@ -5,10 +5,11 @@
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use sha2::Digest as _;
 use tokio_util::sync::CancellationToken;
 use wasmtime::component::{HasSelf, ResourceAny};
 use wasmtime::{Store, Trap};
@@ -27,12 +28,13 @@ use crate::bindings::v0_1_0::exports::tack::plugin::guest::Guest;
 use crate::bindings::v0_1_0::{Plugin as Bindings, PluginIndices};
 use crate::bindings::{API_VERSION, SUPPORTED_API_VERSIONS};
 use crate::broker::secrets::SecretStore;
+use crate::budget::{check_bytes, BudgetExceeded, Budgets};
 use crate::engine::Runtime;
 use crate::error::{LoadError, PluginError};
 use crate::limits::PluginLimiter;
 use crate::manifest::{same_series, Capabilities, Manifest};
 use crate::services::HostServices;
-use crate::state::{PluginEnv, PluginState, ProgressSink};
+use crate::state::{tool_result_size, PluginEnv, PluginState, ProgressSink};
 
 /// Where a plugin came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +69,9 @@ pub struct HostContext {
 }
 
 struct Live {
+    /// Held while the instance is checked out (not while it idles in the pool): the plugin's
+    /// budget of instances alive at once.
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
     store: Store<PluginState>,
     bindings: Bindings,
     /// The `task-runner` export, when the plugin has one.
@@ -91,8 +96,26 @@ pub struct LoadedPlugin {
     data_dir: Option<PathBuf>,
     config_json: String,
     pool: Mutex<Vec<Live>>,
+    /// Permits for checked-out instances (`Budgets::live_instances`).
+    in_use: Arc<tokio::sync::Semaphore>,
     faults: AtomicU32,
     disabled: Mutex<Option<String>>,
+}
+
+/// Why a fan-out returned no results.
+#[derive(Debug)]
+pub(crate) enum TasksFailed {
+    /// The guest gets the message as an error result and may run the work itself.
+    Refused(String),
+    /// The call fails and counts as a fault.
+    OverBudget(BudgetExceeded),
+}
+
+/// Bytes the tasks of one fan-out have returned so far, against their budget.
+#[derive(Clone)]
+struct TaskOutput {
+    bytes: Arc<AtomicUsize>,
+    cap: usize,
 }
 
 /// Inputs of one fan-out not yet taken by a worker, with their positions.
@@ -124,6 +147,22 @@ type CallFuture<'a, R> = Pin<Box<dyn Future<Output = wasmtime::Result<R>> + Send
 
 const WASM_MAGIC: &[u8] = b"\0asm";
 
+/// The folder under the data root that belongs to a plugin. A built-in keeps its name (names of
+/// built-ins are reserved); a package's folder is keyed by where it is installed as well, so a
+/// package that takes a name another one had, or one loaded from elsewhere under the same name,
+/// never reads what the other left. `tack remove` deletes the folder with the package.
+pub fn data_dir_name(name: &str, source: &PluginSource) -> String {
+    match source {
+        PluginSource::Builtin => name.to_string(),
+        PluginSource::Path(dir) => {
+            let dir = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+            let digest = sha2::Sha256::digest(dir.as_os_str().as_encoded_bytes());
+            let short: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+            format!("{name}-{short}")
+        }
+    }
+}
+
 impl LoadedPlugin {
     pub async fn load(
         runtime: &Arc<Runtime>,
@@ -154,7 +193,7 @@ impl LoadedPlugin {
         let denied = spec.manifest.capabilities.minus(&capabilities);
         let data_dir = match &host.data_root {
             Some(root) => {
-                let dir = root.join(&name);
+                let dir = root.join(data_dir_name(&name, &spec.source));
                 std::fs::create_dir_all(&dir).map_err(|source| LoadError::Io {
                     plugin: name.clone(),
                     path: dir.display().to_string(),
@@ -204,6 +243,9 @@ impl LoadedPlugin {
             data_dir,
             config_json,
             pool: Mutex::new(Vec::new()),
+            in_use: Arc::new(tokio::sync::Semaphore::new(
+                runtime.config().budgets.live_instances.max(1),
+            )),
             faults: AtomicU32::new(0),
             disabled: Mutex::new(None),
         };
@@ -273,10 +315,30 @@ impl LoadedPlugin {
             may_fan_out: true,
             is_task: false,
         };
-        self.with_instance(&label, setup, move |store, guest, _| {
-            Box::pin(async move { guest.call_call_tool(store, &call).await })
-        })
-        .await
+        let result = self
+            .with_instance(&label, setup, move |store, guest, _| {
+                Box::pin(async move { guest.call_call_tool(store, &call).await })
+            })
+            .await?;
+        self.within_budget(&label, "the tool result", tool_result_size(&result), |b| {
+            b.tool_result_bytes
+        })?;
+        Ok(result)
+    }
+
+    /// `Err` (counted as a fault) when `size` bytes of `what`, returned by `call`, are over the
+    /// budget `cap` picks.
+    fn within_budget(
+        &self,
+        call: &str,
+        what: &str,
+        size: usize,
+        cap: impl FnOnce(&Budgets) -> usize,
+    ) -> Result<(), PluginError> {
+        match check_bytes(what, size, cap(&self.runtime.config().budgets)) {
+            Ok(()) => Ok(()),
+            Err(over) => Err(self.record_fault(over_budget(self.name(), call, &over))),
+        }
     }
 
     pub async fn run_command(
@@ -314,14 +376,25 @@ impl LoadedPlugin {
         result: &ToolResult,
     ) -> Result<Option<ToolResult>, PluginError> {
         let (call, result) = (call.clone(), result.clone());
-        self.with_instance(
-            "after-tool-call hook",
-            CallSetup::plain(self.limits().hook),
-            move |store, guest, _| {
-                Box::pin(async move { guest.call_after_tool_call(store, &call, &result).await })
-            },
-        )
-        .await
+        let label = "after-tool-call hook";
+        let replaced = self
+            .with_instance(
+                label,
+                CallSetup::plain(self.limits().hook),
+                move |store, guest, _| {
+                    Box::pin(async move { guest.call_after_tool_call(store, &call, &result).await })
+                },
+            )
+            .await?;
+        if let Some(result) = &replaced {
+            self.within_budget(
+                label,
+                "the replaced tool result",
+                tool_result_size(result),
+                |b| b.tool_result_bytes,
+            )?;
+        }
+        Ok(replaced)
     }
 
     pub async fn on_input(&self, text: &str) -> Result<InputAction, PluginError> {
@@ -340,18 +413,30 @@ impl LoadedPlugin {
         system_prompt: &str,
     ) -> Result<AgentStartPatch, PluginError> {
         let (prompt, system_prompt) = (prompt.to_string(), system_prompt.to_string());
-        self.with_instance(
-            "before-agent-start hook",
-            CallSetup::plain(self.limits().hook),
-            move |store, guest, _| {
-                Box::pin(async move {
-                    guest
-                        .call_before_agent_start(store, &prompt, &system_prompt)
-                        .await
-                })
-            },
-        )
-        .await
+        let label = "before-agent-start hook";
+        let patch = self
+            .with_instance(
+                label,
+                CallSetup::plain(self.limits().hook),
+                move |store, guest, _| {
+                    Box::pin(async move {
+                        guest
+                            .call_before_agent_start(store, &prompt, &system_prompt)
+                            .await
+                    })
+                },
+            )
+            .await?;
+        let added = patch.system_prompt.as_ref().map_or(0, String::len)
+            + patch.append_system_prompt.as_ref().map_or(0, String::len)
+            + patch.inject.iter().map(|m| m.text.len()).sum::<usize>();
+        self.within_budget(
+            label,
+            "the system prompt and messages it adds",
+            added,
+            |b| b.message_bytes,
+        )?;
+        Ok(patch)
     }
 
     pub async fn context(&self, messages: &str) -> Result<Option<String>, PluginError> {
@@ -396,7 +481,7 @@ impl LoadedPlugin {
     /// stream). The decoder resource lives in that instance, so it stays checked out until the
     /// session is closed or dropped.
     pub async fn provider_session(self: &Arc<Self>) -> Result<ProviderSession, PluginError> {
-        let live = self.checkout().await?;
+        let live = self.checkout(Some(self.limits().tool)).await?;
         Ok(ProviderSession {
             plugin: self.clone(),
             live: Some(live),
@@ -415,13 +500,17 @@ impl LoadedPlugin {
         inputs: Vec<Vec<u8>>,
         deadline: Instant,
         cancel: CancellationToken,
-    ) -> Result<Vec<Result<Vec<u8>, String>>, String> {
+    ) -> Result<Vec<Result<Vec<u8>, String>>, TasksFailed> {
         if self.task_indices.is_none() {
-            return Err(format!(
+            return Err(TasksFailed::Refused(format!(
                 "plugin '{}' does not export tack:plugin/task-runner, so it cannot run tasks",
                 self.name()
-            ));
+            )));
         }
+        let output = TaskOutput {
+            bytes: Arc::new(AtomicUsize::new(0)),
+            cap: self.runtime.config().budgets.task_output_bytes,
+        };
         let count = inputs.len();
         let workers = self.task_parallelism().min(count).max(1);
         let queue: TaskQueue = Arc::new(Mutex::new(inputs.into_iter().enumerate().collect()));
@@ -431,10 +520,15 @@ impl LoadedPlugin {
         let handle = tokio::runtime::Handle::current();
         let mut running = Vec::with_capacity(workers);
         for _ in 0..workers {
-            let (plugin, queue, stop, handle) =
-                (self.clone(), queue.clone(), stop.clone(), handle.clone());
+            let (plugin, queue, stop, handle, output) = (
+                self.clone(),
+                queue.clone(),
+                stop.clone(),
+                handle.clone(),
+                output.clone(),
+            );
             running.push(tokio::task::spawn_blocking(move || {
-                handle.block_on(plugin.task_worker(queue, deadline, stop))
+                handle.block_on(plugin.task_worker(queue, deadline, stop, output))
             }));
         }
         let mut results: Vec<Option<Result<Vec<u8>, String>>> = vec![None; count];
@@ -447,8 +541,16 @@ impl LoadedPlugin {
                         }
                     }
                 }
-                Err(e) => return Err(format!("a task worker failed: {e}")),
+                Err(e) => return Err(TasksFailed::Refused(format!("a task worker failed: {e}"))),
             }
+        }
+        let total = output.bytes.load(Ordering::Relaxed);
+        if total > output.cap {
+            return Err(TasksFailed::OverBudget(BudgetExceeded::bytes(
+                "the output of its tasks",
+                total,
+                output.cap,
+            )));
         }
         Ok(results
             .into_iter()
@@ -463,6 +565,7 @@ impl LoadedPlugin {
         queue: TaskQueue,
         deadline: Instant,
         stop: CancellationToken,
+        output: TaskOutput,
     ) -> Vec<(usize, Result<Vec<u8>, String>)> {
         let mut done = Vec::new();
         let mut live: Option<Live> = None;
@@ -473,7 +576,9 @@ impl LoadedPlugin {
             };
             let mut instance = match live.take() {
                 Some(instance) => instance,
-                None => match self.checkout().await {
+                // A worker never waits for an instance: with none free it is not started and
+                // the other workers (or the caller) take its share.
+                None => match self.checkout(None).await {
                     Ok(instance) => instance,
                     Err(e) => {
                         done.push((index, Err(e.to_string())));
@@ -506,7 +611,15 @@ impl LoadedPlugin {
                 .await;
             match outcome {
                 Ok(result) => {
-                    done.push((index, result));
+                    let size = result.as_ref().map_or_else(String::len, Vec::len);
+                    let total = output.bytes.fetch_add(size, Ordering::Relaxed) + size;
+                    if total > output.cap {
+                        // Over budget: stop every worker; the caller fails (see run_tasks).
+                        stop.cancel();
+                        done.push((index, Err("over the task output budget".into())));
+                    } else {
+                        done.push((index, result));
+                    }
                     live = Some(instance);
                 }
                 // The instance faulted and is dropped; the next task gets a fresh one.
@@ -527,7 +640,7 @@ impl LoadedPlugin {
         setup: CallSetup,
         f: impl GuestCall<R>,
     ) -> Result<R, PluginError> {
-        let mut live = self.checkout().await?;
+        let mut live = self.checkout(Some(setup.budget)).await?;
         let result = self.invoke(&mut live, label, setup, f).await;
         if result.is_ok() {
             self.checkin(live);
@@ -558,6 +671,7 @@ impl LoadedPlugin {
             store,
             bindings,
             task_runner,
+            ..
         } = live;
         let outcome = f(store, bindings.tack_plugin_guest(), task_runner.as_ref()).await;
         let state = store.data_mut();
@@ -594,6 +708,8 @@ impl LoadedPlugin {
             }
         } else if matches!(error.downcast_ref::<Trap>(), Some(Trap::StackOverflow)) {
             PluginError::StackOverflow { plugin, call }
+        } else if let Some(over) = error.downcast_ref::<BudgetExceeded>() {
+            over_budget(&plugin, &call, over)
         } else {
             let mut message = root_message(&error);
             let tail = state.stderr_tail();
@@ -611,6 +727,11 @@ impl LoadedPlugin {
             // is counted when it runs out, once.
             return err;
         }
+        self.record_fault(err)
+    }
+
+    /// Counts a fault, and disables the plugin after too many.
+    fn record_fault(&self, err: PluginError) -> PluginError {
         let faults = self.faults.fetch_add(1, Ordering::Relaxed) + 1;
         let max = self.runtime.config().max_faults;
         if faults >= max {
@@ -632,21 +753,46 @@ impl LoadedPlugin {
         err
     }
 
-    async fn checkout(&self) -> Result<Live, PluginError> {
+    /// An instance for one call, from the pool or new. With every permitted instance busy it
+    /// waits up to `wait` for one (`None`: not at all); running out of that is over budget and
+    /// a fault, as a plugin whose calls pile up holds host memory for each.
+    async fn checkout(&self, wait: Option<Duration>) -> Result<Live, PluginError> {
         if let Some(reason) = self.disabled_reason() {
             return Err(PluginError::Disabled {
                 plugin: self.name().to_string(),
                 reason,
             });
         }
+        let permits = self.in_use.clone();
+        let permit = match wait {
+            None => permits.try_acquire_owned().ok(),
+            Some(wait) => tokio::time::timeout(wait, permits.acquire_owned())
+                .await
+                .ok()
+                .and_then(Result::ok),
+        };
+        let Some(permit) = permit else {
+            let cap = self.runtime.config().budgets.live_instances;
+            let over =
+                BudgetExceeded::items("the number of its instances alive at once", cap + 1, cap);
+            let err = over_budget(self.name(), "checkout", &over);
+            return Err(if wait.is_some() {
+                self.record_fault(err)
+            } else {
+                err
+            });
+        };
         let pooled = self.pool.lock().ok().and_then(|mut pool| pool.pop());
-        match pooled {
-            Some(live) => Ok(live),
-            None => Ok(self.instantiate().await?.0),
-        }
+        let mut live = match pooled {
+            Some(live) => live,
+            None => self.instantiate().await?.0,
+        };
+        live.permit = Some(permit);
+        Ok(live)
     }
 
-    fn checkin(&self, live: Live) {
+    fn checkin(&self, mut live: Live) {
+        live.permit = None;
         if self.disabled_reason().is_some() {
             return;
         }
@@ -682,6 +828,7 @@ impl LoadedPlugin {
             Err(e) => return Err(self.fault(&store, "instantiation", e)),
         };
         let mut live = Live {
+            permit: None,
             store,
             bindings,
             task_runner,
@@ -914,6 +1061,14 @@ async fn compile(
         .map_err(|e| invalid(format!("{e:#}")))?;
     let version = guest_api_version(plugin, runtime, &component)?;
     Ok((component, version))
+}
+
+fn over_budget(plugin: &str, call: &str, over: &BudgetExceeded) -> PluginError {
+    PluginError::OverBudget {
+        plugin: plugin.to_string(),
+        call: call.to_string(),
+        over: over.to_string(),
+    }
 }
 
 fn empty_registration() -> Registration {

@@ -1,13 +1,13 @@
 //! The plugins of one tack process, in load order (built-in, then global, then project), with
 //! indexes from tool, command and provider names to the plugin that serves them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::api::{CommandSpec, HookKind, ProviderSpec, ToolSpec};
 use crate::engine::Runtime;
 use crate::error::LoadError;
-use crate::plugin::{HostContext, LoadedPlugin, PluginSpec};
+use crate::plugin::{HostContext, LoadedPlugin, PluginSource, PluginSpec};
 
 #[derive(Default)]
 pub struct PluginSet {
@@ -21,15 +21,18 @@ pub struct PluginSet {
 
 impl PluginSet {
     /// Loads every spec in order. A plugin that fails, or that registers a tool, command or
-    /// provider another plugin already has, is left out with an error; the rest load.
+    /// provider another plugin already has, is left out with an error; the rest load. A plugin
+    /// whose name is taken (by a built-in, or by an earlier spec) is refused before any of its
+    /// code runs, so it never sees the owner's data directory or grants.
     pub async fn load(runtime: &Arc<Runtime>, specs: Vec<PluginSpec>, host: &HostContext) -> Self {
+        let mut set = PluginSet::default();
+        let specs = set.claim_names(specs);
         // Compile and instantiate concurrently (a cold start compiles every component), then add
         // in load order so collisions resolve the same way every time.
         let loads = specs
             .into_iter()
             .map(|spec| LoadedPlugin::load(runtime, spec, host));
         let loaded = futures::future::join_all(loads).await;
-        let mut set = PluginSet::default();
         for result in loaded {
             match result {
                 Ok(plugin) => {
@@ -41,6 +44,37 @@ impl PluginSet {
             }
         }
         set
+    }
+
+    /// Keeps the first spec of each name, built-in ones before all others wherever they stand.
+    fn claim_names(&mut self, specs: Vec<PluginSpec>) -> Vec<PluginSpec> {
+        let builtin: BTreeSet<String> = specs
+            .iter()
+            .filter(|s| s.source == PluginSource::Builtin)
+            .map(|s| s.manifest.plugin.name.clone())
+            .collect();
+        let mut owners: BTreeMap<String, String> = BTreeMap::new();
+        let mut kept = Vec::with_capacity(specs.len());
+        for spec in specs {
+            let name = spec.manifest.plugin.name.clone();
+            let owner = if spec.source != PluginSource::Builtin && builtin.contains(&name) {
+                Some("a built-in plugin".to_string())
+            } else {
+                owners.get(&name).cloned()
+            };
+            match owner {
+                Some(owner) => self.errors.push(LoadError::NameTaken {
+                    plugin: name,
+                    source_label: spec.wasm_label.clone(),
+                    owner,
+                }),
+                None => {
+                    owners.insert(name, format!("the plugin from {}", spec.wasm_label));
+                    kept.push(spec);
+                }
+            }
+        }
+        kept
     }
 
     /// Adds a loaded plugin, refusing name collisions with a message naming both plugins.

@@ -63,22 +63,27 @@ pub trait HostServices: Send + Sync + 'static {
         String::new()
     }
 
-    /// The active branch as a JSON array of session entries.
-    fn session_branch(&self) -> String {
+    /// The active branch as a JSON array of session entries, as `plugin` may see it: without
+    /// other plugins' custom state (see `Session::branch_json_for`).
+    fn session_branch(&self, _plugin: &str) -> String {
         "[]".into()
     }
 
-    /// The data of the newest `custom` entry of `custom_type` on the active branch. The default
-    /// searches `session_branch`; hosts with the session at hand should do better.
-    fn latest_custom(&self, _plugin: &str, custom_type: &str) -> Option<String> {
-        let branch: Vec<serde_json::Value> = serde_json::from_str(&self.session_branch()).ok()?;
+    /// The data of `plugin`'s own newest `custom` entry of `custom_type` on the active branch.
+    /// The default searches `session_branch`; hosts with the session at hand should do better.
+    fn latest_custom(&self, plugin: &str, custom_type: &str) -> Option<String> {
+        let branch: Vec<serde_json::Value> =
+            serde_json::from_str(&self.session_branch(plugin)).ok()?;
         branch
             .iter()
             .rev()
-            .find(|e| e["type"] == "custom" && e["customType"] == custom_type)
+            .find(|e| {
+                e["type"] == "custom" && e["customType"] == custom_type && e["owner"] == plugin
+            })
             .map(|e| e["data"].to_string())
     }
 
+    /// Appends a `custom` entry owned by `plugin`.
     fn append_custom(
         &self,
         _plugin: &str,
@@ -108,12 +113,20 @@ pub struct NullServices;
 
 impl HostServices for NullServices {}
 
-/// The conversation message a plugin's `send-message` becomes: a custom message when it names a
-/// custom type, else user text.
-pub fn outgoing_message(message: OutgoingMessage) -> tack_core::message::Message {
-    use tack_core::message::Message;
-    match message.custom_type {
-        Some(custom_type) => Message::custom(custom_type, message.text, message.display),
-        None => Message::user(message.text),
-    }
+/// The conversation message a plugin's `send-message` becomes: always a custom message
+/// attributed to `plugin` (the model sees it as user text), so that nothing a plugin says passes
+/// for the user's own words in the session, `/tree` or a front end. Without a custom type it is
+/// of type `plugin-message`.
+pub fn outgoing_message(plugin: &str, message: OutgoingMessage) -> tack_core::message::Message {
+    tack_core::message::Message::from_plugin(
+        plugin,
+        message
+            .custom_type
+            .unwrap_or_else(|| PLUGIN_MESSAGE_TYPE.to_string()),
+        message.text,
+        message.display,
+    )
 }
+
+/// The custom type of a plain message a plugin sends.
+pub const PLUGIN_MESSAGE_TYPE: &str = "plugin-message";

@@ -13,9 +13,11 @@ use crate::bindings::v0_1_0::tack::plugin::{agent, exec, host, http, session, ty
 use crate::broker::exec::{authorize as authorize_exec, AuthorizeError, Observed, ProcessHandle};
 use crate::broker::http::{self as http_broker, FetchError, FetchRequest};
 use crate::broker::secrets::SecretStore;
+use crate::budget::{check_bytes, BudgetExceeded};
 use crate::limits::PluginLimiter;
 use crate::manifest::Capabilities;
 use crate::services::HostServices;
+use tack_core::text::neutralize_controls;
 
 /// Who a plugin is and what it may do; shared by all its instances.
 pub struct PluginEnv {
@@ -115,10 +117,59 @@ impl WasiView for PluginState {
     }
 }
 
+impl PluginState {
+    fn budgets(&self) -> crate::budget::Budgets {
+        self.env
+            .plugin
+            .get()
+            .and_then(std::sync::Weak::upgrade)
+            .map(|p| p.runtime().config().budgets.clone())
+            .unwrap_or_default()
+    }
+
+    /// A text for a front end: within the UI budget, with its control characters made visible.
+    fn ui_text(&self, what: &str, text: &str) -> wasmtime::Result<String> {
+        check_bytes(what, text.len(), self.budgets().ui_text_bytes)?;
+        Ok(neutralize_controls(text).into_owned())
+    }
+
+    fn ui_items(&self, what: &str, count: usize) -> wasmtime::Result<()> {
+        let cap = self.budgets().ui_items;
+        if count > cap {
+            return Err(BudgetExceeded::items(what, count, cap).into());
+        }
+        Ok(())
+    }
+}
+
+/// Bytes a tool result hands the host: its text, image data and details.
+pub fn tool_result_size(result: &types::ToolResult) -> usize {
+    let content: usize = result
+        .content
+        .iter()
+        .map(|block| match block {
+            types::ContentBlock::Text(text) => text.len(),
+            types::ContentBlock::Image(image) => image.data.len() + image.mime_type.len(),
+        })
+        .sum();
+    content + result.details.as_ref().map_or(0, String::len)
+}
+
 impl types::Host for PluginState {}
 
 impl host::Host for PluginState {
     async fn log(&mut self, level: types::Level, message: String) -> wasmtime::Result<()> {
+        // Logs are not worth failing a call over: a long one is cut, not refused.
+        let cap = self.budgets().ui_text_bytes;
+        let mut message = neutralize_controls(&message).into_owned();
+        if message.len() > cap {
+            let mut end = cap;
+            while !message.is_char_boundary(end) {
+                end -= 1;
+            }
+            message.truncate(end);
+            message.push_str(" … (log line cut)");
+        }
         self.env.services.log(&self.env.name, level, &message);
         Ok(())
     }
@@ -128,6 +179,11 @@ impl host::Host for PluginState {
         call_id: String,
         partial: types::ToolResult,
     ) -> wasmtime::Result<()> {
+        check_bytes(
+            "a partial tool result",
+            tool_result_size(&partial),
+            self.budgets().tool_result_bytes,
+        )?;
         if self.call.tool_call_id.as_deref() == Some(call_id.as_str()) {
             if let Some(sink) = &self.call.progress {
                 sink(partial);
@@ -144,6 +200,8 @@ impl ui::Host for PluginState {
         message: String,
         timeout_ms: Option<u32>,
     ) -> wasmtime::Result<bool> {
+        let title = self.ui_text("a dialog title", &title)?;
+        let message = self.ui_text("a dialog message", &message)?;
         let started = Instant::now();
         let env = self.env.clone();
         let answer = env
@@ -160,6 +218,12 @@ impl ui::Host for PluginState {
         options: Vec<String>,
         timeout_ms: Option<u32>,
     ) -> wasmtime::Result<Option<u32>> {
+        let title = self.ui_text("a dialog title", &title)?;
+        self.ui_items("the options of a select dialog", options.len())?;
+        let options = options
+            .iter()
+            .map(|option| self.ui_text("a select option", option))
+            .collect::<wasmtime::Result<Vec<String>>>()?;
         let started = Instant::now();
         let env = self.env.clone();
         let answer = env
@@ -176,6 +240,8 @@ impl ui::Host for PluginState {
         placeholder: String,
         timeout_ms: Option<u32>,
     ) -> wasmtime::Result<Option<String>> {
+        let title = self.ui_text("a dialog title", &title)?;
+        let placeholder = self.ui_text("a dialog placeholder", &placeholder)?;
         let started = Instant::now();
         let env = self.env.clone();
         let answer = env
@@ -187,11 +253,16 @@ impl ui::Host for PluginState {
     }
 
     async fn notify(&mut self, level: types::Level, message: String) -> wasmtime::Result<()> {
+        let message = self.ui_text("a notification", &message)?;
         self.env.services.notify(&self.env.name, level, &message);
         Ok(())
     }
 
     async fn set_status(&mut self, key: String, text: Option<String>) -> wasmtime::Result<()> {
+        let key = self.ui_text("a status key", &key)?;
+        let text = text
+            .map(|text| self.ui_text("a status text", &text))
+            .transpose()?;
         self.env
             .services
             .set_status(&self.env.name, &key, text.as_deref());
@@ -199,6 +270,12 @@ impl ui::Host for PluginState {
     }
 
     async fn set_widget(&mut self, key: String, lines: Vec<String>) -> wasmtime::Result<()> {
+        let key = self.ui_text("a widget key", &key)?;
+        self.ui_items("the lines of a widget", lines.len())?;
+        let lines = lines
+            .iter()
+            .map(|line| self.ui_text("a widget line", line))
+            .collect::<wasmtime::Result<Vec<String>>>()?;
         self.env.services.set_widget(&self.env.name, &key, &lines);
         Ok(())
     }
@@ -210,7 +287,7 @@ impl session::Host for PluginState {
     }
 
     async fn branch(&mut self) -> wasmtime::Result<String> {
-        Ok(self.env.services.session_branch())
+        Ok(self.env.services.session_branch(&self.env.name))
     }
 
     async fn latest_custom(&mut self, custom_type: String) -> wasmtime::Result<Option<String>> {
@@ -225,6 +302,11 @@ impl session::Host for PluginState {
         custom_type: String,
         data: String,
     ) -> wasmtime::Result<Result<String, String>> {
+        check_bytes(
+            "a custom entry's data",
+            data.len(),
+            self.budgets().custom_entry_bytes,
+        )?;
         if let Err(e) = serde_json::from_str::<serde_json::Value>(&data) {
             return Ok(Err(format!(
                 "data for custom entry '{custom_type}' is not valid JSON: {e}"
@@ -241,6 +323,11 @@ impl session::Host for PluginState {
         message: session::OutgoingMessage,
         delivery: session::Delivery,
     ) -> wasmtime::Result<()> {
+        check_bytes(
+            "a message sent to the agent",
+            message.text.len(),
+            self.budgets().message_bytes,
+        )?;
         self.env
             .services
             .send_message(&self.env.name, message, delivery);

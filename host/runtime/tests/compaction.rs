@@ -316,6 +316,7 @@ fn result(id: &str, name: &str, text: &str) -> Message {
         details: None,
         is_error: false,
         timestamp: 1,
+        rewrite: None,
     })
 }
 

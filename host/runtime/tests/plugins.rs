@@ -19,7 +19,8 @@ use tokio_util::sync::CancellationToken;
 #[derive(Default)]
 struct Recorder {
     logs: Mutex<Vec<(String, String)>>,
-    customs: Mutex<Vec<(String, String)>>,
+    /// (owner, custom type, data)
+    customs: Mutex<Vec<(String, String, String)>>,
 }
 
 impl HostServices for Recorder {
@@ -29,30 +30,31 @@ impl HostServices for Recorder {
         }
     }
 
-    fn session_branch(&self) -> String {
+    fn session_branch(&self, plugin: &str) -> String {
         let customs = self.customs.lock().map(|c| c.clone()).unwrap_or_default();
         let entries: Vec<serde_json::Value> = customs
             .iter()
             .enumerate()
-            .map(|(i, (ty, data))| {
+            .filter(|(_, (owner, _, _))| owner == plugin)
+            .map(|(i, (owner, ty, data))| {
                 serde_json::json!({
                     "type": "custom", "id": format!("{i:08x}"), "parentId": null,
                     "timestamp": "2026-11-30T00:00:00Z", "customType": ty,
                     "data": serde_json::from_str::<serde_json::Value>(data).unwrap_or_default(),
+                    "owner": owner,
                 })
             })
             .collect();
         serde_json::Value::Array(entries).to_string()
     }
 
-    fn append_custom(
-        &self,
-        _plugin: &str,
-        custom_type: &str,
-        data: &str,
-    ) -> Result<String, String> {
+    fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String> {
         let mut customs = self.customs.lock().map_err(|e| e.to_string())?;
-        customs.push((custom_type.to_string(), data.to_string()));
+        customs.push((
+            plugin.to_string(),
+            custom_type.to_string(),
+            data.to_string(),
+        ));
         Ok(format!("{:08x}", customs.len() - 1))
     }
 }

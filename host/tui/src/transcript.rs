@@ -49,6 +49,8 @@ pub struct ToolCard {
     pub output: String,
     /// A unified diff from the result's details (edits).
     pub diff: Option<String>,
+    /// Plugins whose before-tool-call hooks changed the model's arguments into `args`.
+    pub rewritten_by: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,6 +141,7 @@ impl Transcript {
                 state: ToolState::Pending,
                 output: String::new(),
                 diff: None,
+                rewritten_by: Vec::new(),
             }));
         }
     }
@@ -179,12 +182,28 @@ impl Transcript {
                 self.card(&m.tool_call_id, |card| finish(card, &result, m.is_error));
             }
             Message::Custom(m) => {
-                if m.display {
-                    self.push(Block::Custom {
+                let block = match (&m.plugin, m.display) {
+                    (None, true) => Block::Custom {
                         label: m.custom_type.clone(),
                         text: m.content.clone(),
-                    });
-                }
+                    },
+                    (Some(plugin), true) => Block::Custom {
+                        label: format!("{} · from plugin {plugin}", m.custom_type),
+                        text: m.content.clone(),
+                    },
+                    // The model reads what a plugin adds even when it asks not to be shown, so
+                    // the user sees at least that it was added, and by whom.
+                    (Some(plugin), false) => Block::Custom {
+                        label: format!(
+                            "hidden {} message from plugin {plugin} ({} chars)",
+                            m.custom_type,
+                            m.content.chars().count()
+                        ),
+                        text: String::new(),
+                    },
+                    (None, false) => return,
+                };
+                self.push(block);
             }
             Message::BranchSummary(m) => {
                 self.push(Block::Custom {
@@ -296,12 +315,15 @@ impl Transcript {
                 tool_call_id,
                 tool_name,
                 args,
+                rewritten_by,
             } => {
                 self.ensure_card(tool_call_id, tool_name);
                 let args = args.clone();
+                let rewritten_by = rewritten_by.clone();
                 self.card(tool_call_id, |card| {
                     card.state = ToolState::Running;
                     card.args = args;
+                    card.rewritten_by = rewritten_by;
                 });
             }
             AgentEvent::ToolExecutionUpdate {

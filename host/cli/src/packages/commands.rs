@@ -83,6 +83,25 @@ fn show_capabilities(manifest: &Manifest) {
     }
 }
 
+/// Names are owned: a built-in's name is never a package's, and a name installed from one
+/// source is not taken over by a package from another (that is `tack remove`, then install).
+fn claim_name(location: &Location, name: &str, source: &Source) -> Result<()> {
+    if tack_builtin::builtin(name).is_some() {
+        bail!("the package is named '{name}', which is the name of a built-in plugin; package names of built-ins are reserved");
+    }
+    let lock = Lockfile::load(&location.lockfile)?;
+    if let Some(existing) = lock.packages.iter().find(|p| p.name == name) {
+        let wanted = source.to_lock_string();
+        if existing.source != wanted {
+            bail!(
+                "a package named '{name}' is already installed from {}; this one comes from {wanted}. Run `tack remove {name}` first to replace it",
+                existing.source
+            );
+        }
+    }
+    Ok(())
+}
+
 pub async fn install(
     runtime: &Arc<Runtime>,
     location: &Location,
@@ -94,6 +113,7 @@ pub async fn install(
     let source = Source::parse(source_text, cwd)?;
     let fetched = fetch(runtime, &source).await?;
     let m = &fetched.manifest.plugin;
+    claim_name(location, &m.name, &source)?;
     eprintln!(
         "Installing {} {} ({}) from {}",
         m.name,
@@ -132,6 +152,13 @@ pub fn remove(location: &Location, name: &str) -> Result<ExitCode> {
             "no {} package named '{name}' is installed",
             scope_name(location.scope)
         );
+    }
+    // The data directory goes too, before the package folder its name is derived from: a later
+    // package of the same name starts empty.
+    let data = location.data_dir(name);
+    if data.exists() {
+        std::fs::remove_dir_all(&data)
+            .with_context(|| format!("cannot delete {}", data.display()))?;
     }
     let dir = location.package_dir(name);
     if dir.exists() {

@@ -6,8 +6,9 @@ use std::io::{BufRead, IsTerminal, Write};
 use anyhow::{bail, Result};
 use tack_runtime::{Capabilities, FsGrant};
 
-/// What `--grant` said: `all`, a kind (`fs`, `exec`, `http`, `secrets`), or one item
-/// (`exec=git status *`, `http=https://api.example.com`, `secrets=NAME`, `fs=$WORKSPACE`).
+/// What `--grant` said: `all`, a kind (`fs`, `exec`, `http`, `secrets`, `rewrite`), or one item
+/// (`exec=git status *`, `http=https://api.example.com`, `secrets=NAME`, `fs=$WORKSPACE`,
+/// `rewrite=bash`).
 pub struct GrantFlags(Vec<(String, Option<String>)>);
 
 impl GrantFlags {
@@ -18,8 +19,11 @@ impl GrantFlags {
                 Some((k, v)) => (k.trim().to_string(), Some(v.to_string())),
                 None => (flag.trim().to_string(), None),
             };
-            if !matches!(kind.as_str(), "all" | "fs" | "exec" | "http" | "secrets") {
-                bail!("--grant {flag}: expected all, fs, exec, http or secrets (optionally KIND=VALUE)");
+            if !matches!(
+                kind.as_str(),
+                "all" | "fs" | "exec" | "http" | "secrets" | "rewrite"
+            ) {
+                bail!("--grant {flag}: expected all, fs, exec, http, secrets or rewrite (optionally KIND=VALUE)");
             }
             out.push((kind, value));
         }
@@ -88,12 +92,20 @@ pub fn decide(package: &str, requested: &Capabilities, flags: &GrantFlags) -> Re
         }
     }
     for secret in &requested.secrets {
-        if ask(
-            "secrets",
-            secret,
-            &format!("have the host attach the secret {secret} to its requests"),
-        )? {
+        let words = tack_runtime::manifest::describe_secret(secret, &requested.http);
+        if ask("secrets", secret, &words)? {
             granted.secrets.push(secret.clone());
+        }
+    }
+    for tool in &requested.rewrite {
+        let words = Capabilities {
+            rewrite: vec![tool.clone()],
+            ..Default::default()
+        }
+        .describe()
+        .join("");
+        if ask("rewrite", tool, &words)? {
+            granted.rewrite.push(tool.clone());
         }
     }
     Ok(granted)

@@ -19,7 +19,8 @@ use super::tools::{ExecutionMode, ToolError, ToolProgress, ToolSpec};
 use super::{Agent, AgentError};
 use crate::event::AgentEvent;
 use crate::message::{
-    now_ms, AssistantMessage, Message, StopReason, ToolCall, ToolResult, ToolResultMessage,
+    now_ms, ArgumentRewrite, AssistantMessage, Message, StopReason, ToolCall, ToolResult,
+    ToolResultMessage,
 };
 
 const ABORTED_BEFORE_START: &str = "Tool call aborted by the user before it started.";
@@ -58,10 +59,10 @@ impl Agent {
         if let Some(reason) = unrun {
             let mut results = Vec::with_capacity(calls.len());
             for call in calls {
-                self.emit(start_event(call)).await;
+                self.emit(start_event(call, None)).await;
                 let result = ToolResult::error(reason.clone());
                 self.emit(end_event(call, &result)).await;
-                results.push(self.persist_result(call, result, added).await?);
+                results.push(self.persist_result(call, result, None, added).await?);
             }
             return Ok(results);
         }
@@ -96,20 +97,25 @@ impl Agent {
     ) -> Result<Vec<Arc<Message>>, AgentError> {
         let mut results = Vec::with_capacity(calls.len());
         for call in calls {
-            self.emit(start_event(call)).await;
-            let result = if cancel.is_cancelled() {
-                ToolResult::error(ABORTED_BEFORE_START)
+            let prepared = if cancel.is_cancelled() {
+                Err(ToolResult::error(ABORTED_BEFORE_START))
             } else {
-                match self.prepare(call, specs, bad_arguments).await {
-                    Err(result) => result,
-                    Ok(prepared) => {
-                        let outcome = self.spawn_call(prepared.clone(), cancel).await;
-                        self.finish_call(&prepared, outcome).await
-                    }
+                self.prepare(call, specs, bad_arguments).await
+            };
+            let (result, rewrite) = match prepared {
+                Err(result) => {
+                    self.emit(start_event(call, None)).await;
+                    (result, None)
+                }
+                Ok(prepared) => {
+                    self.emit(start_event(call, Some(&prepared))).await;
+                    let outcome = self.spawn_call(prepared.call.clone(), cancel).await;
+                    let result = self.finish_call(&prepared.call, outcome).await;
+                    (result, prepared.rewrite)
                 }
             };
             self.emit(end_event(call, &result)).await;
-            results.push(self.persist_result(call, result, added).await?);
+            results.push(self.persist_result(call, result, rewrite, added).await?);
         }
         Ok(results)
     }
@@ -122,20 +128,23 @@ impl Agent {
         cancel: &CancellationToken,
         added: &mut Vec<Arc<Message>>,
     ) -> Result<Vec<Arc<Message>>, AgentError> {
-        let mut slots: Vec<Option<ToolResult>> = vec![None; calls.len()];
+        let mut slots: Vec<Option<Finished>> = vec![None; calls.len()];
         let mut ready = Vec::new();
         for (i, call) in calls.iter().enumerate() {
-            self.emit(start_event(call)).await;
             let prepared = if cancel.is_cancelled() {
                 Err(ToolResult::error(ABORTED_BEFORE_START))
             } else {
                 self.prepare(call, specs, bad_arguments).await
             };
             match prepared {
-                Ok(prepared) => ready.push((i, prepared)),
+                Ok(prepared) => {
+                    self.emit(start_event(call, Some(&prepared))).await;
+                    ready.push((i, prepared));
+                }
                 Err(result) => {
+                    self.emit(start_event(call, None)).await;
                     self.emit(end_event(call, &result)).await;
-                    slots[i] = Some(result);
+                    slots[i] = Some((result, None));
                 }
             }
         }
@@ -146,14 +155,14 @@ impl Agent {
         let mut running: FuturesUnordered<_> = ready
             .into_iter()
             .map(|(i, prepared)| {
-                let outcome = self.spawn_call(prepared.clone(), cancel);
+                let outcome = self.spawn_call(prepared.call.clone(), cancel);
                 async move { (i, prepared, outcome.await) }
             })
             .collect();
         while let Some((i, prepared, outcome)) = running.next().await {
-            let result = self.finish_call(&prepared, outcome).await;
+            let result = self.finish_call(&prepared.call, outcome).await;
             self.emit(end_event(calls[i], &result)).await;
-            slots[i] = Some(result);
+            slots[i] = Some((result, prepared.rewrite));
             self.persist_ready(calls, &mut slots, &mut results, added)
                 .await?;
         }
@@ -164,16 +173,16 @@ impl Agent {
     async fn persist_ready(
         &self,
         calls: &[&ToolCall],
-        slots: &mut [Option<ToolResult>],
+        slots: &mut [Option<Finished>],
         results: &mut Vec<Arc<Message>>,
         added: &mut Vec<Arc<Message>>,
     ) -> Result<(), AgentError> {
         while let Some(slot) = slots.get_mut(results.len()) {
-            let Some(result) = slot.take() else {
+            let Some((result, rewrite)) = slot.take() else {
                 break;
             };
             let call = calls[results.len()];
-            results.push(self.persist_result(call, result, added).await?);
+            results.push(self.persist_result(call, result, rewrite, added).await?);
         }
         Ok(())
     }
@@ -185,7 +194,7 @@ impl Agent {
         call: &ToolCall,
         specs: &HashMap<String, ToolSpec>,
         bad_arguments: &HashMap<String, String>,
-    ) -> Result<ToolCall, ToolResult> {
+    ) -> Result<Prepared, ToolResult> {
         if let Some(problem) = bad_arguments.get(&call.id) {
             return Err(ToolResult::error(problem.clone()));
         }
@@ -206,13 +215,16 @@ impl Agent {
             .check(spec, &call.arguments)
             .map_err(ToolResult::error)?;
         match self.hooks.before_tool_call(call).await {
-            ToolDecision::Allow => Ok(call.clone()),
+            ToolDecision::Allow => Ok(Prepared {
+                call: call.clone(),
+                rewrite: None,
+            }),
             ToolDecision::Block(reason) => Err(ToolResult::error(if reason.trim().is_empty() {
                 "Tool call blocked by a plugin.".to_owned()
             } else {
                 format!("Tool call blocked: {reason}")
             })),
-            ToolDecision::Rewrite(arguments) => {
+            ToolDecision::Rewrite { arguments, by } => {
                 let rewritten = ToolCall {
                     arguments,
                     ..call.clone()
@@ -221,10 +233,17 @@ impl Agent {
                     .check(spec, &rewritten.arguments)
                     .map_err(|e| {
                         ToolResult::error(format!(
-                            "A plugin rewrote the arguments of this call and the result is invalid. {e}"
+                            "Plugin {} rewrote the arguments of this call and the result is invalid. {e}",
+                            by.join(", ")
                         ))
                     })?;
-                Ok(rewritten)
+                Ok(Prepared {
+                    rewrite: Some(ArgumentRewrite {
+                        arguments: rewritten.arguments.clone(),
+                        by,
+                    }),
+                    call: rewritten,
+                })
             }
         }
     }
@@ -272,6 +291,7 @@ impl Agent {
         &self,
         call: &ToolCall,
         result: ToolResult,
+        rewrite: Option<ArgumentRewrite>,
         added: &mut Vec<Arc<Message>>,
     ) -> Result<Arc<Message>, AgentError> {
         let message = Message::ToolResult(ToolResultMessage {
@@ -281,10 +301,21 @@ impl Agent {
             details: result.details,
             is_error: result.is_error,
             timestamp: now_ms(),
+            rewrite,
         });
         self.persist(message, false, added).await
     }
 }
+
+/// A call that may run: the arguments it runs with, and how hooks changed them.
+#[derive(Clone)]
+struct Prepared {
+    call: ToolCall,
+    rewrite: Option<ArgumentRewrite>,
+}
+
+/// A call's result and, when hooks changed its arguments, what it ran with.
+type Finished = (ToolResult, Option<ArgumentRewrite>);
 
 enum CallOutcome {
     Done(Result<ToolResult, ToolError>),
@@ -312,11 +343,14 @@ async fn await_call(
     }
 }
 
-fn start_event(call: &ToolCall) -> AgentEvent {
+/// `prepared` is `None` for a call refused before it runs.
+fn start_event(call: &ToolCall, prepared: Option<&Prepared>) -> AgentEvent {
+    let rewrite = prepared.and_then(|p| p.rewrite.as_ref());
     AgentEvent::ToolExecutionStart {
         tool_call_id: call.id.clone(),
         tool_name: call.name.clone(),
-        args: call.arguments.clone(),
+        args: rewrite.map_or_else(|| call.arguments.clone(), |r| r.arguments.clone()),
+        rewritten_by: rewrite.map(|r| r.by.clone()).unwrap_or_default(),
     }
 }
 

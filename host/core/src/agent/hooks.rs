@@ -11,7 +11,8 @@ use crate::message::{Message, ToolCall, ToolResult};
 /// Every method has a pass-through default, so an implementation writes only what it uses.
 #[async_trait::async_trait]
 pub trait Hooks: Send + Sync {
-    /// Allow, block or rewrite a call whose arguments passed schema validation.
+    /// Allow, block or rewrite a call whose arguments passed schema validation. An implementation
+    /// that chains several deciders must let every one of them judge the arguments it returns.
     async fn before_tool_call(&self, _call: &ToolCall) -> ToolDecision {
         ToolDecision::Allow
     }
@@ -75,8 +76,13 @@ pub enum ToolDecision {
     Allow,
     /// Stops the call; the model receives the reason as an error result.
     Block(String),
-    /// Replaces the arguments; they are validated again.
-    Rewrite(Value),
+    /// Replaces the arguments; they are validated again. Every deciding hook has already judged
+    /// these final arguments.
+    Rewrite {
+        arguments: Value,
+        /// The plugins that changed the arguments, in the order they first did.
+        by: Vec<String>,
+    },
 }
 
 /// WIT `input-action`.
@@ -101,6 +107,8 @@ pub struct AgentStartPatch {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InjectedMessage {
+    /// The plugin that injected it.
+    pub plugin: String,
     pub custom_type: String,
     pub text: String,
     pub display: bool,

@@ -194,6 +194,7 @@ mod tests {
                 details: None,
                 is_error: false,
                 timestamp: 2,
+                rewrite: None,
             })),
             Arc::new(Message::custom("plan", "Plan only.", true)),
         ]

@@ -76,10 +76,13 @@ pub enum EntryKind {
         summary: String,
         details: Option<Value>,
     },
-    /// Plugin state; never reaches the model.
+    /// Plugin state; never reaches the model. It belongs to the plugin that wrote it: only that
+    /// plugin reads it back. Entries without an owner (older sessions, the host's own) belong to
+    /// no plugin.
     Custom {
         custom_type: String,
         data: Value,
+        owner: Option<String>,
     },
     /// A plugin's message; the model sees it as user text.
     CustomMessage {
@@ -183,6 +186,8 @@ enum EntryOut<'a> {
         timestamp: &'a str,
         custom_type: &'a str,
         data: &'a Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        owner: Option<&'a str>,
     },
     CustomMessage {
         id: &'a str,
@@ -262,6 +267,8 @@ enum EntryIn {
         custom_type: String,
         #[serde(default)]
         data: Value,
+        #[serde(default)]
+        owner: Option<String>,
     },
     CustomMessage {
         id: String,
@@ -356,12 +363,17 @@ impl Entry {
                 summary,
                 details: details.as_ref(),
             },
-            EntryKind::Custom { custom_type, data } => EntryOut::Custom {
+            EntryKind::Custom {
+                custom_type,
+                data,
+                owner,
+            } => EntryOut::Custom {
                 id,
                 parent_id,
                 timestamp,
                 custom_type,
                 data,
+                owner: owner.as_deref(),
             },
             EntryKind::CustomMessage {
                 custom_type,
@@ -468,11 +480,16 @@ impl Entry {
                 timestamp,
                 custom_type,
                 data,
+                owner,
             } => (
                 id,
                 parent_id,
                 timestamp,
-                EntryKind::Custom { custom_type, data },
+                EntryKind::Custom {
+                    custom_type,
+                    data,
+                    owner,
+                },
             ),
             EntryIn::CustomMessage {
                 id,

@@ -273,6 +273,7 @@ impl Converter {
                     "sessionId": pi_header.get("id").cloned().unwrap_or(Value::Null),
                     "version": version,
                 }),
+                owner: None,
             },
         }
     }

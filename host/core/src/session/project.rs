@@ -68,6 +68,7 @@ fn as_message(entry: &Entry) -> Option<Arc<Message>> {
             display: *display,
             details: details.clone(),
             timestamp: parse_timestamp(&entry.timestamp),
+            plugin: None,
         }))),
         EntryKind::BranchSummary {
             from_id, summary, ..

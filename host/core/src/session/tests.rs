@@ -92,6 +92,7 @@ fn projection_handles_compaction_custom_entries_and_summaries() {
         .append(EntryKind::Custom {
             custom_type: "todo".into(),
             data: json!({"items": [1]}),
+            owner: None,
         })
         .unwrap();
     session
@@ -459,7 +460,7 @@ fn latest_custom_follows_every_leaf_move() {
     let check = |session: &Session| {
         for t in ["a", "b", "never"] {
             assert_eq!(
-                session.latest_custom(t).map(|e| e.id.clone()),
+                session.latest_custom(None, t).map(|e| e.id.clone()),
                 brute(session, t),
                 "type {t}"
             );
@@ -480,6 +481,7 @@ fn latest_custom_follows_every_leaf_move() {
                     .append(EntryKind::Custom {
                         custom_type: custom_type.into(),
                         data: json!({ "step": step }),
+                        owner: None,
                     })
                     .unwrap();
             }
@@ -501,4 +503,55 @@ fn latest_custom_follows_every_leaf_move() {
     let (reopened, _) = Session::open(&path, SessionOptions::default()).unwrap();
     assert_eq!(reopened.leaf_id(), Some(last.as_str()));
     check(&reopened);
+}
+
+#[test]
+fn plugin_state_belongs_to_the_plugin_that_wrote_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = new_session(dir.path());
+    session
+        .append_plugin_state("permission-gate", "permission-gate", json!({"mode": "ask"}))
+        .unwrap();
+    // Another plugin writes the same custom type: it is its own state, not permission-gate's.
+    session
+        .append_plugin_state("intruder", "permission-gate", json!({"mode": "yolo"}))
+        .unwrap();
+    assert_eq!(
+        session.plugin_state("permission-gate", "permission-gate"),
+        Some(&json!({"mode": "ask"}))
+    );
+    assert_eq!(
+        session.plugin_state("intruder", "permission-gate"),
+        Some(&json!({"mode": "yolo"}))
+    );
+    // An entry from before owners were recorded belongs to no plugin.
+    session
+        .append(EntryKind::Custom {
+            custom_type: "plan-mode".into(),
+            data: json!({"enabled": false}),
+            owner: None,
+        })
+        .unwrap();
+    assert_eq!(session.plugin_state("plan-mode", "plan-mode"), None);
+
+    // `branch` shows a plugin only its own state.
+    let seen = session.branch_json_for("intruder");
+    let customs: Vec<&Value> = seen
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "custom")
+        .collect();
+    assert_eq!(customs.len(), 1);
+    assert_eq!(customs[0]["owner"], json!("intruder"));
+
+    // The owner survives a reopen.
+    let path = session.path().unwrap().to_owned();
+    drop(session);
+    let (reopened, _) = Session::open(&path, SessionOptions::default()).unwrap();
+    assert_eq!(
+        reopened.plugin_state("permission-gate", "permission-gate"),
+        Some(&json!({"mode": "ask"}))
+    );
+    assert_eq!(reopened.plugin_state("intruder", "plan-mode"), None);
 }

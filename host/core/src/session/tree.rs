@@ -17,7 +17,8 @@ pub(crate) struct Tree {
     /// state (the latest custom entry of a type) on every tool call, in sessions of any length.
     on_branch: Vec<bool>,
     /// Positions of the custom entries of each type, in file order.
-    customs: HashMap<String, Vec<usize>>,
+    /// Custom entries by (owner, custom type); `""` stands for no owner.
+    customs: HashMap<(String, String), Vec<usize>>,
 }
 
 impl Tree {
@@ -95,8 +96,12 @@ impl Tree {
     fn push(&mut self, entry: Entry, parent: Option<usize>) -> usize {
         let i = self.entries.len();
         self.index.insert(entry.id.clone(), i);
-        if let EntryKind::Custom { custom_type, .. } = &entry.kind {
-            self.customs.entry(custom_type.clone()).or_default().push(i);
+        if let EntryKind::Custom {
+            custom_type, owner, ..
+        } = &entry.kind
+        {
+            let key = (owner.clone().unwrap_or_default(), custom_type.clone());
+            self.customs.entry(key).or_default().push(i);
         }
         self.entries.push(entry);
         self.parents.push(parent);
@@ -130,10 +135,10 @@ impl Tree {
         self.leaf = leaf;
     }
 
-    /// The newest custom entry of `custom_type` on the active branch.
-    pub fn latest_custom(&self, custom_type: &str) -> Option<&Entry> {
+    /// The newest custom entry of `custom_type` written by `owner` on the active branch.
+    pub fn latest_custom(&self, owner: Option<&str>, custom_type: &str) -> Option<&Entry> {
         self.customs
-            .get(custom_type)?
+            .get(&(owner.unwrap_or_default().to_owned(), custom_type.to_owned()))?
             .iter()
             .rev()
             .find(|&&i| self.on_branch[i])

@@ -17,6 +17,10 @@ use crate::api::{self, EventKind, HookKind, Level};
 use crate::plugin::LoadedPlugin;
 use crate::plugin_set::PluginSet;
 
+/// Rounds of the before-tool-call chain before hooks that keep undoing each other's rewrites
+/// are given up on (the call is blocked).
+const MAX_HOOK_PASSES: usize = 3;
+
 pub struct PluginHooks {
     set: Arc<PluginSet>,
 }
@@ -26,6 +30,19 @@ impl PluginHooks {
         Self { set }
     }
 
+    /// A plugin may change calls to its own tools, and to others' when granted.
+    fn may_rewrite(&self, plugin: &LoadedPlugin, tool: &str) -> bool {
+        let owns = self
+            .set
+            .tool(tool)
+            .is_some_and(|(owner, _)| owner.name() == plugin.name());
+        owns || plugin
+            .capabilities
+            .rewrite
+            .iter()
+            .any(|granted| granted == "*" || granted == tool)
+    }
+
     fn warn(&self, plugin: &LoadedPlugin, message: String) {
         plugin.services().log(plugin.name(), Level::Warn, &message);
     }
@@ -33,18 +50,30 @@ impl PluginHooks {
 
 #[async_trait::async_trait]
 impl Hooks for PluginHooks {
+    /// Deciding and rewriting are one chain, re-run until it is stable: a rewrite sends the new
+    /// arguments through every subscriber again, so no plugin's allow stands for arguments it
+    /// never saw, whatever the load order. Rewriting a tool another plugin provides needs the
+    /// `rewrite` grant for that tool; without it the call is blocked (failing closed keeps a
+    /// hook that meant to make a call safer from letting the unsafe original run).
     async fn before_tool_call(&self, call: &ToolCall) -> ToolDecision {
         let mut current = call.clone();
-        let mut rewritten = false;
-        for plugin in self.set.subscribers(HookKind::BeforeToolCall) {
-            match plugin.before_tool_call(&convert::wit_call(&current)).await {
-                Ok(api::ToolDecision::Allow) => {}
-                Ok(api::ToolDecision::Block(reason)) => return ToolDecision::Block(reason),
-                Ok(api::ToolDecision::Rewrite(arguments)) => match serde_json::from_str(&arguments) {
-                    Ok(value @ serde_json::Value::Object(_)) => {
-                        current.arguments = value;
-                        rewritten = true;
+        let mut by: Vec<String> = Vec::new();
+        for _pass in 0..MAX_HOOK_PASSES {
+            let mut changed = false;
+            for plugin in self.set.subscribers(HookKind::BeforeToolCall) {
+                let arguments = match plugin.before_tool_call(&convert::wit_call(&current)).await {
+                    Ok(api::ToolDecision::Allow) => continue,
+                    Ok(api::ToolDecision::Block(reason)) => return ToolDecision::Block(reason),
+                    Ok(api::ToolDecision::Rewrite(arguments)) => arguments,
+                    Err(e) => {
+                        return ToolDecision::Block(format!(
+                            "blocked because the before-tool-call hook of plugin '{}' failed: {e}",
+                            plugin.name()
+                        ))
                     }
+                };
+                let value = match serde_json::from_str(&arguments) {
+                    Ok(value @ serde_json::Value::Object(_)) => value,
                     _ => {
                         return ToolDecision::Block(format!(
                             "plugin '{}' rewrote the arguments of '{}' into something that is not a JSON object",
@@ -52,20 +81,41 @@ impl Hooks for PluginHooks {
                             call.name
                         ))
                     }
-                },
-                Err(e) => {
+                };
+                if value == current.arguments {
+                    continue;
+                }
+                if !self.may_rewrite(plugin, &call.name) {
                     return ToolDecision::Block(format!(
-                        "blocked because the before-tool-call hook of plugin '{}' failed: {e}",
-                        plugin.name()
-                    ))
+                        "plugin '{}' tried to change the arguments of this '{}' call, which it \
+                         may not do without the `rewrite` grant for that tool; the call was not run",
+                        plugin.name(),
+                        call.name
+                    ));
+                }
+                current.arguments = value;
+                changed = true;
+                if !by.iter().any(|name| name == plugin.name()) {
+                    by.push(plugin.name().to_string());
                 }
             }
+            if !changed {
+                return if by.is_empty() {
+                    ToolDecision::Allow
+                } else {
+                    ToolDecision::Rewrite {
+                        arguments: current.arguments,
+                        by,
+                    }
+                };
+            }
         }
-        if rewritten {
-            ToolDecision::Rewrite(current.arguments)
-        } else {
-            ToolDecision::Allow
-        }
+        ToolDecision::Block(format!(
+            "the before-tool-call hooks of {} kept changing the arguments of this '{}' call and \
+             did not agree after {MAX_HOOK_PASSES} rounds; the call was not run",
+            by.join(", "),
+            call.name
+        ))
     }
 
     async fn after_tool_call(&self, call: &ToolCall, result: &ToolResult) -> Option<ToolResult> {
@@ -141,6 +191,7 @@ impl Hooks for PluginHooks {
                         system = format!("{system}\n\n{extra}");
                     }
                     inject.extend(patch.inject.into_iter().map(|m| InjectedMessage {
+                        plugin: plugin.name().to_string(),
                         custom_type: m.custom_type,
                         text: m.text,
                         display: m.display,

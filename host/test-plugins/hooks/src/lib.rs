@@ -9,6 +9,7 @@
 //!   "tag": "A",
 //!   "before_tool_call": {"do": "allow" | "trap" | "not_an_object"}
 //!                     | {"do": "block"}            // reason names the tag and the arguments seen
+//!                     | {"do": "block_path", "path": "x"}  // blocks only calls with that path
 //!                     | {"do": "rewrite", "set": {"path": "x"}},  // merged into the arguments
 //!   "after_tool_call": {"do": "append"} | {"do": "trap"},   // appends " [tag]" to the text
 //!   "input": {"do": "append"} | {"do": "handled"} | {"do": "trap"},
@@ -46,6 +47,7 @@ struct Config {
 enum Behaviour {
     Allow,
     Block,
+    BlockPath { path: String },
     Rewrite { set: Map<String, Value> },
     NotAnObject,
     Append,
@@ -90,6 +92,15 @@ impl Plugin for Hooks {
                 self.tag(),
                 call.arguments
             )),
+            Some(Behaviour::BlockPath { path })
+                if call
+                    .args_value()
+                    .ok()
+                    .and_then(|a| a["path"].as_str().map(str::to_owned))
+                    == Some(path.clone()) =>
+            {
+                ToolDecision::Block(format!("blocked by {} on path {path}", self.tag()))
+            }
             Some(Behaviour::Rewrite { set }) => {
                 let mut args = match call.args_value() {
                     Ok(Value::Object(map)) => map,

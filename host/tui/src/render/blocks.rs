@@ -218,6 +218,18 @@ fn tool(card: &ToolCard, width: usize, theme: &Theme, options: ViewOptions) -> V
     );
 
     let bar = Span::styled("  │ ", theme.dim());
+    if !card.rewritten_by.is_empty() {
+        out.push(Line::from(vec![
+            bar.clone(),
+            Span::styled(
+                format!(
+                    "arguments changed by plugin {} before it ran",
+                    card.rewritten_by.join(", ")
+                ),
+                theme.warn(),
+            ),
+        ]));
+    }
     if let Some(diff) = &card.diff {
         let lines: Vec<&str> = diff
             .lines()

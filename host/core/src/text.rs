@@ -1,0 +1,64 @@
+//! Text from plugins, providers and tools on its way to a terminal.
+//!
+//! A terminal obeys escape sequences in what it prints: a plugin's notify text or a tool's output
+//! could set the window title, rewrite the screen, fake a prompt or, on some terminals, write the
+//! clipboard (OSC 52). Control characters are therefore shown, not obeyed: each becomes its
+//! visible Unicode "control picture" (ESC prints as `␛`), except line feeds and tabs.
+
+use std::borrow::Cow;
+
+/// `text` with every control character other than `\n` and `\t` made visible. A `\r` directly
+/// before `\n` is dropped (Windows line ends); any other `\r` could overwrite a line, so it is
+/// shown too. Borrowed when there is nothing to change, which is the common case.
+pub fn neutralize_controls(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(needs_picture) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' && chars.peek() == Some(&'\n') {
+            continue;
+        }
+        if needs_picture(c) {
+            out.push(picture(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn needs_picture(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
+}
+
+/// U+2400..U+241F picture the C0 controls and U+2421 DEL; C1 controls (U+0080..U+009F) have no
+/// pictures and become the replacement character.
+fn picture(c: char) -> char {
+    match c as u32 {
+        code @ 0..=0x1f => char::from_u32(0x2400 + code).unwrap_or('\u{fffd}'),
+        0x7f => '\u{2421}',
+        _ => '\u{fffd}',
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_sequences_are_shown_not_obeyed() {
+        assert!(matches!(
+            neutralize_controls("plain\ttext\nlines"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            neutralize_controls("\u{1b}]52;c;ZXZpbA==\u{7}title"),
+            "␛]52;c;ZXZpbA==␇title"
+        );
+        assert_eq!(neutralize_controls("\u{1b}[2J\u{1b}[H"), "␛[2J␛[H");
+        assert_eq!(neutralize_controls("a\r\nb\rc"), "a\nb␍c");
+        assert_eq!(neutralize_controls("\u{9b}31m\u{7f}"), "\u{fffd}31m␡");
+    }
+}
