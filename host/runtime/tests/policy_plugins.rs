@@ -19,8 +19,8 @@ use tack_runtime::api::{Delivery, Level, OutgoingMessage};
 use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
-    Capabilities, HostContext, HostServices, Manifest, PluginSet, PluginSource, PluginSpec,
-    Runtime, RuntimeConfig,
+    HostContext, HostServices, Manifest, PluginSet, PluginSource, PluginSpec, Runtime,
+    RuntimeConfig,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -96,38 +96,35 @@ impl HostServices for TestUi {
             .unwrap_or_default()
     }
 
-    fn session_branch(&self) -> String {
+    fn session_branch(&self, plugin: &str) -> String {
         let Some(session) = self.session.get() else {
             return "[]".into();
         };
-        let session = session.lock();
-        let entries: Vec<Value> = session.branch().iter().map(|e| e.to_json()).collect();
-        Value::Array(entries).to_string()
+        session.lock().branch_json_for(plugin).to_string()
     }
 
-    fn append_custom(
-        &self,
-        _plugin: &str,
-        custom_type: &str,
-        data: &str,
-    ) -> Result<String, String> {
+    fn latest_custom(&self, plugin: &str, custom_type: &str) -> Option<String> {
+        let session = self.session.get()?.lock();
+        session
+            .plugin_state(plugin, custom_type)
+            .map(Value::to_string)
+    }
+
+    fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String> {
         let session = self.session.get().ok_or("no session is open")?;
         let data: Value = serde_json::from_str(data).map_err(|e| e.to_string())?;
         let mut session = session.lock();
         let entry = session
-            .append(EntryKind::Custom {
-                custom_type: custom_type.to_string(),
-                data,
-            })
+            .append_plugin_state(plugin, custom_type, data)
             .map_err(|e| e.to_string())?;
         Ok(entry.id.clone())
     }
 
-    fn send_message(&self, _plugin: &str, message: OutgoingMessage, delivery: Delivery) {
+    fn send_message(&self, plugin: &str, message: OutgoingMessage, delivery: Delivery) {
         let Some(queues) = self.queues.get() else {
             return;
         };
-        let message = tack_runtime::services::outgoing_message(message);
+        let message = tack_runtime::services::outgoing_message(plugin, message);
         match delivery {
             Delivery::Steer => queues.steer(message),
             Delivery::FollowUp | Delivery::NextTurn => queues.follow_up(message),
@@ -160,10 +157,18 @@ struct Extra {
     name: &'static str,
     wasm: &'static str,
     config: Value,
+    /// Tools whose calls the plugin is granted to rewrite (a test plugin's manifest asks for
+    /// exactly these).
+    rewrite: Vec<String>,
 }
 
 fn extra(name: &'static str, wasm: &'static str, config: Value) -> Extra {
-    Extra { name, wasm, config }
+    Extra {
+        name,
+        wasm,
+        config,
+        rewrite: Vec::new(),
+    }
 }
 
 /// A built-in plugin's manifest, granted what it declares (as the CLI grants first-party plugins).
@@ -180,17 +185,18 @@ fn builtin_spec(name: &str, wasm: &str, config: Value) -> PluginSpec {
     }
 }
 
-/// A test component under a name of our choosing, without capabilities.
-fn test_spec(name: &str, wasm: &str, config: Value) -> PluginSpec {
+/// A test component under a name of our choosing, asking for and granted only `rewrite`.
+fn test_spec(name: &str, wasm: &str, config: Value, rewrite: &[String]) -> PluginSpec {
     let manifest = format!(
-        "[plugin]\nname = \"{name}\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"x.wasm\"\n"
+        "[plugin]\nname = \"{name}\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"x.wasm\"\n\n[capabilities]\nrewrite = {rewrite:?}\n"
     );
+    let manifest = Manifest::parse(&manifest).expect("manifest");
     PluginSpec {
-        manifest: Manifest::parse(&manifest).expect("manifest"),
+        granted: manifest.capabilities.clone(),
+        manifest,
         wasm: std::fs::read(wasm).expect("component built by tack-builtin"),
         wasm_label: wasm.to_string(),
         source: PluginSource::Path(PathBuf::from(wasm)),
-        granted: Capabilities::default(),
         config,
     }
 }
@@ -241,6 +247,7 @@ impl Harness {
                 "scripted",
                 artifacts::TEST_SCRIPTED_PROVIDER,
                 json!({ "script": script }),
+                &[],
             ),
             builtin_spec("core-tools", artifacts::CORE_TOOLS, json!({})),
         ];
@@ -248,7 +255,7 @@ impl Harness {
             specs.push(if tack_builtin::builtin(e.name).is_some() {
                 builtin_spec(e.name, e.wasm, e.config)
             } else {
-                test_spec(e.name, e.wasm, e.config)
+                test_spec(e.name, e.wasm, e.config, &e.rewrite)
             });
         }
         let set = PluginSet::load(&runtime, specs, &host).await;
@@ -350,6 +357,7 @@ impl Harness {
                 EntryKind::Custom {
                     custom_type: t,
                     data,
+                    ..
                 } if t == custom_type => Some(data.clone()),
                 _ => None,
             })
@@ -845,7 +853,16 @@ async fn todo_list_follows_the_session_branch() {
 
 // ---- hook chaining ------------------------------------------------------------------------------
 
+/// The hooks test plugin, granted to rewrite any tool's calls.
 fn hooks_plugin(name: &'static str, config: Value) -> Extra {
+    Extra {
+        rewrite: vec!["*".into()],
+        ..extra(name, artifacts::TEST_HOOKS, config)
+    }
+}
+
+/// The hooks test plugin without the rewrite grant.
+fn ungranted_hooks_plugin(name: &'static str, config: Value) -> Extra {
     extra(name, artifacts::TEST_HOOKS, config)
 }
 
@@ -1067,4 +1084,79 @@ async fn hook_failures_fail_closed_for_tool_calls_and_open_elsewhere() {
         matches!(&decision, ToolDecision::Block(r) if r.contains("'shape'") && r.contains("not a JSON object")),
         "{decision:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rewrite_needs_the_grant_and_every_hook_judges_the_result() {
+    // Without the grant, the rewrite blocks the call instead of changing it.
+    let h = Harness::new(
+        Vec::new(),
+        vec![ungranted_hooks_plugin(
+            "a",
+            json!({ "tag": "A", "before_tool_call": { "do": "rewrite", "set": { "path": "b.txt" } } }),
+        )],
+    )
+    .await;
+    match h
+        .hooks
+        .before_tool_call(&core_call("read", json!({ "path": "a.txt" })))
+        .await
+    {
+        ToolDecision::Block(reason) => assert!(
+            reason.contains("plugin 'a'") && reason.contains("`rewrite` grant"),
+            "{reason}"
+        ),
+        other => panic!("expected a block, got {other:?}"),
+    }
+
+    // With it, a hook loaded *before* the rewriter still judges the rewritten arguments: `b`
+    // blocks on seeing them even though it had already allowed the original.
+    let h = Harness::new(
+        Vec::new(),
+        vec![
+            hooks_plugin(
+                "b",
+                json!({ "tag": "B", "before_tool_call": { "do": "block_path", "path": "b.txt" } }),
+            ),
+            hooks_plugin(
+                "a",
+                json!({ "tag": "A", "before_tool_call": { "do": "rewrite", "set": { "path": "b.txt" } } }),
+            ),
+        ],
+    )
+    .await;
+    match h
+        .hooks
+        .before_tool_call(&core_call("read", json!({ "path": "a.txt" })))
+        .await
+    {
+        ToolDecision::Block(reason) => {
+            assert_eq!(reason, "blocked by B on path b.txt")
+        }
+        other => panic!("expected a block, got {other:?}"),
+    }
+
+    // A rewrite every hook accepts is reported with who made it.
+    let h = Harness::new(
+        Vec::new(),
+        vec![
+            hooks_plugin("b", json!({ "tag": "B", "before_tool_call": { "do": "allow" } })),
+            hooks_plugin(
+                "a",
+                json!({ "tag": "A", "before_tool_call": { "do": "rewrite", "set": { "path": "b.txt" } } }),
+            ),
+        ],
+    )
+    .await;
+    match h
+        .hooks
+        .before_tool_call(&core_call("read", json!({ "path": "a.txt" })))
+        .await
+    {
+        ToolDecision::Rewrite { arguments, by } => {
+            assert_eq!(arguments, json!({ "path": "b.txt" }));
+            assert_eq!(by, vec!["a".to_string()]);
+        }
+        other => panic!("expected a rewrite, got {other:?}"),
+    }
 }

@@ -394,3 +394,41 @@ fn a_scrolled_view_holds_while_output_arrives() {
     )));
     assert!(snapshot(&mut app, 80, 20).contains("test three ... ok"));
 }
+
+/// What plugins did to the conversation is visible: a call whose arguments a hook changed says
+/// who changed them, and a message a plugin added says which plugin, even a hidden one.
+#[test]
+fn plugin_changes_are_attributed() {
+    use std::sync::Arc;
+    use tack_core::event::AgentEvent;
+    use tack_core::message::{Message, StopReason};
+
+    let mut app = app();
+    let assistant = assistant(
+        vec![call("r1", "bash", serde_json::json!({"command": "ls"}))],
+        StopReason::ToolUse,
+    );
+    app.apply(UiEvent::Transcript(vec![
+        user("list the files"),
+        Arc::new(Message::Assistant(assistant)),
+        Arc::new(Message::from_plugin(
+            "reminders",
+            "note",
+            "Remember the deadline.",
+            true,
+        )),
+        Arc::new(Message::from_plugin(
+            "hidden-helper",
+            "context",
+            "secret context",
+            false,
+        )),
+    ]));
+    app.apply(UiEvent::Agent(AgentEvent::ToolExecutionStart {
+        tool_call_id: "r1".into(),
+        tool_name: "bash".into(),
+        args: serde_json::json!({"command": "ls -la"}),
+        rewritten_by: vec!["safe-ls".into()],
+    }));
+    insta::assert_snapshot!(snapshot(&mut app, 80, 20));
+}

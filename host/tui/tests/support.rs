@@ -90,6 +90,7 @@ pub fn result(
         details,
         is_error: error,
         timestamp: 0,
+        rewrite: None,
     }))
 }
 
@@ -158,6 +159,7 @@ pub fn streaming_events() -> Vec<AgentEvent> {
             tool_call_id: "r1".into(),
             tool_name: "bash".into(),
             args: json!({"command": "cargo test"}),
+            rewritten_by: Vec::new(),
         },
         AgentEvent::ToolExecutionUpdate {
             tool_call_id: "r1".into(),
