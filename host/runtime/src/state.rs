@@ -25,8 +25,8 @@ pub struct PluginEnv {
     pub services: Arc<dyn HostServices>,
     pub secrets: SecretStore,
     pub http: reqwest::Client,
-    /// The directories it may use (its fs grants and its data directory), as preopened.
-    pub fs_dirs: Vec<crate::broker::fs::GrantedDir>,
+    /// The directories it may use (its fs grants and its data directory), opened at load.
+    pub fs_dirs: crate::broker::fs::GrantedDirs,
     /// The plugin these instances belong to, for fan-out; set once loading has finished.
     pub plugin: OnceLock<Weak<crate::plugin::LoadedPlugin>>,
 }
