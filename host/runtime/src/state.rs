@@ -10,7 +10,9 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::bindings::v0_1_0::tack::plugin::{agent, exec, host, http, session, types, ui};
-use crate::broker::exec::{authorize as authorize_exec, AuthorizeError, Observed, ProcessHandle};
+use crate::broker::exec::{
+    authorize as authorize_exec, child_env, AuthorizeError, ChildEnv, Observed, ProcessHandle,
+};
 use crate::broker::http::{self as http_broker, FetchError, FetchRequest};
 use crate::broker::secrets::SecretStore;
 use crate::limits::PluginLimiter;
@@ -302,7 +304,12 @@ impl exec::Host for PluginState {
             }
         };
         let timeout = request.timeout_ms.map(Duration::from_millis);
-        match ProcessHandle::spawn(plan, &cwd, timeout, self.call.cancel.clone()) {
+        let env = ChildEnv::Only(child_env(
+            std::env::vars_os(),
+            &self.env.capabilities.env,
+            |name| self.env.secrets.holds(name),
+        ));
+        match ProcessHandle::spawn(plan, env, &cwd, timeout, self.call.cancel.clone()) {
             Ok(handle) => Ok(Ok(self.table.push(handle)?)),
             Err(e) => Ok(Err(exec::ExecError::Failed(format!(
                 "cannot start `{}`: {e}",

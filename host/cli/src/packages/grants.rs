@@ -18,8 +18,11 @@ impl GrantFlags {
                 Some((k, v)) => (k.trim().to_string(), Some(v.to_string())),
                 None => (flag.trim().to_string(), None),
             };
-            if !matches!(kind.as_str(), "all" | "fs" | "exec" | "http" | "secrets") {
-                bail!("--grant {flag}: expected all, fs, exec, http or secrets (optionally KIND=VALUE)");
+            if !matches!(
+                kind.as_str(),
+                "all" | "fs" | "exec" | "http" | "secrets" | "env"
+            ) {
+                bail!("--grant {flag}: expected all, fs, exec, http, secrets or env (optionally KIND=VALUE)");
             }
             out.push((kind, value));
         }
@@ -94,6 +97,17 @@ pub fn decide(package: &str, requested: &Capabilities, flags: &GrantFlags) -> Re
             &format!("have the host attach the secret {secret} to its requests"),
         )? {
             granted.secrets.push(secret.clone());
+        }
+    }
+    for var in &requested.env {
+        let words = Capabilities {
+            env: vec![var.clone()],
+            ..Default::default()
+        }
+        .describe()
+        .join("");
+        if ask("env", var, &words)? {
+            granted.env.push(var.clone());
         }
     }
     Ok(granted)
