@@ -15,7 +15,7 @@ pub fn collect(
     settings: &Settings,
     extra: &[PathBuf],
     cwd: &Path,
-    trust: crate::packages::load::TrustChoice,
+    project_trusted: bool,
 ) -> Result<(Vec<PluginSpec>, Vec<String>)> {
     let grants = GrantStore::load(&home.grants()).context("loading plugin grants")?;
     let mut specs = Vec::new();
@@ -40,7 +40,7 @@ pub fn collect(
         });
     }
     let (installed, installed_warnings) =
-        crate::packages::load::installed(home, settings, cwd, trust)?;
+        crate::packages::load::installed(home, settings, cwd, project_trusted)?;
     specs.extend(installed);
     warnings.extend(installed_warnings);
     for dir in extra {
