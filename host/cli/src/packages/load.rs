@@ -9,7 +9,7 @@ use anyhow::Result;
 use tack_runtime::grants::GrantStore;
 use tack_runtime::PluginSpec;
 
-use super::lockfile::{verify, Lockfile};
+use super::lockfile::{verified_files, Lockfile};
 use super::trust::{Trust, TrustStore};
 use super::Location;
 use crate::home::Home;
@@ -125,14 +125,17 @@ fn load_scope(
     let grants = GrantStore::load(&location.grants)?;
     for locked in &lock.packages {
         let dir = location.package_dir(&locked.name);
-        if let Err(why) = verify(&dir, locked) {
-            warnings.push(format!(
-                "package '{}' refused: {why}; reinstall it or run `tack update {}`",
-                locked.name, locked.name
-            ));
-            continue;
-        }
-        match crate::plugins::package(&dir, &grants, settings) {
+        let files = match verified_files(&dir, locked) {
+            Ok(files) => files,
+            Err(why) => {
+                warnings.push(format!(
+                    "package '{}' refused: {why}; reinstall it or run `tack update {}`",
+                    locked.name, locked.name
+                ));
+                continue;
+            }
+        };
+        match crate::plugins::package_from_files(&dir, &files, &grants, settings) {
             Ok(spec) => specs.push(spec),
             Err(e) => warnings.push(format!("package '{}' refused: {e:#}", locked.name)),
         }
