@@ -98,6 +98,15 @@ pub fn installed(
         ));
         return Ok((specs, warnings));
     }
+    if let Some(legacy) = project.legacy_grants(home) {
+        warnings.push(format!(
+            "grants for this project's plugins were kept in {}, a folder another project's path \
+             can share; they are not used. Grant again with `tack install -l` (or copy the file to \
+             {} if it is this project's)",
+            legacy.display(),
+            project.grants.display()
+        ));
+    }
     let before = specs.len();
     load_scope(&project, settings, &mut specs, &mut warnings)?;
     // A project package may replace a global one of the same name only when the user says so.
