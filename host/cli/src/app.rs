@@ -7,7 +7,9 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use tack_core::agent::{InputKind, ModelCost, ModelInfo, ReasoningLevel};
 use tack_core::session::{EntryKind, Session, SessionHandle, SessionStore};
-use tack_core::system_prompt::{build_system_prompt, discover_context_files, today, PromptInputs};
+use tack_core::system_prompt::{
+    build_system_prompt, discover_context_files, today, ContextFile, PromptInputs,
+};
 use tack_core::{Agent, AgentConfig};
 use tack_runtime::api::{self, EventKind};
 use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
@@ -20,6 +22,7 @@ use crate::inbox::Inbox;
 use crate::router::ProviderRouter;
 use crate::services::CliServices;
 use crate::settings::Settings;
+use crate::startup::{ProjectFiles, StartupReport};
 
 /// Loaded plugins and everything needed to build an agent over them.
 pub struct Loaded {
@@ -31,6 +34,10 @@ pub struct Loaded {
     pub services: Arc<CliServices>,
     pub secrets: SecretStore,
     pub warnings: Vec<String>,
+    /// The context files for the system prompt, read once at start-up.
+    pub context_files: Vec<ContextFile>,
+    /// What the run took from the project, for each front end to say at start-up.
+    pub startup: StartupReport,
 }
 
 pub async fn load_plugins(cli: &Cli) -> Result<Loaded> {
@@ -67,7 +74,17 @@ async fn load(
     let home = Home::locate()?;
     let mut settings = Settings::load(&home.config())?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    load_project_settings(cli, &home, &cwd, &mut settings)?;
+    let project_root = crate::packages::Location::project(&home, &cwd)
+        .project
+        .unwrap_or_else(|| cwd.clone());
+    let trusted = crate::packages::load::project_trusted(
+        &home,
+        &project_root,
+        trust_choice(cli),
+        &trust_gated(&project_root),
+    )?;
+    let mut warnings = Vec::new();
+    load_project_settings(&project_root, trusted, &mut settings, &mut warnings)?;
     let configured = settings
         .plugins
         .get("permission-gate")
@@ -100,10 +117,21 @@ async fn load(
         services: host_services,
         secrets: secrets.clone(),
     };
-    let (specs, mut warnings) =
-        crate::plugins::collect(&home, &settings, &cli.plugins, &cwd, trust_choice(cli))?;
+    let (specs, plugin_warnings) =
+        crate::plugins::collect(&home, &settings, &cli.plugins, &cwd, trusted)?;
+    warnings.extend(plugin_warnings);
     let set = PluginSet::load(&runtime, specs, &host).await;
     warnings.extend(set.errors.iter().map(|e| e.to_string()));
+    let context = discover_context_files(home.root(), &cwd);
+    warnings.extend(context.warnings);
+    let startup = StartupReport {
+        context_files: context
+            .files
+            .iter()
+            .map(|f| crate::startup::shown(&f.path, &cwd, &project_root))
+            .collect(),
+        project_files: ProjectFiles::classify(&project_root, trusted),
+    };
     Ok(Loaded {
         home,
         settings,
@@ -113,34 +141,50 @@ async fn load(
         services,
         secrets,
         warnings,
+        context_files: context.files,
+        startup,
     })
+}
+
+/// What a project brings that only trust unlocks, in words for the trust question.
+fn trust_gated(root: &std::path::Path) -> Vec<String> {
+    let dot = root.join(".tack");
+    let mut gated = Vec::new();
+    if dot.join("config.toml").is_file() {
+        gated.push("settings (.tack/config.toml)".to_string());
+    }
+    let packages = crate::packages::lockfile::Lockfile::load(&dot.join("tack.lock"))
+        .map(|lock| {
+            lock.packages
+                .iter()
+                .map(|p| p.name.clone())
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    if !packages.is_empty() {
+        gated.push(format!("plugins: {}", packages.join(", ")));
+    }
+    gated
 }
 
 /// `.tack/config.toml` of a trusted project, merged over the user's settings. An untrusted
 /// project's settings are ignored (with a warning): they could point a provider, and the user's
 /// API key, at another server.
 fn load_project_settings(
-    cli: &Cli,
-    home: &Home,
-    cwd: &std::path::Path,
+    root: &std::path::Path,
+    trusted: bool,
     settings: &mut Settings,
+    warnings: &mut Vec<String>,
 ) -> Result<()> {
-    let location = crate::packages::Location::project(home, cwd);
-    let Some(root) = location.project else {
-        return Ok(());
-    };
     let path = root.join(".tack").join("config.toml");
     if !path.is_file() {
         return Ok(());
     }
-    let store = crate::packages::trust::TrustStore::load(&home.root().join("trust.toml"))?;
-    let trusted =
-        !cli.no_trust && (cli.trust || store.get(&root) == crate::packages::trust::Trust::Trusted);
     if !trusted {
-        eprintln!(
-            "tack: warning: ignoring {} (the project is not trusted; pass --trust to use it)",
+        warnings.push(format!(
+            "ignoring {} (the project is not trusted; pass --trust to use it)",
             path.display()
-        );
+        ));
         return Ok(());
     }
     settings.merge(Settings::load(&path)?);
@@ -151,9 +195,11 @@ fn trust_choice(cli: &Cli) -> crate::packages::load::TrustChoice {
     use crate::packages::load::TrustChoice;
     if cli.trust {
         TrustChoice::Trust
-    } else if cli.no_trust || cli.mode != crate::cli::Mode::Text {
-        // JSON and RPC modes own stdin/stdout for their protocol: never ask there.
+    } else if cli.no_trust {
         TrustChoice::NoTrust
+    } else if cli.mode != crate::cli::Mode::Text {
+        // JSON and RPC modes own stdin/stdout for their protocol: never ask there.
+        TrustChoice::StoredOnly
     } else {
         TrustChoice::AskIfInteractive
     }
@@ -334,12 +380,11 @@ pub fn build_agent(
     loaded.services.attach_tools(tools.clone());
 
     let active = tack_core::ToolExecutor::tools(tools.as_ref());
-    let context_files = discover_context_files(loaded.home.root(), &loaded.cwd);
     let system_prompt = build_system_prompt(&PromptInputs {
         tools: &active,
         cwd: &loaded.cwd,
         date: today(),
-        context_files: &context_files,
+        context_files: &loaded.context_files,
         append: cli.append_system_prompt.as_deref(),
     });
     record_model(&session, &chosen.model, cli.thinking.as_deref())?;

@@ -18,6 +18,7 @@ mod services;
 mod session_change;
 mod sessions;
 mod settings;
+mod startup;
 mod sync;
 mod tui;
 

@@ -69,6 +69,19 @@ impl Location {
         }
     }
 
+    /// The project grants file of earlier versions, whose folder name `/a-b` and `/a/b` shared,
+    /// when it exists and the current one does not. Never used, since it cannot be told whose it
+    /// is; start-up points at it.
+    pub fn legacy_grants(&self, home: &Home) -> Option<PathBuf> {
+        let root = self.project.as_ref()?;
+        let legacy = home
+            .root()
+            .join("projects")
+            .join(tack_core::session::legacy_encode_cwd(root))
+            .join("grants.toml");
+        (legacy.is_file() && !self.grants.exists()).then_some(legacy)
+    }
+
     pub fn package_dir(&self, name: &str) -> PathBuf {
         self.packages.join(name)
     }

@@ -1,6 +1,7 @@
 //! Finding the plugins to load: the built-in ones shipped in the binary, installed packages
 //! (global, then trusted project ones), then plugin packages named with `--plugin`, each paired with the user's grants and configuration.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -15,7 +16,7 @@ pub fn collect(
     settings: &Settings,
     extra: &[PathBuf],
     cwd: &Path,
-    trust: crate::packages::load::TrustChoice,
+    project_trusted: bool,
 ) -> Result<(Vec<PluginSpec>, Vec<String>)> {
     let grants = GrantStore::load(&home.grants()).context("loading plugin grants")?;
     let mut specs = Vec::new();
@@ -40,7 +41,7 @@ pub fn collect(
         });
     }
     let (installed, installed_warnings) =
-        crate::packages::load::installed(home, settings, cwd, trust)?;
+        crate::packages::load::installed(home, settings, cwd, project_trusted)?;
     specs.extend(installed);
     warnings.extend(installed_warnings);
     for dir in extra {
@@ -87,17 +88,60 @@ pub fn package(path: &Path, grants: &GrantStore, settings: &Settings) -> Result<
             wasm_path.display()
         )
     })?;
+    Ok(spec(dir, manifest, wasm, grants, settings))
+}
+
+/// An installed package from its files as read (and checked against the lockfile) once, keyed by
+/// `/`-separated path inside the package: nothing is read from disk again.
+pub fn package_from_files(
+    dir: &Path,
+    files: &BTreeMap<String, Vec<u8>>,
+    grants: &GrantStore,
+    settings: &Settings,
+) -> Result<PluginSpec> {
+    let manifest_path = dir.join("tack.toml");
+    let text = files
+        .get("tack.toml")
+        .with_context(|| format!("{} is missing", manifest_path.display()))?;
+    let text = std::str::from_utf8(text)
+        .with_context(|| format!("{} is not UTF-8", manifest_path.display()))?;
+    let manifest =
+        Manifest::parse(text).map_err(|e| anyhow::anyhow!("{}: {e}", manifest_path.display()))?;
+    let key = Path::new(&manifest.plugin.component)
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(part) => Some(part.to_string_lossy()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("/");
+    let wasm = files.get(&key).cloned().with_context(|| {
+        format!(
+            "plugin '{}': its component {} is not in the package",
+            manifest.plugin.name, manifest.plugin.component
+        )
+    })?;
+    Ok(spec(dir, manifest, wasm, grants, settings))
+}
+
+fn spec(
+    dir: &Path,
+    manifest: Manifest,
+    wasm: Vec<u8>,
+    grants: &GrantStore,
+    settings: &Settings,
+) -> PluginSpec {
     let granted = grants
         .get(&manifest.plugin.name)
         .cloned()
         .unwrap_or_default();
     let config = settings.plugin_config(&manifest);
-    Ok(PluginSpec {
+    PluginSpec {
         wasm,
-        wasm_label: wasm_path.display().to_string(),
+        wasm_label: dir.join(&manifest.plugin.component).display().to_string(),
         source: PluginSource::Path(dir.to_path_buf()),
         granted,
         config,
         manifest,
-    })
+    }
 }

@@ -44,6 +44,9 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
     for warning in &loaded.warnings {
         eprintln!("tack: warning: {warning}");
     }
+    for line in loaded.startup.lines() {
+        eprintln!("tack: {line}");
+    }
     let run_ended = Arc::new(AtomicBool::new(false));
     let sink: Arc<dyn EventSink> = Arc::new(EventLines {
         out: out.clone(),

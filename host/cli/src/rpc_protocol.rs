@@ -361,6 +361,21 @@ pub struct State {
     /// Messages of the active branch (see `get_messages`).
     pub message_count: usize,
     pub auto_compaction: bool,
+    /// The context files in the system prompt, relative to the working directory.
+    #[serde(default)]
+    pub context_files: Vec<String>,
+    /// The project's `.tack/` files this run used, and those it ignored because the project is
+    /// not trusted.
+    #[serde(default)]
+    pub project_files: ProjectFiles,
+}
+
+/// `projectFiles` of `get_state`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectFiles {
+    pub used: Vec<String>,
+    pub ignored: Vec<String>,
 }
 
 /// One entry of `get_available_models`.

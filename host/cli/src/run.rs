@@ -33,6 +33,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     for warning in &loaded.warnings {
         eprintln!("tack: warning: {warning}");
     }
+    for line in loaded.startup.lines() {
+        eprintln!("tack: {line}");
+    }
     let session = SessionHandle::new(app::open_session(&cli, &loaded)?);
     let chosen = app::choose_for_session(&cli, &loaded, &session)?;
     if cli.mode == Mode::Text && chosen.model.provider == "demo" {

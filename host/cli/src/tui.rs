@@ -48,6 +48,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
 
     let log_path = loaded.home.root().join("tui-stderr.log");
     let warnings = loaded.warnings.clone();
+    let startup = loaded.startup.lines();
     let controller = Arc::new(Controller {
         cli,
         loaded,
@@ -69,6 +70,13 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             plugin: "tack".into(),
             level: NoticeLevel::Warn,
             message: warning,
+        });
+    }
+    for line in startup {
+        controller.send(UiEvent::Notify {
+            plugin: "tack".into(),
+            level: NoticeLevel::Info,
+            message: line,
         });
     }
     if controller.agent.config().model.provider == "demo" {

@@ -79,10 +79,27 @@ pub fn build_system_prompt(inputs: &PromptInputs<'_>) -> String {
     out
 }
 
+/// The most of one context file that goes into the prompt; the rest is cut off, with a warning.
+pub const CONTEXT_FILE_MAX_BYTES: usize = 64 * 1024;
+
+/// The context files found, and what was wrong with the ones left out or cut short.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextDiscovery {
+    pub files: Vec<ContextFile>,
+    /// One line per file skipped or truncated, naming the file and why.
+    pub warnings: Vec<String>,
+}
+
 /// Context files from the tack home, then from the repository root (the nearest ancestor of
 /// `cwd` holding `.git`; without one, only `cwd`) down to `cwd`, in that order.
-pub fn discover_context_files(tack_home: &Path, cwd: &Path) -> Vec<ContextFile> {
-    let mut dirs = vec![tack_home.to_owned()];
+///
+/// A repository decides what these files are, and their text goes to the provider and to every
+/// plugin: so a file is read only if it is a regular file whose real path (symlinks followed) lies
+/// inside the repository (or, for the home's file, the tack home), and only its first
+/// [`CONTEXT_FILE_MAX_BYTES`]. `AGENTS.md -> /proc/self/environ` or `-> ~/.ssh/id_rsa` is skipped
+/// with a warning, never read.
+pub fn discover_context_files(tack_home: &Path, cwd: &Path) -> ContextDiscovery {
+    let mut dirs = vec![(tack_home.to_owned(), tack_home.to_owned())];
     match find_repo_root(cwd) {
         Some(root) => {
             let mut chain: Vec<PathBuf> = cwd
@@ -90,37 +107,116 @@ pub fn discover_context_files(tack_home: &Path, cwd: &Path) -> Vec<ContextFile> 
                 .take_while(|dir| *dir != root)
                 .map(Path::to_owned)
                 .collect();
-            chain.push(root);
+            chain.push(root.clone());
             chain.reverse();
-            dirs.extend(chain);
+            dirs.extend(chain.into_iter().map(|dir| (dir, root.clone())));
         }
-        None => dirs.push(cwd.to_owned()),
+        None => dirs.push((cwd.to_owned(), cwd.to_owned())),
     }
 
     let mut seen = HashSet::new();
-    let mut files = Vec::new();
-    for dir in dirs {
+    let mut found = ContextDiscovery::default();
+    for (dir, root) in dirs {
+        // The first name present in a directory is its context file, whatever it turns out to
+        // be: a refused AGENTS.md does not make way for a CLAUDE.md beside it.
         let Some(path) = CONTEXT_FILE_NAMES
             .iter()
             .map(|name| dir.join(name))
-            .find(|path| path.is_file())
+            .find(|path| std::fs::symlink_metadata(path).is_ok())
         else {
             continue;
         };
+        let real = match admit(&path, &root) {
+            Ok(real) => real,
+            Err(why) => {
+                found
+                    .warnings
+                    .push(format!("skipped context file {}: {why}", path.display()));
+                continue;
+            }
+        };
         // A home inside the repository, or CLAUDE.md linked to AGENTS.md, must not repeat.
-        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-        if !seen.insert(key) {
+        if !seen.insert(real.clone()) {
             continue;
         }
-        match std::fs::read(&path) {
-            Ok(bytes) => files.push(ContextFile {
-                content: String::from_utf8_lossy(&bytes).into_owned(),
-                path,
-            }),
-            Err(e) => tracing::warn!("cannot read {}: {e}", path.display()),
+        match read_capped(&real) {
+            Ok((bytes, truncated)) => {
+                if truncated {
+                    found.warnings.push(format!(
+                        "context file {} is larger than {} KiB; only its first {} KiB are used",
+                        path.display(),
+                        CONTEXT_FILE_MAX_BYTES / 1024,
+                        CONTEXT_FILE_MAX_BYTES / 1024
+                    ));
+                }
+                found.files.push(ContextFile {
+                    content: String::from_utf8_lossy(&bytes).into_owned(),
+                    path,
+                });
+            }
+            Err(why) => found
+                .warnings
+                .push(format!("skipped context file {}: {why}", path.display())),
         }
     }
-    files
+    found
+}
+
+/// The real path of the context file `path` if it may be read: a regular file inside `root`.
+fn admit(path: &Path, root: &Path) -> Result<PathBuf, String> {
+    let real = path
+        .canonicalize()
+        .map_err(|e| format!("cannot resolve it ({e})"))?;
+    let root = root
+        .canonicalize()
+        .map_err(|e| format!("cannot resolve {} ({e})", root.display()))?;
+    if !real.starts_with(&root) {
+        return Err(format!(
+            "it leads to {}, outside {}",
+            real.display(),
+            root.display()
+        ));
+    }
+    let meta = std::fs::symlink_metadata(&real).map_err(|e| e.to_string())?;
+    if !meta.file_type().is_file() {
+        return Err(format!("{} is not a regular file", real.display()));
+    }
+    Ok(real)
+}
+
+/// Up to [`CONTEXT_FILE_MAX_BYTES`] of the regular file at `real`, and whether there was more.
+/// The file is checked again once open: it may have been swapped since [`admit`] looked.
+fn read_capped(real: &Path) -> Result<(Vec<u8>, bool), String> {
+    use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Neither follow a link swapped in nor wait on a FIFO swapped in.
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options
+        .open(real)
+        .map_err(|e| format!("cannot open it ({e})"))?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.file_type().is_file() {
+        return Err(format!("{} is not a regular file", real.display()));
+    }
+    let mut bytes = Vec::new();
+    let limit = CONTEXT_FILE_MAX_BYTES as u64 + 1;
+    file.take(limit)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read it ({e})"))?;
+    let truncated = bytes.len() > CONTEXT_FILE_MAX_BYTES;
+    if truncated {
+        bytes.truncate(CONTEXT_FILE_MAX_BYTES);
+        // Cut at a character boundary, so the kept text ends cleanly.
+        while std::str::from_utf8(&bytes).is_err_and(|e| e.error_len().is_none()) {
+            bytes.pop();
+        }
+    }
+    Ok((bytes, truncated))
 }
 
 /// The nearest ancestor of `cwd` (itself included) that holds `.git` (a directory, or a file in
@@ -187,7 +283,7 @@ mod tests {
         fs::write(repo.join("a").join("CLAUDE.md"), "a claude").unwrap();
         fs::write(cwd.join("AGENTS.md"), "b").unwrap();
 
-        let files = discover_context_files(&home, &cwd);
+        let files = discover_context_files(&home, &cwd).files;
         let contents: Vec<&str> = files.iter().map(|f| f.content.as_str()).collect();
         assert_eq!(contents, ["home", "root claude", "a agents", "b"]);
         assert_eq!(files[1].path, repo.join("CLAUDE.md"));
@@ -200,12 +296,74 @@ mod tests {
         fs::create_dir_all(&cwd).unwrap();
         fs::write(tmp.path().join("AGENTS.md"), "parent").unwrap();
         fs::write(cwd.join("AGENTS.md"), "cwd").unwrap();
-        let files = discover_context_files(&tmp.path().join("no-home"), &cwd);
+        let files = discover_context_files(&tmp.path().join("no-home"), &cwd).files;
         let contents: Vec<&str> = files.iter().map(|f| f.content.as_str()).collect();
         // /tmp may itself sit in a repository on some machines; the cwd file is last either way.
         assert_eq!(contents.last(), Some(&"cwd"));
         if find_repo_root(&cwd).is_none() {
             assert_eq!(contents, ["cwd"]);
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn context_files_leading_out_of_the_repository_or_not_regular_are_skipped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let repo = tmp.path().join("repo");
+        let cwd = repo.join("a");
+        fs::create_dir_all(&home).unwrap();
+        fs::create_dir_all(cwd.join("b")).unwrap();
+        fs::create_dir_all(repo.join(".git")).unwrap();
+        fs::write(tmp.path().join("secret.txt"), "sk-canary").unwrap();
+        std::os::unix::fs::symlink("/proc/self/environ", repo.join("AGENTS.md")).unwrap();
+        std::os::unix::fs::symlink("../../secret.txt", cwd.join("AGENTS.md")).unwrap();
+        std::os::unix::fs::symlink("../README.md", cwd.join("b/CLAUDE.md")).unwrap();
+        fs::write(cwd.join("README.md"), "inside, through a link").unwrap();
+
+        let found = discover_context_files(&home, &cwd.join("b"));
+        let contents: Vec<&str> = found.files.iter().map(|f| f.content.as_str()).collect();
+        assert_eq!(contents, ["inside, through a link"]);
+        assert_eq!(found.warnings.len(), 2, "{:?}", found.warnings);
+        assert!(found.warnings[0].contains(&repo.join("AGENTS.md").display().to_string()));
+        assert!(
+            found.warnings[1].contains("outside"),
+            "{:?}",
+            found.warnings
+        );
+    }
+
+    #[test]
+    fn a_large_context_file_is_cut_at_the_cap_with_a_warning() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cwd = tmp.path().join("repo");
+        fs::create_dir_all(cwd.join(".git")).unwrap();
+        let big = "é".repeat(CONTEXT_FILE_MAX_BYTES);
+        fs::write(cwd.join("AGENTS.md"), &big).unwrap();
+        let found = discover_context_files(&tmp.path().join("no-home"), &cwd);
+        assert_eq!(found.files.len(), 1);
+        assert!(found.files[0].content.len() <= CONTEXT_FILE_MAX_BYTES);
+        assert!(found.files[0].content.len() > CONTEXT_FILE_MAX_BYTES - 4);
+        assert!(!found.files[0].content.contains('\u{fffd}'));
+        assert!(found.warnings[0].contains("AGENTS.md") && found.warnings[0].contains("64 KiB"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_not_a_context_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cwd = tmp.path().join("repo");
+        fs::create_dir_all(cwd.join(".git")).unwrap();
+        let fifo = cwd.join("AGENTS.md");
+        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo(3) with a valid NUL-terminated path; touches no other memory.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let found = discover_context_files(&tmp.path().join("no-home"), &cwd);
+        assert!(found.files.is_empty());
+        assert!(
+            found.warnings[0].contains("not a regular file"),
+            "{:?}",
+            found.warnings
+        );
     }
 }

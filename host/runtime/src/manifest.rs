@@ -35,7 +35,8 @@ pub struct PluginSection {
 pub struct Capabilities {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fs: Vec<FsGrant>,
-    /// Command patterns: words matched one by one, `*` one word, `**` any number of words.
+    /// Command patterns: words matched one by one, `*` one word, `**` any number of words (see
+    /// `broker::exec` for options and `..`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exec: Vec<String>,
     /// URL prefixes: scheme, host and port must match exactly, the path by prefix.
@@ -49,6 +50,11 @@ pub struct Capabilities {
     /// every tool). A plugin may always change calls to its own tools.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rewrite: Vec<String>,
+    /// Environment variables its commands get besides the base set (`PATH`, `HOME`, `LANG`, …):
+    /// exact names, or a prefix ending in `*` (`CARGO_*`). Variables that hold secrets are never
+    /// passed, named or not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -73,6 +79,7 @@ impl Capabilities {
             && self.http.is_empty()
             && self.secrets.is_empty()
             && self.rewrite.is_empty()
+            && self.env.is_empty()
     }
 
     /// The part of `self` that `granted` covers.
@@ -93,6 +100,7 @@ impl Capabilities {
             http: keep(&self.http, &granted.http),
             secrets: keep(&self.secrets, &granted.secrets),
             rewrite: keep(&self.rewrite, &granted.rewrite),
+            env: keep(&self.env, &granted.env),
         }
     }
 
@@ -129,6 +137,12 @@ impl Capabilities {
                 .filter(|x| !other.rewrite.contains(x))
                 .cloned()
                 .collect(),
+            env: self
+                .env
+                .iter()
+                .filter(|x| !other.env.contains(x))
+                .cloned()
+                .collect(),
         }
     }
 
@@ -163,6 +177,12 @@ impl Capabilities {
                     "change the arguments of `{tool}` calls before they run"
                 ));
             }
+        }
+        for var in &self.env {
+            lines.push(format!(
+                "give its commands your environment variable{} {var}",
+                if var.ends_with('*') { "s" } else { "" }
+            ));
         }
         lines
     }
@@ -229,8 +249,28 @@ impl Manifest {
                 || std::path::Path::new(&fs.path).is_absolute())
             {
                 return Err(format!(
-                    "fs path '{}' must be absolute or start with $WORKSPACE",
+                    "plugin '{name}': fs grant '{}' must be absolute or start with $WORKSPACE",
                     fs.path
+                ));
+            }
+            // Checked on the text, before any lookup: `$WORKSPACE/..` must not even be asked for.
+            if fs.path.split(['/', '\\']).any(|segment| segment == "..") {
+                return Err(format!(
+                    "plugin '{name}': fs grant '{}' contains a '..' segment; grant the directory \
+                     itself",
+                    fs.path
+                ));
+            }
+        }
+        for var in &self.capabilities.env {
+            let stem = var.strip_suffix('*').unwrap_or(var);
+            let well_formed = !stem.is_empty()
+                && stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !stem.starts_with(|c: char| c.is_ascii_digit());
+            if !well_formed {
+                return Err(format!(
+                    "plugin '{name}': env grant '{var}' must be a variable name, or a prefix \
+                     ending in '*' (like CARGO_*)"
                 ));
             }
         }
@@ -305,6 +345,26 @@ secrets = ["EXAMPLE_API_KEY"]
             .contains("inside the package"));
         let bad = GOOD.replace("name = \"permission-gate\"", "name = \"../evil\"");
         assert!(Manifest::parse(&bad).is_err());
+    }
+
+    #[test]
+    fn rejects_dotdot_in_fs_grants_naming_plugin_and_grant() {
+        for path in ["$WORKSPACE/..", "$WORKSPACE/docs/../..", "/home/u/../.."] {
+            let bad = GOOD.replace(
+                "path = \"$WORKSPACE\"",
+                &format!("path = \"{}\"", path.replace('\\', "\\\\")),
+            );
+            let err = Manifest::parse(&bad).expect_err(path);
+            assert!(
+                err.contains("permission-gate") && err.contains(path) && err.contains("'..'"),
+                "{err}"
+            );
+        }
+        let ok = GOOD.replace("path = \"$WORKSPACE\"", "path = \"$WORKSPACE/docs..old\"");
+        assert!(
+            Manifest::parse(&ok).is_ok(),
+            "only whole '..' segments are refused"
+        );
     }
 
     #[test]

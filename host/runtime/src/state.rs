@@ -10,7 +10,9 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::bindings::v0_1_0::tack::plugin::{agent, exec, host, http, session, types, ui};
-use crate::broker::exec::{authorize as authorize_exec, AuthorizeError, Observed, ProcessHandle};
+use crate::broker::exec::{
+    authorize as authorize_exec, child_env, AuthorizeError, ChildEnv, Observed, ProcessHandle,
+};
 use crate::broker::http::{self as http_broker, FetchError, FetchRequest};
 use crate::broker::secrets::SecretStore;
 use crate::budget::{check_bytes, BudgetExceeded};
@@ -27,8 +29,8 @@ pub struct PluginEnv {
     pub services: Arc<dyn HostServices>,
     pub secrets: SecretStore,
     pub http: reqwest::Client,
-    /// The directories it may use (its fs grants and its data directory), as preopened.
-    pub fs_dirs: Vec<crate::broker::fs::GrantedDir>,
+    /// The directories it may use (its fs grants and its data directory), opened at load.
+    pub fs_dirs: crate::broker::fs::GrantedDirs,
     /// The plugin these instances belong to, for fan-out; set once loading has finished.
     pub plugin: OnceLock<Weak<crate::plugin::LoadedPlugin>>,
 }
@@ -389,7 +391,12 @@ impl exec::Host for PluginState {
             }
         };
         let timeout = request.timeout_ms.map(Duration::from_millis);
-        match ProcessHandle::spawn(plan, &cwd, timeout, self.call.cancel.clone()) {
+        let env = ChildEnv::Only(child_env(
+            std::env::vars_os(),
+            &self.env.capabilities.env,
+            |name| self.env.secrets.holds(name),
+        ));
+        match ProcessHandle::spawn(plan, env, &cwd, timeout, self.call.cancel.clone()) {
             Ok(handle) => Ok(Ok(self.table.push(handle)?)),
             Err(e) => Ok(Err(exec::ExecError::Failed(format!(
                 "cannot start `{}`: {e}",

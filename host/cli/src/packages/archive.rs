@@ -10,6 +10,9 @@ use anyhow::{bail, Context, Result};
 /// Largest total size extracted, against decompression bombs.
 const MAX_UNPACKED: u64 = 512 << 20;
 
+/// Most entries (files and folders) an archive may hold.
+const MAX_ENTRIES: usize = 10_000;
+
 pub fn extract(bytes: &[u8], dest: &Path) -> Result<()> {
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes));
     let mut planned: Vec<(PathBuf, Vec<u8>, bool)> = Vec::new();
@@ -19,6 +22,9 @@ pub fn extract(bytes: &[u8], dest: &Path) -> Result<()> {
         .context("the archive is not a valid .tar.gz")?
     {
         let mut entry = entry.context("the archive is corrupt")?;
+        if planned.len() >= MAX_ENTRIES {
+            bail!("the archive holds more than {MAX_ENTRIES} files and folders");
+        }
         let path = entry
             .path()
             .context("an entry has an unreadable path")?

@@ -249,6 +249,7 @@ fn merge(into: &mut Capabilities, more: Capabilities) {
     into.exec.extend(more.exec);
     into.http.extend(more.http);
     into.secrets.extend(more.secrets);
+    into.env.extend(more.env);
 }
 
 pub fn list(locations: &[Location]) -> Result<ExitCode> {

@@ -21,9 +21,9 @@ impl GrantFlags {
             };
             if !matches!(
                 kind.as_str(),
-                "all" | "fs" | "exec" | "http" | "secrets" | "rewrite"
+                "all" | "fs" | "exec" | "http" | "secrets" | "env" | "rewrite"
             ) {
-                bail!("--grant {flag}: expected all, fs, exec, http, secrets or rewrite (optionally KIND=VALUE)");
+                bail!("--grant {flag}: expected all, fs, exec, http, secrets, env or rewrite (optionally KIND=VALUE)");
             }
             out.push((kind, value));
         }
@@ -95,6 +95,17 @@ pub fn decide(package: &str, requested: &Capabilities, flags: &GrantFlags) -> Re
         let words = tack_runtime::manifest::describe_secret(secret, &requested.http);
         if ask("secrets", secret, &words)? {
             granted.secrets.push(secret.clone());
+        }
+    }
+    for var in &requested.env {
+        let words = Capabilities {
+            env: vec![var.clone()],
+            ..Default::default()
+        }
+        .describe()
+        .join("");
+        if ask("env", var, &words)? {
+            granted.env.push(var.clone());
         }
     }
     for tool in &requested.rewrite {

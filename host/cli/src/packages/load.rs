@@ -9,25 +9,74 @@ use anyhow::Result;
 use tack_runtime::grants::GrantStore;
 use tack_runtime::PluginSpec;
 
-use super::lockfile::{verify, Lockfile};
+use super::lockfile::{verified_files, Lockfile};
 use super::trust::{Trust, TrustStore};
 use super::Location;
 use crate::home::Home;
 use crate::settings::Settings;
 
-/// `--trust` / `--no-trust`, or ask (on a terminal) / refuse (otherwise).
+/// `--trust` / `--no-trust`, or what the user said before, else ask (on a terminal) / refuse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TrustChoice {
     Trust,
     NoTrust,
     AskIfInteractive,
+    /// What the user said before, never asking: JSON and RPC modes own stdin and stdout.
+    StoredOnly,
+}
+
+/// Whether this run may use the project's own files (settings, packages) at `root`: decided once,
+/// before anything of the project is read. `asks_for` says what the project brings (shown when
+/// asking); a project with nothing to trust is not asked about.
+pub fn project_trusted(
+    home: &Home,
+    root: &Path,
+    choice: TrustChoice,
+    asks_for: &[String],
+) -> Result<bool> {
+    let trust_path = home.root().join("trust.toml");
+    let mut store = TrustStore::load(&trust_path)?;
+    Ok(match (choice, store.get(root)) {
+        (TrustChoice::NoTrust, _) => false,
+        (TrustChoice::Trust, known) => {
+            if known != Trust::Trusted && !asks_for.is_empty() {
+                store.set(root, true);
+                store.save(&trust_path)?;
+            }
+            true
+        }
+        (_, Trust::Trusted) => true,
+        (_, Trust::Distrusted) => false,
+        (TrustChoice::StoredOnly, Trust::Unknown) => false,
+        (TrustChoice::AskIfInteractive, Trust::Unknown) => {
+            if !asks_for.is_empty()
+                && std::io::stdin().is_terminal()
+                && std::io::stderr().is_terminal()
+            {
+                eprint!(
+                    "This project ({}) has its own {}. Trust it and use them? [y/N] ",
+                    root.display(),
+                    asks_for.join(" and ")
+                );
+                std::io::stderr().flush()?;
+                let mut answer = String::new();
+                std::io::stdin().lock().read_line(&mut answer)?;
+                let yes = matches!(answer.trim(), "y" | "Y" | "yes");
+                store.set(root, yes);
+                store.save(&trust_path)?;
+                yes
+            } else {
+                false
+            }
+        }
+    })
 }
 
 pub fn installed(
     home: &Home,
     settings: &Settings,
     cwd: &Path,
-    trust: TrustChoice,
+    trusted: bool,
 ) -> Result<(Vec<PluginSpec>, Vec<String>)> {
     let mut specs = Vec::new();
     let mut warnings = Vec::new();
@@ -40,39 +89,7 @@ pub fn installed(
         return Ok((specs, warnings));
     }
     let root = project.project.clone().unwrap_or_else(|| cwd.to_path_buf());
-    let trust_path = home.root().join("trust.toml");
-    let mut store = TrustStore::load(&trust_path)?;
     let names: Vec<&str> = lock.packages.iter().map(|p| p.name.as_str()).collect();
-    let trusted = match (trust, store.get(&root)) {
-        (TrustChoice::Trust, known) => {
-            if known != Trust::Trusted {
-                store.set(&root, true);
-                store.save(&trust_path)?;
-            }
-            true
-        }
-        (TrustChoice::NoTrust, _) => false,
-        (_, Trust::Trusted) => true,
-        (_, Trust::Distrusted) => false,
-        (TrustChoice::AskIfInteractive, Trust::Unknown) => {
-            if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-                eprint!(
-                    "This project ({}) has its own plugins: {}. Trust and load them? [y/N] ",
-                    root.display(),
-                    names.join(", ")
-                );
-                std::io::stderr().flush()?;
-                let mut answer = String::new();
-                std::io::stdin().lock().read_line(&mut answer)?;
-                let yes = matches!(answer.trim(), "y" | "Y" | "yes");
-                store.set(&root, yes);
-                store.save(&trust_path)?;
-                yes
-            } else {
-                false
-            }
-        }
-    };
     if !trusted {
         warnings.push(format!(
             "project plugins in {} not loaded ({}): the project is not trusted; pass --trust to load them",
@@ -80,6 +97,15 @@ pub fn installed(
             names.join(", ")
         ));
         return Ok((specs, warnings));
+    }
+    if let Some(legacy) = project.legacy_grants(home) {
+        warnings.push(format!(
+            "grants for this project's plugins were kept in {}, a folder another project's path \
+             can share; they are not used. Grant again with `tack install -l` (or copy the file to \
+             {} if it is this project's)",
+            legacy.display(),
+            project.grants.display()
+        ));
     }
     let before = specs.len();
     load_scope(&project, settings, &mut specs, &mut warnings)?;
@@ -108,14 +134,17 @@ fn load_scope(
     let grants = GrantStore::load(&location.grants)?;
     for locked in &lock.packages {
         let dir = location.package_dir(&locked.name);
-        if let Err(why) = verify(&dir, locked) {
-            warnings.push(format!(
-                "package '{}' refused: {why}; reinstall it or run `tack update {}`",
-                locked.name, locked.name
-            ));
-            continue;
-        }
-        match crate::plugins::package(&dir, &grants, settings) {
+        let files = match verified_files(&dir, locked) {
+            Ok(files) => files,
+            Err(why) => {
+                warnings.push(format!(
+                    "package '{}' refused: {why}; reinstall it or run `tack update {}`",
+                    locked.name, locked.name
+                ));
+                continue;
+            }
+        };
+        match crate::plugins::package_from_files(&dir, &files, &grants, settings) {
             Ok(spec) => specs.push(spec),
             Err(e) => warnings.push(format!("package '{}' refused: {e:#}", locked.name)),
         }

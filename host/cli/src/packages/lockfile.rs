@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -72,60 +72,127 @@ impl Lockfile {
     }
 }
 
-/// SHA-256 of every regular file under `dir`, keyed by `/`-separated relative path.
+/// SHA-256 of every file under `dir`, keyed by `/`-separated relative path. A package holds only
+/// regular files and folders: a link or a special file (FIFO, device, socket) is an error naming it.
 pub fn hash_tree(dir: &Path) -> Result<BTreeMap<String, String>> {
+    Ok(read_tree(dir)?
+        .into_iter()
+        .map(|(key, bytes)| (key, hex::encode(Sha256::digest(&bytes))))
+        .collect())
+}
+
+/// Every file under `dir` and its bytes, read once: what is checked is what is used.
+pub fn read_tree(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
     let mut out = BTreeMap::new();
     walk(dir, dir, &mut out)?;
     Ok(out)
 }
 
-fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) -> Result<()> {
+fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) -> Result<()> {
     for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
         let entry = entry?;
         let path = entry.path();
+        // The entry's own type: a link is reported as a link, never followed.
         let kind = entry.file_type()?;
         if kind.is_dir() {
             walk(root, &path, out)?;
-        } else {
-            let rel = path.strip_prefix(root).unwrap_or(&path);
-            let key = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
-            // A link is recorded (and so caught by verification) but never followed.
-            let digest = if kind.is_file() {
-                hex::encode(Sha256::digest(
-                    std::fs::read(&path)
-                        .with_context(|| format!("cannot read {}", path.display()))?,
-                ))
-            } else {
-                "not-a-regular-file".to_string()
-            };
-            out.insert(key, digest);
+            continue;
         }
+        if !kind.is_file() {
+            bail!(
+                "{} is {}; packages may hold only regular files and folders",
+                path.display(),
+                describe_kind(kind)
+            );
+        }
+        let rel = path.strip_prefix(root).unwrap_or(&path);
+        let key = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        out.insert(key, read_regular(&path)?);
     }
     Ok(())
 }
 
-/// Why an installed package no longer matches its lock entry, if it doesn't.
-pub fn verify(dir: &Path, locked: &LockedPackage) -> Result<(), String> {
-    let actual = hash_tree(dir).map_err(|e| format!("{e:#}"))?;
-    for (file, expected) in &locked.files {
-        match actual.get(file) {
-            None => return Err(format!("file {file} is missing")),
-            Some(found) if found != expected => {
-                return Err(format!(
-                    "file {file} changed since install (locked sha256 {expected}, found {found})"
-                ))
-            }
-            Some(_) => {}
+/// The bytes of the regular file at `path`, refusing a link or special file swapped in since the
+/// folder was listed.
+fn read_regular(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let mut file = options
+        .open(path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        bail!(
+            "{} is {}; packages may hold only regular files and folders",
+            path.display(),
+            describe_kind(kind)
+        );
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(bytes)
+}
+
+/// What a file that is neither a regular file nor a folder is, in words.
+pub fn describe_kind(kind: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "a device file";
         }
     }
-    if let Some(extra) = actual.keys().find(|f| !locked.files.contains_key(*f)) {
+    if kind.is_symlink() {
+        "a symbolic link"
+    } else {
+        "a special file"
+    }
+}
+
+/// Why an installed package no longer matches its lock entry, if it doesn't.
+pub fn verify(dir: &Path, locked: &LockedPackage) -> Result<(), String> {
+    verified_files(dir, locked).map(|_| ())
+}
+
+/// The files of an installed package, read once and checked against its lock entry: the loader
+/// uses these bytes, so a file swapped after the check is never loaded.
+pub fn verified_files(
+    dir: &Path,
+    locked: &LockedPackage,
+) -> Result<BTreeMap<String, Vec<u8>>, String> {
+    let files = read_tree(dir).map_err(|e| format!("{e:#}"))?;
+    for (file, expected) in &locked.files {
+        let Some(bytes) = files.get(file) else {
+            return Err(format!("file {file} is missing"));
+        };
+        let found = hex::encode(Sha256::digest(bytes));
+        if &found != expected {
+            return Err(format!(
+                "file {file} changed since install (locked sha256 {expected}, found {found})"
+            ));
+        }
+    }
+    if let Some(extra) = files.keys().find(|f| !locked.files.contains_key(*f)) {
         return Err(format!("file {extra} appeared after install"));
     }
-    Ok(())
+    Ok(files)
 }
 
 #[cfg(test)]
@@ -162,5 +229,27 @@ mod tests {
         assert!(verify(&pkg, &locked)
             .expect_err("extra")
             .contains("appeared"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_and_special_files_are_refused_by_name() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let pkg = dir.path().join("pkg");
+        std::fs::create_dir_all(&pkg).expect("dirs");
+        std::fs::write(pkg.join("tack.toml"), "x").expect("write");
+        std::os::unix::fs::symlink("/etc/passwd", pkg.join("data.txt")).expect("link");
+        let err = format!("{:#}", hash_tree(&pkg).expect_err("link"));
+        assert!(
+            err.contains("data.txt") && err.contains("symbolic link"),
+            "{err}"
+        );
+
+        std::fs::remove_file(pkg.join("data.txt")).expect("rm");
+        let fifo = std::ffi::CString::new(pkg.join("pipe").to_str().expect("utf8")).expect("c");
+        // SAFETY: mkfifo(3) with a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let err = format!("{:#}", hash_tree(&pkg).expect_err("fifo"));
+        assert!(err.contains("pipe") && err.contains("FIFO"), "{err}");
     }
 }

@@ -118,7 +118,7 @@ impl Source {
                 let bytes = if is_url(location) {
                     download(location).await?
                 } else {
-                    std::fs::read(location).with_context(|| format!("cannot read {location}"))?
+                    read_capped(Path::new(location))?
                 };
                 if let Some(expected) = sha256 {
                     let actual = hex::encode(Sha256::digest(&bytes));
@@ -139,7 +139,20 @@ impl Source {
                 })
                 .await
                 .context("git fetch task failed")??;
-                Ok((package_root(&dest)?, Some(commit)))
+                let size = tree_size(&dest)?;
+                if size > MAX_DOWNLOAD {
+                    bail!(
+                        "the checkout of {} is {} MiB, more than the {} MiB a package may be",
+                        self.to_lock_string(),
+                        size >> 20,
+                        MAX_DOWNLOAD >> 20
+                    );
+                }
+                // A checkout is whatever the repository holds; only a copy that has been checked
+                // for links and special files is read from.
+                let staged = work.join("pkg");
+                copy_tree(&package_root(&dest)?, &staged)?;
+                Ok((staged, Some(commit)))
             }
         }
     }
@@ -172,8 +185,46 @@ fn absolute(text: &str, cwd: &Path) -> Result<PathBuf> {
         .with_context(|| format!("{} does not exist", path.display()))
 }
 
+/// Largest archive downloaded or read, and largest git checkout accepted.
+const MAX_DOWNLOAD: u64 = 256 << 20;
+
+/// A local archive, refusing one larger than [`MAX_DOWNLOAD`].
+fn read_capped(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_DOWNLOAD + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if bytes.len() as u64 > MAX_DOWNLOAD {
+        bail!(
+            "{} is larger than {} MiB, the most a package archive may be",
+            path.display(),
+            MAX_DOWNLOAD >> 20
+        );
+    }
+    Ok(bytes)
+}
+
+/// Bytes of the files under `dir`, not following links (`.git` included: it was downloaded too).
+fn tree_size(dir: &Path) -> Result<u64> {
+    let mut total = 0;
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
+        let entry = entry?;
+        let meta = entry.metadata()?;
+        total += if meta.is_dir() {
+            tree_size(&entry.path())?
+        } else {
+            meta.len()
+        };
+    }
+    Ok(total)
+}
+
 /// Downloads an archive. Plain http is accepted only from this machine; anything else must be
-/// https (or pinned, which makes transport integrity irrelevant).
+/// https (or pinned, which makes transport integrity irrelevant). More than [`MAX_DOWNLOAD`] bytes
+/// is refused, whatever the server announces.
 async fn download(url: &str) -> Result<Vec<u8>> {
     let parsed = url::Url::parse(url).with_context(|| format!("'{url}' is not a valid URL"))?;
     let loopback = matches!(parsed.host_str(), Some("127.0.0.1" | "localhost" | "[::1]"));
@@ -196,11 +247,28 @@ async fn download(url: &str) -> Result<Vec<u8>> {
     if !response.status().is_success() {
         bail!("downloading {url} failed: HTTP {}", response.status());
     }
-    let bytes = response
-        .bytes()
+    let too_big = || {
+        anyhow::anyhow!(
+            "{url} is larger than {} MiB, the most a package archive may be",
+            MAX_DOWNLOAD >> 20
+        )
+    };
+    if response.content_length().is_some_and(|n| n > MAX_DOWNLOAD) {
+        return Err(too_big());
+    }
+    let mut response = response;
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
         .await
-        .with_context(|| format!("download of {url} broke off"))?;
-    Ok(bytes.to_vec())
+        .with_context(|| format!("download of {url} broke off"))?
+    {
+        if (bytes.len() + chunk.len()) as u64 > MAX_DOWNLOAD {
+            return Err(too_big());
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
 }
 
 /// The folder with `tack.toml`: the root, or its only subfolder (archives usually wrap one).
@@ -208,10 +276,11 @@ fn package_root(dir: &Path) -> Result<PathBuf> {
     if dir.join("tack.toml").is_file() {
         return Ok(dir.to_path_buf());
     }
+    // The entries' own types: a link to a folder elsewhere is not a subfolder.
     let subdirs: Vec<PathBuf> = std::fs::read_dir(dir)?
         .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .map(|e| e.path())
-        .filter(|p| p.is_dir())
         .collect();
     match subdirs.as_slice() {
         [only] if only.join("tack.toml").is_file() => Ok(only.clone()),
@@ -223,8 +292,8 @@ fn package_root(dir: &Path) -> Result<PathBuf> {
 /// outputs of plugin toolchains (a scaffolded JavaScript plugin's node_modules is ~400 MB).
 const SKIPPED: &[&str] = &[".git", "node_modules", "target", "__pycache__"];
 
-/// Copies a package folder, refusing symlinks (a link could point anywhere) and skipping the
-/// [`SKIPPED`] folders.
+/// Copies a package folder, refusing symlinks (a link could point anywhere) and special files
+/// (FIFOs, devices, sockets) by name, and skipping the [`SKIPPED`] folders.
 pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
     for entry in
@@ -237,16 +306,17 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
             continue;
         }
         let target = to.join(&name);
-        if kind.is_symlink() {
-            bail!(
-                "{} is a symbolic link; packages may not contain links",
-                entry.path().display()
-            );
-        } else if kind.is_dir() {
+        if kind.is_dir() {
             copy_tree(&entry.path(), &target)?;
         } else if kind.is_file() {
             std::fs::copy(entry.path(), &target)
                 .with_context(|| format!("cannot copy {}", entry.path().display()))?;
+        } else {
+            bail!(
+                "{} is {}; packages may not contain links or special files",
+                entry.path().display(),
+                super::lockfile::describe_kind(kind)
+            );
         }
     }
     Ok(())

@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 use tack::rpc_protocol::BashResult;
 use tack_core::session::EntryKind;
-use tack_runtime::broker::exec::{CommandPlan, Observed, ProcessHandle};
+use tack_runtime::broker::exec::{ChildEnv, CommandPlan, Observed, ProcessHandle};
 use tokio_util::sync::CancellationToken;
 
 use super::server::{data, Reply, Server};
@@ -66,9 +66,14 @@ impl Server {
 }
 
 pub async fn run(command: &str, cwd: &Path, cancel: CancellationToken) -> Result<BashResult> {
-    let mut process =
-        ProcessHandle::spawn(CommandPlan::Shell(command.to_string()), cwd, None, cancel)
-            .with_context(|| format!("cannot start `{command}`"))?;
+    let mut process = ProcessHandle::spawn(
+        CommandPlan::Shell(command.to_string()),
+        ChildEnv::Inherit,
+        cwd,
+        None,
+        cancel,
+    )
+    .with_context(|| format!("cannot start `{command}`"))?;
     let mut tail = Tail::default();
     loop {
         match process.next(Duration::from_secs(60)).await {

@@ -2,7 +2,7 @@
 //! `get_last_assistant_text`.
 
 use serde_json::json;
-use tack::rpc_protocol::{ForkPoint, Messages, SessionStats, State, TokenTotals};
+use tack::rpc_protocol::{ForkPoint, Messages, ProjectFiles, SessionStats, State, TokenTotals};
 use tack_core::message::Message;
 use tack_core::session::EntryKind;
 
@@ -30,6 +30,11 @@ impl Server {
             pending_follow_up,
             message_count: s.project().len(),
             auto_compaction: self.auto_compaction(),
+            context_files: self.loaded.startup.context_files.clone(),
+            project_files: ProjectFiles {
+                used: self.loaded.startup.project_files.used.clone(),
+                ignored: self.loaded.startup.project_files.ignored.clone(),
+            },
         })
     }
 

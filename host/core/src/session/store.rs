@@ -61,6 +61,49 @@ impl SessionStore {
         self.root.join(encode_cwd(cwd))
     }
 
+    /// Moves the sessions of `cwd` out of the folder earlier versions named for it, which other
+    /// directories could share (`/a-b` and `/a/b`). Only files whose header names exactly this
+    /// `cwd` move; the rest stay for their own directory to collect. Failures are logged and
+    /// leave the file where it was: [`SessionStore::list`] still finds it there.
+    pub fn migrate_legacy(&self, cwd: &Path) {
+        let legacy = self.root.join(legacy_encode_cwd(cwd));
+        let current = self.dir_for(cwd);
+        if legacy == current {
+            return;
+        }
+        let Ok(entries) = fs::read_dir(&legacy) else {
+            return;
+        };
+        let cwd_text = cwd.display().to_string();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
+                continue;
+            }
+            if !read_header(&path).is_ok_and(|h| h.cwd == cwd_text) {
+                continue;
+            }
+            let target = current.join(entry.file_name());
+            if target.exists() {
+                tracing::warn!(
+                    "not moving {}: {} already exists",
+                    path.display(),
+                    target.display()
+                );
+                continue;
+            }
+            if let Err(e) = fs::create_dir_all(&current).and_then(|()| fs::rename(&path, &target)) {
+                tracing::warn!(
+                    "cannot move {} to {}: {e}",
+                    path.display(),
+                    target.display()
+                );
+            }
+        }
+        // Gone once empty; kept while another directory's sessions are still in it.
+        let _ = fs::remove_dir(&legacy);
+    }
+
     /// The file of a new session: `<dir for cwd>/<timestamp>_<id>.jsonl`.
     pub fn path_for(&self, header: &SessionHeader) -> PathBuf {
         let stamp = chrono::Utc::now().format("%Y-%m-%dT%H-%M-%S-%3fZ");
@@ -70,6 +113,7 @@ impl SessionStore {
 
     /// Creates a new session for `cwd`.
     pub fn create(&self, cwd: &Path) -> Result<Session, SessionError> {
+        self.migrate_legacy(cwd);
         let header = new_header(cwd, None);
         Session::create_with_header(self.path_for(&header), header, self.options)
     }
@@ -88,9 +132,16 @@ impl SessionStore {
 
     /// The sessions of `cwd`, newest (last modified) first.
     pub fn list(&self, cwd: &Path) -> Result<Vec<SessionSummary>, SessionError> {
+        self.migrate_legacy(cwd);
         let cwd_text = cwd.display().to_string();
         let mut sessions = self.list_dir(&self.dir_for(cwd))?;
+        let legacy = self.root.join(legacy_encode_cwd(cwd));
+        if legacy != self.dir_for(cwd) {
+            // Whatever could not be moved is still this directory's.
+            sessions.extend(self.list_dir(&legacy)?);
+        }
         sessions.retain(|s| s.cwd == cwd_text);
+        sort_newest_first(&mut sessions);
         Ok(sessions)
     }
 
@@ -192,11 +243,20 @@ fn sort_newest_first(sessions: &mut [SessionSummary]) {
     });
 }
 
-/// A directory name for `cwd`: Pi's readable `--home-me-project--` form; characters other than
-/// ASCII letters, digits, `.`, `_` and `-` become `-`. When that loses more than the path
-/// separators, or the name would be long, a stable hash of the full path is appended so that
-/// different directories do not share a folder.
+/// A directory name for `cwd`: Pi's readable `--home-me-project--` form (see
+/// [`legacy_encode_cwd`]) followed by 16 hex digits of the SHA-256 of the full path, so that
+/// directories the readable form confuses (`/home/u/a-b` and `/home/u/a/b`) never share a folder.
 pub fn encode_cwd(cwd: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(cwd.as_os_str().as_encoded_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{}{hex}", legacy_encode_cwd(cwd))
+}
+
+/// The folder name earlier versions (and Pi) gave `cwd`: characters other than ASCII letters,
+/// digits, `.`, `_` and `-` become `-`. When that loses more than the path separators, or the name
+/// would be long, a hash of the full path is appended. `/a-b` and `/a/b` get the same name.
+pub fn legacy_encode_cwd(cwd: &Path) -> String {
     let text = cwd.display().to_string();
     let trimmed = text.trim_start_matches(['/', '\\']);
     let mut lossy = false;
@@ -242,9 +302,12 @@ mod tests {
     #[test]
     fn cwd_encoding_is_readable_and_safe() {
         assert_eq!(
-            encode_cwd(Path::new("/home/me/project")),
+            legacy_encode_cwd(Path::new("/home/me/project")),
             "--home-me-project--"
         );
+        let name = encode_cwd(Path::new("/home/me/project"));
+        assert!(name.starts_with("--home-me-project--"), "{name}");
+        assert_eq!(name.len(), "--home-me-project--".len() + 16);
         let odd = encode_cwd(Path::new("/home/me/my project"));
         assert!(odd.starts_with("--home-me-my-project-"));
         assert_ne!(odd, encode_cwd(Path::new("/home/me/my-project")));
@@ -253,5 +316,37 @@ mod tests {
         assert!(encode_cwd(Path::new("/x/../y"))
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')));
+    }
+
+    #[test]
+    fn directories_the_readable_form_confuses_get_their_own_folders() {
+        let (a, b) = (Path::new("/home/u/a-b"), Path::new("/home/u/a/b"));
+        assert_eq!(legacy_encode_cwd(a), legacy_encode_cwd(b));
+        assert_ne!(encode_cwd(a), encode_cwd(b));
+    }
+
+    #[test]
+    fn legacy_sessions_move_to_their_own_folder_and_others_stay() {
+        let home = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(home.path());
+        let (a, b) = (Path::new("/home/u/a-b"), Path::new("/home/u/a/b"));
+        let legacy = store.root().join(legacy_encode_cwd(a));
+        fs::create_dir_all(&legacy).unwrap();
+        for (cwd, name) in [(a, "1_a.jsonl"), (b, "2_b.jsonl")] {
+            let header = new_header(cwd, None);
+            let session =
+                Session::create_with_header(legacy.join(name), header, SessionOptions::default())
+                    .unwrap();
+            drop(session);
+        }
+        let listed_a = store.list(a).unwrap();
+        assert_eq!(listed_a.len(), 1);
+        assert!(listed_a[0].path.starts_with(store.dir_for(a)));
+        assert!(legacy.join("2_b.jsonl").exists(), "b's session stays");
+        let listed_b = store.list(b).unwrap();
+        assert_eq!(listed_b.len(), 1);
+        assert!(listed_b[0].path.starts_with(store.dir_for(b)));
+        assert!(!legacy.exists(), "the emptied legacy folder is removed");
+        assert_eq!(store.list_all().unwrap().len(), 2);
     }
 }

@@ -362,7 +362,13 @@ fn store_lists_resolves_and_forks() {
     let elsewhere = store.create(other).unwrap();
 
     let path = first.path().unwrap();
-    assert!(path.starts_with(home.path().join("sessions").join("--home-me-project--")));
+    assert!(path.starts_with(store.dir_for(cwd)));
+    assert!(store
+        .dir_for(cwd)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .starts_with("--home-me-project--"));
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     assert!(name.ends_with(&format!("_{}.jsonl", first.id())), "{name}");
 

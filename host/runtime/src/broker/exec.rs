@@ -1,10 +1,23 @@
 //! `exec`: running programs for a plugin, checked against its grant on every call.
 //!
-//! An unrestricted grant (`"**"`) runs the command line under `sh -c`, with the user's
-//! environment, as the bash tool needs. Any narrower grant splits the line into words and runs the
-//! program directly, never through a shell, so `;`, `|`, `$(…)` or redirections in the line are
-//! plain arguments and cannot smuggle a second command past the pattern.
+//! An unrestricted grant (`"**"`) runs the command line under `sh -c`, as the bash tool needs. Any
+//! narrower grant splits the line into words and runs the program directly, never through a
+//! shell, so `;`, `|`, `$(…)` or redirections in the line are plain arguments and cannot smuggle a
+//! second command past the pattern.
+//!
+//! Patterns are matched word by word. A `**` word matches any number of words, whatever they are.
+//! A `*` word matches one word, and a word with `*`, `?` or `[…]` in it is a glob for one word,
+//! in which `*` and `?` never cross a `/` (`src/**` reaches below `src`). Two kinds of word are
+//! never matched by a wildcard unless the pattern asks for them:
+//! - an option (a word starting with `-`), which only a pattern word that itself starts with `-`
+//!   (`-*`, `--format=*`) or `**` matches, so `git log *` does not allow `git log --output=…`;
+//! - a word with a `..` path segment, which only the identical literal word or `**` matches, so
+//!   `cat src/*` does not allow `cat src/../../.ssh/id_rsa`.
+//!
+//! A plugin's commands never see the user's whole environment: they get [`BASE_ENV`] plus the
+//! variables the plugin's `env` grant names, and never a variable that holds a secret.
 
+use std::ffi::OsString;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -71,19 +84,98 @@ fn words_match(pattern: &[String], words: &[String]) -> bool {
         None => words.is_empty(),
         Some((p, rest)) if p == "**" => (0..=words.len()).any(|i| words_match(rest, &words[i..])),
         Some((p, rest)) => match words.split_first() {
-            Some((w, tail)) => (p == "*" || word_matches(p, w)) && words_match(rest, tail),
+            Some((w, tail)) => word_matches(p, w) && words_match(rest, tail),
             None => false,
         },
     }
 }
 
 fn word_matches(pattern: &str, word: &str) -> bool {
-    if !pattern.contains(['*', '?', '[']) {
-        return pattern == word;
+    if pattern == word {
+        return true;
     }
-    globset::Glob::new(pattern)
+    if !is_wildcard(pattern) || has_dotdot_segment(word) {
+        return false;
+    }
+    if word.starts_with('-') && !pattern.starts_with('-') {
+        return false;
+    }
+    if pattern == "*" {
+        return true;
+    }
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
         .map(|g| g.compile_matcher().is_match(word))
         .unwrap_or(false)
+}
+
+fn is_wildcard(pattern: &str) -> bool {
+    pattern.contains(['*', '?', '['])
+}
+
+/// Whether `word` climbs a directory somewhere: `..`, `a/../b`, `--out=../x`.
+fn has_dotdot_segment(word: &str) -> bool {
+    word.split(['/', '\\', '=']).any(|segment| segment == "..")
+}
+
+/// Variables every command a plugin runs gets from the user's environment, when set.
+pub const BASE_ENV: &[&str] = &[
+    "PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "USER",
+];
+
+/// Whether an environment variable's name says it holds a credential. Such a variable is never
+/// handed to a plugin's command, even if its `env` grant names it or a pattern covers it.
+pub fn names_a_secret(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    [
+        "KEY",
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "CREDENTIAL",
+        "COOKIE",
+    ]
+    .iter()
+    .any(|word| upper.contains(word))
+}
+
+/// Whether an `env` grant entry covers `name`: the exact name, or a prefix ending in `*`.
+fn env_entry_covers(entry: &str, name: &str) -> bool {
+    match entry.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => entry == name,
+    }
+}
+
+/// The environment of a command a plugin runs: [`BASE_ENV`] and what `granted` names, taken from
+/// `vars` (the host's environment), without any variable that names a secret or that `is_secret`
+/// says the host holds as one.
+pub fn child_env(
+    vars: impl IntoIterator<Item = (OsString, OsString)>,
+    granted: &[String],
+    is_secret: impl Fn(&str) -> bool,
+) -> Vec<(OsString, OsString)> {
+    vars.into_iter()
+        .filter(|(name, _)| {
+            let Some(name) = name.to_str() else {
+                return false;
+            };
+            let wanted = BASE_ENV.contains(&name)
+                || granted.iter().any(|entry| env_entry_covers(entry, name));
+            wanted && !names_a_secret(name) && !is_secret(name)
+        })
+        .collect()
+}
+
+/// The environment a spawned command starts with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChildEnv {
+    /// The host's own environment: for the user's own commands (`!cmd`), never a plugin's.
+    Inherit,
+    /// Exactly these variables.
+    Only(Vec<(OsString, OsString)>),
 }
 
 /// What `next` reports; mirrors the WIT `process-event`.
@@ -121,6 +213,7 @@ pub struct ProcessHandle {
 impl ProcessHandle {
     pub fn spawn(
         plan: CommandPlan,
+        env: ChildEnv,
         cwd: &Path,
         timeout: Option<Duration>,
         cancel: CancellationToken,
@@ -137,6 +230,9 @@ impl ProcessHandle {
                 c
             }
         };
+        if let ChildEnv::Only(vars) = env {
+            command.env_clear().envs(vars);
+        }
         command
             .current_dir(cwd)
             .stdin(Stdio::null())
@@ -287,7 +383,11 @@ mod tests {
     #[test]
     fn patterns_match_word_by_word() {
         let g = grants(&["git status *", "cargo test **", "echo hi*"]);
-        assert!(authorize("git status --short", &g).is_ok());
+        assert!(authorize("git status src", &g).is_ok());
+        assert!(
+            authorize("git status --short", &g).is_err(),
+            "* is not an option"
+        );
         assert!(
             authorize("git status", &g).is_err(),
             "* needs exactly one word"
@@ -322,6 +422,106 @@ mod tests {
         ));
     }
 
+    #[test]
+    fn wildcards_never_match_options_unless_the_pattern_says_so() {
+        let g = grants(&["git log *", "git diff -*", "ls **", "fmt --width=*"]);
+        assert!(authorize("git log HEAD", &g).is_ok());
+        assert!(authorize("git log --output=/home/u/.bashrc", &g).is_err());
+        assert!(authorize("git log -p", &g).is_err());
+        assert!(
+            authorize("git diff --stat", &g).is_ok(),
+            "`-*` asks for options"
+        );
+        assert!(
+            authorize("ls -la --color", &g).is_ok(),
+            "`**` matches anything"
+        );
+        assert!(authorize("fmt --width=80", &g).is_ok());
+        assert!(authorize("fmt --output=x", &g).is_err());
+    }
+
+    #[test]
+    fn wildcards_never_match_a_dotdot_segment() {
+        let g = grants(&["cat src/*", "cat *", "wc src/**", "cat ../shared/notes.md"]);
+        assert!(authorize("cat src/main.rs", &g).is_ok());
+        for escape in [
+            "cat src/../../.ssh/id_rsa",
+            "cat ..",
+            "cat ../secret",
+            "cat a/../../b",
+            "wc src/a/../../../etc/passwd",
+        ] {
+            assert!(
+                matches!(
+                    authorize(escape, &g),
+                    Err(AuthorizeError::NotCovered { .. })
+                ),
+                "{escape}"
+            );
+        }
+        assert!(
+            authorize("cat src/a/b.rs", &grants(&["cat src/*"])).is_err(),
+            "`*` inside a word stays in one directory"
+        );
+        assert!(
+            authorize("wc src/a/b.rs", &g).is_ok(),
+            "`src/**` reaches below src"
+        );
+        assert!(
+            authorize("cat ../shared/notes.md", &g).is_ok(),
+            "a literal word matches itself"
+        );
+        assert!(
+            authorize("cat file..txt", &g).is_ok(),
+            "only whole `..` segments count"
+        );
+    }
+
+    #[test]
+    fn children_get_the_base_environment_and_what_is_granted_never_secrets() {
+        let host: Vec<(OsString, OsString)> = [
+            ("PATH", "/bin"),
+            ("HOME", "/home/u"),
+            ("ANTHROPIC_API_KEY", "sk-canary"),
+            ("GITHUB_TOKEN", "ghp"),
+            ("RUST_LOG", "debug"),
+            ("CARGO_HOME", "/c"),
+            ("CARGO_REGISTRY_TOKEN", "t"),
+            ("MY_PROVIDER", "held"),
+            ("EDITOR", "vi"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect();
+        let granted = grants(&["RUST_LOG", "CARGO_*", "GITHUB_TOKEN", "MY_PROVIDER"]);
+        let env = child_env(host, &granted, |name| name == "MY_PROVIDER");
+        let names: Vec<&str> = env.iter().filter_map(|(k, _)| k.to_str()).collect();
+        assert_eq!(names, ["PATH", "HOME", "RUST_LOG", "CARGO_HOME"]);
+    }
+
+    #[tokio::test]
+    async fn a_child_sees_only_the_environment_it_is_given() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut p = ProcessHandle::spawn(
+            CommandPlan::Direct(vec!["/usr/bin/env".into()]),
+            ChildEnv::Only(vec![("ONLY_THIS".into(), "1".into())]),
+            dir.path(),
+            None,
+            CancellationToken::new(),
+        )
+        .expect("spawn");
+        let mut out = Vec::new();
+        loop {
+            match p.next(Duration::from_secs(5)).await {
+                Observed::Stdout(b) => out.extend(b),
+                Observed::Exited(_) => break,
+                Observed::Stderr(_) => {}
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert_eq!(String::from_utf8_lossy(&out), "ONLY_THIS=1\n");
+    }
+
     #[tokio::test]
     async fn timeout_kills_the_whole_group() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -329,6 +529,7 @@ mod tests {
         let line = format!("(sleep 2; touch {}) & sleep 30", marker.display());
         let mut p = ProcessHandle::spawn(
             CommandPlan::Shell(line),
+            ChildEnv::Inherit,
             dir.path(),
             Some(Duration::from_millis(200)),
             CancellationToken::new(),
@@ -354,6 +555,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut p = ProcessHandle::spawn(
             CommandPlan::Shell("echo out; echo err >&2; exit 3".into()),
+            ChildEnv::Inherit,
             dir.path(),
             None,
             CancellationToken::new(),

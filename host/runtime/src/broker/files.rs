@@ -5,6 +5,7 @@
 //! lead out of it, even if the tree changes during the call.
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use cap_primitives::fs::{FollowSymlinks, Permissions};
 
@@ -18,7 +19,7 @@ const SETTABLE: u32 = 0o777;
 impl PluginState {
     /// The granted directory `path` lies in (the deepest, should grants nest) and the path
     /// relative to it. `write` asks for a read-write grant.
-    fn beneath(&self, path: &str, write: bool) -> Result<(std::fs::File, PathBuf), String> {
+    fn beneath(&self, path: &str, write: bool) -> Result<(Arc<std::fs::File>, PathBuf), String> {
         let path = Path::new(path);
         if !path.is_absolute() {
             return Err(format!("'{}' is not an absolute path", path.display()));
@@ -29,6 +30,7 @@ impl PluginState {
         let root = self
             .env
             .fs_dirs
+            .dirs
             .iter()
             .filter(|root| path.starts_with(&root.path))
             .filter(|root| !write || root.access == Access::ReadWrite)
@@ -44,10 +46,7 @@ impl PluginState {
             .strip_prefix(&root.path)
             .map_err(|e| e.to_string())?
             .to_path_buf();
-        let dir =
-            cap_primitives::fs::open_ambient_dir(&root.path, cap_primitives::ambient_authority())
-                .map_err(|e| format!("cannot open {}: {e}", root.path.display()))?;
-        Ok((dir, relative))
+        Ok((root.handle.clone(), relative))
     }
 }
 

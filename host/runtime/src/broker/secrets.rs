@@ -38,6 +38,17 @@ impl SecretStore {
         self.lookup(name).is_ok()
     }
 
+    /// Whether the host keeps `name` as a secret of its own: given on the command line or stored
+    /// in `auth.json`. Such a variable never reaches a plugin's command.
+    pub fn holds(&self, name: &str) -> bool {
+        self.overrides.contains_key(name)
+            || self
+                .auth_file
+                .as_deref()
+                .and_then(|path| read_auth_file(path).ok())
+                .is_some_and(|stored| stored.contains_key(name))
+    }
+
     pub fn lookup(&self, name: &str) -> Result<String, SecretError> {
         if let Some(v) = self.overrides.get(name) {
             return Ok(v.clone());

@@ -1,0 +1,177 @@
+//! What a run took from the project it was started in, said once at start-up: the context files
+//! that went into the system prompt, and the project's own files (`.tack/…`) that were used or,
+//! because the project is not trusted, ignored.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+
+/// The project's files that matter to a run, as found at start-up.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ProjectFiles {
+    /// Used: the project is trusted (or the file only ever makes things stricter).
+    pub used: Vec<String>,
+    /// Present but ignored, because the project is not trusted.
+    pub ignored: Vec<String>,
+}
+
+impl ProjectFiles {
+    /// Sorts the `.tack/` files of the project at `root` by whether this run uses them.
+    pub fn classify(root: &Path, trusted: bool) -> Self {
+        let dot = root.join(".tack");
+        let present = |name: &str| std::fs::symlink_metadata(dot.join(name)).is_ok();
+        let mut files = ProjectFiles::default();
+        let mut sort = |label: String, gated: bool| {
+            if trusted || !gated {
+                files.used.push(label);
+            } else {
+                files.ignored.push(label);
+            }
+        };
+        if present("config.toml") {
+            sort(".tack/config.toml".into(), true);
+        }
+        if present("tack.lock") || present("packages") {
+            let names = super::packages::lockfile::Lockfile::load(&dot.join("tack.lock"))
+                .map(|lock| {
+                    lock.packages
+                        .iter()
+                        .map(|p| p.name.clone())
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default();
+            let label = if names.is_empty() {
+                ".tack/packages".to_string()
+            } else {
+                format!(".tack/packages ({})", names.join(", "))
+            };
+            sort(label, true);
+        }
+        if present("permissions.toml") {
+            if trusted {
+                files.used.push(".tack/permissions.toml".into());
+            } else {
+                // permission-gate applies an untrusted project's deny and ask rules, which can
+                // only make it stricter, and ignores its allow rules.
+                files
+                    .used
+                    .push(".tack/permissions.toml (deny and ask rules only)".into());
+                files
+                    .ignored
+                    .push(".tack/permissions.toml (allow rules)".into());
+            }
+        }
+        files
+    }
+}
+
+/// Everything the start-up report says.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct StartupReport {
+    /// The context files in the system prompt, as paths relative to the working directory.
+    pub context_files: Vec<String>,
+    pub project_files: ProjectFiles,
+}
+
+impl StartupReport {
+    /// The report as lines for a terminal (without the `tack: ` prefix).
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if !self.context_files.is_empty() {
+            lines.push(format!("context: {}", self.context_files.join(", ")));
+        }
+        if !self.project_files.used.is_empty() {
+            lines.push(format!(
+                "project files used: {}",
+                self.project_files.used.join(", ")
+            ));
+        }
+        if !self.project_files.ignored.is_empty() {
+            lines.push(format!(
+                "project files ignored (the project is not trusted; pass --trust to use them): {}",
+                self.project_files.ignored.join(", ")
+            ));
+        }
+        lines
+    }
+}
+
+/// A context file as the start-up report names it: relative to `cwd` when it is in the project
+/// at `root` (`AGENTS.md`, `../AGENTS.md`), else in full (the tack home's).
+pub fn shown(path: &Path, cwd: &Path, root: &Path) -> String {
+    if path.starts_with(root) {
+        relative_to(path, cwd)
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// `path` as seen from `cwd`: `AGENTS.md`, `../AGENTS.md`, or absolute when they share nothing
+/// but the root.
+pub fn relative_to(path: &Path, cwd: &Path) -> String {
+    let common = cwd
+        .ancestors()
+        .find(|dir| path.starts_with(dir))
+        .filter(|dir| dir.components().any(|c| matches!(c, Component::Normal(_))));
+    let Some(common) = common else {
+        return path.display().to_string();
+    };
+    let ups = cwd
+        .strip_prefix(common)
+        .map(|rest| rest.components().count())
+        .unwrap_or(0);
+    let mut out = PathBuf::new();
+    for _ in 0..ups {
+        out.push("..");
+    }
+    if let Ok(rest) = path.strip_prefix(common) {
+        out.push(rest);
+    }
+    out.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_shown_from_the_working_directory() {
+        let cwd = Path::new("/home/u/repo/sub");
+        assert_eq!(
+            relative_to(Path::new("/home/u/repo/sub/AGENTS.md"), cwd),
+            "AGENTS.md"
+        );
+        assert_eq!(
+            relative_to(Path::new("/home/u/repo/AGENTS.md"), cwd),
+            "../AGENTS.md"
+        );
+        assert_eq!(
+            relative_to(Path::new("/etc/tack/AGENTS.md"), cwd),
+            "/etc/tack/AGENTS.md"
+        );
+    }
+
+    #[test]
+    fn an_untrusted_project_keeps_only_what_makes_things_stricter() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let dot = dir.path().join(".tack");
+        std::fs::create_dir_all(&dot).expect("mkdir");
+        std::fs::write(dot.join("config.toml"), "").expect("write");
+        std::fs::write(dot.join("permissions.toml"), "").expect("write");
+        let untrusted = ProjectFiles::classify(dir.path(), false);
+        assert_eq!(
+            untrusted.used,
+            [".tack/permissions.toml (deny and ask rules only)"]
+        );
+        assert_eq!(
+            untrusted.ignored,
+            [".tack/config.toml", ".tack/permissions.toml (allow rules)"]
+        );
+        let trusted = ProjectFiles::classify(dir.path(), true);
+        assert_eq!(
+            trusted.used,
+            [".tack/config.toml", ".tack/permissions.toml"]
+        );
+        assert!(trusted.ignored.is_empty());
+    }
+}
