@@ -94,14 +94,16 @@ async fn load(
     })
     .map_err(|e| anyhow::anyhow!("cannot start the plugin runtime: {e:#}"))?;
     let secrets = SecretStore::new(Some(home.auth()));
+    let (specs, mut warnings) =
+        crate::plugins::collect(&home, &settings, &cli.plugins, &cwd, trust_choice(cli))?;
+    // After `collect`, which may just have asked the user about the project's plugins.
     let host = HostContext {
         workspace: cwd.clone(),
         data_root: Some(home.plugin_data()),
         services: host_services,
         secrets: secrets.clone(),
+        project_trusted: project_trusted(cli, &home, &cwd)?,
     };
-    let (specs, mut warnings) =
-        crate::plugins::collect(&home, &settings, &cli.plugins, &cwd, trust_choice(cli))?;
     let set = PluginSet::load(&runtime, specs, &host).await;
     warnings.extend(set.errors.iter().map(|e| e.to_string()));
     Ok(Loaded {
@@ -133,10 +135,7 @@ fn load_project_settings(
     if !path.is_file() {
         return Ok(());
     }
-    let store = crate::packages::trust::TrustStore::load(&home.root().join("trust.toml"))?;
-    let trusted =
-        !cli.no_trust && (cli.trust || store.get(&root) == crate::packages::trust::Trust::Trusted);
-    if !trusted {
+    if !project_trusted(cli, home, cwd)? {
         eprintln!(
             "tack: warning: ignoring {} (the project is not trusted; pass --trust to use it)",
             path.display()
@@ -145,6 +144,22 @@ fn load_project_settings(
     }
     settings.merge(Settings::load(&path)?);
     Ok(())
+}
+
+/// Whether the user trusts the project `cwd` belongs to: never with `--no-trust`, always with
+/// `--trust`, else as the trust store remembers it.
+fn project_trusted(cli: &Cli, home: &Home, cwd: &std::path::Path) -> Result<bool> {
+    if cli.no_trust {
+        return Ok(false);
+    }
+    if cli.trust {
+        return Ok(true);
+    }
+    let Some(root) = crate::packages::Location::project(home, cwd).project else {
+        return Ok(false);
+    };
+    let store = crate::packages::trust::TrustStore::load(&home.root().join("trust.toml"))?;
+    Ok(store.get(&root) == crate::packages::trust::Trust::Trusted)
 }
 
 fn trust_choice(cli: &Cli) -> crate::packages::load::TrustChoice {

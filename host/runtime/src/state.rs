@@ -25,6 +25,8 @@ pub struct PluginEnv {
     pub services: Arc<dyn HostServices>,
     pub secrets: SecretStore,
     pub http: reqwest::Client,
+    /// Whether the user trusts the project (`tack:plugin/project`).
+    pub project_trusted: bool,
     /// The directories it may use (its fs grants and its data directory), as preopened.
     pub fs_dirs: Vec<crate::broker::fs::GrantedDir>,
     /// The plugin these instances belong to, for fan-out; set once loading has finished.
