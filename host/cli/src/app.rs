@@ -116,6 +116,7 @@ async fn load(
         data_root: Some(home.plugin_data()),
         services: host_services,
         secrets: secrets.clone(),
+        project_trusted: trusted,
     };
     let (specs, plugin_warnings) =
         crate::plugins::collect(&home, &settings, &cli.plugins, &cwd, trusted)?;

@@ -148,6 +148,7 @@ fn bench(c: &mut Criterion) {
         data_root: None,
         services: Arc::new(NullServices),
         secrets: SecretStore::new(None),
+        project_trusted: false,
     };
     let mut group = c.benchmark_group("agent");
     group.sample_size(10);

@@ -81,6 +81,7 @@ fn bench(c: &mut Criterion) {
         data_root: None,
         services: Arc::new(NullServices),
         secrets: SecretStore::new(None),
+        project_trusted: false,
     };
     let spec = || PluginSpec {
         manifest: Manifest::parse(NOOP_MANIFEST).expect("manifest"),

@@ -36,6 +36,7 @@ fn bench(c: &mut Criterion) {
         data_root: None,
         services: Arc::new(NullServices),
         secrets: SecretStore::new(None),
+        project_trusted: false,
     };
     let toolchains = Toolchains::locate();
     let call = ToolCall {

@@ -72,6 +72,7 @@ async fn load(runtime: &Arc<Runtime>, workspace: &Path) -> Arc<LoadedPlugin> {
         data_root: None,
         services: Arc::new(NullServices),
         secrets: SecretStore::new(None),
+        project_trusted: false,
     };
     LoadedPlugin::load(
         runtime,

@@ -5,4 +5,5 @@ pub mod exec;
 pub mod files;
 pub mod fs;
 pub mod http;
+pub mod project;
 pub mod secrets;

@@ -66,6 +66,9 @@ pub struct HostContext {
     pub data_root: Option<PathBuf>,
     pub services: Arc<dyn HostServices>,
     pub secrets: SecretStore,
+    /// Whether the user trusts the project in `workspace`; policies read it through
+    /// `tack:plugin/project`.
+    pub project_trusted: bool,
 }
 
 struct Live {
@@ -233,6 +236,7 @@ impl LoadedPlugin {
             services: host.services.clone(),
             secrets: host.secrets.clone(),
             http: runtime.http().clone(),
+            project_trusted: host.project_trusted,
             plugin: std::sync::OnceLock::new(),
             fs_dirs,
         });

@@ -29,6 +29,8 @@ pub struct PluginEnv {
     pub services: Arc<dyn HostServices>,
     pub secrets: SecretStore,
     pub http: reqwest::Client,
+    /// Whether the user trusts the project (`tack:plugin/project`).
+    pub project_trusted: bool,
     /// The directories it may use (its fs grants and its data directory), opened at load.
     pub fs_dirs: crate::broker::fs::GrantedDirs,
     /// The plugin these instances belong to, for fan-out; set once loading has finished.

@@ -116,6 +116,7 @@ impl Harness {
             data_root: None,
             services: logs.clone(),
             secrets: SecretStore::new(None),
+            project_trusted: false,
         };
         let core_tools = tack_builtin::builtin("core-tools").expect("core-tools");
         let core_manifest = Manifest::parse(core_tools.manifest).expect("manifest");

@@ -85,6 +85,7 @@ async fn fixture() -> Fixture {
         data_root: Some(base.join("data")),
         services: Arc::new(NullServices),
         secrets: SecretStore::new(None),
+        project_trusted: false,
     };
     let plugin = LoadedPlugin::load(&runtime, core_tools_spec(), &host)
         .await

@@ -81,6 +81,7 @@ fn fixture(config: RuntimeConfig) -> Fixture {
         data_root: Some(home.path().join("data")),
         services: services.clone(),
         secrets: SecretStore::new(None),
+        project_trusted: false,
     };
     std::fs::create_dir_all(&host.workspace).expect("ws");
     Fixture {
@@ -684,6 +685,7 @@ async fn warm_start_loads_from_the_cache_without_compiling() {
         data_root: None,
         services: Arc::new(Recorder::default()),
         secrets: SecretStore::new(None),
+        project_trusted: false,
     };
     let config = RuntimeConfig {
         cache_dir: Some(home.path().join("cache")),

@@ -218,10 +218,20 @@ impl Harness {
         Harness::with_workspace(script, extras, |_| {}).await
     }
 
+    /// In a project the user trusts.
     async fn with_workspace(
         script: Vec<Value>,
         extras: Vec<Extra>,
         prepare: impl FnOnce(&Path),
+    ) -> Harness {
+        Harness::with_trust(script, extras, prepare, true).await
+    }
+
+    async fn with_trust(
+        script: Vec<Value>,
+        extras: Vec<Extra>,
+        prepare: impl FnOnce(&Path),
+        project_trusted: bool,
     ) -> Harness {
         let home = tempfile::tempdir().expect("home");
         let workspace_dir = tempfile::tempdir().expect("workspace");
@@ -241,6 +251,7 @@ impl Harness {
             data_root: Some(home.path().join("data")),
             services: ui.clone(),
             secrets: SecretStore::new(None),
+            project_trusted,
         };
         let mut specs = vec![
             test_spec(
@@ -796,6 +807,128 @@ async fn protected_paths_block_secrets_and_name_the_rule() {
         vec!["select: Allow write notes.md?"],
         "only the call no policy blocked was asked about"
     );
+}
+
+// ---- hostile repositories ----------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untrusted_projects_rules_only_make_the_gate_stricter() {
+    let script = vec![
+        json!({ "tool_calls": [bash("shipped", "touch shipped.txt")] }),
+        json!({ "tool_calls": [bash("push", "git push origin main")] }),
+        json!({ "tool_calls": [bash("status", "git status")] }),
+        json!({ "tool_calls": [bash("always", "touch mine.txt")] }),
+        json!({ "tool_calls": [bash("again", "touch mine.txt")] }),
+        json!({ "text": "done" }),
+    ];
+    let shipped = "[[rules]]\ntool = \"bash\"\npattern = \"touch *\"\naction = \"allow\"\n\n\
+                   [[rules]]\ntool = \"bash\"\npattern = \"git push\"\naction = \"deny\"\n";
+    let h = Harness::with_trust(
+        script,
+        vec![extra(
+            "permission-gate",
+            artifacts::PERMISSION_GATE,
+            json!({}),
+        )],
+        |ws| {
+            std::fs::create_dir_all(ws.join(".tack")).expect("dir");
+            std::fs::write(ws.join(".tack/permissions.toml"), shipped).expect("rules");
+        },
+        false,
+    )
+    .await;
+    // The shipped allow is ignored: asked, and nobody answers; "status" is asked too (git runs
+    // what the repository configures); then always allow.
+    h.answer_selects(&[None, Some(0), Some(1)]);
+    let out = h.prompt("touch things").await;
+    let shipped_call = result(&out, "shipped");
+    assert!(
+        shipped_call.is_error && text(shipped_call).contains("no one answered"),
+        "{}",
+        text(shipped_call)
+    );
+    assert!(h.file("shipped.txt").is_none());
+    let push = result(&out, "push");
+    assert!(
+        push.is_error && text(push).contains("project rules"),
+        "the project's deny still holds: {}",
+        text(push)
+    );
+    assert!(!result(&out, "always").is_error);
+    assert!(!result(&out, "again").is_error);
+    assert_eq!(
+        locked(&h.ui.asked),
+        vec![
+            "select: Allow bash touch shipped.txt?",
+            "select: Allow bash git status?",
+            "select: Allow bash touch mine.txt?",
+        ]
+    );
+    let notices = locked(&h.ui.notices).join("\n");
+    assert!(
+        notices.contains("ignores the allow rules") && notices.contains("bash `touch *`"),
+        "{notices}"
+    );
+    // The user's answer is kept outside the repository, where it cannot be shipped.
+    assert_eq!(h.file(".tack/permissions.toml").as_deref(), Some(shipped));
+    let approvals = std::fs::read_dir(h._home.path().join("data/permission-gate/projects"))
+        .expect("approvals dir")
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).expect("approvals"))
+        .collect::<String>();
+    assert!(approvals.contains("touch mine.txt"), "{approvals}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn policies_judge_where_a_write_really_lands() {
+    let script = vec![
+        json!({ "tool_calls": [
+            call("link", "write", json!({ "path": "setup.cfg", "content": "[core]\n\tpager = evil\n" })),
+            bash("append", "echo '[alias]' >> setup.cfg"),
+            bash("cd", "cd .git && echo x > config"),
+            bash("ln", "ln -sf .git/hooks/pre-commit hook.sh"),
+            bash("home", "echo x >> ~/.bashrc"),
+        ]}),
+        json!({ "text": "done" }),
+    ];
+    let h = Harness::with_workspace(
+        script,
+        vec![
+            extra("protected-paths", artifacts::PROTECTED_PATHS, json!({})),
+            extra(
+                "permission-gate",
+                artifacts::PERMISSION_GATE,
+                json!({ "mode": "auto" }),
+            ),
+        ],
+        |ws| {
+            std::fs::create_dir_all(ws.join(".git")).expect("git dir");
+            std::fs::write(ws.join(".git/config"), "[core]\n").expect("config");
+            std::os::unix::fs::symlink(".git/config", ws.join("setup.cfg")).expect("link");
+        },
+    )
+    .await;
+    let out = h.prompt("configure").await;
+    for id in ["link", "append", "cd", "ln"] {
+        let r = result(&out, id);
+        assert!(
+            r.is_error && text(r).contains("`.git/`"),
+            "{id}: {}",
+            text(r)
+        );
+    }
+    assert!(
+        text(result(&out, "link")).contains(".git/config"),
+        "the reason names where the link leads"
+    );
+    let home = result(&out, "home");
+    assert!(
+        home.is_error && text(home).contains("no one answered"),
+        "auto mode asks before writing to ~: {}",
+        text(home)
+    );
+    assert_eq!(h.file(".git/config").as_deref(), Some("[core]\n"));
+    assert!(h.file("hook.sh").is_none());
 }
 
 // ---- todo ---------------------------------------------------------------------------------------

@@ -245,6 +245,7 @@ impl Env {
             data_root: None,
             services: Arc::new(NullServices),
             secrets: SecretStore::new(None),
+            project_trusted: false,
         };
         Env {
             runtime,

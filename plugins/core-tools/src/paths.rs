@@ -5,8 +5,14 @@
 //! plugin's data directory), so a path outside it fails with an opaque OS error. Checking lexically
 //! first lets the tools say precisely what was wrong; the sandbox stays the real enforcement.
 
+use std::collections::VecDeque;
 use std::io;
 use std::path::{Component, Path, PathBuf};
+
+/// Directories a write may not reach through a symlink: git's data (whose `config` names
+/// programs git runs) and tack's project settings and rule files. protected-paths protects the
+/// same names by default.
+pub const PROTECTED_DIRS: &[&str] = &[".git", ".tack"];
 
 /// The directories the tools may touch.
 #[derive(Debug, Clone)]
@@ -114,40 +120,104 @@ impl Workspace {
     }
 
     /// Where a write to `path` must land. Renaming a new file over a symlink would replace the
-    /// link itself, so writes go to the file the link chain ends at, which must also be inside
-    /// the workspace.
+    /// link itself, so writes go to the file the links lead to: every component is resolved,
+    /// `..` after a link climbing from where the link leads, as the kernel would. The result must
+    /// lie inside the workspace, and a write that reaches through a link may not land in
+    /// [`PROTECTED_DIRS`] (`setup.cfg -> .git/config` must not rewrite git's configuration):
+    /// the model asked for `setup.cfg`, and the policies judged `setup.cfg`.
     pub fn write_target(&self, path: &Path) -> Result<PathBuf, String> {
-        let mut current = path.to_path_buf();
-        // The same bound Linux puts on symlink chains.
-        for _ in 0..40 {
-            let is_link = std::fs::symlink_metadata(&current)
-                .map(|m| m.file_type().is_symlink())
-                .unwrap_or(false);
+        let rel = path.strip_prefix(&self.root).map_err(|_| {
+            format!(
+                "Cannot write '{}': it is outside the workspace {}.",
+                path.display(),
+                self.root.display()
+            )
+        })?;
+        let mut queue: VecDeque<PathBuf> = rel
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(n) => Some(PathBuf::from(n)),
+                Component::ParentDir => Some(PathBuf::from("..")),
+                _ => None,
+            })
+            .collect();
+        let mut current = self.root.clone();
+        let mut first_link: Option<PathBuf> = None;
+        let mut links = 0;
+        while let Some(part) = queue.pop_front() {
+            if part.as_os_str() == ".." {
+                current.pop();
+                continue;
+            }
+            let next = current.join(&part);
+            let is_link = next.starts_with(&self.root)
+                && std::fs::symlink_metadata(&next).is_ok_and(|m| m.file_type().is_symlink());
             if !is_link {
-                return Ok(current);
+                current = next;
+                continue;
             }
-            let outside = || {
-                format!(
-                    "Cannot write '{}': it is a symbolic link {}, which points outside the \
-                     workspace {}.",
-                    self.display(path),
-                    self.describe_link(&current),
-                    self.root.display()
-                )
-            };
+            links += 1;
+            // The same bound Linux puts on symlink chains.
+            if links > 40 {
+                return Err(format!(
+                    "Cannot write '{}': too many levels of symbolic links.",
+                    self.display(path)
+                ));
+            }
+            first_link.get_or_insert_with(|| next.clone());
             // The sandbox refuses to read a link whose target is absolute.
-            let target = std::fs::read_link(&current).map_err(|_| outside())?;
-            let parent = current.parent().unwrap_or(&self.root);
-            let next = normalize(&parent.join(&target));
-            if !next.starts_with(&self.root) {
-                return Err(outside());
+            let target = std::fs::read_link(&next).map_err(|_| self.leads_out(path, &next))?;
+            if target.is_absolute() {
+                current = PathBuf::from("/");
             }
-            current = next;
+            for component in target.components().rev() {
+                match component {
+                    Component::Normal(n) => queue.push_front(PathBuf::from(n)),
+                    Component::ParentDir => queue.push_front(PathBuf::from("..")),
+                    _ => {}
+                }
+            }
         }
-        Err(format!(
-            "Cannot write '{}': too many levels of symbolic links.",
-            self.display(path)
-        ))
+        let Some(link) = first_link else {
+            return Ok(current);
+        };
+        if !current.starts_with(&self.root) {
+            return Err(self.leads_out(path, &link));
+        }
+        let inside = current.strip_prefix(&self.root).unwrap_or(&current);
+        if let Some(dir) = inside.components().find_map(|c| match c {
+            Component::Normal(n) => PROTECTED_DIRS.iter().find(|d| n.to_str() == Some(**d)),
+            _ => None,
+        }) {
+            return Err(format!(
+                "Cannot write '{}': it goes through the symbolic link {} and would change '{}', \
+                 inside `{dir}/`, which holds {}. Write that file by its own name if the change \
+                 is really meant, so the user's policies can judge it.",
+                self.display(path),
+                self.describe_link(&link),
+                self.display(&current),
+                if *dir == ".git" {
+                    "git's own data and configuration"
+                } else {
+                    "tack's own settings and permission rules"
+                }
+            ));
+        }
+        Ok(current)
+    }
+
+    fn leads_out(&self, path: &Path, link: &Path) -> String {
+        let what = if link == path {
+            "it is a symbolic link".to_string()
+        } else {
+            "it goes through the symbolic link".to_string()
+        };
+        format!(
+            "Cannot write '{}': {what} {}, which points outside the workspace {}.",
+            self.display(path),
+            self.describe_link(link),
+            self.root.display()
+        )
     }
 
     fn candidate(&self, raw: &str) -> Result<PathBuf, String> {

@@ -213,4 +213,43 @@ mod tool_tests {
             text(&r)
         );
     }
+
+    #[cfg(unix)]
+    #[test]
+    fn refuses_links_into_git_and_tack_and_out_through_directories() {
+        let t = TempWorkspace::new();
+        t.file(".git/config", "[core]\n");
+        t.file(".tack/permissions.toml", "");
+        std::os::unix::fs::symlink(".git/config", t.path("setup.cfg")).expect("symlink");
+        std::os::unix::fs::symlink(".tack", t.path("settings")).expect("symlink");
+        std::os::unix::fs::symlink("sub/../.git", t.path("g")).expect("symlink");
+        let outside = t.root.with_extension("outside");
+        std::fs::create_dir_all(&outside).expect("outside");
+        std::os::unix::fs::symlink(&outside, t.path("abs")).expect("symlink");
+        let rel = format!(
+            "../{}",
+            outside.file_name().expect("name").to_string_lossy()
+        );
+        std::os::unix::fs::symlink(&rel, t.path("out")).expect("symlink");
+        for (path, says) in [
+            ("setup.cfg", "inside `.git/`"),
+            ("settings/permissions.toml", "inside `.tack/`"),
+            ("g/config", "inside `.git/`"),
+            ("out/x", "points outside"),
+            ("abs/x", "points outside"),
+        ] {
+            let r = run(&t.ws, &call("write", json!({"path": path, "content": "x"})));
+            assert!(r.is_error, "{path}: {}", text(&r));
+            assert!(text(&r).contains(says), "{path}: {}", text(&r));
+        }
+        assert_eq!(t.read(".git/config"), b"[core]\n");
+        assert!(std::fs::read_dir(&outside).expect("dir").next().is_none());
+        // Named directly, the file is the policies' business, not the link check's.
+        let r = run(
+            &t.ws,
+            &call("write", json!({"path": "sub/new.txt", "content": "x"})),
+        );
+        assert!(!r.is_error, "{}", text(&r));
+        let _ = std::fs::remove_dir_all(&outside);
+    }
 }

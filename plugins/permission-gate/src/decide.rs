@@ -3,11 +3,18 @@
 //!
 //! A `bash` line has several subjects: every command it runs, each judged at every wrapper stage
 //! (`sudo rm -rf x` is judged as `sudo rm -rf x` and as `rm -rf x`), every pipeline (for rules
-//! like `curl * | sh`), and every file a redirection writes, judged like a `write` of that file.
-//! A path tool's subject is its path; any other tool's subject is the call itself.
+//! like `curl * | sh`), and every file it obviously writes (redirections, `rm`/`mv`/`cp`/`ln`/…
+//! operands), judged like a `write` of that file. Paths are judged where they really lead
+//! ([`policy_common::place`]): through `cd`, `~`, expansions and symlinks; a path that cannot be
+//! known counts as outside the workspace. A path tool's subject is its path (symlinks followed);
+//! any other tool's subject is the call itself.
 
 use policy_common::commands::{self, Analysis, Command};
-use policy_common::{paths, readonly};
+use policy_common::paths;
+use policy_common::place::{self, Place, Places};
+use policy_common::readonly::{Judge, Trust};
+use policy_common::shell::Word;
+use policy_common::writes::write_targets;
 use serde_json::Value;
 
 use crate::mode::Mode;
@@ -20,6 +27,9 @@ pub struct Context<'a> {
     pub rules: &'a [&'a Rule],
     /// The rule files themselves, which no command may change.
     pub rule_files: &'a [String],
+    /// Whether the user trusts the project (git and other programs it configures count as
+    /// read-only only then).
+    pub trust: Trust,
 }
 
 /// The outcome for one call.
@@ -61,7 +71,13 @@ pub fn evaluate(ctx: &Context<'_>, tool: &str, args: &Value) -> Verdict {
     } else if PATH_TOOLS.contains(&tool) {
         // ls, find and grep default to the workspace root.
         let raw = args.get("path").and_then(Value::as_str).unwrap_or(".");
-        (vec![path(ctx, tool, raw, ctx.workspace)], shorten(raw))
+        let place = if raw.trim().starts_with('~') {
+            Place::Unknown(format!("`{raw}` is in a home directory"))
+        } else {
+            let lexical = paths::absolute(ctx.workspace, raw);
+            Place::Known(vec![place::resolve(ctx.workspace, &lexical)])
+        };
+        (path_findings(ctx, tool, raw, &place), shorten(raw))
     } else {
         (vec![other_tool(ctx, tool)], shorten(&args.to_string()))
     };
@@ -101,29 +117,21 @@ fn bash(ctx: &Context<'_>, line: &str) -> Vec<Finding> {
         // Not understood is not proven harmless: treated as a command that is not read-only.
         Err(e) => return vec![unknown(ctx, &format!("the command cannot be parsed ({e})"))],
     };
+    let places = Places::new(line, &analysis, ctx.workspace);
+    let judge = Judge::new(&analysis, ctx.trust);
     let mut findings = Vec::new();
     if let Some(reason) = analysis.opaque.first() {
         findings.push(unknown(ctx, &format!("cannot tell what it runs: {reason}")));
     }
-    if let Some(finding) = touches_rule_files(ctx, &analysis) {
+    if let Some(finding) = touches_rule_files(ctx, &judge, &places, &analysis) {
         findings.push(finding);
     }
     for command in &analysis.commands {
-        findings.push(bash_command(ctx, command));
-        for redirect in command.redirects.iter().filter(|r| r.op.writes()) {
-            let target = &redirect.target;
-            if target.text.starts_with("/dev/") {
-                continue;
-            }
-            if target.expands {
-                findings.push(unknown(
-                    ctx,
-                    &format!("it writes to `{}`, known only at run time", target.text),
-                ));
-            } else {
-                findings.push(path(ctx, "write", &target.text, ctx.workspace));
-            }
-        }
+        findings.push(bash_command(ctx, &judge, &places, command));
+    }
+    for target in write_targets(&analysis) {
+        let place = places.place(&target.word);
+        findings.extend(path_findings(ctx, "write", &target.word.text, &place));
     }
     for members in &analysis.pipelines {
         let text = members
@@ -154,7 +162,7 @@ fn unknown(ctx: &Context<'_>, why: &str) -> Finding {
     }
 }
 
-fn bash_command(ctx: &Context<'_>, command: &Command) -> Finding {
+fn bash_command(ctx: &Context<'_>, judge: &Judge, places: &Places, command: &Command) -> Finding {
     let full = command_text(&command.words);
     let mut best: Option<&Rule> = None;
     for stage in 0..command.stage_count() {
@@ -173,7 +181,7 @@ fn bash_command(ctx: &Context<'_>, command: &Command) -> Finding {
             kind: Some(MatchKind::Exact),
         })
     };
-    let read_only = readonly::check_command(command, false);
+    let read_only = judge.check_command(command, false);
     if ctx.mode == Mode::Yolo {
         return user_deny(best, &full);
     }
@@ -196,13 +204,10 @@ fn bash_command(ctx: &Context<'_>, command: &Command) -> Finding {
             why: format!("{why}; ask mode asks before commands that are not read-only"),
             remember: remember(),
         },
-        (Mode::Auto, Err(_)) => match outside_argument(ctx, command) {
-            Some(arg) => Finding {
+        (Mode::Auto, Err(_)) => match outside_argument(ctx, places, command) {
+            Some(why) => Finding {
                 action: Action::Ask,
-                why: format!(
-                    "`{full}` names `{arg}`, outside the workspace; auto mode asks before \
-                     reaching outside it"
-                ),
+                why: format!("`{full}` {why}; auto mode asks before reaching outside it"),
                 remember: remember(),
             },
             None => Finding::allow(),
@@ -242,13 +247,37 @@ fn pipeline(ctx: &Context<'_>, text: &str) -> Finding {
     }
 }
 
-fn path(ctx: &Context<'_>, tool: &str, raw: &str, base: &str) -> Finding {
-    let absolute = paths::absolute(base, raw);
-    let relative = paths::relative(ctx.workspace, &absolute);
+/// The findings for `tool` using the path written `raw`, which leads to `place`: one for each
+/// path it may name, or one for a place that cannot be known.
+fn path_findings(ctx: &Context<'_>, tool: &str, raw: &str, place: &Place) -> Vec<Finding> {
+    match place {
+        Place::Known(paths) => paths
+            .iter()
+            .map(|absolute| path(ctx, tool, raw, absolute))
+            .collect(),
+        Place::Unknown(why) => {
+            let writes = matches!(tool, "write" | "edit");
+            if !writes {
+                return vec![Finding::allow()];
+            }
+            if ctx.mode == Mode::Yolo {
+                return vec![Finding::allow()];
+            }
+            vec![unknown(
+                ctx,
+                &format!("it writes to {why}, which may be outside the workspace"),
+            )]
+        }
+    }
+}
+
+/// The finding for `tool` on `absolute` (normalized, symlinks resolved), written `raw`.
+fn path(ctx: &Context<'_>, tool: &str, raw: &str, absolute: &str) -> Finding {
+    let relative = paths::relative(ctx.workspace, absolute);
     let best = ctx
         .rules
         .iter()
-        .filter(|r| r.spec.tool == tool && r.matches_path(&absolute))
+        .filter(|r| r.spec.tool == tool && r.matches_path(absolute))
         .fold(None, |best: Option<&Rule>, rule| {
             if is_better(rule, best) {
                 Some(rule)
@@ -256,7 +285,11 @@ fn path(ctx: &Context<'_>, tool: &str, raw: &str, base: &str) -> Finding {
                 best
             }
         });
-    let shown = format!("{tool} `{raw}`");
+    let shown = if paths::absolute(ctx.workspace, raw) == absolute {
+        format!("{tool} `{raw}`")
+    } else {
+        format!("{tool} `{raw}` (which leads to `{absolute}`)")
+    };
     if ctx.mode == Mode::Yolo {
         return user_deny(best, &shown);
     }
@@ -268,9 +301,19 @@ fn path(ctx: &Context<'_>, tool: &str, raw: &str, base: &str) -> Finding {
             remember: None,
         };
     }
+    if writes && is_rule_file(ctx, absolute) {
+        return Finding {
+            action: Action::Deny,
+            why: format!(
+                "{shown} would change the permission rules in {absolute}; only the user edits \
+                 them (or answers \"Always allow\")"
+            ),
+            remember: None,
+        };
+    }
     let remember = Some(RuleSpec {
         tool: tool.to_string(),
-        pattern: escape_glob(relative.as_deref().unwrap_or(&absolute)),
+        pattern: escape_glob(relative.as_deref().unwrap_or(absolute)),
         action: Action::Allow,
         kind: None,
     });
@@ -352,30 +395,90 @@ fn user_deny(best: Option<&Rule>, what: &str) -> Finding {
     }
 }
 
-/// A command that is not read-only and names a path outside the workspace (other than devices).
-fn outside_argument(ctx: &Context<'_>, command: &Command) -> Option<String> {
+/// Why a command that is not read-only reaches outside the workspace, if it may: it runs in a
+/// directory outside (or unknown), or an argument (or an option's `=value`) leads outside,
+/// through `..`, `~`, an expansion or a symlink. Devices are not counted.
+fn outside_argument(ctx: &Context<'_>, places: &Places, command: &Command) -> Option<String> {
+    if let Some(why) = places.unknown() {
+        return Some(format!("may run outside the workspace: {why}"));
+    }
+    if !places.stays_inside() {
+        let outside: Vec<&str> = places
+            .working_dirs()
+            .iter()
+            .filter(|d| paths::relative(ctx.workspace, d).is_none())
+            .map(String::as_str)
+            .collect();
+        return Some(format!(
+            "may run in `{}`, outside the workspace, after the line changes directory",
+            outside.join("`, `")
+        ));
+    }
     command.leaf().iter().skip(1).find_map(|word| {
         let text = word.text.as_str();
-        if word.expands || text.starts_with('-') {
+        let value = match text.strip_prefix("--").and_then(|o| o.split_once('=')) {
+            Some((_, value)) => value,
+            None if text.starts_with('-') => return None,
+            None => text,
+        };
+        if value.is_empty() || value.starts_with("/dev/") {
             return None;
         }
-        if text.starts_with('~') {
-            return Some(text.to_string());
+        let arg = Word {
+            text: value.to_string(),
+            ..word.clone()
+        };
+        match places.place(&arg) {
+            Place::Unknown(why) => Some(format!("names {why}")),
+            place if !place.inside(ctx.workspace) => Some(format!(
+                "names `{text}`, which leads to `{}`, outside the workspace",
+                place.paths().join("`, `")
+            )),
+            _ => None,
         }
-        if !(text.starts_with('/') || text.contains("..")) || text.starts_with("/dev/") {
-            return None;
+    })
+}
+
+/// Whether `absolute` is a rule file, or a directory holding one below the workspace or the
+/// plugin's data directory (`rm -rf .tack` deletes the rules as surely as `rm` of the file).
+fn is_rule_file(ctx: &Context<'_>, absolute: &str) -> bool {
+    ctx.rule_files.iter().any(|file| {
+        if file == absolute {
+            return true;
         }
-        let absolute = paths::absolute(ctx.workspace, text);
-        paths::relative(ctx.workspace, &absolute)
-            .is_none()
-            .then(|| text.to_string())
+        let mut dir = std::path::Path::new(file).parent();
+        while let Some(d) = dir {
+            let d_text = d.to_string_lossy();
+            // Stop at the workspace and everything above it.
+            if paths::relative(&d_text, ctx.workspace).is_some() || d_text == "/" {
+                return false;
+            }
+            if d_text == absolute {
+                return true;
+            }
+            dir = d.parent();
+        }
+        false
     })
 }
 
 /// Commands that would change the permission rules: the model must not grant itself permissions.
-fn touches_rule_files(ctx: &Context<'_>, analysis: &Analysis) -> Option<Finding> {
+/// Every word of a command that is not read-only counts, wherever it leads (`ln -s` of a rule
+/// file, `cd .tack && rm permissions.toml`, a symlink to it); a word whose place cannot be known
+/// counts when it names a rule file.
+fn touches_rule_files(
+    ctx: &Context<'_>,
+    judge: &Judge,
+    places: &Places,
+    analysis: &Analysis,
+) -> Option<Finding> {
+    let names: Vec<&str> = ctx
+        .rule_files
+        .iter()
+        .filter_map(|f| f.rsplit('/').next())
+        .collect();
     for command in &analysis.commands {
-        if readonly::check_command(command, true).is_ok() {
+        if judge.check_command(command, true).is_ok() {
             continue;
         }
         let words = command
@@ -383,13 +486,19 @@ fn touches_rule_files(ctx: &Context<'_>, analysis: &Analysis) -> Option<Finding>
             .iter()
             .chain(command.redirects.iter().map(|r| &r.target));
         for word in words {
-            let absolute = paths::absolute(ctx.workspace, &word.text);
-            if ctx.rule_files.contains(&absolute) {
+            let hit = match places.place(word) {
+                Place::Known(found) => found.into_iter().find(|p| is_rule_file(ctx, p)),
+                Place::Unknown(_) => names
+                    .iter()
+                    .any(|name| word.text.contains(name) || word.text.contains(".tack"))
+                    .then(|| word.text.clone()),
+            };
+            if let Some(path) = hit {
                 return Some(Finding {
                     action: Action::Deny,
                     why: format!(
-                        "`{}` would change the permission rules in {absolute}; only the user \
-                         edits them (or answers \"Always allow\")",
+                        "`{}` would change the permission rules ({path}); only the user edits \
+                         them (or answers \"Always allow\")",
                         shorten(&command_text(&command.words))
                     ),
                     remember: None,
@@ -422,6 +531,7 @@ mod tests {
     struct Fixture {
         rules: Vec<Rule>,
         files: Vec<String>,
+        trust: Trust,
     }
 
     impl Fixture {
@@ -438,7 +548,13 @@ mod tests {
             Fixture {
                 rules,
                 files: vec!["/ws/.tack/permissions.toml".into()],
+                trust: Trust::Trusted,
             }
+        }
+
+        fn untrusted(mut self) -> Fixture {
+            self.trust = Trust::Untrusted;
+            self
         }
 
         fn decide(&self, mode: Mode, tool: &str, args: Value) -> Verdict {
@@ -448,6 +564,7 @@ mod tests {
                 mode,
                 rules: &refs,
                 rule_files: &self.files,
+                trust: self.trust,
             };
             evaluate(&ctx, tool, &args)
         }
@@ -648,6 +765,67 @@ action = "allow"
         assert_eq!(f.bash(Mode::ReadOnly, "echo 'open").action, Action::Deny);
         assert_eq!(
             f.bash(Mode::Auto, "cat <<EOF\n$(rm x)\nEOF").action,
+            Action::Ask
+        );
+    }
+
+    #[test]
+    fn auto_mode_judges_where_paths_really_lead() {
+        let f = Fixture::new("");
+        for line in [
+            "echo x >> ~/.bashrc",
+            "echo x >> $HOME/.bashrc",
+            "echo x >> ${HOME}/.bashrc",
+            "cd ~ && echo x >> .bashrc",
+            "cd ~; touch .bashrc",
+            "(cd ..; touch x)",
+            "pushd /tmp && make",
+            "cd $(mktemp -d) || touch x",
+            "touch `echo ~`/x",
+            "cp a $HOME/x",
+            "cargo build --target-dir=/tmp/t",
+            "ln -s ../../etc/passwd x",
+        ] {
+            let verdict = f.bash(Mode::Auto, line);
+            assert_eq!(verdict.action, Action::Ask, "{line}: {}", verdict.why);
+        }
+        for line in [
+            "echo x > notes.txt",
+            "cd sub && cargo build > log",
+            "mkdir -p build && touch build/x",
+        ] {
+            assert_eq!(f.bash(Mode::Auto, line).action, Action::Allow, "{line}");
+        }
+    }
+
+    #[test]
+    fn rule_files_stay_off_limits_through_cd_and_links() {
+        let f = Fixture::new("");
+        for line in [
+            "cd .tack && rm permissions.toml",
+            "cd .tack; echo '[[rules]]' >> permissions.toml",
+            "rm -rf .tack",
+            "mv .tack /tmp/x",
+            "ln -sf /tmp/mine .tack/permissions.toml",
+            "cd $(pwd) && sed -i s/deny/allow/ .tack/permissions.toml",
+        ] {
+            let verdict = f.bash(Mode::Yolo, line);
+            assert_eq!(verdict.action, Action::Deny, "{line}: {}", verdict.why);
+        }
+    }
+
+    #[test]
+    fn untrusted_projects_run_no_git_unasked() {
+        let f = Fixture::new("").untrusted();
+        let status = f.bash(Mode::Ask, "git status");
+        assert_eq!(status.action, Action::Ask, "{}", status.why);
+        assert!(status.why.contains("not trusted"), "{}", status.why);
+        assert_eq!(f.bash(Mode::ReadOnly, "git log").action, Action::Deny);
+        assert_eq!(f.bash(Mode::Ask, "ls -la").action, Action::Allow);
+        let trusted = Fixture::new("");
+        assert_eq!(trusted.bash(Mode::Ask, "git status").action, Action::Allow);
+        assert_eq!(
+            trusted.bash(Mode::Ask, "git -C vendor/x status").action,
             Action::Ask
         );
     }

@@ -8,6 +8,12 @@
 //! `/permissions <mode>` switches it for the session (kept in a `permission-gate` custom entry,
 //! so it follows the branch). An `ask` shows "Allow once", "Always allow for this project"
 //! (which appends an allow rule to the project file) or "Deny"; without a UI it is a denial.
+//!
+//! The project file ships with the repository, so until the user trusts the project (the host
+//! says so through `tack:plugin/project`) only its `deny` and `ask` rules count: a repository
+//! may make the gate stricter, never looser. In such a project "Always allow for this project"
+//! writes to a file of the user's own in the plugin's data directory (`projects/<hash>-<name>.toml`),
+//! which the repository cannot reach.
 
 mod decide;
 mod mode;
@@ -16,9 +22,11 @@ mod store;
 
 use serde::{Deserialize, Serialize};
 use tack_sdk::{
-    export_plugin, log, session, ui, HookKind, InitContext, Level, Plugin, Registration, ToolCall,
-    ToolDecision,
+    export_plugin, log, project, session, ui, HookKind, InitContext, Level, Plugin, Registration,
+    ToolCall, ToolDecision,
 };
+
+use policy_common::readonly::Trust;
 
 use crate::decide::{Context, Verdict};
 use crate::mode::Mode;
@@ -38,8 +46,13 @@ struct PermissionGate {
     defaults: Vec<Rule>,
     project_file: String,
     global_file: Option<String>,
-    /// The global file (when the plugin has a data directory), then the project's.
+    /// The user's own approvals for this project while it is not trusted, kept outside it.
+    approvals_file: Option<String>,
+    /// The global file and the approvals file (when the plugin has a data directory), then the
+    /// project's.
     rule_files: Vec<RuleFile>,
+    /// The untrusted project's allow rules have been reported as ignored.
+    told_untrusted: bool,
 }
 
 #[derive(Deserialize)]
@@ -87,10 +100,19 @@ impl Plugin for PermissionGate {
             .data_dir
             .as_deref()
             .map(|dir| format!("{}/permissions.toml", dir.trim_end_matches('/')));
+        self.approvals_file = ctx
+            .data_dir
+            .as_deref()
+            .map(|dir| approvals_path(dir, &self.workspace));
         self.rule_files = self
             .global_file
             .iter()
             .map(|path| RuleFile::new(path.clone(), Source::Global(path.clone())))
+            .chain(
+                self.approvals_file
+                    .iter()
+                    .map(|path| RuleFile::new(path.clone(), Source::Approved(path.clone()))),
+            )
             .chain(std::iter::once(RuleFile::new(
                 self.project_file.clone(),
                 Source::Project(self.project_file.clone()),
@@ -139,15 +161,18 @@ impl Plugin for PermissionGate {
             }
             mode = mode.capped();
         }
+        let trust = self.trust();
         let rules: Vec<&Rule> = self.defaults.iter().chain(user.rules.iter()).collect();
         let files: Vec<String> = std::iter::once(self.project_file.clone())
             .chain(self.global_file.clone())
+            .chain(self.approvals_file.clone())
             .collect();
         let ctx = Context {
             workspace: &self.workspace,
             mode,
             rules: &rules,
             rule_files: &files,
+            trust,
         };
         let verdict = decide::evaluate(&ctx, &call.name, &args);
         match verdict.action {
@@ -175,19 +200,61 @@ impl PermissionGate {
         }
     }
 
+    fn trust(&self) -> Trust {
+        if project::trusted() {
+            Trust::Trusted
+        } else {
+            Trust::Untrusted
+        }
+    }
+
+    /// The rules of every file; in a project the user has not trusted, the project file's
+    /// allow rules are left out (and reported once).
     fn user_rules(&mut self) -> UserRules {
         let mut out = UserRules {
             rules: Vec::new(),
             problems: Vec::new(),
         };
+        let trusted = self.trust() == Trust::Trusted;
+        let mut ignored = Vec::new();
         for file in &mut self.rule_files {
             match file.current(&self.workspace) {
                 store::Loaded::Missing => {}
-                store::Loaded::Rules(rules) => out.rules.extend(rules),
+                store::Loaded::Rules(rules) => {
+                    for rule in rules {
+                        let shipped = matches!(rule.source, Source::Project(_));
+                        if shipped && !trusted && rule.spec.action == Action::Allow {
+                            ignored.push(format!("{} `{}`", rule.spec.tool, rule.spec.pattern));
+                        } else {
+                            out.rules.push(rule);
+                        }
+                    }
+                }
                 store::Loaded::Broken(problem) => out.problems.push(problem),
             }
         }
+        if !ignored.is_empty() && !self.told_untrusted {
+            self.told_untrusted = true;
+            let message = format!(
+                "permission-gate ignores the allow rules of {} ({}): the project is not \
+                 trusted, so its own rules may only ask or deny. Start tack with --trust once \
+                 you have checked them.",
+                self.project_file,
+                ignored.join(", ")
+            );
+            log::warn(message.clone());
+            ui::notify(Level::Warn, &message);
+        }
         out
+    }
+
+    /// Where "Always allow for this project" writes: the project file in a trusted project,
+    /// else the user's own approvals file (the project file's allow rules would be ignored).
+    fn remember_file(&self) -> &str {
+        match (&self.approvals_file, self.trust()) {
+            (Some(approvals), Trust::Untrusted) => approvals,
+            _ => &self.project_file,
+        }
     }
 
     fn ask(&self, tool: &str, verdict: Verdict) -> ToolDecision {
@@ -200,7 +267,7 @@ impl PermissionGate {
         match ui::select(&title, &options, None) {
             Some(ALLOW_ONCE) => ToolDecision::Allow,
             Some(ALLOW_ALWAYS) => {
-                if let Err(e) = store::append(&self.project_file, &verdict.remember) {
+                if let Err(e) = store::append(self.remember_file(), &verdict.remember) {
                     ui::notify(
                         Level::Warn,
                         &format!(
@@ -268,12 +335,41 @@ impl PermissionGate {
                     .collect(),
             );
         }
+        if let Some(approvals) = &self.approvals_file {
+            section(
+                format!("Your approvals for this untrusted project ({approvals})"),
+                user.rules
+                    .iter()
+                    .filter(|r| matches!(r.source, Source::Approved(_)))
+                    .collect(),
+            );
+        }
         section("Shipped defaults".into(), self.defaults.iter().collect());
         for problem in &user.problems {
             out.push_str(&format!("\n\nIgnored (broken): {problem}"));
         }
         out
     }
+}
+
+/// `<data>/projects/<hash>-<name>.toml`: one approvals file per workspace, named by a hash of
+/// its path (so `/a/b-c` and `/a/b/c` never share one) plus its last component to be readable.
+fn approvals_path(data_dir: &str, workspace: &str) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(workspace.as_bytes());
+    let hash: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let name: String = workspace
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .take(40)
+        .collect();
+    format!(
+        "{}/projects/{hash}-{name}.toml",
+        data_dir.trim_end_matches('/')
+    )
 }
 
 export_plugin!(PermissionGate);

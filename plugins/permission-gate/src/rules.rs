@@ -72,6 +72,8 @@ struct RuleFile {
 pub enum Source {
     Default,
     Global(String),
+    /// The user's answers of "Always allow" in a project they have not trusted.
+    Approved(String),
     Project(String),
 }
 
@@ -80,6 +82,7 @@ impl Source {
         match self {
             Source::Default => "shipped with permission-gate".into(),
             Source::Global(path) => format!("global rules, {path}"),
+            Source::Approved(path) => format!("your approvals for this project, {path}"),
             Source::Project(path) => format!("project rules, {path}"),
         }
     }

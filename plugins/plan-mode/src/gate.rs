@@ -1,5 +1,6 @@
 //! What plan mode lets through: read-only tools, and `bash` only for read-only command lines.
 
+use policy_common::readonly::{self, Trust};
 use serde::Deserialize;
 use tack_sdk::{ToolCall, ToolDecision};
 
@@ -11,8 +12,8 @@ struct BashArgs {
     command: String,
 }
 
-/// The decision for `call` while plan mode is on.
-pub fn decide(call: &ToolCall) -> ToolDecision {
+/// The decision for `call` while plan mode is on, in a project the user trusts or not.
+pub fn decide(call: &ToolCall, trust: Trust) -> ToolDecision {
     match call.name.as_str() {
         "write" | "edit" => ToolDecision::Block(format!(
             "plan mode: `{}` is blocked because you are planning, not changing anything yet. \
@@ -21,7 +22,7 @@ pub fn decide(call: &ToolCall) -> ToolDecision {
             call.name
         )),
         "bash" => match call.args::<BashArgs>() {
-            Ok(args) => match policy_common::readonly::check_line(&args.command) {
+            Ok(args) => match readonly::check_line(&args.command, trust) {
                 Ok(()) => ToolDecision::Allow,
                 Err(why) => ToolDecision::Block(format!(
                     "plan mode: only read-only commands may run while planning ({why}). Use \
@@ -59,25 +60,48 @@ mod tests {
         }
     }
 
+    fn decide_trusted(call: &ToolCall) -> ToolDecision {
+        decide(call, Trust::Trusted)
+    }
+
+    #[test]
+    fn untrusted_projects_keep_their_git_configuration_out() {
+        let status = call("bash", serde_json::json!({"command": "git status"}));
+        assert_eq!(decide(&status, Trust::Trusted), ToolDecision::Allow);
+        let blocked = decide(&status, Trust::Untrusted);
+        assert!(
+            matches!(blocked, ToolDecision::Block(ref r) if r.contains("not trusted")),
+            "{blocked:?}"
+        );
+        let escape = call(
+            "bash",
+            serde_json::json!({"command": "git -C vendor/evil status"}),
+        );
+        assert!(matches!(
+            decide(&escape, Trust::Trusted),
+            ToolDecision::Block(_)
+        ));
+    }
+
     #[test]
     fn writes_are_blocked_reads_allowed() {
-        let edit = decide(&call("edit", serde_json::json!({"path": "a", "edits": []})));
+        let edit = decide_trusted(&call("edit", serde_json::json!({"path": "a", "edits": []})));
         assert!(
             matches!(edit, ToolDecision::Block(ref r) if r.contains("Plan:")),
             "{edit:?}"
         );
         assert_eq!(
-            decide(&call("read", serde_json::json!({"path": "a"}))),
+            decide_trusted(&call("read", serde_json::json!({"path": "a"}))),
             ToolDecision::Allow
         );
         assert_eq!(
-            decide(&call(
+            decide_trusted(&call(
                 "bash",
                 serde_json::json!({"command": "git status && ls"})
             )),
             ToolDecision::Allow
         );
-        let rm = decide(&call(
+        let rm = decide_trusted(&call(
             "bash",
             serde_json::json!({"command": "ls; rm -rf x"}),
         ));
@@ -86,7 +110,7 @@ mod tests {
             "{rm:?}"
         );
         assert!(matches!(
-            decide(&call("webfetch", serde_json::json!({}))),
+            decide_trusted(&call("webfetch", serde_json::json!({}))),
             ToolDecision::Block(_)
         ));
     }

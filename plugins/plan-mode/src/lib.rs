@@ -23,6 +23,16 @@ use tack_sdk::{
 
 use crate::state::PlanState;
 
+/// Whether the host says the user trusts the project: git and other programs the project
+/// configures count as read-only only then.
+fn project_trust() -> policy_common::readonly::Trust {
+    if tack_sdk::project::trusted() {
+        policy_common::readonly::Trust::Trusted
+    } else {
+        policy_common::readonly::Trust::Untrusted
+    }
+}
+
 /// The status-line segment and widget key.
 const UI_KEY: &str = "plan";
 
@@ -74,7 +84,7 @@ impl Plugin for PlanMode {
 
     fn before_tool_call(&mut self, call: &ToolCall) -> ToolDecision {
         if PlanState::load(self.default_enabled).enabled {
-            gate::decide(call)
+            gate::decide(call, project_trust())
         } else {
             ToolDecision::Allow
         }

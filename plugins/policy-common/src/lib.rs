@@ -11,8 +11,13 @@
 //! - [`readonly`]: whether a command line only reads (the allow-list plan mode and permission-gate's
 //!   read-only mode use).
 //! - [`paths`]: lexical path normalization against the workspace.
+//! - [`place`]: where a path on a command line really leads: through `cd`, `~`, expansions and
+//!   symlinks.
+//! - [`writes`]: the files a command line obviously writes.
 
 pub mod commands;
 pub mod paths;
+pub mod place;
 pub mod readonly;
 pub mod shell;
+pub mod writes;

@@ -7,9 +7,41 @@
 //! assignment changes how programs behave (`GIT_EXTERNAL_DIFF=./x git diff` runs `./x`). Anything
 //! unknown fails: a false "not read-only" costs the model a retry, a false "read-only" could
 //! cost the user their files.
+//!
+//! Some programs run what the *project* configures, whatever their arguments: git runs the
+//! programs its repository's `config`, hooks and attributes name (`core.fsmonitor`,
+//! `diff.external`, `core.pager`, filter and textconv drivers, …) from `status`, `diff`, `log`
+//! and most other subcommands; cargo and rustc run the toolchain and `build.rustc` a
+//! `rust-toolchain.toml` or `.cargo/config.toml` names; go follows `go.mod`'s toolchain; npm reads
+//! `.npmrc`. Those are read-only only in a project the user trusts ([`Trust::Trusted`]), and git
+//! never with options that move repository discovery or load configuration (`-C`, `--git-dir`,
+//! `--work-tree`, `-c`, `--config-env`, `--exec-path`, …) nor on a line that changes directory
+//! first (`cd vendor/x && git status` may enter a bare repository the project ships).
 
 use crate::commands::{self, is_system_program, program_name, Analysis, Command};
+use crate::place;
 use crate::shell::Word;
+
+/// Whether the user trusts the project the command runs in, and so its configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trust {
+    Trusted,
+    Untrusted,
+}
+
+/// Programs whose behaviour the project's own files configure, up to running programs they name.
+const PROJECT_CONFIGURED: &[&str] = &[
+    "git",
+    "cargo",
+    "rustc",
+    "rustup",
+    "rustdoc",
+    "rustfmt",
+    "cargo-clippy",
+    "clippy-driver",
+    "go",
+    "npm",
+];
 
 /// Programs that never write files or run other programs, whatever their arguments.
 const ALWAYS: &[&str] = &[
@@ -38,7 +70,6 @@ const ALWAYS: &[&str] = &[
     "grep",
     "egrep",
     "fgrep",
-    "ag",
     "cut",
     "tr",
     "nl",
@@ -120,68 +151,119 @@ const SAFE_VARIABLES: &[&str] = &[
 const HARMLESS_TARGETS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
 
 /// Checks a whole command line; the error says which part is not read-only.
-pub fn check_line(line: &str) -> Result<(), String> {
+pub fn check_line(line: &str, trust: Trust) -> Result<(), String> {
     let analysis = commands::analyze(line).map_err(|e| format!("cannot parse the command: {e}"))?;
-    check(&analysis)
+    Judge::new(&analysis, trust).check(&analysis)
 }
 
-/// Checks every command of an analysed line, redirections included.
-pub fn check(analysis: &Analysis) -> Result<(), String> {
-    if let Some(reason) = analysis.opaque.first() {
-        return Err(format!("cannot tell what it runs: {reason}"));
-    }
-    for command in &analysis.commands {
-        check_command(command, true)?;
-    }
-    Ok(())
+/// What the classification of one line's commands depends on beyond the command itself.
+#[derive(Debug, Clone, Copy)]
+pub struct Judge {
+    trust: Trust,
+    /// The line changes directory somewhere, so git may discover another repository.
+    moves: bool,
 }
 
-/// Checks one command. With `redirections: false`, writing redirections are left to the caller
-/// (permission-gate judges them as file writes).
-pub fn check_command(command: &Command, redirections: bool) -> Result<(), String> {
-    let shown = shorten(&commands::text(&command.words));
-    if redirections {
-        if let Some(redirect) = command
-            .redirects
-            .iter()
-            .find(|r| r.op.writes() && !HARMLESS_TARGETS.contains(&r.target.text.as_str()))
-        {
+impl Judge {
+    pub fn new(analysis: &Analysis, trust: Trust) -> Judge {
+        Judge {
+            trust,
+            moves: analysis.commands.iter().any(place::changes_directory),
+        }
+    }
+
+    /// Checks every command of an analysed line, redirections included.
+    pub fn check(&self, analysis: &Analysis) -> Result<(), String> {
+        if let Some(reason) = analysis.opaque.first() {
+            return Err(format!("cannot tell what it runs: {reason}"));
+        }
+        for command in &analysis.commands {
+            self.check_command(command, true)?;
+        }
+        Ok(())
+    }
+
+    /// Checks one command. With `redirections: false`, writing redirections are left to the
+    /// caller (permission-gate judges them as file writes).
+    pub fn check_command(&self, command: &Command, redirections: bool) -> Result<(), String> {
+        let shown = shorten(&commands::text(&command.words));
+        if redirections {
+            if let Some(redirect) = command
+                .redirects
+                .iter()
+                .find(|r| r.op.writes() && !HARMLESS_TARGETS.contains(&r.target.text.as_str()))
+            {
+                return Err(format!(
+                    "`{shown}` writes to `{}` through a redirection",
+                    redirect.target.text
+                ));
+            }
+        }
+        for assignment in &command.assignments {
+            let name = assignment.text.split('=').next().unwrap_or_default();
+            if !SAFE_VARIABLES.contains(&name) && !name.starts_with("LC_") {
+                return Err(format!(
+                    "`{shown}` sets {name}, which can change what programs run"
+                ));
+            }
+        }
+        for (i, wrapper) in command.wrappers.iter().enumerate() {
+            let word = &command.stage(i)[0];
+            let keyword = !word.quoted && !word.text.contains('/');
+            if !SAFE_WRAPPERS.contains(&wrapper.as_str()) || !(keyword || is_system_program(word)) {
+                return Err(format!("`{shown}` runs through `{wrapper}`"));
+            }
+        }
+        let leaf = command.leaf();
+        let Some(first) = leaf.first() else {
+            return Ok(());
+        };
+        let name = match program_name(first) {
+            Some(name) if is_system_program(first) => name,
+            _ => {
+                return Err(format!(
+                    "`{shown}` runs `{}`, which is not a known read-only program",
+                    first.text
+                ))
+            }
+        };
+        self.project_configured(name, &leaf[1..])
+            .and_then(|()| program(name, &leaf[1..], command.runs_commands))
+            .map_err(|why| format!("`{shown}` is not read-only: {why}"))
+    }
+
+    /// Refuses programs that run what an untrusted project configures, and git wherever it may
+    /// discover a repository other than the workspace's.
+    fn project_configured(&self, name: &str, args: &[Word]) -> Result<(), String> {
+        if !PROJECT_CONFIGURED.contains(&name) {
+            return Ok(());
+        }
+        let texts: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+        if name == "git" && matches!(texts.as_slice(), ["--version"] | ["version"]) {
+            return Ok(());
+        }
+        if self.trust == Trust::Untrusted {
             return Err(format!(
-                "`{shown}` writes to `{}` through a redirection",
-                redirect.target.text
+                "{name} runs programs this project's own files name ({}), and the project is \
+                 not trusted (start tack with --trust once you have checked it)",
+                match name {
+                    "git" => "core.fsmonitor, diff.external, core.pager, hooks, filter drivers",
+                    "go" => "the toolchain go.mod asks for",
+                    "npm" => ".npmrc settings",
+                    _ => "rust-toolchain.toml, .cargo/config.toml",
+                }
             ));
         }
-    }
-    for assignment in &command.assignments {
-        let name = assignment.text.split('=').next().unwrap_or_default();
-        if !SAFE_VARIABLES.contains(&name) && !name.starts_with("LC_") {
-            return Err(format!(
-                "`{shown}` sets {name}, which can change what programs run"
-            ));
+        if name == "git" && self.moves {
+            return Err(
+                "the line changes directory before git runs, and git may then find a \
+                 repository the project ships (a bare repository in a subdirectory) whose \
+                 configuration runs programs; use `git log -- <path>` from the workspace"
+                    .into(),
+            );
         }
+        Ok(())
     }
-    for (i, wrapper) in command.wrappers.iter().enumerate() {
-        let word = &command.stage(i)[0];
-        let keyword = !word.quoted && !word.text.contains('/');
-        if !SAFE_WRAPPERS.contains(&wrapper.as_str()) || !(keyword || is_system_program(word)) {
-            return Err(format!("`{shown}` runs through `{wrapper}`"));
-        }
-    }
-    let leaf = command.leaf();
-    let Some(first) = leaf.first() else {
-        return Ok(());
-    };
-    let name = match program_name(first) {
-        Some(name) if is_system_program(first) => name,
-        _ => {
-            return Err(format!(
-                "`{shown}` runs `{}`, which is not a known read-only program",
-                first.text
-            ))
-        }
-    };
-    program(name, &leaf[1..], command.runs_commands)
-        .map_err(|why| format!("`{shown}` is not read-only: {why}"))
 }
 
 fn program(name: &str, args: &[Word], runs_commands: bool) -> Result<(), String> {
@@ -200,39 +282,14 @@ fn program(name: &str, args: &[Word], runs_commands: bool) -> Result<(), String>
             &texts,
             &["-delete", "-fprint", "-fprint0", "-fprintf", "-fls"],
         ),
-        "fd" | "fdfind" => refuse_any(&texts, &["-x", "--exec", "-X", "--exec-batch"]),
-        "rg" => {
-            if texts
-                .iter()
-                .any(|t| *t == "--pre" || t.starts_with("--pre="))
-            {
-                Err("`--pre` runs a program on every file".into())
-            } else {
-                Ok(())
-            }
-        }
-        "sort" => {
-            if texts.iter().any(|t| {
-                t.starts_with("--output")
-                    || (t.starts_with('-') && !t.starts_with("--") && t.contains('o'))
-            }) {
-                Err("`-o` writes the output to a file".into())
-            } else {
-                Ok(())
-            }
-        }
-        "tree" => refuse_any(&texts, &["-o"]),
-        "file" => refuse_any(&texts, &["-C", "--compile"]),
-        "date" => {
-            if texts
-                .iter()
-                .any(|t| *t == "-s" || t.starts_with("--set") || t.starts_with("-s"))
-            {
-                Err("`-s` sets the clock".into())
-            } else {
-                Ok(())
-            }
-        }
+        "fd" | "fdfind" => refuse_options(&texts, &["--exec", "--exec-batch"], "xX"),
+        "rg" => refuse_options(&texts, &["--pre", "--hostname-bin"], ""),
+        "ag" => refuse_options(&texts, &["--pager"], ""),
+        "sort" => refuse_options(&texts, &["--output", "--compress-program"], "o"),
+        // `-R` writes a `00Tree.html` into every directory.
+        "tree" => refuse_options(&texts, &[], "oR"),
+        "file" => refuse_options(&texts, &["--compile"], "C"),
+        "date" => refuse_options(&texts, &["--set"], "s"),
         // A second operand is an output file.
         "uniq" | "xxd" => {
             if positionals(&texts) > 1 {
@@ -245,18 +302,21 @@ fn program(name: &str, args: &[Word], runs_commands: bool) -> Result<(), String>
         "env" | "xargs" | "hostname" if texts.is_empty() => Ok(()),
         "command" if matches!(texts.first(), Some(&"-v" | &"-V")) => Ok(()),
         "git" => git(&texts),
-        "cargo" => subcommand(
-            &texts,
-            &[
-                "tree",
-                "metadata",
-                "version",
-                "-V",
-                "--version",
-                "locate-project",
-                "pkgid",
-            ],
-        ),
+        // `--config` can name the compiler cargo runs; `-Z` unlocks more of the same.
+        "cargo" => refuse_options(&texts, &["--config"], "Z").and_then(|()| {
+            subcommand(
+                &texts,
+                &[
+                    "tree",
+                    "metadata",
+                    "version",
+                    "-V",
+                    "--version",
+                    "locate-project",
+                    "pkgid",
+                ],
+            )
+        }),
         "npm" => subcommand(
             &texts,
             &[
@@ -274,11 +334,30 @@ fn program(name: &str, args: &[Word], runs_commands: bool) -> Result<(), String>
                 "--version",
             ],
         ),
-        "pip" | "pip3" => subcommand(&texts, &["list", "show", "freeze", "check", "--version"]),
-        "go" => match texts.first() {
-            Some(&"env") if !texts.iter().any(|t| *t == "-w" || *t == "-u") => Ok(()),
-            _ => subcommand(&texts, &["version", "list", "doc"]),
-        },
+        "pip" | "pip3" => refuse_options(&texts, &["--log", "--cache-dir"], "")
+            .and_then(|()| subcommand(&texts, &["list", "show", "freeze", "check", "--version"])),
+        "go" => {
+            // Build flags that run programs or rewrite go.mod.
+            if let Some(bad) = texts.iter().find(|t| {
+                [
+                    "-toolexec",
+                    "--toolexec",
+                    "-exec",
+                    "--exec",
+                    "-overlay",
+                    "-modfile",
+                ]
+                .iter()
+                .any(|o| **t == *o || t.starts_with(&format!("{o}=")))
+                    || t.starts_with("-mod=mod")
+            }) {
+                return Err(format!("`{bad}` runs programs or changes go.mod"));
+            }
+            match texts.first() {
+                Some(&"env") if !texts.iter().any(|t| *t == "-w" || *t == "-u") => Ok(()),
+                _ => subcommand(&texts, &["version", "list", "doc"]),
+            }
+        }
         _ => Err(format!("`{name}` is not on the read-only list")),
     }
 }
@@ -292,6 +371,38 @@ fn refuse_any(args: &[&str], refused: &[&str]) -> Result<(), String> {
         Some(found) => Err(format!("`{found}` writes files or runs programs")),
         None => Ok(()),
     }
+}
+
+/// Refuses the long options in `long` (also abbreviated, and with `=value`: GNU getopt and git
+/// accept any unambiguous prefix of a long option, so `--out=f` is `--output=f`) and any short
+/// option cluster holding one of the letters in `short` (`-uo f` is `-u -o f`).
+fn refuse_options(args: &[&str], long: &[&str], short: &str) -> Result<(), String> {
+    for arg in args {
+        if *arg == "--" {
+            break;
+        }
+        if long.iter().any(|name| abbreviates(arg, name)) {
+            return Err(format!("`{arg}` writes files or runs programs"));
+        }
+        if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.starts_with('-')) {
+            if let Some(letter) = cluster.chars().find(|c| short.contains(*c)) {
+                return Err(format!(
+                    "`-{letter}` (in `{arg}`) writes files or runs programs"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `arg` is the long option `name` (`--output`), given in full or abbreviated, with or
+/// without an attached value.
+fn abbreviates(arg: &str, name: &str) -> bool {
+    let Some(given) = arg.strip_prefix("--") else {
+        return false;
+    };
+    let given = given.split('=').next().unwrap_or(given);
+    !given.is_empty() && name.trim_start_matches("--").starts_with(given)
 }
 
 fn positionals(args: &[&str]) -> usize {
@@ -349,48 +460,58 @@ fn sed(args: &[&str]) -> Result<(), String> {
     }
 }
 
-/// Global options git may take before its subcommand.
+/// git's read-only subcommands. Only global options that neither move repository discovery
+/// (`-C`, `--git-dir`, `--work-tree`, `--bare`, `--namespace`) nor load configuration (`-c`,
+/// `--config-env`, `--exec-path`, `--attr-source`) nor start a pager (`-p`) are accepted; see
+/// [`Judge`] for the trust the subcommands need.
 fn git(args: &[&str]) -> Result<(), String> {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         match *arg {
-            "-C" => i += 2,
             "--no-pager"
             | "-P"
             | "--no-optional-locks"
             | "--literal-pathspecs"
-            | "--no-replace-objects"
-            | "--bare" => i += 1,
-            a if a.starts_with("--git-dir=") || a.starts_with("--work-tree=") => i += 1,
-            "--version" | "--help" | "-h" => return Ok(()),
+            | "--glob-pathspecs"
+            | "--noglob-pathspecs"
+            | "--icase-pathspecs"
+            | "--no-replace-objects" => i += 1,
+            "--version" => return Ok(()),
             a if a.starts_with('-') => {
                 return Err(format!(
-                    "git option `{a}` is not allowed (`-c` can run programs)"
+                    "git option `{a}` is not allowed: it moves where git looks for its \
+                     repository or configuration, or runs a program"
                 ))
             }
             _ => break,
         }
     }
     let Some(sub) = args.get(i) else {
-        return Ok(());
+        return Err("git without a subcommand prints its help through a pager".into());
     };
     let rest = &args[(i + 1).min(args.len())..];
     if let Some(bad) = rest.iter().find(|a| {
-        a.starts_with("--output")
-            || **a == "-O"
-            || a.starts_with("--open-files-in-pager")
-            || a.starts_with("--exec")
+        [
+            "--output",
+            "--output-directory",
+            "--open-files-in-pager",
+            "--exec",
+            "--upload-pack",
+            "--receive-pack",
+            "--paginate",
+        ]
+        .iter()
+        .any(|name| abbreviates(a, name))
+            || (*sub == "grep" && a.starts_with("-O"))
     }) {
         return Err(format!("`git {sub} {bad}` writes files or runs programs"));
     }
     match *sub {
         "status" | "log" | "diff" | "show" | "blame" | "annotate" | "shortlog" | "ls-files"
-        | "ls-tree" | "ls-remote" | "rev-parse" | "rev-list" | "describe" | "cat-file" | "grep"
-        | "name-rev" | "merge-base" | "for-each-ref" | "show-ref" | "show-branch"
-        | "whatchanged" | "count-objects" | "var" | "version" | "help" | "check-ignore"
-        | "check-attr" | "diff-tree" | "diff-files" | "diff-index" | "cherry" | "range-diff" => {
-            Ok(())
-        }
+        | "ls-tree" | "rev-parse" | "rev-list" | "describe" | "cat-file" | "grep" | "name-rev"
+        | "merge-base" | "for-each-ref" | "show-ref" | "show-branch" | "whatchanged"
+        | "count-objects" | "var" | "version" | "check-ignore" | "check-attr" | "diff-tree"
+        | "diff-files" | "diff-index" | "cherry" | "range-diff" => Ok(()),
         "branch" => git_listing(
             sub,
             rest,
@@ -523,7 +644,7 @@ mod tests {
             "grep -rn 'fn main' src && wc -l src/*.rs",
             "git status",
             "git --no-pager log --oneline -5",
-            "git -C sub diff HEAD~1 -- src",
+            "git diff HEAD~1 -- src",
             "git branch -a",
             "git branch --list 'feat/*'",
             "git tag -l",
@@ -544,7 +665,7 @@ mod tests {
             "command -v rg",
             "cat <<'EOF'\nhello\nEOF",
         ] {
-            assert_eq!(check_line(line), Ok(()), "{line}");
+            assert_eq!(check_line(line, Trust::Trusted), Ok(()), "{line}");
         }
     }
 
@@ -593,15 +714,128 @@ mod tests {
             "cat <<EOF\n$(rm x)\nEOF",
             "echo 'unterminated",
         ] {
-            assert!(check_line(line).is_err(), "{line} should not be read-only");
+            assert!(
+                check_line(line, Trust::Trusted).is_err(),
+                "{line} should not be read-only"
+            );
+        }
+    }
+
+    #[test]
+    fn git_stays_in_the_workspace_repository() {
+        for line in [
+            "git -C sub diff HEAD~1 -- src",
+            "git -C vendor/evil status",
+            "git --git-dir=vendor/evil log",
+            "git --git-dir vendor/evil log",
+            "git --work-tree=.. status",
+            "git -c core.pager=evil log",
+            "git -ccore.fsmonitor=x status",
+            "git --config-env=core.pager=X log",
+            "git --exec-path=./bin status",
+            "git --bare log",
+            "git --namespace=x log",
+            "git --attr-source=HEAD diff",
+            "git -p log",
+            "git --paginate log",
+            "git --help",
+            "git help log",
+            "git",
+            "cd vendor/evil && git status",
+            "pushd vendor/evil; git log",
+            "git log --outp=/tmp/x",
+            "git diff --output=patch.diff",
+            "git format-patch -o out HEAD~1",
+            "git grep -Ovim foo",
+            "git grep --open-files-in-pager=vim foo",
+            "git grep --open foo",
+            "git ls-remote --upload-pack=./x origin",
+            "git ls-remote origin",
+            "GIT_DIR=vendor/evil git status",
+            "env GIT_CONFIG_GLOBAL=x git status",
+        ] {
+            assert!(
+                check_line(line, Trust::Trusted).is_err(),
+                "{line} should not be read-only"
+            );
+        }
+    }
+
+    #[test]
+    fn untrusted_projects_configure_no_read_only_programs() {
+        for line in [
+            "git status",
+            "git log --oneline",
+            "git diff",
+            "ls && git show HEAD",
+            "cargo tree",
+            "cargo --version",
+            "rustc --version",
+            "go version",
+            "npm ls",
+        ] {
+            assert!(check_line(line, Trust::Trusted).is_ok(), "{line}");
+            let err = check_line(line, Trust::Untrusted).expect_err(line);
+            assert!(err.contains("not trusted"), "{line}: {err}");
+        }
+        for line in [
+            "git --version",
+            "git version",
+            "ls -la",
+            "rg -n x",
+            "node --version",
+        ] {
+            assert_eq!(check_line(line, Trust::Untrusted), Ok(()), "{line}");
+        }
+    }
+
+    #[test]
+    fn options_that_run_programs_or_write_fail_even_abbreviated() {
+        for line in [
+            "sort --compress-program=sh x",
+            "sort --compress=sh x",
+            "sort --out=/tmp/x in",
+            "sort -uo out in",
+            "tree -R -H . ",
+            "tree -ao out",
+            "ag --pager='sh -c x' foo",
+            "ag --pag=x foo",
+            "rg --hostname-bin=./x foo",
+            "rg --pre=./x foo",
+            "fd -Hx rm",
+            "fd --exec-batch rm",
+            "file -C -m x",
+            "file --comp x",
+            "date -us 2020-01-01",
+            "date --set=2020-01-01",
+            "cargo --config build.rustc=./evil tree",
+            "cargo -Zunstable-options tree",
+            "pip list --log /tmp/x",
+            "go list -toolexec ./x ./...",
+            "go list -mod=mod ./...",
+            "env -S 'git status'",
+            "find . -fprint /tmp/x",
+        ] {
+            assert!(
+                check_line(line, Trust::Trusted).is_err(),
+                "{line} should not be read-only"
+            );
+        }
+        for line in [
+            "sort -u -k2 names",
+            "tree -L 2 src",
+            "date +%s",
+            "rg --pre-glob '*.gz' foo",
+        ] {
+            assert_eq!(check_line(line, Trust::Trusted), Ok(()), "{line}");
         }
     }
 
     #[test]
     fn reasons_name_the_culprit() {
-        let err = check_line("ls && rm -rf target").expect_err("rm");
+        let err = check_line("ls && rm -rf target", Trust::Trusted).expect_err("rm");
         assert!(err.contains("rm -rf target"), "{err}");
-        let err = check_line("echo x > .env").expect_err("redirect");
+        let err = check_line("echo x > .env", Trust::Trusted).expect_err("redirect");
         assert!(err.contains(".env"), "{err}");
     }
 }

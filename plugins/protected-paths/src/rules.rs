@@ -127,6 +127,11 @@ impl Rules {
                 "it is git's own data; change it through git commands",
             )?,
             Rule::parse(
+                ".tack/",
+                "it holds tack's own settings and permission rules for this project; only the \
+                 user changes them",
+            )?,
+            Rule::parse(
                 "node_modules/",
                 "it holds installed packages; change package.json and reinstall instead",
             )?,
@@ -153,15 +158,27 @@ impl Rules {
         Ok(Rules { protect, allow })
     }
 
-    /// The rule protecting `raw` (a path as the model wrote it, resolved against `base`), if any.
-    pub fn protecting(&self, workspace: &str, base: &str, raw: &str) -> Option<&Rule> {
-        let absolute = paths::absolute(base, raw);
-        if self.allow.iter().any(|r| r.matches(workspace, &absolute)) {
+    /// The rule protecting `absolute` (normalized), if any.
+    pub fn protecting(&self, workspace: &str, absolute: &str) -> Option<&Rule> {
+        if self.allow.iter().any(|r| r.matches(workspace, absolute)) {
             return None;
         }
-        self.protect
-            .iter()
-            .find(|r| r.matches(workspace, &absolute))
+        self.protect.iter().find(|r| r.matches(workspace, absolute))
+    }
+
+    /// The rule protecting a path whose directory is unknown (`$DIR/.env`, or `.env` after
+    /// `cd ~`), judged by what it says of itself: its file name and directory names, for the
+    /// rules that match names. Allow rules do not apply: where it lands is unknown.
+    pub fn protecting_name(&self, raw: &str) -> Option<&Rule> {
+        let components: Vec<&str> = raw
+            .split('/')
+            .filter(|c| !c.is_empty() && *c != "." && *c != ".." && !c.contains('$'))
+            .collect();
+        self.protect.iter().find(|rule| match &rule.matcher {
+            Matcher::FileName(glob) => components.last().is_some_and(|n| glob.is_match(n)),
+            Matcher::Directory(glob) => components.iter().any(|c| glob.is_match(c)),
+            Matcher::Relative(..) | Matcher::Absolute(_) => false,
+        })
     }
 }
 
@@ -172,7 +189,9 @@ mod tests {
     const WS: &str = "/work/project";
 
     fn rule_for(rules: &Rules, path: &str) -> Option<String> {
-        rules.protecting(WS, WS, path).map(|r| r.pattern.clone())
+        rules
+            .protecting(WS, &paths::absolute(WS, path))
+            .map(|r| r.pattern.clone())
     }
 
     #[test]
@@ -184,6 +203,8 @@ mod tests {
             ("/work/project/.env", Some(".env*")),
             (".git/config", Some(".git/")),
             (".git", Some(".git/")),
+            (".tack/permissions.toml", Some(".tack/")),
+            (".tack", Some(".tack/")),
             ("sub/.git/HEAD", Some(".git/")),
             ("node_modules/x/index.js", Some("node_modules/")),
             ("Cargo.lock", Some("Cargo.lock")),
@@ -227,5 +248,15 @@ mod tests {
         assert_eq!(rule_for(&rules, ".env.example"), None, "allowed");
         assert_eq!(rule_for(&rules, ".env").as_deref(), Some(".env*"));
         assert!(Rules::new(&["[".into()], &[]).is_err());
+    }
+
+    #[test]
+    fn unknown_places_are_judged_by_name() {
+        let rules = Rules::new(&["secrets/**".into()], &[]).expect("rules");
+        let name = |raw: &str| rules.protecting_name(raw).map(|r| r.pattern.clone());
+        assert_eq!(name("$DIR/.env").as_deref(), Some(".env*"));
+        assert_eq!(name("$X/.git/config").as_deref(), Some(".git/"));
+        assert_eq!(name(".tack/permissions.toml").as_deref(), Some(".tack/"));
+        assert_eq!(name("$DIR/notes.txt"), None);
     }
 }

@@ -100,6 +100,7 @@
 //! - [`tasks`]: fan-out of one call over several instances of the plugin, for work that wants
 //!   more than one core ([`Plugin::run_task`] handles each task).
 //! - [`files`]: permission bits, which WASI's filesystem API lacks.
+//! - [`project`]: whether the user trusts the project.
 //! - [`log`]: one-line logging through the host.
 //! - [`sse_local`]: an event-stream format for providers that answer without the network.
 
@@ -173,6 +174,12 @@ pub mod tasks {
 /// replacing it. Paths are checked against the plugin's filesystem grants.
 pub mod files {
     pub use crate::bindings::tack::plugin::files::*;
+}
+
+/// What the host knows about the project: [`project::trusted`] says whether the user trusts it,
+/// so a policy can refuse to loosen itself by rules the project's own files ship.
+pub mod project {
+    pub use crate::bindings::tack::plugin::project::*;
 }
 
 /// Outbound HTTP (needs an `http` grant).
