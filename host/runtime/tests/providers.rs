@@ -222,6 +222,27 @@ async fn requests_go_only_to_the_configured_base_url() {
     assert!(other.requests().is_empty());
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_its_grants_a_provider_sends_nothing() {
+    let env = Env::new().await;
+    let server = Server::start().await;
+    // The user chose the URL, so the endpoint needs no grant; the key still does.
+    let provider = env
+        .provider_granted(&ANTHROPIC, Some(server.url.clone()), false)
+        .await;
+    server.reply(Reply::Stream(fixture("anthropic", "text.sse")));
+    let error = run(&provider, &ANTHROPIC)
+        .await
+        .expect_err("refused without the secret grant");
+    assert!(
+        error
+            .message
+            .contains("names the secret ANTHROPIC_API_KEY, which the plugin was not granted"),
+        "{error:?}"
+    );
+    assert!(server.requests().is_empty());
+}
+
 // ---- harness -------------------------------------------------------------------------------
 
 struct Env {
@@ -254,22 +275,40 @@ impl Env {
         }
     }
 
-    /// The case's plugin, loaded with no grants at all (providers need none), as a provider
-    /// whose key is `API_KEY`.
+    /// The case's plugin, granted what it declares (its key and endpoint, as first-party plugins
+    /// are), as a provider whose key is `API_KEY`.
     async fn provider(&self, case: &Case, base_url: Option<String>) -> PluginProvider {
+        self.provider_granted(case, base_url, true).await
+    }
+
+    async fn provider_granted(
+        &self,
+        case: &Case,
+        base_url: Option<String>,
+        granted: bool,
+    ) -> PluginProvider {
         let builtin = tack_builtin::builtin(case.plugin).expect("a built-in plugin");
         let manifest = Manifest::parse(builtin.manifest).expect("manifest");
         assert_eq!(
-            manifest.capabilities,
-            Capabilities::default(),
-            "no grants needed"
+            manifest.capabilities.secrets,
+            vec![case.secret.to_string()],
+            "the manifest declares the key it sends"
+        );
+        assert_eq!(manifest.capabilities.http.len(), 1, "and where it sends it");
+        assert!(
+            manifest.capabilities.fs.is_empty() && manifest.capabilities.exec.is_empty(),
+            "and nothing else"
         );
         let spec = PluginSpec {
+            granted: if granted {
+                manifest.capabilities.clone()
+            } else {
+                Capabilities::default()
+            },
             manifest,
             wasm: std::fs::read(case.wasm).expect("component built by tack-builtin"),
             wasm_label: case.wasm.to_string(),
             source: PluginSource::Path(PathBuf::from(case.wasm)),
-            granted: Capabilities::default(),
             config: json!({}),
         };
         let plugin = LoadedPlugin::load(&self.runtime, spec, &self.host)
