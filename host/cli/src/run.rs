@@ -31,10 +31,10 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     };
     let loaded = app::load_plugins(&cli).await?;
     for warning in &loaded.warnings {
-        eprintln!("tack: warning: {warning}");
+        eprintln!("tack: warning: {}", shown(warning));
     }
     for line in loaded.startup.lines() {
-        eprintln!("tack: {line}");
+        eprintln!("tack: {}", shown(&line));
     }
     let session = SessionHandle::new(app::open_session(&cli, &loaded)?);
     let chosen = app::choose_for_session(&cli, &loaded, &session)?;
@@ -65,11 +65,11 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         app::session_event(&loaded, EventKind::SessionEnd, &session).await;
         return Ok(match result {
             Ok(text) => {
-                println!("{text}");
+                println!("{}", shown(&text));
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("tack: {e:#}");
+                eprintln!("tack: {}", shown(&format!("{e:#}")));
                 ExitCode::FAILURE
             }
         });
@@ -108,7 +108,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             if cli.mode == Mode::Text {
                 let text = final_text(&outcome.messages);
                 let mut out = std::io::stdout().lock();
-                writeln!(out, "{text}").context("writing the answer")?;
+                writeln!(out, "{}", shown(&text)).context("writing the answer")?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -118,7 +118,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::FAILURE)
         }
         RunStatus::Failed(message) => {
-            eprintln!("tack: {message}");
+            eprintln!("tack: {}", shown(&message));
             Ok(ExitCode::FAILURE)
         }
     }
@@ -137,16 +137,16 @@ async fn run_command(loaded: &app::Loaded, prompt: &str) -> Result<Option<ExitCo
     match plugin.run_command(name, args.trim()).await {
         Ok(Ok(output)) => {
             if let Some(text) = output {
-                println!("{text}");
+                println!("{}", shown(&text));
             }
             Ok(Some(ExitCode::SUCCESS))
         }
         Ok(Err(message)) => {
-            eprintln!("tack: /{name}: {message}");
+            eprintln!("tack: /{name}: {}", shown(&message));
             Ok(Some(ExitCode::FAILURE))
         }
         Err(e) => {
-            eprintln!("tack: /{name}: {e}");
+            eprintln!("tack: /{name}: {}", shown(&e.to_string()));
             Ok(Some(ExitCode::FAILURE))
         }
     }
@@ -283,9 +283,15 @@ impl EventSink for TextProgress {
             _ => None,
         };
         if let Some(line) = line {
-            eprintln!("{line}");
+            eprintln!("{}", shown(&line));
         }
     }
+}
+
+/// Print mode writes to a terminal: what plugins, tools and the model said is shown with its
+/// control characters visible, never obeyed (see `tack_core::text`).
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    tack_core::text::neutralize_controls(text)
 }
 
 fn compact(args: &serde_json::Value) -> String {
