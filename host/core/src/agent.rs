@@ -176,7 +176,7 @@ impl Agent {
 
     /// Changes the configuration; a running run keeps the one it started with.
     pub fn update_config(&self, change: impl FnOnce(&mut AgentConfig)) {
-        change(&mut self.config.lock().unwrap_or_else(|p| p.into_inner()));
+        change(&mut crate::sync::lock(&self.config));
     }
 
     pub fn is_running(&self) -> bool {

@@ -9,6 +9,7 @@ pub mod compaction;
 pub mod event;
 pub mod message;
 pub mod session;
+pub mod sync;
 pub mod system_prompt;
 pub mod text;
 pub mod tokens;

@@ -101,9 +101,12 @@ impl Runtime {
             .connect_timeout(Duration::from_secs(30))
             .build()
             .map_err(|e| wasmtime::format_err!("cannot build HTTP client: {e}"))?;
+        // Without the ticker no deadline would ever fire: a plugin could spin forever.
+        let ticker = EpochTicker::start(&engine)
+            .map_err(|e| wasmtime::format_err!("cannot start the epoch thread: {e}"))?;
         Ok(Arc::new(Self {
             cache: ComponentCache::new(config.cache_dir.clone()),
-            _ticker: EpochTicker::start(&engine),
+            _ticker: ticker,
             engine,
             config,
             http,
@@ -134,7 +137,7 @@ struct EpochTicker {
 }
 
 impl EpochTicker {
-    fn start(engine: &Engine) -> Self {
+    fn start(engine: &Engine) -> std::io::Result<Self> {
         let stop = Arc::new(AtomicBool::new(false));
         let weak = engine.weak();
         let stop_flag = stop.clone();
@@ -148,9 +151,11 @@ impl EpochTicker {
                         None => break,
                     }
                 }
-            })
-            .ok();
-        Self { stop, thread }
+            })?;
+        Ok(Self {
+            stop,
+            thread: Some(thread),
+        })
     }
 }
 

@@ -47,8 +47,19 @@ pub enum LoadError {
         #[source]
         source: PluginError,
     },
+    /// It provides a tool, command or provider another loaded plugin already has.
     #[error("plugin '{plugin}': {message}")]
     Conflict { plugin: String, message: String },
+    /// What its `init` returned is malformed (a bad tool name, a schema that is not an object).
+    #[error("plugin '{plugin}' registered something invalid: {message}")]
+    InvalidRegistration { plugin: String, message: String },
+    /// Its granted directories could not be opened; no code of the plugin ran.
+    #[error("plugin '{plugin}': its sandbox could not be set up: {source}")]
+    Sandbox {
+        plugin: String,
+        #[source]
+        source: crate::broker::fs::FsGrantError,
+    },
     /// Names are owned: the first plugin with a name (built-in ones above all) keeps it, and a
     /// second is refused before any of its code runs.
     #[error("plugin '{plugin}' from {source_label} not loaded: the name belongs to {owner}; rename the package")]

@@ -34,6 +34,8 @@ use crate::error::{LoadError, PluginError};
 use crate::limits::PluginLimiter;
 use crate::manifest::{same_series, Capabilities, Manifest};
 use crate::services::HostServices;
+use tack_core::sync::lock;
+
 use crate::state::{tool_result_size, PluginEnv, PluginState, ProgressSink};
 
 /// Where a plugin came from.
@@ -221,13 +223,9 @@ impl LoadedPlugin {
             data_dir.as_deref(),
             ALLOW_BLOCKING_CURRENT_THREAD,
         )
-        .map_err(|e| LoadError::Init {
+        .map_err(|source| LoadError::Sandbox {
             plugin: name.clone(),
-            source: PluginError::Trap {
-                plugin: name.clone(),
-                call: "sandbox setup".into(),
-                message: e.to_string(),
-            },
+            source,
         })?;
         let env = Arc::new(PluginEnv {
             name: name.clone(),
@@ -296,7 +294,7 @@ impl LoadedPlugin {
 
     /// `Some(reason)` once the plugin has been disabled.
     pub fn disabled_reason(&self) -> Option<String> {
-        self.disabled.lock().ok().and_then(|d| d.clone())
+        lock(&self.disabled).clone()
     }
 
     pub fn fault_count(&self) -> u32 {
@@ -583,7 +581,7 @@ impl LoadedPlugin {
         let mut done = Vec::new();
         let mut live: Option<Live> = None;
         while !stop.is_cancelled() {
-            let next = queue.lock().ok().and_then(|mut q| q.pop_front());
+            let next = lock(&queue).pop_front();
             let Some((index, input)) = next else {
                 break;
             };
@@ -749,7 +747,8 @@ impl LoadedPlugin {
         let max = self.runtime.config().max_faults;
         if faults >= max {
             let reason = format!("{faults} faults; the last: {err}");
-            if let Ok(mut disabled) = self.disabled.lock() {
+            {
+                let mut disabled = lock(&self.disabled);
                 if disabled.is_none() {
                     self.env.services.log(
                         self.name(),
@@ -759,9 +758,7 @@ impl LoadedPlugin {
                     *disabled = Some(reason);
                 }
             }
-            if let Ok(mut pool) = self.pool.lock() {
-                pool.clear();
-            }
+            lock(&self.pool).clear();
         }
         err
     }
@@ -795,7 +792,7 @@ impl LoadedPlugin {
                 err
             });
         };
-        let pooled = self.pool.lock().ok().and_then(|mut pool| pool.pop());
+        let pooled = lock(&self.pool).pop();
         let mut live = match pooled {
             Some(live) => live,
             None => self.instantiate().await?.0,
@@ -809,10 +806,9 @@ impl LoadedPlugin {
         if self.disabled_reason().is_some() {
             return;
         }
-        if let Ok(mut pool) = self.pool.lock() {
-            if pool.len() < self.runtime.config().max_instances {
-                pool.push(live);
-            }
+        let mut pool = lock(&self.pool);
+        if pool.len() < self.runtime.config().max_instances {
+            pool.push(live);
         }
     }
 
@@ -1149,7 +1145,7 @@ fn guest_api_version(
 }
 
 fn validate_registration(plugin: &str, registration: &Registration) -> Result<(), LoadError> {
-    let conflict = |message: String| LoadError::Conflict {
+    let conflict = |message: String| LoadError::InvalidRegistration {
         plugin: plugin.into(),
         message,
     };

@@ -89,7 +89,7 @@ impl MessageQueues {
 
     fn lock(&self) -> MutexGuard<'_, Queues> {
         // The queues are plain vectors; a panic elsewhere cannot leave them inconsistent.
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        crate::sync::lock(&self.inner)
     }
 }
 

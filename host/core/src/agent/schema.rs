@@ -49,7 +49,7 @@ impl SchemaCache {
 
     fn validator(&self, spec: &ToolSpec) -> Result<Arc<jsonschema::Validator>, String> {
         // Validation runs outside the lock; only lookups and inserts hold it.
-        let mut validators = self.validators.lock().unwrap_or_else(|p| p.into_inner());
+        let mut validators = crate::sync::lock(&self.validators);
         if let Some((schema, validator)) = validators.get(&spec.name) {
             if *schema == spec.parameters {
                 return Ok(Arc::clone(validator));
