@@ -2,6 +2,8 @@
 //! wasm32-wasip2 with a nested cargo in a separate target dir, the way wasmtime builds its test
 //! programs, so a plain `cargo build` / `cargo test` at the root produces everything.
 
+#![allow(clippy::expect_used)] // A build script reports failure by panicking.
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -2,6 +2,8 @@
 //! grants, the hostile test plugin, tries each attack through the real `tack` binary with the
 //! built-in policies loaded, and the plugins beside it keep working.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;

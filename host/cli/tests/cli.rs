@@ -1,6 +1,8 @@
 //! The real `tack` binary, end to end: real plugins built from source, real files in temp dirs,
 //! real session files.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;

@@ -7,6 +7,8 @@
 //! A language whose toolchain is not installed is skipped with a message naming what to install,
 //! unless `TACK_REQUIRE_SDKS=1` (set by .ci/run), where it fails.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 

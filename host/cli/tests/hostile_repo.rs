@@ -4,6 +4,8 @@
 //! A fake API key sits in the environment of every run; it must never reach a request body, a
 //! plugin's command or the output.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -9,6 +9,8 @@
 //! checks that nothing outside the workspace changed (the child's HOME included), that no marker
 //! appeared, and that each call got the decision a careful reader expects.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -2,6 +2,8 @@
 //! lockfile, tampering, hostile archives, refused capabilities, updates that widen them, and
 //! project trust.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 

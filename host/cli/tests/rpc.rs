@@ -2,6 +2,8 @@
 //! offline demo provider or the scripted test provider, real plugins and real session files.
 //! Every line either side writes is checked against `rpc-protocol.schema.json`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, ExitStatus, Stdio};
 use std::sync::OnceLock;

@@ -3,6 +3,8 @@
 //! `TACK_REQUIRE_SDKS=1`), installs with `tack install`, which compiles it into the component
 //! cache, and answers its example command.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

@@ -2,6 +2,8 @@
 //! the host's slash commands in print mode (`/tree`, `/name`, `/label`, `/fork`, `/clone`,
 //! `/resume`, `/compact`), with the scripted provider playing the model.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 

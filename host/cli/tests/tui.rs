@@ -2,6 +2,7 @@
 //! keystrokes, with the scripted provider plugin, the real permission gate and core tools, and
 //! real files in temp dirs. The screen is read back through a VT100 parser.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 #![cfg(unix)]
 
 use std::fs::File;

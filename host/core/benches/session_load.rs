@@ -4,6 +4,8 @@
 //! The file is written line by line (never held in memory), then loaded once to report the
 //! time and the peak RSS (VmHWM, reset before the load), then measured by criterion.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::fs::File;
 use std::hint::black_box;
 use std::io::{BufWriter, Write};

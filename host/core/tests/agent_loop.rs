@@ -1,5 +1,7 @@
 //! The agent loop driven by in-process fakes of the provider, the tools and the hooks.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 #[path = "support/fakes.rs"]
 mod fakes;
 

@@ -2,6 +2,8 @@
 //! fakes (the provider records every request, so the summary requests can be inspected). The
 //! same flows run through real plugins in `host/runtime/tests/compaction.rs`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 #[path = "support/fakes.rs"]
 mod fakes;
 

@@ -1,6 +1,8 @@
 //! Property: garbage lines anywhere after the header never lose a valid entry, and each one is
 //! reported with its line number.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::path::Path;
 
 use proptest::prelude::*;

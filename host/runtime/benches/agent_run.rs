@@ -16,6 +16,8 @@
 //! figures include everything but the network and the model. The mock runs on the bench's own
 //! tokio runtime; its share of each round trip is printed separately.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

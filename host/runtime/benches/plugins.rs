@@ -4,6 +4,8 @@
 //!
 //! `cargo bench -p tack-runtime --bench plugins`
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};

@@ -5,6 +5,8 @@
 //! `cargo bench -p tack-runtime --bench sdk_languages` (languages whose toolchain is missing are
 //! skipped; see scripts/install-sdk-toolchains).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};

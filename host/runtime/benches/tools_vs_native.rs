@@ -12,6 +12,8 @@
 //! Each row prints what both sides found, so a ratio never compares different amounts of work
 //! unnoticed (grep -r and find do not honour .gitignore; the plugin and rg do).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;

@@ -8,6 +8,8 @@
 //! always gets entry 0: every script below starts with the summary text, and the sessions start
 //! with earlier exchanges so that the conversation's own requests use later entries.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 

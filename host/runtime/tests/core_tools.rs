@@ -6,6 +6,8 @@
 //! The tools' own unit tests (`cargo test -p core-tools`) cover formatting corners natively; these
 //! check the same behaviour survives the sandbox, the WIT boundary and the exec broker.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -2,6 +2,8 @@
 //! entry points, the hostile plugin's escape attempts and resource abuse, version and format
 //! checks, and the compiled-component cache.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

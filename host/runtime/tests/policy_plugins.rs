@@ -5,6 +5,8 @@
 //! across several plugins (first block wins, rewrites and replacements chain, failures fail
 //! closed for before-tool-call and open elsewhere), with a configurable test plugin.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};

@@ -9,6 +9,8 @@
 //! deltas, an error in the middle of the stream, a stream cut before its terminator, a 429 with
 //! a retry hint, and a context-overflow error.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -2,6 +2,8 @@
 //! blocks on screen are laid out), a frame with warm caches, a frame while the last message
 //! streams, and paging up through the scrollback.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 #[path = "../tests/support.rs"]
 mod support;
 

@@ -4,6 +4,8 @@
 //! popups, pickers, a narrow terminal and a scrolled view. Colour is checked apart: snapshots
 //! hold the text.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 mod support;
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};

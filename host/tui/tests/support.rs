@@ -1,5 +1,6 @@
 //! Building UI states for the snapshot tests and the render benchmark.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 #![allow(dead_code)]
 
 use std::sync::Arc;

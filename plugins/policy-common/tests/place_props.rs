@@ -4,6 +4,8 @@
 //! HOME. Whenever the judgement says every write stays inside the workspace, nothing outside it
 //! may have changed.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
