@@ -61,7 +61,8 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
     let started = app::start_interactive(&cli, &loaded, &services.inbox, sink).await?;
     let front = Arc::new(FrontEnd::new(cli, loaded, started));
     let driver = Arc::new(SessionDriver::new(
-        front.clone(),
+        front.agent.clone(),
+        front.session.clone(),
         services.clone(),
         run_ended,
     ));

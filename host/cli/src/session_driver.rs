@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use tack_core::agent::RunStatus;
 use tack_core::message::{now_ms, Content, Message, UserMessage};
-use tack_core::session::EntryKind;
-use tack_core::AgentError;
+use tack_core::session::{EntryKind, SessionHandle};
+use tack_core::{Agent, AgentError};
 use tokio_util::sync::CancellationToken;
 
 use crate::inbox::steer_follow_ups;
@@ -22,7 +22,8 @@ pub use front_end::FrontEnd;
 pub use services::{Dialog, InteractiveServices, Screen};
 
 pub struct SessionDriver<S: Screen> {
-    pub front: Arc<FrontEnd>,
+    agent: Arc<Agent>,
+    session: SessionHandle,
     pub services: Arc<InteractiveServices<S>>,
     /// What keeps the agent busy, if anything.
     busy: Mutex<Option<Busy>>,
@@ -115,12 +116,14 @@ enum Start {
 impl<S: Screen> SessionDriver<S> {
     /// `run_ended` is the flag the front end sets when it has shown a run's end.
     pub fn new(
-        front: Arc<FrontEnd>,
+        agent: Arc<Agent>,
+        session: SessionHandle,
         services: Arc<InteractiveServices<S>>,
         run_ended: Arc<AtomicBool>,
     ) -> Self {
         SessionDriver {
-            front,
+            agent,
+            session,
             services,
             busy: Mutex::new(None),
             run_ended,
@@ -149,7 +152,7 @@ impl<S: Screen> SessionDriver<S> {
                 None => match queue {
                     None => Submitted::Running,
                     Some(queue) => {
-                        let queues = self.front.agent.queues();
+                        let queues = self.agent.queues();
                         let message = Message::User(UserMessage {
                             content,
                             timestamp: now_ms(),
@@ -176,7 +179,7 @@ impl<S: Screen> SessionDriver<S> {
     /// A plugin queued a message: an idle agent starts a turn for it.
     pub fn wake(self: &Arc<Self>) {
         let mut busy = lock(&self.busy);
-        if busy.is_some() || self.front.agent.queues().is_empty() || self.services.is_shut() {
+        if busy.is_some() || self.agent.queues().is_empty() || self.services.is_shut() {
             return;
         }
         let run = self.begin_run(&mut busy);
@@ -189,7 +192,7 @@ impl<S: Screen> SessionDriver<S> {
     /// dialogs close. Await the returned [`Stopping`] to know the work is over.
     pub fn abort<T>(&self, dropped: impl FnOnce(Vec<Message>, Vec<Message>) -> T) -> (T, Stopping) {
         let active = lock(&self.busy).as_ref().map(Busy::share);
-        let (steering, follow_up) = self.front.agent.queues().clear();
+        let (steering, follow_up) = self.agent.queues().clear();
         let dropped = dropped(steering, follow_up);
         self.services
             .screen
@@ -237,7 +240,7 @@ impl<S: Screen> SessionDriver<S> {
         if busy.is_some() {
             lock(&self.deferred).push(entry);
         } else {
-            self.front.session.lock().append(entry)?;
+            self.session.lock().append(entry)?;
         }
         Ok(())
     }
@@ -277,7 +280,7 @@ impl<S: Screen> SessionDriver<S> {
     fn spawn_run(self: &Arc<Self>, first: Start, run: Busy) {
         let driver = Arc::clone(self);
         tokio::spawn(async move {
-            let agent = &driver.front.agent;
+            let agent = &driver.agent;
             let mut next = Some(first);
             while let Some(start) = next.take() {
                 let result = match start {
@@ -315,7 +318,7 @@ impl<S: Screen> SessionDriver<S> {
                 *busy = None;
             }
             run.finished.cancel();
-            driver.services.screen.run_finished(&driver.front);
+            driver.services.screen.run_finished();
         });
     }
 
@@ -325,7 +328,7 @@ impl<S: Screen> SessionDriver<S> {
         if entries.is_empty() {
             return;
         }
-        let mut session = self.front.session.lock();
+        let mut session = self.session.lock();
         for entry in entries {
             if let Err(e) = session.append(entry) {
                 eprintln!("tack: warning: cannot record an entry in the session: {e}");
@@ -349,3 +352,6 @@ impl Stopping {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -52,9 +52,11 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     let warnings = loaded.warnings.clone();
     let startup = loaded.startup.lines();
     let front = Arc::new(FrontEnd::new(cli, loaded, started));
+    services.screen.attach(&front);
     // Nothing here shows a run's end before its task is done, so the flag stays down.
     let driver = Arc::new(SessionDriver::new(
-        front.clone(),
+        front.agent.clone(),
+        front.session.clone(),
         services.clone(),
         Arc::default(),
     ));

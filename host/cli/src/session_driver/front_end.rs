@@ -14,7 +14,7 @@ use crate::router::ProviderRouter;
 pub struct FrontEnd {
     pub cli: Cli,
     pub loaded: Loaded,
-    pub agent: Agent,
+    pub agent: Arc<Agent>,
     pub session: SessionHandle,
     pub store: SessionStore,
     pub router: Arc<ProviderRouter>,
@@ -27,7 +27,7 @@ impl FrontEnd {
         FrontEnd {
             cli,
             loaded,
-            agent: started.agent,
+            agent: Arc::new(started.agent),
             session: started.session,
             store: started.store,
             router: started.router,

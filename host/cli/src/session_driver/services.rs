@@ -14,7 +14,6 @@ use tack_runtime::api::{Delivery, Level, OutgoingMessage, ToolResult};
 use tack_runtime::HostServices;
 use tokio::sync::oneshot;
 
-use super::front_end::FrontEnd;
 use crate::inbox::Inbox;
 use crate::services::{notice_level, CliServices};
 
@@ -61,7 +60,7 @@ pub trait Screen: Send + Sync + 'static {
     /// A run failed with `message`.
     fn run_failed(&self, message: String);
     /// A run (with whatever was queued meanwhile) is over and the agent idle.
-    fn run_finished(&self, _front: &FrontEnd) {}
+    fn run_finished(&self) {}
 }
 
 pub struct InteractiveServices<S: Screen> {

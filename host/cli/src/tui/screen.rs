@@ -2,6 +2,8 @@
 //! status segments, widgets and run failures go to the screen, and the footer is redrawn when a
 //! run is over.
 
+use std::sync::{Arc, OnceLock, Weak};
+
 use tack::rpc_protocol::CloseReason;
 use tack_core::event::NoticeLevel;
 use tack_tui::{DialogAnswer, DialogKind, DialogRequest, UiEvent};
@@ -13,11 +15,21 @@ pub type TuiServices = InteractiveServices<TuiScreen>;
 
 pub struct TuiScreen {
     ui: mpsc::UnboundedSender<UiEvent>,
+    /// What the footer shows, once the agent exists (plugins are loaded before it). Weak, as
+    /// the state holds the plugins, which hold this screen.
+    front: OnceLock<Weak<FrontEnd>>,
 }
 
 impl TuiScreen {
     pub fn new(ui: mpsc::UnboundedSender<UiEvent>) -> Self {
-        TuiScreen { ui }
+        TuiScreen {
+            ui,
+            front: OnceLock::new(),
+        }
+    }
+
+    pub fn attach(&self, front: &Arc<FrontEnd>) {
+        let _ = self.front.set(Arc::downgrade(front));
     }
 
     fn send(&self, event: UiEvent) {
@@ -109,7 +121,9 @@ impl Screen for TuiScreen {
         self.send(UiEvent::Error(message));
     }
 
-    fn run_finished(&self, front: &FrontEnd) {
-        self.send(UiEvent::Footer(super::models::footer(front)));
+    fn run_finished(&self) {
+        if let Some(front) = self.front.get().and_then(Weak::upgrade) {
+            self.send(UiEvent::Footer(super::models::footer(&front)));
+        }
     }
 }
