@@ -16,6 +16,7 @@ mod run;
 mod scaffold;
 mod services;
 mod session_change;
+mod session_driver;
 mod sessions;
 mod settings;
 mod startup;

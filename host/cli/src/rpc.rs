@@ -10,8 +10,8 @@ mod models;
 mod output;
 mod queries;
 mod run;
+mod screen;
 mod server;
-mod services;
 mod sessions;
 
 use std::process::ExitCode;
@@ -26,11 +26,13 @@ use tokio::sync::mpsc;
 
 use crate::app;
 use crate::cli::Cli;
+use crate::inbox::Inbox;
 use crate::services::CliServices;
+use crate::session_driver::{FrontEnd, SessionDriver};
 use crate::sync::lock;
 use output::{EventLines, Output};
+use screen::{RpcScreen, RpcServices};
 use server::Server;
-use services::RpcServices;
 
 pub async fn serve(cli: Cli) -> Result<ExitCode> {
     if cli.print || !cli.prompt.is_empty() {
@@ -38,8 +40,13 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
     }
     let out = Output::start();
     let (wake_tx, mut wake_rx) = mpsc::unbounded_channel();
+    let run_ended = Arc::new(AtomicBool::new(false));
     let cli_services = Arc::new(CliServices::default());
-    let services = Arc::new(RpcServices::new(cli_services.clone(), out.clone(), wake_tx));
+    let services = Arc::new(RpcServices::new(
+        cli_services.clone(),
+        RpcScreen::new(out.clone(), run_ended.clone()),
+        Inbox::new(wake_tx),
+    ));
     let loaded = app::load_plugins_with(&cli, cli_services, services.clone()).await?;
     for warning in &loaded.warnings {
         eprintln!("tack: warning: {warning}");
@@ -47,27 +54,24 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
     for line in loaded.startup.lines() {
         eprintln!("tack: {line}");
     }
-    let run_ended = Arc::new(AtomicBool::new(false));
     let sink: Arc<dyn EventSink> = Arc::new(EventLines {
         out: out.clone(),
         run_ended: run_ended.clone(),
     });
     let started = app::start_interactive(&cli, &loaded, &services.inbox, sink).await?;
-
+    let front = Arc::new(FrontEnd::new(cli, loaded, started));
+    let driver = Arc::new(SessionDriver::new(
+        front.agent.clone(),
+        front.session.clone(),
+        services.clone(),
+        run_ended,
+    ));
     let server = Arc::new(Server {
-        cli,
-        loaded,
-        agent: started.agent,
-        session: started.session,
-        store: started.store,
-        router: started.router,
+        front,
+        driver,
         services,
         out,
-        startup_provider: started.startup_provider,
-        busy: Mutex::new(None),
-        run_ended,
         bash: Mutex::new(None),
-        deferred_bash: Mutex::new(Vec::new()),
         tasks: Mutex::default(),
     });
 
@@ -78,7 +82,7 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
                 Some(line) => server.handle_line(&line),
                 None => break,
             },
-            Some(()) = wake_rx.recv() => server.wake(),
+            Some(()) = wake_rx.recv() => server.driver.wake(),
         }
     }
     shut_down(&server).await;
@@ -119,16 +123,16 @@ fn read_lines() -> mpsc::Receiver<Vec<u8>> {
 /// EOF on stdin: nobody is left to answer dialogs or wait for a run, so both end; every
 /// command still in flight answers; the session is complete on disk before the process exits.
 async fn shut_down(server: &Arc<Server>) {
-    server.services.shut();
     if let Some(bash) = lock(&server.bash).as_ref() {
         bash.cancel();
     }
-    let active = lock(&server.busy).as_ref().map(|b| b.share());
-    if let Some(work) = active {
-        work.cancel.cancel();
-        work.finished.cancelled().await;
-    }
+    server.driver.shut_down().await;
     server.drain_tasks().await;
-    app::session_event(&server.loaded, EventKind::SessionEnd, &server.session).await;
+    app::session_event(
+        &server.front.loaded,
+        EventKind::SessionEnd,
+        &server.front.session,
+    )
+    .await;
     server.out.flush();
 }

@@ -12,66 +12,6 @@ use tack_runtime::api::{Delivery, Level, OutgoingMessage};
 use tack_runtime::bridge::PluginTools;
 use tack_runtime::HostServices;
 
-/// The session and agent half of `HostServices` for a front end that brings its own dialogs and
-/// screen (RPC mode, the terminal UI): tool progress, the session and the tool registry are the
-/// CLI's (`self.cli`), and messages plugins send go to the front end's `self.inbox`. Expands to
-/// those methods, inside the front end's `impl HostServices`.
-macro_rules! delegate_session_and_agent {
-    () => {
-        fn tool_progress(
-            &self,
-            plugin: &str,
-            call_id: &str,
-            partial: tack_runtime::api::ToolResult,
-        ) {
-            self.cli.tool_progress(plugin, call_id, partial);
-        }
-
-        fn session_id(&self) -> String {
-            self.cli.session_id()
-        }
-
-        fn session_branch(&self, plugin: &str) -> String {
-            self.cli.session_branch(plugin)
-        }
-
-        fn latest_custom(&self, plugin: &str, custom_type: &str) -> Option<String> {
-            self.cli.latest_custom(plugin, custom_type)
-        }
-
-        fn append_custom(
-            &self,
-            plugin: &str,
-            custom_type: &str,
-            data: &str,
-        ) -> Result<String, String> {
-            self.cli.append_custom(plugin, custom_type, data)
-        }
-
-        fn send_message(
-            &self,
-            plugin: &str,
-            message: tack_runtime::api::OutgoingMessage,
-            delivery: tack_runtime::api::Delivery,
-        ) {
-            self.inbox.deliver(plugin, message, delivery);
-        }
-
-        fn all_tools(&self) -> Vec<String> {
-            self.cli.all_tools()
-        }
-
-        fn active_tools(&self) -> Vec<String> {
-            self.cli.active_tools()
-        }
-
-        fn set_active_tools(&self, plugin: &str, names: Vec<String>) -> Result<(), String> {
-            self.cli.set_active_tools(plugin, names)
-        }
-    };
-}
-pub(crate) use delegate_session_and_agent;
-
 #[derive(Default)]
 pub struct CliServices {
     session: OnceLock<SessionHandle>,

@@ -7,7 +7,7 @@ mod commands;
 mod controller;
 mod info;
 mod models;
-mod services;
+mod screen;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -20,9 +20,11 @@ use tokio::sync::mpsc;
 
 use crate::app;
 use crate::cli::Cli;
+use crate::inbox::Inbox;
 use crate::services::CliServices;
+use crate::session_driver::{FrontEnd, SessionDriver};
 use controller::Controller;
-use services::TuiServices;
+use screen::{TuiScreen, TuiServices};
 
 /// Sends every agent event to the UI.
 struct UiSink(mpsc::UnboundedSender<UiEvent>);
@@ -39,8 +41,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     let cli_services = Arc::new(CliServices::default());
     let services = Arc::new(TuiServices::new(
         cli_services.clone(),
-        ui_tx.clone(),
-        wake_tx,
+        TuiScreen::new(ui_tx.clone()),
+        Inbox::new(wake_tx),
     ));
     let loaded = app::load_plugins_interactive(&cli, cli_services, services.clone()).await?;
     let sink: Arc<dyn EventSink> = Arc::new(UiSink(ui_tx.clone()));
@@ -49,19 +51,24 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     let log_path = loaded.home.root().join("tui-stderr.log");
     let warnings = loaded.warnings.clone();
     let startup = loaded.startup.lines();
+    let front = Arc::new(FrontEnd::new(cli, loaded, started));
+    services.screen.attach(&front);
+    // Nothing here shows a run's end before its task is done, so the flag stays down.
+    let driver = Arc::new(SessionDriver::new(
+        front.agent.clone(),
+        front.session.clone(),
+        services.clone(),
+        Arc::default(),
+    ));
     let controller = Arc::new(Controller {
-        cli,
-        loaded,
-        agent: started.agent,
-        session: started.session,
-        store: started.store,
-        router: started.router,
+        front,
+        driver,
         services,
         ui: ui_tx.clone(),
-        startup_provider: started.startup_provider,
-        busy: Default::default(),
     });
-    controller.send(UiEvent::Transcript(controller.session.lock().project()));
+    controller.send(UiEvent::Transcript(
+        controller.front.session.lock().project(),
+    ));
     controller.send(UiEvent::Footer(controller.footer()));
     controller.send(UiEvent::Commands(controller.command_list()));
     controller.send(UiEvent::History(controller.history()));
@@ -79,7 +86,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             message: line,
         });
     }
-    if controller.agent.config().model.provider == "demo" {
+    if controller.front.agent.config().model.provider == "demo" {
         controller.send(UiEvent::Notify {
             plugin: "tack".into(),
             level: NoticeLevel::Info,
@@ -89,7 +96,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         });
     }
     let files_tx = ui_tx.clone();
-    let root = controller.loaded.cwd.clone();
+    let root = controller.front.loaded.cwd.clone();
     tokio::task::spawn_blocking(move || {
         let _ = files_tx.send(UiEvent::Files(info::list_files(&root)));
     });
@@ -110,7 +117,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                     Some(action) => handler.handle(action),
                     None => return,
                 },
-                Some(()) = wake_rx.recv() => handler.wake(),
+                Some(()) = wake_rx.recv() => handler.driver.wake(),
             }
         }
     });
@@ -134,16 +141,16 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         .await
     };
     actions.abort();
-    controller.shut_down().await;
+    controller.driver.shut_down().await;
     app::session_event(
-        &controller.loaded,
+        &controller.front.loaded,
         EventKind::SessionEnd,
-        &controller.session,
+        &controller.front.session,
     )
     .await;
     result.context("the terminal UI failed")?;
     let resume = {
-        let session = controller.session.lock();
+        let session = controller.front.session.lock();
         session
             .is_persistent()
             .then(|| crate::sessions::short_id(session.id()).to_string())

@@ -30,17 +30,12 @@ impl Server {
             }
             slot.insert(CancellationToken::new()).clone()
         };
-        let result = run(command, &self.loaded.cwd, cancel).await;
+        let result = run(command, &self.front.loaded.cwd, cancel).await;
         *lock(&self.bash) = None;
         let result = result?;
         if !exclude_from_context {
             let entry = entry(command, &result);
-            let busy = lock(&self.busy);
-            if busy.is_some() {
-                lock(&self.deferred_bash).push(entry);
-            } else {
-                self.session.lock().append(entry)?;
-            }
+            self.driver.append_when_idle(entry)?;
         }
         data(result)
     }
@@ -51,17 +46,6 @@ impl Server {
             .map(CancellationToken::cancel)
             .is_some();
         data(json!({ "aborted": running }))
-    }
-
-    /// Records the output of commands that finished while the agent was busy.
-    pub fn flush_deferred_bash(&self) {
-        let entries = std::mem::take(&mut *lock(&self.deferred_bash));
-        let mut session = self.session.lock();
-        for entry in entries {
-            if let Err(e) = session.append(entry) {
-                eprintln!("tack: warning: cannot record a bash command in the session: {e}");
-            }
-        }
     }
 }
 

@@ -9,6 +9,7 @@ use super::server::{data, Reply, Server};
 impl Server {
     pub fn commands(&self) -> Reply {
         let mut commands: Vec<CommandInfo> = self
+            .front
             .loaded
             .set
             .commands()
@@ -26,7 +27,7 @@ impl Server {
     /// has answered (plan-mode's "execute the plan").
     pub async fn run_command(self: std::sync::Arc<Self>, name: &str, args: &str) -> Reply {
         let name = name.strip_prefix('/').unwrap_or(name);
-        let Some((plugin, _)) = self.loaded.set.command(name) else {
+        let Some((plugin, _)) = self.front.loaded.set.command(name) else {
             bail!("no plugin provides /{name} (see get_commands)");
         };
         let plugin = plugin.clone();
@@ -35,7 +36,7 @@ impl Server {
             Ok(Err(message)) => bail!("/{name}: {message}"),
             Err(e) => return Err(e).with_context(|| format!("/{name}")),
         };
-        self.wake();
+        self.driver.wake();
         data(json!({ "output": output }))
     }
 }

@@ -3,17 +3,23 @@
 
 use serde_json::json;
 
-use super::server::{data, BusyKind, Reply, Server};
+use super::server::{data, occupied, Reply, Server};
+use crate::session_driver::BusyKind;
 
 impl Server {
     /// Summarizes the older conversation now. `abort` cancels it.
     pub async fn compact(&self, focus: Option<String>) -> Reply {
-        let work = self.occupy(BusyKind::Compacting).await?;
+        let work = self
+            .driver
+            .occupy(BusyKind::Compacting)
+            .await
+            .map_err(occupied)?;
         let result = self
+            .front
             .agent
             .compact(focus.as_deref(), work.cancel.clone())
             .await;
-        self.release(&work);
+        self.driver.release(&work);
         let compacted = result?;
         data(json!({
             "entryId": compacted.entry_id,
@@ -27,11 +33,13 @@ impl Server {
     /// Turns automatic compaction (past the threshold, and on a context overflow) on or off for
     /// the rest of this process.
     pub fn set_auto_compaction(&self, enabled: bool) -> Reply {
-        self.agent.update_config(|c| c.compaction.enabled = enabled);
+        self.front
+            .agent
+            .update_config(|c| c.compaction.enabled = enabled);
         data(json!({ "enabled": enabled }))
     }
 
     pub fn auto_compaction(&self) -> bool {
-        self.agent.config().compaction.enabled
+        self.front.agent.config().compaction.enabled
     }
 }

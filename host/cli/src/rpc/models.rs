@@ -6,17 +6,16 @@ use tack::rpc_protocol::{AvailableModel, ModelChoice};
 
 use super::server::{data, Reply, Server};
 use crate::app;
-use crate::model_switch::ModelSwitch;
 
 impl Server {
     pub fn set_model(&self, provider: &str, model_id: &str) -> Reply {
-        self.model_switch().set_model(provider, model_id)?;
+        self.front.model_switch().set_model(provider, model_id)?;
         self.model_choice()
     }
 
     pub fn available_models(&self) -> Reply {
-        let catalog = crate::catalog::build(&self.loaded.set, &self.loaded.settings)?;
-        let switch = self.model_switch();
+        let catalog = crate::catalog::build(&self.front.loaded.set, &self.front.loaded.settings)?;
+        let switch = self.front.model_switch();
         let mut models = Vec::new();
         for entry in &catalog {
             let key_available = switch.key_available(entry);
@@ -31,24 +30,12 @@ impl Server {
     }
 
     pub fn set_thinking_level(&self, level: &str) -> Reply {
-        self.model_switch().set_thinking(level)?;
+        self.front.model_switch().set_thinking(level)?;
         self.model_choice()
     }
 
-    /// The model switch over this server's state.
-    pub fn model_switch(&self) -> ModelSwitch<'_> {
-        ModelSwitch {
-            agent: &self.agent,
-            session: &self.session,
-            router: &self.router,
-            loaded: &self.loaded,
-            cli: &self.cli,
-            startup_provider: &self.startup_provider,
-        }
-    }
-
     fn model_choice(&self) -> Reply {
-        let config = self.agent.config();
+        let config = self.front.agent.config();
         data(ModelChoice {
             model: config.model,
             thinking_level: config.reasoning.as_str().to_string(),

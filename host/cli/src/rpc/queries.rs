@@ -11,13 +11,13 @@ use crate::sync::lock;
 
 impl Server {
     pub fn state(&self) -> Reply {
-        let config = self.agent.config();
-        let (pending_steering, pending_follow_up) = self.agent.queues().len();
+        let config = self.front.agent.config();
+        let (pending_steering, pending_follow_up) = self.front.agent.queues().len();
         // Taken before the session lock: elsewhere the busy slot is locked first, then the
         // session.
-        let is_running = self.is_running();
+        let is_running = self.driver.is_running();
         let is_bash_running = lock(&self.bash).is_some();
-        let s = self.session.lock();
+        let s = self.front.session.lock();
         data(State {
             model: config.model,
             thinking_level: config.reasoning.as_str().to_string(),
@@ -30,16 +30,16 @@ impl Server {
             pending_follow_up,
             message_count: s.project().len(),
             auto_compaction: self.auto_compaction(),
-            context_files: self.loaded.startup.context_files.clone(),
+            context_files: self.front.loaded.startup.context_files.clone(),
             project_files: ProjectFiles {
-                used: self.loaded.startup.project_files.used.clone(),
-                ignored: self.loaded.startup.project_files.ignored.clone(),
+                used: self.front.loaded.startup.project_files.used.clone(),
+                ignored: self.front.loaded.startup.project_files.ignored.clone(),
             },
         })
     }
 
     pub fn messages(&self) -> Reply {
-        let messages = self.session.lock().project();
+        let messages = self.front.session.lock().project();
         data(Messages {
             messages: messages.iter().map(|m| (**m).clone()).collect(),
         })
@@ -47,7 +47,7 @@ impl Server {
 
     /// The user messages of the active branch, each a place `fork` can start from.
     pub fn fork_points(&self) -> Reply {
-        let s = self.session.lock();
+        let s = self.front.session.lock();
         let points: Vec<ForkPoint> = s
             .branch()
             .into_iter()
@@ -66,7 +66,7 @@ impl Server {
     }
 
     pub fn session_stats(&self) -> Reply {
-        let s = self.session.lock();
+        let s = self.front.session.lock();
         let mut stats = SessionStats {
             session_id: s.id().to_string(),
             session_file: s.path().map(|p| p.display().to_string()),
@@ -105,7 +105,7 @@ impl Server {
     }
 
     pub fn last_assistant_text(&self) -> Reply {
-        let s = self.session.lock();
+        let s = self.front.session.lock();
         let text = s
             .branch()
             .into_iter()

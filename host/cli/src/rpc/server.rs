@@ -6,24 +6,19 @@
 //! meanwhile; clients match responses by `id`.
 
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
 use serde::Serialize;
 use serde_json::Value;
 use tack::rpc_protocol::{Command, Response, UiResponse};
-use tack_core::session::{EntryKind, SessionHandle, SessionStore};
-use tack_core::Agent;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::output::Output;
-use super::run::Via;
-use super::services::RpcServices;
-use crate::app::Loaded;
-use crate::cli::Cli;
-use crate::router::ProviderRouter;
+use super::run::{content, Via};
+use super::screen::{RpcScreen, RpcServices};
+use crate::session_driver::{BusyKind, FrontEnd, SessionDriver};
 use crate::sync::lock;
 
 /// What a command answers: its `data` (if any), or an error.
@@ -34,70 +29,19 @@ pub fn data<T: Serialize>(value: T) -> Reply {
 }
 
 pub struct Server {
-    pub cli: Cli,
-    pub loaded: Loaded,
-    pub agent: Agent,
-    pub session: SessionHandle,
-    pub store: SessionStore,
-    pub router: Arc<ProviderRouter>,
+    pub front: Arc<FrontEnd>,
+    pub driver: Arc<SessionDriver<RpcScreen>>,
     pub services: Arc<RpcServices>,
     pub out: Output,
-    /// The provider chosen at start, to which `--api-key` and `--base-url` apply.
-    pub startup_provider: String,
-    /// What keeps the agent busy, if anything.
-    pub busy: Mutex<Option<Busy>>,
-    /// The current run has emitted `agent_end` (its task is finishing).
-    pub run_ended: Arc<AtomicBool>,
     /// Cancels the running `bash` command.
     pub bash: Mutex<Option<CancellationToken>>,
-    /// `bash` output finished during a run, recorded in the session when the run ends.
-    pub deferred_bash: Mutex<Vec<EntryKind>>,
     /// Commands answering later; awaited before exit so that every command gets its response.
     pub tasks: Mutex<JoinSet<()>>,
 }
 
-/// The agent is running, compacting, or its session is being changed.
-pub struct Busy {
-    pub kind: BusyKind,
-    pub cancel: CancellationToken,
-    /// Cancelled when the work is over.
-    pub finished: CancellationToken,
-}
-
-impl Busy {
-    pub fn new(kind: BusyKind) -> Busy {
-        Busy {
-            kind,
-            cancel: Default::default(),
-            finished: Default::default(),
-        }
-    }
-
-    /// Another handle on the same work.
-    pub fn share(&self) -> Busy {
-        Busy {
-            kind: self.kind,
-            cancel: self.cancel.clone(),
-            finished: self.finished.clone(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BusyKind {
-    Running,
-    Compacting,
-    ChangingSession,
-}
-
-impl BusyKind {
-    fn describe(self) -> &'static str {
-        match self {
-            BusyKind::Running => "the agent is running",
-            BusyKind::Compacting => "the conversation is being compacted",
-            BusyKind::ChangingSession => "the session is being changed",
-        }
-    }
+/// Why work cannot start while `kind` keeps the agent busy.
+pub fn occupied(kind: BusyKind) -> anyhow::Error {
+    anyhow::anyhow!("{}; wait, or abort it first", kind.describe())
 }
 
 impl Server {
@@ -125,7 +69,7 @@ impl Server {
         if kind == "plugin_ui_response" {
             return match serde_json::from_value::<UiResponse>(value) {
                 Ok(answer) => {
-                    if let Err(e) = self.services.answer(answer) {
+                    if let Err(e) = self.services.screen.answer(answer) {
                         self.fail(id, &kind, e);
                     }
                 }
@@ -145,10 +89,16 @@ impl Server {
                 message,
                 images,
                 streaming_behavior,
-            } => self.submit(id, Via::Prompt(streaming_behavior), message, images),
-            Command::Steer { message, images } => self.submit(id, Via::Steer, message, images),
+            } => self.submit(
+                id,
+                Via::Prompt(streaming_behavior),
+                content(message, images),
+            ),
+            Command::Steer { message, images } => {
+                self.submit(id, Via::Steer, content(message, images))
+            }
             Command::FollowUp { message, images } => {
-                self.submit(id, Via::FollowUp, message, images)
+                self.submit(id, Via::FollowUp, content(message, images))
             }
             Command::Abort => self.later(id, name, |s| async move { s.abort().await }),
             Command::GetState => self.answer(id, name, self.state()),
@@ -237,59 +187,6 @@ impl Server {
         // Reap what finished, so the set holds only running commands.
         while tasks.try_join_next().is_some() {}
         tasks.spawn(work);
-    }
-
-    /// Marks the agent busy with `kind`, unless it already is (a run that has emitted
-    /// `agent_end` is waited for: the client already saw it end).
-    pub async fn occupy(&self, kind: BusyKind) -> Result<Busy> {
-        loop {
-            let ending = {
-                let mut busy = lock(&self.busy);
-                match busy.as_ref() {
-                    None => {
-                        let work = Busy::new(kind);
-                        *busy = Some(work.share());
-                        return Ok(work);
-                    }
-                    Some(current) => match self.ending(current) {
-                        Some(finished) => finished,
-                        None => {
-                            anyhow::bail!("{}; wait, or abort it first", current.kind.describe())
-                        }
-                    },
-                }
-            };
-            ending.cancelled().await;
-        }
-    }
-
-    /// For a run whose `agent_end` is out: the token cancelled when its task is done.
-    pub fn ending(&self, busy: &Busy) -> Option<CancellationToken> {
-        (busy.kind == BusyKind::Running && self.run_ended.load(Ordering::SeqCst))
-            .then(|| busy.finished.clone())
-    }
-
-    /// Ends what [`Server::occupy`] started.
-    pub fn release(&self, work: &Busy) {
-        let mut busy = lock(&self.busy);
-        self.flush_deferred_bash();
-        *busy = None;
-        drop(busy);
-        work.finished.cancel();
-    }
-
-    /// Why a prompt cannot be queued now, if it cannot: only a run takes queued messages.
-    pub fn busy_without_run(&self, busy: &Option<Busy>) -> Option<String> {
-        busy.as_ref()
-            .filter(|b| b.kind != BusyKind::Running)
-            .map(|b| format!("{}; send the message when it is done", b.kind.describe()))
-    }
-
-    /// A run is going on and has not emitted `agent_end`.
-    pub fn is_running(&self) -> bool {
-        lock(&self.busy)
-            .as_ref()
-            .is_some_and(|b| b.kind == BusyKind::Running && self.ending(b).is_none())
     }
 
     /// Waits for every command still answering.

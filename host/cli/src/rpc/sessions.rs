@@ -6,13 +6,18 @@ use serde_json::json;
 use tack::rpc_protocol::SessionRef;
 use tack_core::session::{EntryKind, Session};
 
-use super::server::{data, BusyKind, Reply, Server};
+use super::server::{data, occupied, Reply, Server};
 use crate::session_change;
+use crate::session_driver::BusyKind;
 
 impl Server {
     pub async fn new_session(&self) -> Reply {
         self.change(|server| {
-            let session = session_change::create(&server.cli, &server.loaded, &server.store)?;
+            let session = session_change::create(
+                &server.front.cli,
+                &server.front.loaded,
+                &server.front.store,
+            )?;
             Ok((session, None))
         })
         .await
@@ -24,7 +29,8 @@ impl Server {
             _ => bail!("give either sessionPath or sessionId"),
         };
         self.change(|server| {
-            let (session, warnings) = session_change::open(&server.loaded, &server.store, &arg)?;
+            let (session, warnings) =
+                session_change::open(&server.front.loaded, &server.front.store, &arg)?;
             for w in warnings {
                 eprintln!("tack: warning: {w}");
             }
@@ -37,8 +43,8 @@ impl Server {
     /// text comes back so the client can edit and resend it.
     pub async fn fork(&self, entry_id: &str) -> Reply {
         self.change(|server| {
-            let s = server.session.lock();
-            match session_change::fork(&server.loaded, &server.store, &s, entry_id)? {
+            let s = server.front.session.lock();
+            match session_change::fork(&server.front.loaded, &server.front.store, &s, entry_id)? {
                 Some((forked, text)) => Ok((forked, Some(text))),
                 None => bail!("entry {entry_id:?} is not a user message (see get_fork_points)"),
             }
@@ -51,7 +57,7 @@ impl Server {
         if name.is_empty() {
             bail!("the session name is empty");
         }
-        self.session.lock().append(EntryKind::SessionInfo {
+        self.front.session.lock().append(EntryKind::SessionInfo {
             name: Some(name.to_string()),
         })?;
         data(json!({ "name": name }))
@@ -60,14 +66,18 @@ impl Server {
     /// Replaces the session with the one `make` opens (and the text it returns for the client),
     /// while no run can start.
     async fn change(&self, make: impl FnOnce(&Self) -> Result<(Session, Option<String>)>) -> Reply {
-        let work = self.occupy(BusyKind::ChangingSession).await?;
+        let work = self
+            .driver
+            .occupy(BusyKind::ChangingSession)
+            .await
+            .map_err(occupied)?;
         let result = match make(self) {
             Ok((session, text)) => self.swap(session).await.map(|()| text),
             Err(e) => Err(e),
         };
-        self.release(&work);
+        self.driver.release(&work);
         let text = result?;
-        let s = self.session.lock();
+        let s = self.front.session.lock();
         data(SessionRef {
             session_id: s.id().to_string(),
             session_file: s.path().map(|p| p.display().to_string()),
@@ -77,7 +87,7 @@ impl Server {
 
     async fn swap(&self, session: Session) -> Result<()> {
         session_change::replace(
-            &self.model_switch(),
+            &self.front.model_switch(),
             &self.services.inbox,
             session,
             |warning| eprintln!("tack: warning: {warning}"),

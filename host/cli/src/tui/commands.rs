@@ -13,6 +13,7 @@ use tack_tui::{CommandInfo, Picker, PickerItem, PickerKind, UiEvent};
 
 use super::controller::Controller;
 use crate::session_change;
+use crate::session_driver::{Busy, BusyKind};
 use crate::sessions::{clip, first_line, short_id};
 
 /// The host's commands, for completion and `/help`.
@@ -50,6 +51,7 @@ impl Controller {
             })
             .collect();
         let mut plugin: Vec<CommandInfo> = self
+            .front
             .loaded
             .set
             .commands()
@@ -89,11 +91,16 @@ impl Controller {
             ("plugins", _) => Ok(Some(self.plugins_text())),
             ("help", _) => Ok(Some(self.help_text())),
             ("compact" | "tree" | "clone" | "name" | "label", _) => {
-                let work = self.occupy()?;
+                let kind = if name == "compact" {
+                    BusyKind::Compacting
+                } else {
+                    BusyKind::HostCommand
+                };
+                let work = self.occupy(kind).await?;
                 let result = self.host_command(name, args, &work).await;
                 self.release(&work);
                 if name == "tree" {
-                    self.send(UiEvent::Transcript(self.session.lock().project()));
+                    self.send(UiEvent::Transcript(self.front.session.lock().project()));
                 }
                 result
             }
@@ -101,21 +108,16 @@ impl Controller {
         }
     }
 
-    async fn host_command(
-        &self,
-        name: &str,
-        args: &str,
-        work: &super::controller::Work,
-    ) -> Result<Option<String>> {
+    async fn host_command(&self, name: &str, args: &str, work: &Busy) -> Result<Option<String>> {
         let line = format!("/{name} {args}");
         let busy = (name == "compact").then(|| "Compacting the conversation…".to_string());
         if busy.is_some() {
             self.send(UiEvent::Busy(busy));
         }
         let result = crate::commands::run(
-            &self.agent,
-            &self.store,
-            &self.loaded.cwd,
+            &self.front.agent,
+            &self.front.store,
+            &self.front.loaded.cwd,
             &line,
             work.cancel.clone(),
         )
@@ -128,7 +130,7 @@ impl Controller {
     }
 
     async fn plugin_command(self: Arc<Self>, name: &str, args: &str) -> Result<Option<String>> {
-        let Some((plugin, _)) = self.loaded.set.command(name) else {
+        let Some((plugin, _)) = self.front.loaded.set.command(name) else {
             bail!("no such command (see /help)");
         };
         let plugin = plugin.clone();
@@ -138,7 +140,7 @@ impl Controller {
             Err(e) => return Err(e).context("the plugin failed"),
         };
         // The command may have queued a message for the model (plan-mode's "execute the plan").
-        self.wake();
+        self.driver.wake();
         Ok(output)
     }
 
@@ -170,8 +172,8 @@ impl Controller {
     }
 
     fn session_picker(&self) -> Result<Picker> {
-        let sessions = self.store.list(&self.loaded.cwd)?;
-        let current = self.session.lock().id().to_string();
+        let sessions = self.front.store.list(&self.front.loaded.cwd)?;
+        let current = self.front.session.lock().id().to_string();
         let mut selected = 0;
         let items = sessions
             .iter()
@@ -204,7 +206,7 @@ impl Controller {
     }
 
     fn tree_picker(&self) -> Picker {
-        let session = self.session.lock();
+        let session = self.front.session.lock();
         let rows = session.outline();
         let mut selected = 0;
         let items = rows
@@ -243,7 +245,7 @@ impl Controller {
     }
 
     fn fork_picker(&self) -> Picker {
-        let session = self.session.lock();
+        let session = self.front.session.lock();
         let items: Vec<PickerItem> = session
             .branch()
             .into_iter()
@@ -269,13 +271,14 @@ impl Controller {
     }
 
     async fn new_session(&self) -> Result<Option<String>> {
-        let session = session_change::create(&self.cli, &self.loaded, &self.store)?;
+        let session =
+            session_change::create(&self.front.cli, &self.front.loaded, &self.front.store)?;
         self.change(session, None).await?;
         Ok(Some("New session.".into()))
     }
 
     async fn switch_session(&self, arg: &str) -> Result<Option<String>> {
-        let (session, warnings) = session_change::open(&self.loaded, &self.store, arg)?;
+        let (session, warnings) = session_change::open(&self.front.loaded, &self.front.store, arg)?;
         for w in warnings {
             self.send(UiEvent::Error(w));
         }
@@ -288,8 +291,8 @@ impl Controller {
     /// message's text goes back into the editor to be edited and sent again.
     async fn fork(&self, entry_id: &str) -> Result<Option<String>> {
         let forked = {
-            let s = self.session.lock();
-            session_change::fork(&self.loaded, &self.store, &s, entry_id)?
+            let s = self.front.session.lock();
+            session_change::fork(&self.front.loaded, &self.front.store, &s, entry_id)?
         };
         let Some((forked, text)) = forked else {
             bail!("entry {entry_id:?} is not a prompt");
@@ -301,16 +304,16 @@ impl Controller {
 
     /// Replaces the session while no run can start.
     async fn change(&self, session: Session, editor_text: Option<String>) -> Result<()> {
-        let work = self.occupy()?;
+        let work = self.occupy(BusyKind::ChangingSession).await?;
         let adopted = session_change::replace(
-            &self.model_switch(),
+            &self.front.model_switch(),
             &self.services.inbox,
             session,
             |warning| self.send(UiEvent::Error(warning)),
         )
         .await;
         self.release(&work);
-        self.send(UiEvent::Transcript(self.session.lock().project()));
+        self.send(UiEvent::Transcript(self.front.session.lock().project()));
         self.send(UiEvent::History(self.history()));
         if let Some(text) = editor_text {
             self.send(UiEvent::EditorText(text));
@@ -320,7 +323,7 @@ impl Controller {
 
     fn plugins_text(&self) -> String {
         let mut out = String::from("```\n");
-        for plugin in self.loaded.set.plugins() {
+        for plugin in self.front.loaded.set.plugins() {
             crate::list::describe(&mut out, plugin);
         }
         out.push_str("```");

@@ -7,15 +7,15 @@ use tack_core::session::EntryKind;
 use tack_tui::{FooterInfo, Picker, PickerItem, PickerKind};
 
 use super::controller::Controller;
-use crate::model_switch::ModelSwitch;
+use crate::session_driver::FrontEnd;
 
 const LEVELS: [&str; 5] = ["off", "minimal", "low", "medium", "high"];
 
 impl Controller {
     pub fn model_picker(&self) -> Result<Picker> {
-        let catalog = crate::catalog::build(&self.loaded.set, &self.loaded.settings)?;
-        let current = self.agent.config().model;
-        let switch = self.model_switch();
+        let catalog = crate::catalog::build(&self.front.loaded.set, &self.front.loaded.settings)?;
+        let current = self.front.agent.config().model;
+        let switch = self.front.model_switch();
         let mut items = Vec::new();
         let mut selected = 0;
         for entry in &catalog {
@@ -47,7 +47,7 @@ impl Controller {
     }
 
     pub fn thinking_picker(&self) -> Picker {
-        let current = self.agent.config().reasoning.as_str();
+        let current = self.front.agent.config().reasoning.as_str();
         Picker {
             kind: PickerKind::Thinking,
             title: "Thinking level".into(),
@@ -68,10 +68,10 @@ impl Controller {
         let arg = arg.trim();
         let (provider, model) = match arg.split_once('/') {
             Some((p, m)) => (p.to_string(), m.to_string()),
-            None => (self.agent.config().model.provider, arg.to_string()),
+            None => (self.front.agent.config().model.provider, arg.to_string()),
         };
-        self.model_switch().set_model(&provider, &model)?;
-        let config = self.agent.config();
+        self.front.model_switch().set_model(&provider, &model)?;
+        let config = self.front.agent.config();
         Ok(format!(
             "Model: {}/{}",
             config.model.provider, config.model.id
@@ -79,37 +79,18 @@ impl Controller {
     }
 
     pub fn set_thinking(&self, level: &str) -> Result<String> {
-        let parsed = self.model_switch().set_thinking(level.trim())?;
+        let parsed = self.front.model_switch().set_thinking(level.trim())?;
         Ok(format!("Thinking: {}", parsed.as_str()))
     }
 
-    /// The model switch over this controller's state.
-    pub fn model_switch(&self) -> ModelSwitch<'_> {
-        ModelSwitch {
-            agent: &self.agent,
-            session: &self.session,
-            router: &self.router,
-            loaded: &self.loaded,
-            cli: &self.cli,
-            startup_provider: &self.startup_provider,
-        }
-    }
-
     pub fn footer(&self) -> FooterInfo {
-        let config = self.agent.config();
-        FooterInfo {
-            model: format!("{}/{}", config.model.provider, config.model.id),
-            thinking: Some(config.reasoning.as_str().to_string()),
-            cwd: super::info::short_path(&self.loaded.cwd),
-            git_branch: super::info::git_branch(&self.loaded.cwd),
-            context_window: config.model.context_window,
-            session_name: self.session.lock().name().map(str::to_string),
-        }
+        footer(&self.front)
     }
 
     /// The session's prompts, oldest first, for the editor's history.
     pub fn history(&self) -> Vec<String> {
-        self.session
+        self.front
+            .session
             .lock()
             .branch()
             .into_iter()
@@ -121,5 +102,18 @@ impl Controller {
                 _ => None,
             })
             .collect()
+    }
+}
+
+/// What the footer shows of the front end's state.
+pub fn footer(front: &FrontEnd) -> FooterInfo {
+    let config = front.agent.config();
+    FooterInfo {
+        model: format!("{}/{}", config.model.provider, config.model.id),
+        thinking: Some(config.reasoning.as_str().to_string()),
+        cwd: super::info::short_path(&front.loaded.cwd),
+        git_branch: super::info::git_branch(&front.loaded.cwd),
+        context_window: config.model.context_window,
+        session_name: front.session.lock().name().map(str::to_string),
     }
 }

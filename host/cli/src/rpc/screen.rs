@@ -1,43 +1,36 @@
-//! What plugins reach in RPC mode. Dialogs go to the client as `plugin_ui_request` events and wait
-//! for its `plugin_ui_response` (or their timeout); notifications, status segments and widgets
-//! become events; messages a plugin sends are delivered as the WIT `delivery` says, starting a
-//! turn when the agent is idle. The session and the tool registry are the CLI's.
+//! RPC mode's [`Screen`]: dialogs go to the client as `plugin_ui_request` events and wait for its
+//! `plugin_ui_response` (routed here by id); notifications, status segments, widgets and run
+//! failures become events.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use serde_json::Value;
-use tack::rpc_protocol::{CloseReason, Dialog, RpcEvent, UiRequest, UiResponse};
-use tack_runtime::api::Level;
-use tack_runtime::HostServices;
-use tokio::sync::{mpsc, oneshot};
+use tack::rpc_protocol::{CloseReason, RpcEvent, UiRequest, UiResponse};
+use tack_core::event::{AgentEvent, NoticeLevel};
+use tokio::sync::oneshot;
 
 use super::output::Output;
-use crate::inbox::Inbox;
-use crate::services::{delegate_session_and_agent, notice_level, CliServices};
+use crate::session_driver::{Dialog, InteractiveServices, Screen};
 use crate::sync::lock;
 
-pub struct RpcServices {
-    cli: Arc<CliServices>,
+pub type RpcServices = InteractiveServices<RpcScreen>;
+
+pub struct RpcScreen {
     out: Output,
     /// Open dialogs by id.
     dialogs: Mutex<HashMap<String, oneshot::Sender<UiResponse>>>,
-    /// Once shutting down, dialogs resolve to their defaults without asking.
-    closed: AtomicBool,
-    /// Messages plugins send the agent.
-    pub inbox: Inbox,
+    /// Set when a run's end is out (shared with the event lines, which set it on `agent_end`).
+    run_ended: Arc<AtomicBool>,
 }
 
-impl RpcServices {
-    pub fn new(cli: Arc<CliServices>, out: Output, wake: mpsc::UnboundedSender<()>) -> Self {
-        RpcServices {
-            cli,
+impl RpcScreen {
+    pub fn new(out: Output, run_ended: Arc<AtomicBool>) -> Self {
+        RpcScreen {
             out,
             dialogs: Mutex::default(),
-            closed: AtomicBool::new(false),
-            inbox: Inbox::new(wake),
+            run_ended,
         }
     }
 
@@ -56,141 +49,94 @@ impl RpcServices {
             )),
         }
     }
+}
+
+impl Screen for RpcScreen {
+    type Answer = UiResponse;
+
+    fn show_dialog(
+        &self,
+        id: &str,
+        plugin: &str,
+        dialog: Dialog,
+        timeout_ms: Option<u32>,
+        reply: oneshot::Sender<UiResponse>,
+    ) {
+        lock(&self.dialogs).insert(id.to_string(), reply);
+        let dialog = match dialog {
+            Dialog::Confirm { title, message } => tack::rpc_protocol::Dialog::Confirm {
+                title,
+                message,
+                timeout_ms,
+            },
+            Dialog::Select { title, options } => tack::rpc_protocol::Dialog::Select {
+                title,
+                options,
+                timeout_ms,
+            },
+            Dialog::Input { title, placeholder } => tack::rpc_protocol::Dialog::Input {
+                title,
+                placeholder,
+                timeout_ms,
+            },
+        };
+        self.out.send(&RpcEvent::PluginUiRequest(UiRequest {
+            id: id.to_string(),
+            plugin: plugin.to_string(),
+            dialog,
+        }));
+    }
+
+    fn dialog_timed_out(&self, id: &str) {
+        if lock(&self.dialogs).remove(id).is_some() {
+            self.out.send(&RpcEvent::PluginUiClosed {
+                id: id.to_string(),
+                reason: CloseReason::Timeout,
+            });
+        }
+    }
+
+    /// Removes a dialog whose plugin call went away before it was answered.
+    fn dialog_over(&self, id: &str) {
+        lock(&self.dialogs).remove(id);
+    }
 
     /// Resolves every open dialog to its default and tells the client it closed.
-    pub fn close_dialogs(&self, reason: CloseReason) {
+    fn close_dialogs(&self, reason: CloseReason) {
         let open: Vec<String> = lock(&self.dialogs).drain().map(|(id, _)| id).collect();
         for id in open {
             self.out.send(&RpcEvent::PluginUiClosed { id, reason });
         }
     }
 
-    /// From now on dialogs are not shown: nobody is left to answer them.
-    pub fn shut(&self) {
-        self.closed.store(true, Ordering::SeqCst);
-        self.close_dialogs(CloseReason::Shutdown);
+    fn is_cancelled(answer: &UiResponse) -> bool {
+        answer.cancelled
     }
 
-    pub fn is_shut(&self) -> bool {
-        self.closed.load(Ordering::SeqCst)
-    }
-
-    /// Shows a dialog and waits for the answer; `None` when it closed unanswered.
-    async fn ask(&self, plugin: &str, dialog: Dialog) -> Option<UiResponse> {
-        if self.closed.load(Ordering::SeqCst) {
-            return None;
-        }
-        let timeout_ms = match &dialog {
-            Dialog::Confirm { timeout_ms, .. }
-            | Dialog::Select { timeout_ms, .. }
-            | Dialog::Input { timeout_ms, .. } => *timeout_ms,
-        };
-        let id = uuid::Uuid::now_v7().to_string();
-        let (tx, rx) = oneshot::channel();
-        lock(&self.dialogs).insert(id.clone(), tx);
-        let open = OpenDialog {
-            services: self,
-            id: id.clone(),
-        };
-        self.out.send(&RpcEvent::PluginUiRequest(UiRequest {
-            id: id.clone(),
-            plugin: plugin.to_string(),
-            dialog,
-        }));
-        let answer = match timeout_ms {
-            None => rx.await.ok(),
-            Some(ms) => match tokio::time::timeout(Duration::from_millis(ms.into()), rx).await {
-                Ok(answer) => answer.ok(),
-                Err(_) => {
-                    if lock(&self.dialogs).remove(&id).is_some() {
-                        self.out.send(&RpcEvent::PluginUiClosed {
-                            id,
-                            reason: CloseReason::Timeout,
-                        });
-                    }
-                    None
-                }
-            },
-        };
-        drop(open);
-        answer.filter(|a| !a.cancelled)
-    }
-}
-
-/// Removes a dialog whose plugin call went away before it was answered.
-struct OpenDialog<'a> {
-    services: &'a RpcServices,
-    id: String,
-}
-
-impl Drop for OpenDialog<'_> {
-    fn drop(&mut self) {
-        lock(&self.services.dialogs).remove(&self.id);
-    }
-}
-
-#[async_trait::async_trait]
-impl HostServices for RpcServices {
-    async fn confirm(
-        &self,
-        plugin: &str,
-        title: &str,
-        message: &str,
-        timeout_ms: Option<u32>,
-    ) -> bool {
-        let dialog = Dialog::Confirm {
-            title: title.to_string(),
-            message: message.to_string(),
-            timeout_ms,
-        };
-        self.ask(plugin, dialog)
-            .await
-            .and_then(|a| a.confirmed.or(a.value.as_ref().and_then(Value::as_bool)))
+    fn confirmed(answer: UiResponse) -> bool {
+        answer
+            .confirmed
+            .or(answer.value.as_ref().and_then(Value::as_bool))
             .unwrap_or(false)
     }
 
-    async fn select(
-        &self,
-        plugin: &str,
-        title: &str,
-        options: &[String],
-        timeout_ms: Option<u32>,
-    ) -> Option<u32> {
-        let dialog = Dialog::Select {
-            title: title.to_string(),
-            options: options.to_vec(),
-            timeout_ms,
-        };
-        let answer = self.ask(plugin, dialog).await?;
+    fn selected(answer: UiResponse, options: &[String]) -> Option<u32> {
         // The client may name the option by its index or by its text.
-        let index = match answer.value? {
-            Value::Number(n) => u32::try_from(n.as_u64()?).ok()?,
-            Value::String(text) => u32::try_from(options.iter().position(|o| *o == text)?).ok()?,
-            _ => return None,
-        };
-        ((index as usize) < options.len()).then_some(index)
+        match answer.value? {
+            Value::Number(n) => u32::try_from(n.as_u64()?).ok(),
+            Value::String(text) => u32::try_from(options.iter().position(|o| *o == text)?).ok(),
+            _ => None,
+        }
     }
 
-    async fn input(
-        &self,
-        plugin: &str,
-        title: &str,
-        placeholder: &str,
-        timeout_ms: Option<u32>,
-    ) -> Option<String> {
-        let dialog = Dialog::Input {
-            title: title.to_string(),
-            placeholder: placeholder.to_string(),
-            timeout_ms,
-        };
-        match self.ask(plugin, dialog).await?.value? {
+    fn text(answer: UiResponse) -> Option<String> {
+        match answer.value? {
             Value::String(text) => Some(text),
             _ => None,
         }
     }
 
-    fn notify(&self, plugin: &str, level: Level, message: &str) {
-        let level = notice_level(level);
+    fn notify(&self, plugin: &str, level: NoticeLevel, message: &str) {
         self.out.send(&RpcEvent::PluginUiNotify {
             plugin: plugin.to_string(),
             level,
@@ -214,13 +160,29 @@ impl HostServices for RpcServices {
         });
     }
 
-    delegate_session_and_agent!();
+    fn input_handled(&self) {
+        // No `agent_end` follows a handled input: this event ends the run for clients, so the
+        // state they ask for next must say so.
+        self.run_ended.store(true, Ordering::SeqCst);
+        self.out.send(&RpcEvent::InputHandled);
+    }
+
+    fn run_failed(&self, message: String) {
+        self.out.send(&AgentEvent::Error { message });
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Write;
+    use std::time::Duration;
+
+    use tack_runtime::HostServices;
+    use tokio::sync::mpsc;
+
+    use crate::inbox::Inbox;
+    use crate::services::CliServices;
 
     /// What the services wrote, as the client would read it.
     #[derive(Clone, Default)]
@@ -248,10 +210,11 @@ mod tests {
             let written = Written::default();
             let out = Output::start_with(written.clone());
             let (wake, _) = mpsc::unbounded_channel();
+            let screen = RpcScreen::new(out.clone(), Arc::default());
             let services = Arc::new(RpcServices::new(
                 Arc::new(CliServices::default()),
-                out.clone(),
-                wake,
+                screen,
+                Inbox::new(wake),
             ));
             Harness {
                 services,
@@ -297,6 +260,7 @@ mod tests {
         let confirm = tokio::spawn(async move { s.confirm("p", "Run?", "rm", None).await });
         let id = h.request_id(0).await;
         h.services
+            .screen
             .answer(UiResponse::confirm(&id, true))
             .expect("open dialog");
         assert!(confirm.await.expect("task"));
@@ -311,6 +275,7 @@ mod tests {
         let by_text = tokio::spawn(async move { s.select("p", "Pick", &o, None).await });
         let id = h.request_id(1).await;
         h.services
+            .screen
             .answer(answer(
                 serde_json::json!({"type": "plugin_ui_response", "id": id, "value": "b"}),
             ))
@@ -321,13 +286,17 @@ mod tests {
         let o = options.clone();
         let out_of_range = tokio::spawn(async move { s.select("p", "Pick", &o, None).await });
         let id = h.request_id(2).await;
-        h.services.answer(UiResponse::select(&id, 7)).expect("open");
+        h.services
+            .screen
+            .answer(UiResponse::select(&id, 7))
+            .expect("open");
         assert_eq!(out_of_range.await.expect("task"), None);
 
         let s = h.services.clone();
         let input = tokio::spawn(async move { s.input("p", "Name?", "your name", None).await });
         let id = h.request_id(3).await;
         h.services
+            .screen
             .answer(UiResponse::input(&id, "Ada"))
             .expect("open");
         assert_eq!(input.await.expect("task").as_deref(), Some("Ada"));
@@ -335,10 +304,13 @@ mod tests {
         let s = h.services.clone();
         let cancelled = tokio::spawn(async move { s.input("p", "Name?", "", None).await });
         let id = h.request_id(4).await;
-        h.services.answer(UiResponse::cancel(&id)).expect("open");
+        h.services
+            .screen
+            .answer(UiResponse::cancel(&id))
+            .expect("open");
         assert_eq!(cancelled.await.expect("task"), None);
         assert!(
-            h.services.answer(UiResponse::cancel(&id)).is_err(),
+            h.services.screen.answer(UiResponse::cancel(&id)).is_err(),
             "a dialog is answered once"
         );
     }
@@ -363,7 +335,7 @@ mod tests {
         let s = h.services.clone();
         let open = tokio::spawn(async move { s.confirm("p", "Run?", "x", None).await });
         let id = h.request_id(0).await;
-        h.services.close_dialogs(CloseReason::Aborted);
+        h.services.screen.close_dialogs(CloseReason::Aborted);
         assert!(!open.await.expect("task"));
         let closed = &h.events()[1];
         assert_eq!(closed["type"], "plugin_ui_closed");
