@@ -154,14 +154,7 @@ fn trust_gated(root: &std::path::Path) -> Vec<String> {
     if dot.join("config.toml").is_file() {
         gated.push("settings (.tack/config.toml)".to_string());
     }
-    let packages = crate::packages::lockfile::Lockfile::load(&dot.join("tack.lock"))
-        .map(|lock| {
-            lock.packages
-                .iter()
-                .map(|p| p.name.clone())
-                .collect::<Vec<_>>()
-        })
-        .unwrap_or_default();
+    let packages = crate::packages::lockfile::Lockfile::package_names(&dot.join("tack.lock"));
     if !packages.is_empty() {
         gated.push(format!("plugins: {}", packages.join(", ")));
     }

@@ -39,23 +39,14 @@ impl ProviderEntry {
         self.spec.secret.as_deref().is_none_or(|s| secrets.has(s))
     }
 
-    /// What the user chose for this entry; `cli_base_url` is `--base-url`.
-    pub fn user_choice(&self, cli_base_url: bool) -> UserChoice {
-        UserChoice {
-            base_url: cli_base_url || self.base_url.is_some(),
-            secret: self.secret_from_user,
-        }
-    }
-
-    /// Why the host would refuse to send this provider's requests, if it would.
+    /// Why the host would refuse to send this provider's requests as config.toml sets it up, if
+    /// it would.
     pub fn denied(&self) -> Option<ProviderDenied> {
-        provider_authority::check(
-            &self.plugin,
-            &self.spec,
-            self.effective_base_url(),
-            self.user_choice(false),
-        )
-        .err()
+        let user = UserChoice {
+            base_url: self.base_url.is_some(),
+            secret: self.secret_from_user,
+        };
+        provider_authority::check(&self.plugin, &self.spec, self.effective_base_url(), user).err()
     }
 
     /// Ready without asking anything of the user: its key is set and its plugin may send it.

@@ -32,14 +32,7 @@ impl ProjectFiles {
             sort(".tack/config.toml".into(), true);
         }
         if present("tack.lock") || present("packages") {
-            let names = super::packages::lockfile::Lockfile::load(&dot.join("tack.lock"))
-                .map(|lock| {
-                    lock.packages
-                        .iter()
-                        .map(|p| p.name.clone())
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_default();
+            let names = super::packages::lockfile::Lockfile::package_names(&dot.join("tack.lock"));
             let label = if names.is_empty() {
                 ".tack/packages".to_string()
             } else {

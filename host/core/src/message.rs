@@ -266,20 +266,13 @@ impl Message {
         Message::User(UserMessage::text(text))
     }
 
-    /// A custom message of a plugin, stamped now.
+    /// A custom message with no plugin named as its author, stamped now.
     pub fn custom(
         custom_type: impl Into<String>,
         content: impl Into<String>,
         display: bool,
     ) -> Self {
-        Message::Custom(CustomMessage {
-            custom_type: custom_type.into(),
-            content: content.into(),
-            display,
-            details: None,
-            timestamp: now_ms(),
-            plugin: None,
-        })
+        Self::custom_by(None, custom_type.into(), content.into(), display)
     }
 
     /// A message `plugin` adds to the conversation, attributed to it.
@@ -289,13 +282,27 @@ impl Message {
         content: impl Into<String>,
         display: bool,
     ) -> Self {
+        Self::custom_by(
+            Some(plugin.into()),
+            custom_type.into(),
+            content.into(),
+            display,
+        )
+    }
+
+    fn custom_by(
+        plugin: Option<String>,
+        custom_type: String,
+        content: String,
+        display: bool,
+    ) -> Self {
         Message::Custom(CustomMessage {
-            custom_type: custom_type.into(),
-            content: content.into(),
+            custom_type,
+            content,
             display,
             details: None,
             timestamp: now_ms(),
-            plugin: Some(plugin.into()),
+            plugin,
         })
     }
 

@@ -72,11 +72,11 @@ impl BudgetExceeded {
         }
     }
 
-    pub fn size_text(&self) -> String {
+    fn size_text(&self) -> String {
         amount(self.size, self.items)
     }
 
-    pub fn cap_text(&self) -> String {
+    fn cap_text(&self) -> String {
         amount(self.cap, self.items)
     }
 }

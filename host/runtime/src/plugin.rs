@@ -235,6 +235,7 @@ impl LoadedPlugin {
             secrets: host.secrets.clone(),
             http: runtime.http().clone(),
             project_trusted: host.project_trusted,
+            budgets: runtime.config().budgets.clone(),
             plugin: std::sync::OnceLock::new(),
             fs_dirs,
         });
@@ -346,7 +347,7 @@ impl LoadedPlugin {
         size: usize,
         cap: impl FnOnce(&Budgets) -> usize,
     ) -> Result<(), PluginError> {
-        match check_bytes(what, size, cap(&self.runtime.config().budgets)) {
+        match check_bytes(what, size, cap(&self.env.budgets)) {
             Ok(()) => Ok(()),
             Err(over) => Err(self.record_fault(over_budget(self.name(), call, &over))),
         }
@@ -520,7 +521,7 @@ impl LoadedPlugin {
         }
         let output = TaskOutput {
             bytes: Arc::new(AtomicUsize::new(0)),
-            cap: self.runtime.config().budgets.task_output_bytes,
+            cap: self.env.budgets.task_output_bytes,
         };
         let count = inputs.len();
         let workers = self.task_parallelism().min(count).max(1);
@@ -782,7 +783,7 @@ impl LoadedPlugin {
                 .and_then(Result::ok),
         };
         let Some(permit) = permit else {
-            let cap = self.runtime.config().budgets.live_instances;
+            let cap = self.env.budgets.live_instances;
             let over =
                 BudgetExceeded::items("the number of its instances alive at once", cap + 1, cap);
             let err = over_budget(self.name(), "checkout", &over);

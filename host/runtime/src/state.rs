@@ -31,6 +31,8 @@ pub struct PluginEnv {
     pub http: reqwest::Client,
     /// Whether the user trusts the project (`tack:plugin/project`).
     pub project_trusted: bool,
+    /// What it may hand the host (the runtime's, fixed at load so `init` is held to them too).
+    pub budgets: crate::budget::Budgets,
     /// The directories it may use (its fs grants and its data directory), opened at load.
     pub fs_dirs: crate::broker::fs::GrantedDirs,
     /// The plugin these instances belong to, for fan-out; set once loading has finished.
@@ -122,23 +124,14 @@ impl WasiView for PluginState {
 }
 
 impl PluginState {
-    fn budgets(&self) -> crate::budget::Budgets {
-        self.env
-            .plugin
-            .get()
-            .and_then(std::sync::Weak::upgrade)
-            .map(|p| p.runtime().config().budgets.clone())
-            .unwrap_or_default()
-    }
-
     /// A text for a front end: within the UI budget, with its control characters made visible.
     fn ui_text(&self, what: &str, text: &str) -> wasmtime::Result<String> {
-        check_bytes(what, text.len(), self.budgets().ui_text_bytes)?;
+        check_bytes(what, text.len(), self.env.budgets.ui_text_bytes)?;
         Ok(neutralize_controls(text).into_owned())
     }
 
     fn ui_items(&self, what: &str, count: usize) -> wasmtime::Result<()> {
-        let cap = self.budgets().ui_items;
+        let cap = self.env.budgets.ui_items;
         if count > cap {
             return Err(BudgetExceeded::items(what, count, cap).into());
         }
@@ -164,7 +157,7 @@ impl types::Host for PluginState {}
 impl host::Host for PluginState {
     async fn log(&mut self, level: types::Level, message: String) -> wasmtime::Result<()> {
         // Logs are not worth failing a call over: a long one is cut, not refused.
-        let cap = self.budgets().ui_text_bytes;
+        let cap = self.env.budgets.ui_text_bytes;
         let mut message = neutralize_controls(&message).into_owned();
         if message.len() > cap {
             let mut end = cap;
@@ -186,7 +179,7 @@ impl host::Host for PluginState {
         check_bytes(
             "a partial tool result",
             tool_result_size(&partial),
-            self.budgets().tool_result_bytes,
+            self.env.budgets.tool_result_bytes,
         )?;
         if self.call.tool_call_id.as_deref() == Some(call_id.as_str()) {
             if let Some(sink) = &self.call.progress {
@@ -309,7 +302,7 @@ impl session::Host for PluginState {
         check_bytes(
             "a custom entry's data",
             data.len(),
-            self.budgets().custom_entry_bytes,
+            self.env.budgets.custom_entry_bytes,
         )?;
         if let Err(e) = serde_json::from_str::<serde_json::Value>(&data) {
             return Ok(Err(format!(
@@ -330,7 +323,7 @@ impl session::Host for PluginState {
         check_bytes(
             "a message sent to the agent",
             message.text.len(),
-            self.budgets().message_bytes,
+            self.env.budgets.message_bytes,
         )?;
         self.env
             .services

@@ -40,6 +40,14 @@ impl Lockfile {
         }
     }
 
+    /// The names of the packages a lockfile pins; none when it is missing or unreadable (for
+    /// messages about a project, which must not fail over a broken lockfile).
+    pub fn package_names(path: &Path) -> Vec<String> {
+        Self::load(path)
+            .map(|lock| lock.packages.into_iter().map(|p| p.name).collect())
+            .unwrap_or_default()
+    }
+
     pub fn save(&self, path: &Path) -> Result<()> {
         let dir = path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;

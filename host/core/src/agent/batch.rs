@@ -111,7 +111,7 @@ impl Agent {
                     self.emit(start_event(call, Some(&prepared))).await;
                     let outcome = self.spawn_call(prepared.call.clone(), cancel).await;
                     let result = self.finish_call(&prepared.call, outcome).await;
-                    (result, prepared.rewrite)
+                    (result, prepared.into_rewrite())
                 }
             };
             self.emit(end_event(call, &result)).await;
@@ -162,7 +162,7 @@ impl Agent {
         while let Some((i, prepared, outcome)) = running.next().await {
             let result = self.finish_call(&prepared.call, outcome).await;
             self.emit(end_event(calls[i], &result)).await;
-            slots[i] = Some((result, prepared.rewrite));
+            slots[i] = Some((result, prepared.into_rewrite()));
             self.persist_ready(calls, &mut slots, &mut results, added)
                 .await?;
         }
@@ -217,7 +217,7 @@ impl Agent {
         match self.hooks.before_tool_call(call).await {
             ToolDecision::Allow => Ok(Prepared {
                 call: call.clone(),
-                rewrite: None,
+                rewritten_by: Vec::new(),
             }),
             ToolDecision::Block(reason) => Err(ToolResult::error(if reason.trim().is_empty() {
                 "Tool call blocked by a plugin.".to_owned()
@@ -238,11 +238,8 @@ impl Agent {
                         ))
                     })?;
                 Ok(Prepared {
-                    rewrite: Some(ArgumentRewrite {
-                        arguments: rewritten.arguments.clone(),
-                        by,
-                    }),
                     call: rewritten,
+                    rewritten_by: by,
                 })
             }
         }
@@ -307,11 +304,24 @@ impl Agent {
     }
 }
 
-/// A call that may run: the arguments it runs with, and how hooks changed them.
-#[derive(Clone)]
+/// A call that may run, with the arguments it runs with, and the plugins whose hooks changed the
+/// model's arguments into them (none when they are the model's own).
 struct Prepared {
     call: ToolCall,
-    rewrite: Option<ArgumentRewrite>,
+    rewritten_by: Vec<String>,
+}
+
+impl Prepared {
+    /// What the session records of the change, if there was one.
+    fn into_rewrite(self) -> Option<ArgumentRewrite> {
+        if self.rewritten_by.is_empty() {
+            return None;
+        }
+        Some(ArgumentRewrite {
+            arguments: self.call.arguments,
+            by: self.rewritten_by,
+        })
+    }
 }
 
 /// A call's result and, when hooks changed its arguments, what it ran with.
@@ -343,14 +353,15 @@ async fn await_call(
     }
 }
 
-/// `prepared` is `None` for a call refused before it runs.
+/// `prepared` is `None` for a call refused before it runs: it starts with the model's arguments.
 fn start_event(call: &ToolCall, prepared: Option<&Prepared>) -> AgentEvent {
-    let rewrite = prepared.and_then(|p| p.rewrite.as_ref());
     AgentEvent::ToolExecutionStart {
         tool_call_id: call.id.clone(),
         tool_name: call.name.clone(),
-        args: rewrite.map_or_else(|| call.arguments.clone(), |r| r.arguments.clone()),
-        rewritten_by: rewrite.map(|r| r.by.clone()).unwrap_or_default(),
+        args: prepared
+            .map_or(&call.arguments, |p| &p.call.arguments)
+            .clone(),
+        rewritten_by: prepared.map(|p| p.rewritten_by.clone()).unwrap_or_default(),
     }
 }
 

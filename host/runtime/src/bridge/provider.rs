@@ -110,8 +110,6 @@ impl PluginProvider {
             }
             api::RequestPlan::Http(call) => call,
         };
-        provider_authority::check(&self.plugin, &self.spec, &self.base_url, self.user)
-            .map_err(|e| ProviderError::new(ProviderErrorKind::Auth, e.to_string()))?;
         if self.base_url.is_empty() {
             return Err(ProviderError::new(
                 ProviderErrorKind::InvalidRequest,
