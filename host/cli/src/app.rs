@@ -20,7 +20,7 @@ use crate::cli::Cli;
 use crate::home::Home;
 use crate::inbox::Inbox;
 use crate::router::ProviderRouter;
-use crate::services::CliServices;
+use crate::services::Backends;
 use crate::settings::Settings;
 use crate::startup::{ProjectFiles, StartupReport};
 
@@ -31,7 +31,8 @@ pub struct Loaded {
     pub cwd: PathBuf,
     pub runtime: Arc<Runtime>,
     pub set: Arc<PluginSet>,
-    pub services: Arc<CliServices>,
+    /// The session and agent plugins reach, attached once they exist.
+    pub backends: Backends,
     pub secrets: SecretStore,
     pub warnings: Vec<String>,
     /// The context files for the system prompt, read once at start-up.
@@ -41,34 +42,35 @@ pub struct Loaded {
 }
 
 pub async fn load_plugins(cli: &Cli) -> Result<Loaded> {
-    let services = Arc::new(CliServices::default());
-    load_plugins_with(cli, services.clone(), services).await
+    let backends = Backends::default();
+    let services = backends.headless();
+    load_plugins_with(cli, backends, services).await
 }
 
 /// [`load_plugins`] for a front end that gives plugins its own services (RPC forwards dialogs to
 /// its client) around the CLI's, which hold the session and tools.
 pub async fn load_plugins_with(
     cli: &Cli,
-    services: Arc<CliServices>,
-    host_services: Arc<dyn tack_runtime::HostServices>,
+    backends: Backends,
+    host_services: tack_runtime::HostServices,
 ) -> Result<Loaded> {
-    load(cli, services, host_services, false).await
+    load(cli, backends, host_services, false).await
 }
 
 /// [`load_plugins_with`] for the terminal UI: someone is there to answer dialogs, so the
 /// permission gate keeps its configured (or default) mode instead of `auto`.
 pub async fn load_plugins_interactive(
     cli: &Cli,
-    services: Arc<CliServices>,
-    host_services: Arc<dyn tack_runtime::HostServices>,
+    backends: Backends,
+    host_services: tack_runtime::HostServices,
 ) -> Result<Loaded> {
-    load(cli, services, host_services, true).await
+    load(cli, backends, host_services, true).await
 }
 
 async fn load(
     cli: &Cli,
-    services: Arc<CliServices>,
-    host_services: Arc<dyn tack_runtime::HostServices>,
+    backends: Backends,
+    host_services: tack_runtime::HostServices,
     interactive: bool,
 ) -> Result<Loaded> {
     let home = Home::locate()?;
@@ -139,7 +141,7 @@ async fn load(
         cwd,
         runtime,
         set: Arc::new(set),
-        services,
+        backends,
         secrets,
         warnings,
         context_files: context.files,
@@ -370,8 +372,8 @@ pub fn build_agent(
 ) -> Result<Wired> {
     let tools = Arc::new(PluginTools::new(loaded.set.clone()));
     let hooks = Arc::new(PluginHooks::new(loaded.set.clone()));
-    loaded.services.attach_session(session.clone());
-    loaded.services.attach_tools(tools.clone());
+    loaded.backends.session.attach(session.clone());
+    loaded.backends.agent.attach_tools(tools.clone());
 
     let active = tack_core::ToolExecutor::tools(tools.as_ref());
     let system_prompt = build_system_prompt(&PromptInputs {
@@ -396,7 +398,8 @@ pub fn build_agent(
     let agent = Agent::new(config, chosen.provider, tools.clone(), session)
         .with_hooks(hooks)
         .with_events(sink.clone());
-    loaded.services.attach_agent(agent.queues(), sink);
+    loaded.backends.agent.attach_queues(agent.queues());
+    loaded.backends.events.attach(sink);
     Ok(Wired { agent })
 }
 

@@ -27,8 +27,8 @@ use tokio::sync::mpsc;
 use crate::app;
 use crate::cli::Cli;
 use crate::inbox::Inbox;
-use crate::services::CliServices;
-use crate::session_driver::{FrontEnd, SessionDriver};
+use crate::services::Backends;
+use crate::session_driver::{interactive_host, FrontEnd, SessionDriver};
 use crate::sync::lock;
 use output::{EventLines, Output};
 use screen::{RpcScreen, RpcServices};
@@ -41,13 +41,14 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
     let out = Output::start();
     let (wake_tx, mut wake_rx) = mpsc::unbounded_channel();
     let run_ended = Arc::new(AtomicBool::new(false));
-    let cli_services = Arc::new(CliServices::default());
+    let backends = Backends::default();
     let services = Arc::new(RpcServices::new(
-        cli_services.clone(),
+        backends.agent.clone(),
         RpcScreen::new(out.clone(), run_ended.clone()),
         Inbox::new(wake_tx),
     ));
-    let loaded = app::load_plugins_with(&cli, cli_services, services.clone()).await?;
+    let host = interactive_host(&services, &backends);
+    let loaded = app::load_plugins_with(&cli, backends, host).await?;
     for warning in &loaded.warnings {
         eprintln!("tack: warning: {warning}");
     }

@@ -1,36 +1,42 @@
-//! Host services for the non-interactive modes: plugin logs go to stderr, dialogs resolve to
-//! their safe default and are recorded in the event stream, session and agent requests go to the
-//! running session and tool registry.
+//! What plugins reach in every mode: the runtime's session and agent services, and for the
+//! non-interactive modes a user interface that records instead of asking.
 
 use std::sync::{Arc, OnceLock};
 
 use serde_json::json;
-use tack_core::agent::MessageQueues;
 use tack_core::event::{AgentEvent, EventSink, NoticeLevel, UiRequest};
-use tack_core::session::SessionHandle;
-use tack_runtime::api::{Delivery, Level, OutgoingMessage};
-use tack_runtime::bridge::PluginTools;
-use tack_runtime::HostServices;
+use tack_runtime::api::Level;
+use tack_runtime::{AgentServices, HostServices, PluginUi, SessionServices};
 
+/// The session and agent every front end gives plugins, attached once they exist.
+#[derive(Clone, Default)]
+pub struct Backends {
+    pub session: Arc<SessionServices>,
+    pub agent: Arc<AgentServices>,
+    /// Where the non-interactive modes record dialogs and notices.
+    pub events: Arc<EventUi>,
+}
+
+impl Backends {
+    /// What the non-interactive modes give plugins.
+    pub fn headless(&self) -> HostServices {
+        HostServices {
+            ui: self.events.clone(),
+            session: self.session.clone(),
+            agent: self.agent.clone(),
+        }
+    }
+}
+
+/// The user interface of the non-interactive modes: nobody is there to answer, so dialogs take
+/// their safe default, and both dialogs and notices are recorded in the event stream.
 #[derive(Default)]
-pub struct CliServices {
-    session: OnceLock<SessionHandle>,
-    tools: OnceLock<Arc<PluginTools>>,
-    queues: OnceLock<MessageQueues>,
+pub struct EventUi {
     sink: OnceLock<Arc<dyn EventSink>>,
 }
 
-impl CliServices {
-    pub fn attach_session(&self, session: SessionHandle) {
-        let _ = self.session.set(session);
-    }
-
-    pub fn attach_tools(&self, tools: Arc<PluginTools>) {
-        let _ = self.tools.set(tools);
-    }
-
-    pub fn attach_agent(&self, queues: MessageQueues, sink: Arc<dyn EventSink>) {
-        let _ = self.queues.set(queues);
+impl EventUi {
+    pub fn attach(&self, sink: Arc<dyn EventSink>) {
         let _ = self.sink.set(sink);
     }
 
@@ -50,7 +56,7 @@ impl CliServices {
 }
 
 #[async_trait::async_trait]
-impl HostServices for CliServices {
+impl PluginUi for EventUi {
     async fn confirm(
         &self,
         plugin: &str,
@@ -118,69 +124,6 @@ impl HostServices for CliServices {
             level,
             message: format!("[{plugin}] {message}"),
         });
-    }
-
-    fn session_id(&self) -> String {
-        self.session
-            .get()
-            .map(|s| s.lock().id().to_string())
-            .unwrap_or_default()
-    }
-
-    fn session_branch(&self, plugin: &str) -> String {
-        let Some(session) = self.session.get() else {
-            return "[]".into();
-        };
-        session.lock().branch_json_for(plugin).to_string()
-    }
-
-    fn latest_custom(&self, plugin: &str, custom_type: &str) -> Option<String> {
-        let session = self.session.get()?.lock();
-        session
-            .plugin_state(plugin, custom_type)
-            .map(|data| data.to_string())
-    }
-
-    fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String> {
-        let session = self.session.get().ok_or("no session is open")?;
-        let data: serde_json::Value = serde_json::from_str(data)
-            .map_err(|e| format!("custom entry data is not JSON: {e}"))?;
-        let mut session = session.lock();
-        let entry = session
-            .append_plugin_state(plugin, custom_type, data)
-            .map_err(|e| e.to_string())?;
-        Ok(entry.id.clone())
-    }
-
-    fn send_message(&self, plugin: &str, message: OutgoingMessage, delivery: Delivery) {
-        let Some(queues) = self.queues.get() else {
-            return;
-        };
-        let message = tack_runtime::services::outgoing_message(plugin, message);
-        match delivery {
-            Delivery::Steer => queues.steer(message),
-            // Without an interactive session there is no next prompt: deliver when the agent
-            // would otherwise stop, so the message is not lost.
-            Delivery::FollowUp | Delivery::NextTurn => queues.follow_up(message),
-        }
-    }
-
-    fn all_tools(&self) -> Vec<String> {
-        self.tools.get().map(|t| t.all_names()).unwrap_or_default()
-    }
-
-    fn active_tools(&self) -> Vec<String> {
-        self.tools
-            .get()
-            .map(|t| t.active_names())
-            .unwrap_or_default()
-    }
-
-    fn set_active_tools(&self, _plugin: &str, names: Vec<String>) -> Result<(), String> {
-        self.tools
-            .get()
-            .ok_or("no agent is running")?
-            .set_active(names)
     }
 }
 

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use crate::inbox::steer_follow_ups;
 use crate::sync::lock;
 pub use front_end::FrontEnd;
-pub use services::{Dialog, InteractiveServices, Screen};
+pub use services::{interactive_host, Dialog, InteractiveServices, Screen};
 
 pub struct SessionDriver<S: Screen> {
     agent: Arc<Agent>,

@@ -21,8 +21,8 @@ use tokio::sync::mpsc;
 use crate::app;
 use crate::cli::Cli;
 use crate::inbox::Inbox;
-use crate::services::CliServices;
-use crate::session_driver::{FrontEnd, SessionDriver};
+use crate::services::Backends;
+use crate::session_driver::{interactive_host, FrontEnd, SessionDriver};
 use controller::Controller;
 use screen::{TuiScreen, TuiServices};
 
@@ -38,13 +38,14 @@ impl EventSink for UiSink {
 pub async fn run(cli: Cli) -> Result<ExitCode> {
     let (ui_tx, ui_rx) = mpsc::unbounded_channel();
     let (wake_tx, mut wake_rx) = mpsc::unbounded_channel();
-    let cli_services = Arc::new(CliServices::default());
+    let backends = Backends::default();
     let services = Arc::new(TuiServices::new(
-        cli_services.clone(),
+        backends.agent.clone(),
         TuiScreen::new(ui_tx.clone()),
         Inbox::new(wake_tx),
     ));
-    let loaded = app::load_plugins_interactive(&cli, cli_services, services.clone()).await?;
+    let host = interactive_host(&services, &backends);
+    let loaded = app::load_plugins_interactive(&cli, backends, host).await?;
     let sink: Arc<dyn EventSink> = Arc::new(UiSink(ui_tx.clone()));
     let started = app::start_interactive(&cli, &loaded, &services.inbox, sink).await?;
 

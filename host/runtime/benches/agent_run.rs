@@ -34,8 +34,8 @@ use tack_core::{Agent, AgentConfig, AgentEvent};
 use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
-    Capabilities, HostContext, Manifest, NullServices, PluginSet, PluginSource, PluginSpec,
-    Runtime, RuntimeConfig,
+    Capabilities, HostContext, Manifest, PluginSet, PluginSource, PluginSpec, Runtime,
+    RuntimeConfig,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -148,7 +148,7 @@ fn bench(c: &mut Criterion) {
     let host = HostContext {
         workspace: workspace.path().to_path_buf(),
         data_root: None,
-        services: Arc::new(NullServices),
+        services: HostServices::headless(),
         secrets: SecretStore::new(None),
         project_trusted: false,
     };

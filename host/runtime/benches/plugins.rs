@@ -13,8 +13,8 @@ use tack_builtin::artifacts;
 use tack_runtime::api::ToolCall;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
-    Capabilities, HostContext, LoadedPlugin, Manifest, NullServices, PluginSource, PluginSpec,
-    Runtime, RuntimeConfig,
+    Capabilities, HostContext, LoadedPlugin, Manifest, PluginSource, PluginSpec, Runtime,
+    RuntimeConfig,
 };
 
 const COMPONENTS: &[(&str, &str)] = &[
@@ -81,7 +81,7 @@ fn bench(c: &mut Criterion) {
     let host = HostContext {
         workspace: workspace.path().to_path_buf(),
         data_root: None,
-        services: Arc::new(NullServices),
+        services: HostServices::headless(),
         secrets: SecretStore::new(None),
         project_trusted: false,
     };

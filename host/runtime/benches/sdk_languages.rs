@@ -13,8 +13,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use tack_runtime::api::ToolCall;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
-    Capabilities, HostContext, LoadedPlugin, Manifest, NullServices, PluginSource, PluginSpec,
-    Runtime, RuntimeConfig,
+    Capabilities, HostContext, LoadedPlugin, Manifest, PluginSource, PluginSpec, Runtime,
+    RuntimeConfig,
 };
 use tack_sdk_examples::{Lang, Toolchains};
 use tokio_util::sync::CancellationToken;
@@ -36,7 +36,7 @@ fn bench(c: &mut Criterion) {
     let host = HostContext {
         workspace: workspace.path().to_path_buf(),
         data_root: None,
-        services: Arc::new(NullServices),
+        services: HostServices::headless(),
         secrets: SecretStore::new(None),
         project_trusted: false,
     };

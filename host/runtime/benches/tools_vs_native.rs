@@ -24,7 +24,7 @@ use tack_builtin::artifacts;
 use tack_runtime::api::{ContentBlock, ToolCall};
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
-    HostContext, LoadedPlugin, Manifest, NullServices, PluginSource, PluginSpec, Runtime,
+    HostContext, HostServices, LoadedPlugin, Manifest, PluginSource, PluginSpec, Runtime,
     RuntimeConfig,
 };
 use tokio_util::sync::CancellationToken;
@@ -72,7 +72,7 @@ async fn load(runtime: &Arc<Runtime>, workspace: &Path) -> Arc<LoadedPlugin> {
     let host = HostContext {
         workspace: workspace.to_path_buf(),
         data_root: None,
-        services: Arc::new(NullServices),
+        services: HostServices::headless(),
         secrets: SecretStore::new(None),
         project_trusted: false,
     };

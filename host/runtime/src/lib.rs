@@ -29,7 +29,9 @@ pub use plugin::{
     validate_component, HostContext, LoadedPlugin, PluginSource, PluginSpec, ProviderSession,
 };
 pub use plugin_set::PluginSet;
-pub use services::{HostServices, NullServices};
+pub use services::{
+    AgentServices, HeadlessUi, HostServices, PluginAgent, PluginSession, PluginUi, SessionServices,
+};
 
 /// Types of the newest WIT version, used across the host whatever version a plugin speaks.
 pub mod api {

@@ -66,7 +66,7 @@ pub struct HostContext {
     pub workspace: PathBuf,
     /// Parent of per-plugin data directories; `None` gives plugins none.
     pub data_root: Option<PathBuf>,
-    pub services: Arc<dyn HostServices>,
+    pub services: HostServices,
     pub secrets: SecretStore,
     /// Whether the user trusts the project in `workspace`; policies read it through
     /// `tack:plugin/project`.
@@ -281,7 +281,7 @@ impl LoadedPlugin {
         &self.env.name
     }
 
-    pub fn services(&self) -> &Arc<dyn HostServices> {
+    pub fn services(&self) -> &HostServices {
         &self.env.services
     }
 
@@ -751,7 +751,7 @@ impl LoadedPlugin {
             {
                 let mut disabled = lock(&self.disabled);
                 if disabled.is_none() {
-                    self.env.services.log(
+                    self.env.services.ui.log(
                         self.name(),
                         crate::api::Level::Error,
                         &format!("plugin '{}' disabled after {reason}", self.name()),

@@ -26,7 +26,7 @@ pub struct PluginEnv {
     pub name: String,
     pub capabilities: Capabilities,
     pub workspace: PathBuf,
-    pub services: Arc<dyn HostServices>,
+    pub services: HostServices,
     pub secrets: SecretStore,
     pub http: reqwest::Client,
     /// Whether the user trusts the project (`tack:plugin/project`).
@@ -167,7 +167,7 @@ impl host::Host for PluginState {
             message.truncate(end);
             message.push_str(" … (log line cut)");
         }
-        self.env.services.log(&self.env.name, level, &message);
+        self.env.services.ui.log(&self.env.name, level, &message);
         Ok(())
     }
 
@@ -203,6 +203,7 @@ impl ui::Host for PluginState {
         let env = self.env.clone();
         let answer = env
             .services
+            .ui
             .confirm(&env.name, &title, &message, timeout_ms)
             .await;
         self.resume_after(started);
@@ -225,6 +226,7 @@ impl ui::Host for PluginState {
         let env = self.env.clone();
         let answer = env
             .services
+            .ui
             .select(&env.name, &title, &options, timeout_ms)
             .await;
         self.resume_after(started);
@@ -243,6 +245,7 @@ impl ui::Host for PluginState {
         let env = self.env.clone();
         let answer = env
             .services
+            .ui
             .input(&env.name, &title, &placeholder, timeout_ms)
             .await;
         self.resume_after(started);
@@ -251,7 +254,7 @@ impl ui::Host for PluginState {
 
     async fn notify(&mut self, level: types::Level, message: String) -> wasmtime::Result<()> {
         let message = self.ui_text("a notification", &message)?;
-        self.env.services.notify(&self.env.name, level, &message);
+        self.env.services.ui.notify(&self.env.name, level, &message);
         Ok(())
     }
 
@@ -262,6 +265,7 @@ impl ui::Host for PluginState {
             .transpose()?;
         self.env
             .services
+            .ui
             .set_status(&self.env.name, &key, text.as_deref());
         Ok(())
     }
@@ -273,24 +277,28 @@ impl ui::Host for PluginState {
             .iter()
             .map(|line| self.ui_text("a widget line", line))
             .collect::<wasmtime::Result<Vec<String>>>()?;
-        self.env.services.set_widget(&self.env.name, &key, &lines);
+        self.env
+            .services
+            .ui
+            .set_widget(&self.env.name, &key, &lines);
         Ok(())
     }
 }
 
 impl session::Host for PluginState {
     async fn id(&mut self) -> wasmtime::Result<String> {
-        Ok(self.env.services.session_id())
+        Ok(self.env.services.session.session_id())
     }
 
     async fn branch(&mut self) -> wasmtime::Result<String> {
-        Ok(self.env.services.session_branch(&self.env.name))
+        Ok(self.env.services.session.session_branch(&self.env.name))
     }
 
     async fn latest_custom(&mut self, custom_type: String) -> wasmtime::Result<Option<String>> {
         Ok(self
             .env
             .services
+            .session
             .latest_custom(&self.env.name, &custom_type))
     }
 
@@ -312,6 +320,7 @@ impl session::Host for PluginState {
         Ok(self
             .env
             .services
+            .session
             .append_custom(&self.env.name, &custom_type, &data))
     }
 
@@ -327,6 +336,7 @@ impl session::Host for PluginState {
         )?;
         self.env
             .services
+            .agent
             .send_message(&self.env.name, message, delivery);
         Ok(())
     }
@@ -334,18 +344,22 @@ impl session::Host for PluginState {
 
 impl agent::Host for PluginState {
     async fn all_tools(&mut self) -> wasmtime::Result<Vec<String>> {
-        Ok(self.env.services.all_tools())
+        Ok(self.env.services.agent.all_tools())
     }
 
     async fn active_tools(&mut self) -> wasmtime::Result<Vec<String>> {
-        Ok(self.env.services.active_tools())
+        Ok(self.env.services.agent.active_tools())
     }
 
     async fn set_active_tools(
         &mut self,
         names: Vec<String>,
     ) -> wasmtime::Result<Result<(), String>> {
-        Ok(self.env.services.set_active_tools(&self.env.name, names))
+        Ok(self
+            .env
+            .services
+            .agent
+            .set_active_tools(&self.env.name, names))
     }
 }
 

@@ -28,7 +28,7 @@ use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
     Capabilities, HostContext, HostServices, Manifest, PluginSet, PluginSource, PluginSpec,
-    Runtime, RuntimeConfig,
+    PluginUi, Runtime, RuntimeConfig,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -38,7 +38,7 @@ const SUMMARY: &str = "## Goal\nSummary by the scripted model.";
 #[derive(Default)]
 struct Logs(Mutex<Vec<String>>);
 
-impl HostServices for Logs {
+impl PluginUi for Logs {
     fn log(&self, plugin: &str, _level: Level, message: &str) {
         self.0
             .lock()
@@ -116,7 +116,7 @@ impl Harness {
         let host = HostContext {
             workspace: workspace.clone(),
             data_root: None,
-            services: logs.clone(),
+            services: HostServices::with_ui(logs.clone()),
             secrets: SecretStore::new(None),
             project_trusted: false,
         };

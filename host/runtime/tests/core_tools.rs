@@ -23,7 +23,7 @@ use tack_runtime::api::{ContentBlock, ToolCall, ToolResult};
 use tack_runtime::bridge::{PluginProvider, PluginTools};
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
-    HostContext, LoadedPlugin, Manifest, NullServices, PluginSet, PluginSource, PluginSpec,
+    HostContext, HostServices, LoadedPlugin, Manifest, PluginSet, PluginSource, PluginSpec,
     Runtime, RuntimeConfig,
 };
 use tokio_util::sync::CancellationToken;
@@ -85,7 +85,7 @@ async fn fixture() -> Fixture {
     let host = HostContext {
         workspace: ws.clone(),
         data_root: Some(base.join("data")),
-        services: Arc::new(NullServices),
+        services: HostServices::headless(),
         secrets: SecretStore::new(None),
         project_trusted: false,
     };

@@ -9,62 +9,49 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tack_builtin::artifacts;
+use tack_core::session::{EntryKind, Session, SessionHandle};
 use tack_runtime::api::{ContentBlock, InputAction, Level, ToolCall, ToolDecision, ToolResult};
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
-    CallLimits, Capabilities, HostContext, HostServices, LoadError, LoadedPlugin, Manifest,
-    PluginError, PluginSource, PluginSpec, Runtime, RuntimeConfig,
+    AgentServices, CallLimits, Capabilities, HostContext, HostServices, LoadError, LoadedPlugin,
+    Manifest, PluginError, PluginSource, PluginSpec, PluginUi, Runtime, RuntimeConfig,
+    SessionServices,
 };
 use tokio_util::sync::CancellationToken;
 
-/// Records what plugins log and what they append to the session.
+/// Records what plugins log.
 #[derive(Default)]
 struct Recorder {
     logs: Mutex<Vec<(String, String)>>,
-    /// (owner, custom type, data)
-    customs: Mutex<Vec<(String, String, String)>>,
 }
 
-impl HostServices for Recorder {
+impl PluginUi for Recorder {
     fn log(&self, plugin: &str, _level: Level, message: &str) {
         if let Ok(mut logs) = self.logs.lock() {
             logs.push((plugin.to_string(), message.to_string()));
         }
     }
+}
 
-    fn session_branch(&self, plugin: &str) -> String {
-        let customs = self.customs.lock().map(|c| c.clone()).unwrap_or_default();
-        let entries: Vec<serde_json::Value> = customs
-            .iter()
-            .enumerate()
-            .filter(|(_, (owner, _, _))| owner == plugin)
-            .map(|(i, (owner, ty, data))| {
-                serde_json::json!({
-                    "type": "custom", "id": format!("{i:08x}"), "parentId": null,
-                    "timestamp": "2026-11-30T00:00:00Z", "customType": ty,
-                    "data": serde_json::from_str::<serde_json::Value>(data).unwrap_or_default(),
-                    "owner": owner,
-                })
-            })
-            .collect();
-        serde_json::Value::Array(entries).to_string()
-    }
-
-    fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String> {
-        let mut customs = self.customs.lock().map_err(|e| e.to_string())?;
-        customs.push((
-            plugin.to_string(),
-            custom_type.to_string(),
-            data.to_string(),
-        ));
-        Ok(format!("{:08x}", customs.len() - 1))
-    }
+/// The recorder over the real session services, on a session kept in memory.
+fn recording_services(cwd: &Path) -> (HostServices, Arc<Recorder>, SessionHandle) {
+    let recorder = Arc::new(Recorder::default());
+    let session = SessionHandle::new(Session::in_memory(cwd));
+    let sessions = Arc::new(SessionServices::default());
+    sessions.attach(session.clone());
+    let services = HostServices {
+        ui: recorder.clone(),
+        session: sessions,
+        agent: Arc::new(AgentServices::default()),
+    };
+    (services, recorder, session)
 }
 
 struct Fixture {
     runtime: Arc<Runtime>,
     host: HostContext,
     services: Arc<Recorder>,
+    session: SessionHandle,
     workspace: tempfile::TempDir,
     _home: tempfile::TempDir,
 }
@@ -72,7 +59,7 @@ struct Fixture {
 fn fixture(config: RuntimeConfig) -> Fixture {
     let home = tempfile::tempdir().expect("home");
     let workspace = tempfile::tempdir().expect("workspace");
-    let services = Arc::new(Recorder::default());
+    let (host_services, services, session) = recording_services(workspace.path());
     let runtime = Runtime::new(RuntimeConfig {
         cache_dir: Some(home.path().join("cache")),
         ..config
@@ -81,7 +68,7 @@ fn fixture(config: RuntimeConfig) -> Fixture {
     let host = HostContext {
         workspace: workspace.path().join("ws"),
         data_root: Some(home.path().join("data")),
-        services: services.clone(),
+        services: host_services,
         secrets: SecretStore::new(None),
         project_trusted: false,
     };
@@ -90,6 +77,7 @@ fn fixture(config: RuntimeConfig) -> Fixture {
         runtime,
         host,
         services,
+        session,
         workspace,
         _home: home,
     }
@@ -242,7 +230,12 @@ async fn example_plugin_round_trips_every_entry_point() {
         Some("Hello, world! (greeting 2 in this session)")
     );
     assert_eq!(
-        f.services.customs.lock().expect("lock").len(),
+        f.session
+            .lock()
+            .entries()
+            .iter()
+            .filter(|e| matches!(e.kind, EntryKind::Custom { .. }))
+            .count(),
         2,
         "the counter is kept in custom entries"
     );
@@ -685,7 +678,7 @@ async fn warm_start_loads_from_the_cache_without_compiling() {
     let host = HostContext {
         workspace: workspace.path().to_path_buf(),
         data_root: None,
-        services: Arc::new(Recorder::default()),
+        services: HostServices::headless(),
         secrets: SecretStore::new(None),
         project_trusted: false,
     };

@@ -9,27 +9,27 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 use tack_builtin::artifacts;
-use tack_core::agent::{AgentStartPatch, Hooks, InputAction, MessageQueues, ToolDecision};
+use tack_core::agent::{AgentStartPatch, Hooks, InputAction, ToolDecision};
 use tack_core::message::{Content, Message, ToolCall, ToolResult, ToolResultMessage};
 use tack_core::session::{EntryKind, SessionHandle, SessionStore};
 use tack_core::{Agent, AgentConfig, ModelInfo, RunOutcome, RunStatus};
-use tack_runtime::api::{Delivery, Level, OutgoingMessage};
+use tack_runtime::api::Level;
 use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
-    HostContext, HostServices, Manifest, PluginSet, PluginSource, PluginSpec, Runtime,
-    RuntimeConfig,
+    AgentServices, HostContext, HostServices, Manifest, PluginAgent, PluginSet, PluginSource,
+    PluginSpec, PluginUi, Runtime, RuntimeConfig, SessionServices,
 };
 use tokio_util::sync::CancellationToken;
 
 // ---- the test UI and session --------------------------------------------------------------
 
-/// Host services for the tests: dialogs answered from queues (an empty queue answers like a
-/// front end without a UI), everything shown recorded, custom entries appended to the session.
+/// The UI for the tests: dialogs answered from queues (an empty queue answers like a front end
+/// without a UI), everything shown recorded. Session and agent are the runtime's own services.
 #[derive(Default)]
 struct TestUi {
     confirms: Mutex<VecDeque<bool>>,
@@ -40,9 +40,6 @@ struct TestUi {
     statuses: Mutex<Vec<(String, Option<String>)>>,
     notices: Mutex<Vec<String>>,
     logs: Mutex<Vec<String>>,
-    session: OnceLock<SessionHandle>,
-    tools: OnceLock<Arc<PluginTools>>,
-    queues: OnceLock<MessageQueues>,
 }
 
 fn locked<T: Clone>(m: &Mutex<T>) -> T {
@@ -56,7 +53,7 @@ fn push<T>(m: &Mutex<Vec<T>>, value: T) {
 }
 
 #[async_trait::async_trait]
-impl HostServices for TestUi {
+impl PluginUi for TestUi {
     fn log(&self, plugin: &str, _level: Level, message: &str) {
         push(&self.logs, format!("[{plugin}] {message}"));
     }
@@ -89,66 +86,6 @@ impl HostServices for TestUi {
 
     fn set_widget(&self, _plugin: &str, key: &str, lines: &[String]) {
         push(&self.widgets, (key.to_string(), lines.to_vec()));
-    }
-
-    fn session_id(&self) -> String {
-        self.session
-            .get()
-            .map(|s| s.lock().id().to_string())
-            .unwrap_or_default()
-    }
-
-    fn session_branch(&self, plugin: &str) -> String {
-        let Some(session) = self.session.get() else {
-            return "[]".into();
-        };
-        session.lock().branch_json_for(plugin).to_string()
-    }
-
-    fn latest_custom(&self, plugin: &str, custom_type: &str) -> Option<String> {
-        let session = self.session.get()?.lock();
-        session
-            .plugin_state(plugin, custom_type)
-            .map(Value::to_string)
-    }
-
-    fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String> {
-        let session = self.session.get().ok_or("no session is open")?;
-        let data: Value = serde_json::from_str(data).map_err(|e| e.to_string())?;
-        let mut session = session.lock();
-        let entry = session
-            .append_plugin_state(plugin, custom_type, data)
-            .map_err(|e| e.to_string())?;
-        Ok(entry.id.clone())
-    }
-
-    fn send_message(&self, plugin: &str, message: OutgoingMessage, delivery: Delivery) {
-        let Some(queues) = self.queues.get() else {
-            return;
-        };
-        let message = tack_runtime::services::outgoing_message(plugin, message);
-        match delivery {
-            Delivery::Steer => queues.steer(message),
-            Delivery::FollowUp | Delivery::NextTurn => queues.follow_up(message),
-        }
-    }
-
-    fn all_tools(&self) -> Vec<String> {
-        self.tools.get().map(|t| t.all_names()).unwrap_or_default()
-    }
-
-    fn active_tools(&self) -> Vec<String> {
-        self.tools
-            .get()
-            .map(|t| t.active_names())
-            .unwrap_or_default()
-    }
-
-    fn set_active_tools(&self, _plugin: &str, names: Vec<String>) -> Result<(), String> {
-        self.tools
-            .get()
-            .ok_or("no agent is running")?
-            .set_active(names)
     }
 }
 
@@ -208,6 +145,7 @@ struct Harness {
     set: Arc<PluginSet>,
     hooks: Arc<PluginHooks>,
     ui: Arc<TestUi>,
+    agents: Arc<AgentServices>,
     session: SessionHandle,
     workspace: PathBuf,
     _home: tempfile::TempDir,
@@ -248,10 +186,16 @@ impl Harness {
         })
         .expect("runtime");
         let ui = Arc::new(TestUi::default());
+        let sessions = Arc::new(SessionServices::default());
+        let agents = Arc::new(AgentServices::default());
         let host = HostContext {
             workspace: workspace.clone(),
             data_root: Some(home.path().join("data")),
-            services: ui.clone(),
+            services: HostServices {
+                ui: ui.clone(),
+                session: sessions.clone(),
+                agent: agents.clone(),
+            },
             secrets: SecretStore::new(None),
             project_trusted,
         };
@@ -299,8 +243,8 @@ impl Harness {
         let hooks = Arc::new(PluginHooks::new(set.clone()));
         let store = SessionStore::new(home.path());
         let session = SessionHandle::new(store.create(&workspace).expect("session"));
-        let _ = ui.session.set(session.clone());
-        let _ = ui.tools.set(tools.clone());
+        sessions.attach(session.clone());
+        agents.attach_tools(tools.clone());
         let agent = Agent::new(
             AgentConfig::new(model, "You are a test."),
             provider,
@@ -308,12 +252,13 @@ impl Harness {
             session.clone(),
         )
         .with_hooks(hooks.clone());
-        let _ = ui.queues.set(agent.queues());
+        agents.attach_queues(agent.queues());
         Harness {
             agent,
             set,
             hooks,
             ui,
+            agents,
             session,
             workspace,
             _home: home,
@@ -465,7 +410,7 @@ async fn plan_mode_explores_read_only_then_executes_the_approved_plan() {
         "{system}"
     );
     let out = h.prompt("Plan how to summarize this repo").await;
-    let mut active = h.ui.active_tools();
+    let mut active = h.agents.active_tools();
     active.sort();
     assert_eq!(active, vec!["bash", "find", "grep", "ls", "read", "todo"]);
 
@@ -520,7 +465,7 @@ async fn plan_mode_explores_read_only_then_executes_the_approved_plan() {
     let reply = h.command("plan", "off").await;
     assert!(reply.contains("executing the plan (2 steps)"), "{reply}");
     assert_eq!(locked(&h.ui.asked), vec!["confirm: Execute the plan?"]);
-    assert!(h.ui.active_tools().contains(&"write".to_string()));
+    assert!(h.agents.active_tools().contains(&"write".to_string()));
 
     let out = h.prompt("go").await;
     let write = result(&out, "write");
@@ -576,7 +521,7 @@ async fn plan_mode_toggles_and_a_declined_plan_is_not_executed() {
     .await;
     let reply = h.command("plan", "").await;
     assert!(reply.contains("Plan mode on"), "{reply}");
-    assert!(!h.ui.active_tools().contains(&"write".to_string()));
+    assert!(!h.agents.active_tools().contains(&"write".to_string()));
     h.prompt("plan it").await;
     h.answer_confirms(&[false]);
     let reply = h.command("plan", "").await;
@@ -584,7 +529,7 @@ async fn plan_mode_toggles_and_a_declined_plan_is_not_executed() {
     let latest = h.custom_entries("plan-mode").pop().expect("state");
     assert_eq!(latest["enabled"], false);
     assert_eq!(latest["executing"], false);
-    assert!(h.ui.active_tools().contains(&"write".to_string()));
+    assert!(h.agents.active_tools().contains(&"write".to_string()));
     assert_eq!(h.command("plan", "off").await, "Plan mode is already off.");
 }
 

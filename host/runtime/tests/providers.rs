@@ -27,7 +27,7 @@ use tack_core::message::Message;
 use tack_runtime::bridge::PluginProvider;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
-    Capabilities, HostContext, LoadedPlugin, Manifest, NullServices, PluginSource, PluginSpec,
+    Capabilities, HostContext, HostServices, LoadedPlugin, Manifest, PluginSource, PluginSpec,
     Runtime, RuntimeConfig,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -266,7 +266,7 @@ impl Env {
         let host = HostContext {
             workspace,
             data_root: None,
-            services: Arc::new(NullServices),
+            services: HostServices::headless(),
             secrets: SecretStore::new(None),
             project_trusted: false,
         };

@@ -178,11 +178,11 @@ mod tests {
     use std::io::Write;
     use std::time::Duration;
 
-    use tack_runtime::HostServices;
+    use tack_runtime::PluginUi;
     use tokio::sync::mpsc;
 
     use crate::inbox::Inbox;
-    use crate::services::CliServices;
+    use tack_runtime::AgentServices;
 
     /// What the services wrote, as the client would read it.
     #[derive(Clone, Default)]
@@ -212,7 +212,7 @@ mod tests {
             let (wake, _) = mpsc::unbounded_channel();
             let screen = RpcScreen::new(out.clone(), Arc::default());
             let services = Arc::new(RpcServices::new(
-                Arc::new(CliServices::default()),
+                Arc::new(AgentServices::default()),
                 screen,
                 Inbox::new(wake),
             ));

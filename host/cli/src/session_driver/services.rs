@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use tack::rpc_protocol::CloseReason;
 use tack_core::event::NoticeLevel;
-use tack_runtime::api::{Delivery, Level, OutgoingMessage, ToolResult};
-use tack_runtime::HostServices;
+use tack_runtime::api::{Delivery, Level, OutgoingMessage};
+use tack_runtime::{AgentServices, HostServices, PluginAgent, PluginUi};
 use tokio::sync::oneshot;
 
 use crate::inbox::Inbox;
-use crate::services::{notice_level, CliServices};
+use crate::services::{notice_level, Backends};
 
 /// A dialog a plugin opens, as every front end shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,7 +64,8 @@ pub trait Screen: Send + Sync + 'static {
 }
 
 pub struct InteractiveServices<S: Screen> {
-    cli: Arc<CliServices>,
+    /// The tool registry; messages go through the inbox instead.
+    agent: Arc<AgentServices>,
     pub screen: S,
     /// Once shutting down, dialogs resolve to their defaults without asking.
     closed: AtomicBool,
@@ -73,9 +74,9 @@ pub struct InteractiveServices<S: Screen> {
 }
 
 impl<S: Screen> InteractiveServices<S> {
-    pub fn new(cli: Arc<CliServices>, screen: S, inbox: Inbox) -> Self {
+    pub fn new(agent: Arc<AgentServices>, screen: S, inbox: Inbox) -> Self {
         InteractiveServices {
-            cli,
+            agent,
             screen,
             closed: AtomicBool::new(false),
             inbox,
@@ -139,7 +140,7 @@ impl<S: Screen> Drop for OpenDialog<'_, S> {
 }
 
 #[async_trait::async_trait]
-impl<S: Screen> HostServices for InteractiveServices<S> {
+impl<S: Screen> PluginUi for InteractiveServices<S> {
     async fn confirm(
         &self,
         plugin: &str,
@@ -196,40 +197,35 @@ impl<S: Screen> HostServices for InteractiveServices<S> {
     fn set_widget(&self, plugin: &str, key: &str, lines: &[String]) {
         self.screen.set_widget(plugin, key, lines);
     }
+}
 
-    fn tool_progress(&self, plugin: &str, call_id: &str, partial: ToolResult) {
-        self.cli.tool_progress(plugin, call_id, partial);
-    }
-
-    fn session_id(&self) -> String {
-        self.cli.session_id()
-    }
-
-    fn session_branch(&self, plugin: &str) -> String {
-        self.cli.session_branch(plugin)
-    }
-
-    fn latest_custom(&self, plugin: &str, custom_type: &str) -> Option<String> {
-        self.cli.latest_custom(plugin, custom_type)
-    }
-
-    fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String> {
-        self.cli.append_custom(plugin, custom_type, data)
-    }
-
+/// Messages go through the inbox, which starts a turn on an idle agent.
+impl<S: Screen> PluginAgent for InteractiveServices<S> {
     fn send_message(&self, plugin: &str, message: OutgoingMessage, delivery: Delivery) {
         self.inbox.deliver(plugin, message, delivery);
     }
 
     fn all_tools(&self) -> Vec<String> {
-        self.cli.all_tools()
+        self.agent.all_tools()
     }
 
     fn active_tools(&self) -> Vec<String> {
-        self.cli.active_tools()
+        self.agent.active_tools()
     }
 
     fn set_active_tools(&self, plugin: &str, names: Vec<String>) -> Result<(), String> {
-        self.cli.set_active_tools(plugin, names)
+        self.agent.set_active_tools(plugin, names)
+    }
+}
+
+/// What an interactive front end gives plugins: its screen and inbox, over the CLI's session.
+pub fn interactive_host<S: Screen>(
+    services: &Arc<InteractiveServices<S>>,
+    backends: &Backends,
+) -> HostServices {
+    HostServices {
+        ui: services.clone(),
+        session: backends.session.clone(),
+        agent: services.clone(),
     }
 }

@@ -14,13 +14,13 @@ use tack_core::event::{AgentEvent, EventSink, NoticeLevel};
 use tack_core::message::{Content, Message, ToolCall, ToolResult};
 use tack_core::session::{EntryKind, Session, SessionHandle};
 use tack_core::Agent;
-use tack_runtime::HostServices;
+use tack_runtime::PluginUi;
 use tokio::sync::{mpsc, oneshot, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::*;
 use crate::inbox::Inbox;
-use crate::services::CliServices;
+use tack_runtime::AgentServices;
 
 /// Answers every request with "ok", each once the gate lets it through.
 struct GatedProvider {
@@ -191,7 +191,7 @@ impl Harness {
         let screen = Arc::new(Recording::default());
         let (wake, _) = mpsc::unbounded_channel();
         let services = Arc::new(InteractiveServices::new(
-            Arc::new(CliServices::default()),
+            Arc::new(AgentServices::default()),
             screen.clone(),
             Inbox::new(wake),
         ));

@@ -44,7 +44,10 @@ impl PluginHooks {
     }
 
     fn warn(&self, plugin: &LoadedPlugin, message: String) {
-        plugin.services().log(plugin.name(), Level::Warn, &message);
+        plugin
+            .services()
+            .ui
+            .log(plugin.name(), Level::Warn, &message);
     }
 }
 

@@ -1,0 +1,86 @@
+//! The agent part of [`HostServices`](super::HostServices): messages a plugin sends the agent,
+//! and the active tool set.
+
+use std::sync::{Arc, OnceLock};
+
+use tack_core::agent::MessageQueues;
+use tack_core::message::Message;
+
+use crate::api::{Delivery, OutgoingMessage};
+use crate::bridge::PluginTools;
+
+pub trait PluginAgent: Send + Sync + 'static {
+    fn send_message(&self, plugin: &str, message: OutgoingMessage, delivery: Delivery);
+    fn all_tools(&self) -> Vec<String>;
+    fn active_tools(&self) -> Vec<String>;
+    fn set_active_tools(&self, plugin: &str, names: Vec<String>) -> Result<(), String>;
+}
+
+/// The agent of a run and its tool registry, attached once they exist. Messages are delivered
+/// as a run without a next prompt must: steering as steering, everything else as a follow-up,
+/// so nothing is lost. Interactive front ends deliver through their own inbox instead and use
+/// this for the tools.
+#[derive(Default)]
+pub struct AgentServices {
+    tools: OnceLock<Arc<PluginTools>>,
+    queues: OnceLock<MessageQueues>,
+}
+
+impl AgentServices {
+    pub fn attach_tools(&self, tools: Arc<PluginTools>) {
+        let _ = self.tools.set(tools);
+    }
+
+    pub fn attach_queues(&self, queues: MessageQueues) {
+        let _ = self.queues.set(queues);
+    }
+}
+
+impl PluginAgent for AgentServices {
+    fn send_message(&self, plugin: &str, message: OutgoingMessage, delivery: Delivery) {
+        let Some(queues) = self.queues.get() else {
+            return;
+        };
+        let message = outgoing_message(plugin, message);
+        match delivery {
+            Delivery::Steer => queues.steer(message),
+            Delivery::FollowUp | Delivery::NextTurn => queues.follow_up(message),
+        }
+    }
+
+    fn all_tools(&self) -> Vec<String> {
+        self.tools.get().map(|t| t.all_names()).unwrap_or_default()
+    }
+
+    fn active_tools(&self) -> Vec<String> {
+        self.tools
+            .get()
+            .map(|t| t.active_names())
+            .unwrap_or_default()
+    }
+
+    fn set_active_tools(&self, _plugin: &str, names: Vec<String>) -> Result<(), String> {
+        self.tools
+            .get()
+            .ok_or("no agent is running")?
+            .set_active(names)
+    }
+}
+
+/// The conversation message a plugin's `send-message` becomes: always a custom message
+/// attributed to `plugin` (the model sees it as user text), so that nothing a plugin says passes
+/// for the user's own words in the session, `/tree` or a front end. Without a custom type it is
+/// of type `plugin-message`.
+pub fn outgoing_message(plugin: &str, message: OutgoingMessage) -> Message {
+    Message::from_plugin(
+        plugin,
+        message
+            .custom_type
+            .unwrap_or_else(|| PLUGIN_MESSAGE_TYPE.to_string()),
+        message.text,
+        message.display,
+    )
+}
+
+/// The custom type of a plain message a plugin sends.
+pub const PLUGIN_MESSAGE_TYPE: &str = "plugin-message";

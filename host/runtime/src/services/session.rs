@@ -1,0 +1,68 @@
+//! The session part of [`HostServices`](super::HostServices): what a plugin reads of the
+//! session, and the state it keeps there.
+
+use std::sync::OnceLock;
+
+use tack_core::session::SessionHandle;
+
+/// A plugin's view of the session. Every method answers for `plugin` only: it sees no other
+/// plugin's state and appends entries it owns.
+pub trait PluginSession: Send + Sync + 'static {
+    fn session_id(&self) -> String;
+
+    /// The active branch as a JSON array of session entries, without other plugins' custom
+    /// state (see `Session::branch_json_for`).
+    fn session_branch(&self, plugin: &str) -> String;
+
+    /// The data of `plugin`'s own newest `custom` entry of `custom_type` on the active branch.
+    fn latest_custom(&self, plugin: &str, custom_type: &str) -> Option<String>;
+
+    /// Appends a `custom` entry owned by `plugin`; returns its id.
+    fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String>;
+}
+
+/// The session a run has open, attached once it exists (plugins are loaded before it).
+#[derive(Default)]
+pub struct SessionServices {
+    session: OnceLock<SessionHandle>,
+}
+
+impl SessionServices {
+    pub fn attach(&self, session: SessionHandle) {
+        let _ = self.session.set(session);
+    }
+}
+
+impl PluginSession for SessionServices {
+    fn session_id(&self) -> String {
+        self.session
+            .get()
+            .map(|s| s.lock().id().to_string())
+            .unwrap_or_default()
+    }
+
+    fn session_branch(&self, plugin: &str) -> String {
+        let Some(session) = self.session.get() else {
+            return "[]".into();
+        };
+        session.lock().branch_json_for(plugin).to_string()
+    }
+
+    fn latest_custom(&self, plugin: &str, custom_type: &str) -> Option<String> {
+        let session = self.session.get()?.lock();
+        session
+            .plugin_state(plugin, custom_type)
+            .map(|data| data.to_string())
+    }
+
+    fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String> {
+        let session = self.session.get().ok_or("no session is open")?;
+        let data: serde_json::Value = serde_json::from_str(data)
+            .map_err(|e| format!("custom entry data is not JSON: {e}"))?;
+        let mut session = session.lock();
+        let entry = session
+            .append_plugin_state(plugin, custom_type, data)
+            .map_err(|e| e.to_string())?;
+        Ok(entry.id.clone())
+    }
+}

@@ -1,0 +1,66 @@
+//! The user-interface part of [`HostServices`](super::HostServices): logs, dialogs,
+//! notifications, status segments, widgets and tool progress.
+
+use async_trait::async_trait;
+
+use crate::api::{Level, ToolResult};
+
+/// What a front end shows of plugins. The defaults are a front end with nobody to ask: logs go
+/// to `tracing`, dialogs take their safe default, the rest is dropped.
+#[async_trait]
+pub trait PluginUi: Send + Sync + 'static {
+    fn log(&self, plugin: &str, level: Level, message: &str) {
+        match level {
+            Level::Debug => tracing::debug!(plugin, "{message}"),
+            Level::Info => tracing::info!(plugin, "{message}"),
+            Level::Warn => tracing::warn!(plugin, "{message}"),
+            Level::Error => tracing::error!(plugin, "{message}"),
+        }
+    }
+
+    /// Partial output of a running tool call.
+    fn tool_progress(&self, _plugin: &str, _call_id: &str, _partial: ToolResult) {}
+
+    async fn confirm(
+        &self,
+        _plugin: &str,
+        _title: &str,
+        _message: &str,
+        _timeout_ms: Option<u32>,
+    ) -> bool {
+        false
+    }
+
+    async fn select(
+        &self,
+        _plugin: &str,
+        _title: &str,
+        _options: &[String],
+        _timeout_ms: Option<u32>,
+    ) -> Option<u32> {
+        None
+    }
+
+    async fn input(
+        &self,
+        _plugin: &str,
+        _title: &str,
+        _placeholder: &str,
+        _timeout_ms: Option<u32>,
+    ) -> Option<String> {
+        None
+    }
+
+    fn notify(&self, plugin: &str, level: Level, message: &str) {
+        self.log(plugin, level, message);
+    }
+
+    fn set_status(&self, _plugin: &str, _key: &str, _text: Option<&str>) {}
+
+    fn set_widget(&self, _plugin: &str, _key: &str, _lines: &[String]) {}
+}
+
+/// No user interface at all.
+pub struct HeadlessUi;
+
+impl PluginUi for HeadlessUi {}
