@@ -34,8 +34,8 @@ use tack_core::{Agent, AgentConfig, AgentEvent};
 use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
-    Capabilities, HostContext, Manifest, PluginSet, PluginSource, PluginSpec, Runtime,
-    RuntimeConfig,
+    Capabilities, HostContext, HostServices, Manifest, PluginSet, PluginSource, PluginSpec,
+    Runtime, RuntimeConfig,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};

@@ -6,15 +6,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 
-use std::sync::Arc;
-
 use criterion::{criterion_group, criterion_main, Criterion};
 use tack_builtin::artifacts;
 use tack_runtime::api::ToolCall;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
-    Capabilities, HostContext, LoadedPlugin, Manifest, PluginSource, PluginSpec, Runtime,
-    RuntimeConfig,
+    Capabilities, HostContext, HostServices, LoadedPlugin, Manifest, PluginSource, PluginSpec,
+    Runtime, RuntimeConfig,
 };
 
 const COMPONENTS: &[(&str, &str)] = &[

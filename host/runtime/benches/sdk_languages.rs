@@ -7,14 +7,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 
-use std::sync::Arc;
-
 use criterion::{criterion_group, criterion_main, Criterion};
 use tack_runtime::api::ToolCall;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
-    Capabilities, HostContext, LoadedPlugin, Manifest, PluginSource, PluginSpec, Runtime,
-    RuntimeConfig,
+    Capabilities, HostContext, HostServices, LoadedPlugin, Manifest, PluginSource, PluginSpec,
+    Runtime, RuntimeConfig,
 };
 use tack_sdk_examples::{Lang, Toolchains};
 use tokio_util::sync::CancellationToken;

@@ -6,9 +6,13 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use wasmtime::component::{HasSelf, Linker};
 use wasmtime::{Config, Engine};
 
+use crate::bindings::extensions_v0_1_0::Extensions;
+use crate::bindings::v0_1_0::Plugin;
 use crate::cache::ComponentCache;
+use crate::state::PluginState;
 
 /// How often the epoch advances. Deadlines are checked at this granularity; the tick itself is an
 /// atomic increment, so a short period costs nothing measurable.
@@ -77,6 +81,9 @@ impl Default for RuntimeConfig {
 /// The engine plus everything shared by all plugins of a process.
 pub struct Runtime {
     engine: Engine,
+    /// WASI and every `tack:plugin` import, linked once: what an import does depends on the
+    /// store's data (the plugin's grants), never on the linker.
+    linker: Linker<PluginState>,
     cache: ComponentCache,
     config: RuntimeConfig,
     http: reqwest::Client,
@@ -96,6 +103,10 @@ impl Runtime {
             wasm.profiler(wasmtime::ProfilingStrategy::PerfMap);
         }
         let engine = Engine::new(&wasm)?;
+        let mut linker = Linker::<PluginState>::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+        Plugin::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
+        Extensions::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(30))
@@ -108,6 +119,7 @@ impl Runtime {
             cache: ComponentCache::new(config.cache_dir.clone()),
             _ticker: ticker,
             engine,
+            linker,
             config,
             http,
         }))
@@ -115,6 +127,10 @@ impl Runtime {
 
     pub fn engine(&self) -> &Engine {
         &self.engine
+    }
+
+    pub(crate) fn linker(&self) -> &Linker<PluginState> {
+        &self.linker
     }
 
     pub fn cache(&self) -> &ComponentCache {

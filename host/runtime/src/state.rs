@@ -5,15 +5,11 @@ use std::sync::{Arc, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
-use wasmtime::component::{Resource, ResourceTable};
+use wasmtime::component::ResourceTable;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use crate::bindings::v0_1_0::tack::plugin::{agent, exec, host, http, session, types, ui};
-use crate::broker::exec::{
-    authorize as authorize_exec, child_env, AuthorizeError, ChildEnv, Observed, ProcessHandle,
-};
-use crate::broker::http::{self as http_broker, FetchError, FetchRequest};
+use crate::bindings::v0_1_0::tack::plugin::{agent, host, session, types, ui};
 use crate::broker::secrets::SecretStore;
 use crate::budget::{check_bytes, BudgetExceeded};
 use crate::limits::PluginLimiter;
@@ -41,6 +37,35 @@ pub struct PluginEnv {
 
 pub type ProgressSink = Arc<dyn Fn(types::ToolResult) + Send + Sync>;
 
+/// What kind of call an instance is running; it decides what the guest may do meanwhile.
+pub enum CallKind {
+    /// Between calls.
+    Idle,
+    /// `init`. It may not start tasks: a task instance's own `init` would start more, without
+    /// end.
+    Init,
+    /// A tool call; its partial results go to `progress`.
+    Tool {
+        call_id: String,
+        progress: Option<ProgressSink>,
+    },
+    /// A command, hook, event or provider call.
+    Other,
+    /// A task of another call's fan-out. It may not start tasks, and running out of time is not
+    /// a fault of its own: the call that started it shares its deadline and is counted.
+    Task,
+}
+
+impl CallKind {
+    pub fn may_fan_out(&self) -> bool {
+        matches!(self, CallKind::Tool { .. } | CallKind::Other)
+    }
+
+    pub fn is_task(&self) -> bool {
+        matches!(self, CallKind::Task)
+    }
+}
+
 /// The call currently running in this instance.
 pub struct CallState {
     /// When the guest's own time runs out. Host imports that block push it back by the time they
@@ -49,14 +74,7 @@ pub struct CallState {
     pub budget: Duration,
     pub timed_out: bool,
     pub cancel: CancellationToken,
-    pub tool_call_id: Option<String>,
-    pub progress: Option<ProgressSink>,
-    /// Whether this call may start tasks: not during `init` (a task instance's own `init`
-    /// would start more, without end) and not from inside a task.
-    pub may_fan_out: bool,
-    /// Whether this call is a task of another call's fan-out. A task that runs out of time is
-    /// not a fault of its own: the call that started it shares its deadline and is counted.
-    pub is_task: bool,
+    pub kind: CallKind,
 }
 
 impl CallState {
@@ -66,17 +84,14 @@ impl CallState {
             budget: Duration::ZERO,
             timed_out: false,
             cancel: CancellationToken::new(),
-            tool_call_id: None,
-            progress: None,
-            may_fan_out: false,
-            is_task: false,
+            kind: CallKind::Idle,
         }
     }
 }
 
 pub struct PluginState {
     wasi: WasiCtx,
-    table: ResourceTable,
+    pub(crate) table: ResourceTable,
     pub(crate) limiter: PluginLimiter,
     pub(crate) env: Arc<PluginEnv>,
     pub(crate) call: CallState,
@@ -109,7 +124,7 @@ impl PluginState {
         lines[start..].join("\n")
     }
 
-    fn resume_after(&mut self, started: Instant) {
+    pub(crate) fn resume_after(&mut self, started: Instant) {
         self.call.deadline += started.elapsed();
     }
 }
@@ -181,8 +196,12 @@ impl host::Host for PluginState {
             tool_result_size(&partial),
             self.env.budgets.tool_result_bytes,
         )?;
-        if self.call.tool_call_id.as_deref() == Some(call_id.as_str()) {
-            if let Some(sink) = &self.call.progress {
+        if let CallKind::Tool {
+            call_id: running,
+            progress: Some(sink),
+        } = &self.call.kind
+        {
+            if *running == call_id {
                 sink(partial);
             }
         }
@@ -360,157 +379,5 @@ impl agent::Host for PluginState {
             .services
             .agent
             .set_active_tools(&self.env.name, names))
-    }
-}
-
-impl exec::Host for PluginState {
-    async fn spawn(
-        &mut self,
-        request: exec::ExecRequest,
-    ) -> wasmtime::Result<Result<Resource<ProcessHandle>, exec::ExecError>> {
-        let plan = match authorize_exec(&request.command, &self.env.capabilities.exec) {
-            Ok(plan) => plan,
-            Err(e @ (AuthorizeError::NoGrant | AuthorizeError::NotCovered { .. })) => {
-                return Ok(Err(exec::ExecError::Denied(e.to_string())))
-            }
-            Err(e @ AuthorizeError::Invalid(_)) => {
-                return Ok(Err(exec::ExecError::Invalid(e.to_string())))
-            }
-        };
-        let cwd = match &request.cwd {
-            None => self.env.workspace.clone(),
-            Some(dir) => {
-                let dir = self.env.workspace.join(dir);
-                match dir.canonicalize() {
-                    Ok(real) if real.starts_with(&self.env.workspace) => real,
-                    Ok(_) => {
-                        return Ok(Err(exec::ExecError::Denied(format!(
-                            "working directory {} is outside the workspace {}",
-                            dir.display(),
-                            self.env.workspace.display()
-                        ))))
-                    }
-                    Err(e) => {
-                        return Ok(Err(exec::ExecError::Invalid(format!(
-                            "working directory {}: {e}",
-                            dir.display()
-                        ))))
-                    }
-                }
-            }
-        };
-        let timeout = request.timeout_ms.map(Duration::from_millis);
-        let env = ChildEnv::Only(child_env(
-            std::env::vars_os(),
-            &self.env.capabilities.env,
-            |name| self.env.secrets.holds(name),
-        ));
-        match ProcessHandle::spawn(plan, env, &cwd, timeout, self.call.cancel.clone()) {
-            Ok(handle) => Ok(Ok(self.table.push(handle)?)),
-            Err(e) => Ok(Err(exec::ExecError::Failed(format!(
-                "cannot start `{}`: {e}",
-                request.command
-            )))),
-        }
-    }
-}
-
-impl exec::HostProcess for PluginState {
-    async fn next(
-        &mut self,
-        process: Resource<ProcessHandle>,
-        wait_ms: u32,
-    ) -> wasmtime::Result<exec::ProcessEvent> {
-        let started = Instant::now();
-        let wait = Duration::from_millis(u64::from(wait_ms.min(60_000)));
-        let observed = self.table.get_mut(&process)?.next(wait).await;
-        self.resume_after(started);
-        Ok(match observed {
-            Observed::Stdout(b) => exec::ProcessEvent::Stdout(b),
-            Observed::Stderr(b) => exec::ProcessEvent::Stderr(b),
-            Observed::Exited(code) => exec::ProcessEvent::Exited(code),
-            Observed::Idle => exec::ProcessEvent::Idle,
-            Observed::TimedOut => exec::ProcessEvent::TimedOut,
-            Observed::Cancelled => exec::ProcessEvent::Cancelled,
-        })
-    }
-
-    async fn kill(&mut self, process: Resource<ProcessHandle>) -> wasmtime::Result<()> {
-        self.table.get_mut(&process)?.kill();
-        Ok(())
-    }
-
-    async fn drop(&mut self, process: Resource<ProcessHandle>) -> wasmtime::Result<()> {
-        self.table.delete(process)?;
-        Ok(())
-    }
-}
-
-impl http::Host for PluginState {
-    async fn fetch(
-        &mut self,
-        request: http::Request,
-    ) -> wasmtime::Result<Result<http::Response, http::HttpError>> {
-        let url = match http_broker::authorize(&request.url, &self.env.capabilities.http) {
-            Ok(url) => url,
-            Err(e) => return Ok(Err(http::HttpError::Denied(e.to_string()))),
-        };
-        let mut headers = request.headers;
-        let mut url = url;
-        if let Some(secret) = &request.secret {
-            if !self.env.capabilities.secrets.contains(&secret.name) {
-                return Ok(Err(http::HttpError::Denied(format!(
-                    "secret {} is not granted to this plugin",
-                    secret.name
-                ))));
-            }
-            let value = match self.env.secrets.lookup(&secret.name) {
-                Ok(v) => v,
-                Err(e) => return Ok(Err(http::HttpError::Denied(e.to_string()))),
-            };
-            apply_auth(&secret.auth, &value, &mut headers, &mut url);
-        }
-        let started = Instant::now();
-        let result = http_broker::fetch(
-            &self.env.http,
-            FetchRequest {
-                method: request.method,
-                url,
-                headers,
-                body: request.body,
-                timeout: request.timeout_ms.map(Duration::from_millis),
-            },
-        )
-        .await;
-        self.resume_after(started);
-        Ok(match result {
-            Ok(r) => Ok(http::Response {
-                status: r.status,
-                headers: r.headers,
-                body: r.body,
-            }),
-            Err(FetchError::Invalid(m)) => Err(http::HttpError::Invalid(m)),
-            Err(FetchError::Transport(m)) => Err(http::HttpError::Transport(m)),
-            Err(FetchError::Timeout) => Err(http::HttpError::Timeout),
-        })
-    }
-}
-
-/// Attaches a secret the way the provider or plugin asked.
-pub fn apply_auth(
-    auth: &types::AuthScheme,
-    value: &str,
-    headers: &mut Vec<(String, String)>,
-    url: &mut url::Url,
-) {
-    match auth {
-        types::AuthScheme::None => {}
-        types::AuthScheme::Bearer => {
-            headers.push(("authorization".into(), format!("Bearer {value}")))
-        }
-        types::AuthScheme::Header(name) => headers.push((name.clone(), value.to_string())),
-        types::AuthScheme::Query(param) => {
-            url.query_pairs_mut().append_pair(param, value);
-        }
     }
 }

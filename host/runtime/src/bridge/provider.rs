@@ -18,11 +18,11 @@ use tokio::sync::mpsc;
 use super::convert;
 use super::provider_authority::{self, UserChoice};
 use crate::api;
+use crate::broker::http::apply_auth;
 use crate::broker::http::{header_pairs, under};
 use crate::broker::secrets::SecretStore;
 use crate::error::PluginError;
 use crate::plugin::{LoadedPlugin, ProviderSession};
-use crate::state::apply_auth;
 
 /// Largest error body read from a failed response.
 const MAX_ERROR_BODY: usize = 64 << 10;

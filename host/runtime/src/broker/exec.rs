@@ -26,6 +26,8 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+mod imports;
+
 /// How a command that passed the grant check is run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommandPlan {

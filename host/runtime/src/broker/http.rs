@@ -1,9 +1,12 @@
 //! `http`: outbound requests for a plugin, checked against its grant on every call. Redirects are
 //! not followed (a redirect could leave the granted origin); secrets are attached here.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use url::Url;
+
+use crate::bindings::v0_1_0::tack::plugin::{http, types};
+use crate::state::PluginState;
 
 /// Largest response body handed to a guest.
 pub const MAX_BODY: usize = 16 << 20;
@@ -129,6 +132,77 @@ pub fn header_pairs(headers: &reqwest::header::HeaderMap) -> Vec<(String, String
         .iter()
         .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
         .collect()
+}
+
+// ---- the host side of `tack:plugin/http` ------------------------------------------------------
+
+impl http::Host for PluginState {
+    async fn fetch(
+        &mut self,
+        request: http::Request,
+    ) -> wasmtime::Result<Result<http::Response, http::HttpError>> {
+        let url = match authorize(&request.url, &self.env.capabilities.http) {
+            Ok(url) => url,
+            Err(e) => return Ok(Err(http::HttpError::Denied(e.to_string()))),
+        };
+        let mut headers = request.headers;
+        let mut url = url;
+        if let Some(secret) = &request.secret {
+            if !self.env.capabilities.secrets.contains(&secret.name) {
+                return Ok(Err(http::HttpError::Denied(format!(
+                    "secret {} is not granted to this plugin",
+                    secret.name
+                ))));
+            }
+            let value = match self.env.secrets.lookup(&secret.name) {
+                Ok(v) => v,
+                Err(e) => return Ok(Err(http::HttpError::Denied(e.to_string()))),
+            };
+            apply_auth(&secret.auth, &value, &mut headers, &mut url);
+        }
+        let started = Instant::now();
+        let result = fetch(
+            &self.env.http,
+            FetchRequest {
+                method: request.method,
+                url,
+                headers,
+                body: request.body,
+                timeout: request.timeout_ms.map(Duration::from_millis),
+            },
+        )
+        .await;
+        self.resume_after(started);
+        Ok(match result {
+            Ok(r) => Ok(http::Response {
+                status: r.status,
+                headers: r.headers,
+                body: r.body,
+            }),
+            Err(FetchError::Invalid(m)) => Err(http::HttpError::Invalid(m)),
+            Err(FetchError::Transport(m)) => Err(http::HttpError::Transport(m)),
+            Err(FetchError::Timeout) => Err(http::HttpError::Timeout),
+        })
+    }
+}
+
+/// Attaches a secret the way the provider or plugin asked.
+pub fn apply_auth(
+    auth: &types::AuthScheme,
+    value: &str,
+    headers: &mut Vec<(String, String)>,
+    url: &mut url::Url,
+) {
+    match auth {
+        types::AuthScheme::None => {}
+        types::AuthScheme::Bearer => {
+            headers.push(("authorization".into(), format!("Bearer {value}")))
+        }
+        types::AuthScheme::Header(name) => headers.push((name.clone(), value.to_string())),
+        types::AuthScheme::Query(param) => {
+            url.query_pairs_mut().append_pair(param, value);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,94 @@
+//! The host side of `tack:plugin/exec`: each spawn is authorized against the plugin's grant,
+//! runs in the workspace (or a folder inside it) with the minimal environment, and is cancelled
+//! with the call that started it.
+
+use std::time::{Duration, Instant};
+
+use wasmtime::component::Resource;
+
+use super::{authorize, child_env, AuthorizeError, ChildEnv, Observed, ProcessHandle};
+use crate::bindings::v0_1_0::tack::plugin::exec;
+use crate::state::PluginState;
+
+impl exec::Host for PluginState {
+    async fn spawn(
+        &mut self,
+        request: exec::ExecRequest,
+    ) -> wasmtime::Result<Result<Resource<ProcessHandle>, exec::ExecError>> {
+        let plan = match authorize(&request.command, &self.env.capabilities.exec) {
+            Ok(plan) => plan,
+            Err(e @ (AuthorizeError::NoGrant | AuthorizeError::NotCovered { .. })) => {
+                return Ok(Err(exec::ExecError::Denied(e.to_string())))
+            }
+            Err(e @ AuthorizeError::Invalid(_)) => {
+                return Ok(Err(exec::ExecError::Invalid(e.to_string())))
+            }
+        };
+        let cwd = match &request.cwd {
+            None => self.env.workspace.clone(),
+            Some(dir) => {
+                let dir = self.env.workspace.join(dir);
+                match dir.canonicalize() {
+                    Ok(real) if real.starts_with(&self.env.workspace) => real,
+                    Ok(_) => {
+                        return Ok(Err(exec::ExecError::Denied(format!(
+                            "working directory {} is outside the workspace {}",
+                            dir.display(),
+                            self.env.workspace.display()
+                        ))))
+                    }
+                    Err(e) => {
+                        return Ok(Err(exec::ExecError::Invalid(format!(
+                            "working directory {}: {e}",
+                            dir.display()
+                        ))))
+                    }
+                }
+            }
+        };
+        let timeout = request.timeout_ms.map(Duration::from_millis);
+        let env = ChildEnv::Only(child_env(
+            std::env::vars_os(),
+            &self.env.capabilities.env,
+            |name| self.env.secrets.holds(name),
+        ));
+        match ProcessHandle::spawn(plan, env, &cwd, timeout, self.call.cancel.clone()) {
+            Ok(handle) => Ok(Ok(self.table.push(handle)?)),
+            Err(e) => Ok(Err(exec::ExecError::Failed(format!(
+                "cannot start `{}`: {e}",
+                request.command
+            )))),
+        }
+    }
+}
+
+impl exec::HostProcess for PluginState {
+    async fn next(
+        &mut self,
+        process: Resource<ProcessHandle>,
+        wait_ms: u32,
+    ) -> wasmtime::Result<exec::ProcessEvent> {
+        let started = Instant::now();
+        let wait = Duration::from_millis(u64::from(wait_ms.min(60_000)));
+        let observed = self.table.get_mut(&process)?.next(wait).await;
+        self.resume_after(started);
+        Ok(match observed {
+            Observed::Stdout(b) => exec::ProcessEvent::Stdout(b),
+            Observed::Stderr(b) => exec::ProcessEvent::Stderr(b),
+            Observed::Exited(code) => exec::ProcessEvent::Exited(code),
+            Observed::Idle => exec::ProcessEvent::Idle,
+            Observed::TimedOut => exec::ProcessEvent::TimedOut,
+            Observed::Cancelled => exec::ProcessEvent::Cancelled,
+        })
+    }
+
+    async fn kill(&mut self, process: Resource<ProcessHandle>) -> wasmtime::Result<()> {
+        self.table.get_mut(&process)?.kill();
+        Ok(())
+    }
+
+    async fn drop(&mut self, process: Resource<ProcessHandle>) -> wasmtime::Result<()> {
+        self.table.delete(process)?;
+        Ok(())
+    }
+}

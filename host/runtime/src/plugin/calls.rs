@@ -1,0 +1,193 @@
+//! The typed calls into a plugin: tools, commands and hooks. Each checks out an instance, runs
+//! under its kind's deadline, and holds what the plugin returns to its budget.
+
+use tokio_util::sync::CancellationToken;
+
+use super::pool::over_budget;
+use super::{CallSetup, LoadedPlugin};
+use crate::api::{
+    AgentStartPatch, CompactDecision, CompactRequest, EventKind, InputAction, ToolCall,
+    ToolDecision, ToolResult,
+};
+use crate::budget::{check_bytes, Budgets};
+use crate::error::PluginError;
+use crate::state::{tool_result_size, CallKind, ProgressSink};
+
+impl LoadedPlugin {
+    pub async fn call_tool(
+        &self,
+        call: ToolCall,
+        cancel: CancellationToken,
+        progress: Option<ProgressSink>,
+    ) -> Result<ToolResult, PluginError> {
+        let label = format!("tool '{}'", call.name);
+        let setup = CallSetup {
+            budget: self.limits().tool,
+            cancel,
+            kind: CallKind::Tool {
+                call_id: call.id.clone(),
+                progress,
+            },
+        };
+        let result = self
+            .with_instance(&label, setup, move |store, guest, _| {
+                Box::pin(async move { guest.call_call_tool(store, &call).await })
+            })
+            .await?;
+        self.within_budget(&label, "the tool result", tool_result_size(&result), |b| {
+            b.tool_result_bytes
+        })?;
+        Ok(result)
+    }
+
+    /// `Err` (counted as a fault) when `size` bytes of `what`, returned by `call`, are over the
+    /// budget `cap` picks.
+    fn within_budget(
+        &self,
+        call: &str,
+        what: &str,
+        size: usize,
+        cap: impl FnOnce(&Budgets) -> usize,
+    ) -> Result<(), PluginError> {
+        match check_bytes(what, size, cap(&self.env.budgets)) {
+            Ok(()) => Ok(()),
+            Err(over) => Err(self.record_fault(over_budget(self.name(), call, &over))),
+        }
+    }
+
+    pub async fn run_command(
+        &self,
+        name: &str,
+        args: &str,
+    ) -> Result<Result<Option<String>, String>, PluginError> {
+        let (name, args) = (name.to_string(), args.to_string());
+        let setup = CallSetup::plain(self.limits().command);
+        self.with_instance(
+            &format!("command '/{name}'"),
+            setup,
+            move |store, guest, _| {
+                Box::pin(async move { guest.call_run_command(store, &name, &args).await })
+            },
+        )
+        .await
+    }
+
+    pub async fn before_tool_call(&self, call: &ToolCall) -> Result<ToolDecision, PluginError> {
+        let call = call.clone();
+        self.with_instance(
+            "before-tool-call hook",
+            CallSetup::plain(self.limits().hook),
+            move |store, guest, _| {
+                Box::pin(async move { guest.call_before_tool_call(store, &call).await })
+            },
+        )
+        .await
+    }
+
+    pub async fn after_tool_call(
+        &self,
+        call: &ToolCall,
+        result: &ToolResult,
+    ) -> Result<Option<ToolResult>, PluginError> {
+        let (call, result) = (call.clone(), result.clone());
+        let label = "after-tool-call hook";
+        let replaced = self
+            .with_instance(
+                label,
+                CallSetup::plain(self.limits().hook),
+                move |store, guest, _| {
+                    Box::pin(async move { guest.call_after_tool_call(store, &call, &result).await })
+                },
+            )
+            .await?;
+        if let Some(result) = &replaced {
+            self.within_budget(
+                label,
+                "the replaced tool result",
+                tool_result_size(result),
+                |b| b.tool_result_bytes,
+            )?;
+        }
+        Ok(replaced)
+    }
+
+    pub async fn on_input(&self, text: &str) -> Result<InputAction, PluginError> {
+        let text = text.to_string();
+        self.with_instance(
+            "input hook",
+            CallSetup::plain(self.limits().hook),
+            move |store, guest, _| Box::pin(async move { guest.call_on_input(store, &text).await }),
+        )
+        .await
+    }
+
+    pub async fn before_agent_start(
+        &self,
+        prompt: &str,
+        system_prompt: &str,
+    ) -> Result<AgentStartPatch, PluginError> {
+        let (prompt, system_prompt) = (prompt.to_string(), system_prompt.to_string());
+        let label = "before-agent-start hook";
+        let patch = self
+            .with_instance(
+                label,
+                CallSetup::plain(self.limits().hook),
+                move |store, guest, _| {
+                    Box::pin(async move {
+                        guest
+                            .call_before_agent_start(store, &prompt, &system_prompt)
+                            .await
+                    })
+                },
+            )
+            .await?;
+        let added = patch.system_prompt.as_ref().map_or(0, String::len)
+            + patch.append_system_prompt.as_ref().map_or(0, String::len)
+            + patch.inject.iter().map(|m| m.text.len()).sum::<usize>();
+        self.within_budget(
+            label,
+            "the system prompt and messages it adds",
+            added,
+            |b| b.message_bytes,
+        )?;
+        Ok(patch)
+    }
+
+    pub async fn context(&self, messages: &str) -> Result<Option<String>, PluginError> {
+        let messages = messages.to_string();
+        self.with_instance(
+            "context hook",
+            CallSetup::plain(self.limits().hook),
+            move |store, guest, _| {
+                Box::pin(async move { guest.call_context(store, &messages).await })
+            },
+        )
+        .await
+    }
+
+    pub async fn before_compact(
+        &self,
+        request: CompactRequest,
+    ) -> Result<CompactDecision, PluginError> {
+        self.with_instance(
+            "before-compact hook",
+            CallSetup::plain(self.limits().hook),
+            move |store, guest, _| {
+                Box::pin(async move { guest.call_before_compact(store, &request).await })
+            },
+        )
+        .await
+    }
+
+    pub async fn on_event(&self, kind: EventKind, data: &str) -> Result<(), PluginError> {
+        let data = data.to_string();
+        self.with_instance(
+            "event handler",
+            CallSetup::plain(self.limits().hook),
+            move |store, guest, _| {
+                Box::pin(async move { guest.call_on_event(store, kind, &data).await })
+            },
+        )
+        .await
+    }
+}

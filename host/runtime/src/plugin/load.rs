@@ -1,0 +1,223 @@
+//! Loading a plugin: check and compile the component (or take it from the cache), refuse API
+//! versions this host cannot speak, link it, open its directories, and run `init` once to read
+//! its registration.
+
+use std::sync::atomic::AtomicU32;
+use std::sync::{Arc, Mutex};
+
+use super::pool::ALLOW_BLOCKING_CURRENT_THREAD;
+use super::validate::validate_registration;
+use super::{data_dir_name, HostContext, LoadedPlugin, PluginSpec};
+use crate::api::Registration;
+use crate::bindings::extensions_v0_1_0::exports::tack::plugin::task_runner::GuestIndices as TaskRunnerIndices;
+use crate::bindings::v0_1_0::PluginIndices;
+use crate::bindings::SUPPORTED_API_VERSIONS;
+use crate::engine::Runtime;
+use crate::error::LoadError;
+use crate::manifest::same_series;
+use crate::state::PluginEnv;
+
+const WASM_MAGIC: &[u8] = b"\0asm";
+
+impl LoadedPlugin {
+    pub async fn load(
+        runtime: &Arc<Runtime>,
+        spec: PluginSpec,
+        host: &HostContext,
+    ) -> Result<Arc<Self>, LoadError> {
+        let name = spec.manifest.plugin.name.clone();
+        let (component, api_version) = compile(runtime, &name, &spec.wasm_label, spec.wasm).await?;
+
+        let link_err = |e: wasmtime::Error| LoadError::Link {
+            plugin: name.clone(),
+            message: format!("{e:#}"),
+        };
+        let pre = runtime
+            .linker()
+            .instantiate_pre(&component)
+            .map_err(link_err)?;
+        let indices = PluginIndices::new(&pre).map_err(link_err)?;
+        // Fan-out is optional: a plugin without the export simply cannot be given tasks.
+        let task_indices = TaskRunnerIndices::new(&pre).ok();
+
+        let capabilities = spec.manifest.capabilities.intersect(&spec.granted);
+        let denied = spec.manifest.capabilities.minus(&capabilities);
+        let data_dir = match &host.data_root {
+            Some(root) => {
+                let dir = root.join(data_dir_name(&name, &spec.source));
+                std::fs::create_dir_all(&dir).map_err(|source| LoadError::Io {
+                    plugin: name.clone(),
+                    path: dir.display().to_string(),
+                    source,
+                })?;
+                Some(dir.canonicalize().unwrap_or(dir))
+            }
+            None => None,
+        };
+        let workspace = host
+            .workspace
+            .canonicalize()
+            .unwrap_or_else(|_| host.workspace.clone());
+        let fs_dirs = crate::broker::fs::granted_dirs(
+            &capabilities.fs,
+            &workspace,
+            data_dir.as_deref(),
+            ALLOW_BLOCKING_CURRENT_THREAD,
+        )
+        .map_err(|source| LoadError::Sandbox {
+            plugin: name.clone(),
+            source,
+        })?;
+        let env = Arc::new(PluginEnv {
+            name: name.clone(),
+            capabilities: capabilities.clone(),
+            workspace,
+            services: host.services.clone(),
+            secrets: host.secrets.clone(),
+            http: runtime.http().clone(),
+            project_trusted: host.project_trusted,
+            budgets: runtime.config().budgets.clone(),
+            plugin: std::sync::OnceLock::new(),
+            fs_dirs,
+        });
+        let config_json = serde_json::to_string(&spec.config).unwrap_or_else(|_| "{}".into());
+        let mut plugin = LoadedPlugin {
+            manifest: spec.manifest,
+            source: spec.source,
+            capabilities,
+            denied,
+            registration: empty_registration(),
+            api_version,
+            runtime: runtime.clone(),
+            pre,
+            indices,
+            task_indices,
+            env,
+            data_dir,
+            config_json,
+            pool: Mutex::new(Vec::new()),
+            in_use: Arc::new(tokio::sync::Semaphore::new(
+                runtime.config().budgets.live_instances.max(1),
+            )),
+            faults: AtomicU32::new(0),
+            disabled: Mutex::new(None),
+        };
+        let (live, registration) =
+            plugin
+                .instantiate()
+                .await
+                .map_err(|source| LoadError::Init {
+                    plugin: name.clone(),
+                    source,
+                })?;
+        validate_registration(&name, &registration)?;
+        plugin.registration = registration;
+        plugin.checkin(live);
+        let plugin = Arc::new(plugin);
+        let _ = plugin.env.plugin.set(Arc::downgrade(&plugin));
+        Ok(plugin)
+    }
+}
+
+/// Checks that `wasm` is a component this host can load (a tack plugin for a supported API
+/// version) and compiles it into the cache, without instantiating it. Returns the API version.
+/// Used at install time, so a broken package is refused before it is recorded.
+pub async fn validate_component(
+    runtime: &Arc<Runtime>,
+    plugin: &str,
+    label: &str,
+    wasm: Vec<u8>,
+) -> Result<String, LoadError> {
+    compile(runtime, plugin, label, wasm)
+        .await
+        .map(|(_, version)| version)
+}
+
+/// Checks the header, compiles (or loads from the cache) and reads the supported API version.
+async fn compile(
+    runtime: &Arc<Runtime>,
+    plugin: &str,
+    label: &str,
+    wasm: Vec<u8>,
+) -> Result<(wasmtime::component::Component, String), LoadError> {
+    check_wasm_header(plugin, label, &wasm)?;
+    let engine = runtime.engine().clone();
+    let cache_runtime = runtime.clone();
+    let invalid = |message: String| LoadError::InvalidComponent {
+        plugin: plugin.to_string(),
+        path: label.to_string(),
+        message,
+    };
+    // Compilation is CPU-bound and can take seconds for large components.
+    let component = tokio::task::spawn_blocking(move || cache_runtime.cache().load(&engine, &wasm))
+        .await
+        .map_err(|e| invalid(e.to_string()))?
+        .map_err(|e| invalid(format!("{e:#}")))?;
+    let version = guest_api_version(plugin, runtime, &component)?;
+    Ok((component, version))
+}
+
+fn empty_registration() -> Registration {
+    Registration {
+        tools: Vec::new(),
+        commands: Vec::new(),
+        hooks: Vec::new(),
+        events: Vec::new(),
+        providers: Vec::new(),
+    }
+}
+
+fn check_wasm_header(plugin: &str, path: &str, bytes: &[u8]) -> Result<(), LoadError> {
+    if bytes.len() < 8 || &bytes[..4] != WASM_MAGIC {
+        return Err(LoadError::NotWasm {
+            plugin: plugin.into(),
+            path: path.into(),
+        });
+    }
+    // Core modules carry version 1 (01 00 00 00); components carry 0d 00 01 00.
+    if bytes[4..8] == [1, 0, 0, 0] {
+        return Err(LoadError::CoreModule {
+            plugin: plugin.into(),
+            path: path.into(),
+        });
+    }
+    Ok(())
+}
+
+/// Reads the `tack:plugin/guest@X` export and refuses versions this host cannot speak.
+fn guest_api_version(
+    plugin: &str,
+    runtime: &Runtime,
+    component: &wasmtime::component::Component,
+) -> Result<String, LoadError> {
+    let ty = component.component_type();
+    let mut found = None;
+    for (name, _) in ty.exports(runtime.engine()) {
+        if let Some(version) = name.strip_prefix("tack:plugin/guest@") {
+            found = Some(version.to_string());
+        } else if name == "tack:plugin/guest" {
+            found = Some(String::new());
+        }
+    }
+    let Some(version) = found else {
+        return Err(LoadError::NotAPlugin {
+            plugin: plugin.into(),
+        });
+    };
+    if SUPPORTED_API_VERSIONS
+        .iter()
+        .any(|v| same_series(v, &version))
+    {
+        Ok(version)
+    } else {
+        Err(LoadError::UnsupportedApi {
+            plugin: plugin.into(),
+            found: if version.is_empty() {
+                "(unversioned)".into()
+            } else {
+                version
+            },
+            supported: SUPPORTED_API_VERSIONS.join(", "),
+        })
+    }
+}

@@ -1,0 +1,133 @@
+//! One provider round trip on one checked-out instance: translate the request, decode the error
+//! or the stream. The decoder resource lives in that instance, so the instance stays checked
+//! out until the round trip is closed or dropped.
+
+use std::sync::Arc;
+
+use wasmtime::component::ResourceAny;
+
+use super::pool::{GuestCall, Live};
+use super::{CallSetup, LoadedPlugin};
+use crate::api::{ProviderError, ProviderRequest, RequestPlan, SseEvent, StreamEvent};
+use crate::error::PluginError;
+
+impl LoadedPlugin {
+    /// Checks out an instance for one provider round trip (translate the request, decode the
+    /// stream). The decoder resource lives in that instance, so it stays checked out until the
+    /// session is closed or dropped.
+    pub async fn provider_session(self: &Arc<Self>) -> Result<ProviderSession, PluginError> {
+        let live = self.checkout(Some(self.limits().tool)).await?;
+        Ok(ProviderSession {
+            plugin: self.clone(),
+            live: Some(live),
+            decoder: None,
+        })
+    }
+}
+
+/// One provider round trip on a checked-out instance.
+pub struct ProviderSession {
+    plugin: Arc<LoadedPlugin>,
+    live: Option<Live>,
+    decoder: Option<ResourceAny>,
+}
+
+impl ProviderSession {
+    async fn call<R: Send>(&mut self, label: &str, f: impl GuestCall<R>) -> Result<R, PluginError> {
+        let Some(live) = self.live.as_mut() else {
+            return Err(PluginError::Disabled {
+                plugin: self.plugin.name().to_string(),
+                reason: "the provider instance faulted earlier in this request".into(),
+            });
+        };
+        let setup = CallSetup::plain(self.plugin.limits().provider);
+        let result = self.plugin.invoke(live, label, setup, f).await;
+        if result.is_err() {
+            self.live = None;
+            self.decoder = None;
+        }
+        result
+    }
+
+    pub async fn build_request(
+        &mut self,
+        request: ProviderRequest,
+    ) -> Result<Result<RequestPlan, ProviderError>, PluginError> {
+        self.call("build-request", move |store, guest, _| {
+            Box::pin(async move { guest.call_build_request(store, &request).await })
+        })
+        .await
+    }
+
+    pub async fn decode_error(
+        &mut self,
+        provider: &str,
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+    ) -> Result<ProviderError, PluginError> {
+        let provider = provider.to_string();
+        self.call("decode-error", move |store, guest, _| {
+            Box::pin(async move {
+                guest
+                    .call_decode_error(store, &provider, status, &headers, &body)
+                    .await
+            })
+        })
+        .await
+    }
+
+    pub async fn start_decoder(&mut self, provider: &str, model: &str) -> Result<(), PluginError> {
+        let (provider, model) = (provider.to_string(), model.to_string());
+        let decoder = self
+            .call("decoder", move |store, guest, _| {
+                Box::pin(async move {
+                    guest
+                        .decoder()
+                        .call_constructor(store, &provider, &model)
+                        .await
+                })
+            })
+            .await?;
+        self.decoder = Some(decoder);
+        Ok(())
+    }
+
+    pub async fn push(
+        &mut self,
+        event: SseEvent,
+    ) -> Result<Result<Vec<StreamEvent>, ProviderError>, PluginError> {
+        let decoder = self.require_decoder()?;
+        self.call("decoder.push", move |store, guest, _| {
+            Box::pin(async move { guest.decoder().call_push(store, decoder, &event).await })
+        })
+        .await
+    }
+
+    pub async fn finish(&mut self) -> Result<Result<Vec<StreamEvent>, ProviderError>, PluginError> {
+        let decoder = self.require_decoder()?;
+        self.call("decoder.finish", move |store, guest, _| {
+            Box::pin(async move { guest.decoder().call_finish(store, decoder).await })
+        })
+        .await
+    }
+
+    fn require_decoder(&self) -> Result<ResourceAny, PluginError> {
+        self.decoder.ok_or_else(|| PluginError::Guest {
+            plugin: self.plugin.name().to_string(),
+            call: "decoder".into(),
+            message: "decoder used before it was started".into(),
+        })
+    }
+
+    /// Returns the instance to the pool (dropping the decoder first).
+    pub async fn close(mut self) {
+        if let (Some(mut live), Some(decoder)) = (self.live.take(), self.decoder.take()) {
+            if decoder.resource_drop_async(&mut live.store).await.is_ok() {
+                self.plugin.checkin(live);
+            }
+        } else if let Some(live) = self.live.take() {
+            self.plugin.checkin(live);
+        }
+    }
+}
