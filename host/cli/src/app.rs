@@ -21,7 +21,7 @@ use crate::home::Home;
 use crate::inbox::Inbox;
 use crate::router::ProviderRouter;
 use crate::services::Backends;
-use crate::settings::Settings;
+use crate::settings::{PluginCommandLine, Settings};
 use crate::startup::{ProjectFiles, StartupReport};
 
 /// Loaded plugins and everything needed to build an agent over them.
@@ -87,26 +87,11 @@ async fn load(
     )?;
     let mut warnings = Vec::new();
     load_project_settings(&project_root, trusted, &mut settings, &mut warnings)?;
-    let configured = settings
-        .plugins
-        .get("permission-gate")
-        .is_some_and(|c| c.contains_key("mode"));
-    let headless =
-        !interactive && matches!(cli.mode, crate::cli::Mode::Text | crate::cli::Mode::Json);
-    match &cli.permissions {
-        Some(mode) => {
-            settings.set_plugin_option("permission-gate", "mode", toml::Value::String(mode.clone()))
-        }
-        None if headless && !configured => settings.set_plugin_option(
-            "permission-gate",
-            "mode",
-            toml::Value::String("auto".into()),
-        ),
-        None => {}
-    }
-    if cli.plan {
-        settings.set_plugin_option("plan-mode", "enabled", toml::Value::Boolean(true));
-    }
+    settings.command_line = PluginCommandLine {
+        flags: cli.plugin_flags(),
+        unattended: !interactive
+            && matches!(cli.mode, crate::cli::Mode::Text | crate::cli::Mode::Json),
+    };
     let runtime = Runtime::new(RuntimeConfig {
         cache_dir: Some(home.component_cache()),
         ..RuntimeConfig::default()
@@ -123,6 +108,14 @@ async fn load(
     let (specs, plugin_warnings) =
         crate::plugins::collect(&home, &settings, &cli.plugins, &cwd, trusted)?;
     warnings.extend(plugin_warnings);
+    for (flag, _) in &settings.command_line.flags {
+        if !specs
+            .iter()
+            .any(|s| s.manifest.flags.iter().any(|f| f.name == *flag))
+        {
+            warnings.push(format!("--{flag}: no loaded plugin answers to this flag"));
+        }
+    }
     let set = PluginSet::load(&runtime, specs, &host).await;
     warnings.extend(set.errors.iter().map(|e| e.to_string()));
     let context = discover_context_files(home.root(), &cwd);
@@ -206,6 +199,8 @@ pub struct Chosen {
     pub provider: Arc<dyn tack_core::Provider>,
     pub model: ModelInfo,
     pub options: serde_json::Value,
+    /// Set when no provider had a key and an offline one was taken: what to tell the user.
+    pub fallback_notice: Option<String>,
 }
 
 /// [`choose_provider`] for `session`, taking the model it last recorded into account.
@@ -218,7 +213,8 @@ pub fn choose_for_session(cli: &Cli, loaded: &Loaded, session: &SessionHandle) -
 }
 
 /// `--provider`/`--model`, else the model a continued session was using, else config, else the
-/// first provider (other than the demo) whose API key is available, else the offline demo.
+/// first provider with a key whose API key is available, else an offline provider (one that
+/// needs no key and whose plugin has no network grant, such as the demo).
 pub fn choose_provider(
     cli: &Cli,
     loaded: &Loaded,
@@ -233,6 +229,7 @@ pub fn choose_provider(
         .clone()
         .or_else(|| from_session.as_ref().map(|(p, _)| p.clone()))
         .or_else(|| loaded.settings.provider.clone());
+    let mut fallback_notice = None;
     let entry = match wanted {
         Some(id) => catalog.iter().find(|e| e.id == id).with_context(|| {
             let known: Vec<&str> = catalog.iter().map(|e| e.id.as_str()).collect();
@@ -240,12 +237,29 @@ pub fn choose_provider(
         })?,
         // Only providers whose key is set and whose plugin may send it there, first-party before
         // third-party, then by id (the catalog's order): the same choice on every run.
-        None => catalog
+        None => match catalog
             .iter()
             .filter(|e| e.spec.secret.is_some() && e.usable(&secrets))
             .min_by_key(|e| !e.first_party())
-            .or_else(|| catalog.iter().find(|e| e.id == "demo"))
-            .context("no provider plugin is loaded")?,
+        {
+            Some(entry) => entry,
+            None => {
+                let offline = catalog
+                    .iter()
+                    .filter(|e| e.offline())
+                    .min_by_key(|e| !e.first_party())
+                    .context(
+                        "no provider is usable: set an API key (ANTHROPIC_API_KEY, \
+                         OPENAI_API_KEY, …) or pass --provider and --api-key",
+                    )?;
+                fallback_notice = Some(format!(
+                    "using the offline {} provider (no API key found). Set ANTHROPIC_API_KEY or \
+                     OPENAI_API_KEY, or pass --provider and --api-key, to use a real model.",
+                    offline.id
+                ));
+                offline
+            }
+        },
     };
     let mut user_secret = entry.secret_from_user;
     if let (Some(key), Some(secret)) = (&cli.api_key, &entry.spec.secret) {
@@ -299,6 +313,7 @@ pub fn choose_provider(
         model: model_info(&entry.id, model),
         provider,
         options: entry.options.clone(),
+        fallback_notice,
     })
 }
 
@@ -412,6 +427,8 @@ pub struct Interactive {
     pub router: Arc<ProviderRouter>,
     /// The provider chosen at start, to which `--api-key` and `--base-url` apply.
     pub startup_provider: String,
+    /// What to tell the user about that choice (an offline fallback).
+    pub provider_notice: Option<String>,
 }
 
 /// Wires an interactive mode as the others are wired, but with the provider behind a router and
@@ -425,6 +442,7 @@ pub async fn start_interactive(
     let session = SessionHandle::new(open_session(cli, loaded)?);
     let chosen = choose_for_session(cli, loaded, &session)?;
     let startup_provider = chosen.model.provider.clone();
+    let provider_notice = chosen.fallback_notice.clone();
     let (router, chosen) = ProviderRouter::route(chosen);
     let wired = build_agent(cli, loaded, chosen, session.clone(), sink)?;
     inbox.attach_queues(wired.agent.queues());
@@ -435,6 +453,7 @@ pub async fn start_interactive(
         agent: wired.agent,
         router,
         startup_provider,
+        provider_notice,
     })
 }
 

@@ -54,6 +54,13 @@ impl ProviderEntry {
         self.key_available(secrets) && self.denied().is_none()
     }
 
+    /// Needs no key and cannot reach the network: usable on any machine (the demo).
+    pub fn offline(&self) -> bool {
+        self.spec.secret.is_none()
+            && self.base_url.is_none()
+            && self.plugin.capabilities.http.is_empty()
+    }
+
     pub fn first_party(&self) -> bool {
         self.plugin.source == PluginSource::Builtin
     }

@@ -71,17 +71,22 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub no_trust: bool,
 
-    /// Permission mode for the permission-gate plugin: read-only, ask, auto, yolo. Defaults to
-    /// `auto` in print and JSON modes (nobody is there to answer a question: writes inside the
-    /// workspace are allowed, risky commands and anything outside are refused) unless config.toml
-    /// sets one.
+    /// Permission mode: read-only, ask, auto, yolo. Defaults to `auto` in print and JSON modes
+    /// (nobody is there to answer a question: writes inside the workspace are allowed, risky
+    /// commands and anything outside are refused) unless config.toml sets one. A plugin flag:
+    /// the plugin that declares it (permission-gate) takes it.
     #[arg(long, value_name = "MODE")]
     pub permissions: Option<String>,
 
-    /// Start in plan mode (read-only tools; the model presents a plan first). Needs the
-    /// plan-mode plugin.
+    /// Start in plan mode (read-only tools; the model presents a plan first). A plugin flag: the
+    /// plugin that declares it (plan-mode) takes it.
     #[arg(long)]
     pub plan: bool,
+
+    /// A flag a plugin declares in its tack.toml (`[[flags]]`), for plugins without a flag of
+    /// their own here: `--flag name` or `--flag name=value`. Repeatable.
+    #[arg(long = "flag", value_name = "NAME[=VALUE]")]
+    pub plugin_flag: Vec<String>,
 
     /// Text appended to the system prompt.
     #[arg(long, value_name = "TEXT")]
@@ -93,6 +98,28 @@ pub struct Cli {
     /// The prompt. Piped stdin is appended to it.
     #[arg(trailing_var_arg = true)]
     pub prompt: Vec<String>,
+}
+
+impl Cli {
+    /// The plugin flags given, by name without `--`, with their text if they take one. What
+    /// each does, the plugin that declares it says.
+    pub fn plugin_flags(&self) -> Vec<(String, Option<String>)> {
+        let mut flags = Vec::new();
+        if let Some(mode) = &self.permissions {
+            flags.push(("permissions".to_string(), Some(mode.clone())));
+        }
+        if self.plan {
+            flags.push(("plan".to_string(), None));
+        }
+        for given in &self.plugin_flag {
+            let given = given.trim_start_matches("--");
+            flags.push(match given.split_once('=') {
+                Some((name, value)) => (name.to_string(), Some(value.to_string())),
+                None => (given.to_string(), None),
+            });
+        }
+        flags
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -33,6 +33,7 @@ impl ProviderRouter {
             provider: router.clone(),
             model: chosen.model,
             options: chosen.options,
+            fallback_notice: chosen.fallback_notice,
         };
         (router, chosen)
     }

@@ -38,11 +38,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     }
     let session = SessionHandle::new(app::open_session(&cli, &loaded)?);
     let chosen = app::choose_for_session(&cli, &loaded, &session)?;
-    if cli.mode == Mode::Text && chosen.model.provider == "demo" {
-        eprintln!(
-            "tack: using the offline demo provider (no API key found). Set ANTHROPIC_API_KEY or \
-             OPENAI_API_KEY, or pass --provider and --api-key, to use a real model."
-        );
+    if let (Mode::Text, Some(notice)) = (cli.mode, &chosen.fallback_notice) {
+        eprintln!("tack: {notice}");
     }
     let sink: Arc<dyn EventSink> = match cli.mode {
         // `--mode rpc` is served by rpc.rs and never reaches here.

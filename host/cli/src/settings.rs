@@ -45,6 +45,18 @@ pub struct Settings {
     /// Per-provider settings keyed by provider id.
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderSettings>,
+    /// What this run's command line says to plugins; never read from a file.
+    #[serde(skip)]
+    pub command_line: PluginCommandLine,
+}
+
+/// The plugin flags given on the command line (`--plan`, `--permissions ask`), and whether
+/// anyone is there to answer a dialog.
+#[derive(Debug, Default, Clone)]
+pub struct PluginCommandLine {
+    /// Flag names without `--`, with the text given after the flag, if it takes one.
+    pub flags: Vec<(String, Option<String>)>,
+    pub unattended: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -148,19 +160,33 @@ impl Settings {
         self.project_overrides.extend(project.project_overrides);
     }
 
-    /// A command-line override of one plugin config key.
-    pub fn set_plugin_option(&mut self, plugin: &str, key: &str, value: toml::Value) {
-        self.plugins
-            .entry(plugin.to_string())
-            .or_default()
-            .insert(key.to_string(), value);
-    }
-
+    /// A plugin's configuration, from weakest to strongest: its manifest's defaults (replaced
+    /// by its `unattended` ones when nobody can answer), the user's config, its command-line
+    /// flags.
     pub fn plugin_config(&self, manifest: &Manifest) -> serde_json::Value {
         let mut merged = manifest.config.clone();
-        if let Some(user) = self.plugins.get(&manifest.plugin.name) {
-            for (k, v) in user {
-                merged.insert(k.clone(), v.clone());
+        let user = self.plugins.get(&manifest.plugin.name);
+        if self.command_line.unattended {
+            for (k, v) in &manifest.unattended {
+                if !user.is_some_and(|u| u.contains_key(k)) {
+                    merged.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        for (k, v) in user.into_iter().flatten() {
+            merged.insert(k.clone(), v.clone());
+        }
+        for flag in &manifest.flags {
+            for (name, given) in &self.command_line.flags {
+                if *name != flag.name {
+                    continue;
+                }
+                let value = match (&flag.value, given) {
+                    (Some(value), _) => value.clone(),
+                    (None, Some(text)) => toml::Value::String(text.clone()),
+                    (None, None) => continue,
+                };
+                merged.insert(flag.option.clone(), value);
             }
         }
         serde_json::to_value(merged).unwrap_or_else(|_| serde_json::json!({}))
@@ -170,6 +196,57 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const GATE: &str = r#"
+[plugin]
+name = "gate"
+version = "0.1.0"
+api = "0.1"
+component = "gate.wasm"
+
+[config]
+mode = "ask"
+defaults = true
+
+[unattended]
+mode = "auto"
+
+[[flags]]
+name = "permissions"
+option = "mode"
+
+[[flags]]
+name = "strict"
+option = "defaults"
+value = false
+"#;
+
+    fn config(settings: &Settings) -> serde_json::Value {
+        settings.plugin_config(&Manifest::parse(GATE).expect("manifest"))
+    }
+
+    #[test]
+    fn plugin_config_layers_defaults_unattended_user_and_flags() {
+        let mut settings = Settings::default();
+        assert_eq!(config(&settings)["mode"], "ask");
+        settings.command_line.unattended = true;
+        assert_eq!(config(&settings)["mode"], "auto", "nobody to ask");
+        settings = toml::from_str("[plugins.gate]\nmode = \"read-only\"\n").expect("parse");
+        settings.command_line.unattended = true;
+        assert_eq!(
+            config(&settings)["mode"],
+            "read-only",
+            "the user's choice beats the unattended default"
+        );
+        settings.command_line.flags = vec![
+            ("permissions".into(), Some("yolo".into())),
+            ("strict".into(), None),
+            ("plan".into(), None),
+        ];
+        let merged = config(&settings);
+        assert_eq!(merged["mode"], "yolo", "a flag beats config");
+        assert_eq!(merged["defaults"], false, "a switch sets its value");
+    }
 
     #[test]
     fn compaction_settings_override_the_defaults() {

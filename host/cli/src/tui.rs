@@ -52,6 +52,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     let log_path = loaded.home.root().join("tui-stderr.log");
     let warnings = loaded.warnings.clone();
     let startup = loaded.startup.lines();
+    let provider_notice = started.provider_notice.clone();
     let front = Arc::new(FrontEnd::new(cli, loaded, started));
     services.screen.attach(&front);
     // Nothing here shows a run's end before its task is done, so the flag stays down.
@@ -87,13 +88,11 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             message: line,
         });
     }
-    if controller.front.agent.config().model.provider == "demo" {
+    if let Some(notice) = provider_notice {
         controller.send(UiEvent::Notify {
             plugin: "tack".into(),
             level: NoticeLevel::Info,
-            message: "using the offline demo provider (no API key found). Set ANTHROPIC_API_KEY \
-                      or OPENAI_API_KEY, or pass --provider and --api-key, to use a real model."
-                .into(),
+            message: notice,
         });
     }
     let files_tx = ui_tx.clone();

@@ -13,6 +13,27 @@ pub struct Manifest {
     /// Default configuration handed to the plugin's `init` as JSON; user config overrides keys.
     #[serde(default)]
     pub config: toml::Table,
+    /// Defaults that replace `config`'s when nobody is there to answer a dialog (print and JSON
+    /// modes), for the options the user did not set.
+    #[serde(default)]
+    pub unattended: toml::Table,
+    /// Command-line flags the plugin answers to (`tack --plan`), each setting one option.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<Flag>,
+}
+
+/// `--<name>` sets the plugin's config `option`: to `value` for a switch, or to the text given
+/// after the flag when the flag takes one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Flag {
+    pub name: String,
+    pub option: String,
+    /// What a switch sets; `None`: the flag takes a value.
+    #[serde(default)]
+    pub value: Option<toml::Value>,
+    #[serde(default)]
+    pub description: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
