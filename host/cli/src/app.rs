@@ -19,6 +19,7 @@ use tack_runtime::{HostContext, PluginSet, Runtime, RuntimeConfig};
 use crate::cli::Cli;
 use crate::home::Home;
 use crate::inbox::Inbox;
+use crate::model_pattern::{self, Candidate, Thinking};
 use crate::router::ProviderRouter;
 use crate::services::Backends;
 use crate::settings::{PluginCommandLine, Settings};
@@ -199,8 +200,10 @@ pub struct Chosen {
     pub provider: Arc<dyn tack_core::Provider>,
     pub model: ModelInfo,
     pub options: serde_json::Value,
-    /// Set when no provider had a key and an offline one was taken: what to tell the user.
-    pub fallback_notice: Option<String>,
+    /// The thinking level asked for (`--thinking`, or `--model …:level`), clamped to the model.
+    pub reasoning: Option<ReasoningLevel>,
+    /// What to tell the user about the choice: an offline fallback, a clamped level.
+    pub notices: Vec<String>,
 }
 
 /// [`choose_provider`] for `session`, taking the model it last recorded into account.
@@ -222,14 +225,25 @@ pub fn choose_provider(
 ) -> Result<Chosen> {
     let catalog = crate::catalog::build(&loaded.set, &loaded.settings)?;
     let mut secrets = loaded.secrets.clone();
-    let from_session =
-        session_model.filter(|(p, _)| cli.provider.is_none() && catalog.iter().any(|e| &e.id == p));
+    let by_pattern = match &cli.model {
+        Some(pattern) => Some(model_by_pattern(
+            pattern,
+            &catalog,
+            cli.provider.as_deref(),
+            &secrets,
+        )?),
+        None => None,
+    };
+    let from_session = session_model.filter(|(p, _)| {
+        cli.provider.is_none() && by_pattern.is_none() && catalog.iter().any(|e| &e.id == p)
+    });
     let wanted = cli
         .provider
         .clone()
+        .or_else(|| by_pattern.as_ref().map(|m| m.provider.clone()))
         .or_else(|| from_session.as_ref().map(|(p, _)| p.clone()))
         .or_else(|| loaded.settings.provider.clone());
-    let mut fallback_notice = None;
+    let mut notices = Vec::new();
     let entry = match wanted {
         Some(id) => catalog.iter().find(|e| e.id == id).with_context(|| {
             let known: Vec<&str> = catalog.iter().map(|e| e.id.as_str()).collect();
@@ -252,7 +266,7 @@ pub fn choose_provider(
                         "no provider is usable: set an API key (ANTHROPIC_API_KEY, \
                          OPENAI_API_KEY, …) or pass --provider and --api-key",
                     )?;
-                fallback_notice = Some(format!(
+                notices.push(format!(
                     "using the offline {} provider (no API key found). Set ANTHROPIC_API_KEY or \
                      OPENAI_API_KEY, or pass --provider and --api-key, to use a real model.",
                     offline.id
@@ -267,9 +281,9 @@ pub fn choose_provider(
         // `--api-key` is the user handing this provider a key themselves.
         user_secret = true;
     }
-    let model_id = cli
-        .model
-        .clone()
+    let model_id = by_pattern
+        .as_ref()
+        .map(|m| m.model.clone())
         .or_else(|| {
             from_session
                 .as_ref()
@@ -309,12 +323,91 @@ pub fn choose_provider(
         )
         .with_user_secret(user_secret),
     );
+    let asked = match &cli.thinking {
+        Some(level) => Some(Thinking::parse(level).with_context(|| {
+            format!(
+                "unknown thinking level '{level}' ({})",
+                model_pattern::LEVELS
+            )
+        })?),
+        None => by_pattern.and_then(|m| m.thinking),
+    };
+    let reasoning = asked.map(|asked| {
+        let (level, note) = model_pattern::clamp(asked, model.reasoning, &model.id);
+        notices.extend(note);
+        level
+    });
     Ok(Chosen {
         model: model_info(&entry.id, model),
         provider,
         options: entry.options.clone(),
-        fallback_notice,
+        reasoning,
+        notices,
     })
+}
+
+/// What `--model` named: a provider's model and maybe a thinking level.
+struct ModelByPattern {
+    provider: String,
+    model: String,
+    thinking: Option<Thinking>,
+}
+
+/// Resolves `--model` (see [`model_pattern`]) among the models of `--provider` when given, else
+/// among the models that can be used right away (their key set, or offline), else among all.
+fn model_by_pattern(
+    pattern: &str,
+    catalog: &[crate::catalog::ProviderEntry],
+    provider: Option<&str>,
+    secrets: &SecretStore,
+) -> Result<ModelByPattern> {
+    let candidates = |keep: &dyn Fn(&crate::catalog::ProviderEntry) -> bool| {
+        catalog
+            .iter()
+            .filter(|e| keep(e))
+            .flat_map(|e| {
+                e.spec.models.iter().map(|m| Candidate {
+                    provider: e.id.clone(),
+                    id: m.id.clone(),
+                    name: m.name.clone(),
+                })
+            })
+            .collect::<Vec<_>>()
+    };
+    let pools = match provider {
+        Some(id) => vec![candidates(&|e| e.id == id)],
+        None => vec![
+            candidates(&|e| e.offline() || e.usable(secrets)),
+            candidates(&|_| true),
+        ],
+    };
+    for pool in &pools {
+        if let Some(found) = model_pattern::resolve(pattern, pool) {
+            let c = &pool[found.index];
+            return Ok(ModelByPattern {
+                provider: c.provider.clone(),
+                model: c.id.clone(),
+                thinking: found.thinking,
+            });
+        }
+    }
+    match provider {
+        Some(id) if catalog.iter().any(|e| e.id == id) => {
+            let known: Vec<String> = pools[0].iter().map(|c| c.id.clone()).collect();
+            bail!(
+                "provider '{id}' has no model '{pattern}' (available: {})",
+                known.join(", ")
+            )
+        }
+        Some(id) => {
+            let known: Vec<&str> = catalog.iter().map(|e| e.id.as_str()).collect();
+            bail!("unknown provider '{id}' (available: {})", known.join(", "))
+        }
+        None => bail!(
+            "no model matches '{pattern}' (an id, provider/id or part of a model's id or name, \
+             optionally with :level; `tack models` lists them)"
+        ),
+    }
 }
 
 pub fn model_info(provider: &str, model: &api::ModelSpec) -> ModelInfo {
@@ -398,18 +491,17 @@ pub fn build_agent(
         context_files: &loaded.context_files,
         append: cli.append_system_prompt.as_deref(),
     });
-    record_model(&session, &chosen.model, cli.thinking.as_deref())?;
+    record_model(
+        &session,
+        &chosen.model,
+        chosen.reasoning.map(ReasoningLevel::as_str),
+    )?;
     let mut config = AgentConfig::new(chosen.model, system_prompt);
-    if let Some(level) = &cli.thinking {
-        config.reasoning = ReasoningLevel::parse(level).with_context(|| {
-            format!("unknown thinking level '{level}' (off, minimal, low, medium, high)")
-        })?;
+    if let Some(level) = chosen.reasoning {
+        config.reasoning = level;
     }
     config.provider_options = chosen.options;
     loaded.settings.compaction.apply(&mut config.compaction);
-    if config.reasoning != ReasoningLevel::Off && !config.model.reasoning {
-        bail!("model '{}' does not support thinking", config.model.id);
-    }
     let agent = Agent::new(config, chosen.provider, tools.clone(), session)
         .with_hooks(hooks)
         .with_events(sink.clone());
@@ -427,8 +519,8 @@ pub struct Interactive {
     pub router: Arc<ProviderRouter>,
     /// The provider chosen at start, to which `--api-key` and `--base-url` apply.
     pub startup_provider: String,
-    /// What to tell the user about that choice (an offline fallback).
-    pub provider_notice: Option<String>,
+    /// What to tell the user about that choice (an offline fallback, a clamped level).
+    pub provider_notices: Vec<String>,
 }
 
 /// Wires an interactive mode as the others are wired, but with the provider behind a router and
@@ -442,7 +534,7 @@ pub async fn start_interactive(
     let session = SessionHandle::new(open_session(cli, loaded)?);
     let chosen = choose_for_session(cli, loaded, &session)?;
     let startup_provider = chosen.model.provider.clone();
-    let provider_notice = chosen.fallback_notice.clone();
+    let provider_notices = chosen.notices.clone();
     let (router, chosen) = ProviderRouter::route(chosen);
     let wired = build_agent(cli, loaded, chosen, session.clone(), sink)?;
     inbox.attach_queues(wired.agent.queues());
@@ -453,7 +545,7 @@ pub async fn start_interactive(
         agent: wired.agent,
         router,
         startup_provider,
-        provider_notice,
+        provider_notices,
     })
 }
 

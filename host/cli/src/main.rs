@@ -7,6 +7,7 @@ mod commands;
 mod home;
 mod inbox;
 mod list;
+mod model_pattern;
 mod model_switch;
 mod packages;
 mod plugins;

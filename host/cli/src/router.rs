@@ -33,7 +33,8 @@ impl ProviderRouter {
             provider: router.clone(),
             model: chosen.model,
             options: chosen.options,
-            fallback_notice: chosen.fallback_notice,
+            reasoning: chosen.reasoning,
+            notices: chosen.notices,
         };
         (router, chosen)
     }

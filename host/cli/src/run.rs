@@ -38,8 +38,10 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     }
     let session = SessionHandle::new(app::open_session(&cli, &loaded)?);
     let chosen = app::choose_for_session(&cli, &loaded, &session)?;
-    if let (Mode::Text, Some(notice)) = (cli.mode, &chosen.fallback_notice) {
-        eprintln!("tack: {notice}");
+    if cli.mode == Mode::Text {
+        for notice in &chosen.notices {
+            eprintln!("tack: {}", shown(notice));
+        }
     }
     let sink: Arc<dyn EventSink> = match cli.mode {
         // `--mode rpc` is served by rpc.rs and never reaches here.

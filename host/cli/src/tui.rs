@@ -52,7 +52,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     let log_path = loaded.home.root().join("tui-stderr.log");
     let warnings = loaded.warnings.clone();
     let startup = loaded.startup.lines();
-    let provider_notice = started.provider_notice.clone();
+    let provider_notices = started.provider_notices.clone();
     let front = Arc::new(FrontEnd::new(cli, loaded, started));
     services.screen.attach(&front);
     // Nothing here shows a run's end before its task is done, so the flag stays down.
@@ -88,7 +88,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             message: line,
         });
     }
-    if let Some(notice) = provider_notice {
+    for notice in provider_notices {
         controller.send(UiEvent::Notify {
             plugin: "tack".into(),
             level: NoticeLevel::Info,
