@@ -11,7 +11,7 @@ pub const SUPPORTED_API_VERSIONS: &[&str] = &["0.1.0"];
 
 pub mod v0_1_0 {
     wasmtime::component::bindgen!({
-        path: "../../wit",
+        path: "../../wit/v0.1.0",
         world: "plugin",
         imports: { default: async | trappable },
         exports: { default: async },
@@ -25,7 +25,7 @@ pub mod v0_1_0 {
 /// `plugin` so a component that does not export `task-runner` still matches that world.
 pub mod extensions_v0_1_0 {
     wasmtime::component::bindgen!({
-        path: "../../wit",
+        path: "../../wit/v0.1.0",
         world: "extensions",
         imports: { default: async | trappable },
         exports: { default: async },
