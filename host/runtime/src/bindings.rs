@@ -9,9 +9,6 @@ pub mod v0_1_0;
 /// The newest version, whose types the host uses throughout.
 pub use v0_1_0 as latest;
 
-// Until every caller names `latest` (a mechanical rename kept in a commit of its own).
-pub use v0_1_0::extensions as extensions_v0_1_0;
-
 /// The WIT package version this host speaks natively.
 pub const API_VERSION: &str = latest::VERSION;
 

@@ -21,11 +21,11 @@ use crate::api::{
     InputAction, ProviderError, ProviderRequest, Registration, RequestPlan, SseEvent, StreamEvent,
     ToolCall, ToolDecision, ToolResult,
 };
-use crate::bindings::extensions_v0_1_0::exports::tack::plugin::task_runner::{
+use crate::bindings::latest::exports::tack::plugin::guest::Guest;
+use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::{
     Guest as TaskRunner, GuestIndices as TaskRunnerIndices,
 };
-use crate::bindings::v0_1_0::exports::tack::plugin::guest::Guest;
-use crate::bindings::v0_1_0::{Plugin as Bindings, PluginIndices};
+use crate::bindings::latest::{Plugin as Bindings, PluginIndices};
 use crate::bindings::{API_VERSION, SUPPORTED_API_VERSIONS};
 use crate::broker::secrets::SecretStore;
 use crate::budget::{check_bytes, BudgetExceeded, Budgets};
@@ -189,7 +189,7 @@ impl LoadedPlugin {
         };
         wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(link_err)?;
         Bindings::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s).map_err(link_err)?;
-        crate::bindings::extensions_v0_1_0::Extensions::add_to_linker::<_, HasSelf<_>>(
+        crate::bindings::latest::extensions::Extensions::add_to_linker::<_, HasSelf<_>>(
             &mut linker,
             |s| s,
         )

@@ -9,7 +9,7 @@ use wasmtime::component::{Resource, ResourceTable};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use crate::bindings::v0_1_0::tack::plugin::{agent, exec, host, http, session, types, ui};
+use crate::bindings::latest::tack::plugin::{agent, exec, host, http, session, types, ui};
 use crate::broker::exec::{
     authorize as authorize_exec, child_env, AuthorizeError, ChildEnv, Observed, ProcessHandle,
 };
