@@ -21,7 +21,7 @@ const LANGS: &[(&str, &[&str])] = &[
             "src/tack.js",
             "build.js",
             "build.sh",
-            "wit/world.wit",
+            "wit/worlds.wit",
         ],
     ),
     (
@@ -32,7 +32,7 @@ const LANGS: &[(&str, &[&str])] = &[
             "src/guest.py",
             "requirements.txt",
             "build.sh",
-            "wit/world.wit",
+            "wit/worlds.wit",
         ],
     ),
     (

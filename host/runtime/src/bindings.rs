@@ -1,33 +1,16 @@
-//! Host bindings for every supported version of the `tack:plugin` WIT package.
-//!
-//! Only 0.1.0 exists today. When 0.2.0 lands, its bindings go beside these and
-//! 0.1.x plugins are adapted to the newest shape, as Zed's extension host does.
+//! Host bindings for every supported version of the `tack:plugin` WIT package: one module per
+//! released folder of `wit/` (`v0_1_0` binds `wit/v0.1.0/`), as Zed's extension host keeps a
+//! `since_v0_x_y.rs` per API version. The rest of the host names only [`latest`], so adding 0.2
+//! is adding `wit/v0.2.0/`, a `v0_2_0.rs` here, pointing `latest` at it, and adapting the older
+//! versions' calls to it (wit/README.md lists the steps).
+
+pub mod v0_1_0;
+
+/// The newest version, whose types the host uses throughout.
+pub use v0_1_0 as latest;
 
 /// The WIT package version this host speaks natively.
-pub const API_VERSION: &str = "0.1.0";
+pub const API_VERSION: &str = latest::VERSION;
 
 /// `tack:plugin` versions this host can load.
-pub const SUPPORTED_API_VERSIONS: &[&str] = &["0.1.0"];
-
-pub mod v0_1_0 {
-    wasmtime::component::bindgen!({
-        path: "../../wit",
-        world: "plugin",
-        imports: { default: async | trappable },
-        exports: { default: async },
-        with: {
-            "tack:plugin/exec.process": crate::broker::exec::ProcessHandle,
-        },
-    });
-}
-
-/// The optional extensions of `tack:plugin@0.1.0` (`wit/extensions.wit`), bound apart from
-/// `plugin` so a component that does not export `task-runner` still matches that world.
-pub mod extensions_v0_1_0 {
-    wasmtime::component::bindgen!({
-        path: "../../wit",
-        world: "extensions",
-        imports: { default: async | trappable },
-        exports: { default: async },
-    });
-}
+pub const SUPPORTED_API_VERSIONS: &[&str] = &[v0_1_0::VERSION];

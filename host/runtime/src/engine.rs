@@ -9,8 +9,8 @@ use std::time::Duration;
 use wasmtime::component::{HasSelf, Linker};
 use wasmtime::{Config, Engine};
 
-use crate::bindings::extensions_v0_1_0::Extensions;
-use crate::bindings::v0_1_0::Plugin;
+use crate::bindings::latest::extensions::Extensions;
+use crate::bindings::latest::Plugin;
 use crate::cache::ComponentCache;
 use crate::state::PluginState;
 

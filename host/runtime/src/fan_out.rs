@@ -1,5 +1,5 @@
 //! The host side of `tack:plugin/tasks`: a plugin splits one call into tasks that run at the same
-//! time on other instances of itself (see `wit/extensions.wit` and [`LoadedPlugin::run_tasks`]).
+//! time on other instances of itself (see `wit/v0.1.0/tasks.wit` and [`LoadedPlugin::run_tasks`]).
 //!
 //! Task instances come from the plugin's own pool, so they carry exactly its grants: fan-out adds
 //! cores, never capabilities.
@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::bindings::extensions_v0_1_0::tack::plugin::tasks;
+use crate::bindings::latest::extensions::tack::plugin::tasks;
 use crate::budget::BudgetExceeded;
 use crate::plugin::{CallSetup, Live, LoadedPlugin};
 use crate::state::{CallKind, PluginState};

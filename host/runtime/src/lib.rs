@@ -35,13 +35,13 @@ pub use services::{
 
 /// Types of the newest WIT version, used across the host whatever version a plugin speaks.
 pub mod api {
-    pub use crate::bindings::v0_1_0::exports::tack::plugin::guest::{
+    pub use crate::bindings::latest::exports::tack::plugin::guest::{
         AgentStartPatch, BlockDelta, CompactDecision, CompactRequest, ErrorKind, HttpCall,
         InjectedMessage, InputAction, ProviderError, ProviderRequest, ReasoningLevel, RequestPlan,
         SseEvent, StopReason, StreamEvent, ToolCallStart, ToolDecision, Usage,
     };
-    pub use crate::bindings::v0_1_0::tack::plugin::session::{Delivery, OutgoingMessage};
-    pub use crate::bindings::v0_1_0::tack::plugin::types::{
+    pub use crate::bindings::latest::tack::plugin::session::{Delivery, OutgoingMessage};
+    pub use crate::bindings::latest::tack::plugin::types::{
         AuthScheme, CommandSpec, ContentBlock, EventKind, ExecutionMode, HookKind, Image,
         InitContext, InputKind, Level, ModelCost, ModelSpec, ProviderSpec, Registration, ToolCall,
         ToolResult, ToolSpec,

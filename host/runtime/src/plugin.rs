@@ -19,8 +19,8 @@ use std::sync::{Arc, Mutex};
 use sha2::Digest as _;
 
 use crate::api::{EventKind, HookKind, Registration};
-use crate::bindings::extensions_v0_1_0::exports::tack::plugin::task_runner::GuestIndices as TaskRunnerIndices;
-use crate::bindings::v0_1_0::PluginIndices;
+use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::GuestIndices as TaskRunnerIndices;
+use crate::bindings::latest::PluginIndices;
 use crate::broker::secrets::SecretStore;
 use crate::engine::Runtime;
 use crate::manifest::{Capabilities, Manifest};

@@ -9,7 +9,7 @@ use wasmtime::component::ResourceTable;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use crate::bindings::v0_1_0::tack::plugin::{agent, host, session, types, ui};
+use crate::bindings::latest::tack::plugin::{agent, host, session, types, ui};
 use crate::broker::secrets::SecretStore;
 use crate::budget::{check_bytes, BudgetExceeded};
 use crate::limits::PluginLimiter;

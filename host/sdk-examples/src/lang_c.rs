@@ -6,7 +6,7 @@ use std::process::Command;
 
 use crate::cache::cached;
 use crate::toolchains::Toolchains;
-use crate::{failed, repo_root, run, BuildError, Lang};
+use crate::{failed, repo_root, run, wit_dir, BuildError, Lang};
 
 pub fn build(toolchains: &Toolchains) -> Result<PathBuf, BuildError> {
     toolchains.zig_python()?;
@@ -17,7 +17,7 @@ pub fn build(toolchains: &Toolchains) -> Result<PathBuf, BuildError> {
         example.clone(),
         sdk.join("include"),
         sdk.join("src"),
-        root.join("wit"),
+        wit_dir(),
     ];
     cached(Lang::C, &inputs, |scratch, out| {
         let mut sources = c_sources(&example.join("src"))?;
@@ -25,7 +25,7 @@ pub fn build(toolchains: &Toolchains) -> Result<PathBuf, BuildError> {
         sources.push(sdk.join("src").join("tack_defaults.c"));
         compile(
             toolchains,
-            &root.join("wit"),
+            &wit_dir(),
             &[sdk.join("include")],
             &sources,
             scratch,

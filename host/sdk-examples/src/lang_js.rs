@@ -5,18 +5,17 @@ use std::process::Command;
 
 use crate::cache::cached;
 use crate::toolchains::Toolchains;
-use crate::{repo_root, run, BuildError, Lang};
+use crate::{run, wit_dir, BuildError, Lang};
 
 pub fn build(toolchains: &Toolchains) -> Result<PathBuf, BuildError> {
     let node = toolchains.node()?;
-    let root = repo_root();
     let example = Lang::Js.example_dir();
     let inputs = [
         example.clone(),
         toolchains.js_sdk.join("src"),
         toolchains.js_sdk.join("bin"),
         toolchains.js_sdk.join("package-lock.json"),
-        root.join("wit"),
+        wit_dir(),
     ];
     cached(Lang::Js, &inputs, |_, out| {
         run(

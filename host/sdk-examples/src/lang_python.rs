@@ -5,7 +5,7 @@ use std::process::Command;
 
 use crate::cache::cached;
 use crate::toolchains::Toolchains;
-use crate::{repo_root, run, BuildError, Lang};
+use crate::{repo_root, run, wit_dir, BuildError, Lang};
 
 pub fn build(toolchains: &Toolchains) -> Result<PathBuf, BuildError> {
     let componentize = toolchains.componentize_py()?;
@@ -17,14 +17,14 @@ pub fn build(toolchains: &Toolchains) -> Result<PathBuf, BuildError> {
         sdk.join("tack_plugin"),
         sdk.join("guest.py"),
         sdk.join("requirements.txt"),
-        root.join("wit"),
+        wit_dir(),
     ];
     cached(Lang::Python, &inputs, |scratch, out| {
         run(
             Lang::Python,
             Command::new(&componentize)
                 .arg("-d")
-                .arg(root.join("wit"))
+                .arg(wit_dir())
                 .args(["-w", "plugin", "componentize", "app", "-p"])
                 .arg(example.join("src"))
                 .arg("-p")

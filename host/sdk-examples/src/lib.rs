@@ -89,6 +89,11 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The WIT package the example plugins are built against: the newest released `tack:plugin`.
+pub fn wit_dir() -> PathBuf {
+    repo_root().join("wit").join("v0.1.0")
+}
+
 /// The workspace's target dir, where build outputs and the in-clone toolchains live.
 pub fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")

@@ -2,7 +2,7 @@
 // Regenerates types/ (TypeScript declarations of the `tack:plugin` world, guest side) from the
 // WIT with jco's type generator: `npm run types`.
 //
-// The WIT is passed as one inline source (the three files joined under the single package line)
+// The WIT is passed as one inline source (the files joined under one package line)
 // because jco 1.35's generator cannot read WIT paths from disk ("failed to read path").
 
 // The vendored generator is not in the package's exports map, so it is imported by path.
@@ -12,7 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const sdk = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const wit = resolve(sdk, "..", "..", "wit");
+const wit = resolve(sdk, "..", "..", "wit", "v0.1.0");
 const files = readdirSync(wit).filter((f) => f.endsWith(".wit")).sort();
 let pkg = "";
 const bodies = [];

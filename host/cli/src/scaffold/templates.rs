@@ -7,20 +7,72 @@ use super::Lang;
 /// `{{sdk_rust}}` placeholders, executable).
 pub type TemplateFile = (&'static str, &'static str, bool);
 
+/// Every file of the newest released WIT package, byte for byte (a test below checks that none is
+/// missing).
 const WIT: &[TemplateFile] = &[
     (
-        "wit/world.wit",
-        include_str!("../../../../wit/world.wit"),
+        "wit/agent.wit",
+        include_str!("../../../../wit/v0.1.0/agent.wit"),
         false,
     ),
     (
-        "wit/types.wit",
-        include_str!("../../../../wit/types.wit"),
+        "wit/exec.wit",
+        include_str!("../../../../wit/v0.1.0/exec.wit"),
+        false,
+    ),
+    (
+        "wit/files.wit",
+        include_str!("../../../../wit/v0.1.0/files.wit"),
+        false,
+    ),
+    (
+        "wit/guest.wit",
+        include_str!("../../../../wit/v0.1.0/guest.wit"),
         false,
     ),
     (
         "wit/host.wit",
-        include_str!("../../../../wit/host.wit"),
+        include_str!("../../../../wit/v0.1.0/host.wit"),
+        false,
+    ),
+    (
+        "wit/http.wit",
+        include_str!("../../../../wit/v0.1.0/http.wit"),
+        false,
+    ),
+    (
+        "wit/project.wit",
+        include_str!("../../../../wit/v0.1.0/project.wit"),
+        false,
+    ),
+    (
+        "wit/session.wit",
+        include_str!("../../../../wit/v0.1.0/session.wit"),
+        false,
+    ),
+    (
+        "wit/task-runner.wit",
+        include_str!("../../../../wit/v0.1.0/task-runner.wit"),
+        false,
+    ),
+    (
+        "wit/tasks.wit",
+        include_str!("../../../../wit/v0.1.0/tasks.wit"),
+        false,
+    ),
+    (
+        "wit/types.wit",
+        include_str!("../../../../wit/v0.1.0/types.wit"),
+        false,
+    ),
+    (
+        "wit/ui.wit",
+        include_str!("../../../../wit/v0.1.0/ui.wit"),
+        false,
+    ),
+    (
+        "wit/worlds.wit",
+        include_str!("../../../../wit/v0.1.0/worlds.wit"),
         false,
     ),
 ];
@@ -138,4 +190,36 @@ pub fn files(lang: Lang) -> Vec<TemplateFile> {
     // Rust plugins get the WIT through the SDK crate; the others build from a local copy.
     let wit: &[TemplateFile] = if lang == Lang::Rust { &[] } else { WIT };
     own.iter().chain(wit).copied().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scaffolds_carry_the_whole_released_wit_package() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../wit/v0.1.0");
+        let mut on_disk: Vec<(String, String)> = std::fs::read_dir(&dir)
+            .expect("wit/v0.1.0 is readable")
+            .map(|entry| entry.expect("a directory entry").path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "wit"))
+            .map(|path| {
+                let name = path.file_name().expect("a file name").to_string_lossy();
+                let text = std::fs::read_to_string(&path).expect("a WIT file is UTF-8");
+                (format!("wit/{name}"), text)
+            })
+            .collect();
+        on_disk.sort();
+        let mut shipped: Vec<(String, String)> = WIT
+            .iter()
+            .map(|(path, text, _)| (path.to_string(), text.to_string()))
+            .collect();
+        shipped.sort();
+        assert_eq!(
+            shipped.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+            on_disk.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+            "the scaffold's WIT list must name every file of wit/v0.1.0"
+        );
+        assert_eq!(shipped, on_disk);
+    }
 }

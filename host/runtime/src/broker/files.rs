@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use cap_primitives::fs::{FollowSymlinks, Permissions};
 
-use crate::bindings::extensions_v0_1_0::tack::plugin::files;
+use crate::bindings::latest::extensions::tack::plugin::files;
 use crate::manifest::Access;
 use crate::state::PluginState;
 

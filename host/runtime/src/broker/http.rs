@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 
-use crate::bindings::v0_1_0::tack::plugin::{http, types};
+use crate::bindings::latest::tack::plugin::{http, types};
 use crate::state::PluginState;
 
 /// Largest response body handed to a guest.

@@ -2,7 +2,7 @@
 //! answer is the host's own decision (the trust store, `--trust`, `--no-trust`), never something
 //! the project's files say about themselves.
 
-use crate::bindings::extensions_v0_1_0::tack::plugin::project;
+use crate::bindings::latest::extensions::tack::plugin::project;
 use crate::state::PluginState;
 
 impl project::Host for PluginState {

@@ -14,9 +14,9 @@ use wasmtime_wasi::WasiCtxBuilder;
 
 use super::LoadedPlugin;
 use crate::api::{InitContext, Registration};
-use crate::bindings::extensions_v0_1_0::exports::tack::plugin::task_runner::Guest as TaskRunner;
-use crate::bindings::v0_1_0::exports::tack::plugin::guest::Guest;
-use crate::bindings::v0_1_0::Plugin as Bindings;
+use crate::bindings::latest::exports::tack::plugin::guest::Guest;
+use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::Guest as TaskRunner;
+use crate::bindings::latest::Plugin as Bindings;
 use crate::bindings::API_VERSION;
 use crate::budget::BudgetExceeded;
 use crate::error::PluginError;

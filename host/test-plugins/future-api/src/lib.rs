@@ -1,10 +1,14 @@
-//! A plugin built against `tack:plugin@0.9.0` (its own copy of the WIT in `wit/`, identical to
-//! 0.1.0 but for the version), so the host can show that it refuses an API version it does not
-//! support, with a message naming both versions. It is otherwise a complete, working plugin.
+//! A plugin built against `tack:plugin@0.9.0`: the released WIT (`wit/v0.1.0`) under that version
+//! plus a `clock` import no host has, written by build.rs. The host must refuse the API version it
+//! does not support, with a message naming both versions, before it looks for the imports. It is
+//! otherwise a complete, working plugin.
 
 #[allow(clippy::all, unsafe_op_in_unsafe_fn)]
 mod bindings {
-    wit_bindgen::generate!({ path: "wit", world: "plugin" });
+    wit_bindgen::generate!({
+        path: concat!(env!("OUT_DIR"), "/wit"),
+        world: "plugin-future",
+    });
 }
 
 use bindings::exports::tack::plugin::guest::{
@@ -34,7 +38,7 @@ impl Guest for FutureApi {
             tools: vec![ToolSpec {
                 name: "future_tool".into(),
                 label: "Future tool".into(),
-                description: "Answers `from the future`.".into(),
+                description: "Answers `from the future` with the time.".into(),
                 parameters: r#"{"type":"object","properties":{}}"#.into(),
                 mode: ExecutionMode::Parallel,
                 prompt_snippet: None,
@@ -47,8 +51,9 @@ impl Guest for FutureApi {
     }
 
     fn call_tool(_call: ToolCall) -> ToolResult {
+        let now = bindings::tack::plugin::clock::now_ms();
         ToolResult {
-            content: vec![ContentBlock::Text("from the future".into())],
+            content: vec![ContentBlock::Text(format!("from the future, at {now} ms"))],
             details: None,
             is_error: false,
         }

@@ -86,26 +86,49 @@ declare module 'tack:plugin/types@0.1.0' {
    */
   export type HookKind = 'before-tool-call' | 'after-tool-call' | 'input' | 'before-agent-start' | 'context' | 'before-compact';
   /**
-   * Observe-only lifecycle events, delivered through `on-event`.
+   * Observe-only lifecycle events, delivered through `guest.on-event` to the
+   * plugins that listed them in their registration. The event's `data` is a
+   * JSON object whose `type` is the case name in snake_case
+   * (`"turn_end"`), with the fields named below, as in `tack --mode json`.
    * # Variants
    * 
    * ## `"session-start"`
    * 
+   * A session was opened or created, at start or when the user switches
+   * to another one (`/new`, `/resume`, a fork). Fields: `sessionId`, `cwd`.
    * ## `"session-end"`
    * 
+   * The session is being left: tack exits or the user switches to
+   * another one. Fields: `sessionId`, `cwd`.
    * ## `"agent-start"`
    * 
+   * A run of the agent began (one user prompt, or a queued message when
+   * idle).
    * ## `"agent-end"`
    * 
+   * The run is over. Fields: `messages`, the messages it added to the
+   * session.
    * ## `"turn-start"`
    * 
+   * A turn began: one provider call and the tool calls of its answer.
    * ## `"turn-end"`
    * 
+   * The turn is over. Fields: `message` (the assistant message) and
+   * `tool_results` (the tool result messages of its calls).
    * ## `"message-end"`
    * 
+   * A message (user, assistant, tool result or custom) is complete and
+   * stored in the session. Fields: `message`.
    * ## `"tool-execution-start"`
    * 
+   * A tool call is about to run. Fields: `tool_call_id`, `tool_name`,
+   * `args` (after any rewrite by a before-tool-call hook, whose plugins
+   * `rewritten_by` names). A call refused before it runs (unknown tool,
+   * invalid arguments, blocked) starts too, with the model's arguments.
    * ## `"tool-execution-end"`
+   * 
+   * A tool call finished. Fields: `tool_call_id`, `tool_name`, `result`
+   * (content and details) and `is_error`.
    */
   export type EventKind = 'session-start' | 'session-end' | 'agent-start' | 'agent-end' | 'turn-start' | 'turn-end' | 'message-end' | 'tool-execution-start' | 'tool-execution-end';
   /**
@@ -114,16 +137,31 @@ declare module 'tack:plugin/types@0.1.0' {
    * 
    * ## `"text"`
    * 
+   * Text, which every model accepts.
    * ## `"image"`
+   * 
+   * Images in user messages and tool results.
    */
   export type InputKind = 'text' | 'image';
   /**
    * Price in US dollars per million tokens.
    */
   export interface ModelCost {
+    /**
+     * Input tokens not read from the provider's prompt cache.
+     */
     input: number,
+    /**
+     * Output tokens, thinking included.
+     */
     output: number,
+    /**
+     * Input tokens read from the prompt cache.
+     */
     cacheRead: number,
+    /**
+     * Input tokens written to the prompt cache.
+     */
     cacheWrite: number,
   }
   /**
@@ -150,7 +188,13 @@ declare module 'tack:plugin/types@0.1.0' {
      * Whether the model can think/reason before answering.
      */
     reasoning: boolean,
+    /**
+     * The kinds of input it accepts.
+     */
     input: Array<InputKind>,
+    /**
+     * Its price, from which the host computes each message's cost.
+     */
     cost: ModelCost,
   }
   /**
@@ -185,8 +229,8 @@ declare module 'tack:plugin/types@0.1.0' {
     val: string,
   }
   /**
-   * An LLM provider implemented by this plugin (see the `provider` functions
-   * of the `plugin` interface).
+   * An LLM provider implemented by this plugin (see the provider functions
+   * of the `guest` interface: `build-request`, `decode-error`, `decoder`).
    */
   export interface ProviderSpec {
     /**
@@ -206,17 +250,38 @@ declare module 'tack:plugin/types@0.1.0' {
      * Name of the secret (an env var or auth-file key) holding the API key.
      */
     secret?: string,
+    /**
+     * How the secret is attached to every request.
+     */
     auth: AuthScheme,
+    /**
+     * The models it serves; the user's config may add more.
+     */
     models: Array<ModelSpec>,
   }
   /**
    * Everything a plugin provides, returned once from `init`.
    */
   export interface Registration {
+    /**
+     * Tools the model may call; the host routes their calls to `call-tool`.
+     */
     tools: Array<ToolSpec>,
+    /**
+     * Slash commands; the host routes them to `run-command`.
+     */
     commands: Array<CommandSpec>,
+    /**
+     * Hooks the host calls this plugin for; no other hook is ever called.
+     */
     hooks: Array<HookKind>,
+    /**
+     * Events the host delivers to `on-event`; no other event is.
+     */
     events: Array<EventKind>,
+    /**
+     * LLM providers this plugin implements.
+     */
     providers: Array<ProviderSpec>,
   }
   /**
@@ -243,7 +308,7 @@ declare module 'tack:plugin/types@0.1.0' {
     dataDir?: string,
   }
   /**
-   * Content of a message or tool result.
+   * An image in a message or tool result.
    */
   export interface Image {
     /**
@@ -255,11 +320,20 @@ declare module 'tack:plugin/types@0.1.0' {
      */
     data: Uint8Array,
   }
+  /**
+   * One block of the content of a message or tool result.
+   */
   export type ContentBlock = ContentBlockText | ContentBlockImage;
+  /**
+   * Plain text (Markdown is rendered by front ends that can).
+   */
   export interface ContentBlockText {
     tag: 'text',
     val: string,
   }
+  /**
+   * An image, for models whose `input` lists `image`.
+   */
   export interface ContentBlockImage {
     tag: 'image',
     val: Image,
@@ -305,11 +379,16 @@ declare module 'tack:plugin/types@0.1.0' {
    * 
    * ## `"debug"`
    * 
+   * Detail for whoever debugs the plugin; hidden unless asked for.
    * ## `"info"`
    * 
+   * Normal operation.
    * ## `"warn"`
    * 
+   * Something went wrong but the plugin carries on.
    * ## `"error"`
+   * 
+   * Something failed.
    */
   export type Level = 'debug' | 'info' | 'warn' | 'error';
 }

@@ -5,7 +5,8 @@ declare module 'tack:plugin/ui@0.1.0' {
    */
   export function confirm(title: string, message: string, timeoutMs: number | undefined): boolean;
   /**
-   * Pick one option; `none` when cancelled or timed out.
+   * Pick one of `options`: the index of the chosen one; `none` when
+   * cancelled or timed out.
    */
   export function select(title: string, options: Array<string>, timeoutMs: number | undefined): number | undefined;
   /**
@@ -13,7 +14,7 @@ declare module 'tack:plugin/ui@0.1.0' {
    */
   export function input(title: string, placeholder: string, timeoutMs: number | undefined): string | undefined;
   /**
-   * Transient notification.
+   * Transient notification, shown with its `level`.
    */
   export function notify(level: Level, message: string): void;
   /**

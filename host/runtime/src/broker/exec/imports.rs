@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use wasmtime::component::Resource;
 
 use super::{authorize, child_env, AuthorizeError, ChildEnv, Observed, ProcessHandle};
-use crate::bindings::v0_1_0::tack::plugin::exec;
+use crate::bindings::latest::tack::plugin::exec;
 use crate::state::PluginState;
 
 impl exec::Host for PluginState {
