@@ -24,10 +24,11 @@ pub struct Cli {
     #[arg(short = 'c', long = "continue", conflicts_with_all = ["resume", "no_session"])]
     pub continue_session: bool,
 
-    /// Resume a session by id (or unique prefix) or path.
+    /// Resume a session by id (or unique prefix) or path; a Pi session file opens in place.
     #[arg(
         short = 'r',
         long,
+        visible_alias = "session",
         value_name = "ID|PATH",
         conflicts_with = "no_session"
     )]
