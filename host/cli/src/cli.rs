@@ -146,8 +146,8 @@ pub enum Command {
         #[arg(long)]
         all: bool,
     },
-    /// Import a Pi session file (format versions 1 to 3) as a new session; continue it with
-    /// `tack -r <id>`.
+    /// Copy a Pi session file (format versions 1 to 3) into a new session of tack's; continue it
+    /// with `tack -r <id>`. (A version 3 file also opens in place: `tack --session <file>`.)
     Import { file: PathBuf },
     /// Write plugins: `tack plugin new --lang rust|js|python|c <name>`.
     Plugin {

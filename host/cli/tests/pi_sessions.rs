@@ -156,13 +156,19 @@ fn text_reply(text: &str) -> String {
     ])
 }
 
+/// A tool call to `read`, after some reasoning (in the `reasoning_content` field servers such as
+/// DeepSeek and vLLM use).
 fn read_call_reply(id: &str, path: &str) -> String {
     let call = json!({
         "index": 0, "id": id, "type": "function",
         "function": { "name": "read", "arguments": json!({ "path": path }).to_string() }
     });
     sse(&[
-        chunk(json!({ "role": "assistant", "tool_calls": [call] }), None),
+        chunk(
+            json!({ "role": "assistant", "reasoning_content": "The file will say." }),
+            None,
+        ),
+        chunk(json!({ "tool_calls": [call] }), None),
         chunk(json!({}), Some("tool_calls")),
         usage(),
     ])
