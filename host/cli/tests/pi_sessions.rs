@@ -218,6 +218,8 @@ impl Env {
         let out = Command::new(env!("CARGO_BIN_EXE_tack"))
             .current_dir(self.workspace())
             .env("TACK_HOME", self.root.path().join("tack-home"))
+            .env("HOME", self.root.path())
+            .env("PI_CODING_AGENT_DIR", self.root.path().join("pi-agent"))
             .env(
                 "TACK_CACHE_DIR",
                 concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
@@ -237,6 +239,21 @@ impl Env {
                 "--permissions",
                 "yolo",
             ])
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("tack runs");
+        assert_ok("tack", args, &out);
+        out
+    }
+
+    /// tack with only `args`: no provider flags (for commands that run no model).
+    fn tack_plain(&self, args: &[&str]) -> Output {
+        let out = Command::new(env!("CARGO_BIN_EXE_tack"))
+            .current_dir(self.workspace())
+            .env("TACK_HOME", self.root.path().join("tack-home"))
+            .env("HOME", self.root.path())
+            .env("PI_CODING_AGENT_DIR", self.root.path().join("pi-agent"))
             .args(args)
             .stdin(Stdio::null())
             .output()
@@ -502,4 +519,39 @@ fn a_session_pi_wrote_is_continued_in_place_by_tack_and_cloned_without_loss() {
         cloned[0]["parentSession"],
         json!(file.display().to_string())
     );
+}
+
+#[test]
+fn pis_newest_session_of_the_directory_is_listed_and_continued_by_tack_c() {
+    let Some(pi) = pi_binary() else { return };
+    let env = Env::new(pi);
+
+    // Pi keeps this session in its own agent folder, as it does by default.
+    env.server
+        .queue(text_reply("Pi answered in its own folder."));
+    env.pi(&["-p", "A question asked in Pi."]);
+    let pi_files: Vec<PathBuf> = std::fs::read_dir(env.root.path().join("pi-agent/sessions"))
+        .expect("Pi's sessions")
+        .flatten()
+        .flat_map(|dir| std::fs::read_dir(dir.path()).expect("dir").flatten())
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(pi_files.len(), 1, "{pi_files:?}");
+    let before = std::fs::read(&pi_files[0]).expect("Pi's file");
+
+    let listing = stdout(&env.tack_plain(&["sessions"]));
+    assert!(listing.contains("A question asked in Pi."), "{listing}");
+
+    env.server.queue(text_reply("tack continued with -c."));
+    let out = env.tack(&["-c", "-p", "Go on."]);
+    assert!(stdout(&out).contains("tack continued"), "{}", stdout(&out));
+    let saw = conversation(&env.server.requests()[1]);
+    assert!(saw.contains("A question asked in Pi."), "{saw}");
+    assert!(saw.contains("Pi answered in its own folder."), "{saw}");
+    assert!(
+        env.tack_sessions().is_empty(),
+        "continued in place, not copied"
+    );
+    let after = std::fs::read(&pi_files[0]).expect("Pi's file");
+    assert!(after.starts_with(&before) && after.len() > before.len());
 }
