@@ -78,6 +78,7 @@ pub(crate) fn load_reader(
     let mut tree = Tree::default();
     let mut warnings = Vec::new();
     let mut line_no = 1;
+    let mut idless_entries = false;
     loop {
         buf.clear();
         let n = reader.read_until(b'\n', &mut buf).map_err(read_error)?;
@@ -91,13 +92,7 @@ pub(crate) fn load_reader(
             continue;
         }
         let parsed = Entry::from_line(line);
-        if header.version == 1 && tree.entries().is_empty() && parsed.is_err() && lacks_id(line) {
-            // Pi's version 1: a list without ids. Appending to it would leave a file neither
-            // tool reads right; `tack import` converts it.
-            return Err(SessionError::PiVersion1 {
-                path: path.to_owned(),
-            });
-        }
+        idless_entries |= parsed.is_err() && is_idless_entry(line);
         match parsed {
             Ok(entry) => match tree.insert_loaded(entry) {
                 Ok(None) => {}
@@ -123,6 +118,13 @@ pub(crate) fn load_reader(
             }
         }
     }
+    if header.version == 1 && tree.entries().is_empty() && idless_entries {
+        // Pi's version 1: a list without ids, none of it usable as it is. Appending to it would
+        // leave a file neither tool reads right; `tack import` converts it.
+        return Err(SessionError::PiVersion1 {
+            path: path.to_owned(),
+        });
+    }
     for warning in &warnings {
         tracing::warn!(path = %path.display(), "{warning}");
     }
@@ -135,9 +137,11 @@ pub(crate) fn load_reader(
     })
 }
 
-fn lacks_id(line: &[u8]) -> bool {
-    serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(line)
-        .is_ok_and(|entry| !entry.contains_key("id"))
+/// An object with a `type` but no `id`: how Pi's version 1 wrote entries.
+fn is_idless_entry(line: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(line).is_ok_and(|entry| {
+        entry.get("type").is_some_and(serde_json::Value::is_string) && !entry.contains_key("id")
+    })
 }
 
 /// Raises a tack version 1 header to version 3 by overwriting its one version digit.

@@ -26,46 +26,112 @@
 //! per category, ...) are kept by keeping such a line verbatim ([`super::Entry::verbatim`]).
 
 use serde::{Serialize, Serializer};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
-use crate::message::Message;
+use crate::message::{
+    AssistantContent, AssistantMessage, Message, StopReason, TextContent, ToolCall,
+};
 
 /// A message as written to a session file.
 pub(crate) struct PiMessage<'a>(pub &'a Message);
 
 impl Serialize for PiMessage<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let Message::Assistant(_) = self.0 else {
-            return self.0.serialize(serializer);
-        };
-        let mut value = serde_json::to_value(self.0).map_err(serde::ser::Error::custom)?;
-        if let Some(message) = value.as_object_mut() {
-            to_pi_assistant(message);
+        match self.0 {
+            Message::Assistant(message) => PiAssistant::from(message).serialize(serializer),
+            other => other.serialize(serializer),
         }
-        value.serialize(serializer)
     }
 }
 
-fn to_pi_assistant(message: &mut Map<String, Value>) {
-    if let Some(Value::Array(blocks)) = message.get_mut("content") {
-        for block in blocks.iter_mut().filter_map(Value::as_object_mut) {
-            if block.get("type").and_then(Value::as_str) == Some("thinking") {
-                if let Some(signature) = block.remove("signature") {
-                    block.insert("thinkingSignature".into(), signature);
-                }
-            }
+/// An assistant message in Pi's shape, borrowed (written straight, as loading writes every line
+/// it reads once to see whether it round-trips).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PiAssistant<'a> {
+    role: &'static str,
+    content: Vec<PiBlock<'a>>,
+    provider: &'a str,
+    model: &'a str,
+    usage: PiUsage,
+    stop_reason: StopReason,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error_message: Option<&'a str>,
+    timestamp: i64,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+enum PiBlock<'a> {
+    Text(&'a TextContent),
+    #[serde(rename_all = "camelCase")]
+    Thinking {
+        thinking: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        thinking_signature: Option<&'a str>,
+    },
+    ToolCall(&'a ToolCall),
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PiUsage {
+    input: u64,
+    output: u64,
+    cache_read: u64,
+    cache_write: u64,
+    total_tokens: u64,
+    cost: PiCost,
+}
+
+/// tack knows the total cost only.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PiCost {
+    input: u8,
+    output: u8,
+    cache_read: u8,
+    cache_write: u8,
+    total: f64,
+}
+
+impl<'a> From<&'a AssistantMessage> for PiAssistant<'a> {
+    fn from(message: &'a AssistantMessage) -> Self {
+        let usage = &message.usage;
+        PiAssistant {
+            role: "assistant",
+            content: message
+                .content
+                .iter()
+                .map(|block| match block {
+                    AssistantContent::Text(text) => PiBlock::Text(text),
+                    AssistantContent::Thinking(thinking) => PiBlock::Thinking {
+                        thinking: &thinking.thinking,
+                        thinking_signature: thinking.signature.as_deref(),
+                    },
+                    AssistantContent::ToolCall(call) => PiBlock::ToolCall(call),
+                })
+                .collect(),
+            provider: &message.provider,
+            model: &message.model,
+            usage: PiUsage {
+                input: usage.input,
+                output: usage.output,
+                cache_read: usage.cache_read,
+                cache_write: usage.cache_write,
+                total_tokens: usage.input + usage.output + usage.cache_read + usage.cache_write,
+                cost: PiCost {
+                    input: 0,
+                    output: 0,
+                    cache_read: 0,
+                    cache_write: 0,
+                    total: usage.cost,
+                },
+            },
+            stop_reason: message.stop_reason,
+            error_message: message.error_message.as_deref(),
+            timestamp: message.timestamp,
         }
-    }
-    if let Some(Value::Object(usage)) = message.get_mut("usage") {
-        let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
-        let total_tokens =
-            count("input") + count("output") + count("cacheRead") + count("cacheWrite");
-        let total_cost = usage.get("cost").and_then(Value::as_f64).unwrap_or(0.0);
-        usage.insert("totalTokens".into(), json!(total_tokens));
-        usage.insert(
-            "cost".into(),
-            json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": total_cost}),
-        );
     }
 }
 
