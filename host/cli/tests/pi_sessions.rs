@@ -424,7 +424,11 @@ fn a_session_tack_wrote_is_continued_by_pi_and_then_by_tack_again() {
             "tack's request lacks {earlier:?}: {tack_saw}"
         );
     }
-    assert_eq!(env.tack_sessions(), [file.clone()], "no new session file");
+    assert_eq!(
+        env.tack_sessions(),
+        vec![file.clone()],
+        "no new session file"
+    );
     let entries = lines(&file);
     assert_one_tree(&entries[1..]);
     assert_eq!(
