@@ -436,7 +436,7 @@ pub fn model_info(provider: &str, model: &api::ModelSpec) -> ModelInfo {
 }
 
 pub fn open_session(cli: &Cli, loaded: &Loaded) -> Result<Session> {
-    let store = SessionStore::new(loaded.home.root());
+    let store = crate::sessions::store(&loaded.home);
     if cli.no_session {
         return Ok(Session::in_memory(&loaded.cwd));
     }
@@ -541,7 +541,7 @@ pub async fn start_interactive(
     session_event(loaded, EventKind::SessionStart, &session).await;
     Ok(Interactive {
         session,
-        store: SessionStore::new(loaded.home.root()),
+        store: crate::sessions::store(&loaded.home),
         agent: wired.agent,
         router,
         startup_provider,

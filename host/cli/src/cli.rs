@@ -24,10 +24,11 @@ pub struct Cli {
     #[arg(short = 'c', long = "continue", conflicts_with_all = ["resume", "no_session"])]
     pub continue_session: bool,
 
-    /// Resume a session by id (or unique prefix) or path.
+    /// Resume a session by id (or unique prefix) or path; a Pi session file opens in place.
     #[arg(
         short = 'r',
         long,
+        visible_alias = "session",
         value_name = "ID|PATH",
         conflicts_with = "no_session"
     )]
@@ -172,8 +173,8 @@ pub enum Command {
         #[arg(long)]
         all: bool,
     },
-    /// Import a Pi session file (format versions 1 to 3) as a new session; continue it with
-    /// `tack -r <id>`.
+    /// Copy a Pi session file (format versions 1 to 3) into a new session of tack's; continue it
+    /// with `tack -r <id>`. (A version 3 file also opens in place: `tack --session <file>`.)
     Import { file: PathBuf },
     /// Write plugins: `tack plugin new --lang rust|js|python|c <name>`.
     Plugin {

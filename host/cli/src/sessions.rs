@@ -1,6 +1,6 @@
 //! `tack sessions` (list the saved sessions) and `tack import <file>` (bring in a Pi session).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
@@ -8,11 +8,33 @@ use tack_core::session::{import_pi, SessionStore, SessionSummary};
 
 use crate::home::Home;
 
+/// tack's sessions, and Pi's beside them: listed, continued with `-c` and resumed in place.
+pub fn store(home: &Home) -> SessionStore {
+    let store = SessionStore::new(home.root());
+    match pi_agent_dir() {
+        Some(dir) => store.with_pi_sessions(dir.join("sessions")),
+        None => store,
+    }
+}
+
+/// Pi's agent folder, as Pi finds it: `PI_CODING_AGENT_DIR` (a leading `~` meaning the home
+/// folder), else `~/.pi/agent`.
+fn pi_agent_dir() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    match std::env::var("PI_CODING_AGENT_DIR") {
+        Ok(dir) if !dir.is_empty() => match dir.strip_prefix('~') {
+            Some(rest) => Some(home?.join(rest.trim_start_matches('/'))),
+            None => Some(PathBuf::from(dir)),
+        },
+        _ => Some(home?.join(".pi/agent")),
+    }
+}
+
 /// `tack sessions [--all]`.
 pub fn list(all: bool) -> Result<ExitCode> {
     let home = Home::locate()?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let store = SessionStore::new(home.root());
+    let store = store(&home);
     let sessions = if all {
         store.list_all()?
     } else {

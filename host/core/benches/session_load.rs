@@ -63,6 +63,7 @@ fn generate(path: &Path) -> u64 {
             parent_id: parent.replace(id),
             timestamp: "2026-01-01T00:00:00.000Z".into(),
             kind,
+            verbatim: None,
         };
         let line = entry.to_line();
         *written += line.len() as u64 + 1;

@@ -21,7 +21,9 @@ pub enum Message {
     User(UserMessage),
     Assistant(AssistantMessage),
     ToolResult(ToolResultMessage),
-    /// A plugin's message; the model sees it as user text.
+    /// A plugin's message; the model sees it as user text. (Pi's version 2 files call the role
+    /// `hookMessage`.)
+    #[serde(alias = "hookMessage")]
     Custom(CustomMessage),
     /// Summary of a branch the conversation came back from.
     BranchSummary(BranchSummaryMessage),

@@ -6,6 +6,7 @@ mod entry;
 mod file;
 mod import_pi;
 mod outline;
+mod pi_format;
 mod project;
 mod store;
 mod tree;
@@ -16,11 +17,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use chrono::SecondsFormat;
 use serde_json::Value;
 
-pub use entry::{Entry, EntryKind, SessionHeader, UnknownEntry, SESSION_VERSION};
+pub use entry::{Entry, EntryKind, SessionHeader, UnknownEntry, Verbatim, SESSION_VERSION};
 pub use file::LoadWarning;
 pub use import_pi::{import_pi, ImportError, Imported};
 pub use outline::OutlineRow;
-pub use store::{encode_cwd, legacy_encode_cwd, SessionStore, SessionSummary};
+pub use store::{encode_cwd, legacy_encode_cwd, pi_encode_cwd, SessionStore, SessionSummary};
 
 use crate::message::Message;
 use file::Writer;
@@ -40,6 +41,11 @@ pub enum SessionError {
     },
     #[error("{} is not a tack session file: {reason}", path.display())]
     BadHeader { path: PathBuf, reason: String },
+    #[error(
+        "{} is a Pi session of format version 1 (entries without ids); `tack import` converts it",
+        path.display()
+    )]
+    PiVersion1 { path: PathBuf },
     #[error("the session has no entry with id {0:?}")]
     UnknownEntry(String),
     #[error("no session matches {0:?}")]
@@ -113,8 +119,18 @@ impl Session {
         path: &Path,
         options: SessionOptions,
     ) -> Result<(Session, Vec<LoadWarning>), SessionError> {
-        let loaded = file::load_file(path)?;
+        let mut loaded = file::load_file(path)?;
         let writer = Writer::open(path, loaded.ends_with_newline, options.fsync)?;
+        if let Some(digit_at) = loaded.version_digit_at {
+            match file::upgrade_header(path, digit_at, options.fsync) {
+                Ok(()) => loaded.header.version = SESSION_VERSION,
+                // The session still works in tack; only Pi would misread it.
+                Err(e) => tracing::warn!(
+                    "cannot mark {} as session format version 3: {e}",
+                    path.display()
+                ),
+            }
+        }
         Ok((
             Session {
                 header: loaded.header,
@@ -189,6 +205,7 @@ impl Session {
             parent_id: self.leaf_id().map(str::to_owned),
             timestamp: now_rfc3339(),
             kind,
+            verbatim: None,
         };
         if let Some(writer) = &mut self.writer {
             writer.append(&entry.to_line())?;

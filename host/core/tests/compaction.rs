@@ -851,7 +851,7 @@ fn a_pi_v3_session_imports_with_its_tree_and_projection() {
     assert!(imported.warnings.is_empty(), "{:?}", imported.warnings);
     let session = &imported.session;
     assert_eq!(session.header().cwd, "/home/me/project");
-    assert_eq!(session.header().version, 1);
+    assert_eq!(session.header().version, 3);
     assert!(session
         .path()
         .unwrap()

@@ -6,15 +6,19 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::pi_format::PiMessage;
 use crate::message::Message;
 
-/// Version written in new session headers.
-pub const SESSION_VERSION: u32 = 1;
+/// Version written in new session headers: Pi's format version 3, which tack's files are (see
+/// the module `pi_format`). Files of tack's own earlier version 1 are read as well.
+pub const SESSION_VERSION: u32 = 3;
 
-/// First line of a session file: `{"type":"session","version":1,"id":…,"timestamp":…,"cwd":…}`.
+/// First line of a session file: `{"type":"session","version":3,"id":…,"timestamp":…,"cwd":…}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionHeader {
+    /// Pi's version 1 files have none.
+    #[serde(default = "first_version")]
     pub version: u32,
     /// Session id, stable for the file.
     pub id: String,
@@ -25,6 +29,10 @@ pub struct SessionHeader {
     /// Path of the session this one was forked from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_session: Option<String>,
+}
+
+fn first_version() -> u32 {
+    1
 }
 
 #[derive(Serialize, Deserialize)]
@@ -53,6 +61,27 @@ pub struct Entry {
     /// RFC 3339.
     pub timestamp: String,
     pub kind: EntryKind,
+    /// The line exactly as read, when writing the entry back would not reproduce it (a line Pi
+    /// wrote, with fields tack does not model, or an older tack shape): copies of the entry
+    /// (forks, plugins' view of the branch) then keep every field. `None` for entries tack
+    /// writes itself.
+    pub verbatim: Option<Verbatim>,
+}
+
+/// The JSON text of a line kept as read.
+#[derive(Debug, Clone)]
+pub struct Verbatim(Box<RawValue>);
+
+impl Verbatim {
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+}
+
+impl PartialEq for Verbatim {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -146,7 +175,7 @@ enum EntryOut<'a> {
         id: &'a str,
         parent_id: Option<&'a str>,
         timestamp: &'a str,
-        message: &'a Message,
+        message: PiMessage<'a>,
     },
     ModelChange {
         id: &'a str,
@@ -298,6 +327,29 @@ enum EntryIn {
     Unknown,
 }
 
+/// Roles of [`Message`] (and Pi version 2's name for `custom`).
+const KNOWN_ROLES: &[&str] = &[
+    "user",
+    "assistant",
+    "toolResult",
+    "custom",
+    "branchSummary",
+    "compactionSummary",
+    "hookMessage",
+];
+
+#[derive(Deserialize)]
+struct MessageRoleProbe {
+    #[serde(rename = "type")]
+    entry_type: String,
+    message: RoleProbe,
+}
+
+#[derive(Deserialize)]
+struct RoleProbe {
+    role: String,
+}
+
 /// The common fields of an entry of unknown type.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -317,12 +369,19 @@ impl Entry {
         let parent_id = self.parent_id.as_deref();
         let timestamp = self.timestamp.as_str();
         let out = match &self.kind {
+            _ if self.verbatim.is_some() => {
+                return self
+                    .verbatim
+                    .as_ref()
+                    .map(|v| v.get().to_owned())
+                    .unwrap_or_default()
+            }
             EntryKind::Unknown(unknown) => return unknown.raw.get().to_owned(),
             EntryKind::Message(message) => EntryOut::Message {
                 id,
                 parent_id,
                 timestamp,
-                message,
+                message: PiMessage(message),
             },
             EntryKind::ModelChange { provider, model_id } => EntryOut::ModelChange {
                 id,
@@ -406,9 +465,33 @@ impl Entry {
         serialize_line(&out)
     }
 
-    /// Parses one line of a session file (not the header).
+    /// Parses one line of a session file (not the header). A line that writing the entry back
+    /// would not reproduce is kept verbatim.
     pub fn from_line(line: &[u8]) -> Result<Entry, serde_json::Error> {
-        let (id, parent_id, timestamp, kind) = match serde_json::from_slice::<EntryIn>(line)? {
+        let mut entry = Entry::parse_line(line)?;
+        if !matches!(entry.kind, EntryKind::Unknown(_)) && entry.to_line().as_bytes() != line {
+            let raw: Box<RawValue> = serde_json::from_slice::<&RawValue>(line)?.to_owned();
+            entry.verbatim = Some(Verbatim(raw));
+        }
+        Ok(entry)
+    }
+
+    fn parse_line(line: &[u8]) -> Result<Entry, serde_json::Error> {
+        let parsed = match serde_json::from_slice::<EntryIn>(line) {
+            Ok(parsed) => parsed,
+            // A message of a role tack has no type for (Pi's `bashExecution`, or a role a later
+            // Pi adds) is kept as it is, like an entry of an unknown type.
+            Err(e) => match serde_json::from_slice::<MessageRoleProbe>(line) {
+                Ok(probe)
+                    if probe.entry_type == "message"
+                        && !KNOWN_ROLES.contains(&probe.message.role.as_str()) =>
+                {
+                    return Entry::unknown_from_line(line)
+                }
+                _ => return Err(e),
+            },
+        };
+        let (id, parent_id, timestamp, kind) = match parsed {
             EntryIn::Message {
                 id,
                 parent_id,
@@ -535,6 +618,7 @@ impl Entry {
             parent_id,
             timestamp,
             kind,
+            verbatim: None,
         })
     }
 
@@ -549,6 +633,7 @@ impl Entry {
                 entry_type: probe.entry_type,
                 raw,
             }),
+            verbatim: None,
         })
     }
 

@@ -33,7 +33,13 @@ pub(crate) struct LoadedFile {
     pub warnings: Vec<LoadWarning>,
     /// Whether the last byte is a newline; if not, the next append starts a new line first.
     pub ends_with_newline: bool,
+    /// Where the `1` of a tack version 1 header is, to be raised to 3 in place (see
+    /// [`upgrade_header`]).
+    pub version_digit_at: Option<u64>,
 }
+
+/// How tack version 1 headers begin (tack wrote them, always in this order).
+const TACK_V1_HEADER: &[u8] = br#"{"type":"session","version":1,"#;
 
 const READ_BUFFER: usize = 1 << 20;
 
@@ -66,10 +72,13 @@ pub(crate) fn load_reader(
     let mut ends_with_newline = buf.last() == Some(&b'\n');
     let header = SessionHeader::from_line(trim_line(&buf))
         .map_err(|e| bad_header(format!("line 1 is not a session header ({e})")))?;
+    let version_digit_at = (header.version == 1 && buf.starts_with(TACK_V1_HEADER))
+        .then_some(TACK_V1_HEADER.len() as u64 - 2);
 
     let mut tree = Tree::default();
     let mut warnings = Vec::new();
     let mut line_no = 1;
+    let mut idless_entries = false;
     loop {
         buf.clear();
         let n = reader.read_until(b'\n', &mut buf).map_err(read_error)?;
@@ -82,7 +91,9 @@ pub(crate) fn load_reader(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match Entry::from_line(line) {
+        let parsed = Entry::from_line(line);
+        idless_entries |= parsed.is_err() && is_idless_entry(line);
+        match parsed {
             Ok(entry) => match tree.insert_loaded(entry) {
                 Ok(None) => {}
                 Ok(Some(note)) => warnings.push(LoadWarning {
@@ -107,6 +118,13 @@ pub(crate) fn load_reader(
             }
         }
     }
+    if header.version == 1 && tree.entries().is_empty() && idless_entries {
+        // Pi's version 1: a list without ids, none of it usable as it is. Appending to it would
+        // leave a file neither tool reads right; `tack import` converts it.
+        return Err(SessionError::PiVersion1 {
+            path: path.to_owned(),
+        });
+    }
     for warning in &warnings {
         tracing::warn!(path = %path.display(), "{warning}");
     }
@@ -115,7 +133,39 @@ pub(crate) fn load_reader(
         tree,
         warnings,
         ends_with_newline,
+        version_digit_at,
     })
+}
+
+/// An object with a `type` but no `id`: how Pi's version 1 wrote entries.
+fn is_idless_entry(line: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(line).is_ok_and(|entry| {
+        entry.get("type").is_some_and(serde_json::Value::is_string) && !entry.contains_key("id")
+    })
+}
+
+/// Raises a tack version 1 header to version 3 by overwriting its one version digit.
+///
+/// Pi reads a version 1 file as its own version 1 (a list without ids) and rewrites it with new
+/// ids, which would cut labels and compactions off their targets. Everything else in a tack
+/// version 1 file is already version 3 (tack-only fields are ones Pi ignores), so the digit is
+/// the whole migration. One byte written at a fixed offset cannot be torn, leaves every other
+/// byte as it was, and does not disturb appends by another process; older tack versions do not
+/// look at the version.
+pub(crate) fn upgrade_header(path: &Path, digit_at: u64, fsync: bool) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = OpenOptions::new().read(true).write(true).open(path)?;
+    let mut start = vec![0; TACK_V1_HEADER.len()];
+    file.read_exact(&mut start)?;
+    if start != TACK_V1_HEADER {
+        return Err(io::Error::other("the header changed since it was read"));
+    }
+    file.seek(SeekFrom::Start(digit_at))?;
+    file.write_all(b"3")?;
+    if fsync {
+        file.sync_data()?;
+    }
+    Ok(())
 }
 
 fn trim_line(buf: &[u8]) -> &[u8] {

@@ -25,6 +25,7 @@ use serde_json::{json, Map, Value};
 
 use super::entry::{Entry, EntryKind};
 use super::file::{LoadWarning, Writer};
+use super::pi_format::bash_execution_text;
 use super::{new_header, Session, SessionError, SessionStore};
 
 /// The `customType` of the entry that records an import.
@@ -275,6 +276,7 @@ impl Converter {
                 }),
                 owner: None,
             },
+            verbatim: None,
         }
     }
 }
@@ -360,30 +362,4 @@ fn into_custom_entry(entry: &mut Map<String, Value>, custom_type: &str, data: Va
     entry.insert("type".into(), json!("custom"));
     entry.insert("customType".into(), json!(custom_type));
     entry.insert("data".into(), data);
-}
-
-/// What Pi shows the model for a `!command` the user ran.
-fn bash_execution_text(message: &Value) -> String {
-    let field = |key: &str| message.get(key).and_then(Value::as_str).unwrap_or_default();
-    let mut text = format!("Ran `{}`\n", field("command"));
-    let output = field("output");
-    if output.is_empty() {
-        text.push_str("(no output)");
-    } else {
-        text.push_str(&format!("```\n{output}\n```"));
-    }
-    if message.get("cancelled").and_then(Value::as_bool) == Some(true) {
-        text.push_str("\n\n(command cancelled)");
-    } else if let Some(code) = message.get("exitCode").and_then(Value::as_i64) {
-        if code != 0 {
-            text.push_str(&format!("\n\nCommand exited with code {code}"));
-        }
-    }
-    if message.get("truncated").and_then(Value::as_bool) == Some(true) {
-        let full = field("fullOutputPath");
-        if !full.is_empty() {
-            text.push_str(&format!("\n\n[Output truncated. Full output: {full}]"));
-        }
-    }
-    text
 }

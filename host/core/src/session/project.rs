@@ -6,7 +6,10 @@ use crate::message::{
     BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, Message, Timestamp,
 };
 
-use super::entry::{Entry, EntryKind};
+use serde_json::Value;
+
+use super::entry::{Entry, EntryKind, UnknownEntry};
+use super::pi_format::bash_execution_text;
 
 /// The latest compaction on the branch gives a summary message, then the entries from its
 /// `firstKeptEntryId` on follow (the compaction entry itself excluded). Messages, custom messages
@@ -77,8 +80,35 @@ fn as_message(entry: &Entry) -> Option<Arc<Message>> {
             from_id: from_id.clone(),
             timestamp: parse_timestamp(&entry.timestamp),
         }))),
+        EntryKind::Unknown(unknown) => bash_execution(unknown, &entry.timestamp),
         _ => None,
     }
+}
+
+/// Pi's `bashExecution` message (the user's `!command`), which Pi gives the model as user text
+/// unless it was run with `!!` (kept out of the context).
+fn bash_execution(unknown: &UnknownEntry, timestamp: &str) -> Option<Arc<Message>> {
+    if unknown.entry_type != "message" {
+        return None;
+    }
+    let entry: Value = serde_json::from_str(unknown.raw.get()).ok()?;
+    let message = entry.get("message")?;
+    if message.get("role")?.as_str()? != "bashExecution"
+        || message.get("excludeFromContext").and_then(Value::as_bool) == Some(true)
+    {
+        return None;
+    }
+    Some(Arc::new(Message::Custom(CustomMessage {
+        custom_type: "bashExecution".into(),
+        content: bash_execution_text(message),
+        display: true,
+        details: None,
+        timestamp: message
+            .get("timestamp")
+            .and_then(Value::as_i64)
+            .unwrap_or_else(|| parse_timestamp(timestamp)),
+        plugin: None,
+    })))
 }
 
 /// Milliseconds of an RFC 3339 timestamp; 0 when it does not parse.

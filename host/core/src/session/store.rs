@@ -15,6 +15,10 @@ const FIRST_MESSAGE_SCAN_LINES: usize = 200;
 pub struct SessionStore {
     root: PathBuf,
     options: SessionOptions,
+    /// Pi's sessions folder (`<pi agent dir>/sessions`), whose sessions are listed, continued
+    /// (`-c`) and resumed beside tack's: the files are the same format. New sessions are never
+    /// created there.
+    pi_root: Option<PathBuf>,
 }
 
 /// What listing shows of a session without loading it.
@@ -39,7 +43,14 @@ impl SessionStore {
         SessionStore {
             root: tack_home.join("sessions"),
             options: SessionOptions::default(),
+            pi_root: None,
         }
+    }
+
+    /// Lists Pi's sessions under `pi_sessions` (its agent dir's `sessions`) as well.
+    pub fn with_pi_sessions(mut self, pi_sessions: PathBuf) -> Self {
+        self.pi_root = Some(pi_sessions);
+        self
     }
 
     pub fn with_options(mut self, options: SessionOptions) -> Self {
@@ -140,6 +151,9 @@ impl SessionStore {
             // Whatever could not be moved is still this directory's.
             sessions.extend(self.list_dir(&legacy)?);
         }
+        if let Some(pi_root) = &self.pi_root {
+            sessions.extend(self.list_dir(&pi_root.join(pi_encode_cwd(cwd)))?);
+        }
         sessions.retain(|s| s.cwd == cwd_text);
         sort_newest_first(&mut sessions);
         Ok(sessions)
@@ -148,14 +162,16 @@ impl SessionStore {
     /// The sessions of every working directory, newest first.
     pub fn list_all(&self) -> Result<Vec<SessionSummary>, SessionError> {
         let mut sessions = Vec::new();
-        let dirs = match fs::read_dir(&self.root) {
-            Ok(dirs) => dirs,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(sessions),
-            Err(e) => return Err(io_error(&self.root, e)),
-        };
-        for dir in dirs.flatten() {
-            if dir.file_type().map(|t| t.is_dir()).unwrap_or(false) {
-                sessions.extend(self.list_dir(&dir.path())?);
+        for root in std::iter::once(&self.root).chain(&self.pi_root) {
+            let dirs = match fs::read_dir(root) {
+                Ok(dirs) => dirs,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(io_error(root, e)),
+            };
+            for dir in dirs.flatten() {
+                if dir.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+                    sessions.extend(self.list_dir(&dir.path())?);
+                }
             }
         }
         sort_newest_first(&mut sessions);
@@ -285,6 +301,17 @@ pub fn legacy_encode_cwd(cwd: &Path) -> String {
     format!("--{name}--")
 }
 
+/// The folder Pi keeps the sessions of `cwd` in: the leading separator dropped, the others and
+/// `:` made `-`, between `--` and `--` (Pi's `getDefaultSessionDir`).
+pub fn pi_encode_cwd(cwd: &Path) -> String {
+    let text = cwd.display().to_string();
+    let trimmed = text
+        .strip_prefix(['/', '\\'])
+        .unwrap_or(&text)
+        .replace(['/', '\\', ':'], "-");
+    format!("--{trimmed}--")
+}
+
 /// FNV-1a: tiny and stable across Rust versions (unlike `DefaultHasher`).
 fn fnv1a(bytes: &[u8]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
@@ -316,6 +343,15 @@ mod tests {
         assert!(encode_cwd(Path::new("/x/../y"))
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')));
+    }
+
+    #[test]
+    fn pi_folder_names_match_pi() {
+        assert_eq!(
+            pi_encode_cwd(Path::new("/home/me/my project")),
+            "--home-me-my project--"
+        );
+        assert_eq!(pi_encode_cwd(Path::new("C:\\w")), "--C--w--");
     }
 
     #[test]

@@ -41,7 +41,7 @@ fn appends_survive_a_reopen() {
 
     let text = fs::read_to_string(&path).unwrap();
     assert_eq!(text.lines().count(), 3);
-    assert!(text.starts_with(r#"{"type":"session","version":1,"id":""#));
+    assert!(text.starts_with(r#"{"type":"session","version":3,"id":""#));
     let (session, warnings) = Session::open(&path, SessionOptions::default()).unwrap();
     assert!(warnings.is_empty());
     assert_eq!(session.id(), id);
@@ -199,6 +199,7 @@ fn message_line(id: &str, parent: Option<&str>, text: &str) -> String {
         parent_id: parent.map(str::to_owned),
         timestamp: "2024-12-01T00:00:00.000Z".into(),
         kind: EntryKind::Message(Arc::new(user(text))),
+        verbatim: None,
     };
     entry.to_line()
 }
