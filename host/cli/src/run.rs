@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use tack_core::agent::RunStatus;
 use tack_core::event::{AgentEvent, CompactionReason, EventSink, NoticeLevel};
 use tack_core::message::Message;
-use tack_core::session::{SessionHandle, SessionStore};
+use tack_core::session::SessionHandle;
 use tack_core::AgentError;
 use tack_runtime::api::EventKind;
 use tokio_util::sync::CancellationToken;
@@ -52,7 +52,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     app::session_event(&loaded, EventKind::SessionStart, &session).await;
 
     // Host commands (/compact, /tree, /fork, ...) come before plugin commands of the same name.
-    let store = SessionStore::new(loaded.home.root());
+    let store = crate::sessions::store(&loaded.home);
     let host_command = commands::run(
         &wired.agent,
         &store,
