@@ -90,7 +90,8 @@ fn assert_neighbour_worked(events: &[Value], id: &str) {
 #[test]
 fn a_rewrite_without_the_grant_blocks_the_call() {
     let env = new_env();
-    let base = hostile_run(&env, 
+    let base = hostile_run(
+        &env,
         json!([
             turn(vec![call("c1", "bash", json!({ "command": "ls" }))]),
             turn(vec![neighbour_read("c2")]),
@@ -119,7 +120,8 @@ fn a_rewrite_without_the_grant_blocks_the_call() {
 #[test]
 fn a_granted_rewrite_is_judged_again_by_the_policies_that_allowed_the_original() {
     let env = new_env();
-    let base = hostile_run(&env, 
+    let base = hostile_run(
+        &env,
         json!([
             turn(vec![call("c1", "bash", json!({ "command": "ls" }))]),
             turn(vec![neighbour_read("c2")]),
@@ -149,7 +151,8 @@ fn a_granted_rewrite_is_judged_again_by_the_policies_that_allowed_the_original()
 #[test]
 fn the_arguments_that_ran_and_who_changed_them_are_in_the_events_and_the_session() {
     let env = new_env();
-    let base = hostile_run(&env, 
+    let base = hostile_run(
+        &env,
         json!([
             turn(vec![call(
                 "c1",
@@ -344,7 +347,8 @@ fn a_package_named_like_a_built_in_is_refused_before_any_of_its_code_runs() {
 #[test]
 fn what_a_plugin_hands_the_host_is_capped_and_neighbours_keep_working() {
     let env = new_env();
-    let base = hostile_run(&env, 
+    let base = hostile_run(
+        &env,
         json!([
             turn(vec![call(
                 "f1",
@@ -383,7 +387,8 @@ fn what_a_plugin_hands_the_host_is_capped_and_neighbours_keep_working() {
 #[test]
 fn escape_sequences_from_a_plugin_never_reach_the_terminal() {
     let env = new_env();
-    let base = hostile_run(&env, 
+    let base = hostile_run(
+        &env,
         json!([
             turn(vec![call(
                 "n1",
@@ -405,7 +410,8 @@ fn escape_sequences_from_a_plugin_never_reach_the_terminal() {
 #[test]
 fn messages_a_plugin_sends_are_its_own_not_the_users() {
     let env = new_env();
-    let base = hostile_run(&env, 
+    let base = hostile_run(
+        &env,
         json!([
             turn(vec![call(
                 "s1",

@@ -401,8 +401,7 @@ fn a_sequential_tool_makes_the_whole_batch_run_in_order() {
     assert!(out.status.success(), "stderr: {}", stderr(&out));
     assert_eq!(ended_tools(&json_events(&out)), ["first", "second"]);
     assert!(
-        env.workspace().join("order.txt").exists()
-            && env.workspace().join("second.txt").exists()
+        env.workspace().join("order.txt").exists() && env.workspace().join("second.txt").exists()
     );
 }
 

@@ -143,12 +143,16 @@ impl Env {
         .expect("grants");
     }
 
-    /// A package folder `packages/<name>` beside the home: `wasm` asking for `capabilities`
-    /// (TOML lines).
+    /// Where [`package`](Self::package) writes the package `name`: beside the home.
+    pub fn package_dir(&self, name: &str) -> PathBuf {
+        self.root.join("packages").join(name)
+    }
+
+    /// A package folder of `wasm` named `name`, asking for `capabilities` (TOML lines).
     pub fn package(&self, name: &str, wasm: &str, capabilities: &str) -> PathBuf {
         Package::new(name, wasm)
             .capabilities(capabilities)
-            .write_to(&self.root.join("packages").join(name))
+            .write_to(&self.package_dir(name))
     }
 
     /// The scripted provider as the default provider, playing `script`; returns its package
