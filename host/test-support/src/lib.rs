@@ -14,6 +14,10 @@ mod binary;
 pub mod http;
 #[cfg(feature = "binary")]
 mod package;
+#[cfg(feature = "runtime")]
+pub mod runtime;
+#[cfg(feature = "core")]
+pub mod session;
 
 #[cfg(feature = "binary")]
 pub use binary::{Env, Tack};
