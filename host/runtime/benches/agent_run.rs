@@ -33,10 +33,8 @@ use tack_core::session::{SessionHandle, SessionStore};
 use tack_core::{Agent, AgentConfig, AgentEvent};
 use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
 use tack_runtime::broker::secrets::SecretStore;
-use tack_runtime::{
-    Capabilities, HostContext, Manifest, NullServices, PluginSet, PluginSource, PluginSpec,
-    Runtime, RuntimeConfig,
-};
+use tack_runtime::{Capabilities, HostContext, NullServices, PluginSet, Runtime, RuntimeConfig};
+use tack_test_support::runtime::{builtin_spec, spec};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
@@ -96,33 +94,6 @@ impl Hooks for TimedHooks {
     }
     async fn on_event(&self, event: &AgentEvent) {
         self.timed(self.inner.on_event(event)).await
-    }
-}
-
-fn spec(name: &str, path: &str, config: serde_json::Value) -> PluginSpec {
-    let manifest = format!(
-        "[plugin]\nname = \"{name}\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"x.wasm\"\n"
-    );
-    PluginSpec {
-        manifest: Manifest::parse(&manifest).expect("manifest"),
-        wasm: std::fs::read(path).expect("component"),
-        wasm_label: name.into(),
-        source: PluginSource::Builtin,
-        granted: Capabilities::default(),
-        config,
-    }
-}
-
-fn builtin_spec(name: &str, config: serde_json::Value) -> PluginSpec {
-    let builtin = tack_builtin::builtin(name).expect("built-in plugin");
-    let manifest = Manifest::parse(builtin.manifest).expect("manifest");
-    PluginSpec {
-        granted: manifest.capabilities.clone(),
-        manifest,
-        wasm: builtin.wasm.to_vec(),
-        wasm_label: name.into(),
-        source: PluginSource::Builtin,
-        config,
     }
 }
 
@@ -221,12 +192,18 @@ fn run_bench(
     policy: bool,
 ) {
     let turns = TOOL_CALLS / per_turn;
-    let mut specs = vec![spec("hostile", artifacts::TEST_HOSTILE, json!({}))];
+    let mut specs = vec![spec(
+        "hostile",
+        artifacts::TEST_HOSTILE,
+        Capabilities::default(),
+        json!({}),
+    )];
     let provider_id = match &wire {
         Wire::Scripted(script) => {
             specs.push(spec(
                 "scripted",
                 artifacts::TEST_SCRIPTED_PROVIDER,
+                Capabilities::default(),
                 json!({ "script": script }),
             ));
             "scripted"

@@ -16,6 +16,7 @@ use tack_runtime::{
     Capabilities, HostContext, LoadedPlugin, Manifest, NullServices, PluginSource, PluginSpec,
     Runtime, RuntimeConfig,
 };
+use tack_test_support::runtime::manifest_spec;
 
 const COMPONENTS: &[(&str, &str)] = &[
     ("provider-demo", artifacts::PROVIDER_DEMO),
@@ -85,13 +86,13 @@ fn bench(c: &mut Criterion) {
         secrets: SecretStore::new(None),
         project_trusted: false,
     };
-    let spec = || PluginSpec {
-        manifest: Manifest::parse(NOOP_MANIFEST).expect("manifest"),
-        wasm: read(artifacts::TEST_HOSTILE),
-        wasm_label: "hostile".into(),
-        source: PluginSource::Builtin,
-        granted: Capabilities::default(),
-        config: serde_json::json!({}),
+    let spec = || {
+        manifest_spec(
+            NOOP_MANIFEST,
+            artifacts::TEST_HOSTILE,
+            Capabilities::default(),
+            serde_json::json!({}),
+        )
     };
     c.bench_function("plugin/warm_load_instantiate_init", |b| {
         b.iter(|| {

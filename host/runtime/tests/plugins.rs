@@ -4,7 +4,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -13,8 +12,9 @@ use tack_runtime::api::{ContentBlock, InputAction, Level, ToolCall, ToolDecision
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
     CallLimits, Capabilities, HostContext, HostServices, LoadError, LoadedPlugin, Manifest,
-    PluginError, PluginSource, PluginSpec, Runtime, RuntimeConfig,
+    PluginError, Runtime, RuntimeConfig,
 };
+use tack_test_support::runtime::manifest_spec;
 use tokio_util::sync::CancellationToken;
 
 /// Records what plugins log and what they append to the session.
@@ -107,23 +107,6 @@ fn quick_limits() -> RuntimeConfig {
     }
 }
 
-fn spec(
-    manifest: &str,
-    wasm_path: &str,
-    granted: Capabilities,
-    config: serde_json::Value,
-) -> PluginSpec {
-    let manifest = Manifest::parse(manifest).expect("manifest");
-    PluginSpec {
-        wasm: std::fs::read(wasm_path).expect("component built by tack-builtin"),
-        wasm_label: wasm_path.to_string(),
-        source: PluginSource::Path(Path::new(wasm_path).to_path_buf()),
-        granted,
-        config,
-        manifest,
-    }
-}
-
 const HOSTILE_MANIFEST: &str = r#"
 [plugin]
 name = "hostile"
@@ -141,7 +124,7 @@ async fn hostile(f: &Fixture) -> Arc<LoadedPlugin> {
     let granted = manifest.capabilities.clone();
     LoadedPlugin::load(
         &f.runtime,
-        spec(
+        manifest_spec(
             HOSTILE_MANIFEST,
             artifacts::TEST_HOSTILE,
             granted,
@@ -195,7 +178,7 @@ async fn example_plugin_round_trips_every_entry_point() {
     let manifest = std::fs::read_to_string(artifacts::HELLO_RUST_MANIFEST).expect("manifest");
     let p = LoadedPlugin::load(
         &f.runtime,
-        spec(
+        manifest_spec(
             &manifest,
             artifacts::HELLO_RUST,
             Capabilities::default(),
@@ -362,7 +345,7 @@ async fn exec_is_checked_against_the_grant() {
     let f2 = fixture(quick_limits());
     let ungranted = LoadedPlugin::load(
         &f2.runtime,
-        spec(
+        manifest_spec(
             HOSTILE_MANIFEST,
             artifacts::TEST_HOSTILE,
             granted,
@@ -439,7 +422,7 @@ async fn repeated_faults_disable_the_plugin_but_not_its_neighbours() {
     let manifest = std::fs::read_to_string(artifacts::HELLO_RUST_MANIFEST).expect("manifest");
     let neighbour = LoadedPlugin::load(
         &f.runtime,
-        spec(
+        manifest_spec(
             &manifest,
             artifacts::HELLO_RUST,
             Capabilities::default(),
@@ -621,7 +604,7 @@ component = "x.wasm"
 "#;
     let err = LoadedPlugin::load(
         &f.runtime,
-        spec(
+        manifest_spec(
             future,
             artifacts::TEST_FUTURE_API,
             Capabilities::default(),
@@ -659,7 +642,7 @@ component = "x.wasm"
         std::fs::write(&path, bytes).expect("write");
         let err = LoadedPlugin::load(
             &f.runtime,
-            spec(
+            manifest_spec(
                 future,
                 path.to_str().expect("utf8"),
                 Capabilities::default(),
@@ -698,7 +681,7 @@ async fn warm_start_loads_from_the_cache_without_compiling() {
     let cold = Runtime::new(config.clone()).expect("runtime");
     LoadedPlugin::load(
         &cold,
-        spec(
+        manifest_spec(
             &manifest,
             artifacts::HELLO_RUST,
             Capabilities::default(),
@@ -715,7 +698,7 @@ async fn warm_start_loads_from_the_cache_without_compiling() {
     let warm = Runtime::new(config).expect("runtime");
     let p = LoadedPlugin::load(
         &warm,
-        spec(
+        manifest_spec(
             &manifest,
             artifacts::HELLO_RUST,
             Capabilities::default(),
