@@ -34,6 +34,7 @@ use tack_core::{Agent, AgentConfig, AgentEvent};
 use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{Capabilities, HostContext, NullServices, PluginSet, Runtime, RuntimeConfig};
+use tack_test_support::http_tokio::read_request;
 use tack_test_support::runtime::{builtin_spec, spec};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -364,7 +365,11 @@ impl MockAnthropic {
 async fn serve(mut conn: TcpStream, per_turn: usize, nanos: Arc<AtomicU64>) {
     let _ = conn.set_nodelay(true);
     let mut buf = Vec::new();
-    while let Some((target, body)) = read_request(&mut conn, &mut buf).await {
+    while let Some(request) = read_request(&mut conn, &mut buf).await {
+        if request.method != "POST" {
+            break;
+        }
+        let (target, body) = (request.target, request.body);
         let start = Instant::now();
         let events = (target == "/v1/messages")
             .then(|| answer(&body, per_turn))
@@ -473,43 +478,5 @@ fn answer(body: &[u8], per_turn: usize) -> Option<Vec<String>> {
 
 /// Reads one request off a keep-alive connection: its target and body. `buf` carries bytes read
 /// past the request over to the next one.
-async fn read_request(conn: &mut TcpStream, buf: &mut Vec<u8>) -> Option<(String, Vec<u8>)> {
-    let mut chunk = [0u8; 16 * 1024];
-    let head_end = loop {
-        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break end;
-        }
-        let n = conn.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-    let mut lines = head.split("\r\n");
-    let mut request_line = lines.next()?.split(' ');
-    let method = request_line.next()?;
-    let target = request_line.next()?.to_string();
-    let length: usize = lines
-        .filter_map(|line| line.split_once(':'))
-        .find(|(name, _)| name.trim().eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, value)| value.trim().parse().ok())
-        .unwrap_or(0);
-    if method != "POST" {
-        return None;
-    }
-    let body_start = head_end + 4;
-    while buf.len() < body_start + length {
-        let n = conn.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    let body = buf[body_start..body_start + length].to_vec();
-    buf.drain(..body_start + length);
-    Some((target, body))
-}
-
 criterion_group!(benches, bench);
 criterion_main!(benches);

@@ -16,7 +16,7 @@ use tack_runtime::{
     Capabilities, HostContext, LoadedPlugin, Manifest, NullServices, PluginSource, PluginSpec,
     Runtime, RuntimeConfig,
 };
-use tack_test_support::runtime::manifest_spec;
+use tack_test_support::runtime::{builtin_spec, manifest_spec};
 
 const COMPONENTS: &[(&str, &str)] = &[
     ("provider-demo", artifacts::PROVIDER_DEMO),
@@ -125,23 +125,17 @@ fn bench(c: &mut Criterion) {
         arguments: r#"{"command":"cargo test -p tack-core"}"#.into(),
     };
     for name in ["plan-mode", "protected-paths", "permission-gate"] {
-        let builtin = tack_builtin::builtin(name).expect("built-in");
-        let manifest = Manifest::parse(builtin.manifest).expect("manifest");
         let policy = tokio
             .block_on(LoadedPlugin::load(
                 &runtime,
-                PluginSpec {
-                    granted: manifest.capabilities.clone(),
-                    manifest,
-                    wasm: builtin.wasm.to_vec(),
-                    wasm_label: name.into(),
-                    source: PluginSource::Builtin,
-                    config: if name == "permission-gate" {
+                builtin_spec(
+                    name,
+                    if name == "permission-gate" {
                         serde_json::json!({ "mode": "auto" })
                     } else {
                         serde_json::json!({})
                     },
-                },
+                ),
                 &host,
             ))
             .expect("load");

@@ -26,7 +26,9 @@ use tack_runtime::{
     Capabilities, HostContext, LoadedPlugin, NullServices, PluginSet, PluginSpec, Runtime,
     RuntimeConfig,
 };
-use tack_test_support::runtime::{builtin_spec, provider, spec, Events};
+use tack_test_support::runtime::{
+    builtin_spec, provider, result_text as text, spec, tool_call as call, Events,
+};
 use tokio_util::sync::CancellationToken;
 
 /// A 1x1 transparent PNG (valid chunks and CRCs).
@@ -167,25 +169,6 @@ impl Fixture {
         .with_events(events);
         agent.prompt_text("go", cancel).await.expect("agent run")
     }
-}
-
-fn call(name: &str, args: Value) -> ToolCall {
-    ToolCall {
-        id: format!("call-{name}"),
-        name: name.into(),
-        arguments: args.to_string(),
-    }
-}
-
-fn text(result: &ToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| match c {
-            ContentBlock::Text(t) => Some(t.as_str()),
-            ContentBlock::Image(_) => None,
-        })
-        .collect()
 }
 
 fn details(result: &ToolResult) -> Value {

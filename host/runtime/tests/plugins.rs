@@ -14,7 +14,7 @@ use tack_runtime::{
     CallLimits, Capabilities, HostContext, HostServices, LoadError, LoadedPlugin, Manifest,
     PluginError, Runtime, RuntimeConfig,
 };
-use tack_test_support::runtime::manifest_spec;
+use tack_test_support::runtime::{manifest_spec, result_text as text, tool_call as call};
 use tokio_util::sync::CancellationToken;
 
 /// Records what plugins log and what they append to the session.
@@ -134,25 +134,6 @@ async fn hostile(f: &Fixture) -> Arc<LoadedPlugin> {
     )
     .await
     .expect("hostile plugin loads")
-}
-
-fn call(name: &str, args: serde_json::Value) -> ToolCall {
-    ToolCall {
-        id: format!("call-{name}"),
-        name: name.into(),
-        arguments: args.to_string(),
-    }
-}
-
-fn text(result: &ToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| match c {
-            ContentBlock::Text(t) => Some(t.as_str()),
-            ContentBlock::Image(_) => None,
-        })
-        .collect()
 }
 
 async fn tool(

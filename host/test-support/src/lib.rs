@@ -12,6 +12,8 @@
 #[cfg(feature = "binary")]
 mod binary;
 pub mod http;
+#[cfg(feature = "tokio")]
+pub mod http_tokio;
 #[cfg(feature = "binary")]
 mod package;
 #[cfg(feature = "runtime")]

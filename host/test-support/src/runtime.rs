@@ -1,5 +1,6 @@
 //! Fixtures for tests and benches that load real components into the plugin runtime: plugin
-//! specs, the provider a loaded set offers as a model, and a recorder of agent events.
+//! specs, the provider a loaded set offers as a model, a recorder of agent events, and tool
+//! calls and their results.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -7,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tack_core::event::{AgentEvent, EventSink};
 use tack_core::ModelInfo;
+use tack_runtime::api::{ContentBlock, ToolCall, ToolResult};
 use tack_runtime::bridge::PluginProvider;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{Capabilities, Manifest, PluginSet, PluginSource, PluginSpec, Runtime};
@@ -97,4 +99,25 @@ impl Events {
     pub fn compaction(&self) -> Vec<AgentEvent> {
         crate::session::compaction_events(self.events())
     }
+}
+
+/// A call of the tool `name` with `args`, as the host hands it to a plugin.
+pub fn tool_call(name: &str, args: Value) -> ToolCall {
+    ToolCall {
+        id: format!("call-{name}"),
+        name: name.into(),
+        arguments: args.to_string(),
+    }
+}
+
+/// The text of a plugin's tool result, images left out.
+pub fn result_text(result: &ToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| match c {
+            ContentBlock::Text(t) => Some(t.as_str()),
+            ContentBlock::Image(_) => None,
+        })
+        .collect()
 }
