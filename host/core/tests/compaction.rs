@@ -23,8 +23,8 @@ use tack_core::compaction::{
 };
 use tack_core::event::{AgentEvent, CompactionReason};
 use tack_core::message::{
-    llm_view, AssistantContent, AssistantMessage, Content, Message, StopReason, TextContent,
-    ToolCall, ToolResult, ToolResultMessage, Usage,
+    llm_view, AssistantContent, AssistantMessage, Message, StopReason, TextContent, ToolCall,
+    ToolResult, Usage,
 };
 use tack_core::session::{import_pi, Entry, EntryKind, Session, SessionStore};
 use tack_test_support::session::{self, tool_result};

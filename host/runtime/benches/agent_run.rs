@@ -36,7 +36,7 @@ use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{Capabilities, HostContext, NullServices, PluginSet, Runtime, RuntimeConfig};
 use tack_test_support::http_tokio::read_request;
 use tack_test_support::runtime::{builtin_spec, spec};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
@@ -476,7 +476,5 @@ fn answer(body: &[u8], per_turn: usize) -> Option<Vec<String>> {
     Some(events)
 }
 
-/// Reads one request off a keep-alive connection: its target and body. `buf` carries bytes read
-/// past the request over to the next one.
 criterion_group!(benches, bench);
 criterion_main!(benches);

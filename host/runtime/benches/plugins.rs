@@ -12,10 +12,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use tack_builtin::artifacts;
 use tack_runtime::api::ToolCall;
 use tack_runtime::broker::secrets::SecretStore;
-use tack_runtime::{
-    Capabilities, HostContext, LoadedPlugin, Manifest, NullServices, PluginSource, PluginSpec,
-    Runtime, RuntimeConfig,
-};
+use tack_runtime::{Capabilities, HostContext, LoadedPlugin, NullServices, Runtime, RuntimeConfig};
 use tack_test_support::runtime::{builtin_spec, manifest_spec};
 
 const COMPONENTS: &[(&str, &str)] = &[

@@ -19,7 +19,7 @@ use tack_core::agent::{ExecutionMode, ToolError, ToolExecutor, ToolProgress};
 use tack_core::message::{Content, Message};
 use tack_core::session::{Session, SessionHandle};
 use tack_core::{Agent, AgentConfig, AgentEvent, RunOutcome, RunStatus};
-use tack_runtime::api::{ContentBlock, ToolCall, ToolResult};
+use tack_runtime::api::{ContentBlock, ToolResult};
 use tack_runtime::bridge::PluginTools;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tack_builtin::artifacts;
-use tack_runtime::api::{ContentBlock, InputAction, Level, ToolCall, ToolDecision, ToolResult};
+use tack_runtime::api::{InputAction, Level, ToolDecision, ToolResult};
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
     CallLimits, Capabilities, HostContext, HostServices, LoadError, LoadedPlugin, Manifest,

@@ -31,7 +31,7 @@ use tack_runtime::{
     Runtime, RuntimeConfig,
 };
 use tack_test_support::http_tokio::{read_request, Recorded};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
