@@ -33,9 +33,9 @@ use tack_core::session::{SessionHandle, SessionStore};
 use tack_core::{Agent, AgentConfig, AgentEvent};
 use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
 use tack_runtime::broker::secrets::SecretStore;
-use tack_runtime::{Capabilities, HostContext, NullServices, PluginSet, Runtime, RuntimeConfig};
+use tack_runtime::{Capabilities, HostContext, NullServices, PluginSet, Runtime};
 use tack_test_support::http_tokio::read_request;
-use tack_test_support::runtime::{builtin_spec, spec};
+use tack_test_support::runtime::{bench_tokio, builtin_spec, cached_runtime, spec};
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
@@ -107,16 +107,8 @@ fn peak_rss_kib() -> Option<u64> {
 fn bench(c: &mut Criterion) {
     let home = tempfile::tempdir().expect("home");
     let workspace = tempfile::tempdir().expect("workspace");
-    let tokio = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio");
-    let runtime = Runtime::new(RuntimeConfig {
-        cache_dir: Some(home.path().join("cache")),
-        ..RuntimeConfig::default()
-    })
-    .expect("runtime");
+    let tokio = bench_tokio();
+    let runtime = cached_runtime(home.path().join("cache"));
     let host = HostContext {
         workspace: workspace.path().to_path_buf(),
         data_root: None,

@@ -13,7 +13,7 @@ use tack_builtin::artifacts;
 use tack_runtime::api::ToolCall;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{Capabilities, HostContext, LoadedPlugin, NullServices, Runtime, RuntimeConfig};
-use tack_test_support::runtime::{builtin_spec, manifest_spec};
+use tack_test_support::runtime::{bench_tokio, builtin_spec, cached_runtime, manifest_spec};
 
 const COMPONENTS: &[(&str, &str)] = &[
     ("provider-demo", artifacts::PROVIDER_DEMO),
@@ -36,17 +36,9 @@ fn read(path: &str) -> Vec<u8> {
 fn bench(c: &mut Criterion) {
     let cache = tempfile::tempdir().expect("cache dir");
     let workspace = tempfile::tempdir().expect("workspace");
-    let runtime = Runtime::new(RuntimeConfig {
-        cache_dir: Some(cache.path().to_path_buf()),
-        ..RuntimeConfig::default()
-    })
-    .expect("runtime");
+    let runtime = cached_runtime(cache.path().to_path_buf());
     let uncached = Runtime::new(RuntimeConfig::default()).expect("runtime");
-    let tokio = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio");
+    let tokio = bench_tokio();
 
     let mut group = c.benchmark_group("component");
     group.sample_size(10);

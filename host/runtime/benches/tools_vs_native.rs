@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tack_runtime::api::{ContentBlock, ToolCall};
 use tack_runtime::broker::secrets::SecretStore;
-use tack_runtime::{HostContext, LoadedPlugin, NullServices, Runtime, RuntimeConfig};
-use tack_test_support::runtime::builtin_spec;
+use tack_runtime::{HostContext, LoadedPlugin, NullServices, Runtime};
+use tack_test_support::runtime::{bench_tokio, builtin_spec, cached_runtime};
 use tokio_util::sync::CancellationToken;
 
 struct Case {
@@ -330,17 +330,9 @@ fn main() {
         .unwrap_or(5)
         .max(1);
 
-    let tokio = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio");
+    let tokio = bench_tokio();
     let cache = tempfile::tempdir().expect("cache dir");
-    let runtime = Runtime::new(RuntimeConfig {
-        cache_dir: Some(cache.path().to_path_buf()),
-        ..RuntimeConfig::default()
-    })
-    .expect("runtime");
+    let runtime = cached_runtime(cache.path().to_path_buf());
 
     println!("median of {runs} runs after a warm-up; found = matching lines / paths / lines read");
     println!("| tree      | case         | plugin ms |        found | native         | native ms |        found |   ratio |");

@@ -25,8 +25,8 @@ use tack_core::{Agent, AgentConfig, RunOutcome, RunStatus};
 use tack_runtime::api::Level;
 use tack_runtime::bridge::{PluginHooks, PluginTools};
 use tack_runtime::broker::secrets::SecretStore;
-use tack_runtime::{Capabilities, HostContext, HostServices, PluginSet, Runtime, RuntimeConfig};
-use tack_test_support::runtime::{builtin_spec, provider, spec, Events};
+use tack_runtime::{Capabilities, HostContext, HostServices, PluginSet};
+use tack_test_support::runtime::{builtin_spec, cached_runtime, provider, spec, Events};
 use tack_test_support::session::{compactions, tool_result};
 use tokio_util::sync::CancellationToken;
 
@@ -65,11 +65,7 @@ impl Harness {
         let workspace = workspace_dir.path().canonicalize().expect("workspace");
         std::fs::write(workspace.join("a.txt"), "alpha\n").expect("a.txt");
         std::fs::write(workspace.join("notes.md"), "# Notes\n").expect("notes");
-        let runtime = Runtime::new(RuntimeConfig {
-            cache_dir: Some(home.path().join("cache")),
-            ..RuntimeConfig::default()
-        })
-        .expect("runtime");
+        let runtime = cached_runtime(home.path().join("cache"));
         let logs = Arc::new(Logs::default());
         let host = HostContext {
             workspace: workspace.clone(),

@@ -24,10 +24,9 @@ use tack_runtime::bridge::PluginTools;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
     Capabilities, HostContext, LoadedPlugin, NullServices, PluginSet, PluginSpec, Runtime,
-    RuntimeConfig,
 };
 use tack_test_support::runtime::{
-    builtin_spec, provider, result_text as text, spec, tool_call as call, Events,
+    builtin_spec, cached_runtime, provider, result_text as text, spec, tool_call as call, Events,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -70,11 +69,7 @@ async fn fixture() -> Fixture {
     let outside = base.join("outside");
     std::fs::create_dir_all(&ws).expect("ws");
     std::fs::create_dir_all(&outside).expect("outside");
-    let runtime = Runtime::new(RuntimeConfig {
-        cache_dir: Some(cache_dir()),
-        ..RuntimeConfig::default()
-    })
-    .expect("runtime");
+    let runtime = cached_runtime(cache_dir());
     let host = HostContext {
         workspace: ws.clone(),
         data_root: Some(base.join("data")),

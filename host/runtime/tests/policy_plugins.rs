@@ -20,10 +20,8 @@ use tack_core::{Agent, AgentConfig, RunOutcome, RunStatus};
 use tack_runtime::api::{Delivery, Level, OutgoingMessage};
 use tack_runtime::bridge::{PluginHooks, PluginTools};
 use tack_runtime::broker::secrets::SecretStore;
-use tack_runtime::{
-    HostContext, HostServices, Manifest, PluginSet, PluginSpec, Runtime, RuntimeConfig,
-};
-use tack_test_support::runtime::{builtin_spec, manifest_spec, provider};
+use tack_runtime::{HostContext, HostServices, Manifest, PluginSet, PluginSpec};
+use tack_test_support::runtime::{builtin_spec, cached_runtime, manifest_spec, provider};
 use tokio_util::sync::CancellationToken;
 
 // ---- the test UI and session --------------------------------------------------------------
@@ -221,11 +219,7 @@ impl Harness {
             .canonicalize()
             .expect("canonical workspace");
         prepare(&workspace);
-        let runtime = Runtime::new(RuntimeConfig {
-            cache_dir: Some(home.path().join("cache")),
-            ..RuntimeConfig::default()
-        })
-        .expect("runtime");
+        let runtime = cached_runtime(home.path().join("cache"));
         let ui = Arc::new(TestUi::default());
         let host = HostContext {
             workspace: workspace.clone(),

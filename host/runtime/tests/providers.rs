@@ -28,9 +28,10 @@ use tack_runtime::bridge::PluginProvider;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
     Capabilities, HostContext, LoadedPlugin, Manifest, NullServices, PluginSource, PluginSpec,
-    Runtime, RuntimeConfig,
+    Runtime,
 };
 use tack_test_support::http_tokio::{read_request, Recorded};
+use tack_test_support::runtime::cached_runtime;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
@@ -257,11 +258,7 @@ struct Env {
 impl Env {
     async fn new() -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
-        let runtime = Runtime::new(RuntimeConfig {
-            cache_dir: Some(dir.path().join("cache")),
-            ..RuntimeConfig::default()
-        })
-        .expect("runtime");
+        let runtime = cached_runtime(dir.path().join("cache"));
         let workspace = dir.path().join("ws");
         std::fs::create_dir_all(&workspace).expect("workspace");
         let host = HostContext {

@@ -11,7 +11,28 @@ use tack_core::ModelInfo;
 use tack_runtime::api::{ContentBlock, ToolCall, ToolResult};
 use tack_runtime::bridge::PluginProvider;
 use tack_runtime::broker::secrets::SecretStore;
-use tack_runtime::{Capabilities, Manifest, PluginSet, PluginSource, PluginSpec, Runtime};
+use tack_runtime::{
+    Capabilities, Manifest, PluginSet, PluginSource, PluginSpec, Runtime, RuntimeConfig,
+};
+
+/// A plugin runtime with default limits that keeps compiled components in `cache`.
+pub fn cached_runtime(cache: impl Into<PathBuf>) -> Arc<Runtime> {
+    Runtime::new(RuntimeConfig {
+        cache_dir: Some(cache.into()),
+        ..RuntimeConfig::default()
+    })
+    .expect("runtime")
+}
+
+/// The async runtime the benches measure on: two workers, as on the CI machine.
+#[cfg(feature = "tokio")]
+pub fn bench_tokio() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio")
+}
 
 /// A test component loaded from `wasm` (a path tack-builtin built) under `name`, its manifest
 /// asking for nothing; `granted` is what the user granted it.
