@@ -4,118 +4,36 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::Output;
 
 use serde_json::{json, Value};
 use tack_builtin::artifacts;
+use tack_test_support::http::{MockServer, Reply};
+use tack_test_support::{stderr, tack, Env};
 
-struct Env {
-    home: tempfile::TempDir,
-    workspace: tempfile::TempDir,
+/// A project holding a README.
+fn new_env() -> Env {
+    let env = Env::new(tack!());
+    env.write("README.md", "# Demo\n");
+    env
 }
 
-impl Env {
-    fn new() -> Self {
-        let env = Env {
-            home: tempfile::tempdir().expect("home"),
-            workspace: tempfile::tempdir().expect("workspace"),
-        };
-        std::fs::write(env.workspace.path().join("README.md"), "# Demo\n").expect("readme");
-        env
-    }
-
-    fn command(&self) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tack"));
-        cmd.current_dir(self.workspace.path())
-            .env("TACK_HOME", self.home.path())
-            .env(
-                "TACK_CACHE_DIR",
-                concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
-            )
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("GEMINI_API_KEY")
-            .stdin(Stdio::null());
-        cmd
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.command().args(args).output().expect("tack runs")
-    }
-
-    /// A plugin package of `component` named `name`, asking for `capabilities` (TOML).
-    fn package(&self, name: &str, component: &str, capabilities: &str) -> PathBuf {
-        let dir = self.home.path().join(format!("pkg-{name}"));
-        std::fs::create_dir_all(&dir).expect("dir");
-        std::fs::copy(component, dir.join("plugin.wasm")).expect("component");
-        std::fs::write(
-            dir.join("tack.toml"),
-            format!(
-                "[plugin]\nname = \"{name}\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"plugin.wasm\"\n\n[capabilities]\n{capabilities}\n"
-            ),
-        )
-        .expect("manifest");
-        dir
-    }
-
-    /// The hostile plugin (as `hostile`, asking for `capabilities`) and the scripted provider
-    /// playing `script`; `hostile` is the hostile plugin's configuration.
-    fn hostile_run(&self, script: Value, hostile: Value, capabilities: &str) -> Vec<String> {
-        let scripted = self.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
-        let hostile_dir = self.package("hostile", artifacts::TEST_HOSTILE, capabilities);
-        self.config(json!({
-            "provider": "scripted",
-            "plugins": { "scripted": { "script": script }, "hostile": hostile }
-        }));
-        vec![
-            "--plugin".into(),
-            scripted.display().to_string(),
-            "--plugin".into(),
-            hostile_dir.display().to_string(),
-        ]
-    }
-
-    fn config(&self, config: Value) {
-        let toml = toml::to_string(&config).expect("toml");
-        std::fs::write(self.home.path().join("config.toml"), toml).expect("config");
-    }
-
-    fn grant(&self, plugin: &str, grants: &str) {
-        std::fs::write(
-            self.home.path().join("grants.toml"),
-            format!("[plugins.{plugin}]\n{grants}\n"),
-        )
-        .expect("grants");
-    }
-
-    fn session_lines(&self) -> Vec<Value> {
-        let mut files = Vec::new();
-        let mut stack = vec![self.home.path().join("sessions")];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if path.extension().is_some_and(|e| e == "jsonl") {
-                    files.push(path);
-                }
-            }
-        }
-        files
-            .iter()
-            .flat_map(|f| {
-                std::fs::read_to_string(f)
-                    .expect("session")
-                    .lines()
-                    .filter_map(|l| serde_json::from_str(l).ok())
-                    .collect::<Vec<Value>>()
-            })
-            .collect()
-    }
+/// The hostile plugin (as `hostile`, asking for `capabilities`) and the scripted provider
+/// playing `script`; `hostile` is the hostile plugin's configuration. Returns the `--plugin`
+/// arguments.
+fn hostile_run(env: &Env, script: Value, hostile: Value, capabilities: &str) -> Vec<String> {
+    let scripted = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
+    let hostile_dir = env.package("hostile", artifacts::TEST_HOSTILE, capabilities);
+    env.config(json!({
+        "provider": "scripted",
+        "plugins": { "scripted": { "script": script }, "hostile": hostile }
+    }));
+    vec![
+        "--plugin".into(),
+        scripted.display().to_string(),
+        "--plugin".into(),
+        hostile_dir.display().to_string(),
+    ]
 }
 
 fn args<'a>(base: &'a [String], more: &[&'a str]) -> Vec<&'a str> {
@@ -135,10 +53,6 @@ fn turn(calls: Vec<Value>) -> Value {
 
 fn done() -> Value {
     json!({ "text": "all done" })
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn json_events(o: &Output) -> Vec<Value> {
@@ -175,8 +89,9 @@ fn assert_neighbour_worked(events: &[Value], id: &str) {
 
 #[test]
 fn a_rewrite_without_the_grant_blocks_the_call() {
-    let env = Env::new();
-    let base = env.hostile_run(
+    let env = new_env();
+    let base = hostile_run(
+        &env,
         json!([
             turn(vec![call("c1", "bash", json!({ "command": "ls" }))]),
             turn(vec![neighbour_read("c2")]),
@@ -198,14 +113,15 @@ fn a_rewrite_without_the_grant_blocks_the_call() {
         text.contains("plugin 'hostile'") && text.contains("`rewrite` grant"),
         "{text}"
     );
-    assert!(!env.workspace.path().join("pwned").exists());
+    assert!(!env.workspace().join("pwned").exists());
     assert_neighbour_worked(&events, "c2");
 }
 
 #[test]
 fn a_granted_rewrite_is_judged_again_by_the_policies_that_allowed_the_original() {
-    let env = Env::new();
-    let base = env.hostile_run(
+    let env = new_env();
+    let base = hostile_run(
+        &env,
         json!([
             turn(vec![call("c1", "bash", json!({ "command": "ls" }))]),
             turn(vec![neighbour_read("c2")]),
@@ -228,14 +144,15 @@ fn a_granted_rewrite_is_judged_again_by_the_policies_that_allowed_the_original()
         !result_text(end).contains("`rewrite` grant"),
         "refused by the policy, not for the grant: {end}"
     );
-    assert!(!env.workspace.path().join("pwned").exists());
+    assert!(!env.workspace().join("pwned").exists());
     assert_neighbour_worked(&events, "c2");
 }
 
 #[test]
 fn the_arguments_that_ran_and_who_changed_them_are_in_the_events_and_the_session() {
-    let env = Env::new();
-    let base = env.hostile_run(
+    let env = new_env();
+    let base = hostile_run(
+        &env,
         json!([
             turn(vec![call(
                 "c1",
@@ -280,7 +197,7 @@ fn the_arguments_that_ran_and_who_changed_them_are_in_the_events_and_the_session
 
 #[test]
 fn forged_state_moves_neither_permission_gate_nor_plan_mode() {
-    let env = Env::new();
+    let env = new_env();
     let script = json!([
         turn(vec![call(
             "r1",
@@ -307,7 +224,7 @@ fn forged_state_moves_neither_permission_gate_nor_plan_mode() {
         turn(vec![neighbour_read("c2")]),
         done()
     ]);
-    let base = env.hostile_run(script.clone(), json!({}), "");
+    let base = hostile_run(&env, script.clone(), json!({}), "");
 
     // permission-gate's own state first, so there is something to read.
     let out = env.run(&args(&base, &["-p", "/permissions read-only"]));
@@ -321,7 +238,7 @@ fn forged_state_moves_neither_permission_gate_nor_plan_mode() {
         "another plugin's state is not readable"
     );
     assert_eq!(event(&events, "tool_execution_end", "c1")["is_error"], true);
-    assert!(!env.workspace.path().join("pwned").exists());
+    assert!(!env.workspace().join("pwned").exists());
     assert_neighbour_worked(&events, "c2");
     let forged: Vec<Value> = env
         .session_lines()
@@ -335,8 +252,8 @@ fn forged_state_moves_neither_permission_gate_nor_plan_mode() {
     );
 
     // Plan mode, with permission-gate out of the way.
-    let env = Env::new();
-    let base = env.hostile_run(script, json!({}), "");
+    let env = new_env();
+    let base = hostile_run(&env, script, json!({}), "");
     let out = env.run(&args(
         &base,
         &["--plan", "--permissions", "yolo", "--mode", "json", "go"],
@@ -344,61 +261,18 @@ fn forged_state_moves_neither_permission_gate_nor_plan_mode() {
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
     assert_eq!(event(&events, "tool_execution_end", "c1")["is_error"], true);
-    assert!(!env.workspace.path().join("pwned").exists());
-}
-
-/// A loopback HTTP server that records each request's head and answers 401.
-struct Recorder {
-    port: u16,
-    requests: Arc<Mutex<Vec<String>>>,
-}
-
-impl Recorder {
-    fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let port = listener.local_addr().expect("addr").port();
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let seen = requests.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().take(16) {
-                let Ok(mut stream) = stream else { continue };
-                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-                let mut head = String::new();
-                let mut length = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                    head.push_str(&line);
-                }
-                let mut body = vec![0; length];
-                let _ = reader.read_exact(&mut body);
-                seen.lock().expect("lock").push(head);
-                let answer = "{\"error\":{\"message\":\"no\"}}";
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
-                    answer.len()
-                );
-            }
-        });
-        Recorder { port, requests }
-    }
-
-    fn requests(&self) -> Vec<String> {
-        self.requests.lock().expect("lock").clone()
-    }
+    assert!(!env.workspace().join("pwned").exists());
 }
 
 #[test]
 fn a_provider_gets_no_secret_and_no_traffic_its_user_did_not_grant() {
-    let env = Env::new();
-    let server = Recorder::start();
-    let url = format!("http://127.0.0.1:{}", server.port);
+    let env = new_env();
+    // Records each request and answers 401.
+    let server = MockServer::always(Reply::json(
+        "401 Unauthorized",
+        "{\"error\":{\"message\":\"no\"}}",
+    ));
+    let url = format!("http://127.0.0.1:{}", server.port());
     let hostile = env.package("hostile", artifacts::TEST_HOSTILE, "");
     let hostile = hostile.display().to_string();
     env.config(json!({
@@ -441,7 +315,7 @@ fn a_provider_gets_no_secret_and_no_traffic_its_user_did_not_grant() {
         "providers": { "hostile": { "secret": "TACK_CANARY_TOKEN", "base_url": url } }
     }));
     let _ = run(&["--provider", "hostile", "-p", "hi"]);
-    let requests = server.requests();
+    let requests: Vec<String> = server.requests().into_iter().map(|r| r.head).collect();
     assert_eq!(requests.len(), 1, "{requests:?}");
     assert!(
         requests[0].contains("Bearer canary-secret-value"),
@@ -451,7 +325,7 @@ fn a_provider_gets_no_secret_and_no_traffic_its_user_did_not_grant() {
 
 #[test]
 fn a_package_named_like_a_built_in_is_refused_before_any_of_its_code_runs() {
-    let env = Env::new();
+    let env = new_env();
     let impostor = env.package("permission-gate", artifacts::TEST_HOSTILE, "");
     let impostor = impostor.display().to_string();
 
@@ -472,8 +346,9 @@ fn a_package_named_like_a_built_in_is_refused_before_any_of_its_code_runs() {
 
 #[test]
 fn what_a_plugin_hands_the_host_is_capped_and_neighbours_keep_working() {
-    let env = Env::new();
-    let base = env.hostile_run(
+    let env = new_env();
+    let base = hostile_run(
+        &env,
         json!([
             turn(vec![call(
                 "f1",
@@ -511,8 +386,9 @@ fn what_a_plugin_hands_the_host_is_capped_and_neighbours_keep_working() {
 
 #[test]
 fn escape_sequences_from_a_plugin_never_reach_the_terminal() {
-    let env = Env::new();
-    let base = env.hostile_run(
+    let env = new_env();
+    let base = hostile_run(
+        &env,
         json!([
             turn(vec![call(
                 "n1",
@@ -533,8 +409,9 @@ fn escape_sequences_from_a_plugin_never_reach_the_terminal() {
 
 #[test]
 fn messages_a_plugin_sends_are_its_own_not_the_users() {
-    let env = Env::new();
-    let base = env.hostile_run(
+    let env = new_env();
+    let base = hostile_run(
+        &env,
         json!([
             turn(vec![call(
                 "s1",
@@ -567,7 +444,7 @@ fn messages_a_plugin_sends_are_its_own_not_the_users() {
 
 #[test]
 fn install_shows_where_a_secret_goes_and_grants_it_only_when_told() {
-    let env = Env::new();
+    let env = new_env();
     let package = env.package(
         "keyed",
         artifacts::TEST_HOSTILE,
@@ -581,7 +458,7 @@ fn install_shows_where_a_secret_goes_and_grants_it_only_when_told() {
         "{err}"
     );
     assert!(err.contains("--grant secrets=TACK_CANARY_TOKEN"), "{err}");
-    let grants = std::fs::read_to_string(env.home.path().join("grants.toml")).unwrap_or_default();
+    let grants = std::fs::read_to_string(env.home().join("grants.toml")).unwrap_or_default();
     assert!(!grants.contains("TACK_CANARY_TOKEN"), "{grants}");
 
     let out = env.run(&[
@@ -598,6 +475,6 @@ fn install_shows_where_a_secret_goes_and_grants_it_only_when_told() {
         "{}",
         stderr(&out)
     );
-    let grants = std::fs::read_to_string(env.home.path().join("grants.toml")).expect("grants");
+    let grants = std::fs::read_to_string(env.home().join("grants.toml")).expect("grants");
     assert!(grants.contains("TACK_CANARY_TOKEN"), "{grants}");
 }

@@ -9,98 +9,15 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use tack_builtin::artifacts;
+use tack_test_support::http::{MockServer, Reply};
+use tack_test_support::{stderr, stdout, tack, Env};
 
-struct Env {
-    home: tempfile::TempDir,
-    workspace: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Self {
-        let env = Env {
-            home: tempfile::tempdir().expect("home"),
-            workspace: tempfile::tempdir().expect("workspace"),
-        };
-        std::fs::write(
-            env.workspace.path().join("README.md"),
-            "# Demo project\nA tiny project for tack.\n",
-        )
-        .expect("readme");
-        std::fs::create_dir(env.workspace.path().join("src")).expect("src");
-        std::fs::write(
-            env.workspace.path().join("src/main.rs"),
-            "fn main() {\n    println!(\"hello\");\n}\n",
-        )
-        .expect("main");
-        env
-    }
-
-    fn command(&self) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tack"));
-        cmd.current_dir(self.workspace.path())
-            .env("TACK_HOME", self.home.path())
-            // Share compiled components between tests: each home would otherwise compile every
-            // built-in plugin again.
-            .env(
-                "TACK_CACHE_DIR",
-                concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
-            )
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("GEMINI_API_KEY")
-            .stdin(Stdio::null());
-        cmd
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.command().args(args).output().expect("tack runs")
-    }
-
-    fn session_files(&self) -> Vec<PathBuf> {
-        let mut files = Vec::new();
-        let mut stack = vec![self.home.path().join("sessions")];
-        while let Some(dir) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if path.extension().is_some_and(|e| e == "jsonl") {
-                    files.push(path);
-                }
-            }
-        }
-        files.sort();
-        files
-    }
-
-    /// Installs a scripted provider package (the test plugin) and its script as plugin config.
-    fn scripted_provider(&self, script: Value) -> PathBuf {
-        let dir = self.home.path().join("scripted");
-        std::fs::create_dir_all(&dir).expect("dir");
-        std::fs::copy(artifacts::TEST_SCRIPTED_PROVIDER, dir.join("scripted.wasm"))
-            .expect("copy component");
-        std::fs::write(
-            dir.join("tack.toml"),
-            "[plugin]\nname = \"scripted\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"scripted.wasm\"\n",
-        )
-        .expect("manifest");
-        let config =
-            json!({ "provider": "scripted", "plugins": { "scripted": { "script": script } } });
-        let toml = toml::to_string(&config).expect("toml");
-        std::fs::write(self.home.path().join("config.toml"), toml).expect("config");
-        dir
-    }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+/// A small Rust project.
+fn new_env() -> Env {
+    let env = Env::new(tack!());
+    env.write("README.md", "# Demo project\nA tiny project for tack.\n");
+    env.write("src/main.rs", "fn main() {\n    println!(\"hello\");\n}\n");
+    env
 }
 
 fn lines(path: &Path) -> Vec<String> {
@@ -113,7 +30,7 @@ fn lines(path: &Path) -> Vec<String> {
 
 #[test]
 fn demo_provider_completes_a_tool_using_turn() {
-    let env = Env::new();
+    let env = new_env();
     let out = env.run(&["-p", "list the files here and read README.md"]);
     assert!(out.status.success(), "stderr: {}", stderr(&out));
     let answer = stdout(&out);
@@ -141,7 +58,7 @@ fn demo_provider_completes_a_tool_using_turn() {
 
 #[test]
 fn json_mode_streams_every_event_as_a_line() {
-    let env = Env::new();
+    let env = new_env();
     let out = env.run(&["--mode", "json", "search for hello"]);
     assert!(out.status.success(), "stderr: {}", stderr(&out));
     let events: Vec<Value> = stdout(&out)
@@ -177,7 +94,7 @@ fn json_mode_streams_every_event_as_a_line() {
 
 #[test]
 fn stdin_is_the_prompt_and_continue_appends_to_the_same_session() {
-    let env = Env::new();
+    let env = new_env();
     let mut child = env
         .command()
         .arg("-p")
@@ -209,7 +126,7 @@ fn stdin_is_the_prompt_and_continue_appends_to_the_same_session() {
 
 #[test]
 fn plugins_command_lists_what_each_plugin_provides_and_may_do() {
-    let env = Env::new();
+    let env = new_env();
     let out = env.run(&["plugins"]);
     assert!(out.status.success(), "stderr: {}", stderr(&out));
     let text = stdout(&out);
@@ -228,15 +145,8 @@ fn plugins_command_lists_what_each_plugin_provides_and_may_do() {
 
 #[test]
 fn a_trapping_tool_becomes_an_error_result_and_the_turn_goes_on() {
-    let env = Env::new();
-    let hostile_dir = env.home.path().join("hostile");
-    std::fs::create_dir_all(&hostile_dir).expect("dir");
-    std::fs::copy(artifacts::TEST_HOSTILE, hostile_dir.join("hostile.wasm")).expect("copy");
-    std::fs::write(
-        hostile_dir.join("tack.toml"),
-        "[plugin]\nname = \"hostile\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"hostile.wasm\"\n",
-    )
-    .expect("manifest");
+    let env = new_env();
+    let hostile_dir = env.package("hostile", artifacts::TEST_HOSTILE, "");
     let scripted = env.scripted_provider(json!([
         { "tool_calls": [{ "id": "t1", "name": "trap", "arguments": {} }] },
         { "text": "the tool crashed, moving on" }
@@ -262,7 +172,7 @@ fn a_trapping_tool_becomes_an_error_result_and_the_turn_goes_on() {
 /// resumes the session.
 #[test]
 fn kill_nine_mid_run_loses_at_most_the_line_being_written() {
-    let env = Env::new();
+    let env = new_env();
     // Each turn runs a short command, so the run lasts long enough to be killed in the middle.
     let turns: Vec<Value> = (0..80)
         .map(|i| json!({ "text": format!("step {i}"), "tool_calls": [{ "id": format!("c{i}"), "name": "bash", "arguments": { "command": format!("echo step {i}; sleep 0.01") } }] }))
@@ -370,12 +280,12 @@ fn kill_nine_mid_run_loses_at_most_the_line_being_written() {
 
 #[test]
 fn slash_commands_run_in_their_plugin_and_keep_state_in_the_session() {
-    let env = Env::new();
+    let env = new_env();
     let hello = Path::new(artifacts::HELLO_RUST_MANIFEST)
         .parent()
         .expect("dir")
         .to_path_buf();
-    let package = env.home.path().join("hello");
+    let package = env.home().join("hello");
     std::fs::create_dir_all(&package).expect("dir");
     std::fs::copy(hello.join("tack.toml"), package.join("tack.toml")).expect("manifest");
     std::fs::copy(artifacts::HELLO_RUST, package.join("hello_rust.wasm")).expect("component");
@@ -437,7 +347,7 @@ fn stored_results(env: &Env) -> Vec<(String, bool, String)> {
 
 #[test]
 fn parallel_calls_finish_out_of_order_but_results_keep_the_assistants_order() {
-    let env = Env::new();
+    let env = new_env();
     let scripted = env.scripted_provider(json!([
         { "tool_calls": [
             { "id": "slow", "name": "bash", "arguments": { "command": "sleep 0.6; echo slow" } },
@@ -472,7 +382,7 @@ fn parallel_calls_finish_out_of_order_but_results_keep_the_assistants_order() {
 
 #[test]
 fn a_sequential_tool_makes_the_whole_batch_run_in_order() {
-    let env = Env::new();
+    let env = new_env();
     // `write` is sequential in core-tools, so the slow bash call must finish before it starts.
     let scripted = env.scripted_provider(json!([
         { "tool_calls": [
@@ -491,14 +401,13 @@ fn a_sequential_tool_makes_the_whole_batch_run_in_order() {
     assert!(out.status.success(), "stderr: {}", stderr(&out));
     assert_eq!(ended_tools(&json_events(&out)), ["first", "second"]);
     assert!(
-        env.workspace.path().join("order.txt").exists()
-            && env.workspace.path().join("second.txt").exists()
+        env.workspace().join("order.txt").exists() && env.workspace().join("second.txt").exists()
     );
 }
 
 #[test]
 fn tool_calls_of_a_truncated_message_are_failed_not_run() {
-    let env = Env::new();
+    let env = new_env();
     let scripted = env.scripted_provider(json!([
         { "tool_calls": [{ "id": "t", "name": "bash", "arguments": { "command": "touch must-not-exist" } }], "stop": "length" },
         { "text": "ok" }
@@ -506,7 +415,7 @@ fn tool_calls_of_a_truncated_message_are_failed_not_run() {
     let out = env.run(&["--plugin", scripted.to_str().expect("utf8"), "-p", "go"]);
     assert!(out.status.success(), "stderr: {}", stderr(&out));
     assert!(
-        !env.workspace.path().join("must-not-exist").exists(),
+        !env.workspace().join("must-not-exist").exists(),
         "the call was executed"
     );
     let results = stored_results(&env);
@@ -521,7 +430,7 @@ fn tool_calls_of_a_truncated_message_are_failed_not_run() {
 
 #[test]
 fn schema_invalid_arguments_become_an_error_naming_the_field() {
-    let env = Env::new();
+    let env = new_env();
     let scripted = env.scripted_provider(json!([
         { "tool_calls": [{ "id": "bad", "name": "read", "arguments": { "path": 5 } }] },
         { "text": "recovered" }
@@ -540,7 +449,7 @@ fn schema_invalid_arguments_become_an_error_naming_the_field() {
 
 #[test]
 fn ctrl_c_aborts_a_running_tool_and_leaves_the_session_consistent() {
-    let env = Env::new();
+    let env = new_env();
     let scripted = env.scripted_provider(json!([
         { "tool_calls": [
             { "id": "long", "name": "bash", "arguments": { "command": "sleep 30" } },
@@ -593,59 +502,13 @@ fn ctrl_c_aborts_a_running_tool_and_leaves_the_session_consistent() {
         stderr(&out)
     );
     assert!(
-        !env.workspace.path().join("never.txt").exists(),
+        !env.workspace().join("never.txt").exists(),
         "an unstarted call ran after abort"
     );
     let results = stored_results(&env);
     let ids: Vec<&str> = results.iter().map(|(id, _, _)| id.as_str()).collect();
     assert_eq!(ids, ["long", "later"], "every call has a result");
     assert!(results.iter().all(|(_, is_error, _)| *is_error));
-}
-
-/// A loopback server that answers the n-th request with the n-th body (as an SSE stream, written
-/// in small pieces) and records every request it saw.
-struct MockProvider {
-    url: String,
-    requests: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
-}
-
-impl MockProvider {
-    fn start(bodies: Vec<Vec<u8>>) -> Self {
-        use std::io::{BufRead, BufReader, Read, Write};
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let url = format!("http://{}", listener.local_addr().expect("addr"));
-        let requests = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let seen = requests.clone();
-        std::thread::spawn(move || {
-            for (n, conn) in listener.incoming().enumerate() {
-                let Ok(mut conn) = conn else { break };
-                let mut reader = BufReader::new(conn.try_clone().expect("clone"));
-                let mut head = String::new();
-                let mut length = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                    head.push_str(&line);
-                }
-                let mut body = vec![0u8; length];
-                let _ = reader.read_exact(&mut body);
-                head.push_str(&String::from_utf8_lossy(&body));
-                seen.lock().expect("lock").push(head);
-                let reply = bodies.get(n).cloned().unwrap_or_default();
-                let _ = conn.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n");
-                for piece in reply.chunks(37) {
-                    let _ = conn.write_all(piece);
-                    let _ = conn.flush();
-                }
-            }
-        });
-        MockProvider { url, requests }
-    }
 }
 
 fn fixture(provider: &str, name: &str) -> Vec<u8> {
@@ -664,14 +527,18 @@ fn every_provider_completes_a_multi_tool_task_against_a_local_mock() {
         ("openai-responses", "/v1"),
         ("google", ""),
     ] {
-        let env = Env::new();
+        let env = new_env();
         std::fs::write(
-            env.workspace.path().join("Cargo.toml"),
+            env.workspace().join("Cargo.toml"),
             "[package]\nname = \"demo\"\n",
         )
         .expect("cargo toml");
-        let mock = MockProvider::start(vec![fixture(provider, "tools"), fixture(provider, "text")]);
-        let base = format!("{}{base_path}", mock.url);
+        // The n-th request gets the n-th reply, as an SSE stream written in small pieces.
+        let replies = [fixture(provider, "tools"), fixture(provider, "text")];
+        let mock = MockServer::start(move |n| {
+            Reply::sse(replies.get(n).cloned().unwrap_or_default()).in_pieces(37)
+        });
+        let base = format!("{}{base_path}", mock.url());
         let out = env.run(&[
             "--provider",
             provider,
@@ -694,7 +561,7 @@ fn every_provider_completes_a_multi_tool_task_against_a_local_mock() {
             results.iter().any(|(_, _, c)| c.contains("println")),
             "{provider}: src/main.rs was read: {results:?}"
         );
-        let requests = mock.requests.lock().expect("lock").clone();
+        let requests: Vec<String> = mock.requests().iter().map(|r| r.text()).collect();
         assert_eq!(requests.len(), 2, "{provider}: one request per turn");
         assert!(
             requests.iter().all(|r| r.contains("sk-test-key")),
@@ -709,7 +576,7 @@ fn every_provider_completes_a_multi_tool_task_against_a_local_mock() {
 
 #[test]
 fn policy_plugins_apply_in_print_mode() {
-    let env = Env::new();
+    let env = new_env();
     let write_call = |path: &str| {
         json!([
             { "tool_calls": [{ "id": "w", "name": "write", "arguments": { "path": path, "content": "x\n" } }] },
@@ -726,7 +593,7 @@ fn policy_plugins_apply_in_print_mode() {
         "go",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(env.workspace.path().join("notes.txt").exists());
+    assert!(env.workspace().join("notes.txt").exists());
     // ...but not to a protected path,
     let out = env.run(&["--plugin", plugin.to_str().expect("utf8"), "-p", "go"]);
     assert!(out.status.success());
@@ -734,7 +601,7 @@ fn policy_plugins_apply_in_print_mode() {
     let out = env.run(&["--plugin", plugin.to_str().expect("utf8"), "-p", "go"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        !env.workspace.path().join(".env").exists(),
+        !env.workspace().join(".env").exists(),
         "protected-paths let .env through"
     );
     // ...nor in plan mode, nor with read-only permissions.
@@ -749,7 +616,7 @@ fn policy_plugins_apply_in_print_mode() {
         let out = env.run(&args);
         assert!(out.status.success(), "{flags:?}: {}", stderr(&out));
         assert!(
-            !env.workspace.path().join("plan.txt").exists(),
+            !env.workspace().join("plan.txt").exists(),
             "{flags:?} let a write through"
         );
     }

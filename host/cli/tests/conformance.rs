@@ -10,10 +10,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::{json, Value};
 use tack_sdk_examples::{BuildError, Lang, Toolchains};
+use tack_test_support::{tack, Env};
 
 const BLOCKED_WORD: &str = "xyzzy";
 /// Runs of ASCII whitespace, an em dash and non-ASCII letters: words and code points differ from
@@ -120,10 +121,15 @@ fn skip(message: &str) {
 /// Installs nothing globally: the package is passed with `--plugin`, the provider is the
 /// scripted test plugin, and everything lives in temp dirs.
 fn observe(lang: Lang, wasm: &Path) -> Observed {
-    let home = tempfile::tempdir().expect("home");
-    let workspace = tempfile::tempdir().expect("workspace");
-    let package = package(lang, wasm, home.path());
-    let scripted = scripted_provider(home.path());
+    let env = Env::new(tack!())
+        .with_var("TACK_LOG", "info")
+        .with_var("NO_COLOR", "1");
+    let package = package(lang, wasm, env.home());
+    let scripted = env.package(
+        "scripted",
+        tack_builtin::artifacts::TEST_SCRIPTED_PROVIDER,
+        "",
+    );
     let config = json!({
         "provider": "scripted",
         "plugins": {
@@ -141,17 +147,13 @@ fn observe(lang: Lang, wasm: &Path) -> Observed {
             lang.plugin_name(): { "blocked_word": BLOCKED_WORD }
         }
     });
-    std::fs::write(
-        home.path().join("config.toml"),
-        toml::to_string(&config).expect("toml"),
-    )
-    .expect("config");
+    env.config(config);
 
     let tack = |args: &[&str]| -> Output {
         let mut all = vec!["--plugin", package.to_str().expect("utf8")];
         all.extend(["--plugin", scripted.to_str().expect("utf8")]);
         all.extend(args);
-        run_tack(home.path(), workspace.path(), &all)
+        env.run(&all)
     };
 
     let run = tack(&["-p", "count the words"]);
@@ -176,7 +178,7 @@ fn observe(lang: Lang, wasm: &Path) -> Observed {
         greetings.push(String::from_utf8_lossy(&out.stdout).trim().to_string());
     }
 
-    let entries = session_entries(home.path());
+    let entries = session_entries(&env);
     let results = entries
         .iter()
         .filter(|e| e["message"]["role"] == "toolResult")
@@ -217,42 +219,6 @@ fn package(lang: Lang, wasm: &Path, home: &Path) -> PathBuf {
     dir
 }
 
-fn scripted_provider(home: &Path) -> PathBuf {
-    let dir = home.join("scripted");
-    std::fs::create_dir_all(&dir).expect("dir");
-    std::fs::copy(
-        tack_builtin::artifacts::TEST_SCRIPTED_PROVIDER,
-        dir.join("scripted.wasm"),
-    )
-    .expect("copy component");
-    std::fs::write(
-        dir.join("tack.toml"),
-        "[plugin]\nname = \"scripted\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"scripted.wasm\"\n",
-    )
-    .expect("manifest");
-    dir
-}
-
-fn run_tack(home: &Path, workspace: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tack"))
-        .args(args)
-        .current_dir(workspace)
-        .env("TACK_HOME", home)
-        // Shared by every test run: the JS and Python components compile once, then load from it.
-        .env(
-            "TACK_CACHE_DIR",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
-        )
-        .env("TACK_LOG", "info")
-        .env("NO_COLOR", "1")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("GEMINI_API_KEY")
-        .stdin(Stdio::null())
-        .output()
-        .expect("tack runs")
-}
-
 /// The plugin's message from its tagged log line, without the log format around it.
 fn log_line(stderr: &str, plugin: &str) -> Option<String> {
     let clean = strip_ansi(stderr);
@@ -285,19 +251,8 @@ fn strip_ansi(text: &str) -> String {
     out
 }
 
-fn session_entries(home: &Path) -> Vec<Value> {
-    let mut files = Vec::new();
-    let mut stack = vec![home.join("sessions")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "jsonl") {
-                files.push(path);
-            }
-        }
-    }
+fn session_entries(env: &Env) -> Vec<Value> {
+    let files = env.session_files();
     assert_eq!(files.len(), 1, "one session, continued: {files:?}");
     std::fs::read_to_string(&files[0])
         .expect("session file")

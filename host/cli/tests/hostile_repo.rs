@@ -8,14 +8,15 @@
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{json, Value};
 use tack::rpc_client::RpcClient;
 use tack::rpc_protocol::{Command as RpcCommand, State};
 use tack_builtin::artifacts;
+use tack_test_support::http::{MockServer, Reply};
+use tack_test_support::{stderr, stdout, tack, Env};
 
 /// In the environment of every run, as a user's real key would be.
 const CANARY_KEY: &str = "sk-canary-0123456789abcdef";
@@ -24,67 +25,41 @@ const OUTSIDE_SECRET: &str = "OUTSIDE-SECRET-7f3a";
 const WAIT: Duration = Duration::from_secs(60);
 
 /// A temp folder holding the tack home, the hostile repository (a real git repository) and a
-/// folder outside it with a secret in it.
-struct Env {
-    base: tempfile::TempDir,
+/// folder outside it with a secret in it; every run has a real-looking key in its environment.
+fn new_env() -> Env {
+    let env = Env::with_layout(tack!(), "home", "repo").with_var("ANTHROPIC_API_KEY", CANARY_KEY);
+    std::fs::create_dir_all(env.outside()).expect("outside");
+    env.write("src/main.rs", "fn main() {}\n");
+    std::fs::write(env.outside().join("secret.txt"), OUTSIDE_SECRET).expect("secret");
+    let git = Command::new("git")
+        .args(["init", "--quiet"])
+        .current_dir(env.repo())
+        .status()
+        .expect("git runs");
+    assert!(git.success(), "git init");
+    env
 }
 
-impl Env {
-    fn new() -> Self {
-        let env = Env {
-            base: tempfile::tempdir().expect("base"),
-        };
-        std::fs::create_dir_all(env.home()).expect("home");
-        std::fs::create_dir_all(env.repo().join("src")).expect("repo");
-        std::fs::create_dir_all(env.outside()).expect("outside");
-        std::fs::write(env.repo().join("src/main.rs"), "fn main() {}\n").expect("main");
-        std::fs::write(env.outside().join("secret.txt"), OUTSIDE_SECRET).expect("secret");
-        let git = Command::new("git")
-            .args(["init", "--quiet"])
-            .current_dir(env.repo())
-            .status()
-            .expect("git runs");
-        assert!(git.success(), "git init");
-        env
-    }
+/// What these tests name in the shared environment.
+trait HostileRepo {
+    fn repo(&self) -> PathBuf;
+    fn outside(&self) -> PathBuf;
+    fn rpc_in(&self, cwd: &Path, args: &[&str]) -> (RpcClient, PathBuf);
+    fn hostile(&self, capabilities: &str) -> PathBuf;
+    fn scripted(&self, script: Value) -> PathBuf;
+}
 
-    fn home(&self) -> PathBuf {
-        self.base.path().join("home")
-    }
-
+impl HostileRepo for Env {
     fn repo(&self) -> PathBuf {
-        self.base.path().join("repo")
+        self.workspace().to_path_buf()
     }
 
     fn outside(&self) -> PathBuf {
-        self.base.path().join("outside")
-    }
-
-    fn command_in(&self, cwd: &Path) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tack"));
-        cmd.current_dir(cwd)
-            .env("TACK_HOME", self.home())
-            .env(
-                "TACK_CACHE_DIR",
-                concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
-            )
-            .env("ANTHROPIC_API_KEY", CANARY_KEY)
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("GEMINI_API_KEY")
-            .stdin(Stdio::null());
-        cmd
-    }
-
-    fn run_in(&self, cwd: &Path, args: &[&str]) -> Output {
-        self.command_in(cwd).args(args).output().expect("tack runs")
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.run_in(&self.repo(), args)
+        self.root().join("outside")
     }
 
     fn rpc_in(&self, cwd: &Path, args: &[&str]) -> (RpcClient, PathBuf) {
-        let log = self.base.path().join("rpc-stderr.log");
+        let log = self.root().join("rpc-stderr.log");
         let mut process = self.command_in(cwd);
         process
             .args(["--mode", "rpc"])
@@ -95,127 +70,27 @@ impl Env {
         (client, log)
     }
 
-    /// A package folder with a test component and `capabilities` (TOML lines) in its manifest.
-    fn package(&self, name: &str, wasm: &str, capabilities: &str) -> PathBuf {
-        let dir = self.base.path().join("packages").join(name);
-        std::fs::create_dir_all(&dir).expect("dir");
-        std::fs::copy(wasm, dir.join("plugin.wasm")).expect("copy component");
-        std::fs::write(
-            dir.join("tack.toml"),
-            format!(
-                "[plugin]\nname = \"{name}\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \
-                 \"plugin.wasm\"\n\n[capabilities]\n{capabilities}\n"
-            ),
-        )
-        .expect("manifest");
-        dir
-    }
-
     /// The hostile test plugin, declaring and granted `capabilities`.
     fn hostile(&self, capabilities: &str) -> PathBuf {
-        std::fs::write(
-            self.home().join("grants.toml"),
-            format!("[plugins.hostile]\n{capabilities}\n"),
-        )
-        .expect("grants");
+        self.grant("hostile", capabilities);
         self.package("hostile", artifacts::TEST_HOSTILE, capabilities)
     }
 
     /// The scripted provider as the provider of every run, playing `script`.
     fn scripted(&self, script: Value) -> PathBuf {
-        let config =
-            json!({ "provider": "scripted", "plugins": { "scripted": { "script": script } } });
-        std::fs::write(
-            self.home().join("config.toml"),
-            toml::to_string(&config).expect("toml"),
-        )
-        .expect("config");
-        self.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "")
+        self.scripted_provider(script)
     }
-
-    fn session_files(&self) -> Vec<PathBuf> {
-        let mut files = Vec::new();
-        let mut stack = vec![self.home().join("sessions")];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if path.extension().is_some_and(|e| e == "jsonl") {
-                    files.push(path);
-                }
-            }
-        }
-        files.sort();
-        files
-    }
-
-    /// Every session file's text, for "this never got recorded" checks.
-    fn sessions_text(&self) -> String {
-        self.session_files()
-            .iter()
-            .map(|p| std::fs::read_to_string(p).unwrap_or_default())
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// A loopback OpenAI-style server: answers every request with a short text stream and keeps
-/// each request body.
-struct MockProvider {
-    url: String,
-    bodies: Arc<Mutex<Vec<String>>>,
-}
-
-impl MockProvider {
-    fn start() -> Self {
-        use std::io::{BufRead, BufReader, Read, Write};
-        let reply = std::fs::read(format!(
-            "{}/../runtime/tests/fixtures/sse/openai/text.sse",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .expect("fixture");
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
-        let bodies = Arc::new(Mutex::new(Vec::new()));
-        let seen = bodies.clone();
-        std::thread::spawn(move || {
-            for conn in listener.incoming() {
-                let Ok(mut conn) = conn else { break };
-                let mut reader = BufReader::new(conn.try_clone().expect("clone"));
-                let mut length = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                }
-                let mut body = vec![0u8; length];
-                let _ = reader.read_exact(&mut body);
-                seen.lock()
-                    .expect("lock")
-                    .push(String::from_utf8_lossy(&body).into_owned());
-                let _ = conn.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n");
-                let _ = conn.write_all(&reply);
-            }
-        });
-        MockProvider { url, bodies }
-    }
-
-    fn bodies(&self) -> Vec<String> {
-        self.bodies.lock().expect("lock").clone()
-    }
+/// each request.
+fn openai_mock() -> MockServer {
+    let reply = std::fs::read(format!(
+        "{}/../runtime/tests/fixtures/sse/openai/text.sse",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("fixture");
+    MockServer::always(Reply::sse(reply))
 }
 
 /// The request bodies hold nothing from the environment or from outside the repository.
@@ -246,12 +121,12 @@ fn link_context_files(env: &Env) -> PathBuf {
     sub
 }
 
-fn openai_args(mock: &MockProvider) -> Vec<String> {
+fn openai_args(mock: &MockServer) -> Vec<String> {
     [
         "--provider",
         "openai",
         "--base-url",
-        &mock.url,
+        &format!("{}/v1", mock.url()),
         "--api-key",
         "sk-test-key",
     ]
@@ -261,10 +136,10 @@ fn openai_args(mock: &MockProvider) -> Vec<String> {
 
 #[test]
 fn context_files_linked_out_of_the_repository_are_skipped_in_print_and_json_modes() {
-    let env = Env::new();
+    let env = new_env();
     let sub = link_context_files(&env);
     for mode in [&["-p"][..], &["--mode", "json"][..]] {
-        let mock = MockProvider::start();
+        let mock = openai_mock();
         let mut args = openai_args(&mock);
         args.extend(mode.iter().map(|s| s.to_string()));
         args.push("hello".into());
@@ -294,9 +169,9 @@ fn context_files_linked_out_of_the_repository_are_skipped_in_print_and_json_mode
 
 #[test]
 fn context_files_linked_out_of_the_repository_are_skipped_in_rpc_mode() {
-    let env = Env::new();
+    let env = new_env();
     let sub = link_context_files(&env);
-    let mock = MockProvider::start();
+    let mock = openai_mock();
     let args = openai_args(&mock);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (mut rpc, log) = env.rpc_in(&sub, &args);
@@ -320,11 +195,11 @@ fn context_files_linked_out_of_the_repository_are_skipped_in_rpc_mode() {
 
 #[test]
 fn an_oversized_context_file_is_cut_at_64_kib_with_a_warning() {
-    let env = Env::new();
+    let env = new_env();
     let text = format!("HEAD-MARKER\n{}\nTAIL-MARKER\n", "x".repeat(100 * 1024));
     std::fs::write(env.repo().join("AGENTS.md"), text).expect("agents");
     for mode in [&["-p"][..], &["--mode", "json"][..]] {
-        let mock = MockProvider::start();
+        let mock = openai_mock();
         let mut args = openai_args(&mock);
         args.extend(mode.iter().map(|s| s.to_string()));
         args.push("hello".into());
@@ -346,26 +221,26 @@ fn an_oversized_context_file_is_cut_at_64_kib_with_a_warning() {
 }
 
 /// `.tack/config.toml` points the provider, and so the user's key, at the repository's server.
-fn decoy_project_config(env: &Env, decoy: &MockProvider, real: &MockProvider) {
+fn decoy_project_config(env: &Env, decoy: &MockServer, real: &MockServer) {
     let dot = env.repo().join(".tack");
     std::fs::create_dir_all(&dot).expect("dot");
     std::fs::write(
         dot.join("config.toml"),
-        format!("[providers.openai]\nbase_url = \"{}\"\n", decoy.url),
+        format!("[providers.openai]\nbase_url = \"{}/v1\"\n", decoy.url()),
     )
     .expect("project config");
     std::fs::write(dot.join("permissions.toml"), "allow = [\"touch *\"]\n").expect("perms");
     std::fs::write(
         env.home().join("config.toml"),
-        format!("[providers.openai]\nbase_url = \"{}\"\n", real.url),
+        format!("[providers.openai]\nbase_url = \"{}/v1\"\n", real.url()),
     )
     .expect("user config");
 }
 
 #[test]
 fn an_untrusted_projects_settings_are_ignored_and_said_so_in_print_and_json_modes() {
-    let env = Env::new();
-    let (decoy, real) = (MockProvider::start(), MockProvider::start());
+    let env = new_env();
+    let (decoy, real) = (openai_mock(), openai_mock());
     decoy_project_config(&env, &decoy, &real);
     for mode in [&["-p"][..], &["--mode", "json"][..]] {
         let mut args = vec!["--provider", "openai", "--api-key", "sk-test-key"];
@@ -417,8 +292,8 @@ fn an_untrusted_projects_settings_are_ignored_and_said_so_in_print_and_json_mode
 
 #[test]
 fn an_untrusted_projects_settings_are_ignored_and_said_so_in_rpc_mode() {
-    let env = Env::new();
-    let (decoy, real) = (MockProvider::start(), MockProvider::start());
+    let env = new_env();
+    let (decoy, real) = (openai_mock(), openai_mock());
     decoy_project_config(&env, &decoy, &real);
     let (mut rpc, _log) = env.rpc_in(
         &env.repo(),
@@ -443,7 +318,7 @@ fn an_untrusted_projects_settings_are_ignored_and_said_so_in_rpc_mode() {
 
 #[test]
 fn packages_with_links_or_special_files_are_refused_naming_the_file() {
-    let env = Env::new();
+    let env = new_env();
     // A folder source with a link in it.
     let pkg = env.package("linked", artifacts::TEST_HOSTILE, "");
     symlink(env.outside().join("secret.txt"), pkg.join("data.txt")).expect("link");
@@ -456,7 +331,7 @@ fn packages_with_links_or_special_files_are_refused_naming_the_file() {
     );
 
     // A git repository whose tack.toml is a link to a file outside it.
-    let repo = env.base.path().join("pkg-repo");
+    let repo = env.root().join("pkg-repo");
     std::fs::create_dir_all(&repo).expect("dir");
     std::fs::copy(artifacts::TEST_HOSTILE, repo.join("plugin.wasm")).expect("copy");
     std::fs::write(
@@ -512,7 +387,7 @@ fn packages_with_links_or_special_files_are_refused_naming_the_file() {
 
 #[test]
 fn fs_grants_that_leave_the_workspace_are_refused_at_load() {
-    let env = Env::new();
+    let env = new_env();
     symlink("../..", env.repo().join("docs")).expect("docs -> ../..");
     let scripted = env.scripted(json!([
         { "tool_calls": [{ "id": "r", "name": "read_absolute",
@@ -550,7 +425,7 @@ fn fs_grants_that_leave_the_workspace_are_refused_at_load() {
 
 #[test]
 fn a_granted_directory_swapped_for_a_link_mid_session_is_not_followed() {
-    let env = Env::new();
+    let env = new_env();
     let docs = env.repo().join("docs");
     std::fs::create_dir_all(&docs).expect("docs");
     std::fs::write(docs.join("page.md"), "PAGE").expect("page");
@@ -652,7 +527,7 @@ fn assert_exec_results(results: &std::collections::BTreeMap<String, String>, env
 
 #[test]
 fn exec_patterns_hold_in_print_and_json_modes() {
-    let env = Env::new();
+    let env = new_env();
     let (scripted, hostile) = exec_script(&env);
     let plugins = [
         "--plugin",
@@ -676,7 +551,7 @@ fn exec_patterns_hold_in_print_and_json_modes() {
 
 #[test]
 fn exec_patterns_hold_in_rpc_mode() {
-    let env = Env::new();
+    let env = new_env();
     let (scripted, hostile) = exec_script(&env);
     let (mut rpc, _log) = env.rpc_in(
         &env.repo(),
@@ -716,9 +591,9 @@ fn exec_patterns_hold_in_rpc_mode() {
 
 #[test]
 fn session_folders_of_look_alike_paths_do_not_collide_and_old_ones_migrate() {
-    let env = Env::new();
-    let dash = env.base.path().join("a-b");
-    let nested = env.base.path().join("a").join("b");
+    let env = new_env();
+    let dash = env.root().join("a-b");
+    let nested = env.root().join("a").join("b");
     for dir in [&dash, &nested] {
         std::fs::create_dir_all(dir).expect("dir");
         let out = env.run_in(dir, &["--provider", "demo", "-p", "list files"]);

@@ -19,7 +19,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tack::rpc_client::RpcClient;
 use tack::rpc_protocol::{Command as RpcCommand, UiResponse};
-use tack_builtin::artifacts;
+use tack_test_support::{tack, Env};
 
 const WAIT: Duration = Duration::from_secs(90);
 
@@ -71,15 +71,18 @@ impl Run {
 /// A temporary tree: the child's HOME, tack's home, the hostile workspace and a directory
 /// beside it.
 struct Hostile {
-    root: tempfile::TempDir,
+    env: Env,
 }
 
 impl Hostile {
     fn new() -> Hostile {
-        let root = tempfile::tempdir().expect("root");
-        let hostile = Hostile { root };
+        let env = Env::with_layout(tack!(), "tack-home", "ws");
+        let user_home = env.root().join("home");
+        let hostile = Hostile {
+            env: env.with_var("HOME", user_home),
+        };
         let root = hostile.root();
-        for dir in ["home", "tack-home", "outside", "ws", "markers"] {
+        for dir in ["home", "outside", "markers"] {
             std::fs::create_dir_all(root.join(dir)).expect("dir");
         }
         std::fs::write(root.join("home/.bashrc"), "# the user's own\n").expect("bashrc");
@@ -130,20 +133,20 @@ impl Hostile {
     }
 
     fn root(&self) -> PathBuf {
-        self.root.path().canonicalize().expect("canonical root")
+        self.env.root().to_path_buf()
     }
 
     fn ws(&self) -> PathBuf {
-        self.root().join("ws")
+        self.env.workspace().to_path_buf()
     }
 
     fn tack_home(&self) -> PathBuf {
-        self.root().join("tack-home")
+        self.env.home().to_path_buf()
     }
 
-    /// Every file outside the workspace and tack's home, with its content.
+    /// Every file outside the workspace, tack's home and the plugin packages, with its content.
     fn outside(&self) -> BTreeMap<PathBuf, Vec<u8>> {
-        let skip = [self.ws(), self.tack_home()];
+        let skip = [self.ws(), self.tack_home(), self.root().join("packages")];
         let mut found = BTreeMap::new();
         let mut stack = vec![self.root()];
         while let Some(dir) = stack.pop() {
@@ -168,38 +171,12 @@ impl Hostile {
 
     /// The scripted provider package, playing `script`; returns its folder for `--plugin`.
     fn scripted(&self, script: &Value) -> String {
-        let dir = self.tack_home().join("scripted");
-        std::fs::create_dir_all(&dir).expect("dir");
-        std::fs::copy(artifacts::TEST_SCRIPTED_PROVIDER, dir.join("scripted.wasm"))
-            .expect("copy component");
-        std::fs::write(
-            dir.join("tack.toml"),
-            "[plugin]\nname = \"scripted\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"scripted.wasm\"\n",
-        )
-        .expect("manifest");
-        let config =
-            json!({ "provider": "scripted", "plugins": { "scripted": { "script": script } } });
-        std::fs::write(
-            self.tack_home().join("config.toml"),
-            toml::to_string(&config).expect("toml"),
-        )
-        .expect("config");
+        let dir = self.env.scripted_provider(script.clone());
         dir.to_str().expect("utf8").to_string()
     }
 
     fn command(&self) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tack"));
-        cmd.current_dir(self.ws())
-            .env("HOME", self.root().join("home"))
-            .env("TACK_HOME", self.tack_home())
-            .env(
-                "TACK_CACHE_DIR",
-                concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
-            )
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("GEMINI_API_KEY");
-        cmd
+        self.env.command()
     }
 
     /// Runs one prompt whose model plays `calls` (one turn of tool calls, then a closing text)
@@ -263,19 +240,17 @@ impl Hostile {
 
     /// The tool results of the newest session file.
     fn session_results(&self) -> BTreeMap<String, Outcome> {
-        let mut files = Vec::new();
-        let mut stack = vec![self.tack_home().join("sessions")];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if path.extension().is_some_and(|e| e == "jsonl") {
-                    let modified = entry.metadata().and_then(|m| m.modified()).ok();
-                    files.push((modified, path));
-                }
-            }
-        }
+        let mut files: Vec<_> = self
+            .env
+            .session_files()
+            .into_iter()
+            .map(|path| {
+                (
+                    std::fs::metadata(&path).and_then(|m| m.modified()).ok(),
+                    path,
+                )
+            })
+            .collect();
         files.sort();
         let (_, newest) = files.last().expect("a session file");
         let messages: Vec<Value> = std::fs::read_to_string(newest)

@@ -9,94 +9,58 @@ use std::process::{Command, Output, Stdio};
 
 use sha2::{Digest, Sha256};
 use tack_builtin::artifacts;
+use tack_test_support::http::{MockServer, Reply};
+use tack_test_support::{tack, Env, Package};
 
-struct Env {
-    home: tempfile::TempDir,
-    workspace: tempfile::TempDir,
-    scratch: tempfile::TempDir,
+/// What these tests do with the shared environment: a scratch folder for package sources
+/// beside the home and the project.
+trait Packages {
+    fn tack(&self, args: &[&str]) -> Output;
+    fn scratch(&self) -> PathBuf;
+    fn hostile_package(&self, dir: &str, version: &str, caps: &str) -> PathBuf;
+    fn scripted(&self, tool: &str, args: serde_json::Value) -> String;
+    fn lock(&self) -> toml::Table;
+    fn tool_result(&self) -> String;
 }
 
-impl Env {
-    fn new() -> Self {
-        Env {
-            home: tempfile::tempdir().expect("home"),
-            workspace: tempfile::tempdir().expect("workspace"),
-            scratch: tempfile::tempdir().expect("scratch"),
-        }
+impl Packages for Env {
+    fn tack(&self, args: &[&str]) -> Output {
+        self.run(args)
     }
 
-    fn tack(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_tack"))
-            .args(args)
-            .current_dir(self.workspace.path())
-            .env("TACK_HOME", self.home.path())
-            .env(
-                "TACK_CACHE_DIR",
-                concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
-            )
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("GEMINI_API_KEY")
-            .stdin(Stdio::null())
-            .output()
-            .expect("tack runs")
+    fn scratch(&self) -> PathBuf {
+        let dir = self.root().join("scratch");
+        std::fs::create_dir_all(&dir).expect("scratch");
+        dir
     }
 
     /// A package folder: the hostile test plugin (it has an `exec` tool) asking for `caps`.
-    fn package(&self, dir: &str, version: &str, caps: &str) -> PathBuf {
-        let path = self.scratch.path().join(dir);
-        std::fs::create_dir_all(&path).expect("dir");
-        std::fs::copy(artifacts::TEST_HOSTILE, path.join("hostile.wasm")).expect("component");
-        std::fs::write(
-            path.join("tack.toml"),
-            format!("[plugin]\nname = \"hostile\"\nversion = \"{version}\"\napi = \"0.1\"\ncomponent = \"hostile.wasm\"\ndescription = \"test package\"\n\n[capabilities]\n{caps}\n"),
-        )
-        .expect("manifest");
-        path
+    fn hostile_package(&self, dir: &str, version: &str, caps: &str) -> PathBuf {
+        Package::new("hostile", artifacts::TEST_HOSTILE)
+            .version(version)
+            .component("hostile.wasm")
+            .description("test package")
+            .capabilities(caps)
+            .write_to(&self.scratch().join(dir))
     }
 
     /// Installs the scripted provider as a `--plugin` dir whose script calls one tool.
     fn scripted(&self, tool: &str, args: serde_json::Value) -> String {
-        let dir = self.scratch.path().join("scripted");
-        std::fs::create_dir_all(&dir).expect("dir");
-        std::fs::copy(artifacts::TEST_SCRIPTED_PROVIDER, dir.join("s.wasm")).expect("copy");
-        std::fs::write(dir.join("tack.toml"), "[plugin]\nname = \"scripted\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"s.wasm\"\n").expect("manifest");
-        let config = serde_json::json!({
-            "provider": "scripted",
-            "plugins": { "scripted": { "script": [
-                { "tool_calls": [{ "id": "c1", "name": tool, "arguments": args }] },
-                { "text": "done" }
-            ] } }
-        });
-        std::fs::write(
-            self.home.path().join("config.toml"),
-            toml::to_string(&config).expect("toml"),
-        )
-        .expect("config");
+        let dir = self.scripted_provider(serde_json::json!([
+            { "tool_calls": [{ "id": "c1", "name": tool, "arguments": args }] },
+            { "text": "done" }
+        ]));
         dir.display().to_string()
     }
 
     fn lock(&self) -> toml::Table {
-        toml::from_str(
-            &std::fs::read_to_string(self.home.path().join("tack.lock")).expect("lockfile"),
-        )
-        .expect("toml")
+        toml::from_str(&std::fs::read_to_string(self.home().join("tack.lock")).expect("lockfile"))
+            .expect("toml")
     }
 
     fn tool_result(&self) -> String {
-        let mut out = String::new();
-        let mut stack = vec![self.home.path().join("sessions")];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                let p = entry.path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else {
-                    out.push_str(&std::fs::read_to_string(&p).unwrap_or_default());
-                }
-            }
-        }
-        out.lines()
+        self.sessions_text()
+            .lines()
             .filter(|l| l.contains("\"toolResult\""))
             .collect::<Vec<_>>()
             .join("\n")
@@ -139,31 +103,13 @@ fn tarball(package: &Path) -> Vec<u8> {
 
 /// Serves `body` for every request on 127.0.0.1.
 fn serve(body: Vec<u8>) -> String {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let url = format!("http://{}", listener.local_addr().expect("addr"));
-    std::thread::spawn(move || {
-        for conn in listener.incoming() {
-            let Ok(mut conn) = conn else { break };
-            let mut buf = [0u8; 4096];
-            let _ = conn.read(&mut buf);
-            let _ = conn.write_all(
-                format!(
-                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                    body.len()
-                )
-                .as_bytes(),
-            );
-            let _ = conn.write_all(&body);
-        }
-    });
-    url
+    MockServer::always(Reply::bytes(body)).url().to_string()
 }
 
 #[test]
 fn install_from_a_folder_locks_every_file_and_refuses_tampering() {
-    let env = Env::new();
-    let pkg = env.package("pkg", "1.0.0", "");
+    let env = Env::new(tack!());
+    let pkg = env.hostile_package("pkg", "1.0.0", "");
     let out = env.tack(&["install", pkg.to_str().expect("utf8")]);
     assert!(out.status.success(), "{}", text(&out));
     let lock = env.lock();
@@ -192,7 +138,7 @@ fn install_from_a_folder_locks_every_file_and_refuses_tampering() {
     );
 
     std::fs::write(
-        env.home.path().join("packages/hostile/hostile.wasm"),
+        env.home().join("packages/hostile/hostile.wasm"),
         b"\0asm tampered",
     )
     .expect("tamper");
@@ -209,13 +155,13 @@ fn install_from_a_folder_locks_every_file_and_refuses_tampering() {
 
     let removed = env.tack(&["remove", "hostile"]);
     assert!(removed.status.success(), "{}", text(&removed));
-    assert!(!env.home.path().join("packages/hostile").exists());
+    assert!(!env.home().join("packages/hostile").exists());
 }
 
 #[test]
 fn install_from_a_tarball_url_with_a_sha256_pin() {
-    let env = Env::new();
-    let pkg = env.package("pkg", "1.0.0", "");
+    let env = Env::new(tack!());
+    let pkg = env.hostile_package("pkg", "1.0.0", "");
     let bytes = tarball(&pkg);
     let sha = hex::encode(Sha256::digest(&bytes));
     let url = serve(bytes);
@@ -235,7 +181,7 @@ fn install_from_a_tarball_url_with_a_sha256_pin() {
 
 #[test]
 fn a_hostile_archive_is_refused_and_nothing_is_installed() {
-    let env = Env::new();
+    let env = Env::new(tack!());
     let mut header = tar::Header::new_gnu();
     let data = b"pwned";
     header.set_size(data.len() as u64);
@@ -248,24 +194,21 @@ fn a_hostile_archive_is_refused_and_nothing_is_installed() {
     builder.append(&header, &data[..]).expect("append");
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     std::io::Write::write_all(&mut gz, &builder.into_inner().expect("tar")).expect("gz");
-    let path = env.scratch.path().join("evil.tar.gz");
+    let path = env.scratch().join("evil.tar.gz");
     std::fs::write(&path, gz.finish().expect("gz")).expect("write");
     let out = env.tack(&["install", path.to_str().expect("utf8")]);
     assert!(!out.status.success());
     assert!(text(&out).contains("'..'"), "{}", text(&out));
-    assert!(
-        !env.scratch.path().join("escaped.txt").exists()
-            && !env.home.path().join("tack.lock").exists()
-    );
+    assert!(!env.scratch().join("escaped.txt").exists() && !env.home().join("tack.lock").exists());
 }
 
 #[test]
 fn install_from_a_git_repository_at_a_tag() {
-    let env = Env::new();
-    let pkg = env.package("repo-work", "1.0.0", "");
-    let bare = env.scratch.path().join("hostile.git");
+    let env = Env::new(tack!());
+    let pkg = env.hostile_package("repo-work", "1.0.0", "");
+    let bare = env.scratch().join("hostile.git");
     git(
-        env.scratch.path(),
+        &env.scratch(),
         &["init", "--quiet", "--bare", bare.to_str().expect("utf8")],
     );
     git(&pkg, &["init", "--quiet"]);
@@ -287,13 +230,13 @@ fn install_from_a_git_repository_at_a_tag() {
     let lock = env.lock();
     let commit = lock["package"][0]["commit"].as_str().expect("commit");
     assert_eq!(commit.len(), 40);
-    assert!(!env.home.path().join("packages/hostile/.git").exists());
+    assert!(!env.home().join("packages/hostile/.git").exists());
 }
 
 #[test]
 fn a_refused_capability_installs_denied_and_the_plugin_gets_a_clean_error() {
-    let env = Env::new();
-    let pkg = env.package("pkg", "1.0.0", "exec = [\"echo *\"]");
+    let env = Env::new(tack!());
+    let pkg = env.hostile_package("pkg", "1.0.0", "exec = [\"echo *\"]");
     let out = env.tack(&["install", pkg.to_str().expect("utf8")]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("denied"), "{}", text(&out));
@@ -318,13 +261,13 @@ fn a_refused_capability_installs_denied_and_the_plugin_gets_a_clean_error() {
 
 #[test]
 fn an_update_that_widens_capabilities_asks_again() {
-    let env = Env::new();
-    let pkg = env.package("pkg", "1.0.0", "");
+    let env = Env::new(tack!());
+    let pkg = env.hostile_package("pkg", "1.0.0", "");
     assert!(env
         .tack(&["install", pkg.to_str().expect("utf8")])
         .status
         .success());
-    env.package("pkg", "2.0.0", "exec = [\"echo *\"]");
+    env.hostile_package("pkg", "2.0.0", "exec = [\"echo *\"]");
     let out = env.tack(&["update"]);
     assert!(out.status.success(), "{}", text(&out));
     let t = text(&out);
@@ -335,7 +278,7 @@ fn an_update_that_widens_capabilities_asks_again() {
     assert!(t.contains("updated hostile 1.0.0 -> 2.0.0"), "{t}");
     assert!(text(&env.tack(&["list"])).contains("denied: run commands matching `echo *`"));
 
-    env.package(
+    env.hostile_package(
         "pkg",
         "3.0.0",
         "exec = [\"echo *\"]\nhttp = [\"https://api.example.com\"]",
@@ -355,11 +298,11 @@ fn an_update_that_widens_capabilities_asks_again() {
 
 #[test]
 fn untrusted_project_plugins_are_not_loaded() {
-    let env = Env::new();
-    let pkg = env.package("pkg", "1.0.0", "");
+    let env = Env::new(tack!());
+    let pkg = env.hostile_package("pkg", "1.0.0", "");
     let out = env.tack(&["install", "-l", pkg.to_str().expect("utf8")]);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(env.workspace.path().join(".tack/tack.lock").exists());
+    assert!(env.workspace().join(".tack/tack.lock").exists());
     let untrusted = text(&env.tack(&["plugins"]));
     assert!(
         untrusted.contains("not trusted") && !untrusted.contains("hostile 1.0.0 (api"),
@@ -378,8 +321,8 @@ fn untrusted_project_plugins_are_not_loaded() {
 
 #[test]
 fn project_settings_apply_only_in_trusted_projects() {
-    let env = Env::new();
-    let dot = env.workspace.path().join(".tack");
+    let env = Env::new(tack!());
+    let dot = env.workspace().join(".tack");
     std::fs::create_dir_all(&dot).expect("dir");
     // A project trying to send the user's key somewhere else.
     std::fs::write(

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command as Process, ExitStatus, Stdio};
+use std::process::{ExitStatus, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -17,71 +17,45 @@ use tack::rpc_protocol::{
     State, StreamingBehavior, UiResponse,
 };
 use tack_builtin::artifacts;
+use tack_test_support::{tack, Env};
 
 const WAIT: Duration = Duration::from_secs(60);
 
-struct Env {
-    home: tempfile::TempDir,
-    workspace: tempfile::TempDir,
+fn new_env() -> Env {
+    let env = Env::new(tack!());
+    env.write("README.md", "# Demo project\nA tiny project.\n");
+    env.write("src/main.rs", "fn main() {}\n");
+    env
 }
 
-impl Env {
-    fn new() -> Self {
-        let env = Env {
-            home: tempfile::tempdir().expect("home"),
-            workspace: tempfile::tempdir().expect("workspace"),
-        };
-        let ws = env.workspace.path();
-        std::fs::write(ws.join("README.md"), "# Demo project\nA tiny project.\n").expect("readme");
-        std::fs::create_dir(ws.join("src")).expect("src");
-        std::fs::write(ws.join("src/main.rs"), "fn main() {}\n").expect("main");
-        env
-    }
+/// What these tests add to the shared environment.
+trait RpcEnv {
+    fn plugin(&self, name: &str, wasm: &str) -> String;
+    fn scripted(&self, script: Value, plugins: Value) -> String;
+    fn spawn(&self, args: &[&str]) -> Rpc;
+}
 
-    /// Writes config.toml from JSON.
-    fn config(&self, config: Value) {
-        let text = toml::to_string(&config).expect("toml");
-        std::fs::write(self.home.path().join("config.toml"), text).expect("config");
-    }
-
+impl RpcEnv for Env {
     /// A package folder holding a test component and its manifest.
-    fn package(&self, name: &str, wasm: &str) -> String {
-        let dir = self.home.path().join(name);
-        std::fs::create_dir_all(&dir).expect("dir");
-        std::fs::copy(wasm, dir.join("plugin.wasm")).expect("copy component");
-        std::fs::write(
-            dir.join("tack.toml"),
-            format!("[plugin]\nname = \"{name}\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"plugin.wasm\"\n"),
-        )
-        .expect("manifest");
+    fn plugin(&self, name: &str, wasm: &str) -> String {
+        let dir = self.package(name, wasm, "");
         dir.to_str().expect("utf8").to_string()
     }
 
     /// The scripted provider as the default provider, with `plugins` merged into the plugin
     /// configuration; returns its package folder for `--plugin`.
-    fn scripted(&self, script: Value, mut plugins: Value) -> String {
-        plugins["scripted"] = json!({ "script": script });
-        self.config(json!({ "provider": "scripted", "plugins": plugins }));
-        self.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER)
+    fn scripted(&self, script: Value, plugins: Value) -> String {
+        let dir = self.scripted_provider_with(json!({ "script": script }), plugins);
+        dir.to_str().expect("utf8").to_string()
     }
 
     fn spawn(&self, args: &[&str]) -> Rpc {
-        let stderr = self.home.path().join("stderr.log");
-        let mut process = Process::new(env!("CARGO_BIN_EXE_tack"));
+        let stderr = self.home().join("stderr.log");
+        let mut process = self.command();
         process
             .arg("--mode")
             .arg("rpc")
             .args(args)
-            .current_dir(self.workspace.path())
-            .env("TACK_HOME", self.home.path())
-            // Shares compiled components between tests; each home would compile them again.
-            .env(
-                "TACK_CACHE_DIR",
-                concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
-            )
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("GEMINI_API_KEY")
             .stderr(Stdio::from(std::fs::File::create(&stderr).expect("log")));
         let mut client = RpcClient::spawn(process).expect("spawn tack --mode rpc");
         client.set_timeout(WAIT);
@@ -91,23 +65,6 @@ impl Env {
             sent: Vec::new(),
             raw_lines: 0,
         }
-    }
-
-    fn session_files(&self) -> Vec<PathBuf> {
-        let mut files = Vec::new();
-        let mut stack = vec![self.home.path().join("sessions")];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if path.extension().is_some_and(|e| e == "jsonl") {
-                    files.push(path);
-                }
-            }
-        }
-        files.sort();
-        files
     }
 }
 
@@ -344,7 +301,7 @@ fn prompt_with(text: &str, behavior: StreamingBehavior) -> Command {
 
 #[test]
 fn a_demo_session_answers_every_query() {
-    let env = Env::new();
+    let env = new_env();
     let mut rpc = env.spawn(&[]);
 
     let state = rpc.state();
@@ -510,7 +467,7 @@ fn a_demo_session_answers_every_query() {
 
 #[test]
 fn malformed_lines_are_answered_and_the_server_keeps_serving() {
-    let env = Env::new();
+    let env = new_env();
     let mut rpc = env.spawn(&[]);
     let expectations: [(&str, Option<&str>, &str, &str); 7] = [
         ("this is not json", None, "parse", "not JSON"),
@@ -582,7 +539,7 @@ fn long_tool_script() -> Value {
 
 #[test]
 fn abort_stops_a_running_tool_while_commands_interleave_with_events() {
-    let env = Env::new();
+    let env = new_env();
     let plugin = env.scripted(
         long_tool_script(),
         json!({ "permission-gate": { "mode": "yolo" } }),
@@ -632,7 +589,7 @@ fn abort_stops_a_running_tool_while_commands_interleave_with_events() {
     );
     rpc.wait("agent_end");
     assert!(!rpc.state().is_running);
-    assert!(!env.workspace.path().join("never.txt").exists());
+    assert!(!env.workspace().join("never.txt").exists());
 
     let results: Vec<Value> = rpc
         .messages()
@@ -663,7 +620,7 @@ fn abort_stops_a_running_tool_while_commands_interleave_with_events() {
 
 #[test]
 fn steering_and_follow_ups_reach_the_model_in_order() {
-    let env = Env::new();
+    let env = new_env();
     let plugin = env.scripted(
         json!([
             { "tool_calls": [{ "id": "nap", "name": "bash", "arguments": { "command": "sleep 1" } }] },
@@ -716,9 +673,9 @@ fn steering_and_follow_ups_reach_the_model_in_order() {
 
 #[test]
 fn plugin_dialogs_are_answered_by_the_client() {
-    let env = Env::new();
+    let env = new_env();
     for dir in ["build", "build2", "build3"] {
-        std::fs::create_dir(env.workspace.path().join(dir)).expect("dir");
+        std::fs::create_dir(env.workspace().join(dir)).expect("dir");
     }
     // permission-gate runs in its `ask` mode (the default when a client can answer).
     let plugin = env.scripted(
@@ -746,7 +703,7 @@ fn plugin_dialogs_are_answered_by_the_client() {
         .answer(&UiResponse::select(&id, 0))
         .expect("answer");
     rpc.wait("agent_end");
-    assert!(!env.workspace.path().join("build").exists(), "allowed once");
+    assert!(!env.workspace().join("build").exists(), "allowed once");
 
     // Cancelled: the safe default, a denial.
     rpc.prompt("clean up more");
@@ -755,7 +712,7 @@ fn plugin_dialogs_are_answered_by_the_client() {
         .answer(&UiResponse::cancel(ask["id"].as_str().expect("id")))
         .expect("answer");
     let end = rpc.wait("agent_end");
-    assert!(env.workspace.path().join("build2").exists(), "denied");
+    assert!(env.workspace().join("build2").exists(), "denied");
     let denied = end["messages"]
         .as_array()
         .expect("messages")
@@ -829,13 +786,13 @@ fn plugin_dialogs_are_answered_by_the_client() {
     assert_eq!(closed["id"], ask["id"]);
     assert_eq!(closed["reason"], "aborted");
     assert!(rpc.response(&abort).success);
-    assert!(env.workspace.path().join("build3").exists());
+    assert!(env.workspace().join("build3").exists());
     assert!(rpc.finish().0.success());
 }
 
 #[test]
 fn sessions_are_created_switched_and_forked() {
-    let env = Env::new();
+    let env = new_env();
     let mut rpc = env.spawn(&[]);
     rpc.run("read README.md");
     let first = rpc.state();
@@ -908,7 +865,7 @@ fn sessions_are_created_switched_and_forked() {
 
 #[test]
 fn an_in_memory_session_stays_in_memory() {
-    let env = Env::new();
+    let env = new_env();
     let mut rpc = env.spawn(&["--no-session"]);
     rpc.run("list the files");
     let fresh: SessionRef = rpc.call_as(Command::NewSession);
@@ -919,7 +876,7 @@ fn an_in_memory_session_stays_in_memory() {
 
 #[test]
 fn bash_runs_the_users_command_and_abort_bash_stops_it() {
-    let env = Env::new();
+    let env = new_env();
     let mut rpc = env.spawn(&[]);
     let result: BashResult = rpc.call_as(Command::Bash {
         command: "echo hello; ls; echo oops >&2; exit 3".into(),
@@ -972,7 +929,7 @@ fn bash_runs_the_users_command_and_abort_bash_stops_it() {
 
 #[test]
 fn eof_mid_run_aborts_and_leaves_the_session_complete() {
-    let env = Env::new();
+    let env = new_env();
     let plugin = env.scripted(
         long_tool_script(),
         json!({ "permission-gate": { "mode": "yolo" } }),
@@ -1006,8 +963,8 @@ fn eof_mid_run_aborts_and_leaves_the_session_complete() {
 
 #[test]
 fn set_model_moves_to_another_provider_between_runs() {
-    let env = Env::new();
-    let plugin = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER);
+    let env = new_env();
+    let plugin = env.plugin("scripted", artifacts::TEST_SCRIPTED_PROVIDER);
     env.config(json!({ "plugins": { "scripted": { "script": [
         { "text": "scripted answer" }, { "text": "scripted answer" }, { "text": "scripted answer" }
     ] } } }));
@@ -1042,8 +999,8 @@ fn set_model_moves_to_another_provider_between_runs() {
 
 #[test]
 fn a_prompt_an_input_hook_handles_starts_no_run() {
-    let env = Env::new();
-    let hooks = env.package("hooks", artifacts::TEST_HOOKS);
+    let env = new_env();
+    let hooks = env.plugin("hooks", artifacts::TEST_HOOKS);
     env.config(json!({ "plugins": { "hooks": { "input": { "do": "handled" } } } }));
     let mut rpc = env.spawn(&["--plugin", &hooks]);
     rpc.prompt("/something the hook takes");
@@ -1058,7 +1015,7 @@ fn a_prompt_an_input_hook_handles_starts_no_run() {
 
 #[test]
 fn a_startup_error_goes_to_stderr_and_stdout_stays_empty() {
-    let env = Env::new();
+    let env = new_env();
     let mut rpc = env.spawn(&["--provider", "no-such-provider"]);
     let err = rpc.client.response("1", WAIT).expect_err("no response");
     assert!(matches!(err, ClientError::Closed), "{err}");
@@ -1072,10 +1029,10 @@ fn a_startup_error_goes_to_stderr_and_stdout_stays_empty() {
 
 #[test]
 fn compact_summarizes_on_request_when_automatic_compaction_is_off() {
-    let env = Env::new();
+    let env = new_env();
     // A small window, so that a few long prompts are worth compacting. The summary request has
     // no assistant messages, so the scripted provider answers it with turn 0.
-    let plugin = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER);
+    let plugin = env.plugin("scripted", artifacts::TEST_SCRIPTED_PROVIDER);
     env.config(json!({
         "provider": "scripted",
         "plugins": { "scripted": {

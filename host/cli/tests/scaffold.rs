@@ -7,9 +7,10 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use tack_sdk_examples::{BuildError, Toolchains};
+use tack_test_support::tack;
 
 const LANGS: &[(&str, &[&str])] = &[
     ("rust", &["Cargo.toml", "src/lib.rs", "build.sh"]),
@@ -243,15 +244,10 @@ fn cached_components(cache: &Path) -> usize {
 }
 
 fn tack(home: &Path, cache: &Path, cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tack"))
+    tack!()
+        .with_cache(cache)
+        .command(home, cwd)
         .args(args)
-        .current_dir(cwd)
-        .env("TACK_HOME", home)
-        .env("TACK_CACHE_DIR", cache)
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("GEMINI_API_KEY")
-        .stdin(Stdio::null())
         .output()
         .expect("tack runs")
 }

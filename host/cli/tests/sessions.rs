@@ -4,72 +4,39 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::Output;
 
 use serde_json::{json, Value};
-use tack_builtin::artifacts;
+use tack_test_support::{tack, Env};
 
-struct Env {
-    home: tempfile::TempDir,
-    workspace: tempfile::TempDir,
+/// A home whose provider is the scripted one, playing `script` with a `window`-token context.
+fn new_env(script: Value, window: u32) -> Env {
+    let env = Env::new(tack!());
+    env.scripted_provider_with(
+        json!({ "script": script, "context_window": window }),
+        json!({}),
+    );
+    env
 }
 
-impl Env {
-    /// A home whose provider is the scripted one, playing `script` with a `window`-token context.
-    fn new(script: Value, window: u32) -> Self {
-        let env = Env {
-            home: tempfile::tempdir().expect("home"),
-            workspace: tempfile::tempdir().expect("workspace"),
-        };
-        let dir = env.home.path().join("scripted");
-        std::fs::create_dir_all(&dir).expect("dir");
-        std::fs::copy(artifacts::TEST_SCRIPTED_PROVIDER, dir.join("scripted.wasm"))
-            .expect("copy component");
-        std::fs::write(
-            dir.join("tack.toml"),
-            "[plugin]\nname = \"scripted\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"scripted.wasm\"\n",
-        )
-        .expect("manifest");
-        let config = json!({
-            "provider": "scripted",
-            "plugins": { "scripted": { "script": script, "context_window": window } }
-        });
-        std::fs::write(
-            env.home.path().join("config.toml"),
-            toml::to_string(&config).expect("toml"),
-        )
-        .expect("config");
-        env
-    }
+/// Runs with the scripted provider's package loaded.
+trait Scripted {
+    fn run_scripted(&self, args: &[&str]) -> Output;
+    fn ok(&self, args: &[&str]) -> String;
+}
 
-    fn plugin(&self) -> PathBuf {
-        self.home.path().join("scripted")
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        let plugin = self.plugin();
+impl Scripted for Env {
+    fn run_scripted(&self, args: &[&str]) -> Output {
+        let plugin = self.package_dir("scripted");
         let mut all = vec!["--plugin", plugin.to_str().expect("utf8")];
         all.extend_from_slice(args);
-        Command::new(env!("CARGO_BIN_EXE_tack"))
-            .current_dir(self.workspace.path())
-            .env("TACK_HOME", self.home.path())
-            .env(
-                "TACK_CACHE_DIR",
-                concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
-            )
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("GEMINI_API_KEY")
-            .stdin(Stdio::null())
-            .args(all)
-            .output()
-            .expect("tack runs")
+        self.run(&all)
     }
 
     /// Runs and expects success; returns stdout.
     fn ok(&self, args: &[&str]) -> String {
-        let out = self.run(args);
+        let out = self.run_scripted(args);
         assert!(
             out.status.success(),
             "tack {args:?} failed:\nstdout: {}\nstderr: {}",
@@ -77,23 +44,6 @@ impl Env {
             String::from_utf8_lossy(&out.stderr)
         );
         String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn session_files(&self) -> Vec<PathBuf> {
-        let mut files = Vec::new();
-        let mut stack = vec![self.home.path().join("sessions")];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if path.extension().is_some_and(|e| e == "jsonl") {
-                    files.push(path);
-                }
-            }
-        }
-        files.sort();
-        files
     }
 }
 
@@ -118,7 +68,7 @@ fn continue_id(stdout: &str) -> String {
 
 #[test]
 fn an_imported_pi_session_is_navigated_labelled_and_forked() {
-    let env = Env::new(json!([{ "text": "The edit broke the build." }]), 200_000);
+    let env = new_env(json!([{ "text": "The edit broke the build." }]), 200_000);
     let fixture =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/fixtures/pi-v3-session.jsonl");
     let out = env.ok(&["import", fixture.to_str().expect("utf8")]);
@@ -214,7 +164,7 @@ fn an_imported_pi_session_is_navigated_labelled_and_forked() {
     assert_eq!(fork_entries.len(), 5);
     assert_eq!(fork_entries[4]["id"], "a0000005");
 
-    let unknown = env.run(&["-r", &id, "-p", "/fork nope"]);
+    let unknown = env.run_scripted(&["-r", &id, "-p", "/fork nope"]);
     assert!(!unknown.status.success());
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("no entry \"nope\""));
 }
@@ -223,7 +173,7 @@ fn an_imported_pi_session_is_navigated_labelled_and_forked() {
 fn compact_in_print_mode_and_resume_lists_the_sessions() {
     // A 40k window compacts past ~23.6k tokens and keeps ~11.8k verbatim. The scripted model
     // answers the first question and every summary with entry 0.
-    let env = Env::new(
+    let env = new_env(
         json!([{ "text": "## Goal\nScripted summary." }, { "text": "It is a build log." }]),
         40_000,
     );
@@ -249,7 +199,7 @@ fn compact_in_print_mode_and_resume_lists_the_sessions() {
         .as_u64()
         .is_some_and(|t| t > 11_000));
 
-    let nothing = env.run(&["-c", "-p", "/compact"]);
+    let nothing = env.run_scripted(&["-c", "-p", "/compact"]);
     assert!(!nothing.status.success());
     assert!(String::from_utf8_lossy(&nothing.stderr).contains("nothing to compact"));
 

@@ -9,75 +9,40 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tack_builtin::artifacts;
+use tack_test_support::{tack, Env};
 
 const WAIT: Duration = Duration::from_secs(60);
 const ROWS: u16 = 32;
 const COLS: u16 = 100;
 
-struct Env {
-    home: tempfile::TempDir,
-    workspace: tempfile::TempDir,
+fn new_env() -> Env {
+    let env = Env::new(tack!());
+    env.write("README.md", "# Demo project\n");
+    env.write("src/main.rs", "fn main() {}\n");
+    env
 }
 
-impl Env {
-    fn new() -> Self {
-        let env = Env {
-            home: tempfile::tempdir().expect("home"),
-            workspace: tempfile::tempdir().expect("workspace"),
-        };
-        let ws = env.workspace.path();
-        std::fs::write(ws.join("README.md"), "# Demo project\n").expect("readme");
-        std::fs::create_dir(ws.join("src")).expect("src");
-        std::fs::write(ws.join("src/main.rs"), "fn main() {}\n").expect("main");
-        env
-    }
+/// What these tests add to the shared environment.
+trait TuiEnv {
+    fn scripted(&self, script: Value, plugins: Value) -> String;
+    fn spawn(&self, args: &[&str]) -> Tui;
+}
 
+impl TuiEnv for Env {
     /// The scripted provider as the default provider, `plugins` merged into the plugin
     /// configuration; returns the package folder for `--plugin`.
-    fn scripted(&self, script: Value, mut plugins: Value) -> String {
-        plugins["scripted"] = json!({ "script": script });
-        let config = json!({ "provider": "scripted", "plugins": plugins });
-        std::fs::write(
-            self.home.path().join("config.toml"),
-            toml::to_string(&config).expect("toml"),
-        )
-        .expect("config");
-        let dir = self.home.path().join("scripted");
-        std::fs::create_dir_all(&dir).expect("dir");
-        std::fs::copy(artifacts::TEST_SCRIPTED_PROVIDER, dir.join("plugin.wasm")).expect("copy");
-        std::fs::write(
-            dir.join("tack.toml"),
-            "[plugin]\nname = \"scripted\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"plugin.wasm\"\n",
-        )
-        .expect("manifest");
+    fn scripted(&self, script: Value, plugins: Value) -> String {
+        let dir = self.scripted_provider_with(json!({ "script": script }), plugins);
         dir.to_str().expect("utf8").to_string()
     }
 
     fn spawn(&self, args: &[&str]) -> Tui {
         Tui::spawn(self, args)
-    }
-
-    fn session_lines(&self) -> Vec<Value> {
-        let mut out = Vec::new();
-        let mut stack = vec![self.home.path().join("sessions")];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if path.extension().is_some_and(|e| e == "jsonl") {
-                    let text = std::fs::read_to_string(&path).expect("session");
-                    out.extend(text.lines().filter_map(|l| serde_json::from_str(l).ok()));
-                }
-            }
-        }
-        out
     }
 }
 
@@ -91,20 +56,11 @@ struct Tui {
 impl Tui {
     fn spawn(env: &Env, args: &[&str]) -> Tui {
         let (master, slave) = open_pty();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_tack"));
+        let mut command = env.command();
         command
             .args(args)
-            .current_dir(env.workspace.path())
-            .env("TACK_HOME", env.home.path())
-            .env(
-                "TACK_CACHE_DIR",
-                concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
-            )
             .env("TERM", "xterm-256color")
             .env_remove("NO_COLOR")
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("GEMINI_API_KEY")
             .stdin(Stdio::from(slave.try_clone().expect("slave")))
             .stdout(Stdio::from(slave.try_clone().expect("slave")))
             .stderr(Stdio::from(slave));
@@ -278,8 +234,8 @@ fn texts_of(lines: &[Value], role: &str) -> Vec<String> {
 
 #[test]
 fn a_session_streams_steers_asks_aborts_and_quits() {
-    let env = Env::new();
-    std::fs::create_dir(env.workspace.path().join("build")).expect("build dir");
+    let env = new_env();
+    std::fs::create_dir(env.workspace().join("build")).expect("build dir");
     // `auto` runs the harmless commands and asks before `rm -r`.
     let plugin = env.scripted(
         json!([
@@ -334,7 +290,7 @@ fn a_session_streams_steers_asks_aborts_and_quits() {
     std::thread::sleep(Duration::from_millis(400));
     tui.type_keys("\r");
     tui.wait_for("✓ bash  rm -r build");
-    assert!(!env.workspace.path().join("build").exists(), "allowed");
+    assert!(!env.workspace().join("build").exists(), "allowed");
 
     // Esc aborts the long command.
     tui.wait_for("◐ bash  sleep 30");
@@ -380,7 +336,7 @@ fn a_session_streams_steers_asks_aborts_and_quits() {
 
 #[test]
 fn slash_commands_complete_and_pickers_choose() {
-    let env = Env::new();
+    let env = new_env();
     let plugin = env.scripted(json!([{ "text": "first answer" }]), json!({}));
     let mut tui = env.spawn(&["--plugin", &plugin]);
     tui.wait_for("Ask anything");
@@ -417,7 +373,7 @@ fn slash_commands_complete_and_pickers_choose() {
 /// Idle CPU of the UI: with nothing happening the loop sleeps (no polling tick).
 #[test]
 fn an_idle_ui_uses_almost_no_cpu() {
-    let env = Env::new();
+    let env = new_env();
     let plugin = env.scripted(json!([]), json!({}));
     let mut tui = env.spawn(&["--plugin", &plugin]);
     tui.wait_for("Ask anything");
@@ -446,7 +402,7 @@ fn an_idle_ui_uses_almost_no_cpu() {
 /// process exits on its own.
 #[test]
 fn a_signal_restores_the_terminal() {
-    let env = Env::new();
+    let env = new_env();
     let plugin = env.scripted(json!([]), json!({}));
     let mut tui = env.spawn(&["--plugin", &plugin]);
     tui.wait_for("Ask anything");
@@ -469,7 +425,7 @@ fn a_signal_restores_the_terminal() {
 /// A resized terminal is laid out again at its new size.
 #[test]
 fn a_resize_lays_the_screen_out_again() {
-    let env = Env::new();
+    let env = new_env();
     let plugin = env.scripted(
         json!([{ "text": "a fairly long answer that will wrap on a narrow screen" }]),
         json!({}),

@@ -23,10 +23,11 @@ use tack_core::compaction::{
 };
 use tack_core::event::{AgentEvent, CompactionReason};
 use tack_core::message::{
-    llm_view, AssistantContent, AssistantMessage, Content, Message, StopReason, TextContent,
-    ToolCall, ToolResult, ToolResultMessage, Usage,
+    llm_view, AssistantContent, AssistantMessage, Message, StopReason, TextContent, ToolCall,
+    ToolResult, Usage,
 };
 use tack_core::session::{import_pi, Entry, EntryKind, Session, SessionStore};
+use tack_test_support::session::{self, tool_result};
 use tokio_util::sync::CancellationToken;
 
 // ---- building sessions ---------------------------------------------------------------------
@@ -66,18 +67,6 @@ fn assistant_calls(calls: &[(&str, &str, Value)]) -> Message {
         stop_reason: StopReason::ToolUse,
         error_message: None,
         timestamp: 1,
-    })
-}
-
-fn tool_result(id: &str, name: &str, text: &str) -> Message {
-    Message::ToolResult(ToolResultMessage {
-        tool_call_id: id.into(),
-        tool_name: name.into(),
-        content: vec![Content::text(text)],
-        details: None,
-        is_error: false,
-        timestamp: 1,
-        rewrite: None,
     })
 }
 
@@ -129,37 +118,11 @@ fn small_window(h: &Harness) {
 }
 
 fn compactions(h: &Harness) -> Vec<(String, String, Option<Value>)> {
-    h.session
-        .lock()
-        .entries()
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EntryKind::Compaction {
-                summary,
-                first_kept_entry_id,
-                details,
-                ..
-            } => Some((
-                summary.clone(),
-                first_kept_entry_id.clone(),
-                details.clone(),
-            )),
-            _ => None,
-        })
-        .collect()
+    session::compactions(&h.session.lock())
 }
 
 fn compaction_events(h: &Harness) -> Vec<AgentEvent> {
-    h.events
-        .events()
-        .into_iter()
-        .filter(|e| {
-            matches!(
-                e,
-                AgentEvent::CompactionStart { .. } | AgentEvent::CompactionEnd { .. }
-            )
-        })
-        .collect()
+    session::compaction_events(h.events.events())
 }
 
 fn request_text(request: &ProviderRequest) -> String {

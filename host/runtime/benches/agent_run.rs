@@ -33,11 +33,10 @@ use tack_core::session::{SessionHandle, SessionStore};
 use tack_core::{Agent, AgentConfig, AgentEvent};
 use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
 use tack_runtime::broker::secrets::SecretStore;
-use tack_runtime::{
-    Capabilities, HostContext, HostServices, Manifest, PluginSet, PluginSource, PluginSpec,
-    Runtime, RuntimeConfig,
-};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tack_runtime::{Capabilities, HostContext, HostServices, PluginSet, Runtime};
+use tack_test_support::http_tokio::read_request;
+use tack_test_support::runtime::{bench_tokio, builtin_spec, cached_runtime, spec};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
@@ -99,33 +98,6 @@ impl Hooks for TimedHooks {
     }
 }
 
-fn spec(name: &str, path: &str, config: serde_json::Value) -> PluginSpec {
-    let manifest = format!(
-        "[plugin]\nname = \"{name}\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"x.wasm\"\n"
-    );
-    PluginSpec {
-        manifest: Manifest::parse(&manifest).expect("manifest"),
-        wasm: std::fs::read(path).expect("component"),
-        wasm_label: name.into(),
-        source: PluginSource::Builtin,
-        granted: Capabilities::default(),
-        config,
-    }
-}
-
-fn builtin_spec(name: &str, config: serde_json::Value) -> PluginSpec {
-    let builtin = tack_builtin::builtin(name).expect("built-in plugin");
-    let manifest = Manifest::parse(builtin.manifest).expect("manifest");
-    PluginSpec {
-        granted: manifest.capabilities.clone(),
-        manifest,
-        wasm: builtin.wasm.to_vec(),
-        wasm_label: name.into(),
-        source: PluginSource::Builtin,
-        config,
-    }
-}
-
 fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -135,16 +107,8 @@ fn peak_rss_kib() -> Option<u64> {
 fn bench(c: &mut Criterion) {
     let home = tempfile::tempdir().expect("home");
     let workspace = tempfile::tempdir().expect("workspace");
-    let tokio = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio");
-    let runtime = Runtime::new(RuntimeConfig {
-        cache_dir: Some(home.path().join("cache")),
-        ..RuntimeConfig::default()
-    })
-    .expect("runtime");
+    let tokio = bench_tokio();
+    let runtime = cached_runtime(home.path().join("cache"));
     let host = HostContext {
         workspace: workspace.path().to_path_buf(),
         data_root: None,
@@ -221,12 +185,18 @@ fn run_bench(
     policy: bool,
 ) {
     let turns = TOOL_CALLS / per_turn;
-    let mut specs = vec![spec("hostile", artifacts::TEST_HOSTILE, json!({}))];
+    let mut specs = vec![spec(
+        "hostile",
+        artifacts::TEST_HOSTILE,
+        Capabilities::default(),
+        json!({}),
+    )];
     let provider_id = match &wire {
         Wire::Scripted(script) => {
             specs.push(spec(
                 "scripted",
                 artifacts::TEST_SCRIPTED_PROVIDER,
+                Capabilities::default(),
                 json!({ "script": script }),
             ));
             "scripted"
@@ -387,7 +357,11 @@ impl MockAnthropic {
 async fn serve(mut conn: TcpStream, per_turn: usize, nanos: Arc<AtomicU64>) {
     let _ = conn.set_nodelay(true);
     let mut buf = Vec::new();
-    while let Some((target, body)) = read_request(&mut conn, &mut buf).await {
+    while let Some(request) = read_request(&mut conn, &mut buf).await {
+        if request.method != "POST" {
+            break;
+        }
+        let (target, body) = (request.target, request.body);
         let start = Instant::now();
         let events = (target == "/v1/messages")
             .then(|| answer(&body, per_turn))
@@ -492,46 +466,6 @@ fn answer(body: &[u8], per_turn: usize) -> Option<Vec<String>> {
     ));
     events.push(event("message_stop", json!({"type": "message_stop"})));
     Some(events)
-}
-
-/// Reads one request off a keep-alive connection: its target and body. `buf` carries bytes read
-/// past the request over to the next one.
-async fn read_request(conn: &mut TcpStream, buf: &mut Vec<u8>) -> Option<(String, Vec<u8>)> {
-    let mut chunk = [0u8; 16 * 1024];
-    let head_end = loop {
-        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break end;
-        }
-        let n = conn.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-    let mut lines = head.split("\r\n");
-    let mut request_line = lines.next()?.split(' ');
-    let method = request_line.next()?;
-    let target = request_line.next()?.to_string();
-    let length: usize = lines
-        .filter_map(|line| line.split_once(':'))
-        .find(|(name, _)| name.trim().eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, value)| value.trim().parse().ok())
-        .unwrap_or(0);
-    if method != "POST" {
-        return None;
-    }
-    let body_start = head_end + 4;
-    while buf.len() < body_start + length {
-        let n = conn.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    let body = buf[body_start..body_start + length].to_vec();
-    buf.drain(..body_start + length);
-    Some((target, body))
 }
 
 criterion_group!(benches, bench);

@@ -10,10 +10,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use tack_builtin::artifacts;
 use tack_runtime::api::ToolCall;
 use tack_runtime::broker::secrets::SecretStore;
-use tack_runtime::{
-    Capabilities, HostContext, HostServices, LoadedPlugin, Manifest, PluginSource, PluginSpec,
-    Runtime, RuntimeConfig,
-};
+use tack_runtime::{Capabilities, HostContext, HostServices, LoadedPlugin, Runtime, RuntimeConfig};
+use tack_test_support::runtime::{bench_tokio, builtin_spec, cached_runtime, manifest_spec};
 
 const COMPONENTS: &[(&str, &str)] = &[
     ("provider-demo", artifacts::PROVIDER_DEMO),
@@ -36,17 +34,9 @@ fn read(path: &str) -> Vec<u8> {
 fn bench(c: &mut Criterion) {
     let cache = tempfile::tempdir().expect("cache dir");
     let workspace = tempfile::tempdir().expect("workspace");
-    let runtime = Runtime::new(RuntimeConfig {
-        cache_dir: Some(cache.path().to_path_buf()),
-        ..RuntimeConfig::default()
-    })
-    .expect("runtime");
+    let runtime = cached_runtime(cache.path().to_path_buf());
     let uncached = Runtime::new(RuntimeConfig::default()).expect("runtime");
-    let tokio = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio");
+    let tokio = bench_tokio();
 
     let mut group = c.benchmark_group("component");
     group.sample_size(10);
@@ -83,13 +73,13 @@ fn bench(c: &mut Criterion) {
         secrets: SecretStore::new(None),
         project_trusted: false,
     };
-    let spec = || PluginSpec {
-        manifest: Manifest::parse(NOOP_MANIFEST).expect("manifest"),
-        wasm: read(artifacts::TEST_HOSTILE),
-        wasm_label: "hostile".into(),
-        source: PluginSource::Builtin,
-        granted: Capabilities::default(),
-        config: serde_json::json!({}),
+    let spec = || {
+        manifest_spec(
+            NOOP_MANIFEST,
+            artifacts::TEST_HOSTILE,
+            Capabilities::default(),
+            serde_json::json!({}),
+        )
     };
     c.bench_function("plugin/warm_load_instantiate_init", |b| {
         b.iter(|| {
@@ -122,23 +112,17 @@ fn bench(c: &mut Criterion) {
         arguments: r#"{"command":"cargo test -p tack-core"}"#.into(),
     };
     for name in ["plan-mode", "protected-paths", "permission-gate"] {
-        let builtin = tack_builtin::builtin(name).expect("built-in");
-        let manifest = Manifest::parse(builtin.manifest).expect("manifest");
         let policy = tokio
             .block_on(LoadedPlugin::load(
                 &runtime,
-                PluginSpec {
-                    granted: manifest.capabilities.clone(),
-                    manifest,
-                    wasm: builtin.wasm.to_vec(),
-                    wasm_label: name.into(),
-                    source: PluginSource::Builtin,
-                    config: if name == "permission-gate" {
+                builtin_spec(
+                    name,
+                    if name == "permission-gate" {
                         serde_json::json!({ "mode": "auto" })
                     } else {
                         serde_json::json!({})
                     },
-                },
+                ),
                 &host,
             ))
             .expect("load");

@@ -15,22 +15,15 @@ use tack_runtime::{
     Runtime, RuntimeConfig,
 };
 use tack_sdk_examples::{Lang, Toolchains};
+use tack_test_support::runtime::{bench_tokio, cached_runtime};
 use tokio_util::sync::CancellationToken;
 
 fn bench(c: &mut Criterion) {
     let cache = tempfile::tempdir().expect("cache dir");
     let workspace = tempfile::tempdir().expect("workspace");
-    let runtime = Runtime::new(RuntimeConfig {
-        cache_dir: Some(cache.path().to_path_buf()),
-        ..RuntimeConfig::default()
-    })
-    .expect("runtime");
+    let runtime = cached_runtime(cache.path().to_path_buf());
     let uncached = Runtime::new(RuntimeConfig::default()).expect("runtime");
-    let tokio = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio");
+    let tokio = bench_tokio();
     let host = HostContext {
         workspace: workspace.path().to_path_buf(),
         data_root: None,

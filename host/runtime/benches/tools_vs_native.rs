@@ -20,13 +20,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tack_builtin::artifacts;
 use tack_runtime::api::{ContentBlock, ToolCall};
 use tack_runtime::broker::secrets::SecretStore;
-use tack_runtime::{
-    HostContext, HostServices, LoadedPlugin, Manifest, PluginSource, PluginSpec, Runtime,
-    RuntimeConfig,
-};
+use tack_runtime::{HostContext, HostServices, LoadedPlugin, Runtime};
+use tack_test_support::runtime::{bench_tokio, builtin_spec, cached_runtime};
 use tokio_util::sync::CancellationToken;
 
 struct Case {
@@ -67,8 +64,6 @@ fn native(dir: &Path, argv: &[&str]) -> Vec<u8> {
 }
 
 async fn load(runtime: &Arc<Runtime>, workspace: &Path) -> Arc<LoadedPlugin> {
-    let manifest = Manifest::parse(include_str!("../../../plugins/core-tools/tack.toml"))
-        .expect("core-tools manifest");
     let host = HostContext {
         workspace: workspace.to_path_buf(),
         data_root: None,
@@ -76,20 +71,9 @@ async fn load(runtime: &Arc<Runtime>, workspace: &Path) -> Arc<LoadedPlugin> {
         secrets: SecretStore::new(None),
         project_trusted: false,
     };
-    LoadedPlugin::load(
-        runtime,
-        PluginSpec {
-            granted: manifest.capabilities.clone(),
-            manifest,
-            wasm: std::fs::read(artifacts::CORE_TOOLS).expect("core-tools component"),
-            wasm_label: "core-tools".into(),
-            source: PluginSource::Builtin,
-            config: json!({}),
-        },
-        &host,
-    )
-    .await
-    .expect("core-tools loads")
+    LoadedPlugin::load(runtime, builtin_spec("core-tools", json!({})), &host)
+        .await
+        .expect("core-tools loads")
 }
 
 /// What the plugin found, from its details: matching lines, paths, or the file's line count.
@@ -346,17 +330,9 @@ fn main() {
         .unwrap_or(5)
         .max(1);
 
-    let tokio = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio");
+    let tokio = bench_tokio();
     let cache = tempfile::tempdir().expect("cache dir");
-    let runtime = Runtime::new(RuntimeConfig {
-        cache_dir: Some(cache.path().to_path_buf()),
-        ..RuntimeConfig::default()
-    })
-    .expect("runtime");
+    let runtime = cached_runtime(cache.path().to_path_buf());
 
     println!("median of {runs} runs after a warm-up; found = matching lines / paths / lines read");
     println!("| tree      | case         | plugin ms |        found | native         | native ms |        found |   ratio |");

@@ -16,20 +16,18 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Value};
 use tack_builtin::artifacts;
 use tack_core::compaction::CompactionSettings;
-use tack_core::event::{AgentEvent, CompactionReason, EventSink};
+use tack_core::event::{AgentEvent, CompactionReason};
 use tack_core::message::{
-    AssistantContent, AssistantMessage, Content, Message, StopReason, TextContent, ToolCall,
-    ToolResultMessage, Usage,
+    AssistantContent, AssistantMessage, Message, StopReason, TextContent, ToolCall, Usage,
 };
 use tack_core::session::{import_pi, EntryKind, Session, SessionHandle, SessionStore};
-use tack_core::{Agent, AgentConfig, ModelInfo, RunOutcome, RunStatus};
+use tack_core::{Agent, AgentConfig, RunOutcome, RunStatus};
 use tack_runtime::api::Level;
-use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
+use tack_runtime::bridge::{PluginHooks, PluginTools};
 use tack_runtime::broker::secrets::SecretStore;
-use tack_runtime::{
-    Capabilities, HostContext, HostServices, Manifest, PluginSet, PluginSource, PluginSpec,
-    PluginUi, Runtime, RuntimeConfig,
-};
+use tack_runtime::{Capabilities, HostContext, HostServices, PluginSet, PluginUi};
+use tack_test_support::runtime::{builtin_spec, cached_runtime, provider, spec, Events};
+use tack_test_support::session::{compactions, tool_result};
 use tokio_util::sync::CancellationToken;
 
 const SUMMARY: &str = "## Goal\nSummary by the scripted model.";
@@ -44,46 +42,6 @@ impl PluginUi for Logs {
             .lock()
             .expect("logs")
             .push(format!("{plugin}: {message}"));
-    }
-}
-
-#[derive(Default)]
-struct Events(Mutex<Vec<AgentEvent>>);
-
-impl EventSink for Events {
-    fn emit(&self, event: &AgentEvent) {
-        self.0.lock().expect("events").push(event.clone());
-    }
-}
-
-impl Events {
-    fn compaction(&self) -> Vec<AgentEvent> {
-        self.0
-            .lock()
-            .expect("events")
-            .iter()
-            .filter(|e| {
-                matches!(
-                    e,
-                    AgentEvent::CompactionStart { .. } | AgentEvent::CompactionEnd { .. }
-                )
-            })
-            .cloned()
-            .collect()
-    }
-}
-
-fn spec(name: &str, wasm: &str, granted: Capabilities, config: Value) -> PluginSpec {
-    let manifest = format!(
-        "[plugin]\nname = \"{name}\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"x.wasm\"\n"
-    );
-    PluginSpec {
-        manifest: Manifest::parse(&manifest).expect("manifest"),
-        wasm: std::fs::read(wasm).expect("component built by tack-builtin"),
-        wasm_label: wasm.to_string(),
-        source: PluginSource::Path(PathBuf::from(wasm)),
-        granted,
-        config,
     }
 }
 
@@ -107,11 +65,7 @@ impl Harness {
         let workspace = workspace_dir.path().canonicalize().expect("workspace");
         std::fs::write(workspace.join("a.txt"), "alpha\n").expect("a.txt");
         std::fs::write(workspace.join("notes.md"), "# Notes\n").expect("notes");
-        let runtime = Runtime::new(RuntimeConfig {
-            cache_dir: Some(home.path().join("cache")),
-            ..RuntimeConfig::default()
-        })
-        .expect("runtime");
+        let runtime = cached_runtime(home.path().join("cache"));
         let logs = Arc::new(Logs::default());
         let host = HostContext {
             workspace: workspace.clone(),
@@ -120,8 +74,6 @@ impl Harness {
             secrets: SecretStore::new(None),
             project_trusted: false,
         };
-        let core_tools = tack_builtin::builtin("core-tools").expect("core-tools");
-        let core_manifest = Manifest::parse(core_tools.manifest).expect("manifest");
         let mut specs = vec![
             spec(
                 "scripted",
@@ -129,14 +81,7 @@ impl Harness {
                 Capabilities::default(),
                 json!({ "script": script, "context_window": 6000 }),
             ),
-            PluginSpec {
-                granted: core_manifest.capabilities.clone(),
-                manifest: core_manifest,
-                wasm: std::fs::read(artifacts::CORE_TOOLS).expect("core-tools"),
-                wasm_label: "core-tools".into(),
-                source: PluginSource::Builtin,
-                config: json!({}),
-            },
+            builtin_spec("core-tools", json!({})),
         ];
         for (name, config) in hooks {
             specs.push(spec(
@@ -150,26 +95,8 @@ impl Harness {
         let errors: Vec<String> = set.errors.iter().map(|e| e.to_string()).collect();
         assert!(errors.is_empty(), "plugins failed to load: {errors:?}");
         let set = Arc::new(set);
-        let (plugin, provider_spec) = set.provider("scripted").expect("scripted provider");
-        let first = provider_spec.models.first().expect("a model");
-        assert_eq!(first.context_window, 6000);
-        let model = ModelInfo {
-            provider: "scripted".into(),
-            id: first.id.clone(),
-            name: first.name.clone(),
-            context_window: first.context_window,
-            max_output_tokens: first.max_output_tokens,
-            reasoning: false,
-            input: Vec::new(),
-            cost: Default::default(),
-        };
-        let provider = Arc::new(PluginProvider::new(
-            plugin.clone(),
-            provider_spec.clone(),
-            None,
-            SecretStore::new(None),
-            runtime.http().clone(),
-        ));
+        let (model, provider) = provider(&set, &runtime, "scripted");
+        assert_eq!(model.context_window, 6000);
         let store = SessionStore::new(home.path());
         let session = SessionHandle::new(store.create(&workspace).expect("session"));
         let events = Arc::new(Events::default());
@@ -217,24 +144,7 @@ impl Harness {
     }
 
     fn compactions(&self) -> Vec<(String, String, Option<Value>)> {
-        self.session
-            .lock()
-            .entries()
-            .iter()
-            .filter_map(|e| match &e.kind {
-                EntryKind::Compaction {
-                    summary,
-                    first_kept_entry_id,
-                    details,
-                    ..
-                } => Some((
-                    summary.clone(),
-                    first_kept_entry_id.clone(),
-                    details.clone(),
-                )),
-                _ => None,
-            })
-            .collect()
+        compactions(&self.session.lock())
     }
 
     /// The projection, one short line a message.
@@ -311,24 +221,12 @@ fn call(id: &str, name: &str, arguments: Value) -> Message {
     )
 }
 
-fn result(id: &str, name: &str, text: &str) -> Message {
-    Message::ToolResult(ToolResultMessage {
-        tool_call_id: id.into(),
-        tool_name: name.into(),
-        content: vec![Content::text(text)],
-        details: None,
-        is_error: false,
-        timestamp: 1,
-        rewrite: None,
-    })
-}
-
 /// An earlier exchange with two assistant messages, one of which read notes.md.
 fn earlier() -> Vec<Message> {
     vec![
         Message::user("look at the notes"),
         call("p1", "read", json!({"path": "notes.md"})),
-        result("p1", "read", "# Notes"),
+        tool_result("p1", "read", "# Notes"),
         text("The notes are empty."),
     ]
 }
@@ -471,9 +369,9 @@ async fn a_turn_larger_than_the_kept_budget_is_split() {
     h.append(vec![
         Message::user("read everything"),
         call("c1", "read", json!({"path": "a.txt"})),
-        result("c1", "read", &"x".repeat(2400)),
+        tool_result("c1", "read", &"x".repeat(2400)),
         call("c2", "read", json!({"path": "b.txt"})),
-        result("c2", "read", &"y".repeat(2400)),
+        tool_result("c2", "read", &"y".repeat(2400)),
     ]);
     let done = h
         .agent
@@ -594,7 +492,7 @@ async fn tree_navigation_with_a_branch_summary_then_a_fork() {
             "edit",
             json!({"path": "a.txt", "old_text": "alpha", "new_text": "beta"}),
         ),
-        result("e1", "edit", "Edited a.txt"),
+        tool_result("e1", "edit", "Edited a.txt"),
         text("Changed it; the build fails now."),
     ]);
     let left = h.session.lock().leaf_id().expect("leaf").to_owned();

@@ -9,7 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -18,17 +18,17 @@ use tack_builtin::artifacts;
 use tack_core::agent::{ExecutionMode, ToolError, ToolExecutor, ToolProgress};
 use tack_core::message::{Content, Message};
 use tack_core::session::{Session, SessionHandle};
-use tack_core::{Agent, AgentConfig, AgentEvent, EventSink, RunOutcome, RunStatus};
-use tack_runtime::api::{ContentBlock, ToolCall, ToolResult};
-use tack_runtime::bridge::{PluginProvider, PluginTools};
+use tack_core::{Agent, AgentConfig, AgentEvent, RunOutcome, RunStatus};
+use tack_runtime::api::{ContentBlock, ToolResult};
+use tack_runtime::bridge::PluginTools;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
-    HostContext, HostServices, LoadedPlugin, Manifest, PluginSet, PluginSource, PluginSpec,
-    Runtime, RuntimeConfig,
+    Capabilities, HostContext, HostServices, LoadedPlugin, PluginSet, PluginSpec, Runtime,
+};
+use tack_test_support::runtime::{
+    builtin_spec, cached_runtime, provider, result_text as text, spec, tool_call as call, Events,
 };
 use tokio_util::sync::CancellationToken;
-
-const CORE_TOOLS_MANIFEST: &str = include_str!("../../../plugins/core-tools/tack.toml");
 
 /// A 1x1 transparent PNG (valid chunks and CRCs).
 const PNG: &[u8] = &[
@@ -46,15 +46,7 @@ fn cache_dir() -> PathBuf {
 }
 
 fn core_tools_spec() -> PluginSpec {
-    let manifest = Manifest::parse(CORE_TOOLS_MANIFEST).expect("core-tools manifest");
-    PluginSpec {
-        granted: manifest.capabilities.clone(),
-        manifest,
-        wasm: std::fs::read(artifacts::CORE_TOOLS).expect("core-tools built by tack-builtin"),
-        wasm_label: "core-tools".into(),
-        source: PluginSource::Builtin,
-        config: json!({}),
-    }
+    builtin_spec("core-tools", json!({}))
 }
 
 /// A scratch directory holding the workspace (`ws/`), the data root (`data/`) and a directory
@@ -77,11 +69,7 @@ async fn fixture() -> Fixture {
     let outside = base.join("outside");
     std::fs::create_dir_all(&ws).expect("ws");
     std::fs::create_dir_all(&outside).expect("outside");
-    let runtime = Runtime::new(RuntimeConfig {
-        cache_dir: Some(cache_dir()),
-        ..RuntimeConfig::default()
-    })
-    .expect("runtime");
+    let runtime = cached_runtime(cache_dir());
     let host = HostContext {
         workspace: ws.clone(),
         data_root: Some(base.join("data")),
@@ -150,17 +138,14 @@ impl Fixture {
         events: Arc<Events>,
         cancel: CancellationToken,
     ) -> RunOutcome {
-        let manifest = "[plugin]\nname = \"scripted\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"x.wasm\"\n";
         let scripted = LoadedPlugin::load(
             &self.runtime,
-            PluginSpec {
-                manifest: Manifest::parse(manifest).expect("manifest"),
-                wasm: std::fs::read(artifacts::TEST_SCRIPTED_PROVIDER).expect("component"),
-                wasm_label: "scripted".into(),
-                source: PluginSource::Builtin,
-                granted: Default::default(),
-                config: json!({ "script": script }),
-            },
+            spec(
+                "scripted",
+                artifacts::TEST_SCRIPTED_PROVIDER,
+                Capabilities::default(),
+                json!({ "script": script }),
+            ),
             &self.host,
         )
         .await
@@ -169,25 +154,7 @@ impl Fixture {
         set.add(scripted).expect("add scripted");
         set.add(self.plugin.clone()).expect("add core-tools");
         let set = Arc::new(set);
-        let (plugin, spec) = set.provider("scripted").expect("scripted provider");
-        let model = spec.models.first().expect("a model");
-        let model = tack_core::ModelInfo {
-            provider: "scripted".into(),
-            id: model.id.clone(),
-            name: model.name.clone(),
-            context_window: model.context_window,
-            max_output_tokens: model.max_output_tokens,
-            reasoning: false,
-            input: Vec::new(),
-            cost: Default::default(),
-        };
-        let provider = Arc::new(PluginProvider::new(
-            plugin.clone(),
-            spec.clone(),
-            None,
-            SecretStore::new(None),
-            self.runtime.http().clone(),
-        ));
+        let (model, provider) = provider(&set, &self.runtime, "scripted");
         let agent = Agent::new(
             AgentConfig::new(model, "test"),
             provider,
@@ -197,25 +164,6 @@ impl Fixture {
         .with_events(events);
         agent.prompt_text("go", cancel).await.expect("agent run")
     }
-}
-
-fn call(name: &str, args: Value) -> ToolCall {
-    ToolCall {
-        id: format!("call-{name}"),
-        name: name.into(),
-        arguments: args.to_string(),
-    }
-}
-
-fn text(result: &ToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| match c {
-            ContentBlock::Text(t) => Some(t.as_str()),
-            ContentBlock::Image(_) => None,
-        })
-        .collect()
 }
 
 fn details(result: &ToolResult) -> Value {
@@ -232,31 +180,16 @@ fn core_text(content: &[Content]) -> String {
         .collect()
 }
 
-/// Every event of an agent run or tool call, for inspection afterwards.
-#[derive(Default)]
-struct Events(Mutex<Vec<AgentEvent>>);
-
-impl EventSink for Events {
-    fn emit(&self, event: &AgentEvent) {
-        self.0.lock().expect("events").push(event.clone());
-    }
-}
-
-impl Events {
-    /// The text of each progress update, in order.
-    fn progress(&self) -> Vec<String> {
-        self.0
-            .lock()
-            .expect("events")
-            .iter()
-            .filter_map(|e| match e {
-                AgentEvent::ToolExecutionUpdate { partial, .. } => {
-                    Some(core_text(&partial.content))
-                }
-                _ => None,
-            })
-            .collect()
-    }
+/// The text of each progress update, in order.
+fn progress(events: &Events) -> Vec<String> {
+    events
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolExecutionUpdate { partial, .. } => Some(core_text(&partial.content)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// (call id, is_error, text) of each tool result the run added, in order.
@@ -750,9 +683,7 @@ async fn concurrent_writes_to_one_path_leave_one_complete_file() {
     assert_eq!(dir_names(&f.ws.join("out")), ["same.txt"]);
     // Sequential: the second call starts only after the first ended.
     let order: Vec<String> = events
-        .0
-        .lock()
-        .expect("events")
+        .events()
         .iter()
         .filter_map(|e| match e {
             AgentEvent::ToolExecutionStart { tool_call_id, .. } => {
@@ -1347,7 +1278,7 @@ async fn bash_streams_progress_and_saves_long_output() {
         .expect("bash ran");
     assert!(!result.is_error);
     assert_eq!(core_text(&result.content), "step1\nstep2\nstep3\nstep4");
-    let progress = events.progress();
+    let progress = progress(&events);
     assert!(
         progress.len() >= 2,
         "too few progress updates: {progress:?}"
@@ -1439,7 +1370,7 @@ async fn aborting_the_agent_cancels_a_running_command() {
     );
     let abort = async {
         // Abort once the command is visibly running.
-        while events.progress().is_empty() {
+        while progress(&events).is_empty() {
             assert!(started.elapsed() < Duration::from_secs(20), "no progress");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -1457,7 +1388,7 @@ async fn aborting_the_agent_cancels_a_running_command() {
     assert_eq!(id, "long");
     assert!(*is_error);
     assert_eq!(out, "running\n\n[Command cancelled by the user]");
-    assert_eq!(events.progress()[0].trim_end(), "running");
+    assert_eq!(progress(&events)[0].trim_end(), "running");
 
     tokio::time::sleep(Duration::from_millis(2500).saturating_sub(started.elapsed())).await;
     tokio::time::sleep(Duration::from_millis(300)).await;

@@ -10,13 +10,13 @@ use std::time::Duration;
 
 use tack_builtin::artifacts;
 use tack_core::session::{EntryKind, Session, SessionHandle};
-use tack_runtime::api::{ContentBlock, InputAction, Level, ToolCall, ToolDecision, ToolResult};
+use tack_runtime::api::{InputAction, Level, ToolDecision, ToolResult};
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
     AgentServices, CallLimits, Capabilities, HostContext, HostServices, LoadError, LoadedPlugin,
-    Manifest, PluginError, PluginSource, PluginSpec, PluginUi, Runtime, RuntimeConfig,
-    SessionServices,
+    Manifest, PluginError, PluginUi, Runtime, RuntimeConfig, SessionServices,
 };
+use tack_test_support::runtime::{manifest_spec, result_text as text, tool_call as call};
 use tokio_util::sync::CancellationToken;
 
 /// Records what plugins log.
@@ -95,23 +95,6 @@ fn quick_limits() -> RuntimeConfig {
     }
 }
 
-fn spec(
-    manifest: &str,
-    wasm_path: &str,
-    granted: Capabilities,
-    config: serde_json::Value,
-) -> PluginSpec {
-    let manifest = Manifest::parse(manifest).expect("manifest");
-    PluginSpec {
-        wasm: std::fs::read(wasm_path).expect("component built by tack-builtin"),
-        wasm_label: wasm_path.to_string(),
-        source: PluginSource::Path(Path::new(wasm_path).to_path_buf()),
-        granted,
-        config,
-        manifest,
-    }
-}
-
 const HOSTILE_MANIFEST: &str = r#"
 [plugin]
 name = "hostile"
@@ -129,7 +112,7 @@ async fn hostile(f: &Fixture) -> Arc<LoadedPlugin> {
     let granted = manifest.capabilities.clone();
     LoadedPlugin::load(
         &f.runtime,
-        spec(
+        manifest_spec(
             HOSTILE_MANIFEST,
             artifacts::TEST_HOSTILE,
             granted,
@@ -139,25 +122,6 @@ async fn hostile(f: &Fixture) -> Arc<LoadedPlugin> {
     )
     .await
     .expect("hostile plugin loads")
-}
-
-fn call(name: &str, args: serde_json::Value) -> ToolCall {
-    ToolCall {
-        id: format!("call-{name}"),
-        name: name.into(),
-        arguments: args.to_string(),
-    }
-}
-
-fn text(result: &ToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| match c {
-            ContentBlock::Text(t) => Some(t.as_str()),
-            ContentBlock::Image(_) => None,
-        })
-        .collect()
 }
 
 async fn tool(
@@ -183,7 +147,7 @@ async fn example_plugin_round_trips_every_entry_point() {
     let manifest = std::fs::read_to_string(artifacts::HELLO_RUST_MANIFEST).expect("manifest");
     let p = LoadedPlugin::load(
         &f.runtime,
-        spec(
+        manifest_spec(
             &manifest,
             artifacts::HELLO_RUST,
             Capabilities::default(),
@@ -355,7 +319,7 @@ async fn exec_is_checked_against_the_grant() {
     let f2 = fixture(quick_limits());
     let ungranted = LoadedPlugin::load(
         &f2.runtime,
-        spec(
+        manifest_spec(
             HOSTILE_MANIFEST,
             artifacts::TEST_HOSTILE,
             granted,
@@ -432,7 +396,7 @@ async fn repeated_faults_disable_the_plugin_but_not_its_neighbours() {
     let manifest = std::fs::read_to_string(artifacts::HELLO_RUST_MANIFEST).expect("manifest");
     let neighbour = LoadedPlugin::load(
         &f.runtime,
-        spec(
+        manifest_spec(
             &manifest,
             artifacts::HELLO_RUST,
             Capabilities::default(),
@@ -614,7 +578,7 @@ component = "x.wasm"
 "#;
     let err = LoadedPlugin::load(
         &f.runtime,
-        spec(
+        manifest_spec(
             future,
             artifacts::TEST_FUTURE_API,
             Capabilities::default(),
@@ -652,7 +616,7 @@ component = "x.wasm"
         std::fs::write(&path, bytes).expect("write");
         let err = LoadedPlugin::load(
             &f.runtime,
-            spec(
+            manifest_spec(
                 future,
                 path.to_str().expect("utf8"),
                 Capabilities::default(),
@@ -691,7 +655,7 @@ async fn warm_start_loads_from_the_cache_without_compiling() {
     let cold = Runtime::new(config.clone()).expect("runtime");
     LoadedPlugin::load(
         &cold,
-        spec(
+        manifest_spec(
             &manifest,
             artifacts::HELLO_RUST,
             Capabilities::default(),
@@ -708,7 +672,7 @@ async fn warm_start_loads_from_the_cache_without_compiling() {
     let warm = Runtime::new(config).expect("runtime");
     let p = LoadedPlugin::load(
         &warm,
-        spec(
+        manifest_spec(
             &manifest,
             artifacts::HELLO_RUST,
             Capabilities::default(),

@@ -16,14 +16,15 @@ use tack_builtin::artifacts;
 use tack_core::agent::{AgentStartPatch, Hooks, InputAction, ToolDecision};
 use tack_core::message::{Content, Message, ToolCall, ToolResult, ToolResultMessage};
 use tack_core::session::{EntryKind, SessionHandle, SessionStore};
-use tack_core::{Agent, AgentConfig, ModelInfo, RunOutcome, RunStatus};
+use tack_core::{Agent, AgentConfig, RunOutcome, RunStatus};
 use tack_runtime::api::Level;
-use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
+use tack_runtime::bridge::{PluginHooks, PluginTools};
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
-    AgentServices, HostContext, HostServices, Manifest, PluginAgent, PluginSet, PluginSource,
-    PluginSpec, PluginUi, Runtime, RuntimeConfig, SessionServices,
+    AgentServices, HostContext, HostServices, Manifest, PluginAgent, PluginSet, PluginSpec,
+    PluginUi, SessionServices,
 };
+use tack_test_support::runtime::{builtin_spec, cached_runtime, manifest_spec, provider};
 use tokio_util::sync::CancellationToken;
 
 // ---- the test UI and session --------------------------------------------------------------
@@ -110,34 +111,13 @@ fn extra(name: &'static str, wasm: &'static str, config: Value) -> Extra {
     }
 }
 
-/// A built-in plugin's manifest, granted what it declares (as the CLI grants first-party plugins).
-fn builtin_spec(name: &str, wasm: &str, config: Value) -> PluginSpec {
-    let builtin = tack_builtin::builtin(name).unwrap_or_else(|| panic!("{name} is built in"));
-    let manifest = Manifest::parse(builtin.manifest).expect("manifest");
-    PluginSpec {
-        granted: manifest.capabilities.clone(),
-        manifest,
-        wasm: std::fs::read(wasm).expect("component built by tack-builtin"),
-        wasm_label: wasm.to_string(),
-        source: PluginSource::Builtin,
-        config,
-    }
-}
-
 /// A test component under a name of our choosing, asking for and granted only `rewrite`.
 fn test_spec(name: &str, wasm: &str, config: Value, rewrite: &[String]) -> PluginSpec {
     let manifest = format!(
         "[plugin]\nname = \"{name}\"\nversion = \"0.0.1\"\napi = \"0.1\"\ncomponent = \"x.wasm\"\n\n[capabilities]\nrewrite = {rewrite:?}\n"
     );
-    let manifest = Manifest::parse(&manifest).expect("manifest");
-    PluginSpec {
-        granted: manifest.capabilities.clone(),
-        manifest,
-        wasm: std::fs::read(wasm).expect("component built by tack-builtin"),
-        wasm_label: wasm.to_string(),
-        source: PluginSource::Path(PathBuf::from(wasm)),
-        config,
-    }
+    let granted = Manifest::parse(&manifest).expect("manifest").capabilities;
+    manifest_spec(&manifest, wasm, granted, config)
 }
 
 struct Harness {
@@ -180,11 +160,7 @@ impl Harness {
             .canonicalize()
             .expect("canonical workspace");
         prepare(&workspace);
-        let runtime = Runtime::new(RuntimeConfig {
-            cache_dir: Some(home.path().join("cache")),
-            ..RuntimeConfig::default()
-        })
-        .expect("runtime");
+        let runtime = cached_runtime(home.path().join("cache"));
         let ui = Arc::new(TestUi::default());
         let sessions = Arc::new(SessionServices::default());
         let agents = Arc::new(AgentServices::default());
@@ -206,11 +182,11 @@ impl Harness {
                 json!({ "script": script }),
                 &[],
             ),
-            builtin_spec("core-tools", artifacts::CORE_TOOLS, json!({})),
+            builtin_spec("core-tools", json!({})),
         ];
         for e in extras {
             specs.push(if tack_builtin::builtin(e.name).is_some() {
-                builtin_spec(e.name, e.wasm, e.config)
+                builtin_spec(e.name, e.config)
             } else {
                 test_spec(e.name, e.wasm, e.config, &e.rewrite)
             });
@@ -220,25 +196,7 @@ impl Harness {
         assert!(errors.is_empty(), "plugins failed to load: {errors:?}");
         let set = Arc::new(set);
 
-        let (plugin, provider_spec) = set.provider("scripted").expect("scripted provider");
-        let first = provider_spec.models.first().expect("a model");
-        let model = ModelInfo {
-            provider: "scripted".into(),
-            id: first.id.clone(),
-            name: first.name.clone(),
-            context_window: first.context_window,
-            max_output_tokens: first.max_output_tokens,
-            reasoning: false,
-            input: Vec::new(),
-            cost: Default::default(),
-        };
-        let provider = Arc::new(PluginProvider::new(
-            plugin.clone(),
-            provider_spec.clone(),
-            None,
-            SecretStore::new(None),
-            runtime.http().clone(),
-        ));
+        let (model, provider) = provider(&set, &runtime, "scripted");
         let tools = Arc::new(PluginTools::new(set.clone()));
         let hooks = Arc::new(PluginHooks::new(set.clone()));
         let store = SessionStore::new(home.path());

@@ -28,9 +28,11 @@ use tack_runtime::bridge::PluginProvider;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
     Capabilities, HostContext, HostServices, LoadedPlugin, Manifest, PluginSource, PluginSpec,
-    Runtime, RuntimeConfig,
+    Runtime,
 };
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tack_test_support::http_tokio::{read_request, Recorded};
+use tack_test_support::runtime::cached_runtime;
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
@@ -256,11 +258,7 @@ struct Env {
 impl Env {
     async fn new() -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
-        let runtime = Runtime::new(RuntimeConfig {
-            cache_dir: Some(dir.path().join("cache")),
-            ..RuntimeConfig::default()
-        })
-        .expect("runtime");
+        let runtime = cached_runtime(dir.path().join("cache"));
         let workspace = dir.path().join("ws");
         std::fs::create_dir_all(&workspace).expect("workspace");
         let host = HostContext {
@@ -426,24 +424,6 @@ fn fixture(provider: &str, name: &str) -> Vec<u8> {
 
 // ---- a minimal HTTP/1.1 server -------------------------------------------------------------
 
-struct Recorded {
-    method: String,
-    /// Path and query.
-    target: String,
-    /// Names in lower case.
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Recorded {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
 enum Reply {
     /// 200 with an event stream, closed after the body.
     Stream(Vec<u8>),
@@ -490,7 +470,7 @@ impl Server {
     }
 
     async fn handle(&self, mut conn: TcpStream) {
-        let Some(request) = read_request(&mut conn).await else {
+        let Some(request) = read_request(&mut conn, &mut Vec::new()).await else {
             return;
         };
         self.requests.lock().expect("requests").push(request);
@@ -552,47 +532,4 @@ async fn stream(conn: &mut TcpStream, body: &[u8]) -> std::io::Result<()> {
         }
     }
     Ok(())
-}
-
-async fn read_request(conn: &mut TcpStream) -> Option<Recorded> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 8192];
-    let head_end = loop {
-        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break end;
-        }
-        let n = conn.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-    let mut lines = head.split("\r\n");
-    let mut request_line = lines.next()?.split(' ');
-    let method = request_line.next()?.to_string();
-    let target = request_line.next()?.to_string();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_string()))
-        .collect();
-    let length: usize = headers
-        .iter()
-        .find(|(name, _)| name == "content-length")
-        .and_then(|(_, value)| value.parse().ok())
-        .unwrap_or(0);
-    let mut body = buf[head_end + 4..].to_vec();
-    while body.len() < length {
-        let n = conn.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        body.extend_from_slice(&chunk[..n]);
-    }
-    Some(Recorded {
-        method,
-        target,
-        headers,
-        body,
-    })
 }

@@ -1,0 +1,178 @@
+//! A loopback HTTP/1.1 server on a thread of its own: it answers each request with the reply
+//! its caller picks (by the request's number) and records what it was sent. One request a
+//! connection; the reply closes it.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+/// One request as the server read it.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The request line and headers, each line ending in CRLF.
+    pub head: String,
+    pub body: Vec<u8>,
+}
+
+impl Request {
+    /// The body, as text.
+    pub fn body_text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// The head followed by the body, for "the request carries this" checks.
+    pub fn text(&self) -> String {
+        format!("{}{}", self.head, self.body_text())
+    }
+}
+
+/// What the server answers.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    status: &'static str,
+    content_type: Option<&'static str>,
+    body: Vec<u8>,
+    /// Streams have no length: the body ends when the connection closes.
+    sized: bool,
+    /// Written in pieces of this many bytes, flushed one by one.
+    pieces: Option<usize>,
+}
+
+impl Reply {
+    /// `200 OK` with a server-sent event stream.
+    pub fn sse(body: impl Into<Vec<u8>>) -> Self {
+        Reply {
+            status: "200 OK",
+            content_type: Some("text/event-stream"),
+            body: body.into(),
+            sized: false,
+            pieces: None,
+        }
+    }
+
+    /// `200 OK` with `body` and its length, no content type.
+    pub fn bytes(body: impl Into<Vec<u8>>) -> Self {
+        Reply {
+            status: "200 OK",
+            content_type: None,
+            body: body.into(),
+            sized: true,
+            pieces: None,
+        }
+    }
+
+    /// `status` (e.g. "401 Unauthorized") with a JSON body.
+    pub fn json(status: &'static str, body: impl Into<Vec<u8>>) -> Self {
+        Reply {
+            status,
+            content_type: Some("application/json"),
+            body: body.into(),
+            sized: true,
+            pieces: None,
+        }
+    }
+
+    /// Writes the body in pieces of `size` bytes, as a slow network delivers it.
+    pub fn in_pieces(mut self, size: usize) -> Self {
+        self.pieces = Some(size.max(1));
+        self
+    }
+
+    fn write(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let mut head = format!("HTTP/1.1 {}\r\n", self.status);
+        if let Some(kind) = self.content_type {
+            head.push_str(&format!("content-type: {kind}\r\n"));
+        }
+        if self.sized {
+            head.push_str(&format!("content-length: {}\r\n", self.body.len()));
+        }
+        head.push_str("connection: close\r\n\r\n");
+        out.write_all(head.as_bytes())?;
+        match self.pieces {
+            Some(size) => {
+                for piece in self.body.chunks(size) {
+                    out.write_all(piece)?;
+                    out.flush()?;
+                }
+                Ok(())
+            }
+            None => out.write_all(&self.body),
+        }
+    }
+}
+
+/// A running server; it lives as long as the test process.
+pub struct MockServer {
+    url: String,
+    port: u16,
+    requests: Arc<Mutex<Vec<Request>>>,
+}
+
+impl MockServer {
+    /// Answers the n-th request (from 0) with `reply(n)`.
+    pub fn start(reply: impl Fn(usize) -> Reply + Send + 'static) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+        let addr = listener.local_addr().expect("local address");
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let seen = requests.clone();
+        std::thread::spawn(move || {
+            for (n, conn) in listener.incoming().enumerate() {
+                let Ok(mut conn) = conn else { break };
+                let Ok(read) = conn.try_clone() else { continue };
+                let request = read_request(read);
+                seen.lock().expect("requests").push(request);
+                // The client may have gone; the next connection is served all the same.
+                let _ = reply(n).write(&mut conn);
+            }
+        });
+        MockServer {
+            url: format!("http://{addr}"),
+            port: addr.port(),
+            requests,
+        }
+    }
+
+    /// Answers every request with `reply`.
+    pub fn always(reply: Reply) -> Self {
+        Self::start(move |_| reply.clone())
+    }
+
+    /// `http://127.0.0.1:<port>`, without a trailing slash.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The requests so far, in arrival order.
+    pub fn requests(&self) -> Vec<Request> {
+        self.requests.lock().expect("requests").clone()
+    }
+
+    /// The bodies of the requests so far, as text.
+    pub fn bodies(&self) -> Vec<String> {
+        self.requests().iter().map(Request::body_text).collect()
+    }
+}
+
+fn read_request(conn: impl Read) -> Request {
+    let mut reader = BufReader::new(conn);
+    let mut head = String::new();
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap_or(0);
+        }
+        head.push_str(&line);
+    }
+    let mut body = vec![0u8; length];
+    // A body cut short is recorded as far as it came (the rest stays zero).
+    let _ = reader.read_exact(&mut body);
+    Request { head, body }
+}
