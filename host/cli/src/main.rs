@@ -9,6 +9,7 @@ mod inbox;
 mod list;
 mod model_switch;
 mod packages;
+mod plugin_paths;
 mod plugins;
 mod router;
 mod rpc;
@@ -21,6 +22,7 @@ mod sessions;
 mod settings;
 mod startup;
 mod sync;
+mod system_files;
 mod tui;
 
 use std::process::ExitCode;

@@ -33,7 +33,12 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     for warning in &loaded.warnings {
         eprintln!("tack: warning: {}", shown(warning));
     }
-    for line in loaded.startup.lines() {
+    let report = if cli.verbose {
+        loaded.startup.verbose_lines()
+    } else {
+        loaded.startup.lines()
+    };
+    for line in report {
         eprintln!("tack: {}", shown(&line));
     }
     let session = SessionHandle::new(app::open_session(&cli, &loaded)?);
