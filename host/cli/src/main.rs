@@ -11,6 +11,7 @@ mod model_switch;
 mod packages;
 mod plugin_paths;
 mod plugins;
+mod prompt_commands;
 mod router;
 mod rpc;
 mod run;
