@@ -715,3 +715,120 @@ fn no_plugins_loads_only_the_named_ones() {
     assert!(!out.status.success(), "--no-extensions is the same flag");
     assert!(mock.requests().is_empty());
 }
+
+/// RPC: `get_commands` lists templates and skills with their descriptions, and a `prompt` of a
+/// template line sends its expansion.
+#[test]
+fn rpc_lists_templates_and_skills_and_expands_a_template_prompt() {
+    use std::io::{BufRead, BufReader, Write};
+    let env = Env::new();
+    write(
+        &env.home().join("prompts/review.md"),
+        "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $1 carefully.",
+    );
+    skill(&env.home().join("skills"), "mine", "My own skill.", "m");
+    let mock = MockProvider::start(vec![text_reply("done")]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tack"))
+        .current_dir(env.workspace.path())
+        .env("TACK_HOME", env.home.path())
+        .env("HOME", env.user.path())
+        .env(
+            "TACK_CACHE_DIR",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
+        )
+        .args([
+            "--provider",
+            "openai",
+            "--model",
+            "gpt-4.1",
+            "--base-url",
+            &format!("{}/v1", mock.url),
+            "--api-key",
+            "sk-test",
+            "--no-session",
+            "--mode",
+            "rpc",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("tack runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    writeln!(stdin, r#"{{"id": "c", "type": "get_commands"}}"#).expect("write");
+    writeln!(
+        stdin,
+        r#"{{"id": "p", "type": "prompt", "message": "/review src/lib.rs"}}"#
+    )
+    .expect("write");
+    let mut commands = None;
+    let mut ended = false;
+    for line in lines.by_ref() {
+        let line = line.expect("line");
+        let Ok(value) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        if value["id"] == "c" {
+            commands = Some(value["data"]["commands"].clone());
+        }
+        if value["type"] == "agent_end" {
+            ended = true;
+            break;
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+    assert!(ended, "the run ended");
+    let commands = commands.expect("get_commands answered");
+    let find = |name: &str| {
+        commands
+            .as_array()
+            .expect("list")
+            .iter()
+            .find(|c| c["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("/{name} missing: {commands}"))
+    };
+    let review = find("review");
+    assert_eq!(review["description"], "Review a file — <file> (user)");
+    assert_eq!(review["plugin"], "prompt-templates");
+    assert_eq!(find("skill:mine")["description"], "My own skill. (user)");
+    assert_eq!(mock.user_text(0), "Review src/lib.rs carefully.");
+}
+
+/// The model reads a skill file in the tack home (outside the workspace) with the permissions
+/// print mode has by default.
+#[test]
+fn the_model_reads_a_skill_outside_the_workspace_by_default() {
+    let env = Env::new();
+    let file = skill(
+        &env.home().join("skills"),
+        "notes",
+        "Team notes.",
+        "See the notes.",
+    );
+    let mock = MockProvider::start(vec![
+        tool_reply("read", json!({ "path": file.display().to_string() })),
+        text_reply("read it"),
+    ]);
+    ok(&env.run(&mock, &["-p", "what do the notes say?"]));
+    let results = mock.tool_results(1);
+    assert!(
+        results.iter().any(|r| r.contains("See the notes.")),
+        "{results:?}"
+    );
+    // Files beside the skills are not: the plugin answers only for its skills' folders.
+    let outside = env.home().join("secret.txt");
+    write(&outside, "private");
+    let mock = MockProvider::start(vec![
+        tool_reply("read", json!({ "path": outside.display().to_string() })),
+        text_reply("no"),
+    ]);
+    ok(&env.run(&mock, &["-p", "read it"]));
+    let results = mock.tool_results(1);
+    assert!(
+        results.iter().all(|r| !r.contains("private")),
+        "{results:?}"
+    );
+}
