@@ -94,17 +94,34 @@ pub fn find(
     warnings: &mut Vec<String>,
 ) -> Vec<Found> {
     let mut found: Vec<Found> = Vec::new();
-    let mut add = |path: PathBuf, scope: &'static str| {
-        if let Ok(real) = path.canonicalize() {
-            if real.to_str().is_some() && !found.iter().any(|f| f.path == real) {
-                found.push(Found { path: real, scope });
+    // `within`: the folder a project's or package's folder must stay in once its symlinks are
+    // followed, so that `.agents/skills -> ~` cannot widen what the plugin reads.
+    let mut add = |path: PathBuf, scope: &'static str, within: Option<&Path>| {
+        let Ok(real) = path.canonicalize() else {
+            return;
+        };
+        if let Some(outer) = within {
+            if !outer
+                .canonicalize()
+                .is_ok_and(|outer| real.starts_with(outer))
+            {
+                warnings.push(format!(
+                    "{} leads to {}, outside {}; not read",
+                    path.display(),
+                    real.display(),
+                    outer.display()
+                ));
+                return;
             }
+        }
+        if real.to_str().is_some() && !found.iter().any(|f| f.path == real) {
+            found.push(Found { path: real, scope });
         }
     };
     if let Some(folder) = &set.packages {
         if allowed(&format!("$PACKAGES/{folder}")) {
             for dir in packages {
-                add(dir.join(folder), "package");
+                add(dir.join(folder), "package", Some(dir));
             }
         }
     }
@@ -120,13 +137,13 @@ pub fn find(
             (None, "")
         };
         if let Some(base) = base {
-            add(base.join(rest.trim_start_matches('/')), "user");
+            add(base.join(rest.trim_start_matches('/')), "user", None);
         }
     }
     if let Some(root) = &places.trusted_project {
         for relative in &set.project {
             if allowed(&format!("$PROJECT/{relative}")) {
-                add(root.join(relative), "project");
+                add(root.join(relative), "project", Some(root));
             }
         }
         let mut walk: Vec<&Path> = places
@@ -138,28 +155,30 @@ pub fn find(
         for dir in walk {
             for relative in &set.project_walk {
                 if allowed(&format!("$PROJECT/{relative}")) {
-                    add(dir.join(relative), "project");
+                    add(dir.join(relative), "project", Some(root));
                 }
             }
         }
     }
+    let mut missing = Vec::new();
     if let Some(flag) = &set.flag {
         for (name, value) in &places.flags {
             if name != flag {
                 continue;
             }
             let Some(value) = value else {
-                warnings.push(format!("--{flag} needs a path"));
+                missing.push(format!("--{flag} needs a path"));
                 continue;
             };
             let path = places.cwd.join(value);
             if path.exists() {
-                add(path, "flag");
+                add(path, "flag", None);
             } else {
-                warnings.push(format!("--{flag} {value}: no such file or folder"));
+                missing.push(format!("--{flag} {value}: no such file or folder"));
             }
         }
     }
+    warnings.extend(missing);
     found
 }
 

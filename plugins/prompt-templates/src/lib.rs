@@ -49,7 +49,7 @@ impl Plugin for PromptTemplates {
             return Ok(registration);
         }
         for template in &templates {
-            registration = registration.command(&template.name, &template.summary());
+            registration = registration.command(&template.name, template.summary());
         }
         self.templates = templates;
         Ok(registration.hook(HookKind::Input))

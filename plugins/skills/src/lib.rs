@@ -73,8 +73,8 @@ impl Plugin for Skills {
         }
         for skill in &skills {
             registration = registration.command(
-                &format!("{COMMAND_PREFIX}{}", skill.name),
-                &format!("{} ({})", skill.description, skill.scope),
+                format!("{COMMAND_PREFIX}{}", skill.name),
+                format!("{} ({})", skill.description, skill.scope),
             );
         }
         self.skills = skills;
