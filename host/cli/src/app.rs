@@ -164,22 +164,7 @@ async fn load(
         .iter()
         .map(|p| crate::startup::shown(p, &cwd, &project_root))
         .collect();
-    startup.plugins = set
-        .plugins()
-        .iter()
-        .filter(|p| p.disabled_reason().is_none())
-        .map(|p| p.name().to_string())
-        .collect();
-    for plugin in set.plugins() {
-        let commands: Vec<String> = set
-            .commands()
-            .filter(|(owner, _)| owner.name() == plugin.name())
-            .map(|(_, spec)| format!("/{}", spec.name))
-            .collect();
-        if !commands.is_empty() {
-            startup.commands.push((plugin.name().to_string(), commands));
-        }
-    }
+    startup.add_plugins(&set);
     Ok(Loaded {
         home,
         settings,

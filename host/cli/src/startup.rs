@@ -105,6 +105,25 @@ impl StartupReport {
         lines
     }
 
+    /// The running plugins and the commands of each (a skill's `/skill:<name>`, a template's
+    /// `/<name>`).
+    pub fn add_plugins(&mut self, set: &tack_runtime::PluginSet) {
+        for plugin in set.plugins() {
+            if plugin.disabled_reason().is_some() {
+                continue;
+            }
+            self.plugins.push(plugin.name().to_string());
+            let commands: Vec<String> = set
+                .commands()
+                .filter(|(owner, _)| owner.name() == plugin.name())
+                .map(|(_, spec)| format!("/{}", spec.name))
+                .collect();
+            if !commands.is_empty() {
+                self.commands.push((plugin.name().to_string(), commands));
+            }
+        }
+    }
+
     /// The full report (`--verbose`, the terminal UI): [`StartupReport::lines`], then the
     /// plugins and each plugin's commands.
     pub fn verbose_lines(&self) -> Vec<String> {
