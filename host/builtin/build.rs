@@ -27,6 +27,8 @@ const GUESTS: &[(&str, &str, &str)] = &[
     ("protected-paths", "protected_paths", "PROTECTED_PATHS"),
     ("permission-gate", "permission_gate", "PERMISSION_GATE"),
     ("todo", "todo", "TODO"),
+    ("skills", "skills", "SKILLS"),
+    ("prompt-templates", "prompt_templates", "PROMPT_TEMPLATES"),
     ("hello-rust", "hello_rust", "HELLO_RUST"),
     ("tack-test-hostile", "tack_test_hostile", "TEST_HOSTILE"),
     (

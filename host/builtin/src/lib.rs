@@ -66,6 +66,16 @@ pub const BUILTINS: &[Builtin] = &[
         manifest: include_str!("../../../plugins/todo/tack.toml"),
         wasm: include_bytes!(env!("TACK_GUEST_TODO")),
     },
+    Builtin {
+        name: "skills",
+        manifest: include_str!("../../../plugins/skills/tack.toml"),
+        wasm: include_bytes!(env!("TACK_GUEST_SKILLS")),
+    },
+    Builtin {
+        name: "prompt-templates",
+        manifest: include_str!("../../../plugins/prompt-templates/tack.toml"),
+        wasm: include_bytes!(env!("TACK_GUEST_PROMPT_TEMPLATES")),
+    },
 ];
 
 pub fn builtin(name: &str) -> Option<&'static Builtin> {

@@ -38,6 +38,8 @@ pub struct Loaded {
     pub warnings: Vec<String>,
     /// The context files for the system prompt, read once at start-up.
     pub context_files: Vec<ContextFile>,
+    /// The system prompt's replacement and additions, read once at start-up.
+    pub prompt_files: crate::system_files::SystemPromptFiles,
     /// What the run took from the project, for each front end to say at start-up.
     pub startup: StartupReport,
 }
@@ -106,29 +108,64 @@ async fn load(
         secrets: secrets.clone(),
         project_trusted: trusted,
     };
-    let (specs, plugin_warnings) =
-        crate::plugins::collect(&home, &settings, &cli.plugins, &cwd, trusted)?;
+    let (mut specs, plugin_warnings) = crate::plugins::collect(
+        &home,
+        &settings,
+        &cli.plugins,
+        &cwd,
+        trusted,
+        cli.no_plugins,
+    )?;
     warnings.extend(plugin_warnings);
+    let places = crate::plugin_paths::Places {
+        tack_home: home.root().to_path_buf(),
+        user_home: std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from),
+        trusted_project: trusted.then(|| project_root.clone()),
+        cwd: cwd.clone(),
+        flags: settings.command_line.flags.clone(),
+    };
+    crate::plugin_paths::apply(&mut specs, &places, &mut warnings);
     for (flag, _) in &settings.command_line.flags {
-        if !specs
-            .iter()
-            .any(|s| s.manifest.flags.iter().any(|f| f.name == *flag))
-        {
+        if !specs.iter().any(|s| {
+            s.manifest.flags.iter().any(|f| f.name == *flag)
+                || s.manifest
+                    .paths
+                    .iter()
+                    .any(|p| p.flag.as_deref() == Some(flag.as_str()))
+        }) {
             warnings.push(format!("--{flag}: no loaded plugin answers to this flag"));
         }
     }
     let set = PluginSet::load(&runtime, specs, &host).await;
     warnings.extend(set.errors.iter().map(|e| e.to_string()));
-    let context = discover_context_files(home.root(), &cwd);
+    let context = if cli.no_context_files {
+        Default::default()
+    } else {
+        discover_context_files(home.root(), &cwd)
+    };
     warnings.extend(context.warnings);
-    let startup = StartupReport {
+    let prompt_files = crate::system_files::SystemPromptFiles::read(
+        cli,
+        home.root(),
+        trusted.then_some(project_root.as_path()),
+    )?;
+    let mut startup = StartupReport {
         context_files: context
             .files
             .iter()
             .map(|f| crate::startup::shown(&f.path, &cwd, &project_root))
             .collect(),
         project_files: ProjectFiles::classify(&project_root, trusted),
+        ..StartupReport::default()
     };
+    startup.system_prompt = prompt_files
+        .sources
+        .iter()
+        .map(|p| crate::startup::shown(p, &cwd, &project_root))
+        .collect();
+    startup.add_plugins(&set);
     Ok(Loaded {
         home,
         settings,
@@ -139,6 +176,7 @@ async fn load(
         secrets,
         warnings,
         context_files: context.files,
+        prompt_files,
         startup,
     })
 }
@@ -483,13 +521,15 @@ pub fn build_agent(
     loaded.backends.session.attach(session.clone());
     loaded.backends.agent.attach_tools(tools.clone());
 
+    choose_tools(cli, loaded, &tools)?;
     let active = tack_core::ToolExecutor::tools(tools.as_ref());
     let system_prompt = build_system_prompt(&PromptInputs {
         tools: &active,
         cwd: &loaded.cwd,
         date: today(),
         context_files: &loaded.context_files,
-        append: cli.append_system_prompt.as_deref(),
+        custom: loaded.prompt_files.replace.as_deref(),
+        append: &loaded.prompt_files.append,
     });
     record_model(
         &session,
@@ -508,6 +548,50 @@ pub fn build_agent(
     loaded.backends.agent.attach_queues(agent.queues());
     loaded.backends.events.attach(sink);
     Ok(Wired { agent })
+}
+
+/// `--tools`, `--no-tools`, `--no-builtin-tools`: the tools active from the start.
+fn choose_tools(cli: &Cli, loaded: &Loaded, tools: &PluginTools) -> Result<()> {
+    let all = tools.all_names();
+    let chosen: Vec<String> = if cli.no_tools {
+        Vec::new()
+    } else if let Some(names) = &cli.tools {
+        let names: Vec<String> = names
+            .iter()
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+            .collect();
+        let unknown: Vec<&str> = names
+            .iter()
+            .filter(|n| !all.contains(n))
+            .map(String::as_str)
+            .collect();
+        if !unknown.is_empty() {
+            bail!(
+                "--tools: unknown tool{} {} (available: {})",
+                if unknown.len() == 1 { "" } else { "s" },
+                unknown.join(", "),
+                all.join(", ")
+            );
+        }
+        names
+    } else if cli.no_builtin_tools {
+        let builtin: Vec<&str> = loaded
+            .set
+            .tools()
+            .filter(|(p, _)| matches!(p.source, tack_runtime::PluginSource::Builtin))
+            .map(|(_, spec)| spec.name.as_str())
+            .collect();
+        all.iter()
+            .filter(|n| !builtin.contains(&n.as_str()))
+            .cloned()
+            .collect()
+    } else {
+        return Ok(());
+    };
+    tools
+        .set_active(chosen)
+        .map_err(|e| anyhow::anyhow!("cannot choose the tools: {e}"))
 }
 
 /// The session and agent of an interactive mode (RPC, the terminal UI).

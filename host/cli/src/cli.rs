@@ -89,9 +89,53 @@ pub struct Cli {
     #[arg(long = "flag", value_name = "NAME[=VALUE]")]
     pub plugin_flag: Vec<String>,
 
-    /// Text appended to the system prompt.
-    #[arg(long, value_name = "TEXT")]
-    pub append_system_prompt: Option<String>,
+    /// Load the skill at this path (a skill folder, a SKILL.md, or a folder of skills) besides
+    /// those discovered. Repeatable. A plugin flag: the plugin that declares it (skills) takes it.
+    #[arg(long = "skill", value_name = "PATH")]
+    pub skills: Vec<String>,
+
+    /// Load no skills. A plugin flag: the plugin that declares it (skills) takes it.
+    #[arg(long)]
+    pub no_skills: bool,
+
+    /// Replace tack's system prompt with this text, or with the contents of this file. Context
+    /// files, the date and the working directory are still added.
+    #[arg(long, value_name = "TEXT|FILE")]
+    pub system_prompt: Option<String>,
+
+    /// Text (or a file's contents) appended to the system prompt. Repeatable.
+    #[arg(long, value_name = "TEXT|FILE")]
+    pub append_system_prompt: Vec<String>,
+
+    /// Leave AGENTS.md / CLAUDE.md out of the system prompt.
+    #[arg(long)]
+    pub no_context_files: bool,
+
+    /// Only these tools are active (comma-separated names).
+    #[arg(
+        long,
+        value_name = "NAMES",
+        value_delimiter = ',',
+        conflicts_with = "no_tools"
+    )]
+    pub tools: Option<Vec<String>>,
+
+    /// No tools are active.
+    #[arg(long)]
+    pub no_tools: bool,
+
+    /// The tools of tack's built-in plugins are not active; those of installed plugins are.
+    #[arg(long)]
+    pub no_builtin_tools: bool,
+
+    /// Load no plugins (built-in or installed) but those named with --plugin.
+    #[arg(long, alias = "no-extensions")]
+    pub no_plugins: bool,
+
+    /// Print mode: say what went into the context (context files, system prompt files, plugins
+    /// and their commands) on stderr before the answer.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -111,6 +155,12 @@ impl Cli {
         }
         if self.plan {
             flags.push(("plan".to_string(), None));
+        }
+        for path in &self.skills {
+            flags.push(("skill".to_string(), Some(path.clone())));
+        }
+        if self.no_skills {
+            flags.push(("no-skills".to_string(), None));
         }
         for given in &self.plugin_flag {
             let given = given.trim_start_matches("--");

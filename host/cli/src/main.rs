@@ -10,7 +10,9 @@ mod list;
 mod model_pattern;
 mod model_switch;
 mod packages;
+mod plugin_paths;
 mod plugins;
+mod prompt_commands;
 mod router;
 mod rpc;
 mod run;
@@ -22,6 +24,7 @@ mod sessions;
 mod settings;
 mod startup;
 mod sync;
+mod system_files;
 mod tui;
 
 use std::process::ExitCode;

@@ -11,17 +11,24 @@ use tack_runtime::{Manifest, PluginSource, PluginSpec};
 use crate::home::Home;
 use crate::settings::Settings;
 
+/// `only_extra` (`--no-plugins`): neither built-in nor installed plugins, only `extra`.
 pub fn collect(
     home: &Home,
     settings: &Settings,
     extra: &[PathBuf],
     cwd: &Path,
     project_trusted: bool,
+    only_extra: bool,
 ) -> Result<(Vec<PluginSpec>, Vec<String>)> {
     let grants = GrantStore::load(&home.grants()).context("loading plugin grants")?;
     let mut specs = Vec::new();
     let mut warnings = Vec::new();
-    for builtin in tack_builtin::BUILTINS {
+    let builtins = if only_extra {
+        &[][..]
+    } else {
+        tack_builtin::BUILTINS
+    };
+    for builtin in builtins {
         let manifest = Manifest::parse(builtin.manifest).map_err(|e| {
             anyhow::anyhow!("built-in plugin {} has a bad manifest: {e}", builtin.name)
         })?;
@@ -40,10 +47,12 @@ pub fn collect(
             manifest,
         });
     }
-    let (installed, installed_warnings) =
-        crate::packages::load::installed(home, settings, cwd, project_trusted)?;
-    specs.extend(installed);
-    warnings.extend(installed_warnings);
+    if !only_extra {
+        let (installed, installed_warnings) =
+            crate::packages::load::installed(home, settings, cwd, project_trusted)?;
+        specs.extend(installed);
+        warnings.extend(installed_warnings);
+    }
     for dir in extra {
         match package(dir, &grants, settings) {
             Ok(spec) => {

@@ -33,7 +33,12 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     for warning in &loaded.warnings {
         eprintln!("tack: warning: {}", shown(warning));
     }
-    for line in loaded.startup.lines() {
+    let report = if cli.verbose {
+        loaded.startup.verbose_lines()
+    } else {
+        loaded.startup.lines()
+    };
+    for line in report {
         eprintln!("tack: {}", shown(&line));
     }
     let session = SessionHandle::new(app::open_session(&cli, &loaded)?);
@@ -73,10 +78,13 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             }
         });
     }
-    if let Some(code) = run_command(&loaded, &prompt).await? {
-        app::session_event(&loaded, EventKind::SessionEnd, &session).await;
-        return Ok(code);
-    }
+    let prompt = match run_command(&loaded, &prompt).await? {
+        CommandLine::Prompt(text) => text,
+        CommandLine::Done(code) => {
+            app::session_event(&loaded, EventKind::SessionEnd, &session).await;
+            return Ok(code);
+        }
+    };
 
     let cancel = CancellationToken::new();
     let on_interrupt = cancel.clone();
@@ -123,32 +131,48 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-/// `/name args` for a command some plugin registered: run it and print what it returns. Other
-/// text (including unknown `/words`, which may be paths) goes to the agent.
-async fn run_command(loaded: &app::Loaded, prompt: &str) -> Result<Option<ExitCode>> {
+/// What the prompt turned out to be.
+enum CommandLine {
+    /// The text to run the agent on.
+    Prompt(String),
+    /// A command ran; the run ends with this code.
+    Done(ExitCode),
+}
+
+/// `/name args` for a command some plugin registered: run it and print what it returns, unless
+/// the plugin turns the line into a prompt (see [`crate::prompt_commands`]). Other text
+/// (including unknown `/words`, which may be paths) goes to the agent.
+async fn run_command(loaded: &app::Loaded, prompt: &str) -> Result<CommandLine> {
     let Some(rest) = prompt.trim_start().strip_prefix('/') else {
-        return Ok(None);
+        return Ok(CommandLine::Prompt(prompt.to_string()));
     };
     let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
     let Some((plugin, _)) = loaded.set.command(name) else {
-        return Ok(None);
+        return Ok(CommandLine::Prompt(prompt.to_string()));
     };
-    match plugin.run_command(name, args.trim()).await {
-        Ok(Ok(output)) => {
-            if let Some(text) = output {
-                println!("{}", shown(&text));
-            }
-            Ok(Some(ExitCode::SUCCESS))
-        }
-        Ok(Err(message)) => {
-            eprintln!("tack: /{name}: {}", shown(&message));
-            Ok(Some(ExitCode::FAILURE))
-        }
-        Err(e) => {
-            eprintln!("tack: /{name}: {}", shown(&e.to_string()));
-            Ok(Some(ExitCode::FAILURE))
-        }
+    match crate::prompt_commands::route(plugin, name, args.trim()).await {
+        crate::prompt_commands::Routed::Prompt(text) => return Ok(CommandLine::Prompt(text)),
+        crate::prompt_commands::Routed::Handled => return Ok(CommandLine::Done(ExitCode::SUCCESS)),
+        crate::prompt_commands::Routed::Command => {}
     }
+    Ok(CommandLine::Done(
+        match plugin.run_command(name, args.trim()).await {
+            Ok(Ok(output)) => {
+                if let Some(text) = output {
+                    println!("{}", shown(&text));
+                }
+                ExitCode::SUCCESS
+            }
+            Ok(Err(message)) => {
+                eprintln!("tack: /{name}: {}", shown(&message));
+                ExitCode::FAILURE
+            }
+            Err(e) => {
+                eprintln!("tack: /{name}: {}", shown(&e.to_string()));
+                ExitCode::FAILURE
+            }
+        },
+    ))
 }
 
 /// No prompt, text mode, and a terminal on both ends: the interactive UI.

@@ -40,6 +40,11 @@ impl ProjectFiles {
             };
             sort(label, true);
         }
+        for name in ["SYSTEM.md", "APPEND_SYSTEM.md", "skills", "prompts"] {
+            if present(name) {
+                sort(format!(".tack/{name}"), true);
+            }
+        }
         if present("permissions.toml") {
             if trusted {
                 files.used.push(".tack/permissions.toml".into());
@@ -64,6 +69,15 @@ pub struct StartupReport {
     /// The context files in the system prompt, as paths relative to the working directory.
     pub context_files: Vec<String>,
     pub project_files: ProjectFiles,
+    /// The files that replaced or extended the system prompt (`SYSTEM.md`, …).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub system_prompt: Vec<String>,
+    /// The plugins loaded and running.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub plugins: Vec<String>,
+    /// Each plugin's commands (skills and prompt templates among them), by plugin.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<(String, Vec<String>)>,
 }
 
 impl StartupReport {
@@ -72,6 +86,9 @@ impl StartupReport {
         let mut lines = Vec::new();
         if !self.context_files.is_empty() {
             lines.push(format!("context: {}", self.context_files.join(", ")));
+        }
+        if !self.system_prompt.is_empty() {
+            lines.push(format!("system prompt: {}", self.system_prompt.join(", ")));
         }
         if !self.project_files.used.is_empty() {
             lines.push(format!(
@@ -84,6 +101,38 @@ impl StartupReport {
                 "project files ignored (the project is not trusted; pass --trust to use them): {}",
                 self.project_files.ignored.join(", ")
             ));
+        }
+        lines
+    }
+
+    /// The running plugins and the commands of each (a skill's `/skill:<name>`, a template's
+    /// `/<name>`).
+    pub fn add_plugins(&mut self, set: &tack_runtime::PluginSet) {
+        for plugin in set.plugins() {
+            if plugin.disabled_reason().is_some() {
+                continue;
+            }
+            self.plugins.push(plugin.name().to_string());
+            let commands: Vec<String> = set
+                .commands()
+                .filter(|(owner, _)| owner.name() == plugin.name())
+                .map(|(_, spec)| format!("/{}", spec.name))
+                .collect();
+            if !commands.is_empty() {
+                self.commands.push((plugin.name().to_string(), commands));
+            }
+        }
+    }
+
+    /// The full report (`--verbose`, the terminal UI): [`StartupReport::lines`], then the
+    /// plugins and each plugin's commands.
+    pub fn verbose_lines(&self) -> Vec<String> {
+        let mut lines = self.lines();
+        if !self.plugins.is_empty() {
+            lines.push(format!("plugins: {}", self.plugins.join(", ")));
+        }
+        for (plugin, commands) in &self.commands {
+            lines.push(format!("{plugin}: {}", commands.join(" ")));
         }
         lines
     }

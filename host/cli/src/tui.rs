@@ -51,7 +51,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
 
     let log_path = loaded.home.root().join("tui-stderr.log");
     let warnings = loaded.warnings.clone();
-    let startup = loaded.startup.lines();
+    let startup = loaded.startup.verbose_lines();
     let provider_notices = started.provider_notices.clone();
     let front = Arc::new(FrontEnd::new(cli, loaded, started));
     services.screen.attach(&front);

@@ -27,8 +27,10 @@ pub struct PromptInputs<'a> {
     pub cwd: &'a Path,
     pub date: NaiveDate,
     pub context_files: &'a [ContextFile],
-    /// Appended at the end (`--append-system-prompt`).
-    pub append: Option<&'a str>,
+    /// Replaces tack's own instructions and tool list (`--system-prompt`, `SYSTEM.md`).
+    pub custom: Option<&'a str>,
+    /// Appended at the end, in order (`APPEND_SYSTEM.md`, `--append-system-prompt`).
+    pub append: &'a [String],
 }
 
 /// Today in the local time zone.
@@ -37,25 +39,10 @@ pub fn today() -> NaiveDate {
 }
 
 pub fn build_system_prompt(inputs: &PromptInputs<'_>) -> String {
-    let mut out = String::from(
-        "You are tack, a coding agent working in the user's terminal. You help with software \
-         engineering tasks: reading and changing code, running commands, and explaining what you \
-         find. Use the tools to inspect before you change things, keep changes focused on the \
-         request, and say briefly what you did.\n",
-    );
-    if inputs.tools.is_empty() {
-        out.push_str("\nNo tools are available in this session.\n");
-    } else {
-        out.push_str("\nAvailable tools:\n");
-        for tool in inputs.tools {
-            let line = tool
-                .prompt_snippet
-                .as_deref()
-                .or_else(|| tool.description.lines().next())
-                .unwrap_or("");
-            let _ = writeln!(out, "- {}: {}", tool.name, line.trim());
-        }
-    }
+    let mut out = match inputs.custom {
+        Some(custom) => format!("{}\n", custom.trim_end()),
+        None => default_instructions(inputs.tools),
+    };
     let _ = write!(
         out,
         "\nCurrent date: {}\nCurrent working directory: {}\n",
@@ -73,8 +60,32 @@ pub fn build_system_prompt(inputs: &PromptInputs<'_>) -> String {
             );
         }
     }
-    if let Some(append) = inputs.append {
+    for append in inputs.append {
         let _ = write!(out, "\n{}\n", append.trim_end());
+    }
+    out
+}
+
+/// tack's own instructions and the list of active tools.
+fn default_instructions(tools: &[ToolSpec]) -> String {
+    let mut out = String::from(
+        "You are tack, a coding agent working in the user's terminal. You help with software \
+         engineering tasks: reading and changing code, running commands, and explaining what you \
+         find. Use the tools to inspect before you change things, keep changes focused on the \
+         request, and say briefly what you did.\n",
+    );
+    if tools.is_empty() {
+        out.push_str("\nNo tools are available in this session.\n");
+    } else {
+        out.push_str("\nAvailable tools:\n");
+        for tool in tools {
+            let line = tool
+                .prompt_snippet
+                .as_deref()
+                .or_else(|| tool.description.lines().next())
+                .unwrap_or("");
+            let _ = writeln!(out, "- {}: {}", tool.name, line.trim());
+        }
     }
     out
 }
@@ -257,7 +268,8 @@ mod tests {
             cwd: Path::new("/repo/sub"),
             date: NaiveDate::from_ymd_opt(2026, 11, 30).unwrap(),
             context_files: &files,
-            append: Some("Be terse."),
+            custom: None,
+            append: &["Be terse.".to_string()],
         });
         assert!(prompt.contains("- read: Read a file\n"));
         assert!(prompt.contains("- bash: bash does things.\n"));
@@ -265,6 +277,28 @@ mod tests {
         assert!(prompt.contains("Current working directory: /repo/sub\n"));
         assert!(prompt.contains("## /repo/AGENTS.md\n\nUse cargo.\n"));
         assert!(prompt.trim_end().ends_with("Be terse."));
+    }
+
+    #[test]
+    fn a_custom_prompt_replaces_the_instructions_and_keeps_the_rest() {
+        let tools = [tool("read", Some("Read a file"))];
+        let files = [ContextFile {
+            path: PathBuf::from("/repo/AGENTS.md"),
+            content: "Use cargo.\n".into(),
+        }];
+        let prompt = build_system_prompt(&PromptInputs {
+            tools: &tools,
+            cwd: Path::new("/repo"),
+            date: NaiveDate::from_ymd_opt(2026, 11, 30).unwrap(),
+            context_files: &files,
+            custom: Some("You review Rust code."),
+            append: &["One.".to_string(), "Two.".to_string()],
+        });
+        assert!(prompt.starts_with("You review Rust code.\n"), "{prompt}");
+        assert!(!prompt.contains("You are tack"), "{prompt}");
+        assert!(prompt.contains("Current working directory: /repo\n"));
+        assert!(prompt.contains("Use cargo."));
+        assert!(prompt.trim_end().ends_with("One.\n\nTwo."), "{prompt}");
     }
 
     #[test]

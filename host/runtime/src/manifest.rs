@@ -20,7 +20,42 @@ pub struct Manifest {
     /// Command-line flags the plugin answers to (`tack --plan`), each setting one option.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<Flag>,
+    /// Folders the host looks for on the plugin's behalf (skills, prompt templates): those that
+    /// exist are granted read and handed over in the plugin's config.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<PathSet>,
 }
+
+/// Folders a plugin reads its content from. The host looks for each, in this order, later ones
+/// winning where the plugin merges by name: a folder of the name `packages` in every installed
+/// package, the `user` folders, the `project` and `project_walk` folders of a trusted project,
+/// then the paths given with `--<flag>`. Those that exist are granted read (a file given with the
+/// flag: its folder) and set as the config option `option`: a list of `{ "path", "scope" }`,
+/// `scope` being `package`, `user`, `project` or `flag`. A missing folder is left out, not an
+/// error; an untrusted project's folders are neither looked at nor granted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathSet {
+    pub option: String,
+    /// `$TACK_HOME/…` or `$HOME/…`.
+    #[serde(default)]
+    pub user: Vec<String>,
+    /// Relative to the project root (`.tack/skills`).
+    #[serde(default)]
+    pub project: Vec<String>,
+    /// Relative to every directory from the project root down to the working directory.
+    #[serde(default)]
+    pub project_walk: Vec<String>,
+    /// A folder name looked for in every installed package (`skills`).
+    #[serde(default)]
+    pub packages: Option<String>,
+    /// The name of a repeatable flag whose values add paths (`skill` for `--skill <path>`).
+    #[serde(default)]
+    pub flag: Option<String>,
+}
+
+/// Placeholders a `user` folder of a [`PathSet`] starts with.
+pub const USER_PLACEHOLDERS: [&str; 2] = ["$TACK_HOME", "$HOME"];
 
 /// `--<name>` sets the plugin's config `option`: to `value` for a switch, or to the text given
 /// after the flag when the flag takes one.
@@ -283,6 +318,9 @@ impl Manifest {
                 ));
             }
         }
+        for set in &self.paths {
+            self.validate_paths(set)?;
+        }
         for var in &self.capabilities.env {
             let stem = var.strip_suffix('*').unwrap_or(var);
             let well_formed = !stem.is_empty()
@@ -302,6 +340,47 @@ impl Manifest {
                     "http grant '{url}' must be an http(s) URL with a host"
                 ));
             }
+        }
+        Ok(())
+    }
+
+    fn validate_paths(&self, set: &PathSet) -> Result<(), String> {
+        let name = &self.plugin.name;
+        let has_dotdot = |p: &str| p.split(['/', '\\']).any(|segment| segment == "..");
+        for user in &set.user {
+            let placeholder = USER_PLACEHOLDERS.iter().find(|p| {
+                user.strip_prefix(**p)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            });
+            if placeholder.is_none() || has_dotdot(user) {
+                return Err(format!(
+                    "plugin '{name}': paths folder '{user}' must start with $TACK_HOME or $HOME \
+                     and contain no '..'"
+                ));
+            }
+        }
+        for relative in set.project.iter().chain(&set.project_walk) {
+            if relative.is_empty()
+                || std::path::Path::new(relative).is_absolute()
+                || has_dotdot(relative)
+            {
+                return Err(format!(
+                    "plugin '{name}': project folder '{relative}' must be a relative path \
+                     without '..'"
+                ));
+            }
+        }
+        if let Some(folder) = &set.packages {
+            if folder.is_empty() || folder.contains(['/', '\\']) || folder == ".." {
+                return Err(format!(
+                    "plugin '{name}': packages folder '{folder}' must be a plain folder name"
+                ));
+            }
+        }
+        if set.option.is_empty() {
+            return Err(format!(
+                "plugin '{name}': a [[paths]] entry needs an option"
+            ));
         }
         Ok(())
     }
@@ -386,6 +465,24 @@ secrets = ["EXAMPLE_API_KEY"]
             Manifest::parse(&ok).is_ok(),
             "only whole '..' segments are refused"
         );
+    }
+
+    #[test]
+    fn path_sets_stay_in_their_places() {
+        let with =
+            |set: &str| Manifest::parse(&format!("{GOOD}\n[[paths]]\noption = \"dirs\"\n{set}\n"));
+        let ok = with("user = [\"$TACK_HOME/skills\", \"$HOME/.agents/skills\"]\nproject = [\".tack/skills\"]\npackages = \"skills\"\nflag = \"skill\"").expect("valid");
+        assert_eq!(ok.paths[0].flag.as_deref(), Some("skill"));
+        for bad in [
+            "user = [\"/etc\"]",
+            "user = [\"$HOMEWORK\"]",
+            "user = [\"$HOME/../x\"]",
+            "project = [\"/abs\"]",
+            "project_walk = [\"../up\"]",
+            "packages = \"a/b\"",
+        ] {
+            assert!(with(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

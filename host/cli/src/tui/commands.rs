@@ -134,6 +134,17 @@ impl Controller {
             bail!("no such command (see /help)");
         };
         let plugin = plugin.clone();
+        match crate::prompt_commands::route(&plugin, name, args.trim()).await {
+            crate::prompt_commands::Routed::Prompt(text) => {
+                self.submit(
+                    vec![tack_core::message::Content::text(text)],
+                    crate::session_driver::Queue::Steer,
+                );
+                return Ok(None);
+            }
+            crate::prompt_commands::Routed::Handled => return Ok(None),
+            crate::prompt_commands::Routed::Command => {}
+        }
         let output = match plugin.run_command(name, args.trim()).await {
             Ok(Ok(output)) => output,
             Ok(Err(message)) => bail!("{message}"),

@@ -44,7 +44,7 @@ impl Controller {
 
     /// A message from the editor: the prompt of a new run when idle; queued for the running
     /// one otherwise.
-    fn submit(self: &Arc<Self>, content: Vec<Content>, queue: Queue) {
+    pub(super) fn submit(self: &Arc<Self>, content: Vec<Content>, queue: Queue) {
         self.driver
             .submit(content, Some(queue), |submitted| match submitted {
                 Submitted::Started | Submitted::Queued(_) | Submitted::ShuttingDown => {}
