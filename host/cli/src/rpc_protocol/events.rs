@@ -406,3 +406,89 @@ fn assistant_event(delta: MessageDelta, partial: Arc<Message>) -> AssistantMessa
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn agent_events_map_to_pis_shapes() {
+        let wire = EventWire::new();
+        let partial = Arc::new(Message::user("x"));
+        let lines: Vec<Value> = [
+            AgentEvent::ToolExecutionStart {
+                tool_call_id: "c1".into(),
+                tool_name: "bash".into(),
+                args: json!({"command": "ls"}),
+                rewritten_by: Vec::new(),
+            },
+            AgentEvent::ToolExecutionUpdate {
+                tool_call_id: "c1".into(),
+                tool_name: "bash".into(),
+                partial: ToolResult::text("so far"),
+            },
+            AgentEvent::ToolExecutionEnd {
+                tool_call_id: "c1".into(),
+                tool_name: "bash".into(),
+                result: ToolResult::text("done"),
+                is_error: false,
+            },
+            AgentEvent::MessageUpdate {
+                message: Arc::clone(&partial),
+                delta: MessageDelta::TextDelta {
+                    content_index: 0,
+                    delta: "Hel".into(),
+                },
+            },
+            AgentEvent::QueueUpdate {
+                steering: vec!["left".into()],
+                follow_up: vec!["then".into()],
+            },
+            AgentEvent::CompactionEnd {
+                reason: CompactionReason::Overflow,
+                summary: Some("s".into()),
+                tokens_before: Some(9),
+                first_kept_entry_id: Some("e2".into()),
+                aborted: false,
+                will_retry: true,
+                error_message: None,
+            },
+            AgentEvent::CompactionEnd {
+                reason: CompactionReason::Manual,
+                summary: None,
+                tokens_before: None,
+                first_kept_entry_id: None,
+                aborted: true,
+                will_retry: false,
+                error_message: Some("cancelled".into()),
+            },
+        ]
+        .iter()
+        .map(|event| {
+            let value: Value = serde_json::from_str(&wire.line(event)).expect("json");
+            // The timestamps of the messages inside are the clock's.
+            strip_timestamps(value)
+        })
+        .collect();
+        insta::assert_json_snapshot!(lines);
+    }
+
+    fn strip_timestamps(mut value: Value) -> Value {
+        match &mut value {
+            Value::Object(map) => {
+                map.remove("timestamp");
+                for v in map.values_mut() {
+                    *v = strip_timestamps(v.take());
+                }
+            }
+            Value::Array(items) => {
+                for v in items.iter_mut() {
+                    *v = strip_timestamps(v.take());
+                }
+            }
+            _ => {}
+        }
+        value
+    }
+}
