@@ -106,6 +106,7 @@ pub enum WireEvent {
     },
     /// tack: a plugin asked the user something in a mode without a UI (`--mode json`); it
     /// resolved to `response`.
+    #[serde(rename = "plugin_ui_request")]
     PluginUiResolved {
         plugin: String,
         request: Value,
