@@ -4,6 +4,7 @@ mod app;
 mod catalog;
 mod cli;
 mod commands;
+mod export_html;
 mod home;
 mod inbox;
 mod list;

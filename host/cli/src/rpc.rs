@@ -6,9 +6,11 @@
 mod bash;
 mod commands;
 mod compaction;
+mod export;
 mod models;
 mod output;
 mod queries;
+mod queue_modes;
 mod run;
 mod screen;
 mod server;
@@ -19,6 +21,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Result};
+use tack::rpc_protocol::EventWire;
 use tack_core::event::EventSink;
 use tack_runtime::api::EventKind;
 use tokio::io::AsyncBufReadExt;
@@ -41,6 +44,7 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
     let out = Output::start();
     let (wake_tx, mut wake_rx) = mpsc::unbounded_channel();
     let run_ended = Arc::new(AtomicBool::new(false));
+    let compacting = Arc::new(AtomicBool::new(false));
     let backends = Backends::default();
     let services = Arc::new(RpcServices::new(
         backends.agent.clone(),
@@ -57,6 +61,8 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
     }
     let sink: Arc<dyn EventSink> = Arc::new(EventLines {
         out: out.clone(),
+        wire: EventWire::new(),
+        compacting: compacting.clone(),
         run_ended: run_ended.clone(),
     });
     let started = app::start_interactive(&cli, &loaded, &services.inbox, sink).await?;
@@ -73,6 +79,8 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
         services,
         out,
         bash: Mutex::new(None),
+        retry_off: Mutex::new(None),
+        compacting,
         tasks: Mutex::default(),
     });
 

@@ -50,7 +50,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     }
     let sink: Arc<dyn EventSink> = match cli.mode {
         // `--mode rpc` is served by rpc.rs and never reaches here.
-        Mode::Json | Mode::Rpc => Arc::new(JsonLines),
+        Mode::Json | Mode::Rpc => Arc::new(JsonLines::default()),
         Mode::Text => Arc::new(TextProgress),
     };
     let wired = app::build_agent(&cli, &loaded, chosen, session.clone(), sink)?;
@@ -216,14 +216,17 @@ fn final_text(messages: &[Arc<Message>]) -> String {
         .unwrap_or_default()
 }
 
-/// `--mode json`: every event as one line on stdout.
-struct JsonLines;
+/// `--mode json`: every event as one line on stdout, in Pi's shapes.
+#[derive(Default)]
+struct JsonLines {
+    wire: tack::rpc_protocol::EventWire,
+}
 
 impl EventSink for JsonLines {
     fn emit(&self, event: &AgentEvent) {
         let mut out = std::io::stdout().lock();
         // A closed stdout (the reader went away) must not stop the agent mid-write of the session.
-        let _ = writeln!(out, "{}", event.to_json_line());
+        let _ = writeln!(out, "{}", self.wire.line(event));
         let _ = out.flush();
     }
 }

@@ -65,7 +65,7 @@ fn json_events(o: &Output) -> Vec<Value> {
 fn event<'a>(events: &'a [Value], kind: &str, call_id: &str) -> &'a Value {
     events
         .iter()
-        .find(|e| e["type"] == kind && e["tool_call_id"] == call_id)
+        .find(|e| e["type"] == kind && e["toolCallId"] == call_id)
         .unwrap_or_else(|| panic!("no {kind} for {call_id} in {events:#?}"))
 }
 
@@ -83,7 +83,7 @@ fn neighbour_read(id: &str) -> Value {
 
 fn assert_neighbour_worked(events: &[Value], id: &str) {
     let end = event(events, "tool_execution_end", id);
-    assert_eq!(end["is_error"], false, "{end}");
+    assert_eq!(end["isError"], false, "{end}");
     assert!(result_text(end).contains("# Demo"), "{end}");
 }
 
@@ -107,7 +107,7 @@ fn a_rewrite_without_the_grant_blocks_the_call() {
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
     let end = event(&events, "tool_execution_end", "c1");
-    assert_eq!(end["is_error"], true, "{end}");
+    assert_eq!(end["isError"], true, "{end}");
     let text = result_text(end);
     assert!(
         text.contains("plugin 'hostile'") && text.contains("`rewrite` grant"),
@@ -139,7 +139,7 @@ fn a_granted_rewrite_is_judged_again_by_the_policies_that_allowed_the_original()
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
     let end = event(&events, "tool_execution_end", "c1");
-    assert_eq!(end["is_error"], true, "{end}");
+    assert_eq!(end["isError"], true, "{end}");
     assert!(
         !result_text(end).contains("`rewrite` grant"),
         "refused by the policy, not for the grant: {end}"
@@ -173,7 +173,7 @@ fn the_arguments_that_ran_and_who_changed_them_are_in_the_events_and_the_session
     let events = json_events(&out);
     let start = event(&events, "tool_execution_start", "c1");
     assert_eq!(start["args"], json!({ "command": "echo rewritten" }));
-    assert_eq!(start["rewritten_by"], json!(["hostile"]));
+    assert_eq!(start["rewrittenBy"], json!(["hostile"]));
     assert!(result_text(event(&events, "tool_execution_end", "c1")).contains("rewritten"));
 
     let result = env
@@ -237,7 +237,7 @@ fn forged_state_moves_neither_permission_gate_nor_plan_mode() {
         "ok: none",
         "another plugin's state is not readable"
     );
-    assert_eq!(event(&events, "tool_execution_end", "c1")["is_error"], true);
+    assert_eq!(event(&events, "tool_execution_end", "c1")["isError"], true);
     assert!(!env.workspace().join("pwned").exists());
     assert_neighbour_worked(&events, "c2");
     let forged: Vec<Value> = env
@@ -260,7 +260,7 @@ fn forged_state_moves_neither_permission_gate_nor_plan_mode() {
     ));
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
-    assert_eq!(event(&events, "tool_execution_end", "c1")["is_error"], true);
+    assert_eq!(event(&events, "tool_execution_end", "c1")["isError"], true);
     assert!(!env.workspace().join("pwned").exists());
 }
 
@@ -380,7 +380,7 @@ fn what_a_plugin_hands_the_host_is_capped_and_neighbours_keep_working() {
     );
     // Two faults: the plugin is still enabled, and its neighbour never noticed.
     let echo = event(&events, "tool_execution_end", "e1");
-    assert_eq!(echo["is_error"], false, "{echo}");
+    assert_eq!(echo["isError"], false, "{echo}");
     assert_neighbour_worked(&events, "c2");
 }
 

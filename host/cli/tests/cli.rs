@@ -81,7 +81,7 @@ fn json_mode_streams_every_event_as_a_line() {
         .iter()
         .find(|e| e["type"] == "tool_execution_end")
         .expect("end");
-    assert_eq!(grep_end["tool_name"], "grep");
+    assert_eq!(grep_end["toolName"], "grep");
     assert!(
         grep_end["result"].to_string().contains("src/main.rs"),
         "{grep_end}"
@@ -325,7 +325,7 @@ fn ended_tools(events: &[Value]) -> Vec<String> {
     events
         .iter()
         .filter(|e| e["type"] == "tool_execution_end")
-        .map(|e| e["tool_call_id"].as_str().unwrap_or_default().to_string())
+        .map(|e| e["toolCallId"].as_str().unwrap_or_default().to_string())
         .collect()
 }
 

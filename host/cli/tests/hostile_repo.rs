@@ -481,7 +481,7 @@ fn tool_results(json_lines: &str) -> std::collections::BTreeMap<String, String> 
         .filter(|e| e["type"] == "tool_execution_end")
         .map(|e| {
             (
-                e["tool_call_id"].as_str().unwrap_or_default().to_string(),
+                e["toolCallId"].as_str().unwrap_or_default().to_string(),
                 e["result"].to_string(),
             )
         })
@@ -573,11 +573,7 @@ fn exec_patterns_hold_in_rpc_mode() {
         let event = rpc.next_event(WAIT).expect("event");
         if event["type"] == "tool_execution_end" {
             results.insert(
-                event["toolCallId"]
-                    .as_str()
-                    .or(event["tool_call_id"].as_str())
-                    .unwrap_or_default()
-                    .to_string(),
+                event["toolCallId"].as_str().unwrap_or_default().to_string(),
                 event["result"].to_string(),
             );
         }

@@ -288,7 +288,10 @@ impl Hostile {
             let event = client
                 .wait_for_event(WAIT, "a dialog or the end of the run", |e| {
                     seen.push(e.to_string());
-                    e["type"] == "plugin_ui_request" || e["type"] == "agent_end"
+                    let dialog = e["type"] == "extension_ui_request"
+                        && ["select", "confirm", "input"]
+                            .contains(&e["method"].as_str().unwrap_or_default());
+                    dialog || e["type"] == "agent_end"
                 })
                 .unwrap_or_else(|e| {
                     panic!(

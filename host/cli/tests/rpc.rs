@@ -13,8 +13,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use tack::rpc_client::{ClientError, Incoming, RpcClient};
 use tack::rpc_protocol::{
-    BashResult, Command, ForkPoint, ModelChoice, Request, Response, SessionRef, SessionStats,
-    State, StreamingBehavior, UiResponse,
+    BashResult, Command, ForkMessage, Model, ModelChoice, Request, Response, SessionRef,
+    SessionStats, State, StreamingBehavior, UiResponse,
 };
 use tack_builtin::artifacts;
 use tack_test_support::{tack, Env};
@@ -188,6 +188,14 @@ impl Rpc {
         }
     }
 
+    /// The next `extension_ui_request` that waits for an answer (fire-and-forget ones, status
+    /// and notifications, are passed over).
+    fn dialog(&mut self) -> Value {
+        self.wait_for("extension_ui_request", |e| {
+            ["select", "confirm", "input"].contains(&e["method"].as_str().unwrap_or_default())
+        })
+    }
+
     fn prompt(&mut self, text: &str) {
         let response = self.request(Command::Prompt {
             message: text.into(),
@@ -305,8 +313,8 @@ fn a_demo_session_answers_every_query() {
     let mut rpc = env.spawn(&[]);
 
     let state = rpc.state();
-    assert!(!state.is_running && !state.is_bash_running);
-    assert_eq!(state.model.provider, "demo");
+    assert!(!state.is_streaming && !state.is_bash_running);
+    assert_eq!(state.model.as_ref().expect("a model").provider, "demo");
     assert_eq!(state.message_count, 0);
     let file = state.session_file.clone().expect("a session file");
     assert!(Path::new(&file).exists());
@@ -351,8 +359,8 @@ fn a_demo_session_answers_every_query() {
     assert!(stats.tokens.total > 0);
     assert_eq!(stats.session_file.as_deref(), Some(file.as_str()));
 
-    let points: Vec<ForkPoint> =
-        serde_json::from_value(rpc.call(Command::GetForkPoints)["forkPoints"].clone())
+    let points: Vec<ForkMessage> =
+        serde_json::from_value(rpc.call(Command::GetForkMessages)["messages"].clone())
             .expect("fork points");
     assert_eq!(points.len(), 1);
     assert_eq!(points[0].text, "list the files here and read README.md");
@@ -379,11 +387,11 @@ fn a_demo_session_answers_every_query() {
         .iter()
         .any(|m| m["provider"] == "anthropic" && m["keyAvailable"] == false));
 
-    let choice: ModelChoice = rpc.call_as(Command::SetModel {
+    let model: Model = rpc.call_as(Command::SetModel {
         provider: "demo".into(),
         model_id: "demo-1".into(),
     });
-    assert_eq!(choice.model.id, "demo-1");
+    assert_eq!(model.id, "demo-1");
     assert!(rpc
         .fails(Command::SetModel {
             provider: "demo".into(),
@@ -417,7 +425,7 @@ fn a_demo_session_answers_every_query() {
         .contains("unknown thinking level"));
 
     rpc.call(Command::SetAutoCompaction { enabled: false });
-    assert!(!rpc.state().auto_compaction);
+    assert!(!rpc.state().auto_compaction_enabled);
     rpc.call(Command::SetAutoCompaction { enabled: true });
     // The conversation is far too short to need it; either way the command is answered.
     if let Err(e) = rpc.try_call(Command::Compact {
@@ -492,9 +500,9 @@ fn malformed_lines_are_answered_and_the_server_keeps_serving() {
             "missing field `message`",
         ),
         (
-            r#"{"type": "plugin_ui_response", "id": "d", "confirmed": true}"#,
+            r#"{"type": "extension_ui_response", "id": "d", "confirmed": true}"#,
             Some("d"),
-            "plugin_ui_response",
+            "extension_ui_response",
             "no open dialog",
         ),
     ];
@@ -513,7 +521,7 @@ fn malformed_lines_are_answered_and_the_server_keeps_serving() {
     rpc.raw("");
     rpc.raw("   ");
     rpc.raw_lines -= 2;
-    assert!(!rpc.state().is_running, "still serving");
+    assert!(!rpc.state().is_streaming, "still serving");
     let (status, transcript) = rpc.finish();
     assert!(status.success());
     let responses = transcript
@@ -546,10 +554,10 @@ fn abort_stops_a_running_tool_while_commands_interleave_with_events() {
     );
     let mut rpc = env.spawn(&["--plugin", &plugin]);
     rpc.prompt("go");
-    rpc.wait_for("tool_execution_start", |e| e["tool_call_id"] == "long");
+    rpc.wait_for("tool_execution_start", |e| e["toolCallId"] == "long");
 
     let state = rpc.state();
-    assert!(state.is_running, "answered mid-run");
+    assert!(state.is_streaming, "answered mid-run");
     let error = rpc.fails(Command::Prompt {
         message: "again".into(),
         images: Vec::new(),
@@ -569,7 +577,11 @@ fn abort_stops_a_running_tool_while_commands_interleave_with_events() {
     );
     let state = rpc.state();
     assert_eq!((state.pending_steering, state.pending_follow_up), (1, 1));
-    assert!(rpc.fails(Command::NewSession).contains("running"));
+    assert!(rpc
+        .fails(Command::NewSession {
+            parent_session: None
+        })
+        .contains("running"));
 
     let began = Instant::now();
     let abort = rpc.send(Command::Abort);
@@ -588,7 +600,7 @@ fn abort_stops_a_running_tool_while_commands_interleave_with_events() {
         "abort answers once the run has ended"
     );
     rpc.wait("agent_end");
-    assert!(!rpc.state().is_running);
+    assert!(!rpc.state().is_streaming);
     assert!(!env.workspace().join("never.txt").exists());
 
     let results: Vec<Value> = rpc
@@ -631,14 +643,14 @@ fn steering_and_follow_ups_reach_the_model_in_order() {
     );
     let mut rpc = env.spawn(&["--plugin", &plugin]);
     rpc.prompt("start");
-    rpc.wait_for("tool_execution_start", |e| e["tool_call_id"] == "nap");
+    rpc.wait_for("tool_execution_start", |e| e["toolCallId"] == "nap");
     rpc.call(Command::Steer {
         message: "turn left".into(),
         images: Vec::new(),
     });
     rpc.call(prompt_with("and then this", StreamingBehavior::FollowUp));
     rpc.wait_for("queue_update", |e| {
-        e["follow_up"] == json!(["and then this"])
+        e["followUp"] == json!(["and then this"])
     });
     rpc.wait("agent_end");
 
@@ -694,20 +706,20 @@ fn plugin_dialogs_are_answered_by_the_client() {
 
     // A select dialog, answered with its first option.
     rpc.prompt("clean up");
-    let ask = rpc.wait("plugin_ui_request");
+    let ask = rpc.dialog();
     assert_eq!(ask["plugin"], "permission-gate");
     assert_eq!(ask["method"], "select");
     assert_eq!(ask["options"][0], "Allow once");
     let id = ask["id"].as_str().expect("id").to_string();
     rpc.client
-        .answer(&UiResponse::select(&id, 0))
+        .answer(&UiResponse::select_index(&id, 0))
         .expect("answer");
     rpc.wait("agent_end");
     assert!(!env.workspace().join("build").exists(), "allowed once");
 
     // Cancelled: the safe default, a denial.
     rpc.prompt("clean up more");
-    let ask = rpc.wait("plugin_ui_request");
+    let ask = rpc.dialog();
     rpc.client
         .answer(&UiResponse::cancel(ask["id"].as_str().expect("id")))
         .expect("answer");
@@ -733,9 +745,13 @@ fn plugin_dialogs_are_answered_by_the_client() {
             .is_some_and(|o| o.contains("Plan mode on")),
         "{on}"
     );
-    rpc.wait_for("plugin_ui_set_status", |e| e["text"] == "plan mode");
+    rpc.wait_for("extension_ui_request", |e| {
+        e["method"] == "setStatus" && e["statusText"] == "plan mode"
+    });
     rpc.prompt("make a plan");
-    let captured = rpc.wait_for("plugin_ui_notify", |e| e["plugin"] == "plan-mode");
+    let captured = rpc.wait_for("extension_ui_request", |e| {
+        e["method"] == "notify" && e["plugin"] == "plan-mode"
+    });
     assert!(
         captured["message"]
             .as_str()
@@ -747,7 +763,7 @@ fn plugin_dialogs_are_answered_by_the_client() {
         name: "plan".into(),
         args: "off".into(),
     });
-    let confirm = rpc.wait("plugin_ui_request");
+    let confirm = rpc.dialog();
     assert_eq!(confirm["method"], "confirm");
     assert_eq!(confirm["title"], "Execute the plan?");
     assert!(confirm["message"]
@@ -780,9 +796,9 @@ fn plugin_dialogs_are_answered_by_the_client() {
 
     // Abort while a dialog is open: it closes, and the call is not run.
     rpc.prompt("clean up the rest");
-    let ask = rpc.wait("plugin_ui_request");
+    let ask = rpc.dialog();
     let abort = rpc.send(Command::Abort);
-    let closed = rpc.wait("plugin_ui_closed");
+    let closed = rpc.wait("extension_ui_closed");
     assert_eq!(closed["id"], ask["id"]);
     assert_eq!(closed["reason"], "aborted");
     assert!(rpc.response(&abort).success);
@@ -797,7 +813,9 @@ fn sessions_are_created_switched_and_forked() {
     rpc.run("read README.md");
     let first = rpc.state();
 
-    let fresh: SessionRef = rpc.call_as(Command::NewSession);
+    let fresh: SessionRef = rpc.call_as(Command::NewSession {
+        parent_session: None,
+    });
     assert_ne!(fresh.session_id, first.session_id);
     assert!(Path::new(fresh.session_file.as_deref().expect("file")).exists());
     assert_eq!(rpc.state().message_count, 0);
@@ -830,8 +848,8 @@ fn sessions_are_created_switched_and_forked() {
         })
         .contains("cannot find session"));
 
-    let points: Vec<ForkPoint> =
-        serde_json::from_value(rpc.call(Command::GetForkPoints)["forkPoints"].clone())
+    let points: Vec<ForkMessage> =
+        serde_json::from_value(rpc.call(Command::GetForkMessages)["messages"].clone())
             .expect("points");
     let fork: SessionRef = rpc.call_as(Command::Fork {
         entry_id: points[0].entry_id.clone(),
@@ -868,7 +886,9 @@ fn an_in_memory_session_stays_in_memory() {
     let env = new_env();
     let mut rpc = env.spawn(&["--no-session"]);
     rpc.run("list the files");
-    let fresh: SessionRef = rpc.call_as(Command::NewSession);
+    let fresh: SessionRef = rpc.call_as(Command::NewSession {
+        parent_session: None,
+    });
     assert_eq!(fresh.session_file, None);
     assert!(rpc.finish().0.success());
     assert!(env.session_files().is_empty());
@@ -936,7 +956,7 @@ fn eof_mid_run_aborts_and_leaves_the_session_complete() {
     );
     let mut rpc = env.spawn(&["--plugin", &plugin]);
     rpc.prompt("go");
-    rpc.wait_for("tool_execution_start", |e| e["tool_call_id"] == "long");
+    rpc.wait_for("tool_execution_start", |e| e["toolCallId"] == "long");
     let file = rpc.state().session_file.expect("file");
     let began = Instant::now();
     let (status, transcript) = rpc.finish();
@@ -969,15 +989,15 @@ fn set_model_moves_to_another_provider_between_runs() {
         { "text": "scripted answer" }, { "text": "scripted answer" }, { "text": "scripted answer" }
     ] } } }));
     let mut rpc = env.spawn(&["--plugin", &plugin]);
-    assert_eq!(rpc.state().model.provider, "demo");
+    assert_eq!(rpc.state().model.expect("a model").provider, "demo");
     rpc.run("list the files");
 
-    let choice: ModelChoice = rpc.call_as(Command::SetModel {
+    let model: Model = rpc.call_as(Command::SetModel {
         provider: "scripted".into(),
         model_id: "scripted-1".into(),
     });
-    assert_eq!(choice.model.provider, "scripted");
-    assert_eq!(rpc.state().model.id, "scripted-1");
+    assert_eq!(model.provider, "scripted");
+    assert_eq!(rpc.state().model.expect("a model").id, "scripted-1");
     let end = rpc.run("hello");
     let last = end["messages"]
         .as_array()
@@ -1005,7 +1025,7 @@ fn a_prompt_an_input_hook_handles_starts_no_run() {
     let mut rpc = env.spawn(&["--plugin", &hooks]);
     rpc.prompt("/something the hook takes");
     rpc.wait("input_handled");
-    assert!(!rpc.state().is_running);
+    assert!(!rpc.state().is_streaming);
     let (status, transcript) = rpc.finish();
     assert!(status.success());
     assert!(!transcript
@@ -1065,6 +1085,10 @@ fn compact_summarizes_on_request_when_automatic_compaction_is_off() {
     let end = rpc.wait("compaction_end");
     assert_eq!(end["aborted"], false);
     assert_eq!(end["reason"], "manual");
+    assert_eq!(end["willRetry"], false);
+    assert_eq!(end["result"]["summary"], data["summary"]);
+    assert_eq!(end["result"]["firstKeptEntryId"], data["firstKeptEntryId"]);
+    assert!(end["result"]["tokensBefore"].as_u64().is_some(), "{end}");
     let messages = rpc.messages();
     assert_eq!(messages[0]["role"], "compactionSummary");
     assert!(messages.len() < before, "{} < {before}", messages.len());

@@ -34,7 +34,7 @@ pub use provider::{
     InputKind, ModelCost, ModelInfo, Provider, ProviderError, ProviderErrorKind, ProviderRequest,
     ProviderStream, ReasoningLevel, StopKind, StreamEvent, TokenUsage,
 };
-pub use queue::MessageQueues;
+pub use queue::{DeliveryMode, MessageQueues};
 pub use retry::RetryPolicy;
 pub use tools::{ExecutionMode, ToolError, ToolExecutor, ToolProgress, ToolSpec};
 
@@ -123,6 +123,8 @@ pub struct Agent {
     queues: MessageQueues,
     schemas: SchemaCache,
     running: AtomicBool,
+    /// Ends a wait before a retry (`abort_retry`).
+    retry_abort: tokio::sync::Notify,
 }
 
 impl Agent {
@@ -143,6 +145,7 @@ impl Agent {
             config: Mutex::new(config),
             schemas: SchemaCache::default(),
             running: AtomicBool::new(false),
+            retry_abort: tokio::sync::Notify::new(),
         }
     }
 
@@ -161,6 +164,12 @@ impl Agent {
     /// The steering and follow-up queues; push to them while a run is going on.
     pub fn queues(&self) -> MessageQueues {
         self.queues.clone()
+    }
+
+    /// Ends the wait before retrying a failed provider call, if one is going on: the failure
+    /// becomes the turn's answer and no further tries follow.
+    pub fn abort_retry(&self) {
+        self.retry_abort.notify_waiters();
     }
 
     pub fn session(&self) -> &SessionHandle {

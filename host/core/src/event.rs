@@ -72,7 +72,13 @@ pub enum AgentEvent {
         summary: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tokens_before: Option<u64>,
+        /// The first entry the compaction kept verbatim.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        first_kept_entry_id: Option<String>,
         aborted: bool,
+        /// The compaction followed a context overflow and the turn is retried now.
+        #[serde(default)]
+        will_retry: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error_message: Option<String>,
     },
@@ -281,7 +287,9 @@ mod tests {
                 reason: CompactionReason::Overflow,
                 summary: Some("s".into()),
                 tokens_before: Some(5),
+                first_kept_entry_id: Some("e2".into()),
                 aborted: false,
+                will_retry: true,
                 error_message: None,
             },
             AgentEvent::Notice {

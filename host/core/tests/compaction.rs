@@ -183,6 +183,7 @@ async fn passing_the_threshold_compacts_after_the_turn() {
             tokens_before: Some(tokens),
             aborted: false,
             error_message: None,
+            ..
         }] => {
             assert_eq!(summary, "## Goal\nAnswer questions.");
             assert_eq!(*tokens, 9_005, "the reported usage, nothing after it");

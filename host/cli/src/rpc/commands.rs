@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Context};
 use serde_json::json;
-use tack::rpc_protocol::CommandInfo;
+use tack::rpc_protocol::{CommandInfo, SourceInfo};
 
 use super::server::{data, Reply, Server};
 
@@ -16,6 +16,13 @@ impl Server {
             .map(|(plugin, spec)| CommandInfo {
                 name: spec.name.clone(),
                 description: spec.description.clone(),
+                source: "extension".to_string(),
+                source_info: SourceInfo {
+                    path: plugin.name().to_string(),
+                    source: plugin.name().to_string(),
+                    scope: "user".to_string(),
+                    origin: "package".to_string(),
+                },
                 plugin: plugin.name().to_string(),
             })
             .collect();

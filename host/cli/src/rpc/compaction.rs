@@ -2,6 +2,7 @@
 //! `compaction_start` / `compaction_end` events reach the client like every other event.
 
 use serde_json::json;
+use tack::rpc_protocol::CompactionResult;
 
 use super::server::{data, occupied, Reply, Server};
 use crate::session_driver::BusyKind;
@@ -21,13 +22,13 @@ impl Server {
             .await;
         self.driver.release(&work);
         let compacted = result?;
-        data(json!({
-            "entryId": compacted.entry_id,
-            "summary": compacted.summary,
-            "firstKeptEntryId": compacted.first_kept_entry_id,
-            "tokensBefore": compacted.tokens_before,
-            "tokensAfter": compacted.tokens_after,
-        }))
+        data(CompactionResult {
+            summary: compacted.summary,
+            first_kept_entry_id: compacted.first_kept_entry_id,
+            tokens_before: compacted.tokens_before,
+            entry_id: Some(compacted.entry_id),
+            tokens_after: Some(compacted.tokens_after),
+        })
     }
 
     /// Turns automatic compaction (past the threshold, and on a context overflow) on or off for

@@ -1,16 +1,68 @@
-//! `set_model`, `get_available_models` and `set_thinking_level`: the RPC replies around the
-//! shared [`ModelSwitch`].
+//! `set_model`, `cycle_model`, `get_available_models`, `set_thinking_level` and
+//! `cycle_thinking_level`: the RPC replies around the shared [`ModelSwitch`].
+//!
+//! [`ModelSwitch`]: crate::model_switch::ModelSwitch
 
-use serde_json::json;
-use tack::rpc_protocol::{AvailableModel, ModelChoice};
+use serde_json::{json, Value};
+use tack::rpc_protocol::{AvailableModel, CycledModel, Model, ModelChoice};
+use tack_core::agent::ReasoningLevel;
 
 use super::server::{data, Reply, Server};
 use crate::app;
 
+/// The order `cycle_thinking_level` goes through.
+const THINKING_LEVELS: [ReasoningLevel; 5] = [
+    ReasoningLevel::Off,
+    ReasoningLevel::Minimal,
+    ReasoningLevel::Low,
+    ReasoningLevel::Medium,
+    ReasoningLevel::High,
+];
+
 impl Server {
+    /// Answers with the model now in use, as Pi does.
     pub fn set_model(&self, provider: &str, model_id: &str) -> Reply {
         self.front.model_switch().set_model(provider, model_id)?;
-        self.model_choice()
+        data(Model::from(self.front.agent.config().model))
+    }
+
+    /// Moves to the next model (in catalog order) whose provider can be used; `null` when there
+    /// is no other.
+    pub fn cycle_model(&self) -> Reply {
+        let catalog = crate::catalog::build(&self.front.loaded.set, &self.front.loaded.settings)?;
+        let switch = self.front.model_switch();
+        let usable: Vec<(String, String)> = catalog
+            .iter()
+            .filter(|entry| switch.key_available(entry))
+            .flat_map(|entry| {
+                entry
+                    .spec
+                    .models
+                    .iter()
+                    .map(|spec| (entry.id.clone(), spec.id.clone()))
+            })
+            .collect();
+        let current = self.front.agent.config().model;
+        let at = usable
+            .iter()
+            .position(|(p, m)| *p == current.provider && *m == current.id);
+        let next = match at {
+            Some(i) => &usable[(i + 1) % usable.len()],
+            None => match usable.first() {
+                Some(first) => first,
+                None => return Ok(Some(Value::Null)),
+            },
+        };
+        if at.is_some() && usable.len() < 2 {
+            return Ok(Some(Value::Null));
+        }
+        switch.set_model(&next.0, &next.1)?;
+        let config = self.front.agent.config();
+        data(CycledModel {
+            model: config.model.into(),
+            thinking_level: config.reasoning.as_str().to_string(),
+            is_scoped: false,
+        })
     }
 
     pub fn available_models(&self) -> Reply {
@@ -21,7 +73,7 @@ impl Server {
             let key_available = switch.key_available(entry);
             for spec in &entry.spec.models {
                 models.push(AvailableModel {
-                    model: app::model_info(&entry.id, spec),
+                    model: app::model_info(&entry.id, spec).into(),
                     key_available,
                 });
             }
@@ -31,14 +83,25 @@ impl Server {
 
     pub fn set_thinking_level(&self, level: &str) -> Reply {
         self.front.model_switch().set_thinking(level)?;
-        self.model_choice()
-    }
-
-    fn model_choice(&self) -> Reply {
         let config = self.front.agent.config();
         data(ModelChoice {
-            model: config.model,
+            model: config.model.into(),
             thinking_level: config.reasoning.as_str().to_string(),
         })
+    }
+
+    /// The next level, wrapping around; `null` for a model without thinking.
+    pub fn cycle_thinking_level(&self) -> Reply {
+        let config = self.front.agent.config();
+        if !config.model.reasoning {
+            return Ok(Some(Value::Null));
+        }
+        let at = THINKING_LEVELS
+            .iter()
+            .position(|l| *l == config.reasoning)
+            .unwrap_or(0);
+        let next = THINKING_LEVELS[(at + 1) % THINKING_LEVELS.len()];
+        self.front.model_switch().set_thinking(next.as_str())?;
+        data(json!({ "level": next.as_str() }))
     }
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
 use serde::Serialize;
-use tack::rpc_protocol::Response;
+use tack::rpc_protocol::{EventWire, Response};
 use tack_core::event::{AgentEvent, EventSink};
 
 enum Out {
@@ -76,16 +76,22 @@ impl Output {
 /// The agent's events, as `--mode json` prints them.
 pub struct EventLines {
     pub out: Output,
+    pub wire: EventWire,
     /// Set when `agent_end` goes out: the client may act on it before the run's task has
     /// finished, and the server must not call the agent busy then.
     pub run_ended: Arc<AtomicBool>,
+    /// Between `compaction_start` and `compaction_end` (manual or automatic).
+    pub compacting: Arc<AtomicBool>,
 }
 
 impl EventSink for EventLines {
     fn emit(&self, event: &AgentEvent) {
-        if matches!(event, AgentEvent::AgentEnd { .. }) {
-            self.run_ended.store(true, Ordering::SeqCst);
+        match event {
+            AgentEvent::AgentEnd { .. } => self.run_ended.store(true, Ordering::SeqCst),
+            AgentEvent::CompactionStart { .. } => self.compacting.store(true, Ordering::SeqCst),
+            AgentEvent::CompactionEnd { .. } => self.compacting.store(false, Ordering::SeqCst),
+            _ => {}
         }
-        let _ = self.out.tx.send(Out::Line(event.to_json_line()));
+        let _ = self.out.tx.send(Out::Line(self.wire.line(event)));
     }
 }

@@ -1,13 +1,15 @@
-//! RPC mode's [`Screen`]: dialogs go to the client as `plugin_ui_request` events and wait for its
-//! `plugin_ui_response` (routed here by id); notifications, status segments, widgets and run
-//! failures become events.
+//! RPC mode's [`Screen`]: dialogs go to the client as Pi's `extension_ui_request` events and wait
+//! for its `extension_ui_response` (routed here by id); notifications, status segments and widgets
+//! are fire-and-forget `extension_ui_request`s; run failures become `error` events.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
-use tack::rpc_protocol::{CloseReason, RpcEvent, UiRequest, UiResponse};
+use tack::rpc_protocol::{
+    CloseReason, NotifyType, RpcEvent, UiMethod, UiRequest, UiResponse, WidgetPlacement,
+};
 use tack_core::event::{AgentEvent, NoticeLevel};
 use tokio::sync::oneshot;
 
@@ -23,6 +25,8 @@ pub struct RpcScreen {
     dialogs: Mutex<HashMap<String, oneshot::Sender<UiResponse>>>,
     /// Set when a run's end is out (shared with the event lines, which set it on `agent_end`).
     run_ended: Arc<AtomicBool>,
+    /// Numbers the fire-and-forget requests (dialogs have the driver's ids).
+    shown: AtomicU64,
 }
 
 impl RpcScreen {
@@ -31,7 +35,18 @@ impl RpcScreen {
             out,
             dialogs: Mutex::default(),
             run_ended,
+            shown: AtomicU64::new(0),
         }
+    }
+
+    /// Sends a request that expects no answer.
+    fn show(&self, plugin: &str, method: UiMethod) {
+        let n = self.shown.fetch_add(1, Ordering::Relaxed);
+        self.out.send(&RpcEvent::ExtensionUiRequest(UiRequest {
+            id: format!("show-{n}"),
+            plugin: plugin.to_string(),
+            method,
+        }));
     }
 
     /// Routes the client's answer to its dialog.
@@ -63,33 +78,33 @@ impl Screen for RpcScreen {
         reply: oneshot::Sender<UiResponse>,
     ) {
         lock(&self.dialogs).insert(id.to_string(), reply);
-        let dialog = match dialog {
-            Dialog::Confirm { title, message } => tack::rpc_protocol::Dialog::Confirm {
+        let method = match dialog {
+            Dialog::Confirm { title, message } => UiMethod::Confirm {
                 title,
                 message,
-                timeout_ms,
+                timeout: timeout_ms,
             },
-            Dialog::Select { title, options } => tack::rpc_protocol::Dialog::Select {
+            Dialog::Select { title, options } => UiMethod::Select {
                 title,
                 options,
-                timeout_ms,
+                timeout: timeout_ms,
             },
-            Dialog::Input { title, placeholder } => tack::rpc_protocol::Dialog::Input {
+            Dialog::Input { title, placeholder } => UiMethod::Input {
                 title,
-                placeholder,
-                timeout_ms,
+                placeholder: (!placeholder.is_empty()).then_some(placeholder),
+                timeout: timeout_ms,
             },
         };
-        self.out.send(&RpcEvent::PluginUiRequest(UiRequest {
+        self.out.send(&RpcEvent::ExtensionUiRequest(UiRequest {
             id: id.to_string(),
             plugin: plugin.to_string(),
-            dialog,
+            method,
         }));
     }
 
     fn dialog_timed_out(&self, id: &str) {
         if lock(&self.dialogs).remove(id).is_some() {
-            self.out.send(&RpcEvent::PluginUiClosed {
+            self.out.send(&RpcEvent::ExtensionUiClosed {
                 id: id.to_string(),
                 reason: CloseReason::Timeout,
             });
@@ -105,7 +120,7 @@ impl Screen for RpcScreen {
     fn close_dialogs(&self, reason: CloseReason) {
         let open: Vec<String> = lock(&self.dialogs).drain().map(|(id, _)| id).collect();
         for id in open {
-            self.out.send(&RpcEvent::PluginUiClosed { id, reason });
+            self.out.send(&RpcEvent::ExtensionUiClosed { id, reason });
         }
     }
 
@@ -137,27 +152,39 @@ impl Screen for RpcScreen {
     }
 
     fn notify(&self, plugin: &str, level: NoticeLevel, message: &str) {
-        self.out.send(&RpcEvent::PluginUiNotify {
-            plugin: plugin.to_string(),
-            level,
-            message: message.to_string(),
-        });
+        let notify_type = match level {
+            NoticeLevel::Debug | NoticeLevel::Info => NotifyType::Info,
+            NoticeLevel::Warn => NotifyType::Warning,
+            NoticeLevel::Error => NotifyType::Error,
+        };
+        self.show(
+            plugin,
+            UiMethod::Notify {
+                message: message.to_string(),
+                notify_type,
+            },
+        );
     }
 
     fn set_status(&self, plugin: &str, key: &str, text: Option<&str>) {
-        self.out.send(&RpcEvent::PluginUiSetStatus {
-            plugin: plugin.to_string(),
-            key: key.to_string(),
-            text: text.map(str::to_string),
-        });
+        self.show(
+            plugin,
+            UiMethod::SetStatus {
+                status_key: key.to_string(),
+                status_text: text.map(str::to_string),
+            },
+        );
     }
 
     fn set_widget(&self, plugin: &str, key: &str, lines: &[String]) {
-        self.out.send(&RpcEvent::PluginUiSetWidget {
-            plugin: plugin.to_string(),
-            key: key.to_string(),
-            lines: lines.to_vec(),
-        });
+        self.show(
+            plugin,
+            UiMethod::SetWidget {
+                widget_key: key.to_string(),
+                widget_lines: (!lines.is_empty()).then(|| lines.to_vec()),
+                widget_placement: Some(WidgetPlacement::AboveEditor),
+            },
+        );
     }
 
     fn input_handled(&self) {
@@ -238,7 +265,7 @@ mod tests {
                 let requests: Vec<Value> = self
                     .events()
                     .into_iter()
-                    .filter(|e| e["type"] == "plugin_ui_request")
+                    .filter(|e| e["type"] == "extension_ui_request")
                     .collect();
                 if let Some(request) = requests.get(n) {
                     return request["id"].as_str().expect("id").to_string();
@@ -277,7 +304,7 @@ mod tests {
         h.services
             .screen
             .answer(answer(
-                serde_json::json!({"type": "plugin_ui_response", "id": id, "value": "b"}),
+                serde_json::json!({"type": "extension_ui_response", "id": id, "value": "b"}),
             ))
             .expect("open");
         assert_eq!(by_text.await.expect("task"), Some(1));
@@ -288,7 +315,7 @@ mod tests {
         let id = h.request_id(2).await;
         h.services
             .screen
-            .answer(UiResponse::select(&id, 7))
+            .answer(UiResponse::select_index(&id, 7))
             .expect("open");
         assert_eq!(out_of_range.await.expect("task"), None);
 
@@ -323,8 +350,8 @@ mod tests {
         assert!(started.elapsed() >= Duration::from_millis(50));
         let events = h.events();
         let id = &events[0]["id"];
-        assert_eq!(events[0]["timeoutMs"], 50);
-        assert_eq!(events[1]["type"], "plugin_ui_closed");
+        assert_eq!(events[0]["timeout"], 50);
+        assert_eq!(events[1]["type"], "extension_ui_closed");
         assert_eq!(&events[1]["id"], id);
         assert_eq!(events[1]["reason"], "timeout");
     }
@@ -338,7 +365,7 @@ mod tests {
         h.services.screen.close_dialogs(CloseReason::Aborted);
         assert!(!open.await.expect("task"));
         let closed = &h.events()[1];
-        assert_eq!(closed["type"], "plugin_ui_closed");
+        assert_eq!(closed["type"], "extension_ui_closed");
         assert_eq!(closed["id"], Value::String(id));
         assert_eq!(closed["reason"], "aborted");
 

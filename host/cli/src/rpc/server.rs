@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use super::output::Output;
 use super::run::{content, Via};
 use super::screen::{RpcScreen, RpcServices};
-use crate::session_driver::{BusyKind, FrontEnd, SessionDriver};
+use crate::session_driver::{BusyKind, FrontEnd, Queue, SessionDriver};
 use crate::sync::lock;
 
 /// What a command answers: its `data` (if any), or an error.
@@ -35,6 +35,10 @@ pub struct Server {
     pub out: Output,
     /// Cancels the running `bash` command.
     pub bash: Mutex<Option<CancellationToken>>,
+    /// The retry policy `set_auto_retry` turned off, to restore when it is turned on again.
+    pub retry_off: Mutex<Option<tack_core::agent::RetryPolicy>>,
+    /// A compaction is going on (set from its events).
+    pub compacting: Arc<std::sync::atomic::AtomicBool>,
     /// Commands answering later; awaited before exit so that every command gets its response.
     pub tasks: Mutex<JoinSet<()>>,
 }
@@ -66,7 +70,7 @@ impl Server {
         else {
             return self.fail(id, "parse", "the object has no string `type`");
         };
-        if kind == "plugin_ui_response" {
+        if kind == "extension_ui_response" {
             return match serde_json::from_value::<UiResponse>(value) {
                 Ok(answer) => {
                     if let Err(e) = self.services.screen.answer(answer) {
@@ -101,14 +105,29 @@ impl Server {
                 self.submit(id, Via::FollowUp, content(message, images))
             }
             Command::Abort => self.later(id, name, |s| async move { s.abort().await }),
+            Command::NewSession { parent_session } => {
+                self.later(
+                    id,
+                    name,
+                    |s| async move { s.new_session(parent_session).await },
+                )
+            }
             Command::GetState => self.answer(id, name, self.state()),
             Command::GetMessages => self.answer(id, name, self.messages()),
             Command::SetModel { provider, model_id } => {
                 self.answer(id, name, self.set_model(&provider, &model_id))
             }
+            Command::CycleModel => self.answer(id, name, self.cycle_model()),
             Command::GetAvailableModels => self.answer(id, name, self.available_models()),
             Command::SetThinkingLevel { level } => {
                 self.answer(id, name, self.set_thinking_level(&level))
+            }
+            Command::CycleThinkingLevel => self.answer(id, name, self.cycle_thinking_level()),
+            Command::SetSteeringMode { mode } => {
+                self.answer(id, name, self.set_queue_mode(Queue::Steer, mode))
+            }
+            Command::SetFollowUpMode { mode } => {
+                self.answer(id, name, self.set_queue_mode(Queue::FollowUp, mode))
             }
             Command::Compact {
                 custom_instructions,
@@ -120,7 +139,21 @@ impl Server {
             Command::SetAutoCompaction { enabled } => {
                 self.answer(id, name, self.set_auto_compaction(enabled))
             }
-            Command::NewSession => self.later(id, name, |s| async move { s.new_session().await }),
+            Command::SetAutoRetry { enabled } => {
+                self.answer(id, name, self.set_auto_retry(enabled))
+            }
+            Command::AbortRetry => self.answer(id, name, self.abort_retry()),
+            Command::Bash {
+                command,
+                exclude_from_context,
+            } => self.later(id, name, |s| async move {
+                s.bash(&command, exclude_from_context).await
+            }),
+            Command::AbortBash => self.answer(id, name, self.abort_bash()),
+            Command::GetSessionStats => self.answer(id, name, self.session_stats()),
+            Command::ExportHtml { output_path } => {
+                self.answer(id, name, self.export_html(output_path.as_deref()))
+            }
             Command::SwitchSession {
                 session_path,
                 session_id,
@@ -130,8 +163,12 @@ impl Server {
             Command::Fork { entry_id } => {
                 self.later(id, name, |s| async move { s.fork(&entry_id).await })
             }
-            Command::GetForkPoints => self.answer(id, name, self.fork_points()),
-            Command::GetSessionStats => self.answer(id, name, self.session_stats()),
+            Command::Clone => self.later(id, name, |s| async move { s.clone_session().await }),
+            Command::GetForkMessages => self.answer(id, name, self.fork_messages()),
+            Command::GetLastAssistantText => self.answer(id, name, self.last_assistant_text()),
+            Command::SetSessionName { name: new_name } => {
+                self.answer(id, name, self.set_session_name(&new_name))
+            }
             Command::GetCommands => self.answer(id, name, self.commands()),
             Command::RunCommand {
                 name: command,
@@ -141,17 +178,6 @@ impl Server {
                 name,
                 |s| async move { s.run_command(&command, &args).await },
             ),
-            Command::Bash {
-                command,
-                exclude_from_context,
-            } => self.later(id, name, |s| async move {
-                s.bash(&command, exclude_from_context).await
-            }),
-            Command::AbortBash => self.answer(id, name, self.abort_bash()),
-            Command::GetLastAssistantText => self.answer(id, name, self.last_assistant_text()),
-            Command::SetSessionName { name: new_name } => {
-                self.answer(id, name, self.set_session_name(&new_name))
-            }
         }
     }
 

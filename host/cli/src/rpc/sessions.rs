@@ -1,5 +1,5 @@
-//! Changing the session: `new_session`, `switch_session`, `fork`, `set_session_name`, the RPC
-//! replies around [`crate::session_change`].
+//! Changing the session: `new_session`, `switch_session`, `fork`, `clone`, `set_session_name`,
+//! the RPC replies around [`crate::session_change`].
 
 use anyhow::{bail, Result};
 use serde_json::json;
@@ -11,7 +11,15 @@ use crate::session_change;
 use crate::session_driver::BusyKind;
 
 impl Server {
-    pub async fn new_session(&self) -> Reply {
+    /// A fresh session. Pi records `parentSession` in the new file's header; tack's session
+    /// store names a new session's parent only when it forks, so it is checked and then left
+    /// out.
+    pub async fn new_session(&self, parent_session: Option<String>) -> Reply {
+        if let Some(parent) = &parent_session {
+            if !std::path::Path::new(parent).is_file() {
+                bail!("parentSession {parent:?} is not a session file");
+            }
+        }
         self.change(|server| {
             let session = session_change::create(
                 &server.front.cli,
@@ -46,8 +54,25 @@ impl Server {
             let s = server.front.session.lock();
             match session_change::fork(&server.front.loaded, &server.front.store, &s, entry_id)? {
                 Some((forked, text)) => Ok((forked, Some(text))),
-                None => bail!("entry {entry_id:?} is not a user message (see get_fork_points)"),
+                None => bail!("entry {entry_id:?} is not a user message (see get_fork_messages)"),
             }
+        })
+        .await
+    }
+
+    /// A new session holding the whole active branch, which goes on there.
+    pub async fn clone_session(&self) -> Reply {
+        self.change(|server| {
+            let s = server.front.session.lock();
+            let cloned = match s.leaf_id() {
+                Some(leaf) => server.front.store.fork(&s, leaf)?,
+                None => session_change::create(
+                    &server.front.cli,
+                    &server.front.loaded,
+                    &server.front.store,
+                )?,
+            };
+            Ok((cloned, None))
         })
         .await
     }
@@ -79,6 +104,7 @@ impl Server {
         let text = result?;
         let s = self.front.session.lock();
         data(SessionRef {
+            cancelled: false,
             session_id: s.id().to_string(),
             session_file: s.path().map(|p| p.display().to_string()),
             text,

@@ -161,13 +161,17 @@ impl Agent {
                 reason,
                 summary: Some(done.summary.clone()),
                 tokens_before: Some(done.tokens_before),
+                first_kept_entry_id: Some(done.first_kept_entry_id.clone()),
                 aborted: false,
+                will_retry: reason == CompactionReason::Overflow,
                 error_message: None,
             },
             Err(error) => AgentEvent::CompactionEnd {
                 reason,
                 summary: None,
                 tokens_before: None,
+                first_kept_entry_id: None,
+                will_retry: false,
                 aborted: matches!(
                     error,
                     CompactionError::Aborted

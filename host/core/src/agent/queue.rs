@@ -17,6 +17,19 @@ pub struct MessageQueues {
 struct Queues {
     steering: Vec<Message>,
     follow_up: Vec<Message>,
+    steering_mode: DeliveryMode,
+    follow_up_mode: DeliveryMode,
+}
+
+/// How many queued messages the loop takes when it reaches their point: steering after a turn's
+/// tool calls, follow-ups when the agent would stop.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DeliveryMode {
+    /// Every queued message at once.
+    #[default]
+    All,
+    /// The oldest one; the rest wait for the next such point.
+    OneAtATime,
 }
 
 impl MessageQueues {
@@ -59,18 +72,39 @@ impl MessageQueues {
         self.len() == (0, 0)
     }
 
+    /// `(steering, follow_up)` delivery modes.
+    pub fn modes(&self) -> (DeliveryMode, DeliveryMode) {
+        let q = self.lock();
+        (q.steering_mode, q.follow_up_mode)
+    }
+
+    pub fn set_steering_mode(&self, mode: DeliveryMode) {
+        self.lock().steering_mode = mode;
+    }
+
+    pub fn set_follow_up_mode(&self, mode: DeliveryMode) {
+        self.lock().follow_up_mode = mode;
+    }
+
     pub(crate) fn take_steering(&self) -> Vec<Message> {
-        self.take(|q| &mut q.steering)
+        self.take(|q| (&mut q.steering, q.steering_mode))
     }
 
     pub(crate) fn take_follow_up(&self) -> Vec<Message> {
-        self.take(|q| &mut q.follow_up)
+        self.take(|q| (&mut q.follow_up, q.follow_up_mode))
     }
 
-    fn take(&self, which: impl FnOnce(&mut Queues) -> &mut Vec<Message>) -> Vec<Message> {
-        let mut taken = Vec::new();
+    fn take(
+        &self,
+        which: impl FnOnce(&mut Queues) -> (&mut Vec<Message>, DeliveryMode),
+    ) -> Vec<Message> {
         let mut q = self.lock();
-        std::mem::swap(which(&mut q), &mut taken);
+        let (queue, mode) = which(&mut q);
+        let taken = match mode {
+            DeliveryMode::All => std::mem::take(queue),
+            DeliveryMode::OneAtATime if queue.is_empty() => Vec::new(),
+            DeliveryMode::OneAtATime => vec![queue.remove(0)],
+        };
         if !taken.is_empty() {
             let event = snapshot(&q);
             drop(q);

@@ -57,11 +57,15 @@ impl Agent {
                 _ => None,
             };
             if let (Some(delay), Some(error)) = (retry_delay, &error) {
-                if started {
-                    // The failed attempt streamed something front ends showed: close it.
-                    self.persist(Message::Assistant(assembled.message), true, added)
-                        .await?;
-                }
+                // The failed attempt streamed something front ends showed: close it.
+                let closed = if started {
+                    Some(
+                        self.persist(Message::Assistant(assembled.message.clone()), true, added)
+                            .await?,
+                    )
+                } else {
+                    None
+                };
                 self.emit(AgentEvent::AutoRetryStart {
                     attempt,
                     max_attempts,
@@ -71,18 +75,41 @@ impl Agent {
                 .await;
                 let waited = tokio::select! {
                     biased;
-                    _ = cancel.cancelled() => false,
-                    _ = tokio::time::sleep(delay) => true,
+                    _ = cancel.cancelled() => RetryWait::Aborted,
+                    _ = self.retry_abort.notified() => RetryWait::Skipped,
+                    _ = tokio::time::sleep(delay) => RetryWait::Elapsed,
                 };
-                if !waited {
-                    self.emit(AgentEvent::AutoRetryEnd {
-                        success: false,
-                        attempt,
-                        final_error: Some("aborted by the user".into()),
-                    })
-                    .await;
-                    let aborted = AssistantBuilder::new(&config.model).finish(Ending::Aborted);
-                    return self.store(aborted, None, false, added).await;
+                match waited {
+                    RetryWait::Elapsed => {}
+                    RetryWait::Aborted => {
+                        self.emit(AgentEvent::AutoRetryEnd {
+                            success: false,
+                            attempt,
+                            final_error: Some("aborted by the user".into()),
+                        })
+                        .await;
+                        let aborted = AssistantBuilder::new(&config.model).finish(Ending::Aborted);
+                        return self.store(aborted, None, false, added).await;
+                    }
+                    // The user gave up on retrying: this attempt's failure is the turn's answer.
+                    RetryWait::Skipped => {
+                        let error = error.clone();
+                        self.emit(AgentEvent::AutoRetryEnd {
+                            success: false,
+                            attempt,
+                            final_error: Some(error.to_string()),
+                        })
+                        .await;
+                        return match closed {
+                            Some(message) => Ok(Response {
+                                message,
+                                assistant: assembled.message,
+                                bad_arguments: assembled.bad_arguments,
+                                overflow: None,
+                            }),
+                            None => self.store(assembled, Some(error), false, added).await,
+                        };
+                    }
                 }
                 attempt += 1;
                 continue;
@@ -184,4 +211,13 @@ impl Agent {
         };
         (builder.finish(ending), error, true)
     }
+}
+
+/// How the wait before a retry ended.
+enum RetryWait {
+    Elapsed,
+    /// The run was aborted.
+    Aborted,
+    /// `abort_retry`: no more tries.
+    Skipped,
 }
