@@ -474,9 +474,29 @@ pub fn model_info(provider: &str, model: &api::ModelSpec) -> ModelInfo {
 }
 
 pub fn open_session(cli: &Cli, loaded: &Loaded) -> Result<Session> {
-    let store = crate::sessions::store(&loaded.home);
+    let store = crate::sessions::store(&loaded.home, cli.session_dir.as_deref());
     if cli.no_session {
         return Ok(Session::in_memory(&loaded.cwd));
+    }
+    if let Some(arg) = &cli.fork {
+        let path = store
+            .resolve(&loaded.cwd, arg)
+            .with_context(|| format!("cannot find session '{arg}' to fork"))?;
+        let (source, warnings) = store
+            .open(&path)
+            .with_context(|| format!("cannot open session {}", path.display()))?;
+        for w in warnings {
+            eprintln!("tack: warning: {}: skipped {w}", path.display());
+        }
+        let Some(leaf) = source.leaf_id().map(str::to_owned) else {
+            // Nothing to copy: a fork of an empty session is a new session.
+            return store
+                .create(&loaded.cwd)
+                .context("cannot create a session file");
+        };
+        return store
+            .fork(&source, &leaf)
+            .with_context(|| format!("cannot fork session {}", path.display()));
     }
     let path = if let Some(arg) = &cli.resume {
         Some(
@@ -625,7 +645,7 @@ pub async fn start_interactive(
     session_event(loaded, EventKind::SessionStart, &session).await;
     Ok(Interactive {
         session,
-        store: crate::sessions::store(&loaded.home),
+        store: crate::sessions::store(&loaded.home, cli.session_dir.as_deref()),
         agent: wired.agent,
         router,
         startup_provider,

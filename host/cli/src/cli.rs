@@ -34,6 +34,15 @@ pub struct Cli {
     )]
     pub resume: Option<String>,
 
+    /// Copy a session (id, unique prefix or path) into a new one and continue the copy; the
+    /// original stays as it was.
+    #[arg(long, value_name = "ID|PATH", conflicts_with_all = ["resume", "continue_session", "no_session"])]
+    pub fork: Option<String>,
+
+    /// Create and look up sessions in this folder instead of tack's per-directory folders.
+    #[arg(long, value_name = "DIR", global = true)]
+    pub session_dir: Option<PathBuf>,
+
     /// Keep the session in memory only; nothing is written.
     #[arg(long)]
     pub no_session: bool,
@@ -226,6 +235,13 @@ pub enum Command {
     /// Copy a Pi session file (format versions 1 to 3) into a new session of tack's; continue it
     /// with `tack -r <id>`. (A version 3 file also opens in place: `tack --session <file>`.)
     Import { file: PathBuf },
+    /// Export a saved session (id, id prefix or path): `out.html` (the default, in this
+    /// directory) is one self-contained page of the whole tree; `out.jsonl` the active branch
+    /// as a session file of its own.
+    Export {
+        session: String,
+        output: Option<PathBuf>,
+    },
     /// Write plugins: `tack plugin new --lang rust|js|python|c <name>`.
     Plugin {
         #[command(subcommand)]

@@ -36,6 +36,8 @@ pub async fn run(
         "name" => name_session(agent, args),
         "label" => label(agent, args),
         "resume" => resume(agent, store, cwd),
+        "export" => export(agent, cwd, args),
+        "session" => Ok(crate::session_stats::describe(&agent.session().lock())),
         _ => return None,
     })
 }
@@ -130,6 +132,13 @@ fn fork_at(store: &SessionStore, session: &Session, entry_id: &str) -> Result<St
             .unwrap_or_default(),
         short_id(fork.id())
     ))
+}
+
+fn export(agent: &Agent, cwd: &Path, output: &str) -> Result<String> {
+    let session = agent.session().lock();
+    let output = (!output.is_empty()).then(|| Path::new(output));
+    let path = crate::export::export(&session, output, cwd)?;
+    Ok(format!("Exported the session to {}", path.display()))
 }
 
 fn name_session(agent: &Agent, name: &str) -> Result<String> {

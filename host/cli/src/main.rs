@@ -4,7 +4,9 @@ mod app;
 mod catalog;
 mod cli;
 mod commands;
+mod export;
 mod export_html;
+mod file_args;
 mod home;
 mod inbox;
 mod list;
@@ -21,6 +23,7 @@ mod scaffold;
 mod services;
 mod session_change;
 mod session_driver;
+mod session_stats;
 mod sessions;
 mod settings;
 mod startup;
@@ -73,8 +76,12 @@ async fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         | Some(cli::Command::Remove { .. })
         | Some(cli::Command::Update { .. })
         | Some(cli::Command::List) => package_command(&cli).await,
-        Some(cli::Command::Sessions { all }) => sessions::list(all),
+        Some(cli::Command::Sessions { all }) => sessions::list(all, cli.session_dir.as_deref()),
         Some(cli::Command::Import { ref file }) => sessions::import(file),
+        Some(cli::Command::Export {
+            ref session,
+            ref output,
+        }) => export::run(session, output.as_deref(), cli.session_dir.as_deref()),
         Some(cli::Command::Plugin { ref command }) => scaffold::run(command),
         None if cli.mode == cli::Mode::Rpc => rpc::serve(cli).await,
         None => run::run(cli).await,

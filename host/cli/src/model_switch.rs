@@ -2,7 +2,7 @@
 //! terminal UI's `/model`), and keeping the session's record of them in step with the agent's
 //! configuration. How a change is asked for and answered stays with each mode.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Parser;
 use tack_core::agent::ReasoningLevel;
 use tack_core::session::{EntryKind, SessionHandle};
@@ -32,18 +32,20 @@ impl ModelSwitch<'_> {
         self.record_model()
     }
 
-    /// Sets the thinking level the model supports, recorded in the session.
-    pub fn set_thinking(&self, level: &str) -> Result<ReasoningLevel> {
-        let parsed = ReasoningLevel::parse(level).with_context(|| {
-            format!("unknown thinking level '{level}' (off, minimal, low, medium, high)")
+    /// Sets the thinking level, recorded in the session. A level the model cannot use is
+    /// clamped to one it can (as Pi does), with a note saying so.
+    pub fn set_thinking(&self, level: &str) -> Result<(ReasoningLevel, Option<String>)> {
+        let asked = crate::model_pattern::Thinking::parse(level).with_context(|| {
+            format!(
+                "unknown thinking level '{level}' ({})",
+                crate::model_pattern::LEVELS
+            )
         })?;
         let model = self.agent.config().model;
-        if parsed != ReasoningLevel::Off && !model.reasoning {
-            bail!("model '{}' does not support thinking", model.id);
-        }
-        self.agent.update_config(|c| c.reasoning = parsed);
+        let (level, note) = crate::model_pattern::clamp(asked, model.reasoning, &model.id);
+        self.agent.update_config(|c| c.reasoning = level);
         self.record_model()?;
-        Ok(parsed)
+        Ok((level, note))
     }
 
     /// Whether the provider's models can be used: its key is stored, or it was given on the

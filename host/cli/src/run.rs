@@ -16,12 +16,13 @@ use tokio_util::sync::CancellationToken;
 use crate::app;
 use crate::cli::{Cli, Mode};
 use crate::commands;
+use crate::file_args::Prompts;
 
 pub async fn run(cli: Cli) -> Result<ExitCode> {
     if interactive(&cli) {
         return crate::tui::run(cli).await;
     }
-    let Some(prompt) = read_prompt(&cli)? else {
+    let Some(prompts) = read_prompts(&cli)? else {
         eprintln!(
             "tack: no prompt given. The interactive UI needs a terminal on stdin and stdout; run a \
              prompt with\n  tack -p \"list the files here and read README.md\"\nor pipe one in: \
@@ -57,14 +58,22 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     app::session_event(&loaded, EventKind::SessionStart, &session).await;
 
     // Host commands (/compact, /tree, /fork, ...) come before plugin commands of the same name.
-    let store = crate::sessions::store(&loaded.home);
-    let host_command = commands::run(
-        &wired.agent,
-        &store,
-        &loaded.cwd,
-        &prompt,
-        CancellationToken::new(),
-    );
+    // A line with `@file` arguments is a message, never a command.
+    let prompt = prompts.texts.join(" ");
+    let store = crate::sessions::store(&loaded.home, cli.session_dir.as_deref());
+    let host_command = async {
+        if prompts.has_files() {
+            return None;
+        }
+        commands::run(
+            &wired.agent,
+            &store,
+            &loaded.cwd,
+            &prompt,
+            CancellationToken::new(),
+        )
+        .await
+    };
     if let Some(result) = host_command.await {
         app::session_event(&loaded, EventKind::SessionEnd, &session).await;
         return Ok(match result {
@@ -78,13 +87,24 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             }
         });
     }
-    let prompt = match run_command(&loaded, &prompt).await? {
-        CommandLine::Prompt(text) => text,
-        CommandLine::Done(code) => {
-            app::session_event(&loaded, EventKind::SessionEnd, &session).await;
-            return Ok(code);
+    let mut prompts = prompts;
+    if !prompts.has_files() {
+        match run_command(&loaded, &prompt).await? {
+            CommandLine::Prompt(text) => prompts.texts = vec![text],
+            CommandLine::Done(code) => {
+                app::session_event(&loaded, EventKind::SessionEnd, &session).await;
+                return Ok(code);
+            }
         }
-    };
+    } else {
+        prompts.texts = vec![prompt];
+    }
+    let model = wired.agent.config().model;
+    let (mut messages, note) = prompts.messages(&model.input, &model.id);
+    if let (Some(note), Mode::Text) = (note, cli.mode) {
+        eprintln!("tack: {}", shown(&note));
+    }
+    let content = messages.swap_remove(0);
 
     let cancel = CancellationToken::new();
     let on_interrupt = cancel.clone();
@@ -98,7 +118,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         }
     });
 
-    let outcome = wired.agent.prompt_text(&prompt, cancel).await;
+    let outcome = wired.agent.prompt(content, cancel).await;
     app::session_event(&loaded, EventKind::SessionEnd, &session).await;
     let outcome = match outcome {
         Ok(outcome) => outcome,
@@ -175,18 +195,21 @@ async fn run_command(loaded: &app::Loaded, prompt: &str) -> Result<CommandLine> 
     ))
 }
 
-/// No prompt, text mode, and a terminal on both ends: the interactive UI.
+/// Text mode without `-p` and a terminal on both ends: the interactive UI (with the command
+/// line's prompts submitted, as Pi does).
 fn interactive(cli: &Cli) -> bool {
     cli.mode == Mode::Text
         && !cli.print
-        && cli.prompt.is_empty()
         && std::io::stdin().is_terminal()
         && std::io::stdout().is_terminal()
 }
 
-/// The prompt from the arguments, with piped stdin appended.
-fn read_prompt(cli: &Cli) -> Result<Option<String>> {
-    let mut prompt = cli.prompt.join(" ");
+/// The prompt from the arguments (print mode joins them into one message), `@file` arguments
+/// read, and piped stdin appended.
+fn read_prompts(cli: &Cli) -> Result<Option<Prompts>> {
+    let cwd = std::env::current_dir().context("reading the current directory")?;
+    let mut prompts = Prompts::read(&cli.prompt, &cwd)?;
+    let mut prompt = prompts.texts.join(" ");
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
         let mut piped = String::new();
@@ -202,7 +225,11 @@ fn read_prompt(cli: &Cli) -> Result<Option<String>> {
             prompt.push_str(piped);
         }
     }
-    Ok((!prompt.trim().is_empty()).then_some(prompt))
+    if prompt.trim().is_empty() && !prompts.has_files() {
+        return Ok(None);
+    }
+    prompts.texts = vec![prompt];
+    Ok(Some(prompts))
 }
 
 fn final_text(messages: &[Arc<Message>]) -> String {

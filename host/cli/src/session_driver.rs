@@ -176,6 +176,31 @@ impl<S: Screen> SessionDriver<S> {
         decided(outcome);
     }
 
+    /// Starts a run for `content` once the agent is idle (after the running run and whatever
+    /// it queued); returns that run, to await its end, or `None` when shutting down. This is how
+    /// the command line's prompts are sent one after the other.
+    pub async fn prompt_when_idle(self: &Arc<Self>, content: Vec<Content>) -> Option<Busy> {
+        loop {
+            if self.services.is_shut() {
+                return None;
+            }
+            let current = {
+                let mut busy = lock(&self.busy);
+                match busy.as_ref() {
+                    Some(current) => current.finished.clone(),
+                    None => {
+                        let run = self.begin_run(&mut busy);
+                        drop(busy);
+                        let handle = run.share();
+                        self.spawn_run(Start::Prompt(content), run);
+                        return Some(handle);
+                    }
+                }
+            };
+            current.cancelled().await;
+        }
+    }
+
     /// A plugin queued a message: an idle agent starts a turn for it.
     pub fn wake(self: &Arc<Self>) {
         let mut busy = lock(&self.busy);

@@ -9,8 +9,12 @@ use tack_core::session::{import_pi, SessionStore, SessionSummary};
 use crate::home::Home;
 
 /// tack's sessions, and Pi's beside them: listed, continued with `-c` and resumed in place.
-pub fn store(home: &Home) -> SessionStore {
+/// tack's sessions (in `session_dir` alone when `--session-dir` names one) and Pi's.
+pub fn store(home: &Home, session_dir: Option<&Path>) -> SessionStore {
     let store = SessionStore::new(home.root());
+    if let Some(dir) = session_dir {
+        return store.with_session_dir(dir.to_path_buf());
+    }
     match pi_agent_dir() {
         Some(dir) => store.with_pi_sessions(dir.join("sessions")),
         None => store,
@@ -31,10 +35,10 @@ fn pi_agent_dir() -> Option<PathBuf> {
 }
 
 /// `tack sessions [--all]`.
-pub fn list(all: bool) -> Result<ExitCode> {
+pub fn list(all: bool, session_dir: Option<&Path>) -> Result<ExitCode> {
     let home = Home::locate()?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let store = store(&home);
+    let store = store(&home, session_dir);
     let sessions = if all {
         store.list_all()?
     } else {

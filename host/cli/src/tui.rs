@@ -20,6 +20,7 @@ use tokio::sync::mpsc;
 
 use crate::app;
 use crate::cli::Cli;
+use crate::file_args::Prompts;
 use crate::inbox::Inbox;
 use crate::services::Backends;
 use crate::session_driver::{interactive_host, FrontEnd, SessionDriver};
@@ -36,6 +37,9 @@ impl EventSink for UiSink {
 }
 
 pub async fn run(cli: Cli) -> Result<ExitCode> {
+    // Read before the terminal is taken over, so a bad `@file` is an ordinary error.
+    let cwd = std::env::current_dir().context("reading the current directory")?;
+    let prompts = Prompts::read(&cli.prompt, &cwd)?;
     let (ui_tx, ui_rx) = mpsc::unbounded_channel();
     let (wake_tx, mut wake_rx) = mpsc::unbounded_channel();
     let backends = Backends::default();
@@ -94,6 +98,18 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             level: NoticeLevel::Info,
             message: notice,
         });
+    }
+    if !prompts.texts.is_empty() || prompts.has_files() {
+        let model = controller.front.agent.config().model;
+        let (messages, note) = prompts.messages(&model.input, &model.id);
+        if let Some(note) = note {
+            controller.send(UiEvent::Notify {
+                plugin: "tack".into(),
+                level: NoticeLevel::Warn,
+                message: note,
+            });
+        }
+        tokio::spawn(submit_in_turn(controller.driver.clone(), messages));
     }
     let files_tx = ui_tx.clone();
     let root = controller.front.loaded.cwd.clone();
@@ -181,4 +197,21 @@ async fn wait_for_signal() {
 #[cfg(not(unix))]
 async fn wait_for_signal() {
     let _ = tokio::signal::ctrl_c().await;
+}
+
+/// The command line's prompts, each once the previous one's run is over; an aborted run stops
+/// the rest.
+async fn submit_in_turn(
+    driver: Arc<SessionDriver<TuiScreen>>,
+    messages: Vec<Vec<tack_core::message::Content>>,
+) {
+    for content in messages {
+        let Some(run) = driver.prompt_when_idle(content).await else {
+            return;
+        };
+        run.finished.cancelled().await;
+        if run.cancel.is_cancelled() {
+            return;
+        }
+    }
 }

@@ -210,3 +210,199 @@ fn compact_in_print_mode_and_resume_lists_the_sessions() {
         .trim_end()
         .ends_with("Continue one with: tack -r <id>"));
 }
+
+#[test]
+fn export_writes_html_and_a_branch_file_and_session_reports_the_counts() {
+    let env = new_env(
+        json!([
+            { "tool_calls": [{ "id": "c1", "name": "read", "arguments": { "path": "notes.md" } }],
+              "usage": { "input": 100, "output": 20 } },
+            { "text": "The notes say <hello>.", "usage": { "input": 150, "output": 10 } }
+        ]),
+        128_000,
+    );
+    env.write("notes.md", "hello & goodbye\n");
+    env.ok(&["-p", "read notes.md"]);
+    let file = env.session_files().remove(0);
+    let id = file_id(&file);
+
+    let info = env.ok(&["-c", "-p", "/session"]);
+    assert!(
+        info.contains(&format!("- File: `{}`", file.display())),
+        "{info}"
+    );
+    assert!(info.contains(&format!("- Id: `{id}`")), "{info}");
+    assert!(
+        info.contains("- Messages: 1 user, 2 assistant, 1 tool calls, 1 tool results (4 in all)"),
+        "{info}"
+    );
+    assert!(
+        info.contains("- Tokens: 250 input, 30 output, 0 cache read, 0 cache write (280 in all)"),
+        "{info}"
+    );
+
+    // In print mode, as a slash command of the session...
+    let out = env.ok(&["-c", "-p", "/export page.html"]);
+    let page_path = env.workspace().join("page.html");
+    assert!(out.contains(&page_path.display().to_string()), "{out}");
+    let page = std::fs::read_to_string(&page_path).unwrap();
+    assert!(page.contains("The notes say &lt;hello&gt;."), "{page}");
+    assert!(
+        page.contains("hello &amp; goodbye"),
+        "the tool result is shown: {page}"
+    );
+    assert!(!page.contains("<script"), "self-contained, no scripts");
+
+    // ...and as a subcommand, by id, without opening the session for a run.
+    let short = &id[..8];
+    let out = env.ok(&["export", short, "branch.jsonl"]);
+    assert!(
+        out.starts_with(&format!("Exported session {short}")),
+        "{out}"
+    );
+    let branch = env.workspace().join("branch.jsonl");
+    let copied = entries(&branch);
+    let original = entries(&file);
+    assert_eq!(copied.len(), original.len());
+    for (a, b) in copied.iter().zip(&original) {
+        assert_eq!(a["message"], b["message"]);
+    }
+    let again = env.run_scripted(&["export", short, "branch.jsonl"]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("is never overwritten"));
+    // The exported branch is a session file tack opens.
+    let reopened = env.ok(&["--session", branch.to_str().unwrap(), "-p", "/session"]);
+    assert!(reopened.contains("1 user, 2 assistant"), "{reopened}");
+
+    let default = env.ok(&["export", short]);
+    let page = default
+        .trim()
+        .rsplit_once(" to ")
+        .map(|(_, path)| std::path::PathBuf::from(path))
+        .unwrap();
+    assert_eq!(page.parent(), Some(env.workspace()), "{default}");
+    let name = page.file_name().unwrap().to_str().unwrap();
+    assert!(name.starts_with(&format!("tack-session-{short}")) && name.ends_with(".html"));
+    assert!(page.is_file());
+}
+
+#[test]
+fn fork_copies_a_session_and_session_dir_keeps_sessions_in_one_folder() {
+    let env = new_env(
+        json!([{ "text": "first answer" }, { "text": "second answer" }]),
+        128_000,
+    );
+    env.ok(&["-p", "first question"]);
+    let original = env.session_files().remove(0);
+    let before = std::fs::read_to_string(&original).unwrap();
+    let id = file_id(&original);
+
+    let answer = env.ok(&["--fork", &id[..8], "-p", "go on"]);
+    assert_eq!(answer.trim(), "second answer");
+    assert_eq!(
+        std::fs::read_to_string(&original).unwrap(),
+        before,
+        "the original is untouched"
+    );
+    let files = env.session_files();
+    assert_eq!(files.len(), 2);
+    let fork = files.into_iter().find(|f| *f != original).unwrap();
+    let texts: Vec<String> = entries(&fork)
+        .iter()
+        .filter(|e| e["type"] == "message")
+        .map(|e| {
+            e["message"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        ["first question", "first answer", "go on", "second answer"]
+    );
+
+    let dir = env.root().join("my-sessions");
+    let out = env.ok(&["--session-dir", dir.to_str().unwrap(), "-p", "elsewhere"]);
+    assert_eq!(out.trim(), "first answer");
+    let kept: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    assert_eq!(kept.len(), 1, "the new session is in --session-dir");
+    assert_eq!(env.session_files().len(), 2, "and not in the home");
+    let listed = env.ok(&["sessions", "--session-dir", dir.to_str().unwrap()]);
+    assert!(listed.contains("elsewhere"), "{listed}");
+    assert!(!listed.contains("first question"), "{listed}");
+    let continued = env.ok(&[
+        "--session-dir",
+        dir.to_str().unwrap(),
+        "-c",
+        "-p",
+        "/session",
+    ]);
+    assert!(
+        continued.contains(&dir.display().to_string()),
+        "{continued}"
+    );
+}
+
+#[test]
+fn at_file_arguments_inline_text_and_attach_images() {
+    const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01";
+    let env = Env::new(tack!());
+    env.scripted_provider_with(
+        json!({ "script": [{ "text": "seen" }, { "text": "seen again" }], "images": true }),
+        json!({}),
+    );
+    env.write("spec.md", "# Spec\nBe quick.\n");
+    env.write("shot.png", PNG);
+    let out = env.ok(&["-p", "@spec.md", "@shot.png", "review", "this"]);
+    assert_eq!(out.trim(), "seen");
+    let user = env
+        .session_lines()
+        .into_iter()
+        .find(|e| e["type"] == "message" && e["message"]["role"] == "user")
+        .expect("the prompt");
+    let content = &user["message"]["content"];
+    let spec = env.workspace().join("spec.md");
+    let shot = env.workspace().join("shot.png");
+    assert_eq!(
+        content[0]["text"],
+        format!(
+            "<file name=\"{}\">\n# Spec\nBe quick.\n\n</file>\n<file name=\"{}\"></file>\nreview this",
+            spec.display(),
+            shot.display()
+        )
+    );
+    assert_eq!(content[1]["type"], "image");
+    assert_eq!(content[1]["mimeType"], "image/png");
+
+    // A model without image input gets the file names and a note instead of the image.
+    let env = new_env(json!([{ "text": "no eyes" }]), 128_000);
+    env.write("shot.png", PNG);
+    let out = env.run_scripted(&["-p", "@shot.png", "what is it"]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("model 'scripted-1' does not accept images"),
+        "{stderr}"
+    );
+    let missing = env.run_scripted(&["-p", "@nope.md", "hi"]);
+    assert!(!missing.status.success());
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("@"),
+        "names the file"
+    );
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("nope.md: cannot read it"));
+}
+
+/// The session id in a session file's header.
+fn file_id(path: &Path) -> String {
+    let header: Value = serde_json::from_str(
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    header["id"].as_str().unwrap().to_string()
+}

@@ -51,6 +51,8 @@ struct Tui {
     child: Child,
     master: File,
     parser: Arc<Mutex<vt100::Parser>>,
+    /// Every byte the binary wrote, for what the screen does not show (OSC 52).
+    raw: Arc<Mutex<Vec<u8>>>,
 }
 
 impl Tui {
@@ -81,6 +83,8 @@ impl Tui {
         let parser = Arc::new(Mutex::new(vt100::Parser::new(ROWS, COLS, 0)));
         let mut reader = master.try_clone().expect("master");
         let screen = parser.clone();
+        let raw = Arc::new(Mutex::new(Vec::new()));
+        let written = raw.clone();
         std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
             // Ends with EIO once the child and every copy of the slave side are gone.
@@ -89,12 +93,14 @@ impl Tui {
                     break;
                 }
                 screen.lock().expect("parser").process(&buf[..n]);
+                written.lock().expect("raw").extend_from_slice(&buf[..n]);
             }
         });
         Tui {
             child,
             master,
             parser,
+            raw,
         }
     }
 
@@ -366,6 +372,72 @@ fn slash_commands_complete_and_pickers_choose() {
     // Ctrl+D with text deletes; on an empty editor it quits.
     tui.type_keys("\x15");
     tui.wait_for("Ask anything");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// `tack "a" "b"` opens the UI and sends the prompts one after the other (Pi's behaviour); then
+/// the session commands: `/copy` (OSC 52), `/session`, `/export`, and `/clone`, which switches
+/// to the clone.
+#[test]
+fn command_line_prompts_run_in_turn_and_session_commands_work() {
+    let env = new_env();
+    let plugin = env.scripted(
+        json!([{ "text": "answer one" }, { "text": "answer two" }]),
+        json!({}),
+    );
+    let mut tui = env.spawn(&["--plugin", &plugin, "first prompt", "second prompt"]);
+    tui.wait_for("answer two");
+    let files = env.session_files();
+    assert_eq!(files.len(), 1);
+    let lines: Vec<Value> = std::fs::read_to_string(&files[0])
+        .expect("session")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(texts_of(&lines, "user"), ["first prompt", "second prompt"]);
+    assert_eq!(texts_of(&lines, "assistant"), ["answer one", "answer two"]);
+
+    tui.submit("/copy");
+    tui.wait_for("Copied the last answer (10 characters)");
+    let raw = String::from_utf8_lossy(&tui.raw.lock().expect("raw")).into_owned();
+    assert!(
+        raw.contains("\x1b]52;c;YW5zd2VyIHR3bw==\x07"),
+        "OSC 52 with the answer"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.home().join("last-copy.txt")).expect("copy file"),
+        "answer two"
+    );
+
+    tui.submit("/session");
+    tui.wait_for("2 user, 2 assistant, 0 tool calls");
+
+    tui.submit("/export out.html");
+    tui.wait_for("Exported the session to");
+    let page = std::fs::read_to_string(env.workspace().join("out.html")).expect("page");
+    assert!(page.contains("answer one") && page.contains("second prompt"));
+
+    let original = files[0].clone();
+    tui.submit("/clone");
+    tui.wait_for("you are in the clone now");
+    let files = env.session_files();
+    assert_eq!(files.len(), 2, "{files:?}");
+    let clone = files
+        .into_iter()
+        .find(|f| *f != original)
+        .expect("the clone");
+    let header: Value = serde_json::from_str(
+        std::fs::read_to_string(&clone)
+            .expect("clone")
+            .lines()
+            .next()
+            .expect("header"),
+    )
+    .expect("json");
+    let clone_id = header["id"].as_str().expect("id").to_string();
+    tui.submit("/session");
+    tui.wait_for(&clone_id);
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 }

@@ -111,6 +111,8 @@ pub struct App {
     pub(crate) quit_armed: bool,
     pub(crate) spinner: usize,
     actions: Vec<Action>,
+    /// Texts for the clipboard that the runner has yet to send to the terminal.
+    clipboard: Vec<String>,
     quit: bool,
     dirty: bool,
     dialog_guard: Duration,
@@ -141,6 +143,7 @@ impl App {
             quit_armed: false,
             spinner: 0,
             actions: Vec::new(),
+            clipboard: Vec::new(),
             quit: false,
             dirty: true,
             dialog_guard: DIALOG_TYPEAHEAD_GUARD,
@@ -187,6 +190,11 @@ impl App {
     pub fn push_block(&mut self, block: Block) {
         self.transcript.push(block);
         self.dirty = true;
+    }
+
+    /// The texts to put on the clipboard since the last call.
+    pub fn take_clipboard(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.clipboard)
     }
 
     pub fn editor_text(&self) -> String {
@@ -279,6 +287,7 @@ impl App {
                 }
                 self.completion = None;
             }
+            UiEvent::Clipboard(text) => self.clipboard.push(text),
             UiEvent::Shutdown => self.quit(),
         }
     }

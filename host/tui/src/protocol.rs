@@ -58,6 +58,8 @@ pub enum UiEvent {
     /// Puts text in the editor, before what is there (a forked prompt, or queued messages an
     /// abort dropped, to edit and send again).
     EditorText(String),
+    /// Text for the system clipboard, sent to the terminal as OSC 52.
+    Clipboard(String),
     /// The program must end (a signal): the UI quits as if the user asked.
     Shutdown,
 }

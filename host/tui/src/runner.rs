@@ -27,7 +27,7 @@ pub async fn run<B, S>(
     actions: mpsc::UnboundedSender<Action>,
 ) -> io::Result<()>
 where
-    B: Backend,
+    B: Backend + io::Write,
     B::Error: std::error::Error + Send + Sync + 'static,
     S: Stream<Item = io::Result<Event>> + Unpin,
 {
@@ -44,6 +44,9 @@ where
         }
         if app.should_quit() {
             return Ok(());
+        }
+        for text in app.take_clipboard() {
+            copy_to_clipboard(terminal.backend_mut(), &text)?;
         }
         let due = last_draw + FRAME;
         if app.is_dirty() && Instant::now() >= due {
@@ -84,4 +87,13 @@ where
 /// Terminal input as a stream of crossterm events.
 pub fn terminal_events() -> impl Stream<Item = io::Result<Event>> + Unpin {
     crossterm::event::EventStream::new()
+}
+
+/// OSC 52: the terminal puts `text` on the system clipboard (also over SSH; tmux passes it on
+/// with `set-clipboard on`). Written between frames, so it never splits a frame's escapes.
+fn copy_to_clipboard(out: &mut impl io::Write, text: &str) -> io::Result<()> {
+    use base64::Engine as _;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+    write!(out, "\x1b]52;c;{encoded}\x07")?;
+    out.flush()
 }

@@ -2,7 +2,7 @@
 //! `get_last_assistant_text`.
 
 use serde_json::json;
-use tack::rpc_protocol::{ForkMessage, Messages, ProjectFiles, SessionStats, State, TokenTotals};
+use tack::rpc_protocol::{ForkMessage, Messages, ProjectFiles, State};
 use tack_core::message::Message;
 use tack_core::session::EntryKind;
 
@@ -74,42 +74,7 @@ impl Server {
     }
 
     pub fn session_stats(&self) -> Reply {
-        let s = self.front.session.lock();
-        let mut stats = SessionStats {
-            session_id: s.id().to_string(),
-            session_file: s.path().map(|p| p.display().to_string()),
-            user_messages: 0,
-            assistant_messages: 0,
-            tool_calls: 0,
-            tool_results: 0,
-            total_messages: 0,
-            tokens: TokenTotals::default(),
-            cost: 0.0,
-        };
-        for entry in s.entries() {
-            let EntryKind::Message(message) = &entry.kind else {
-                continue;
-            };
-            stats.total_messages += 1;
-            match message.as_ref() {
-                Message::User(_) => stats.user_messages += 1,
-                Message::Assistant(a) => {
-                    stats.assistant_messages += 1;
-                    stats.tool_calls += a.tool_calls().count();
-                    let t = &mut stats.tokens;
-                    t.input += a.usage.input;
-                    t.output += a.usage.output;
-                    t.cache_read += a.usage.cache_read;
-                    t.cache_write += a.usage.cache_write;
-                    stats.cost += a.usage.cost;
-                }
-                Message::ToolResult(_) => stats.tool_results += 1,
-                _ => {}
-            }
-        }
-        let t = &mut stats.tokens;
-        t.total = t.input + t.output + t.cache_read + t.cache_write;
-        data(stats)
+        data(crate::session_stats::of(&self.front.session.lock()))
     }
 
     pub fn last_assistant_text(&self) -> Reply {

@@ -29,7 +29,16 @@ const HOST_COMMANDS: &[(&str, &str)] = &[
     ),
     ("tree", "Move to another point of the session tree"),
     ("fork", "Start a new session from an earlier prompt"),
-    ("clone", "Copy this session into a new one"),
+    ("clone", "Copy this session into a new one and switch to it"),
+    (
+        "export",
+        "Write the session to a file (/export [file.html|file.jsonl])",
+    ),
+    (
+        "session",
+        "Show the session's file, id, counts, tokens and cost",
+    ),
+    ("copy", "Copy the last answer to the clipboard"),
     ("resume", "Open another session of this directory"),
     ("new", "Start a new session"),
     ("name", "Name the session (/name text)"),
@@ -88,9 +97,11 @@ impl Controller {
             ("tree", true) => self.open(self.tree_picker()),
             ("fork", true) => self.open(self.fork_picker()),
             ("fork", false) => self.fork(args).await,
+            ("clone", _) => self.clone_session().await,
+            ("copy", _) => self.copy_last_answer(),
             ("plugins", _) => Ok(Some(self.plugins_text())),
             ("help", _) => Ok(Some(self.help_text())),
-            ("compact" | "tree" | "clone" | "name" | "label", _) => {
+            ("compact" | "tree" | "name" | "label" | "export" | "session", _) => {
                 let kind = if name == "compact" {
                     BusyKind::Compacting
                 } else {
@@ -311,6 +322,60 @@ impl Controller {
         let id = forked.id().to_string();
         self.change(forked, Some(text)).await?;
         Ok(Some(format!("Forked into session {}.", short_id(&id))))
+    }
+
+    /// A copy of the active branch in a new session file, which becomes the session.
+    async fn clone_session(&self) -> Result<Option<String>> {
+        if self.driver.is_running() {
+            bail!("the agent is running; wait, or press Esc to abort it first");
+        }
+        let clone = {
+            let s = self.front.session.lock();
+            if !s.is_persistent() {
+                bail!("this session lives in memory (--no-session): there is no file to clone");
+            }
+            let leaf = s
+                .leaf_id()
+                .ok_or_else(|| anyhow::anyhow!("the session is empty: nothing to clone"))?
+                .to_owned();
+            self.front.store.fork(&s, &leaf)?
+        };
+        let id = clone.id().to_string();
+        self.change(clone, None).await?;
+        Ok(Some(format!(
+            "Cloned into session {}; you are in the clone now.",
+            short_id(&id)
+        )))
+    }
+
+    /// `/copy`: the last answer to the system clipboard through the terminal (OSC 52, which
+    /// works over SSH and in tmux with `set-clipboard on`), and into a file, for terminals
+    /// that ignore OSC 52.
+    fn copy_last_answer(&self) -> Result<Option<String>> {
+        let text = {
+            let s = self.front.session.lock();
+            s.branch()
+                .into_iter()
+                .rev()
+                .find_map(|entry| match &entry.kind {
+                    EntryKind::Message(m) => match m.as_ref() {
+                        Message::Assistant(a) => Some(a.text_content()),
+                        _ => None,
+                    },
+                    _ => None,
+                })
+        };
+        let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
+            bail!("no answer to copy yet");
+        };
+        let file = self.front.loaded.home.root().join("last-copy.txt");
+        std::fs::write(&file, &text).with_context(|| format!("cannot write {}", file.display()))?;
+        self.send(UiEvent::Clipboard(text.clone()));
+        Ok(Some(format!(
+            "Copied the last answer ({} characters) to the clipboard; it is also in `{}`.",
+            text.chars().count(),
+            file.display()
+        )))
     }
 
     /// Replaces the session while no run can start.

@@ -79,8 +79,11 @@ impl Controller {
     }
 
     pub fn set_thinking(&self, level: &str) -> Result<String> {
-        let parsed = self.front.model_switch().set_thinking(level.trim())?;
-        Ok(format!("Thinking: {}", parsed.as_str()))
+        let (level, note) = self.front.model_switch().set_thinking(level.trim())?;
+        Ok(match note {
+            Some(note) => format!("Thinking: {} ({note})", level.as_str()),
+            None => format!("Thinking: {}", level.as_str()),
+        })
     }
 
     pub fn footer(&self) -> FooterInfo {

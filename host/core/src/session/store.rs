@@ -19,6 +19,9 @@ pub struct SessionStore {
     /// (`-c`) and resumed beside tack's: the files are the same format. New sessions are never
     /// created there.
     pi_root: Option<PathBuf>,
+    /// `--session-dir`: every session of this run is created and looked up in this one folder,
+    /// whatever its directory.
+    fixed_dir: Option<PathBuf>,
 }
 
 /// What listing shows of a session without loading it.
@@ -44,7 +47,15 @@ impl SessionStore {
             root: tack_home.join("sessions"),
             options: SessionOptions::default(),
             pi_root: None,
+            fixed_dir: None,
         }
+    }
+
+    /// Creates and looks up sessions in `dir` rather than in the per-directory folders
+    /// (`--session-dir`). Listing still shows only the sessions of the asked directory.
+    pub fn with_session_dir(mut self, dir: PathBuf) -> Self {
+        self.fixed_dir = Some(dir);
+        self
     }
 
     /// Lists Pi's sessions under `pi_sessions` (its agent dir's `sessions`) as well.
@@ -69,7 +80,10 @@ impl SessionStore {
 
     /// The directory holding the sessions of `cwd`.
     pub fn dir_for(&self, cwd: &Path) -> PathBuf {
-        self.root.join(encode_cwd(cwd))
+        match &self.fixed_dir {
+            Some(dir) => dir.clone(),
+            None => self.root.join(encode_cwd(cwd)),
+        }
     }
 
     /// Moves the sessions of `cwd` out of the folder earlier versions named for it, which other
@@ -77,6 +91,9 @@ impl SessionStore {
     /// `cwd` move; the rest stay for their own directory to collect. Failures are logged and
     /// leave the file where it was: [`SessionStore::list`] still finds it there.
     pub fn migrate_legacy(&self, cwd: &Path) {
+        if self.fixed_dir.is_some() {
+            return;
+        }
         let legacy = self.root.join(legacy_encode_cwd(cwd));
         let current = self.dir_for(cwd);
         if legacy == current {
@@ -146,6 +163,11 @@ impl SessionStore {
         self.migrate_legacy(cwd);
         let cwd_text = cwd.display().to_string();
         let mut sessions = self.list_dir(&self.dir_for(cwd))?;
+        if self.fixed_dir.is_some() {
+            sessions.retain(|s| s.cwd == cwd_text);
+            sort_newest_first(&mut sessions);
+            return Ok(sessions);
+        }
         let legacy = self.root.join(legacy_encode_cwd(cwd));
         if legacy != self.dir_for(cwd) {
             // Whatever could not be moved is still this directory's.
@@ -162,6 +184,11 @@ impl SessionStore {
     /// The sessions of every working directory, newest first.
     pub fn list_all(&self) -> Result<Vec<SessionSummary>, SessionError> {
         let mut sessions = Vec::new();
+        if let Some(dir) = &self.fixed_dir {
+            sessions = self.list_dir(dir)?;
+            sort_newest_first(&mut sessions);
+            return Ok(sessions);
+        }
         for root in std::iter::once(&self.root).chain(&self.pi_root) {
             let dirs = match fs::read_dir(root) {
                 Ok(dirs) => dirs,

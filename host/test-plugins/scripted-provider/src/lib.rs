@@ -11,7 +11,8 @@
 //!      "usage": {"input": 10, "output": 5}}
 //!   ],
 //!   "base_url_mode": false,
-//!   "context_window": 128000
+//!   "context_window": 128000,
+//!   "images": false
 //! }
 //! ```
 //! Every field of a turn is optional. The answer to a request is turn N, where N is the number of
@@ -19,7 +20,7 @@
 //! `(script exhausted)`. `stop` defaults to `tool_use` when the turn has tool calls, else
 //! `stop`; a turn with `error` ends with that error instead of a stop. Without `usage`, usage is
 //! estimated as characters / 4. `context_window` (default 128000) lets compaction tests use a
-//! small window.
+//! small window; `images` makes the model accept images.
 //!
 //! The answer is an SSE body in the [`tack_sdk::sse_local`] format, returned as
 //! `RequestPlan::Local`. With `"base_url_mode": true` the plugin instead asks for
@@ -52,6 +53,9 @@ struct Config {
     #[serde(default)]
     base_url_mode: bool,
     context_window: Option<u32>,
+    /// The model accepts images.
+    #[serde(default)]
+    images: bool,
 }
 
 #[derive(Clone, Default, Serialize, Deserialize)]
@@ -193,12 +197,15 @@ impl Plugin for Scripted {
         }
         self.script = config.script;
         self.base_url_mode = config.base_url_mode;
-        let model = ModelSpec::new(
+        let mut model = ModelSpec::new(
             "scripted-1",
             "Scripted",
             config.context_window.unwrap_or(128_000),
             8192,
         );
+        if config.images {
+            model = model.with_images();
+        }
         Ok(Registration::new()
             .provider(ProviderSpec::new("scripted", "Scripted (tests)").model(model)))
     }
