@@ -30,6 +30,7 @@ mod startup;
 mod sync;
 mod system_files;
 mod tui;
+mod user_bash;
 
 use std::process::ExitCode;
 

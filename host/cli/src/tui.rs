@@ -8,6 +8,7 @@ mod controller;
 mod info;
 mod models;
 mod screen;
+mod shell;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -71,6 +72,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         driver,
         services,
         ui: ui_tx.clone(),
+        shell: Default::default(),
     });
     controller.send(UiEvent::Transcript(
         controller.front.session.lock().project(),

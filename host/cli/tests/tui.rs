@@ -442,6 +442,51 @@ fn command_line_prompts_run_in_turn_and_session_commands_work() {
     assert!(tui.wait_exit().success());
 }
 
+/// `!cmd` runs the user's command into a card and the session, `!!cmd` keeps it out of the
+/// session, the policy plugins judge both (a project deny rule blocks), and Esc stops one.
+#[test]
+fn shell_escapes_stream_record_obey_policies_and_stop() {
+    let env = new_env();
+    env.write(
+        ".tack/permissions.toml",
+        "[[rules]]\ntool = \"bash\"\npattern = \"touch\"\naction = \"deny\"\n",
+    );
+    let plugin = env.scripted(
+        json!([{ "text": "noted" }]),
+        json!({ "permission-gate": { "mode": "auto" } }),
+    );
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    tui.wait_for("Ask anything");
+
+    tui.submit("!echo kept-$((40 + 2))");
+    let screen = tui.wait_for("kept-42");
+    assert!(screen.contains("✓ !  echo kept-$((40 + 2))"), "{screen}");
+    tui.submit("!!echo hidden-$((1 + 1))");
+    let screen = tui.wait_for("hidden-2");
+    assert!(screen.contains("✓ !!  echo hidden-$((1 + 1))"), "{screen}");
+
+    tui.submit("!touch made-by-user");
+    let screen = tui.wait_for("blocked");
+    assert!(screen.contains("!touch made-by-user: blocked"), "{screen}");
+    assert!(!env.workspace().join("made-by-user").exists());
+
+    tui.submit("!sleep 30; echo never");
+    tui.wait_for("◐ !  sleep 30; echo never");
+    tui.escape();
+    let screen = tui.wait_for("(stopped)");
+    assert!(!screen.contains("never\n"), "{screen}");
+
+    // The next prompt carries `!` commands to the model, not `!!` ones.
+    tui.submit("what did I run?");
+    tui.wait_for("noted");
+    let text = env.sessions_text();
+    assert!(text.contains("I ran `echo kept-$((40 + 2))`"), "{text}");
+    assert!(text.contains("kept-42"), "{text}");
+    assert!(!text.contains("hidden-2"), "{text}");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
 /// Idle CPU of the UI: with nothing happening the loop sleeps (no polling tick).
 #[test]
 fn an_idle_ui_uses_almost_no_cpu() {

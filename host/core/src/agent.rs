@@ -40,7 +40,7 @@ pub use tools::{ExecutionMode, ToolError, ToolExecutor, ToolProgress, ToolSpec};
 
 use crate::compaction::CompactionSettings;
 use crate::event::{AgentEvent, EventSink, NullSink};
-use crate::message::{Content, Message, TextContent, UserMessage};
+use crate::message::{Content, Message, TextContent, ToolCall, UserMessage};
 use crate::session::{SessionError, SessionHandle};
 use schema::SchemaCache;
 
@@ -190,6 +190,18 @@ impl Agent {
 
     pub fn is_running(&self) -> bool {
         self.running.load(Ordering::SeqCst)
+    }
+
+    /// The before-tool-call hooks' verdict on a shell command the user typed (`!cmd`): it is
+    /// judged as a call of the `bash` tool, so the same policies (permission-gate's rules, a
+    /// plugin's block or rewrite) apply to it as to the model's commands.
+    pub async fn judge_user_command(&self, id: &str, command: &str) -> ToolDecision {
+        let call = ToolCall {
+            id: id.to_string(),
+            name: "bash".to_string(),
+            arguments: serde_json::json!({ "command": command }),
+        };
+        self.hooks.before_tool_call(&call).await
     }
 
     /// Runs the user's prompt: the input hook may transform or consume it, the before-agent-start

@@ -1,23 +1,13 @@
-//! The `bash` command: the user's own shell command, run on the host in the workspace with the
-//! user's environment (the client's `!ls`), not a tool call of the model. It runs in its own
-//! process group, so `abort_bash` kills everything it started.
+//! The `bash` command: the user's own shell command (the client's `!ls`), run by
+//! [`crate::user_bash`]; `abort_bash` kills everything it started.
 
-use std::path::Path;
-use std::time::Duration;
-
-use anyhow::{bail, Context, Result};
+use anyhow::bail;
 use serde_json::json;
-use tack::rpc_protocol::BashResult;
-use tack_core::session::EntryKind;
-use tack_runtime::broker::exec::{ChildEnv, CommandPlan, Observed, ProcessHandle};
 use tokio_util::sync::CancellationToken;
 
 use super::server::{data, Reply, Server};
 use crate::sync::lock;
-
-/// Output kept: the last 50 KB and at most the last 2000 lines, as the bash tool keeps.
-const MAX_BYTES: usize = 50 * 1024;
-const MAX_LINES: usize = 2000;
+use crate::user_bash;
 
 impl Server {
     /// `bash`: one command at a time. Its output goes into the session for the model to see;
@@ -30,11 +20,13 @@ impl Server {
             }
             slot.insert(CancellationToken::new()).clone()
         };
-        let result = run(command, &self.front.loaded.cwd, cancel).await;
+        // Unlike the terminal UI's `!cmd`, not judged by the policy hooks: Pi's RPC `bash` runs
+        // the client's command as given, and a client is the user's own program.
+        let result = user_bash::run(command, &self.front.loaded.cwd, cancel, |_| {}).await;
         *lock(&self.bash) = None;
         let result = result?;
         if !exclude_from_context {
-            let entry = entry(command, &result);
+            let entry = user_bash::entry(command, &result);
             self.driver.append_when_idle(entry)?;
         }
         data(result)
@@ -46,149 +38,5 @@ impl Server {
             .map(CancellationToken::cancel)
             .is_some();
         data(json!({ "aborted": running }))
-    }
-}
-
-pub async fn run(command: &str, cwd: &Path, cancel: CancellationToken) -> Result<BashResult> {
-    let mut process = ProcessHandle::spawn(
-        CommandPlan::Shell(command.to_string()),
-        ChildEnv::Inherit,
-        cwd,
-        None,
-        cancel,
-    )
-    .with_context(|| format!("cannot start `{command}`"))?;
-    let mut tail = Tail::default();
-    loop {
-        match process.next(Duration::from_secs(60)).await {
-            Observed::Stdout(bytes) | Observed::Stderr(bytes) => tail.push(&bytes),
-            Observed::Idle => {}
-            Observed::Exited(exit_code) => return Ok(tail.finish(exit_code, false)),
-            Observed::Cancelled | Observed::TimedOut => return Ok(tail.finish(None, true)),
-        }
-    }
-}
-
-/// The session entry that shows the model what the user ran: a custom message it sees as user
-/// text, with the numbers in `details` for front ends.
-pub fn entry(command: &str, result: &BashResult) -> EntryKind {
-    let mut content = format!(
-        "I ran `{command}` in the workspace:\n```\n{}",
-        result.output
-    );
-    if !result.output.is_empty() && !result.output.ends_with('\n') {
-        content.push('\n');
-    }
-    content.push_str("```");
-    if result.truncated {
-        content.push_str("\n(output cut to its last part)");
-    }
-    if result.cancelled {
-        content.push_str("\n(the command was cancelled)");
-    } else if let Some(code) = result.exit_code.filter(|c| *c != 0) {
-        content.push_str(&format!("\n(exit code {code})"));
-    }
-    EntryKind::CustomMessage {
-        custom_type: "bash".into(),
-        content,
-        display: true,
-        details: Some(serde_json::json!({
-            "command": command,
-            "exitCode": result.exit_code,
-            "cancelled": result.cancelled,
-            "truncated": result.truncated,
-        })),
-    }
-}
-
-/// The end of the output, bounded while it streams in.
-#[derive(Default)]
-struct Tail {
-    bytes: Vec<u8>,
-    dropped: bool,
-}
-
-impl Tail {
-    fn push(&mut self, chunk: &[u8]) {
-        self.bytes.extend_from_slice(chunk);
-        // Trimmed in batches so a chatty command does not shift the buffer on every chunk.
-        if self.bytes.len() > 2 * MAX_BYTES {
-            let cut = self.bytes.len() - MAX_BYTES;
-            self.bytes.drain(..cut);
-            self.dropped = true;
-        }
-    }
-
-    fn finish(mut self, exit_code: Option<i32>, cancelled: bool) -> BashResult {
-        if self.bytes.len() > MAX_BYTES {
-            let cut = self.bytes.len() - MAX_BYTES;
-            self.bytes.drain(..cut);
-            self.dropped = true;
-        }
-        // A cut may have split a character; skip to the next character boundary.
-        let start = if self.dropped {
-            self.bytes
-                .iter()
-                .position(|b| (*b & 0xC0) != 0x80)
-                .unwrap_or(self.bytes.len())
-        } else {
-            0
-        };
-        let text = String::from_utf8_lossy(&self.bytes[start..]).into_owned();
-        let lines: Vec<&str> = text.split_inclusive('\n').collect();
-        let (output, truncated) = if lines.len() > MAX_LINES {
-            (lines[lines.len() - MAX_LINES..].concat(), true)
-        } else {
-            (text.clone(), self.dropped)
-        };
-        BashResult {
-            output,
-            exit_code,
-            cancelled,
-            truncated,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_output_keeps_its_end() {
-        let mut tail = Tail::default();
-        for i in 0..5000 {
-            tail.push(format!("line {i}\n").as_bytes());
-        }
-        let result = tail.finish(Some(0), false);
-        assert!(result.truncated);
-        assert!(result.output.ends_with("line 4999\n"));
-        assert_eq!(result.output.lines().count(), MAX_LINES);
-    }
-
-    #[test]
-    fn a_cut_never_splits_a_character() {
-        let mut tail = Tail::default();
-        tail.push(&"é".repeat(MAX_BYTES).into_bytes());
-        let result = tail.finish(Some(0), false);
-        assert!(result.truncated);
-        assert!(!result.output.contains('\u{FFFD}'));
-    }
-
-    #[tokio::test]
-    async fn runs_in_the_workspace_and_reports_the_exit_code() {
-        let dir = tempfile::tempdir().expect("dir");
-        std::fs::write(dir.path().join("here.txt"), "x").expect("file");
-        let result = run(
-            "ls; echo oops >&2; exit 3",
-            dir.path(),
-            CancellationToken::new(),
-        )
-        .await
-        .expect("runs");
-        assert!(result.output.contains("here.txt"), "{}", result.output);
-        assert!(result.output.contains("oops"));
-        assert_eq!(result.exit_code, Some(3));
-        assert!(!result.cancelled && !result.truncated);
     }
 }

@@ -16,6 +16,8 @@ pub struct Controller {
     pub driver: Arc<SessionDriver<TuiScreen>>,
     pub services: Arc<TuiServices>,
     pub ui: mpsc::UnboundedSender<UiEvent>,
+    /// The user's `!cmd` while it runs: cancelled by Esc.
+    pub shell: std::sync::Mutex<Option<tokio_util::sync::CancellationToken>>,
 }
 
 impl Controller {
@@ -25,6 +27,20 @@ impl Controller {
     }
 
     pub fn handle(self: &Arc<Self>, action: Action) {
+        let action = match action {
+            Action::Prompt(text) | Action::Steer(text) | Action::FollowUp(text)
+                if text.starts_with('!') =>
+            {
+                let (command, exclude) = match text.strip_prefix("!!") {
+                    Some(rest) => (rest.to_string(), true),
+                    None => (text[1..].to_string(), false),
+                };
+                let this = Arc::clone(self);
+                tokio::spawn(async move { this.user_shell(command, exclude).await });
+                return;
+            }
+            other => other,
+        };
         match action {
             Action::Prompt(text) => self.submit(vec![Content::text(text)], Queue::Steer),
             Action::Steer(text) => self.submit(vec![Content::text(text)], Queue::Steer),
@@ -65,6 +81,7 @@ impl Controller {
     /// Esc: stops the run or the compaction; running tools are cancelled, open dialogs close
     /// with their defaults, and queued messages go back to the editor rather than being lost.
     pub fn abort(&self) {
+        self.stop_shell();
         self.driver.abort(|steering, follow_up| {
             let queued: Vec<String> = steering
                 .iter()

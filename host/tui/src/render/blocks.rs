@@ -164,7 +164,8 @@ fn assistant(
 pub fn summarize_args(name: &str, args: &Value) -> String {
     let field = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
     let pick = match name {
-        "bash" => field("command"),
+        // `!` and `!!` are the user's own shell commands (not in context with `!!`).
+        "bash" | "!" | "!!" => field("command"),
         "read" | "write" | "edit" | "ls" => field("path"),
         "grep" => field("pattern").map(|p| match field("path") {
             Some(path) => format!("{p}  in {path}"),
