@@ -43,6 +43,11 @@ pub struct Cli {
     #[arg(long, value_name = "DIR", global = true)]
     pub session_dir: Option<PathBuf>,
 
+    /// The models Ctrl+P cycles through: comma-separated patterns (`sonnet:high,gpt-5`,
+    /// `anthropic/*`).
+    #[arg(long, value_name = "PATTERNS")]
+    pub models: Option<String>,
+
     /// Keep the session in memory only; nothing is written.
     #[arg(long)]
     pub no_session: bool,

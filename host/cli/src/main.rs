@@ -10,6 +10,7 @@ mod file_args;
 mod home;
 mod inbox;
 mod list;
+mod model_cycle;
 mod model_pattern;
 mod model_switch;
 mod packages;

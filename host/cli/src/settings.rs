@@ -33,6 +33,10 @@ pub struct Settings {
     /// Default model id (`--model` overrides).
     #[serde(default)]
     pub model: Option<String>,
+    /// The models Ctrl+P cycles through (patterns as `--models` takes them; `--models`
+    /// overrides). Empty: every model whose provider can be used.
+    #[serde(default)]
+    pub enabled_models: Vec<String>,
     /// Configuration objects keyed by plugin name, merged over the manifest's defaults.
     #[serde(default)]
     pub plugins: BTreeMap<String, toml::Table>,

@@ -152,7 +152,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         tack_tui::run(
             &mut guard.terminal,
             &mut app,
-            tack_tui::terminal_events(),
+            tack_tui::terminal_events,
             ui_rx,
             action_tx,
         )

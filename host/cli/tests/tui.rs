@@ -487,6 +487,47 @@ fn shell_escapes_stream_record_obey_policies_and_stop() {
     assert!(tui.wait_exit().success());
 }
 
+/// Ctrl+P cycles the `--models` scope, Shift+Tab the thinking level, Ctrl+L opens the model
+/// picker and Ctrl+G hands the editor's text to `$VISUAL`.
+#[test]
+fn model_and_thinking_keys_and_the_external_editor() {
+    let env = new_env().with_var("VISUAL", "sed -i s/draft/rewritten/");
+    let dir = env.scripted_provider_with(json!({ "script": [], "reasoning": true }), json!({}));
+    let plugin = dir.to_str().expect("utf8").to_string();
+    let mut tui = Tui::spawn(
+        &env,
+        &["--plugin", &plugin, "--models", "scripted-1:low,demo"],
+    );
+    tui.wait_for("scripted/scripted-1");
+
+    tui.type_keys("\x10");
+    tui.wait_for("Model: demo/demo-1");
+    tui.type_keys("\x10");
+    tui.wait_for("Model: scripted/scripted-1 · thinking low");
+
+    tui.type_keys("\x1b[Z");
+    tui.wait_for("Thinking: medium");
+    let lines = env.session_lines();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["type"] == "thinking_level_change" && l["thinkingLevel"] == "medium"),
+        "recorded in the session"
+    );
+
+    tui.type_keys("\x0c");
+    tui.wait_for("╭ Model");
+    tui.escape();
+    tui.wait_until("the picker to close", |s| !s.contains("╭ Model"));
+
+    tui.type_keys("a draft prompt");
+    tui.wait_for("› a draft prompt");
+    tui.type_keys("\x07");
+    tui.wait_for("› a rewritten prompt");
+    tui.type_keys("\x15\x04");
+    assert!(tui.wait_exit().success());
+}
+
 /// Idle CPU of the UI: with nothing happening the loop sleeps (no polling tick).
 #[test]
 fn an_idle_ui_uses_almost_no_cpu() {

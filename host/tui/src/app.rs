@@ -113,6 +113,8 @@ pub struct App {
     actions: Vec<Action>,
     /// Texts for the clipboard that the runner has yet to send to the terminal.
     clipboard: Vec<String>,
+    /// Ctrl+G was pressed: the runner hands the text to the external editor.
+    external_edit: bool,
     quit: bool,
     dirty: bool,
     dialog_guard: Duration,
@@ -144,6 +146,7 @@ impl App {
             spinner: 0,
             actions: Vec::new(),
             clipboard: Vec::new(),
+            external_edit: false,
             quit: false,
             dirty: true,
             dialog_guard: DIALOG_TYPEAHEAD_GUARD,
@@ -189,6 +192,18 @@ impl App {
 
     pub fn push_block(&mut self, block: Block) {
         self.transcript.push(block);
+        self.dirty = true;
+    }
+
+    /// The editor's text, when Ctrl+G asked for the external editor since the last call.
+    pub fn take_external_edit(&mut self) -> Option<String> {
+        std::mem::take(&mut self.external_edit).then(|| self.editor.text())
+    }
+
+    /// The text the external editor returned replaces the editor's.
+    pub fn set_editor_text(&mut self, text: &str) {
+        self.editor.set_text(text);
+        self.completion = None;
         self.dirty = true;
     }
 
@@ -390,7 +405,15 @@ impl App {
             KeyCode::Char('t') if ctrl => {
                 self.options.show_thinking = !self.options.show_thinking;
             }
-            KeyCode::Char('l') if ctrl => self.transcript.invalidate(),
+            KeyCode::Char('l') if ctrl => self.actions.push(Action::Command {
+                name: "model".into(),
+                args: String::new(),
+            }),
+            KeyCode::Char('p') | KeyCode::Char('P') if ctrl => {
+                self.actions.push(Action::CycleModel { forward: !shift })
+            }
+            KeyCode::BackTab => self.actions.push(Action::CycleThinking),
+            KeyCode::Char('g') if ctrl => self.external_edit = true,
             KeyCode::Char('a') if ctrl => self.editor.home(),
             KeyCode::Char('e') if ctrl => self.editor.end(),
             KeyCode::Char('w') if ctrl => self.edit(Editor::delete_word),

@@ -7,6 +7,7 @@
 mod app;
 mod complete;
 mod editor;
+mod external_editor;
 pub mod protocol;
 pub mod render;
 mod runner;

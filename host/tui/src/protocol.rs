@@ -83,6 +83,12 @@ pub enum Action {
         kind: PickerKind,
         value: String,
     },
+    /// Ctrl+P (forward) and Shift+Ctrl+P: the next scoped model.
+    CycleModel {
+        forward: bool,
+    },
+    /// Shift+Tab: the next thinking level.
+    CycleThinking,
     Quit,
 }
 

@@ -22,7 +22,7 @@ const SPINNER_TICK: Duration = Duration::from_millis(100);
 pub async fn run<B, S>(
     terminal: &mut Terminal<B>,
     app: &mut App,
-    mut input: S,
+    mut make_input: impl FnMut() -> S,
     mut events: mpsc::UnboundedReceiver<UiEvent>,
     actions: mpsc::UnboundedSender<Action>,
 ) -> io::Result<()>
@@ -31,6 +31,7 @@ where
     B::Error: std::error::Error + Send + Sync + 'static,
     S: Stream<Item = io::Result<Event>> + Unpin,
 {
+    let mut input = make_input();
     // What the host sent before the loop (the session, the footer) is in the first frame.
     while let Ok(event) = events.try_recv() {
         app.apply(event);
@@ -47,6 +48,27 @@ where
         }
         for text in app.take_clipboard() {
             copy_to_clipboard(terminal.backend_mut(), &text)?;
+        }
+        if let Some(text) = app.take_external_edit() {
+            // The input stream reads stdin on its own thread; it must stop while the editor
+            // owns the terminal, or it would steal the editor's keys.
+            drop(input);
+            let edited = crate::external_editor::edit(&text);
+            input = make_input();
+            // A full repaint on the next frame: the screen is cleared and both buffers blanked.
+            // (`Terminal::clear` would ask the terminal for the cursor position first.)
+            terminal
+                .backend_mut()
+                .clear_region(ratatui::backend::ClearType::All)
+                .map_err(io::Error::other)?;
+            terminal.swap_buffers();
+            match edited {
+                Ok(Some(text)) => app.set_editor_text(&text),
+                Ok(None) => app.apply(UiEvent::Error(
+                    "the external editor failed; the text is unchanged".into(),
+                )),
+                Err(e) => app.apply(UiEvent::Error(format!("external editor: {e}"))),
+            }
         }
         let due = last_draw + FRAME;
         if app.is_dirty() && Instant::now() >= due {

@@ -36,11 +36,22 @@ impl Drop for TerminalGuard {
 /// Takes over the terminal; the guard (or a panic) gives it back.
 pub fn enter() -> io::Result<TerminalGuard> {
     install_panic_hook();
+    take_over()?;
+    match Terminal::new(CrosstermBackend::new(io::stdout())) {
+        Ok(terminal) => Ok(TerminalGuard { terminal }),
+        Err(e) => {
+            restore();
+            Err(e)
+        }
+    }
+}
+
+/// Raw mode, the alternate screen, bracketed paste and unambiguous keys.
+fn take_over() -> io::Result<()> {
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
-    let mut stdout = io::stdout();
     let entered = execute!(
-        stdout,
+        io::stdout(),
         EnterAlternateScreen,
         EnableBracketedPaste,
         // Lets terminals that speak the kitty protocol report Shift+Enter and Alt+Enter
@@ -51,13 +62,17 @@ pub fn enter() -> io::Result<TerminalGuard> {
         restore();
         return Err(e);
     }
-    match Terminal::new(CrosstermBackend::new(stdout)) {
-        Ok(terminal) => Ok(TerminalGuard { terminal }),
-        Err(e) => {
-            restore();
-            Err(e)
-        }
-    }
+    Ok(())
+}
+
+/// Gives the terminal to another program (an editor) until [`resume`].
+pub fn suspend() {
+    restore();
+}
+
+/// Takes the terminal back after [`suspend`]; the caller redraws everything.
+pub fn resume() -> io::Result<()> {
+    take_over()
 }
 
 /// Leaves raw mode and the alternate screen and shows the cursor; does nothing if the terminal

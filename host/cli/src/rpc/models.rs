@@ -26,42 +26,17 @@ impl Server {
         data(Model::from(self.front.agent.config().model))
     }
 
-    /// Moves to the next model (in catalog order) whose provider can be used; `null` when there
-    /// is no other.
+    /// Moves to the next scoped model (`--models`, `enabled_models`), else the next one whose
+    /// provider can be used; `null` when there is no other.
     pub fn cycle_model(&self) -> Reply {
-        let catalog = crate::catalog::build(&self.front.loaded.set, &self.front.loaded.settings)?;
-        let switch = self.front.model_switch();
-        let usable: Vec<(String, String)> = catalog
-            .iter()
-            .filter(|entry| switch.key_available(entry))
-            .flat_map(|entry| {
-                entry
-                    .spec
-                    .models
-                    .iter()
-                    .map(|spec| (entry.id.clone(), spec.id.clone()))
-            })
-            .collect();
-        let current = self.front.agent.config().model;
-        let at = usable
-            .iter()
-            .position(|(p, m)| *p == current.provider && *m == current.id);
-        let next = match at {
-            Some(i) => &usable[(i + 1) % usable.len()],
-            None => match usable.first() {
-                Some(first) => first,
-                None => return Ok(Some(Value::Null)),
-            },
-        };
-        if at.is_some() && usable.len() < 2 {
+        let Some(cycled) = self.front.model_switch().cycle(true)? else {
             return Ok(Some(Value::Null));
-        }
-        switch.set_model(&next.0, &next.1)?;
+        };
         let config = self.front.agent.config();
         data(CycledModel {
             model: config.model.into(),
             thinking_level: config.reasoning.as_str().to_string(),
-            is_scoped: false,
+            is_scoped: cycled.is_scoped,
         })
     }
 

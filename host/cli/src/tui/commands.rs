@@ -416,6 +416,10 @@ impl Controller {
              - While the agent works: Enter steers, Alt+Enter queues a follow-up, Esc aborts\n\
              - Up/Down walk the prompt history; Tab completes `/commands` and `@files`\n\
              - Ctrl+O expands tool output, Ctrl+T shows thinking\n\
+             - Ctrl+L picks the model; Ctrl+P / Shift+Ctrl+P cycle the `--models` scope; \
+             Shift+Tab cycles the thinking level\n\
+             - Ctrl+G edits the prompt in $VISUAL / $EDITOR\n\
+             - `!cmd` runs a shell command and shows it to the model; `!!cmd` keeps it out\n\
              - PageUp/PageDown, Shift+Up/Down scroll; Ctrl+End follows the end again\n\
              - Ctrl+C aborts a run, clears the editor, or (twice) quits; Ctrl+D quits\n",
         );

@@ -54,6 +54,8 @@ impl Controller {
                 let this = Arc::clone(self);
                 tokio::spawn(async move { this.picked(kind, &value).await });
             }
+            Action::CycleModel { forward } => self.cycle_model(forward),
+            Action::CycleThinking => self.cycle_thinking(),
             Action::Quit => {}
         }
     }

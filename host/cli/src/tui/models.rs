@@ -4,7 +4,7 @@
 use anyhow::Result;
 use tack_core::message::Message;
 use tack_core::session::EntryKind;
-use tack_tui::{FooterInfo, Picker, PickerItem, PickerKind};
+use tack_tui::{FooterInfo, Picker, PickerItem, PickerKind, UiEvent};
 
 use super::controller::Controller;
 use crate::session_driver::FrontEnd;
@@ -84,6 +84,57 @@ impl Controller {
             Some(note) => format!("Thinking: {} ({note})", level.as_str()),
             None => format!("Thinking: {}", level.as_str()),
         })
+    }
+
+    /// Ctrl+P / Shift+Ctrl+P: the next model of the scope (`--models`, `enabled_models`), else
+    /// of every usable one.
+    pub fn cycle_model(&self, forward: bool) {
+        if self.driver.is_running() {
+            self.send(UiEvent::Error(
+                "the model changes once the run is over; wait, or press Esc".into(),
+            ));
+            return;
+        }
+        match self.front.model_switch().cycle(forward) {
+            Ok(Some(cycled)) => {
+                let config = self.front.agent.config();
+                let mut text = format!("Model: {}/{}", config.model.provider, config.model.id);
+                if config.model.reasoning {
+                    text.push_str(&format!(" · thinking {}", config.reasoning.as_str()));
+                }
+                if let Some(note) = cycled.note {
+                    text.push_str(&format!(" ({note})"));
+                }
+                self.send(UiEvent::Info(text));
+            }
+            Ok(None) => self.send(UiEvent::Info(
+                "No other model to switch to (see /model, --models)".into(),
+            )),
+            Err(e) => self.send(UiEvent::Error(format!("{e:#}"))),
+        }
+        self.send(UiEvent::Footer(self.footer()));
+    }
+
+    /// Shift+Tab: off → minimal → low → medium → high → off.
+    pub fn cycle_thinking(&self) {
+        let config = self.front.agent.config();
+        if !config.model.reasoning {
+            self.send(UiEvent::Info(format!(
+                "Model '{}' does not think; its thinking level stays off",
+                config.model.id
+            )));
+            return;
+        }
+        let at = LEVELS
+            .iter()
+            .position(|l| *l == config.reasoning.as_str())
+            .unwrap_or(0);
+        let next = LEVELS[(at + 1) % LEVELS.len()];
+        match self.set_thinking(next) {
+            Ok(text) => self.send(UiEvent::Info(text)),
+            Err(e) => self.send(UiEvent::Error(format!("{e:#}"))),
+        }
+        self.send(UiEvent::Footer(self.footer()));
     }
 
     pub fn footer(&self) -> FooterInfo {

@@ -12,7 +12,8 @@
 //!   ],
 //!   "base_url_mode": false,
 //!   "context_window": 128000,
-//!   "images": false
+//!   "images": false,
+//!   "reasoning": false
 //! }
 //! ```
 //! Every field of a turn is optional. The answer to a request is turn N, where N is the number of
@@ -20,7 +21,7 @@
 //! `(script exhausted)`. `stop` defaults to `tool_use` when the turn has tool calls, else
 //! `stop`; a turn with `error` ends with that error instead of a stop. Without `usage`, usage is
 //! estimated as characters / 4. `context_window` (default 128000) lets compaction tests use a
-//! small window; `images` makes the model accept images.
+//! small window; `images` makes the model accept images, `reasoning` makes it think.
 //!
 //! The answer is an SSE body in the [`tack_sdk::sse_local`] format, returned as
 //! `RequestPlan::Local`. With `"base_url_mode": true` the plugin instead asks for
@@ -56,6 +57,9 @@ struct Config {
     /// The model accepts images.
     #[serde(default)]
     images: bool,
+    /// The model thinks (takes a thinking level).
+    #[serde(default)]
+    reasoning: bool,
 }
 
 #[derive(Clone, Default, Serialize, Deserialize)]
@@ -205,6 +209,9 @@ impl Plugin for Scripted {
         );
         if config.images {
             model = model.with_images();
+        }
+        if config.reasoning {
+            model = model.with_reasoning();
         }
         Ok(Registration::new()
             .provider(ProviderSpec::new("scripted", "Scripted (tests)").model(model)))
