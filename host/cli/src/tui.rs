@@ -16,6 +16,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use tack_core::event::{AgentEvent, EventSink, NoticeLevel};
 use tack_runtime::api::EventKind;
+use tack_tui::keymap::Keymap;
 use tack_tui::{App, Theme, UiEvent};
 use tokio::sync::mpsc;
 
@@ -55,7 +56,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     let started = app::start_interactive(&cli, &loaded, &services.inbox, sink).await?;
 
     let log_path = loaded.home.root().join("tui-stderr.log");
-    let warnings = loaded.warnings.clone();
+    let (keymap, keymap_warning) = load_keymap(&loaded.home.root().join("keybindings.toml"));
+    let mut warnings = loaded.warnings.clone();
+    warnings.extend(keymap_warning);
     let startup = loaded.startup.verbose_lines();
     let provider_notices = started.provider_notices.clone();
     let front = Arc::new(FrontEnd::new(cli, loaded, started));
@@ -73,7 +76,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         services,
         ui: ui_tx.clone(),
         shell: Default::default(),
+        keymap: keymap.clone(),
     });
+
     controller.send(UiEvent::Transcript(
         controller.front.session.lock().project(),
     ));
@@ -149,6 +154,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             tack_tui::render::highlight::preload();
         }
         let mut app = App::new(theme);
+        app.set_keymap(keymap);
         tack_tui::run(
             &mut guard.terminal,
             &mut app,
@@ -215,5 +221,29 @@ async fn submit_in_turn(
         if run.cancel.is_cancelled() {
             return;
         }
+    }
+}
+
+/// `<tack home>/keybindings.toml`, or the defaults with a warning naming what is wrong in it.
+fn load_keymap(path: &std::path::Path) -> (Keymap, Option<String>) {
+    match std::fs::read_to_string(path) {
+        Ok(text) => match Keymap::from_toml(&text) {
+            Ok(keymap) => (keymap, None),
+            Err(e) => (
+                Keymap::default(),
+                Some(format!(
+                    "{} is not used: {e}; the default keys apply",
+                    path.display()
+                )),
+            ),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Keymap::default(), None),
+        Err(e) => (
+            Keymap::default(),
+            Some(format!(
+                "cannot read {}: {e}; the default keys apply",
+                path.display()
+            )),
+        ),
     }
 }

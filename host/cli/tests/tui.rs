@@ -31,6 +31,7 @@ fn new_env() -> Env {
 trait TuiEnv {
     fn scripted(&self, script: Value, plugins: Value) -> String;
     fn spawn(&self, args: &[&str]) -> Tui;
+    fn write_home(&self, rel: &str, contents: &str);
 }
 
 impl TuiEnv for Env {
@@ -43,6 +44,10 @@ impl TuiEnv for Env {
 
     fn spawn(&self, args: &[&str]) -> Tui {
         Tui::spawn(self, args)
+    }
+
+    fn write_home(&self, rel: &str, contents: &str) {
+        std::fs::write(self.home().join(rel), contents).expect("write into the home");
     }
 }
 
@@ -525,6 +530,44 @@ fn model_and_thinking_keys_and_the_external_editor() {
     tui.type_keys("\x07");
     tui.wait_for("› a rewritten prompt");
     tui.type_keys("\x15\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// keybindings.toml moves an action to another key; `/hotkeys` shows the map in use, and a bad
+/// file is named in a warning while the default keys apply.
+#[test]
+fn a_remapped_key_and_hotkeys() {
+    let env = new_env();
+    env.write_home("keybindings.toml", "\"model.select\" = \"ctrl+k\"\n");
+    let plugin = env.scripted(json!([]), json!({}));
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    tui.wait_for("Ask anything");
+    tui.type_keys("\x0c");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !tui.screen().contains("╭ Model"),
+        "Ctrl+L no longer opens it"
+    );
+    tui.type_keys("\x0b");
+    tui.wait_for("╭ Model");
+    tui.escape();
+    tui.wait_until("the picker to close", |s| !s.contains("╭ Model"));
+    tui.submit("/hotkeys");
+    tui.wait_for("Ctrl+K: Open the model picker");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+
+    env.write_home("keybindings.toml", "\"model.select\" = \"hyper+k\"\n");
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    // The warning names the file's fault; it may wrap, so spaces and line ends are ignored.
+    tui.wait_until("the keybindings warning", |s| {
+        s.replace([' ', '\n'], "")
+            .contains("unknownmodifier'hyper';thedefaultkeysapply")
+    });
+    tui.type_keys("\x0c");
+    tui.wait_for("╭ Model");
+    tui.escape();
+    tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 }
 

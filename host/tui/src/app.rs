@@ -10,6 +10,7 @@ use tack_core::message::Message;
 
 use crate::complete::{complete, Completion, Kind};
 use crate::editor::Editor;
+use crate::keymap::{KeyAction, Keymap};
 use crate::protocol::{
     Action, CommandInfo, DialogAnswer, DialogKind, DialogRequest, FooterInfo, Picker, UiEvent,
 };
@@ -115,6 +116,7 @@ pub struct App {
     clipboard: Vec<String>,
     /// Ctrl+G was pressed: the runner hands the text to the external editor.
     external_edit: bool,
+    keymap: Keymap,
     quit: bool,
     dirty: bool,
     dialog_guard: Duration,
@@ -147,6 +149,7 @@ impl App {
             actions: Vec::new(),
             clipboard: Vec::new(),
             external_edit: false,
+            keymap: Keymap::default(),
             quit: false,
             dirty: true,
             dialog_guard: DIALOG_TYPEAHEAD_GUARD,
@@ -193,6 +196,11 @@ impl App {
     pub fn push_block(&mut self, block: Block) {
         self.transcript.push(block);
         self.dirty = true;
+    }
+
+    /// The keys of the remappable actions (`keybindings.toml`).
+    pub fn set_keymap(&mut self, keymap: Keymap) {
+        self.keymap = keymap;
     }
 
     /// The editor's text, when Ctrl+G asked for the external editor since the last call.
@@ -369,15 +377,10 @@ impl App {
         self.quit_armed = false;
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+        if let Some(action) = self.keymap.action(&key) {
+            return self.key_action(action);
+        }
         match key.code {
-            KeyCode::Esc => {
-                if self.running || self.busy.is_some() {
-                    self.actions.push(Action::Abort);
-                } else {
-                    self.scroll.follow();
-                }
-            }
-            KeyCode::Enter if alt => self.submit(true),
             KeyCode::Enter if shift || ctrl => self.edit(Editor::newline),
             KeyCode::Enter => {
                 let (_, word) = self.editor.word_at_cursor();
@@ -392,28 +395,6 @@ impl App {
                 }
             }
             KeyCode::Char('j') if ctrl => self.edit(Editor::newline),
-            KeyCode::Char('d') if ctrl => {
-                if self.editor.is_empty() {
-                    self.quit();
-                } else {
-                    self.edit(Editor::delete);
-                }
-            }
-            KeyCode::Char('o') if ctrl => {
-                self.options.expand_tools = !self.options.expand_tools;
-            }
-            KeyCode::Char('t') if ctrl => {
-                self.options.show_thinking = !self.options.show_thinking;
-            }
-            KeyCode::Char('l') if ctrl => self.actions.push(Action::Command {
-                name: "model".into(),
-                args: String::new(),
-            }),
-            KeyCode::Char('p') | KeyCode::Char('P') if ctrl => {
-                self.actions.push(Action::CycleModel { forward: !shift })
-            }
-            KeyCode::BackTab => self.actions.push(Action::CycleThinking),
-            KeyCode::Char('g') if ctrl => self.external_edit = true,
             KeyCode::Char('a') if ctrl => self.editor.home(),
             KeyCode::Char('e') if ctrl => self.editor.end(),
             KeyCode::Char('w') if ctrl => self.edit(Editor::delete_word),
@@ -454,6 +435,39 @@ impl App {
                 self.scroll.by(page);
             }
             _ => {}
+        }
+    }
+
+    /// A remappable key (see [`Keymap`]).
+    fn key_action(&mut self, action: KeyAction) {
+        match action {
+            KeyAction::Interrupt => {
+                if self.running || self.busy.is_some() {
+                    self.actions.push(Action::Abort);
+                } else {
+                    self.scroll.follow();
+                }
+            }
+            KeyAction::Exit => {
+                if self.editor.is_empty() {
+                    self.quit();
+                } else {
+                    self.edit(Editor::delete);
+                }
+            }
+            KeyAction::FollowUp => self.submit(true),
+            KeyAction::ModelSelect => self.actions.push(Action::Command {
+                name: "model".into(),
+                args: String::new(),
+            }),
+            KeyAction::ModelCycleForward => self.actions.push(Action::CycleModel { forward: true }),
+            KeyAction::ModelCycleBackward => {
+                self.actions.push(Action::CycleModel { forward: false })
+            }
+            KeyAction::ThinkingCycle => self.actions.push(Action::CycleThinking),
+            KeyAction::ThinkingToggle => self.options.show_thinking = !self.options.show_thinking,
+            KeyAction::ToolsExpand => self.options.expand_tools = !self.options.expand_tools,
+            KeyAction::EditorExternal => self.external_edit = true,
         }
     }
 

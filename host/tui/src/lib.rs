@@ -8,6 +8,7 @@ mod app;
 mod complete;
 mod editor;
 mod external_editor;
+pub mod keymap;
 pub mod protocol;
 pub mod render;
 mod runner;

@@ -45,6 +45,10 @@ const HOST_COMMANDS: &[(&str, &str)] = &[
     ("label", "Label an entry (/label id [text])"),
     ("plugins", "List the loaded plugins"),
     ("help", "List the commands and keys"),
+    (
+        "hotkeys",
+        "Show the keys and what they do (keybindings.toml remaps them)",
+    ),
     ("quit", "Quit tack"),
 ];
 
@@ -101,6 +105,7 @@ impl Controller {
             ("copy", _) => self.copy_last_answer(),
             ("plugins", _) => Ok(Some(self.plugins_text())),
             ("help", _) => Ok(Some(self.help_text())),
+            ("hotkeys", _) => Ok(Some(self.keymap.describe())),
             ("compact" | "tree" | "name" | "label" | "export" | "session", _) => {
                 let kind = if name == "compact" {
                     BusyKind::Compacting
@@ -411,17 +416,10 @@ impl Controller {
         for c in self.command_list() {
             let _ = writeln!(out, "- `/{}` {}", c.name, c.description);
         }
+        out.push('\n');
+        out.push_str(&self.keymap.describe());
         out.push_str(
-            "\n**Keys**\n\n- Enter sends; Shift+Enter, Ctrl+J or `\\` then Enter adds a line\n\
-             - While the agent works: Enter steers, Alt+Enter queues a follow-up, Esc aborts\n\
-             - Up/Down walk the prompt history; Tab completes `/commands` and `@files`\n\
-             - Ctrl+O expands tool output, Ctrl+T shows thinking\n\
-             - Ctrl+L picks the model; Ctrl+P / Shift+Ctrl+P cycle the `--models` scope; \
-             Shift+Tab cycles the thinking level\n\
-             - Ctrl+G edits the prompt in $VISUAL / $EDITOR\n\
-             - `!cmd` runs a shell command and shows it to the model; `!!cmd` keeps it out\n\
-             - PageUp/PageDown, Shift+Up/Down scroll; Ctrl+End follows the end again\n\
-             - Ctrl+C aborts a run, clears the editor, or (twice) quits; Ctrl+D quits\n",
+            "\n`!cmd` runs a shell command and shows it to the model; `!!cmd` keeps it out.\n",
         );
         out
     }

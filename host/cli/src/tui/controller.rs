@@ -16,6 +16,8 @@ pub struct Controller {
     pub driver: Arc<SessionDriver<TuiScreen>>,
     pub services: Arc<TuiServices>,
     pub ui: mpsc::UnboundedSender<UiEvent>,
+    /// The UI's keys, for `/hotkeys`.
+    pub keymap: tack_tui::keymap::Keymap,
     /// The user's `!cmd` while it runs: cancelled by Esc.
     pub shell: std::sync::Mutex<Option<tokio_util::sync::CancellationToken>>,
 }

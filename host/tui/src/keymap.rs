@@ -1,0 +1,383 @@
+//! The UI's remappable actions and their keys: the defaults (Pi's), changed by
+//! `<tack home>/keybindings.toml`, where each action names one key or a list of keys:
+//!
+//! ```toml
+//! "model.select" = "ctrl+k"
+//! "editor.external" = ["ctrl+g", "alt+e"]
+//! ```
+//!
+//! Editing keys (arrows, Ctrl+A/E/W/K/U, Enter) are not remappable.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// What a remappable key does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum KeyAction {
+    Interrupt,
+    Exit,
+    FollowUp,
+    ModelSelect,
+    ModelCycleForward,
+    ModelCycleBackward,
+    ThinkingCycle,
+    ThinkingToggle,
+    ToolsExpand,
+    EditorExternal,
+}
+
+impl KeyAction {
+    const ALL: [KeyAction; 10] = [
+        KeyAction::Interrupt,
+        KeyAction::Exit,
+        KeyAction::FollowUp,
+        KeyAction::ModelSelect,
+        KeyAction::ModelCycleForward,
+        KeyAction::ModelCycleBackward,
+        KeyAction::ThinkingCycle,
+        KeyAction::ThinkingToggle,
+        KeyAction::ToolsExpand,
+        KeyAction::EditorExternal,
+    ];
+
+    /// The name in keybindings.toml.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyAction::Interrupt => "interrupt",
+            KeyAction::Exit => "exit",
+            KeyAction::FollowUp => "message.followUp",
+            KeyAction::ModelSelect => "model.select",
+            KeyAction::ModelCycleForward => "model.cycleForward",
+            KeyAction::ModelCycleBackward => "model.cycleBackward",
+            KeyAction::ThinkingCycle => "thinking.cycle",
+            KeyAction::ThinkingToggle => "thinking.toggle",
+            KeyAction::ToolsExpand => "tools.expand",
+            KeyAction::EditorExternal => "editor.external",
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            KeyAction::Interrupt => "Abort the run or a `!` command",
+            KeyAction::Exit => "Quit when the editor is empty",
+            KeyAction::FollowUp => "Queue a follow-up while the agent works",
+            KeyAction::ModelSelect => "Open the model picker",
+            KeyAction::ModelCycleForward => "Next model of the --models scope",
+            KeyAction::ModelCycleBackward => "Previous model of the --models scope",
+            KeyAction::ThinkingCycle => "Next thinking level",
+            KeyAction::ThinkingToggle => "Show or hide thinking",
+            KeyAction::ToolsExpand => "Expand or fold tool output",
+            KeyAction::EditorExternal => "Edit the prompt in $VISUAL / $EDITOR",
+        }
+    }
+
+    fn defaults(self) -> &'static [&'static str] {
+        match self {
+            KeyAction::Interrupt => &["escape"],
+            KeyAction::Exit => &["ctrl+d"],
+            KeyAction::FollowUp => &["alt+enter"],
+            KeyAction::ModelSelect => &["ctrl+l"],
+            KeyAction::ModelCycleForward => &["ctrl+p"],
+            KeyAction::ModelCycleBackward => &["shift+ctrl+p"],
+            KeyAction::ThinkingCycle => &["shift+tab"],
+            KeyAction::ThinkingToggle => &["ctrl+t"],
+            KeyAction::ToolsExpand => &["ctrl+o"],
+            KeyAction::EditorExternal => &["ctrl+g"],
+        }
+    }
+
+    fn by_name(name: &str) -> Option<KeyAction> {
+        KeyAction::ALL.into_iter().find(|a| a.name() == name)
+    }
+}
+
+/// A key with its modifiers, normalised so that what terminals report matches what was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Chord {
+    code: KeyCodeKey,
+    ctrl: bool,
+    alt: bool,
+    shift: bool,
+}
+
+/// The key codes a binding can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum KeyCodeKey {
+    Char(char),
+    Enter,
+    Tab,
+    Escape,
+    Backspace,
+    Up,
+    Down,
+    Left,
+    Right,
+    Home,
+    End,
+    PageUp,
+    PageDown,
+    F(u8),
+}
+
+impl Chord {
+    fn parse(text: &str) -> Result<Chord, String> {
+        let lower = text.trim().to_lowercase();
+        let mut parts: Vec<&str> = lower.split('+').collect();
+        let key = parts.pop().filter(|k| !k.is_empty()).ok_or("no key")?;
+        let (mut ctrl, mut alt, mut shift) = (false, false, false);
+        for modifier in parts {
+            match modifier {
+                "ctrl" | "control" => ctrl = true,
+                "alt" | "meta" | "option" => alt = true,
+                "shift" => shift = true,
+                other => return Err(format!("unknown modifier '{other}'")),
+            }
+        }
+        let code = match key {
+            "enter" | "return" => KeyCodeKey::Enter,
+            "tab" => KeyCodeKey::Tab,
+            "escape" | "esc" => KeyCodeKey::Escape,
+            "backspace" => KeyCodeKey::Backspace,
+            "up" => KeyCodeKey::Up,
+            "down" => KeyCodeKey::Down,
+            "left" => KeyCodeKey::Left,
+            "right" => KeyCodeKey::Right,
+            "home" => KeyCodeKey::Home,
+            "end" => KeyCodeKey::End,
+            "pageup" => KeyCodeKey::PageUp,
+            "pagedown" => KeyCodeKey::PageDown,
+            "space" => KeyCodeKey::Char(' '),
+            f if f.len() > 1 && f.starts_with('f') => match f[1..].parse::<u8>() {
+                Ok(n @ 1..=12) => KeyCodeKey::F(n),
+                _ => return Err(format!("unknown key '{key}'")),
+            },
+            single if single.chars().count() == 1 => {
+                KeyCodeKey::Char(single.chars().next().unwrap_or(' '))
+            }
+            other => return Err(format!("unknown key '{other}'")),
+        };
+        Ok(Chord {
+            code,
+            ctrl,
+            alt,
+            shift,
+        })
+    }
+
+    fn of(key: &KeyEvent) -> Option<Chord> {
+        let mods = key.modifiers;
+        let mut shift = mods.contains(KeyModifiers::SHIFT);
+        let code = match key.code {
+            KeyCode::Char(c) => {
+                // Terminals report Shift+letter as the upper-case letter, with or without SHIFT.
+                if c.is_ascii_uppercase() {
+                    shift = true;
+                }
+                KeyCodeKey::Char(c.to_ascii_lowercase())
+            }
+            KeyCode::Enter => KeyCodeKey::Enter,
+            KeyCode::Tab => KeyCodeKey::Tab,
+            KeyCode::BackTab => {
+                shift = true;
+                KeyCodeKey::Tab
+            }
+            KeyCode::Esc => KeyCodeKey::Escape,
+            KeyCode::Backspace => KeyCodeKey::Backspace,
+            KeyCode::Up => KeyCodeKey::Up,
+            KeyCode::Down => KeyCodeKey::Down,
+            KeyCode::Left => KeyCodeKey::Left,
+            KeyCode::Right => KeyCodeKey::Right,
+            KeyCode::Home => KeyCodeKey::Home,
+            KeyCode::End => KeyCodeKey::End,
+            KeyCode::PageUp => KeyCodeKey::PageUp,
+            KeyCode::PageDown => KeyCodeKey::PageDown,
+            KeyCode::F(n) => KeyCodeKey::F(n),
+            _ => return None,
+        };
+        Some(Chord {
+            code,
+            ctrl: mods.contains(KeyModifiers::CONTROL),
+            alt: mods.contains(KeyModifiers::ALT),
+            shift,
+        })
+    }
+
+    fn display(&self) -> String {
+        let mut out = String::new();
+        if self.shift {
+            out.push_str("Shift+");
+        }
+        if self.ctrl {
+            out.push_str("Ctrl+");
+        }
+        if self.alt {
+            out.push_str("Alt+");
+        }
+        let key = match self.code {
+            KeyCodeKey::Char(' ') => "Space".to_string(),
+            KeyCodeKey::Char(c) => c.to_ascii_uppercase().to_string(),
+            KeyCodeKey::F(n) => format!("F{n}"),
+            KeyCodeKey::Escape => "Esc".to_string(),
+            other => format!("{other:?}"),
+        };
+        out.push_str(&key);
+        out
+    }
+}
+
+/// Which keys do what.
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    bindings: BTreeMap<KeyAction, Vec<Chord>>,
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        let bindings = KeyAction::ALL
+            .into_iter()
+            .map(|action| {
+                let chords = action
+                    .defaults()
+                    .iter()
+                    .filter_map(|k| Chord::parse(k).ok())
+                    .collect();
+                (action, chords)
+            })
+            .collect();
+        Keymap { bindings }
+    }
+}
+
+impl Keymap {
+    /// The defaults changed by a keybindings.toml's text; errors name the entry at fault.
+    pub fn from_toml(text: &str) -> Result<Keymap, String> {
+        let table: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
+        let mut keymap = Keymap::default();
+        for (name, value) in table {
+            let action = KeyAction::by_name(&name).ok_or_else(|| {
+                format!(
+                    "unknown action '{name}' (known: {})",
+                    KeyAction::ALL.map(KeyAction::name).join(", ")
+                )
+            })?;
+            let keys: Vec<String> = match value {
+                toml::Value::String(key) => vec![key],
+                toml::Value::Array(keys) => keys
+                    .into_iter()
+                    .map(|k| match k {
+                        toml::Value::String(k) => Ok(k),
+                        other => Err(format!("{name}: a key is a string, not {other}")),
+                    })
+                    .collect::<Result<_, _>>()?,
+                other => return Err(format!("{name}: a key or a list of keys, not {other}")),
+            };
+            let chords = keys
+                .iter()
+                .map(|k| Chord::parse(k).map_err(|e| format!("{name}: '{k}': {e}")))
+                .collect::<Result<Vec<_>, _>>()?;
+            keymap.bindings.insert(action, chords);
+        }
+        Ok(keymap)
+    }
+
+    /// The action `key` is bound to.
+    pub fn action(&self, key: &KeyEvent) -> Option<KeyAction> {
+        let chord = Chord::of(key)?;
+        self.bindings
+            .iter()
+            .find(|(_, chords)| chords.contains(&chord))
+            .map(|(action, _)| *action)
+    }
+
+    /// `/hotkeys`: the remappable actions and their keys, then the fixed editing keys.
+    pub fn describe(&self) -> String {
+        let mut out = String::from("**Keys** (remap them in `keybindings.toml`)\n\n");
+        for (action, chords) in &self.bindings {
+            let keys: Vec<String> = chords.iter().map(Chord::display).collect();
+            let _ = writeln!(
+                out,
+                "- {}: {} (`{}`)",
+                if keys.is_empty() {
+                    "(no key)".to_string()
+                } else {
+                    keys.join(", ")
+                },
+                action.describe(),
+                action.name(),
+            );
+        }
+        out.push_str(
+            "\n**Editing** (fixed): Enter sends; Shift+Enter, Ctrl+J or `\\` then Enter add a \
+             line; Up/Down walk the history; Tab completes `/commands` and `@files`; Ctrl+A/E \
+             start and end of line; Ctrl+W, Ctrl+K, Ctrl+U delete; Ctrl+C aborts, clears or (twice) \
+             quits; PageUp/PageDown and Shift+Up/Down scroll.\n",
+        );
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn key(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, modifiers)
+    }
+
+    #[test]
+    fn defaults_and_remaps() {
+        let defaults = Keymap::default();
+        assert_eq!(
+            defaults.action(&key(KeyCode::Char('l'), KeyModifiers::CONTROL)),
+            Some(KeyAction::ModelSelect)
+        );
+        assert_eq!(
+            defaults.action(&key(KeyCode::BackTab, KeyModifiers::SHIFT)),
+            Some(KeyAction::ThinkingCycle)
+        );
+        assert_eq!(
+            defaults.action(&key(
+                KeyCode::Char('P'),
+                KeyModifiers::CONTROL | KeyModifiers::SHIFT
+            )),
+            Some(KeyAction::ModelCycleBackward)
+        );
+        let remapped = Keymap::from_toml(
+            "\"model.select\" = \"ctrl+k\"\n\"editor.external\" = [\"ctrl+g\", \"alt+e\"]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            remapped.action(&key(KeyCode::Char('l'), KeyModifiers::CONTROL)),
+            None
+        );
+        assert_eq!(
+            remapped.action(&key(KeyCode::Char('k'), KeyModifiers::CONTROL)),
+            Some(KeyAction::ModelSelect)
+        );
+        assert_eq!(
+            remapped.action(&key(KeyCode::Char('e'), KeyModifiers::ALT)),
+            Some(KeyAction::EditorExternal)
+        );
+    }
+
+    #[test]
+    fn bad_files_name_what_is_wrong() {
+        let unknown = Keymap::from_toml("\"fly\" = \"ctrl+f\"").unwrap_err();
+        assert!(unknown.starts_with("unknown action 'fly'"), "{unknown}");
+        let bad_key = Keymap::from_toml("\"model.select\" = \"hyper+x\"").unwrap_err();
+        assert_eq!(bad_key, "model.select: 'hyper+x': unknown modifier 'hyper'");
+        let not_string = Keymap::from_toml("\"model.select\" = 3").unwrap_err();
+        assert!(
+            not_string.contains("a key or a list of keys"),
+            "{not_string}"
+        );
+    }
+
+    #[test]
+    fn the_help_lists_every_action() {
+        insta::assert_snapshot!(Keymap::default().describe());
+    }
+}
