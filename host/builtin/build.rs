@@ -49,6 +49,23 @@ const GUESTS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// The guests embedded in tack as built-in plugins (`BUILTINS` in lib.rs); the rest are examples
+/// and test plugins.
+const EMBEDDED: &[&str] = &[
+    "provider-demo",
+    "provider-anthropic",
+    "provider-openai",
+    "provider-openai-responses",
+    "provider-google",
+    "core-tools",
+    "plan-mode",
+    "protected-paths",
+    "permission-gate",
+    "todo",
+    "skills",
+    "prompt-templates",
+];
+
 const TARGET: &str = "wasm32-wasip2";
 const PROFILE: &str = "guest";
 
@@ -137,6 +154,19 @@ fn main() {
     }
 
     let out_dir = PathBuf::from(env("OUT_DIR"));
+    // For dependents' build scripts (`links`): tack's precompiles the embedded ones.
+    println!("cargo:out_dir={}", out_dir.display());
+    let embedded: Vec<String> = EMBEDDED
+        .iter()
+        .map(|package| {
+            let (_, stem, _) = GUESTS
+                .iter()
+                .find(|(p, _, _)| p == package)
+                .expect("every embedded plugin is a guest");
+            format!("{package}:{stem}")
+        })
+        .collect();
+    println!("cargo:embedded={}", embedded.join(","));
     for (package, stem, env_name) in GUESTS {
         let built = target_dir
             .join(TARGET)

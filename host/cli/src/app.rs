@@ -14,7 +14,7 @@ use tack_core::{Agent, AgentConfig};
 use tack_runtime::api::{self, EventKind};
 use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
 use tack_runtime::broker::secrets::SecretStore;
-use tack_runtime::{HostContext, PluginSet, Runtime, RuntimeConfig};
+use tack_runtime::{HostContext, PluginSet, Runtime};
 
 use crate::cli::Cli;
 use crate::home::Home;
@@ -95,11 +95,8 @@ async fn load(
         unattended: !interactive
             && matches!(cli.mode, crate::cli::Mode::Text | crate::cli::Mode::Json),
     };
-    let runtime = Runtime::new(RuntimeConfig {
-        cache_dir: Some(home.component_cache()),
-        ..RuntimeConfig::default()
-    })
-    .map_err(|e| anyhow::anyhow!("cannot start the plugin runtime: {e:#}"))?;
+    let runtime = Runtime::new(crate::precompiled::runtime_config(&home))
+        .map_err(|e| anyhow::anyhow!("cannot start the plugin runtime: {e:#}"))?;
     let secrets = SecretStore::new(Some(home.auth()));
     let host = HostContext {
         workspace: cwd.clone(),

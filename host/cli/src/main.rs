@@ -16,6 +16,7 @@ mod model_switch;
 mod packages;
 mod plugin_paths;
 mod plugins;
+mod precompiled;
 mod prompt_commands;
 mod router;
 mod rpc;
@@ -102,11 +103,8 @@ async fn package_command(cli: &cli::Cli) -> anyhow::Result<ExitCode> {
         }
     };
     let runtime = || {
-        tack_runtime::Runtime::new(tack_runtime::RuntimeConfig {
-            cache_dir: Some(home.component_cache()),
-            ..Default::default()
-        })
-        .map_err(|e| anyhow::anyhow!("cannot start the plugin runtime: {e:#}"))
+        tack_runtime::Runtime::new(precompiled::runtime_config(&home))
+            .map_err(|e| anyhow::anyhow!("cannot start the plugin runtime: {e:#}"))
     };
     match &cli.command {
         Some(cli::Command::Install {

@@ -39,7 +39,12 @@ pub fn collect(
             .unwrap_or_else(|| manifest.capabilities.clone());
         let config = settings.plugin_config(&manifest);
         specs.push(PluginSpec {
-            wasm: builtin.wasm.to_vec(),
+            // The runtime holds a precompiled built-in itself (see `precompiled.rs`).
+            wasm: if crate::precompiled::has(builtin.name) {
+                Vec::new()
+            } else {
+                builtin.wasm.to_vec()
+            },
             wasm_label: format!("builtin:{}", builtin.name),
             source: PluginSource::Builtin,
             granted,

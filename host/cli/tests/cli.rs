@@ -57,6 +57,61 @@ fn demo_provider_completes_a_tool_using_turn() {
 }
 
 #[test]
+fn a_fresh_home_runs_precompiled_builtins_and_defers_the_providers_it_does_not_use() {
+    let cache = tempfile::tempdir().expect("cache");
+    let env = Env::new(tack!().with_cache(cache.path())).with_var("TACK_LOG", "tack_runtime=debug");
+    let ready = |err: &str, plugin: &str| {
+        err.lines()
+            .find(|l| l.contains("component ready") && l.contains(&format!("plugin={plugin} ")))
+            .map(|l| l.rsplit("origin=").next().unwrap_or("").trim().to_string())
+    };
+
+    // Nothing compiles: every built-in comes from the artifacts the build precompiled.
+    let first = env.run(&["-p", "hello"]);
+    assert!(first.status.success(), "stderr: {}", stderr(&first));
+    let err = stderr(&first);
+    for builtin in tack_builtin::BUILTINS {
+        assert_eq!(
+            ready(&err, builtin.name).as_deref(),
+            Some("Precompiled"),
+            "{}: {err}",
+            builtin.name
+        );
+    }
+
+    // The next run lists the providers without loading them; the one it uses (the offline demo)
+    // loads on its first call, from the cache.
+    let second = env.run(&["-p", "hello"]);
+    assert!(second.status.success(), "stderr: {}", stderr(&second));
+    assert!(stdout(&second).starts_with("[demo]"), "{}", stdout(&second));
+    let err = stderr(&second);
+    for provider in ["provider-anthropic", "provider-openai", "provider-google"] {
+        assert!(
+            err.contains(&format!(
+                "plugin deferred until first use plugin={provider}"
+            )),
+            "{provider}: {err}"
+        );
+        assert_eq!(ready(&err, provider), None, "{provider} loaded: {err}");
+    }
+    assert_eq!(
+        ready(&err, "provider-demo").as_deref(),
+        Some("Cache"),
+        "{err}"
+    );
+    assert_eq!(ready(&err, "core-tools").as_deref(), Some("Cache"), "{err}");
+
+    // `tack models` still lists every provider's models from what was remembered.
+    let models = env.run(&["models"]);
+    assert!(models.status.success(), "stderr: {}", stderr(&models));
+    let listed = stdout(&models);
+    assert!(
+        listed.contains("demo-1") && listed.contains("openai"),
+        "{listed}"
+    );
+}
+
+#[test]
 fn json_mode_streams_every_event_as_a_line() {
     let env = new_env();
     let out = env.run(&["--mode", "json", "search for hello"]);

@@ -7,7 +7,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use wasmtime::component::{HasSelf, Linker};
-use wasmtime::{Config, Engine};
+use wasmtime::Engine;
 
 use crate::bindings::latest::extensions::Extensions;
 use crate::bindings::latest::Plugin;
@@ -59,6 +59,8 @@ pub struct RuntimeConfig {
     pub task_parallelism: usize,
     /// What a plugin may hand the host (see `budget.rs`).
     pub budgets: crate::budget::Budgets,
+    /// Components compiled ahead of time (tack's built-ins), used instead of compiling them.
+    pub precompiled: Vec<crate::cache::Precompiled>,
 }
 
 impl Default for RuntimeConfig {
@@ -74,6 +76,7 @@ impl Default for RuntimeConfig {
                 .map_or(2, |n| n.get())
                 .min(8),
             budgets: crate::budget::Budgets::default(),
+            precompiled: Vec::new(),
         }
     }
 }
@@ -92,11 +95,7 @@ pub struct Runtime {
 
 impl Runtime {
     pub fn new(config: RuntimeConfig) -> wasmtime::Result<Arc<Self>> {
-        let mut wasm = Config::new();
-        wasm.wasm_component_model(true)
-            .epoch_interruption(true)
-            // Deep guest recursion must trap cleanly long before the host's own stack is at risk.
-            .max_wasm_stack(1 << 20);
+        let mut wasm = crate::engine_config::engine_config();
         // `TACK_WASM_PERFMAP=1` names guest functions for `perf` (in /tmp/perf-<pid>.map), so a
         // profile shows which plugin code the time goes to instead of bare JIT addresses.
         if std::env::var_os("TACK_WASM_PERFMAP").is_some_and(|v| v == "1") {
@@ -116,7 +115,10 @@ impl Runtime {
         let ticker = EpochTicker::start(&engine)
             .map_err(|e| wasmtime::format_err!("cannot start the epoch thread: {e}"))?;
         Ok(Arc::new(Self {
-            cache: ComponentCache::new(config.cache_dir.clone()),
+            cache: ComponentCache::with_precompiled(
+                config.cache_dir.clone(),
+                config.precompiled.clone(),
+            ),
             _ticker: ticker,
             engine,
             linker,

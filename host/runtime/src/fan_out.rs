@@ -102,7 +102,11 @@ impl LoadedPlugin {
         deadline: Instant,
         cancel: CancellationToken,
     ) -> Result<Vec<Result<Vec<u8>, String>>, TasksFailed> {
-        if self.task_indices.is_none() {
+        let linked = self
+            .linked()
+            .await
+            .map_err(|e| TasksFailed::Refused(e.to_string()))?;
+        if linked.task_indices.is_none() {
             return Err(TasksFailed::Refused(format!(
                 "plugin '{}' does not export tack:plugin/task-runner, so it cannot run tasks",
                 self.name()

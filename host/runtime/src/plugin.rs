@@ -22,6 +22,7 @@ use crate::api::{EventKind, HookKind, Registration};
 use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::GuestIndices as TaskRunnerIndices;
 use crate::bindings::latest::PluginIndices;
 use crate::broker::secrets::SecretStore;
+use crate::cache::CodeOrigin;
 use crate::engine::Runtime;
 use crate::manifest::{Capabilities, Manifest};
 use crate::services::HostServices;
@@ -44,6 +45,8 @@ pub enum PluginSource {
 /// Everything needed to load one plugin.
 pub struct PluginSpec {
     pub manifest: Manifest,
+    /// The component. Empty for a built-in plugin (`PluginSource::Builtin`) the runtime holds
+    /// precompiled ([`crate::RuntimeConfig::precompiled`], by name): tack hands it no copy.
     pub wasm: Vec<u8>,
     /// Shown in errors ("builtin:core-tools", or the file path).
     pub wasm_label: String,
@@ -78,9 +81,12 @@ pub struct LoadedPlugin {
     /// The `tack:plugin` version the component speaks.
     pub api_version: String,
     pub(crate) runtime: Arc<Runtime>,
-    pre: wasmtime::component::InstancePre<PluginState>,
-    indices: PluginIndices,
-    pub(crate) task_indices: Option<TaskRunnerIndices>,
+    /// The compiled and linked component: set at load, or on first use for a deferred plugin.
+    code: tokio::sync::OnceCell<Linked>,
+    /// A deferred plugin's component until its first use compiles it.
+    deferred: Mutex<Option<Deferred>>,
+    /// Its registration was remembered from an earlier run, not read from this process's `init`.
+    remembered: bool,
     pub(crate) env: Arc<PluginEnv>,
     data_dir: Option<PathBuf>,
     config_json: String,
@@ -89,6 +95,40 @@ pub struct LoadedPlugin {
     in_use: Arc<tokio::sync::Semaphore>,
     faults: AtomicU32,
     disabled: Mutex<Option<String>>,
+}
+
+/// A component compiled (or deserialized) and linked, ready to instantiate.
+pub(crate) struct Linked {
+    pre: wasmtime::component::InstancePre<PluginState>,
+    indices: PluginIndices,
+    pub(crate) task_indices: Option<TaskRunnerIndices>,
+    origin: CodeOrigin,
+}
+
+/// What a deferred plugin needs to load on first use.
+struct Deferred {
+    code: Code,
+    label: String,
+}
+
+/// Where a plugin's component comes from.
+pub(crate) enum Code {
+    /// Built into tack, with its precompiled artifact.
+    Builtin(crate::cache::Precompiled),
+    /// Bytes read from a package.
+    Bytes(Vec<u8>),
+}
+
+impl Code {
+    /// The spec's component: the runtime's precompiled built-in when the spec is one.
+    pub(crate) fn of(runtime: &Runtime, spec: &mut PluginSpec) -> Code {
+        let builtin =
+            (spec.source == PluginSource::Builtin).then_some(spec.manifest.plugin.name.as_str());
+        match runtime.cache().precompiled_for(builtin, &spec.wasm) {
+            Some(entry) => Code::Builtin(entry),
+            None => Code::Bytes(std::mem::take(&mut spec.wasm)),
+        }
+    }
 }
 
 /// The folder under the data root that belongs to a plugin. A built-in keeps its name (names of
@@ -127,6 +167,17 @@ impl LoadedPlugin {
     /// `Some(reason)` once the plugin has been disabled.
     pub fn disabled_reason(&self) -> Option<String> {
         lock(&self.disabled).clone()
+    }
+
+    /// Whether its component is compiled and linked: false for a deferred plugin no call has
+    /// reached yet.
+    pub fn is_loaded(&self) -> bool {
+        self.code.initialized()
+    }
+
+    /// Where its machine code came from, once it is loaded.
+    pub fn code_origin(&self) -> Option<CodeOrigin> {
+        self.code.get().map(|linked| linked.origin)
     }
 
     pub fn fault_count(&self) -> u32 {

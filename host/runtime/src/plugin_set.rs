@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::api::{CommandSpec, HookKind, ProviderSpec, ToolSpec};
 use crate::engine::Runtime;
 use crate::error::LoadError;
+use crate::known_registrations;
 use crate::plugin::{HostContext, LoadedPlugin, PluginSource, PluginSpec};
 
 #[derive(Default)]
@@ -31,7 +32,7 @@ impl PluginSet {
         // in load order so collisions resolve the same way every time.
         let loads = specs
             .into_iter()
-            .map(|spec| LoadedPlugin::load(runtime, spec, host));
+            .map(|spec| Self::load_one(runtime, spec, host));
         let loaded = futures::future::join_all(loads).await;
         for result in loaded {
             match result {
@@ -44,6 +45,41 @@ impl PluginSet {
             }
         }
         set
+    }
+
+    /// Loads one plugin, or defers it when what it registers is remembered from an earlier run
+    /// (a built-in provider plugin: see [`crate::known_registrations`]), remembering what a
+    /// built-in provider plugin registers the first time it loads.
+    async fn load_one(
+        runtime: &Arc<Runtime>,
+        spec: PluginSpec,
+        host: &HostContext,
+    ) -> Result<Arc<LoadedPlugin>, LoadError> {
+        let memo = Self::memo_path(runtime, &spec);
+        if let Some(known) = memo.as_deref().and_then(known_registrations::read) {
+            return LoadedPlugin::deferred(runtime, spec, host, known);
+        }
+        let plugin = LoadedPlugin::load(runtime, spec, host).await?;
+        if let Some(path) = memo {
+            if known_registrations::rememberable(&plugin.registration) {
+                known_registrations::write(&path, &plugin.api_version, &plugin.registration);
+            }
+        }
+        Ok(plugin)
+    }
+
+    /// Where a built-in plugin's registration is remembered; `None` for other plugins, and
+    /// without a cache directory.
+    fn memo_path(runtime: &Runtime, spec: &PluginSpec) -> Option<std::path::PathBuf> {
+        if spec.source != PluginSource::Builtin {
+            return None;
+        }
+        let cache = runtime.cache();
+        let dir = cache.dir()?;
+        let name = &spec.manifest.plugin.name;
+        let entry = cache.precompiled_for(Some(name), &spec.wasm)?;
+        let config = serde_json::to_string(&spec.config).unwrap_or_else(|_| "{}".into());
+        Some(known_registrations::path(dir, entry.digest, name, &config))
     }
 
     /// Keeps the first spec of each name, built-in ones before all others wherever they stand.

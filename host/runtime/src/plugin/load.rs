@@ -1,19 +1,25 @@
-//! Loading a plugin: check and compile the component (or take it from the cache), refuse API
-//! versions this host cannot speak, link it, open its directories, and run `init` once to read
-//! its registration.
+//! Loading a plugin: check and compile the component (or take it from the precompiled artifacts
+//! or the cache), refuse API versions this host cannot speak, link it, open its directories,
+//! and run `init` once to read its registration; or, for a plugin whose registration is already
+//! known, all of that but the code, which is loaded on first use.
 
 use std::sync::atomic::AtomicU32;
 use std::sync::{Arc, Mutex};
 
+use tack_core::sync::lock;
+
 use super::pool::ALLOW_BLOCKING_CURRENT_THREAD;
 use super::validate::validate_registration;
-use super::{data_dir_name, HostContext, LoadedPlugin, PluginSpec};
+use super::{data_dir_name, Code, Deferred, HostContext, Linked, LoadedPlugin, PluginSpec};
 use crate::api::Registration;
 use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::GuestIndices as TaskRunnerIndices;
 use crate::bindings::latest::PluginIndices;
 use crate::bindings::SUPPORTED_API_VERSIONS;
+use crate::cache::CodeOrigin;
 use crate::engine::Runtime;
 use crate::error::LoadError;
+use crate::error::PluginError;
+use crate::known_registrations::KnownRegistration;
 use crate::manifest::same_series;
 use crate::state::PluginEnv;
 
@@ -22,24 +28,61 @@ const WASM_MAGIC: &[u8] = b"\0asm";
 impl LoadedPlugin {
     pub async fn load(
         runtime: &Arc<Runtime>,
-        spec: PluginSpec,
+        mut spec: PluginSpec,
         host: &HostContext,
     ) -> Result<Arc<Self>, LoadError> {
         let name = spec.manifest.plugin.name.clone();
-        let (component, api_version) = compile(runtime, &name, &spec.wasm_label, spec.wasm).await?;
+        let code = Code::of(runtime, &mut spec);
+        let (component, api_version, origin) =
+            compile(runtime, &name, &spec.wasm_label, code).await?;
+        let linked = link(runtime, &name, &component, origin)?;
+        let mut plugin = Self::assemble(runtime, spec, host, api_version, empty_registration())?;
+        let _ = plugin.code.set(linked);
+        let (live, registration) =
+            plugin
+                .instantiate()
+                .await
+                .map_err(|source| LoadError::Init {
+                    plugin: name.clone(),
+                    source,
+                })?;
+        validate_registration(&name, &registration)?;
+        plugin.registration = registration;
+        plugin.checkin(live);
+        Ok(plugin.publish())
+    }
 
-        let link_err = |e: wasmtime::Error| LoadError::Link {
-            plugin: name.clone(),
-            message: format!("{e:#}"),
+    /// A plugin whose registration is already known (see [`crate::known_registrations`]):
+    /// nothing of it is compiled, instantiated or run until the first call reaches it.
+    pub fn deferred(
+        runtime: &Arc<Runtime>,
+        mut spec: PluginSpec,
+        host: &HostContext,
+        known: KnownRegistration,
+    ) -> Result<Arc<Self>, LoadError> {
+        let name = spec.manifest.plugin.name.clone();
+        validate_registration(&name, &known.registration)?;
+        let deferred = Deferred {
+            code: Code::of(runtime, &mut spec),
+            label: spec.wasm_label.clone(),
         };
-        let pre = runtime
-            .linker()
-            .instantiate_pre(&component)
-            .map_err(link_err)?;
-        let indices = PluginIndices::new(&pre).map_err(link_err)?;
-        // Fan-out is optional: a plugin without the export simply cannot be given tasks.
-        let task_indices = TaskRunnerIndices::new(&pre).ok();
+        let mut plugin =
+            Self::assemble(runtime, spec, host, known.api_version, known.registration)?;
+        plugin.deferred = Mutex::new(Some(deferred));
+        plugin.remembered = true;
+        tracing::debug!(plugin = %name, "plugin deferred until first use");
+        Ok(plugin.publish())
+    }
 
+    /// Everything but the code: grants, data directory, sandbox.
+    fn assemble(
+        runtime: &Arc<Runtime>,
+        spec: PluginSpec,
+        host: &HostContext,
+        api_version: String,
+        registration: Registration,
+    ) -> Result<Self, LoadError> {
+        let name = spec.manifest.plugin.name.clone();
         let capabilities = spec.manifest.capabilities.intersect(&spec.granted);
         let denied = spec.manifest.capabilities.minus(&capabilities);
         let data_dir = match &host.data_root {
@@ -81,17 +124,17 @@ impl LoadedPlugin {
             fs_dirs,
         });
         let config_json = serde_json::to_string(&spec.config).unwrap_or_else(|_| "{}".into());
-        let mut plugin = LoadedPlugin {
+        Ok(LoadedPlugin {
             manifest: spec.manifest,
             source: spec.source,
             capabilities,
             denied,
-            registration: empty_registration(),
+            registration,
             api_version,
             runtime: runtime.clone(),
-            pre,
-            indices,
-            task_indices,
+            code: tokio::sync::OnceCell::new(),
+            deferred: Mutex::new(None),
+            remembered: false,
             env,
             data_dir,
             config_json,
@@ -101,22 +144,70 @@ impl LoadedPlugin {
             )),
             faults: AtomicU32::new(0),
             disabled: Mutex::new(None),
-        };
-        let (live, registration) =
-            plugin
-                .instantiate()
-                .await
-                .map_err(|source| LoadError::Init {
-                    plugin: name.clone(),
-                    source,
-                })?;
-        validate_registration(&name, &registration)?;
-        plugin.registration = registration;
-        plugin.checkin(live);
-        let plugin = Arc::new(plugin);
-        let _ = plugin.env.plugin.set(Arc::downgrade(&plugin));
-        Ok(plugin)
+        })
     }
+
+    fn publish(self) -> Arc<Self> {
+        let plugin = Arc::new(self);
+        let _ = plugin.env.plugin.set(Arc::downgrade(&plugin));
+        plugin
+    }
+
+    /// The linked component, compiling a deferred plugin's on first use. A deferred plugin that
+    /// cannot be loaded is disabled, with the reason.
+    pub(crate) async fn linked(&self) -> Result<&Linked, PluginError> {
+        self.code.get_or_try_init(|| self.load_deferred()).await
+    }
+
+    async fn load_deferred(&self) -> Result<Linked, PluginError> {
+        let disabled = |reason: String| PluginError::Disabled {
+            plugin: self.name().to_string(),
+            reason,
+        };
+        let Some(Deferred { code, label }) = lock(&self.deferred).take() else {
+            return Err(disabled(
+                self.disabled_reason()
+                    .unwrap_or_else(|| "its component is not available".into()),
+            ));
+        };
+        let name = self.name().to_string();
+        let loaded = match compile(&self.runtime, &name, &label, code).await {
+            Ok((component, _, origin)) => link(&self.runtime, &name, &component, origin),
+            Err(e) => Err(e),
+        };
+        loaded.map_err(|e| {
+            let reason = format!("it could not be loaded: {e}");
+            *lock(&self.disabled) = Some(reason.clone());
+            disabled(reason)
+        })
+    }
+}
+
+/// Links a compiled component against the host's imports, once per plugin.
+fn link(
+    runtime: &Runtime,
+    name: &str,
+    component: &wasmtime::component::Component,
+    origin: CodeOrigin,
+) -> Result<Linked, LoadError> {
+    let link_err = |e: wasmtime::Error| LoadError::Link {
+        plugin: name.to_string(),
+        message: format!("{e:#}"),
+    };
+    let pre = runtime
+        .linker()
+        .instantiate_pre(component)
+        .map_err(link_err)?;
+    let indices = PluginIndices::new(&pre).map_err(link_err)?;
+    // Fan-out is optional: a plugin without the export simply cannot be given tasks.
+    let task_indices = TaskRunnerIndices::new(&pre).ok();
+    tracing::debug!(plugin = %name, ?origin, "plugin component ready");
+    Ok(Linked {
+        pre,
+        indices,
+        task_indices,
+        origin,
+    })
 }
 
 /// Checks that `wasm` is a component this host can load (a tack plugin for a supported API
@@ -128,9 +219,9 @@ pub async fn validate_component(
     label: &str,
     wasm: Vec<u8>,
 ) -> Result<String, LoadError> {
-    compile(runtime, plugin, label, wasm)
+    compile(runtime, plugin, label, Code::Bytes(wasm))
         .await
-        .map(|(_, version)| version)
+        .map(|(_, version, _)| version)
 }
 
 /// Checks the header, compiles (or loads from the cache) and reads the supported API version.
@@ -138,9 +229,13 @@ async fn compile(
     runtime: &Arc<Runtime>,
     plugin: &str,
     label: &str,
-    wasm: Vec<u8>,
-) -> Result<(wasmtime::component::Component, String), LoadError> {
-    check_wasm_header(plugin, label, &wasm)?;
+    code: Code,
+) -> Result<(wasmtime::component::Component, String, CodeOrigin), LoadError> {
+    let wasm = match &code {
+        Code::Builtin(entry) => entry.wasm,
+        Code::Bytes(bytes) => bytes.as_slice(),
+    };
+    check_wasm_header(plugin, label, wasm)?;
     let engine = runtime.engine().clone();
     let cache_runtime = runtime.clone();
     let invalid = |message: String| LoadError::InvalidComponent {
@@ -149,12 +244,18 @@ async fn compile(
         message,
     };
     // Compilation is CPU-bound and can take seconds for large components.
-    let component = tokio::task::spawn_blocking(move || cache_runtime.cache().load(&engine, &wasm))
-        .await
-        .map_err(|e| invalid(e.to_string()))?
-        .map_err(|e| invalid(format!("{e:#}")))?;
+    let (component, origin) = tokio::task::spawn_blocking(move || {
+        let cache = cache_runtime.cache();
+        match &code {
+            Code::Builtin(entry) => cache.load_precompiled(&engine, entry),
+            Code::Bytes(bytes) => cache.load_traced(&engine, bytes),
+        }
+    })
+    .await
+    .map_err(|e| invalid(e.to_string()))?
+    .map_err(|e| invalid(format!("{e:#}")))?;
     let version = guest_api_version(plugin, runtime, &component)?;
-    Ok((component, version))
+    Ok((component, version, origin))
 }
 
 fn empty_registration() -> Registration {

@@ -225,7 +225,23 @@ impl LoadedPlugin {
         let pooled = lock(&self.pool).pop();
         let mut live = match pooled {
             Some(live) => live,
-            None => self.instantiate().await?.0,
+            None => {
+                let (live, registration) = self.instantiate().await?;
+                if self.remembered
+                    && !crate::known_registrations::same_providers(
+                        &self.registration,
+                        &registration,
+                    )
+                {
+                    // A deferred plugin was listed with what it registered on an earlier run;
+                    // the key should make that impossible, so say so rather than guess.
+                    tracing::warn!(
+                        plugin = %self.name(),
+                        "plugin registered other providers than it did when it was remembered"
+                    );
+                }
+                live
+            }
         };
         live.permit = Some(permit);
         Ok(live)
@@ -243,20 +259,21 @@ impl LoadedPlugin {
     }
 
     pub(crate) async fn instantiate(&self) -> Result<(Live, Registration), PluginError> {
+        let linked = self.linked().await?;
         let mut store = self.new_store()?;
         let label = "init";
         store.data_mut().call.deadline = Instant::now() + self.limits().init;
         store.data_mut().call.budget = self.limits().init;
         store.set_epoch_deadline(1);
-        let instance = match self.pre.instantiate_async(&mut store).await {
+        let instance = match linked.pre.instantiate_async(&mut store).await {
             Ok(instance) => instance,
             Err(e) => return Err(self.fault(&store, "instantiation", e)),
         };
-        let loaded = self
+        let loaded = linked
             .indices
             .load(&mut store, &instance)
             .and_then(|bindings| {
-                let task_runner = match &self.task_indices {
+                let task_runner = match &linked.task_indices {
                     Some(indices) => Some(indices.load(&mut store, &instance)?),
                     None => None,
                 };

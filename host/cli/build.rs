@@ -1,0 +1,61 @@
+//! Precompiles the built-in plugins for the engine configuration tack runs with, so that a first
+//! run deserializes them instead of compiling (seconds of CPU). tack-builtin's build script built
+//! the components (`links` metadata says where); the artifacts land in OUT_DIR and
+//! `precompiled.rs` embeds them. A binary run on a machine whose CPU or wasmtime differs is
+//! refused by wasmtime's header check at load, and tack compiles from the embedded component.
+
+#![allow(clippy::expect_used)] // A build script reports failure by panicking.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use sha2::Digest as _;
+
+// The very configuration the runtime builds its engine from.
+#[path = "../runtime/src/engine_config.rs"]
+mod engine_config;
+
+fn main() {
+    println!("cargo:rerun-if-changed=../runtime/src/engine_config.rs");
+    println!("cargo:rerun-if-env-changed=DEP_TACK_GUESTS_OUT_DIR");
+    println!("cargo:rerun-if-env-changed=DEP_TACK_GUESTS_EMBEDDED");
+    let guests = PathBuf::from(env("DEP_TACK_GUESTS_OUT_DIR"));
+    let embedded = env("DEP_TACK_GUESTS_EMBEDDED");
+    let out_dir = PathBuf::from(env("OUT_DIR"));
+    let engine = wasmtime::Engine::new(&engine_config::engine_config())
+        .unwrap_or_else(|e| panic!("cannot create the engine to precompile with: {e:#}"));
+
+    let mut table = String::from(
+        "/// Each built-in plugin's name, the SHA-256 of its component, and the component as \
+         `Engine::precompile_component` compiled it at build time.\n\
+         pub const PRECOMPILED: &[(&str, &str, &[u8])] = &[\n",
+    );
+    for entry in embedded.split(',').filter(|e| !e.is_empty()) {
+        let (name, stem) = entry
+            .split_once(':')
+            .unwrap_or_else(|| panic!("malformed embedded entry {entry:?}"));
+        let wasm_path = guests.join(format!("{stem}.wasm"));
+        println!("cargo:rerun-if-changed={}", wasm_path.display());
+        let wasm = std::fs::read(&wasm_path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", wasm_path.display()));
+        let artifact = engine
+            .precompile_component(&wasm)
+            .unwrap_or_else(|e| panic!("cannot precompile {name}: {e:#}"));
+        let dest = out_dir.join(format!("{stem}.cwasm"));
+        std::fs::write(&dest, artifact)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", dest.display()));
+        let digest = hex::encode(sha2::Sha256::digest(&wasm));
+        writeln!(
+            table,
+            "    ({name:?}, {digest:?}, include_bytes!({:?})),",
+            dest.display().to_string()
+        )
+        .expect("writing to a String");
+    }
+    table.push_str("];\n");
+    std::fs::write(out_dir.join("precompiled.rs"), table).expect("write precompiled.rs");
+}
+
+fn env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| panic!("cargo did not set {name}"))
+}
