@@ -365,7 +365,12 @@ pub fn choose_provider(
                 model_pattern::LEVELS
             )
         })?),
-        None => by_pattern.and_then(|m| m.thinking),
+        None => by_pattern.and_then(|m| m.thinking).or_else(|| {
+            // The user's default applies to a model that thinks; a bad value is ignored here
+            // (and refused when `/settings` writes it).
+            let default = loaded.settings.default_thinking.as_deref()?;
+            Thinking::parse(default).filter(|_| model.reasoning)
+        }),
     };
     let reasoning = asked.map(|asked| {
         let (level, note) = model_pattern::clamp(asked, model.reasoning, &model.id);
@@ -562,6 +567,12 @@ pub fn build_agent(
     let agent = Agent::new(config, chosen.provider, tools.clone(), session)
         .with_hooks(hooks)
         .with_events(sink.clone());
+    if let Some(mode) = loaded.settings.steering_mode {
+        agent.queues().set_steering_mode(mode.mode());
+    }
+    if let Some(mode) = loaded.settings.follow_up_mode {
+        agent.queues().set_follow_up_mode(mode.mode());
+    }
     loaded.backends.agent.attach_queues(agent.queues());
     loaded.backends.events.attach(sink);
     Ok(Wired { agent })

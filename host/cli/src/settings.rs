@@ -37,6 +37,16 @@ pub struct Settings {
     /// overrides). Empty: every model whose provider can be used.
     #[serde(default)]
     pub enabled_models: Vec<String>,
+    /// The thinking level of a model that thinks, when neither `--thinking` nor `--model …:level`
+    /// says (`/settings`). Read from the user's config only, never a project's.
+    #[serde(default)]
+    pub default_thinking: Option<String>,
+    /// How queued steering messages reach the model: `one-at-a-time` or `all` (`/settings`).
+    #[serde(default)]
+    pub steering_mode: Option<QueueDelivery>,
+    /// How queued follow-ups reach the model: `one-at-a-time` or `all` (`/settings`).
+    #[serde(default)]
+    pub follow_up_mode: Option<QueueDelivery>,
     /// Configuration objects keyed by plugin name, merged over the manifest's defaults.
     #[serde(default)]
     pub plugins: BTreeMap<String, toml::Table>,
@@ -120,6 +130,62 @@ pub struct ModelSettings {
     pub cost_output: Option<f64>,
     pub cost_cache_read: Option<f64>,
     pub cost_cache_write: Option<f64>,
+}
+
+/// A queue's delivery as config.toml writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QueueDelivery {
+    OneAtATime,
+    All,
+}
+
+impl QueueDelivery {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QueueDelivery::OneAtATime => "one-at-a-time",
+            QueueDelivery::All => "all",
+        }
+    }
+
+    pub fn mode(self) -> tack_core::agent::DeliveryMode {
+        match self {
+            QueueDelivery::OneAtATime => tack_core::agent::DeliveryMode::OneAtATime,
+            QueueDelivery::All => tack_core::agent::DeliveryMode::All,
+        }
+    }
+}
+
+/// Sets `key` (a dotted path: `compaction.enabled`) in the config file at `path`, keeping the
+/// rest of the file (comments, order) as it is; the file is replaced in one rename.
+pub fn write_key(path: &Path, key: &str, value: toml_edit::Value) -> Result<()> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .with_context(|| format!("{} is malformed", path.display()))?;
+    let mut parts: Vec<&str> = key.split('.').collect();
+    let last = parts.pop().context("an empty settings key")?;
+    let mut table = doc.as_table_mut();
+    for part in parts {
+        let entry = table
+            .entry(part)
+            .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()));
+        table = entry
+            .as_table_mut()
+            .with_context(|| format!("`{part}` in {} is not a table", path.display()))?;
+    }
+    table.insert(last, toml_edit::Item::Value(value));
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let partial = path.with_extension("toml.partial");
+    std::fs::write(&partial, doc.to_string())
+        .and_then(|()| std::fs::rename(&partial, path))
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 impl Settings {

@@ -8,6 +8,7 @@ mod controller;
 mod info;
 mod models;
 mod screen;
+mod settings;
 mod shell;
 
 use std::process::ExitCode;

@@ -571,6 +571,61 @@ fn a_remapped_key_and_hotkeys() {
     assert!(tui.wait_exit().success());
 }
 
+/// `/settings` steps a setting, applies it at once and writes it to config.toml (keeping the
+/// rest of the file); the next start reads it.
+#[test]
+fn settings_change_apply_and_persist() {
+    let env = new_env();
+    let dir = env.scripted_provider_with(json!({ "script": [], "reasoning": true }), json!({}));
+    let plugin = dir.to_str().expect("utf8").to_string();
+    let config = env.home().join("config.toml");
+    let before = std::fs::read_to_string(&config).expect("config");
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    tui.wait_for("Ask anything");
+    tui.submit("/settings");
+    tui.wait_for("Default thinking level: off");
+    // Enter steps the highlighted setting: off → minimal, applied to the thinking model now.
+    tui.type_keys("\r");
+    tui.wait_for("Default thinking level: minimal");
+    // Down twice to the follow-up delivery, then step it.
+    tui.type_keys("\x1b[B");
+    tui.type_keys("\x1b[B");
+    std::thread::sleep(Duration::from_millis(100));
+    tui.type_keys("\r");
+    let deadline = Instant::now() + WAIT;
+    while !std::fs::read_to_string(&config)
+        .expect("config")
+        .contains("follow_up_mode")
+    {
+        assert!(Instant::now() < deadline, "follow_up_mode never saved");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The picker opens again on the changed setting.
+    std::thread::sleep(Duration::from_millis(300));
+    tui.escape();
+    tui.wait_until("the picker to close", |s| !s.contains("╭ Settings"));
+    tui.wait_for("Default thinking level: minimal (now minimal)");
+    let saved = std::fs::read_to_string(&config).expect("config");
+    for line in before.lines() {
+        assert!(saved.contains(line), "{line:?} is kept:\n{saved}");
+    }
+    assert!(saved.contains("default_thinking = \"minimal\""), "{saved}");
+    assert!(saved.contains("follow_up_mode = "), "{saved}");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+
+    // The next session starts at the saved default level.
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    tui.wait_for("Ask anything");
+    tui.submit("/settings");
+    tui.wait_for("Default thinking level: minimal");
+    tui.escape();
+    tui.type_keys("\x1b[Z");
+    tui.wait_for("Thinking: low");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
 /// Idle CPU of the UI: with nothing happening the loop sleeps (no polling tick).
 #[test]
 fn an_idle_ui_uses_almost_no_cpu() {

@@ -141,6 +141,7 @@ pub enum PickerKind {
     Tree,
     Fork,
     Thinking,
+    Settings,
 }
 
 #[derive(Debug, Clone, PartialEq)]

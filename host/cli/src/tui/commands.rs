@@ -49,6 +49,10 @@ const HOST_COMMANDS: &[(&str, &str)] = &[
         "hotkeys",
         "Show the keys and what they do (keybindings.toml remaps them)",
     ),
+    (
+        "settings",
+        "Change the default thinking level, queue delivery, auto-compaction",
+    ),
     ("quit", "Quit tack"),
 ];
 
@@ -106,6 +110,7 @@ impl Controller {
             ("plugins", _) => Ok(Some(self.plugins_text())),
             ("help", _) => Ok(Some(self.help_text())),
             ("hotkeys", _) => Ok(Some(self.keymap.describe())),
+            ("settings", _) => self.open(self.settings_picker(0)?),
             ("compact" | "tree" | "name" | "label" | "export" | "session", _) => {
                 let kind = if name == "compact" {
                     BusyKind::Compacting
@@ -185,6 +190,7 @@ impl Controller {
             PickerKind::Thinking => self.set_thinking(value).map(Some),
             PickerKind::Session => self.switch_session(value).await,
             PickerKind::Fork => self.fork(value).await,
+            PickerKind::Settings => self.change_setting(value),
             PickerKind::Tree => {
                 let this = Arc::clone(&self);
                 return this.command("tree", value).await;
