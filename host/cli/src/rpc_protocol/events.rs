@@ -308,8 +308,9 @@ impl EventWire {
             AgentEvent::MessageUpdate { message, delta } => {
                 let (index, kind) = block_of(delta);
                 let mut events = Vec::with_capacity(2);
-                if !state.open.contains_key(&index) {
-                    state.open.insert(index, kind);
+                if let std::collections::btree_map::Entry::Vacant(opening) = state.open.entry(index)
+                {
+                    opening.insert(kind);
                     let partial = Arc::clone(message);
                     let opened = match kind {
                         BlockKind::Text => Some(AssistantMessageEvent::TextStart {
@@ -741,14 +742,13 @@ mod tests {
             },
         ]
         .iter()
-        .map(|event| {
+        .flat_map(|event| {
             wire.lines(event).into_iter().map(|line| {
                 let value: Value = serde_json::from_str(&line).expect("json");
                 // The timestamps of the messages inside are the clock's.
                 strip_timestamps(value)
             })
         })
-        .flatten()
         .collect();
         insta::assert_json_snapshot!(lines);
     }

@@ -162,9 +162,9 @@ mod tests {
             queues.steer(message.clone());
             queues.follow_up(message.clone());
         }
-        assert_eq!(queues.take_steering(), [a.clone()]);
+        assert_eq!(queues.take_steering(), std::slice::from_ref(&a));
         assert_eq!(queues.take_follow_up(), [a]);
-        assert_eq!(queues.take_steering(), [b.clone()]);
+        assert_eq!(queues.take_steering(), std::slice::from_ref(&b));
 
         queues.set_follow_up_mode(DeliveryMode::All);
         queues.follow_up(c.clone());
