@@ -18,8 +18,8 @@ mod events;
 pub mod schema;
 
 pub use events::{
-    AssistantMessageEvent, CompactionResult, EventWire, WireCompactionReason, WireEvent,
-    WireNoticeLevel,
+    session_line, AssistantMessageEvent, CompactionResult, EventWire, WireCompactionReason,
+    WireEvent, WireNoticeLevel,
 };
 
 use schemars::JsonSchema;

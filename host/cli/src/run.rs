@@ -43,6 +43,11 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         eprintln!("tack: {}", shown(&line));
     }
     let session = SessionHandle::new(app::open_session(&cli, &loaded)?);
+    if cli.mode == Mode::Json {
+        // Pi's JSON mode opens with the session's header, before any event.
+        let header = tack::rpc_protocol::session_line(session.lock().header());
+        println!("{header}");
+    }
     let chosen = app::choose_for_session(&cli, &loaded, &session)?;
     if cli.mode == Mode::Text {
         for notice in &chosen.notices {
@@ -253,7 +258,9 @@ impl EventSink for JsonLines {
     fn emit(&self, event: &AgentEvent) {
         let mut out = std::io::stdout().lock();
         // A closed stdout (the reader went away) must not stop the agent mid-write of the session.
-        let _ = writeln!(out, "{}", self.wire.line(event));
+        for line in self.wire.lines(event) {
+            let _ = writeln!(out, "{line}");
+        }
         let _ = out.flush();
     }
 }

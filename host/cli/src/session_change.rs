@@ -14,11 +14,22 @@ use crate::model_switch::ModelSwitch;
 
 /// A new session, kept in memory under `--no-session`.
 pub fn create(cli: &Cli, loaded: &Loaded, store: &SessionStore) -> Result<Session> {
+    create_child(cli, loaded, store, None)
+}
+
+/// A new session whose file header names `parent_session` as its parent. An in-memory session
+/// (`--no-session`) has no file to record it in.
+pub fn create_child(
+    cli: &Cli,
+    loaded: &Loaded,
+    store: &SessionStore,
+    parent_session: Option<String>,
+) -> Result<Session> {
     if cli.no_session {
         return Ok(Session::in_memory(&loaded.cwd));
     }
     store
-        .create(&loaded.cwd)
+        .create_child(&loaded.cwd, parent_session)
         .context("cannot create a session file")
 }
 

@@ -121,7 +121,9 @@ fn json_mode_streams_every_event_as_a_line() {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
         .collect();
     let types: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
-    assert_eq!(types.first(), Some(&"agent_start"));
+    // As in Pi, the session's header comes first.
+    assert_eq!(types[..2], ["session", "agent_start"]);
+    assert_eq!(events[0]["version"], 3);
     assert_eq!(types.last(), Some(&"agent_end"));
     let start = types
         .iter()

@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use tack::rpc_client::{ClientError, Incoming, RpcClient};
 use tack::rpc_protocol::{
-    BashResult, Command, ForkMessage, Model, ModelChoice, Request, Response, SessionRef,
+    BashResult, Command, ForkMessage, Model, ModelChoice, QueueMode, Request, Response, SessionRef,
     SessionStats, State, StreamingBehavior, UiResponse,
 };
 use tack_builtin::artifacts;
@@ -879,6 +879,47 @@ fn sessions_are_created_switched_and_forked() {
     // next command is read.
     assert!(rpc.finish().0.success());
     assert_eq!(env.session_files().len(), 3);
+}
+
+#[test]
+fn new_session_records_the_parent_session_in_its_header() {
+    let env = new_env();
+    let mut rpc = env.spawn(&[]);
+    rpc.run("read README.md");
+    let parent = rpc.state().session_file.expect("file");
+
+    let child: SessionRef = rpc.call_as(Command::NewSession {
+        parent_session: Some(parent.clone()),
+    });
+    let header = &file_lines(Path::new(child.session_file.as_deref().expect("file")))[0];
+    assert_eq!(header["type"], "session");
+    assert_eq!(header["parentSession"].as_str(), Some(parent.as_str()));
+
+    let orphan: SessionRef = rpc.call_as(Command::NewSession {
+        parent_session: None,
+    });
+    let header = &file_lines(Path::new(orphan.session_file.as_deref().expect("file")))[0];
+    assert!(header.get("parentSession").is_none(), "{header}");
+    assert!(rpc.finish().0.success());
+}
+
+#[test]
+fn queues_deliver_one_message_at_a_time_by_default_as_in_pi() {
+    let env = new_env();
+    let mut rpc = env.spawn(&[]);
+    let state = rpc.state();
+    assert_eq!(state.steering_mode, QueueMode::OneAtATime);
+    assert_eq!(state.follow_up_mode, QueueMode::OneAtATime);
+    rpc.call(Command::SetSteeringMode {
+        mode: QueueMode::All,
+    });
+    rpc.call(Command::SetFollowUpMode {
+        mode: QueueMode::All,
+    });
+    let state = rpc.state();
+    assert_eq!(state.steering_mode, QueueMode::All);
+    assert_eq!(state.follow_up_mode, QueueMode::All);
+    assert!(rpc.finish().0.success());
 }
 
 #[test]

@@ -6,87 +6,74 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
+use tack_test_support::http::MockServer;
+use tack_test_support::openai::{
+    system_prompt, text_reply, tool_names, tool_reply, tool_results, user_text,
+};
+use tack_test_support::{stderr, stdout, tack, Env};
 
-struct Env {
-    /// The tack home (`TACK_HOME`).
-    home: tempfile::TempDir,
-    /// The user's home (`HOME`), for `~/.agents/skills`.
-    user: tempfile::TempDir,
-    /// The project: a git repository root, and the working directory.
-    workspace: tempfile::TempDir,
+/// The project is a git repository root; the user's home (`HOME`, for `~/.agents/skills`) is
+/// `user/` beside it and tack's home.
+fn new_env() -> Env {
+    let env = Env::new(tack!());
+    let user = env.root().join("user");
+    std::fs::create_dir(&user).expect("user home");
+    let env = env.with_var("HOME", user);
+    std::fs::create_dir(env.workspace().join(".git")).expect("git");
+    env.write("README.md", "# Demo\none\ntwo\nthree\n");
+    env
 }
 
-impl Env {
-    fn new() -> Self {
-        let env = Env {
-            home: tempfile::tempdir().expect("home"),
-            user: tempfile::tempdir().expect("user home"),
-            workspace: tempfile::tempdir().expect("workspace"),
-        };
-        std::fs::create_dir(env.workspace.path().join(".git")).expect("git");
-        write(
-            &env.workspace.path().join("README.md"),
-            "# Demo\none\ntwo\nthree\n",
-        );
-        env
-    }
+/// What these tests add to the shared environment.
+trait SkillsEnv {
+    fn user(&self) -> PathBuf;
+    fn project(&self) -> PathBuf;
+    fn openai_args(&self, mock: &MockServer) -> Vec<String>;
+    fn run_against(&self, mock: &MockServer, args: &[&str]) -> Output;
+    fn plugins(&self, args: &[&str]) -> String;
+}
 
-    fn home(&self) -> PathBuf {
-        self.home.path().canonicalize().expect("canonical")
-    }
-
+impl SkillsEnv for Env {
     fn user(&self) -> PathBuf {
-        self.user.path().canonicalize().expect("canonical")
+        self.root().join("user")
     }
 
     fn project(&self) -> PathBuf {
-        self.workspace.path().canonicalize().expect("canonical")
+        self.workspace().to_owned()
+    }
+
+    /// The OpenAI provider at `mock`, and no session file.
+    fn openai_args(&self, mock: &MockServer) -> Vec<String> {
+        [
+            "--provider",
+            "openai",
+            "--model",
+            "gpt-4.1",
+            "--base-url",
+            &format!("{}/v1", mock.url()),
+            "--api-key",
+            "sk-test",
+            "--no-session",
+        ]
+        .map(String::from)
+        .to_vec()
     }
 
     /// Runs `tack` against `mock` with `args` (the prompt last, after `-p`).
-    fn run(&self, mock: &MockProvider, args: &[&str]) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tack"));
-        cmd.current_dir(self.workspace.path())
-            .env("TACK_HOME", self.home.path())
-            .env("HOME", self.user.path())
-            .env(
-                "TACK_CACHE_DIR",
-                concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
-            )
-            .env_remove("ANTHROPIC_API_KEY")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("GEMINI_API_KEY")
-            .env_remove("TACK_LOG")
-            .stdin(Stdio::null())
-            .args([
-                "--provider",
-                "openai",
-                "--model",
-                "gpt-4.1",
-                "--base-url",
-                &format!("{}/v1", mock.url),
-                "--api-key",
-                "sk-test",
-                "--no-session",
-            ])
-            .args(args);
-        cmd.output().expect("tack runs")
+    fn run_against(&self, mock: &MockServer, args: &[&str]) -> Output {
+        self.command()
+            .args(self.openai_args(mock))
+            .args(args)
+            .output()
+            .expect("tack runs")
     }
 
     /// Runs `tack plugins`.
     fn plugins(&self, args: &[&str]) -> String {
-        let out = Command::new(env!("CARGO_BIN_EXE_tack"))
-            .current_dir(self.workspace.path())
-            .env("TACK_HOME", self.home.path())
-            .env("HOME", self.user.path())
-            .env(
-                "TACK_CACHE_DIR",
-                concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
-            )
-            .stdin(Stdio::null())
+        let out = self
+            .command()
             .args(args)
             .arg("plugins")
             .output()
@@ -110,156 +97,37 @@ fn skill(dir: &Path, name: &str, description: &str, body: &str) -> PathBuf {
     file
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A loopback OpenAI-compatible server: answers the n-th request with the n-th reply (the last
-/// one again past the end) and keeps every request body.
-struct MockProvider {
-    url: String,
-    requests: Arc<Mutex<Vec<Value>>>,
-}
-
-impl MockProvider {
-    fn start(replies: Vec<String>) -> Self {
-        use std::io::{BufRead, BufReader, Read, Write};
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let url = format!("http://{}", listener.local_addr().expect("addr"));
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let seen = requests.clone();
-        std::thread::spawn(move || {
-            for (n, conn) in listener.incoming().enumerate() {
-                let Ok(mut conn) = conn else { break };
-                let mut reader = BufReader::new(conn.try_clone().expect("clone"));
-                let mut length = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                }
-                let mut body = vec![0u8; length];
-                let _ = reader.read_exact(&mut body);
-                seen.lock()
-                    .expect("lock")
-                    .push(serde_json::from_slice(&body).unwrap_or(Value::Null));
-                let reply = replies
-                    .get(n)
-                    .or(replies.last())
-                    .cloned()
-                    .unwrap_or_default();
-                let _ = conn.write_all(
-                    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
-                );
-                let _ = conn.write_all(reply.as_bytes());
-            }
-        });
-        MockProvider { url, requests }
-    }
-
-    fn requests(&self) -> Vec<Value> {
-        self.requests.lock().expect("lock").clone()
-    }
+/// What the n-th request to the mock provider carried.
+trait Sent {
+    fn request(&self, n: usize) -> Value;
 
     /// The system prompt of the n-th request.
     fn system(&self, n: usize) -> String {
-        let request = &self.requests()[n];
-        request["messages"]
-            .as_array()
-            .expect("messages")
-            .iter()
-            .find(|m| m["role"] == "system" || m["role"] == "developer")
-            .map(text_of)
-            .unwrap_or_default()
+        system_prompt(&self.request(n))
     }
 
     /// The text of the user messages of the n-th request.
     fn user_text(&self, n: usize) -> String {
-        let request = &self.requests()[n];
-        request["messages"]
-            .as_array()
-            .expect("messages")
-            .iter()
-            .filter(|m| m["role"] == "user")
-            .map(text_of)
-            .collect::<Vec<_>>()
-            .join("\n")
+        user_text(&self.request(n))
     }
 
     /// The tool results of the n-th request.
     fn tool_results(&self, n: usize) -> Vec<String> {
-        let request = &self.requests()[n];
-        request["messages"]
-            .as_array()
-            .expect("messages")
-            .iter()
-            .filter(|m| m["role"] == "tool")
-            .map(text_of)
-            .collect()
+        tool_results(&self.request(n))
     }
 
     /// The names of the tools offered in the n-th request.
     fn tools(&self, n: usize) -> Vec<String> {
-        self.requests()[n]["tools"]
-            .as_array()
-            .map(|tools| {
-                tools
-                    .iter()
-                    .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
+        tool_names(&self.request(n))
     }
 }
 
-fn text_of(message: &Value) -> String {
-    match &message["content"] {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p["text"].as_str())
-            .collect::<Vec<_>>()
-            .join(""),
-        _ => String::new(),
+impl Sent for MockServer {
+    fn request(&self, n: usize) -> Value {
+        let request = self.json_bodies()[n].clone();
+        assert!(request["messages"].is_array(), "no messages: {request}");
+        request
     }
-}
-
-fn chunk(delta: Value, finish: Option<&str>) -> String {
-    let chunk = json!({
-        "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4.1",
-        "choices": [{ "index": 0, "delta": delta, "finish_reason": finish }]
-    });
-    format!("data: {chunk}\n\n")
-}
-
-/// An answer in text.
-fn text_reply(text: &str) -> String {
-    format!(
-        "{}{}data: [DONE]\n\n",
-        chunk(json!({ "role": "assistant", "content": text }), None),
-        chunk(json!({}), Some("stop"))
-    )
-}
-
-/// A call of `tool` with `arguments`.
-fn tool_reply(tool: &str, arguments: Value) -> String {
-    format!(
-        "{}{}data: [DONE]\n\n",
-        chunk(
-            json!({ "role": "assistant", "tool_calls": [{ "index": 0, "id": "call_1", "type": "function",
-                "function": { "name": tool, "arguments": arguments.to_string() } }] }),
-            None
-        ),
-        chunk(json!({}), Some("tool_calls"))
-    )
 }
 
 fn ok(out: &Output) {
@@ -273,7 +141,7 @@ fn ok(out: &Output) {
 
 #[test]
 fn skills_come_from_every_place_later_ones_winning_and_a_malformed_one_only_warns() {
-    let env = Env::new();
+    let env = new_env();
     let home_skills = env.home().join("skills");
     let agents = env.user().join(".agents/skills");
     let project = env.project();
@@ -310,8 +178,8 @@ fn skills_come_from_every_place_later_ones_winning_and_a_malformed_one_only_warn
         "---\nname: nodesc\n---\nbody\n",
     );
 
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    let out = env.run(
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    let out = env.run_against(
         &mock,
         &[
             "--trust",
@@ -356,8 +224,8 @@ fn skills_come_from_every_place_later_ones_winning_and_a_malformed_one_only_warn
     );
 
     // Precedence without --skill: the project's .tack/skills beats ~/.agents and the home.
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    ok(&env.run(&mock, &["--trust", "-p", "hello"]));
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    ok(&env.run_against(&mock, &["--trust", "-p", "hello"]));
     assert!(mock.system(0).contains("Shared from .tack."));
 
     // tack plugins shows exactly the folders read.
@@ -374,7 +242,7 @@ fn skills_come_from_every_place_later_ones_winning_and_a_malformed_one_only_warn
 
 #[test]
 fn an_untrusted_project_s_skills_and_templates_are_not_read() {
-    let env = Env::new();
+    let env = new_env();
     let project = env.project();
     skill(&env.home().join("skills"), "mine", "My own skill.", "m");
     skill(
@@ -391,8 +259,8 @@ fn an_untrusted_project_s_skills_and_templates_are_not_read() {
     );
     write(&project.join(".tack/prompts/repo.md"), "Repo template $1");
 
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    let out = env.run(&mock, &["--no-trust", "-p", "/repo x"]);
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    let out = env.run_against(&mock, &["--no-trust", "-p", "/repo x"]);
     ok(&out);
     let system = mock.system(0);
     assert!(system.contains("<name>mine</name>"), "{system}");
@@ -411,8 +279,8 @@ fn an_untrusted_project_s_skills_and_templates_are_not_read() {
     assert!(!listing.contains(".tack/skills"), "{listing}");
     assert!(!listing.contains(".agents/skills"), "{listing}");
 
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    ok(&env.run(&mock, &["--trust", "-p", "/repo x"]));
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    ok(&env.run_against(&mock, &["--trust", "-p", "/repo x"]));
     assert!(mock.system(0).contains("<name>theirs</name>"));
     assert!(mock.system(0).contains("<name>theirs-too</name>"));
     assert_eq!(mock.user_text(0), "Repo template x");
@@ -420,15 +288,15 @@ fn an_untrusted_project_s_skills_and_templates_are_not_read() {
 
 #[test]
 fn slash_skill_sends_the_body_and_the_arguments() {
-    let env = Env::new();
+    let env = new_env();
     let file = skill(
         &env.home().join("skills"),
         "commit-style",
         "How to write commit messages.",
         "# Commit style\n\nUse the imperative mood.",
     );
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    ok(&env.run(&mock, &["-p", "/skill:commit-style for the parser change"]));
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    ok(&env.run_against(&mock, &["-p", "/skill:commit-style for the parser change"]));
     let dir = file.parent().unwrap();
     assert_eq!(
         mock.user_text(0),
@@ -443,10 +311,10 @@ fn slash_skill_sends_the_body_and_the_arguments() {
 
 #[test]
 fn no_skills_leaves_them_out() {
-    let env = Env::new();
+    let env = new_env();
     skill(&env.home().join("skills"), "mine", "My own skill.", "m");
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    ok(&env.run(&mock, &["--no-skills", "-p", "/skill:mine now"]));
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    ok(&env.run_against(&mock, &["--no-skills", "-p", "/skill:mine now"]));
     assert!(!mock.system(0).contains("available_skills"));
     assert_eq!(mock.user_text(0), "/skill:mine now");
 }
@@ -456,7 +324,7 @@ fn no_skills_leaves_them_out() {
 /// user would; listed, read by the model from outside the workspace, and its script run.
 #[test]
 fn a_skill_in_the_agent_skills_format_is_used_end_to_end() {
-    let env = Env::new();
+    let env = new_env();
     let skills = env.home().join("skills");
     std::fs::create_dir_all(&skills).expect("mkdir");
     let made = Command::new("sh")
@@ -498,7 +366,7 @@ EOF
     let reference = dir.join("references/REFERENCE.md");
     let script = dir.join("scripts/count.sh");
 
-    let mock = MockProvider::start(vec![
+    let mock = MockServer::replies(vec![
         tool_reply("read", json!({ "path": reference.display().to_string() })),
         tool_reply(
             "bash",
@@ -506,7 +374,7 @@ EOF
         ),
         text_reply("README.md has 4 lines."),
     ]);
-    let out = env.run(
+    let out = env.run_against(
         &mock,
         &["--permissions", "yolo", "-p", "/skill:line-count README.md"],
     );
@@ -537,7 +405,7 @@ EOF
 
 #[test]
 fn templates_expand_every_argument_form() {
-    let env = Env::new();
+    let env = new_env();
     write(
         &env.home().join("prompts/forms.md"),
         "---\ndescription: Show every form\nargument-hint: <a> <b> [rest]\n---\n\
@@ -547,8 +415,8 @@ fn templates_expand_every_argument_form() {
         &env.home().join("prompts/plain.md"),
         "Plain text, no arguments.",
     );
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    let out = env.run(
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    let out = env.run_against(
         &mock,
         &["--verbose", "-p", "/forms alpha \"beta gamma\" delta 'e f'"],
     );
@@ -561,16 +429,16 @@ fn templates_expand_every_argument_form() {
     let err = stderr(&out);
     assert!(err.contains("prompt-templates: /forms /plain"), "{err}");
 
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    ok(&env.run(&mock, &["-p", "/plain"]));
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    ok(&env.run_against(&mock, &["-p", "/plain"]));
     assert_eq!(mock.user_text(0), "Plain text, no arguments.");
 }
 
 #[test]
 fn tools_flags_choose_the_tools_sent() {
-    let env = Env::new();
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    ok(&env.run(&mock, &["--tools", "read,ls", "-p", "hi"]));
+    let env = new_env();
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    ok(&env.run_against(&mock, &["--tools", "read,ls", "-p", "hi"]));
     let mut tools = mock.tools(0);
     tools.sort();
     assert_eq!(tools, ["ls", "read"]);
@@ -580,17 +448,17 @@ fn tools_flags_choose_the_tools_sent() {
         "{system}"
     );
 
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    ok(&env.run(&mock, &["--no-tools", "-p", "hi"]));
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    ok(&env.run_against(&mock, &["--no-tools", "-p", "hi"]));
     assert!(mock.tools(0).is_empty(), "{:?}", mock.tools(0));
     assert!(mock.system(0).contains("No tools are available"));
 
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    ok(&env.run(&mock, &["--no-builtin-tools", "-p", "hi"]));
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    ok(&env.run_against(&mock, &["--no-builtin-tools", "-p", "hi"]));
     assert!(mock.tools(0).is_empty(), "{:?}", mock.tools(0));
 
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    let out = env.run(&mock, &["--tools", "read,nope", "-p", "hi"]);
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    let out = env.run_against(&mock, &["--tools", "read,nope", "-p", "hi"]);
     assert!(!out.status.success());
     assert!(
         stderr(&out).contains("unknown tool nope"),
@@ -601,25 +469,25 @@ fn tools_flags_choose_the_tools_sent() {
 
 #[test]
 fn system_prompt_flags_and_files_shape_the_prompt_sent() {
-    let env = Env::new();
+    let env = new_env();
     let project = env.project();
     write(&project.join("AGENTS.md"), "Project rule: use tabs.");
 
     // Default: tack's own prompt and the context file.
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    ok(&env.run(&mock, &["-p", "hi"]));
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    ok(&env.run_against(&mock, &["-p", "hi"]));
     let system = mock.system(0);
     assert!(system.starts_with("You are tack"), "{system}");
     assert!(system.contains("Project rule: use tabs."), "{system}");
 
     // --no-context-files.
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    ok(&env.run(&mock, &["--no-context-files", "-p", "hi"]));
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    ok(&env.run_against(&mock, &["--no-context-files", "-p", "hi"]));
     assert!(!mock.system(0).contains("Project rule"));
 
     // --system-prompt as text, then as a file; repeated --append-system-prompt.
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    ok(&env.run(
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    ok(&env.run_against(
         &mock,
         &[
             "--system-prompt",
@@ -647,8 +515,8 @@ fn system_prompt_flags_and_files_shape_the_prompt_sent() {
     );
     let file = env.user().join("prompt.txt");
     write(&file, "Prompt from a file.");
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    ok(&env.run(
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    ok(&env.run_against(
         &mock,
         &["--system-prompt", file.to_str().unwrap(), "-p", "hi"],
     ));
@@ -657,8 +525,8 @@ fn system_prompt_flags_and_files_shape_the_prompt_sent() {
     // SYSTEM.md and APPEND_SYSTEM.md in the tack home, then the trusted project's over it.
     write(&env.home().join("SYSTEM.md"), "Home system prompt.");
     write(&env.home().join("APPEND_SYSTEM.md"), "Home addition.");
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    let out = env.run(&mock, &["--verbose", "-p", "hi"]);
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    let out = env.run_against(&mock, &["--verbose", "-p", "hi"]);
     ok(&out);
     let system = mock.system(0);
     assert!(system.starts_with("Home system prompt."), "{system}");
@@ -673,8 +541,8 @@ fn system_prompt_flags_and_files_shape_the_prompt_sent() {
 
     write(&project.join(".tack/SYSTEM.md"), "Project system prompt.");
     write(&project.join(".tack/APPEND_SYSTEM.md"), "Project addition.");
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    ok(&env.run(&mock, &["--trust", "-p", "hi"]));
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    ok(&env.run_against(&mock, &["--trust", "-p", "hi"]));
     let system = mock.system(0);
     assert!(system.starts_with("Project system prompt."), "{system}");
     assert!(
@@ -683,8 +551,8 @@ fn system_prompt_flags_and_files_shape_the_prompt_sent() {
             .ends_with("Home addition.\n\nProject addition."),
         "{system}"
     );
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    let out = env.run(&mock, &["--no-trust", "-p", "hi"]);
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    let out = env.run_against(&mock, &["--no-trust", "-p", "hi"]);
     ok(&out);
     let system = mock.system(0);
     assert!(
@@ -694,8 +562,8 @@ fn system_prompt_flags_and_files_shape_the_prompt_sent() {
     assert!(!system.contains("Project addition."), "{system}");
     assert!(stderr(&out).contains(".tack/SYSTEM.md"), "{}", stderr(&out));
     // The command line beats every file.
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    ok(&env.run(
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    ok(&env.run_against(
         &mock,
         &["--trust", "--system-prompt", "Flag wins.", "-p", "hi"],
     ));
@@ -704,14 +572,14 @@ fn system_prompt_flags_and_files_shape_the_prompt_sent() {
 
 #[test]
 fn no_plugins_loads_only_the_named_ones() {
-    let env = Env::new();
+    let env = new_env();
     skill(&env.home().join("skills"), "mine", "My own skill.", "m");
-    let mock = MockProvider::start(vec![text_reply("done")]);
+    let mock = MockServer::replies(vec![text_reply("done")]);
     // Without any plugin there is no provider at all.
-    let out = env.run(&mock, &["--no-plugins", "-p", "hi"]);
+    let out = env.run_against(&mock, &["--no-plugins", "-p", "hi"]);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("openai"), "{}", stderr(&out));
-    let out = env.run(&mock, &["--no-extensions", "-p", "hi"]);
+    let out = env.run_against(&mock, &["--no-extensions", "-p", "hi"]);
     assert!(!out.status.success(), "--no-extensions is the same flag");
     assert!(mock.requests().is_empty());
 }
@@ -721,34 +589,17 @@ fn no_plugins_loads_only_the_named_ones() {
 #[test]
 fn rpc_lists_templates_and_skills_and_expands_a_template_prompt() {
     use std::io::{BufRead, BufReader, Write};
-    let env = Env::new();
+    let env = new_env();
     write(
         &env.home().join("prompts/review.md"),
         "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $1 carefully.",
     );
     skill(&env.home().join("skills"), "mine", "My own skill.", "m");
-    let mock = MockProvider::start(vec![text_reply("done")]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tack"))
-        .current_dir(env.workspace.path())
-        .env("TACK_HOME", env.home.path())
-        .env("HOME", env.user.path())
-        .env(
-            "TACK_CACHE_DIR",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/tack-component-cache"),
-        )
-        .args([
-            "--provider",
-            "openai",
-            "--model",
-            "gpt-4.1",
-            "--base-url",
-            &format!("{}/v1", mock.url),
-            "--api-key",
-            "sk-test",
-            "--no-session",
-            "--mode",
-            "rpc",
-        ])
+    let mock = MockServer::replies(vec![text_reply("done")]);
+    let mut child = env
+        .command()
+        .args(env.openai_args(&mock))
+        .args(["--mode", "rpc"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -801,18 +652,18 @@ fn rpc_lists_templates_and_skills_and_expands_a_template_prompt() {
 /// print mode has by default.
 #[test]
 fn the_model_reads_a_skill_outside_the_workspace_by_default() {
-    let env = Env::new();
+    let env = new_env();
     let file = skill(
         &env.home().join("skills"),
         "notes",
         "Team notes.",
         "See the notes.",
     );
-    let mock = MockProvider::start(vec![
+    let mock = MockServer::replies(vec![
         tool_reply("read", json!({ "path": file.display().to_string() })),
         text_reply("read it"),
     ]);
-    ok(&env.run(&mock, &["-p", "what do the notes say?"]));
+    ok(&env.run_against(&mock, &["-p", "what do the notes say?"]));
     let results = mock.tool_results(1);
     assert!(
         results.iter().any(|r| r.contains("See the notes.")),
@@ -821,11 +672,11 @@ fn the_model_reads_a_skill_outside_the_workspace_by_default() {
     // Files beside the skills are not: the plugin answers only for its skills' folders.
     let outside = env.home().join("secret.txt");
     write(&outside, "private");
-    let mock = MockProvider::start(vec![
+    let mock = MockServer::replies(vec![
         tool_reply("read", json!({ "path": outside.display().to_string() })),
         text_reply("no"),
     ]);
-    ok(&env.run(&mock, &["-p", "read it"]));
+    ok(&env.run_against(&mock, &["-p", "read it"]));
     let results = mock.tool_results(1);
     assert!(
         results.iter().all(|r| !r.contains("private")),

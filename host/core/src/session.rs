@@ -21,6 +21,7 @@ pub use entry::{Entry, EntryKind, SessionHeader, UnknownEntry, Verbatim, SESSION
 pub use file::LoadWarning;
 pub use import_pi::{import_pi, ImportError, Imported};
 pub use outline::OutlineRow;
+pub use pi_format::PiMessage;
 pub use store::{encode_cwd, legacy_encode_cwd, pi_encode_cwd, SessionStore, SessionSummary};
 
 use crate::message::Message;

@@ -31,8 +31,8 @@ impl Tack {
         self
     }
 
-    /// `tack` in `cwd` with `home` as its home: no provider key from the caller's environment
-    /// and stdin closed.
+    /// `tack` in `cwd` with `home` as its home: no provider key or log filter from the caller's
+    /// environment, and stdin closed.
     pub fn command(&self, home: &Path, cwd: &Path) -> Command {
         let mut cmd = Command::new(&self.exe);
         cmd.current_dir(cwd)
@@ -42,6 +42,7 @@ impl Tack {
             .env_remove("ANTHROPIC_API_KEY")
             .env_remove("OPENAI_API_KEY")
             .env_remove("GEMINI_API_KEY")
+            .env_remove("TACK_LOG")
             .stdin(Stdio::null());
         cmd
     }

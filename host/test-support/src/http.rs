@@ -1,10 +1,13 @@
 //! A loopback HTTP/1.1 server on a thread of its own: it answers each request with the reply
-//! its caller picks (by the request's number) and records what it was sent. One request a
-//! connection; the reply closes it.
+//! its caller picks (by the request's number, from a list, or from a queue filled as the test
+//! goes) and records what it was sent. One request a connection; the reply closes it.
 
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
 
 /// One request as the server read it.
 #[derive(Debug, Clone)]
@@ -23,6 +26,11 @@ impl Request {
     /// The head followed by the body, for "the request carries this" checks.
     pub fn text(&self) -> String {
         format!("{}{}", self.head, self.body_text())
+    }
+
+    /// The body as JSON; `null` when it is not JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
     }
 }
 
@@ -106,6 +114,8 @@ pub struct MockServer {
     url: String,
     port: u16,
     requests: Arc<Mutex<Vec<Request>>>,
+    /// What [`push`](Self::push) queued for a server made by [`queued`](Self::queued).
+    queue: Arc<Mutex<VecDeque<Reply>>>,
 }
 
 impl MockServer {
@@ -129,12 +139,44 @@ impl MockServer {
             url: format!("http://{addr}"),
             port: addr.port(),
             requests,
+            queue: Arc::default(),
         }
     }
 
     /// Answers every request with `reply`.
     pub fn always(reply: Reply) -> Self {
         Self::start(move |_| reply.clone())
+    }
+
+    /// Answers the n-th request with the n-th reply, and with the last one past the end.
+    pub fn replies(replies: Vec<Reply>) -> Self {
+        Self::start(move |n| {
+            replies
+                .get(n)
+                .or(replies.last())
+                .cloned()
+                .unwrap_or_else(|| Reply::bytes(Vec::new()))
+        })
+    }
+
+    /// Answers each request with the next reply [`push`](Self::push)ed, and with an empty body
+    /// once they have run out.
+    pub fn queued() -> Self {
+        let queue: Arc<Mutex<VecDeque<Reply>>> = Arc::default();
+        let next = queue.clone();
+        let mut server = Self::start(move |_| {
+            next.lock()
+                .expect("queue")
+                .pop_front()
+                .unwrap_or_else(|| Reply::bytes(Vec::new()))
+        });
+        server.queue = queue;
+        server
+    }
+
+    /// Queues the reply to a coming request (see [`queued`](Self::queued)).
+    pub fn push(&self, reply: Reply) {
+        self.queue.lock().expect("queue").push_back(reply);
     }
 
     /// `http://127.0.0.1:<port>`, without a trailing slash.
@@ -155,24 +197,61 @@ impl MockServer {
     pub fn bodies(&self) -> Vec<String> {
         self.requests().iter().map(Request::body_text).collect()
     }
+
+    /// The bodies of the requests so far, as JSON (`null` for one that is not).
+    pub fn json_bodies(&self) -> Vec<Value> {
+        self.requests().iter().map(Request::json).collect()
+    }
 }
 
 fn read_request(conn: impl Read) -> Request {
     let mut reader = BufReader::new(conn);
     let mut head = String::new();
     let mut length = 0usize;
+    let mut chunked = false;
     loop {
         let mut line = String::new();
         if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
             break;
         }
-        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+        let lower = line.to_ascii_lowercase();
+        if let Some(v) = lower.strip_prefix("content-length:") {
             length = v.trim().parse().unwrap_or(0);
+        }
+        // Node's fetch sends JSON bodies chunked, without a length.
+        if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
+            chunked = true;
         }
         head.push_str(&line);
     }
-    let mut body = vec![0u8; length];
-    // A body cut short is recorded as far as it came (the rest stays zero).
-    let _ = reader.read_exact(&mut body);
+    let body = if chunked {
+        read_chunked(&mut reader)
+    } else {
+        let mut body = vec![0u8; length];
+        // A body cut short is recorded as far as it came (the rest stays zero).
+        let _ = reader.read_exact(&mut body);
+        body
+    };
     Request { head, body }
+}
+
+/// A `transfer-encoding: chunked` body, as far as it came: each chunk is its size in hex on a
+/// line, the bytes and CRLF; a chunk of size 0 ends it.
+fn read_chunked(reader: &mut impl BufRead) -> Vec<u8> {
+    let mut body = Vec::new();
+    loop {
+        let mut size = String::new();
+        if reader.read_line(&mut size).unwrap_or(0) == 0 {
+            break;
+        }
+        // A chunk extension (`;name=value`) may follow the size.
+        let size = size.split(';').next().unwrap_or_default().trim();
+        let size = usize::from_str_radix(size, 16).unwrap_or(0);
+        let mut chunk = vec![0u8; size + 2];
+        if size == 0 || reader.read_exact(&mut chunk).is_err() {
+            break;
+        }
+        body.extend_from_slice(&chunk[..size]);
+    }
+    body
 }

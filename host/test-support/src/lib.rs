@@ -1,6 +1,7 @@
 //! What tack's tests and benches share, so that each test file holds only its tests: the real
 //! `tack` binary run in a temp home and project ([`Env`]), plugin packages and the scripted
-//! provider, loopback HTTP servers ([`http`]), and fixtures for tests that drive tack-core and
+//! provider, loopback HTTP servers ([`http`]) speaking a provider's wire ([`openai`]), Pi's
+//! coding agent as a peer ([`pi_peer`]), and fixtures for tests that drive tack-core and
 //! real components in process ([`session`], [`runtime`]).
 //!
 //! Used only as a dev-dependency. Each part is behind a feature (`binary`, `core`, `runtime`) so
@@ -14,8 +15,10 @@ mod binary;
 pub mod http;
 #[cfg(feature = "tokio")]
 pub mod http_tokio;
+pub mod openai;
 #[cfg(feature = "binary")]
 mod package;
+pub mod pi;
 #[cfg(feature = "runtime")]
 pub mod runtime;
 #[cfg(feature = "core")]
@@ -25,6 +28,7 @@ pub mod session;
 pub use binary::{Env, Tack};
 #[cfg(feature = "binary")]
 pub use package::Package;
+pub use pi::{pi_peer, PiPeer};
 
 /// The `tack` binary of the calling crate's tests, sharing one component cache per target dir.
 /// Only the `tack` crate's own tests and benches can expand it (Cargo sets `CARGO_BIN_EXE_tack`

@@ -23,6 +23,8 @@ pub struct ChatDecoder {
     calls: HashMap<u64, (u32, String)>,
     /// Block of the latest tool call.
     last_call: Option<u32>,
+    /// The thinking block whose signature has been sent.
+    signed: Option<u32>,
     finish_reason: Option<String>,
     done: bool,
 }
@@ -34,6 +36,7 @@ impl ChatDecoder {
             blocks: Blocks::default(),
             calls: HashMap::new(),
             last_call: None,
+            signed: None,
             finish_reason: None,
             done: false,
         }
@@ -45,11 +48,17 @@ impl ChatDecoder {
         let thinking = self
             .reasoning_fields
             .iter()
-            .map(|field| text(delta, &format!("/{field}")))
-            .find(|thinking| !thinking.is_empty());
-        if let Some(thinking) = thinking {
+            .map(|field| (field, text(delta, &format!("/{field}"))))
+            .find(|(_, thinking)| !thinking.is_empty());
+        if let Some((field, thinking)) = thinking {
             let index = self.blocks.continue_or_start(BlockKind::Thinking);
             out.push(StreamEvent::ThinkingDelta(block_delta(index, thinking)));
+            // The block's signature is the field it came in, as Pi records it
+            // (`thinkingSignature`), so that a replay can send it back under that name.
+            if self.signed != Some(index) {
+                self.signed = Some(index);
+                out.push(StreamEvent::ThinkingSignature(block_delta(index, field)));
+            }
         }
         let content = text(delta, "/content");
         if !content.is_empty() {
@@ -227,6 +236,7 @@ mod tests {
             events,
             vec![
                 StreamEvent::ThinkingDelta(d(0, "Two files.")),
+                StreamEvent::ThinkingSignature(d(0, "reasoning_content")),
                 StreamEvent::TextDelta(d(1, "Reading ")),
                 StreamEvent::TextDelta(d(1, "both.")),
                 start(2, "call_a", "read"),
@@ -290,7 +300,10 @@ mod tests {
             decode(&[r#"{"choices":[{"delta":{"reasoning_content":"once","reasoning":"once"}}]}"#]);
         assert_eq!(
             events,
-            vec![StreamEvent::ThinkingDelta(block_delta(0, "once"))]
+            vec![
+                StreamEvent::ThinkingDelta(block_delta(0, "once")),
+                StreamEvent::ThinkingSignature(block_delta(0, "reasoning_content")),
+            ]
         );
 
         let mut decoder = ChatDecoder::new(vec!["thoughts".into()]);
@@ -303,7 +316,10 @@ mod tests {
             .unwrap();
         assert_eq!(
             events,
-            vec![StreamEvent::ThinkingDelta(block_delta(0, "hm"))]
+            vec![
+                StreamEvent::ThinkingDelta(block_delta(0, "hm")),
+                StreamEvent::ThinkingSignature(block_delta(0, "thoughts")),
+            ]
         );
         assert!(decoder
             .push(SseEvent {

@@ -92,6 +92,8 @@ impl EventSink for EventLines {
             AgentEvent::CompactionEnd { .. } => self.compacting.store(false, Ordering::SeqCst),
             _ => {}
         }
-        let _ = self.out.tx.send(Out::Line(self.wire.line(event)));
+        for line in self.wire.lines(event) {
+            let _ = self.out.tx.send(Out::Line(line));
+        }
     }
 }

@@ -11,9 +11,7 @@ use crate::session_change;
 use crate::session_driver::BusyKind;
 
 impl Server {
-    /// A fresh session. Pi records `parentSession` in the new file's header; tack's session
-    /// store names a new session's parent only when it forks, so it is checked and then left
-    /// out.
+    /// A fresh session; `parentSession` (a session file) is recorded in its header, as Pi does.
     pub async fn new_session(&self, parent_session: Option<String>) -> Reply {
         if let Some(parent) = &parent_session {
             if !std::path::Path::new(parent).is_file() {
@@ -21,10 +19,11 @@ impl Server {
             }
         }
         self.change(|server| {
-            let session = session_change::create(
+            let session = session_change::create_child(
                 &server.front.cli,
                 &server.front.loaded,
                 &server.front.store,
+                parent_session,
             )?;
             Ok((session, None))
         })

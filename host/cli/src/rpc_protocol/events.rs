@@ -2,14 +2,15 @@
 //! Pi's shapes (`AgentSessionEvent` of `@mariozechner/pi-coding-agent`). tack-core's
 //! [`AgentEvent`] stays as the host's own; this is the one place that maps it to the wire.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 use tack_core::event::{AgentEvent, CompactionReason, MessageDelta, NoticeLevel};
-use tack_core::message::{Message, ToolResult};
+use tack_core::message::{AssistantContent, Message, StopReason, ToolCall, ToolResult};
+use tack_core::session::{PiMessage, SessionHeader};
 
 /// One event line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -23,30 +24,36 @@ pub enum WireEvent {
     /// The run is over; `messages` are the messages it added to the session.
     AgentEnd {
         #[schemars(with = "Vec<Value>")]
+        #[serde(serialize_with = "pi_shapes")]
         messages: Vec<Arc<Message>>,
     },
     TurnStart,
     TurnEnd {
         /// The turn's assistant message.
         #[schemars(with = "Value")]
+        #[serde(serialize_with = "pi_shape")]
         message: Arc<Message>,
         #[schemars(with = "Vec<Value>")]
+        #[serde(serialize_with = "pi_shapes")]
         tool_results: Vec<Arc<Message>>,
     },
     MessageStart {
         #[schemars(with = "Value")]
+        #[serde(serialize_with = "pi_shape")]
         message: Arc<Message>,
     },
     /// A streamed change to the assistant message being received.
     MessageUpdate {
         /// The partial message after the change.
         #[schemars(with = "Value")]
+        #[serde(serialize_with = "pi_shape")]
         message: Arc<Message>,
         assistant_message_event: AssistantMessageEvent,
     },
     /// The message is complete and stored in the session.
     MessageEnd {
         #[schemars(with = "Value")]
+        #[serde(serialize_with = "pi_shape")]
         message: Arc<Message>,
     },
     /// The call is about to run with `args`: the model's arguments, or what before-tool-call
@@ -131,16 +138,46 @@ pub enum WireEvent {
     rename_all_fields = "camelCase"
 )]
 pub enum AssistantMessageEvent {
+    /// A text block begins at `contentIndex`.
+    TextStart {
+        content_index: usize,
+        #[schemars(with = "Value")]
+        #[serde(serialize_with = "pi_shape")]
+        partial: Arc<Message>,
+    },
     TextDelta {
         content_index: usize,
         delta: String,
         #[schemars(with = "Value")]
+        #[serde(serialize_with = "pi_shape")]
+        partial: Arc<Message>,
+    },
+    /// The text block is complete; `content` is its whole text.
+    TextEnd {
+        content_index: usize,
+        content: String,
+        #[schemars(with = "Value")]
+        #[serde(serialize_with = "pi_shape")]
+        partial: Arc<Message>,
+    },
+    ThinkingStart {
+        content_index: usize,
+        #[schemars(with = "Value")]
+        #[serde(serialize_with = "pi_shape")]
         partial: Arc<Message>,
     },
     ThinkingDelta {
         content_index: usize,
         delta: String,
         #[schemars(with = "Value")]
+        #[serde(serialize_with = "pi_shape")]
+        partial: Arc<Message>,
+    },
+    ThinkingEnd {
+        content_index: usize,
+        content: String,
+        #[schemars(with = "Value")]
+        #[serde(serialize_with = "pi_shape")]
         partial: Arc<Message>,
     },
     /// tack adds the call's `id` and `name`.
@@ -150,6 +187,7 @@ pub enum AssistantMessageEvent {
         id: String,
         name: String,
         #[schemars(with = "Value")]
+        #[serde(serialize_with = "pi_shape")]
         partial: Arc<Message>,
     },
     /// A fragment of the call's JSON arguments.
@@ -158,6 +196,18 @@ pub enum AssistantMessageEvent {
         content_index: usize,
         delta: String,
         #[schemars(with = "Value")]
+        #[serde(serialize_with = "pi_shape")]
+        partial: Arc<Message>,
+    },
+    /// The call is complete, its arguments parsed; `toolCall` is its content block.
+    #[serde(rename = "toolcall_end")]
+    ToolcallEnd {
+        content_index: usize,
+        #[schemars(with = "Value")]
+        #[serde(serialize_with = "tool_call_block")]
+        tool_call: ToolCall,
+        #[schemars(with = "Value")]
+        #[serde(serialize_with = "pi_shape")]
         partial: Arc<Message>,
     },
 }
@@ -216,10 +266,27 @@ impl From<NoticeLevel> for WireNoticeLevel {
 }
 
 /// Maps a stream of agent events to wire events. It remembers each running tool call's
-/// arguments, which Pi repeats in every `tool_execution_update`.
+/// arguments, which Pi repeats in every `tool_execution_update`, and the content blocks of the
+/// assistant message being streamed: tack-core reports deltas only, and Pi's stream opens each
+/// block with `*_start` at its first delta and closes them all with `*_end` (in content order)
+/// once the response is complete, before `message_end`.
 #[derive(Debug, Default)]
 pub struct EventWire {
-    running: Mutex<HashMap<String, Value>>,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    running: HashMap<String, Value>,
+    /// The blocks of the streaming assistant message opened so far, by content index.
+    open: BTreeMap<usize, BlockKind>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BlockKind {
+    Text,
+    Thinking,
+    ToolCall,
 }
 
 impl EventWire {
@@ -227,9 +294,56 @@ impl EventWire {
         EventWire::default()
     }
 
-    pub fn map(&self, event: &AgentEvent) -> WireEvent {
-        // The map holds plain values; a panic elsewhere cannot leave it inconsistent.
-        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+    /// The wire events of one agent event: one, but a streamed delta that opens a block is
+    /// preceded by the block's `*_start`, and the end of an assistant message is preceded by
+    /// the `*_end` of each of its blocks.
+    pub fn map(&self, event: &AgentEvent) -> Vec<WireEvent> {
+        // The state holds plain values; a panic elsewhere cannot leave it inconsistent.
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        match event {
+            AgentEvent::MessageStart { message } if is_assistant(message) => {
+                state.open.clear();
+                vec![self.map_one(&mut state, event)]
+            }
+            AgentEvent::MessageUpdate { message, delta } => {
+                let (index, kind) = block_of(delta);
+                let mut events = Vec::with_capacity(2);
+                if let std::collections::btree_map::Entry::Vacant(opening) = state.open.entry(index)
+                {
+                    opening.insert(kind);
+                    let partial = Arc::clone(message);
+                    let opened = match kind {
+                        BlockKind::Text => Some(AssistantMessageEvent::TextStart {
+                            content_index: index,
+                            partial,
+                        }),
+                        BlockKind::Thinking => Some(AssistantMessageEvent::ThinkingStart {
+                            content_index: index,
+                            partial,
+                        }),
+                        // A call opens with its own `toolcall_start`, which carries its name.
+                        BlockKind::ToolCall => None,
+                    };
+                    events.extend(opened.map(|opened| WireEvent::MessageUpdate {
+                        message: Arc::clone(message),
+                        assistant_message_event: opened,
+                    }));
+                }
+                events.push(self.map_one(&mut state, event));
+                events
+            }
+            AgentEvent::MessageEnd { message } if is_assistant(message) => {
+                let open = std::mem::take(&mut state.open);
+                let mut events = block_ends(open, message);
+                events.push(self.map_one(&mut state, event));
+                events
+            }
+            _ => vec![self.map_one(&mut state, event)],
+        }
+    }
+
+    fn map_one(&self, state: &mut State, event: &AgentEvent) -> WireEvent {
+        let running = &mut state.running;
         match event.clone() {
             AgentEvent::AgentStart => WireEvent::AgentStart,
             AgentEvent::AgentEnd { messages } => {
@@ -361,12 +475,111 @@ impl EventWire {
         }
     }
 
-    /// One line (no trailing newline).
-    pub fn line(&self, event: &AgentEvent) -> String {
-        // Wire events hold only strings, numbers, JSON values and messages (themselves plain
-        // data), so serialization cannot fail; an empty object is the impossible fallback.
-        serde_json::to_string(&self.map(event)).unwrap_or_else(|_| String::from("{}"))
+    /// The event's lines (no trailing newlines).
+    pub fn lines(&self, event: &AgentEvent) -> Vec<String> {
+        self.map(event)
+            .iter()
+            // Wire events hold only strings, numbers, JSON values and messages (themselves
+            // plain data), so serialization cannot fail; an empty object is the impossible
+            // fallback.
+            .map(|wire| serde_json::to_string(wire).unwrap_or_else(|_| String::from("{}")))
+            .collect()
     }
+}
+
+/// The first line of `--mode json`, as in Pi: the session's header, the line its file starts
+/// with (`{"type":"session","version":3,"id":…}`).
+pub fn session_line(header: &SessionHeader) -> String {
+    #[derive(Serialize)]
+    #[serde(tag = "type", rename = "session")]
+    struct SessionLine<'a> {
+        #[serde(flatten)]
+        header: &'a SessionHeader,
+    }
+    // A header is strings and a number; serialization cannot fail.
+    serde_json::to_string(&SessionLine { header }).unwrap_or_else(|_| String::from("{}"))
+}
+
+/// Messages go out in Pi's shape, as in session files (usage with `totalTokens` and a cost
+/// breakdown, `thinkingSignature`); tack's own JSON of a message is what plugins receive.
+fn pi_shape<S: Serializer>(message: &Arc<Message>, serializer: S) -> Result<S::Ok, S::Error> {
+    PiMessage(message).serialize(serializer)
+}
+
+fn pi_shapes<S: Serializer>(messages: &[Arc<Message>], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(messages.iter().map(|message| PiMessage(message)))
+}
+
+/// A tool call as the content block it is (`{"type":"toolCall",…}`).
+fn tool_call_block<S: Serializer>(call: &ToolCall, serializer: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    #[serde(tag = "type", rename = "toolCall")]
+    struct Block<'a> {
+        #[serde(flatten)]
+        call: &'a ToolCall,
+    }
+    Block { call }.serialize(serializer)
+}
+
+fn is_assistant(message: &Message) -> bool {
+    matches!(message, Message::Assistant(_))
+}
+
+fn block_of(delta: &MessageDelta) -> (usize, BlockKind) {
+    match delta {
+        MessageDelta::TextDelta { content_index, .. } => (*content_index, BlockKind::Text),
+        MessageDelta::ThinkingDelta { content_index, .. } => (*content_index, BlockKind::Thinking),
+        MessageDelta::ToolCallStart { content_index, .. }
+        | MessageDelta::ToolCallDelta { content_index, .. } => {
+            (*content_index, BlockKind::ToolCall)
+        }
+    }
+}
+
+/// The `*_end` updates of the blocks `open` in the complete `message`, in content order. A
+/// response that failed or was aborted closes none, as in Pi.
+fn block_ends(open: BTreeMap<usize, BlockKind>, message: &Arc<Message>) -> Vec<WireEvent> {
+    let Message::Assistant(assistant) = message.as_ref() else {
+        return Vec::new();
+    };
+    if matches!(
+        assistant.stop_reason,
+        StopReason::Error | StopReason::Aborted
+    ) {
+        return Vec::new();
+    }
+    open.into_iter()
+        .filter_map(|(index, kind)| {
+            let partial = Arc::clone(message);
+            let ended = match (kind, assistant.content.get(index)?) {
+                (BlockKind::Text, AssistantContent::Text(text)) => AssistantMessageEvent::TextEnd {
+                    content_index: index,
+                    content: text.text.clone(),
+                    partial,
+                },
+                (BlockKind::Thinking, AssistantContent::Thinking(thinking)) => {
+                    AssistantMessageEvent::ThinkingEnd {
+                        content_index: index,
+                        content: thinking.thinking.clone(),
+                        partial,
+                    }
+                }
+                (BlockKind::ToolCall, AssistantContent::ToolCall(call)) => {
+                    AssistantMessageEvent::ToolcallEnd {
+                        content_index: index,
+                        tool_call: call.clone(),
+                        partial,
+                    }
+                }
+                // The block at that index is of another kind: nothing to close truthfully.
+                _ => return None,
+            };
+            Some(WireEvent::MessageUpdate {
+                message: Arc::clone(message),
+                assistant_message_event: ended,
+            })
+        })
+        .collect()
 }
 
 fn assistant_event(delta: MessageDelta, partial: Arc<Message>) -> AssistantMessageEvent {
@@ -412,11 +625,23 @@ fn assistant_event(delta: MessageDelta, partial: Arc<Message>) -> AssistantMessa
 mod tests {
     use super::*;
     use serde_json::json;
+    use tack_core::message::{AssistantMessage, TextContent, ThinkingContent, Usage};
 
     #[test]
     fn agent_events_map_to_pis_shapes() {
         let wire = EventWire::new();
         let partial = Arc::new(Message::user("x"));
+        let thinking = AssistantContent::Thinking(ThinkingContent {
+            thinking: "Look. Again.".into(),
+            signature: Some("reasoning_content".into()),
+        });
+        let call = AssistantContent::ToolCall(ToolCall {
+            id: "c2".into(),
+            name: "read".into(),
+            arguments: json!({"path": "a"}),
+        });
+        let text = AssistantContent::Text(TextContent { text: "Hal".into() });
+        let streaming = assistant(vec![thinking, call], StopReason::ToolUse);
         let lines: Vec<Value> = [
             AgentEvent::ToolExecutionStart {
                 tool_call_id: "c1".into(),
@@ -446,6 +671,57 @@ mod tests {
                 steering: vec!["left".into()],
                 follow_up: vec!["then".into()],
             },
+            // A streamed answer: each block opens at its first delta and all close, in content
+            // order, before the message ends.
+            AgentEvent::MessageStart {
+                message: assistant(Vec::new(), StopReason::Stop),
+            },
+            AgentEvent::MessageUpdate {
+                message: Arc::clone(&streaming),
+                delta: MessageDelta::ThinkingDelta {
+                    content_index: 0,
+                    delta: "Look.".into(),
+                },
+            },
+            AgentEvent::MessageUpdate {
+                message: Arc::clone(&streaming),
+                delta: MessageDelta::ToolCallStart {
+                    content_index: 1,
+                    id: "c2".into(),
+                    name: "read".into(),
+                },
+            },
+            AgentEvent::MessageUpdate {
+                message: Arc::clone(&streaming),
+                delta: MessageDelta::ToolCallDelta {
+                    content_index: 1,
+                    delta: "{\"path\":\"a\"}".into(),
+                },
+            },
+            AgentEvent::MessageUpdate {
+                message: Arc::clone(&streaming),
+                delta: MessageDelta::ThinkingDelta {
+                    content_index: 0,
+                    delta: " Again.".into(),
+                },
+            },
+            AgentEvent::MessageEnd {
+                message: Arc::clone(&streaming),
+            },
+            // A failed response closes no block.
+            AgentEvent::MessageStart {
+                message: assistant(Vec::new(), StopReason::Error),
+            },
+            AgentEvent::MessageUpdate {
+                message: assistant(vec![text.clone()], StopReason::Error),
+                delta: MessageDelta::TextDelta {
+                    content_index: 0,
+                    delta: "Hal".into(),
+                },
+            },
+            AgentEvent::MessageEnd {
+                message: assistant(vec![text], StopReason::Error),
+            },
             AgentEvent::CompactionEnd {
                 reason: CompactionReason::Overflow,
                 summary: Some("s".into()),
@@ -466,13 +742,32 @@ mod tests {
             },
         ]
         .iter()
-        .map(|event| {
-            let value: Value = serde_json::from_str(&wire.line(event)).expect("json");
-            // The timestamps of the messages inside are the clock's.
-            strip_timestamps(value)
+        .flat_map(|event| {
+            wire.lines(event).into_iter().map(|line| {
+                let value: Value = serde_json::from_str(&line).expect("json");
+                // The timestamps of the messages inside are the clock's.
+                strip_timestamps(value)
+            })
         })
         .collect();
         insta::assert_json_snapshot!(lines);
+    }
+
+    fn assistant(content: Vec<AssistantContent>, stop_reason: StopReason) -> Arc<Message> {
+        Arc::new(Message::Assistant(AssistantMessage {
+            content,
+            provider: "mock".into(),
+            model: "mock-model".into(),
+            usage: Usage {
+                input: 40,
+                output: 8,
+                cost: 0.5,
+                ..Usage::default()
+            },
+            error_message: (stop_reason == StopReason::Error).then(|| "overloaded".into()),
+            stop_reason,
+            timestamp: 0,
+        }))
     }
 
     fn strip_timestamps(mut value: Value) -> Value {

@@ -22,13 +22,14 @@ struct Queues {
 }
 
 /// How many queued messages the loop takes when it reaches their point: steering after a turn's
-/// tool calls, follow-ups when the agent would stop.
+/// tool calls, follow-ups when the agent would stop. One at a time unless set otherwise, as in
+/// Pi (whose agent and settings default both queues to `one-at-a-time`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum DeliveryMode {
     /// Every queued message at once.
-    #[default]
     All,
     /// The oldest one; the rest wait for the next such point.
+    #[default]
     OneAtATime,
 }
 
@@ -141,5 +142,32 @@ impl std::fmt::Debug for MessageQueues {
             .field("steering", &steering)
             .field("follow_up", &follow_up)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::NullSink;
+
+    #[test]
+    fn queued_messages_come_one_at_a_time_unless_all_is_set() {
+        let queues = MessageQueues::new(Arc::new(NullSink));
+        assert_eq!(
+            queues.modes(),
+            (DeliveryMode::OneAtATime, DeliveryMode::OneAtATime)
+        );
+        let [a, b, c] = ["a", "b", "c"].map(Message::user);
+        for message in [&a, &b] {
+            queues.steer(message.clone());
+            queues.follow_up(message.clone());
+        }
+        assert_eq!(queues.take_steering(), std::slice::from_ref(&a));
+        assert_eq!(queues.take_follow_up(), [a]);
+        assert_eq!(queues.take_steering(), std::slice::from_ref(&b));
+
+        queues.set_follow_up_mode(DeliveryMode::All);
+        queues.follow_up(c.clone());
+        assert_eq!(queues.take_follow_up(), [b, c]);
     }
 }

@@ -32,8 +32,8 @@ use crate::message::{
     AssistantContent, AssistantMessage, Message, StopReason, TextContent, ToolCall,
 };
 
-/// A message as written to a session file.
-pub(crate) struct PiMessage<'a>(pub &'a Message);
+/// A message as written to a session file, and as tack's RPC and JSON modes send it: Pi's shape.
+pub struct PiMessage<'a>(pub &'a Message);
 
 impl Serialize for PiMessage<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -141,8 +141,18 @@ impl SessionStore {
 
     /// Creates a new session for `cwd`.
     pub fn create(&self, cwd: &Path) -> Result<Session, SessionError> {
+        self.create_child(cwd, None)
+    }
+
+    /// Creates a new session for `cwd` whose header names `parent_session` (a session file) as
+    /// its parent, as Pi's `new_session` does.
+    pub fn create_child(
+        &self,
+        cwd: &Path,
+        parent_session: Option<String>,
+    ) -> Result<Session, SessionError> {
         self.migrate_legacy(cwd);
-        let header = new_header(cwd, None);
+        let header = new_header(cwd, parent_session);
         Session::create_with_header(self.path_for(&header), header, self.options)
     }
 
