@@ -337,6 +337,21 @@ impl Session {
     }
 
     /// The session's name: the latest `session_info` entry anywhere in the file.
+    /// The text of the active branch's last assistant message (`/copy`, RPC's
+    /// `get_last_assistant_text`).
+    pub fn last_assistant_text(&self) -> Option<String> {
+        self.branch()
+            .into_iter()
+            .rev()
+            .find_map(|entry| match &entry.kind {
+                EntryKind::Message(message) => match message.as_ref() {
+                    Message::Assistant(a) => Some(a.text_content()),
+                    _ => None,
+                },
+                _ => None,
+            })
+    }
+
     pub fn name(&self) -> Option<&str> {
         self.entries().iter().rev().find_map(|e| match &e.kind {
             EntryKind::SessionInfo { name } => Some(name.as_deref()),

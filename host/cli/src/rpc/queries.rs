@@ -78,18 +78,7 @@ impl Server {
     }
 
     pub fn last_assistant_text(&self) -> Reply {
-        let s = self.front.session.lock();
-        let text = s
-            .branch()
-            .into_iter()
-            .rev()
-            .find_map(|entry| match &entry.kind {
-                EntryKind::Message(message) => match message.as_ref() {
-                    Message::Assistant(a) => Some(a.text_content()),
-                    _ => None,
-                },
-                _ => None,
-            });
+        let text = self.front.session.lock().last_assistant_text();
         data(json!({ "text": text }))
     }
 }

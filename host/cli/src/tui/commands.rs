@@ -363,19 +363,7 @@ impl Controller {
     /// works over SSH and in tmux with `set-clipboard on`), and into a file, for terminals
     /// that ignore OSC 52.
     fn copy_last_answer(&self) -> Result<Option<String>> {
-        let text = {
-            let s = self.front.session.lock();
-            s.branch()
-                .into_iter()
-                .rev()
-                .find_map(|entry| match &entry.kind {
-                    EntryKind::Message(m) => match m.as_ref() {
-                        Message::Assistant(a) => Some(a.text_content()),
-                        _ => None,
-                    },
-                    _ => None,
-                })
-        };
+        let text = self.front.session.lock().last_assistant_text();
         let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
             bail!("no answer to copy yet");
         };
