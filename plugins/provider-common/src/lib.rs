@@ -16,3 +16,5 @@ pub mod openai_models;
 pub mod options;
 pub mod stream;
 pub mod unified;
+#[cfg(feature = "test-support")]
+pub mod script;

@@ -1,0 +1,35 @@
+//! Building the request at turns 50, 400 and 800 of a long scripted session (see
+//! `provider_common::script`), from scratch and with the plugin's cache of the turn before.
+//!
+//! `cargo bench -p provider-anthropic --bench long_session`
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a bench reports a failed setup.
+// The plugin is a cdylib only (a native cdylib of a component does not link), so the bench
+// compiles the request modules itself; it uses only part of them.
+#![allow(dead_code)]
+
+#[path = "../src/models.rs"]
+mod models;
+#[path = "../src/thinking.rs"]
+mod thinking;
+#[path = "../src/request.rs"]
+mod request;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use provider_common::script::{self, ANTHROPIC};
+
+fn long_session(c: &mut Criterion) {
+    let (messages, ends) = ANTHROPIC.session(800);
+    let mut group = c.benchmark_group("provider-anthropic");
+    group.sample_size(20);
+    for turn in [50, 400, 800] {
+        let request = script::request(&ANTHROPIC, script::to_json(&messages[..ends[turn]]));
+        group.bench_function(format!("from_scratch/turn_{turn}"), |b| {
+            b.iter(|| request::build(&request).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, long_session);
+criterion_main!(benches);
