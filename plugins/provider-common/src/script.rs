@@ -20,7 +20,10 @@ impl Script {
     /// turn's request ends: the request of turn `t` (0: the first prompt) holds
     /// `messages[..ends[t]]`.
     pub fn session(&self, turns: usize) -> (Vec<Value>, Vec<usize>) {
-        let mut messages = vec![user(0, "Refactor the parser module and keep the tests green.")];
+        let mut messages = vec![user(
+            0,
+            "Refactor the parser module and keep the tests green.",
+        )];
         let mut ends = vec![1];
         for turn in 1..=turns {
             let calls = if turn % 3 == 0 { 2 } else { 1 };
@@ -67,7 +70,10 @@ impl Script {
                 }));
             }
             if turn % 10 == 0 {
-                messages.push(user(turn, &format!("Good so far; after turn {turn} go on.")));
+                messages.push(user(
+                    turn,
+                    &format!("Good so far; after turn {turn} go on."),
+                ));
             }
             ends.push(messages.len());
         }
@@ -83,7 +89,9 @@ pub fn to_json(messages: &[Value]) -> String {
 fn user(turn: usize, text: &str) -> Value {
     let mut content = vec![json!({"type": "text", "text": text})];
     if turn % 50 == 0 && turn > 0 {
-        content.push(json!({"type": "image", "data": "R0lGODlhAQABAAAAACw=", "mimeType": "image/gif"}));
+        content.push(
+            json!({"type": "image", "data": "R0lGODlhAQABAAAAACw=", "mimeType": "image/gif"}),
+        );
     }
     json!({"role": "user", "content": content, "timestamp": 1_700_000_000_000u64 + turn as u64})
 }
@@ -134,13 +142,15 @@ pub const GOOGLE: Script = Script {
 
 /// The request a session of `script`'s provider sends with `messages`.
 pub fn request(script: &Script, messages: String) -> tack_sdk::ProviderRequest {
-    let tool = |name: &str, description: &str| tack_sdk::ToolSpec {
+    let tool = |name: &str, description: &str| {
+        tack_sdk::ToolSpec {
         name: name.into(),
         label: name.into(),
         description: description.into(),
         parameters: r#"{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"limit":{"type":"integer"}},"required":["path"],"additionalProperties":false}"#.into(),
         mode: tack_sdk::ExecutionMode::Parallel,
         prompt_snippet: None,
+    }
     };
     tack_sdk::ProviderRequest {
         provider: script.provider.into(),

@@ -3,17 +3,18 @@
 //!
 //! `cargo bench -p provider-google --bench long_session`
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a bench reports a failed setup.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+// A panic is how a bench reports a failed setup.
 // The plugin is a cdylib only (a native cdylib of a component does not link), so the bench
 // compiles the request modules itself; it uses only part of them.
 #![allow(dead_code)]
 
 #[path = "../src/models.rs"]
 mod models;
-#[path = "../src/thinking.rs"]
-mod thinking;
 #[path = "../src/request.rs"]
 mod request;
+#[path = "../src/thinking.rs"]
+mod thinking;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use provider_common::script::{self, GOOGLE};

@@ -3,7 +3,8 @@
 //!
 //! `cargo bench -p provider-openai --bench long_session`
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a bench reports a failed setup.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+// A panic is how a bench reports a failed setup.
 // The plugin is a cdylib only (a native cdylib of a component does not link), so the bench
 // compiles the request modules itself; it uses only part of them.
 #![allow(dead_code)]
