@@ -16,7 +16,7 @@ mod request;
 #[path = "../src/thinking.rs"]
 mod thinking;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use provider_common::script::{self, ANTHROPIC};
 
 fn long_session(c: &mut Criterion) {
@@ -27,6 +27,20 @@ fn long_session(c: &mut Criterion) {
         let request = script::request(&ANTHROPIC, script::to_json(&messages[..ends[turn]]));
         group.bench_function(format!("from_scratch/turn_{turn}"), |b| {
             b.iter(|| request::build(&request).unwrap())
+        });
+        // The plugin's cache as the turn before left it.
+        let mut warm = request::Cache::default();
+        let before = script::request(&ANTHROPIC, script::to_json(&messages[..ends[turn - 1]]));
+        request::build_with(&mut warm, before).unwrap();
+        group.bench_function(format!("incremental/turn_{turn}"), |b| {
+            b.iter_batched(
+                || (warm.clone(), request.clone()),
+                |(mut cache, request)| {
+                    let call = request::build_with(&mut cache, request).unwrap();
+                    (cache, call)
+                },
+                BatchSize::LargeInput,
+            )
         });
     }
     group.finish();

@@ -605,4 +605,21 @@ mod tests {
         req.messages = "not json".into();
         assert!(build(&req).is_err());
     }
+
+    #[test]
+    fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
+        use provider_common::script::{self, Builders, ANTHROPIC};
+        let mut cache = Cache::default();
+        script::assert_cache_matches_fresh(
+            &ANTHROPIC,
+            240,
+            Builders {
+                cached: &mut |request| {
+                    let body = build_with(&mut cache, request).expect("cached").body;
+                    (body, cache.reused())
+                },
+                fresh: &|request| build(&request).expect("fresh").body,
+            },
+        );
+    }
 }

@@ -1,6 +1,8 @@
 //! A long scripted session in the host's message format, for the providers' tests and benches
 //! (feature `test-support`): tool loops with thinking, text, one or two calls per turn, results
-//! with text and now and then an image, and a user message every few turns.
+//! with text and now and then an image, and a user message every few turns; now and then a
+//! call without a result (an aborted turn), a result without a call and a message of a role
+//! providers do not see.
 
 use serde_json::{json, Value};
 
@@ -13,6 +15,8 @@ pub struct Script {
     pub signature: fn(usize) -> String,
     /// The id of call `k` of turn `n`, as the provider's decoder stores it.
     pub call_id: fn(usize, usize) -> String,
+    /// Another model of the provider, for a switch in the middle of the session.
+    pub other_model: &'static str,
 }
 
 impl Script {
@@ -55,6 +59,9 @@ impl Script {
                 "timestamp": 1_700_000_000_000u64 + turn as u64,
             }));
             for k in 0..calls {
+                if turn % 37 == 0 && k == 0 {
+                    continue;
+                }
                 let mut blocks = vec![json!({"type": "text", "text": file_text(turn, k)})];
                 if turn % 25 == 0 {
                     blocks.push(json!({"type": "image", "data": "iVBORw0KGgoAAAANSUhEUg==",
@@ -68,6 +75,18 @@ impl Script {
                     "isError": turn % 17 == 0,
                     "timestamp": 1_700_000_000_500u64 + turn as u64,
                 }));
+            }
+            if turn % 41 == 0 {
+                messages.push(
+                    json!({"role": "toolResult", "toolCallId": format!("stray_{turn}"),
+                                     "toolName": "read", "content": "late"}),
+                );
+            }
+            if turn % 13 == 0 {
+                messages.push(
+                    json!({"role": "custom", "customType": "note", "content": "n",
+                                     "display": true}),
+                );
             }
             if turn % 10 == 0 {
                 messages.push(user(
@@ -111,6 +130,7 @@ pub const OPENAI: Script = Script {
     model: "o4-mini",
     signature: |turn| format!("sig{turn}"),
     call_id: |turn, k| format!("call_{turn}_{k}"),
+    other_model: "gpt-4.1",
 };
 
 /// Responses: the signature is the whole reasoning item, the id joins call and item ids.
@@ -124,6 +144,7 @@ pub const OPENAI_RESPONSES: Script = Script {
         .to_string()
     },
     call_id: |turn, k| format!("call_{turn}_{k}|fc_{turn}_{k}"),
+    other_model: "gpt-5",
 };
 
 pub const ANTHROPIC: Script = Script {
@@ -131,6 +152,7 @@ pub const ANTHROPIC: Script = Script {
     model: "claude-sonnet-4-5",
     signature: |turn| format!("c2lnbmF0dXJl{turn}=="),
     call_id: |turn, k| format!("toolu_{turn}_{k}"),
+    other_model: "claude-opus-4-1",
 };
 
 pub const GOOGLE: Script = Script {
@@ -138,6 +160,7 @@ pub const GOOGLE: Script = Script {
     model: "gemini-2.5-flash",
     signature: |turn| format!("Z2VtaW5p{turn}"),
     call_id: |turn, k| format!("call_{turn}_{k}"),
+    other_model: "gemini-3-pro-preview",
 };
 
 /// The request a session of `script`'s provider sends with `messages`.
@@ -166,5 +189,90 @@ pub fn request(script: &Script, messages: String) -> tack_sdk::ProviderRequest {
         max_tokens: Some(8192),
         reasoning: tack_sdk::ReasoningLevel::Medium,
         options: "{}".into(),
+    }
+}
+
+/// A body built with the provider's cache (and how many messages it reused), and one built
+/// from scratch.
+pub struct Builders<'a> {
+    pub cached: &'a mut dyn FnMut(tack_sdk::ProviderRequest) -> (Vec<u8>, usize),
+    pub fresh: &'a dyn Fn(tack_sdk::ProviderRequest) -> Vec<u8>,
+}
+
+/// Builds every turn of a session of `turns` round trips with the cache and from scratch and
+/// asserts the bodies are the same bytes, turn after turn and after what changes the history:
+/// a `context` hook's rewrite of one turn's view, a model switch, a branch switch (back to the
+/// middle, then on another way) and a compaction (a summary and the latest turns). Also asserts
+/// the cache reused what it should, so a cache that converts everything anew does not pass.
+pub fn assert_cache_matches_fresh(script: &Script, turns: usize, builders: Builders<'_>) {
+    let Builders { cached, fresh } = builders;
+    let (messages, ends) = script.session(turns + 10);
+    let mut check = |label: &str, messages: &[Value], model: &str, reused: Option<usize>| {
+        let mut request = request(script, to_json(messages));
+        request.model = model.into();
+        let (body, got) = cached(request.clone());
+        let expected = fresh(request);
+        assert!(
+            body == expected,
+            "{label}: the cached body differs from a fresh one:\n{}\n{}",
+            String::from_utf8_lossy(&body),
+            String::from_utf8_lossy(&expected)
+        );
+        if let Some(reused) = reused {
+            assert_eq!(got, reused, "{label}: messages reused");
+        }
+    };
+    let model = script.model;
+    for turn in 0..=turns {
+        let reused = turn.checked_sub(1).map(|before| ends[before]);
+        check(
+            &format!("turn {turn}"),
+            &messages[..ends[turn]],
+            model,
+            reused,
+        );
+    }
+    let all = &messages[..ends[turns]];
+
+    let mut rewritten = all.to_vec();
+    rewritten[5]["content"] = json!([{"type": "text", "text": "[elided by a context hook]"}]);
+    check("context hook rewrite", &rewritten, model, Some(5));
+    check("the turn after the rewrite", all, model, Some(5));
+
+    // Chat Completions converts messages the same for every model, so its cache may keep them.
+    check("model switch", all, script.other_model, None);
+    check(
+        "the turn after the switch",
+        all,
+        script.other_model,
+        Some(all.len()),
+    );
+    check("switch back", all, model, None);
+
+    let middle = turns / 2;
+    let mut branch = messages[..ends[middle]].to_vec();
+    branch.push(user(middle, "Go back and try another way."));
+    check("branch switch", &branch, model, Some(ends[middle]));
+    for turn in middle + 1..middle + 10 {
+        let before = branch.len();
+        branch.extend_from_slice(&messages[ends[turn - 1]..ends[turn]]);
+        check(&format!("branch turn {turn}"), &branch, model, Some(before));
+    }
+
+    let mut compacted = vec![user(
+        0,
+        "Summary of the session so far: the parser is half done.",
+    )];
+    compacted.extend_from_slice(&messages[ends[turns - 3]..ends[turns]]);
+    check("compaction", &compacted, model, Some(0));
+    for turn in turns + 1..=turns + 10 {
+        let before = compacted.len();
+        compacted.extend_from_slice(&messages[ends[turn - 1]..ends[turn]]);
+        check(
+            &format!("turn {turn} after compaction"),
+            &compacted,
+            model,
+            Some(before),
+        );
     }
 }

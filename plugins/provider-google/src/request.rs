@@ -534,4 +534,21 @@ mod tests {
             "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"
         );
     }
+
+    #[test]
+    fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
+        use provider_common::script::{self, Builders, GOOGLE};
+        let mut cache = Cache::default();
+        script::assert_cache_matches_fresh(
+            &GOOGLE,
+            240,
+            Builders {
+                cached: &mut |request| {
+                    let body = build_with(&mut cache, request).expect("cached").body;
+                    (body, cache.reused())
+                },
+                fresh: &|request| build(&request).expect("fresh").body,
+            },
+        );
+    }
 }

@@ -14,7 +14,7 @@ mod call_ids;
 #[path = "../src/request.rs"]
 mod request;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use provider_common::script::{self, OPENAI_RESPONSES};
 
 fn long_session(c: &mut Criterion) {
@@ -25,6 +25,23 @@ fn long_session(c: &mut Criterion) {
         let request = script::request(&OPENAI_RESPONSES, script::to_json(&messages[..ends[turn]]));
         group.bench_function(format!("from_scratch/turn_{turn}"), |b| {
             b.iter(|| request::build(&request).unwrap())
+        });
+        // The plugin's cache as the turn before left it.
+        let mut warm = request::Cache::default();
+        let before = script::request(
+            &OPENAI_RESPONSES,
+            script::to_json(&messages[..ends[turn - 1]]),
+        );
+        request::build_with(&mut warm, before).unwrap();
+        group.bench_function(format!("incremental/turn_{turn}"), |b| {
+            b.iter_batched(
+                || (warm.clone(), request.clone()),
+                |(mut cache, request)| {
+                    let call = request::build_with(&mut cache, request).unwrap();
+                    (cache, call)
+                },
+                BatchSize::LargeInput,
+            )
         });
     }
     group.finish();

@@ -481,4 +481,21 @@ mod tests {
         off.reasoning = ReasoningLevel::Off;
         assert_eq!(body(&off)["reasoning"], json!({"effort": "minimal"}));
     }
+
+    #[test]
+    fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
+        use provider_common::script::{self, Builders, OPENAI_RESPONSES};
+        let mut cache = Cache::default();
+        script::assert_cache_matches_fresh(
+            &OPENAI_RESPONSES,
+            240,
+            Builders {
+                cached: &mut |request| {
+                    let body = build_with(&mut cache, request).expect("cached").body;
+                    (body, cache.reused())
+                },
+                fresh: &|request| build(&request).expect("fresh").body,
+            },
+        );
+    }
 }

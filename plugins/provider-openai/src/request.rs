@@ -488,4 +488,21 @@ mod tests {
         assert_eq!(&body["messages"][3]["tool_call_id"], call_id);
         assert_eq!(body["messages"][3]["content"], "(no output)");
     }
+
+    #[test]
+    fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
+        use provider_common::script::{self, Builders, OPENAI};
+        let mut cache = Cache::default();
+        script::assert_cache_matches_fresh(
+            &OPENAI,
+            240,
+            Builders {
+                cached: &mut |request| {
+                    let body = build_with(&mut cache, request).expect("cached").0.body;
+                    (body, cache.reused())
+                },
+                fresh: &|request| build(&request).expect("fresh").0.body,
+            },
+        );
+    }
 }
