@@ -6,8 +6,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 // A panic is how a bench reports a failed setup.
 // The plugin is a cdylib only (a native cdylib of a component does not link), so the bench
-// compiles the request modules itself; it uses only part of them.
-#![allow(dead_code)]
+// compiles the request modules itself; it uses only part of them (and, when checked with
+// cfg(test), none of their tests).
+#![allow(dead_code, unused_imports)]
 
 #[path = "../src/models.rs"]
 mod models;
@@ -26,7 +27,11 @@ fn long_session(c: &mut Criterion) {
     for turn in [50, 400, 800] {
         let request = script::request(&ANTHROPIC, script::to_json(&messages[..ends[turn]]));
         group.bench_function(format!("from_scratch/turn_{turn}"), |b| {
-            b.iter(|| request::build(&request).unwrap())
+            b.iter_batched(
+                || request.clone(),
+                |request| request::build_with(&mut request::Cache::default(), request).unwrap(),
+                BatchSize::LargeInput,
+            )
         });
         // The plugin's cache as the turn before left it.
         let mut warm = request::Cache::default();

@@ -40,6 +40,7 @@ pub struct Fragment {
 
 pub type Cache = MessageCache<Fragment>;
 
+#[cfg(test)]
 /// The request built from scratch.
 pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
     build_with(&mut Cache::default(), request.clone())
@@ -290,13 +291,13 @@ fn write_turns(out: &mut Vec<u8>, turns: &[Turn]) -> Result<(), ProviderError> {
     let marked = turns.iter().rposition(|turn| turn.role == "user");
     let mut array = json::Array::begin(out);
     for (at, turn) in turns.iter().enumerate() {
-        let mut object = json::Object::begin(array.next());
+        let mut object = json::Object::begin(array.item());
         object.field("role", &turn.role)?;
         let mut content = json::Array::begin(object.key("content")?);
         let last = turn.blocks.len().saturating_sub(1);
         for (index, block) in turn.blocks.iter().enumerate() {
             if marked == Some(at) && index == last {
-                write_marked(content.next(), block);
+                write_marked(content.item(), block);
             } else {
                 content.raw(block);
             }

@@ -67,11 +67,11 @@ impl<'a> Array<'a> {
 
     /// Adds an item written as JSON elsewhere.
     pub fn raw(&mut self, item: &[u8]) {
-        self.next().extend_from_slice(item);
+        self.item().extend_from_slice(item);
     }
 
     /// Starts an item the caller writes, as JSON, into the returned buffer.
-    pub fn next(&mut self) -> &mut Vec<u8> {
+    pub fn item(&mut self) -> &mut Vec<u8> {
         if !self.first {
             self.out.push(b',');
         }

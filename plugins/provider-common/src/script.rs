@@ -30,13 +30,13 @@ impl Script {
         )];
         let mut ends = vec![1];
         for turn in 1..=turns {
-            let calls = if turn % 3 == 0 { 2 } else { 1 };
+            let calls = if turn.is_multiple_of(3) { 2 } else { 1 };
             let mut content = vec![json!({
                 "type": "thinking",
                 "thinking": format!("Turn {turn}: the next step is to look at file {turn}."),
                 "signature": (self.signature)(turn),
             })];
-            if turn % 2 == 0 {
+            if turn.is_multiple_of(2) {
                 content.push(json!({"type": "text", "text": format!("Checking src/f{turn}.rs.")}));
             }
             for k in 0..calls {
@@ -59,11 +59,11 @@ impl Script {
                 "timestamp": 1_700_000_000_000u64 + turn as u64,
             }));
             for k in 0..calls {
-                if turn % 37 == 0 && k == 0 {
+                if turn.is_multiple_of(37) && k == 0 {
                     continue;
                 }
                 let mut blocks = vec![json!({"type": "text", "text": file_text(turn, k)})];
-                if turn % 25 == 0 {
+                if turn.is_multiple_of(25) {
                     blocks.push(json!({"type": "image", "data": "iVBORw0KGgoAAAANSUhEUg==",
                                        "mimeType": "image/png"}));
                 }
@@ -72,23 +72,23 @@ impl Script {
                     "toolCallId": (self.call_id)(turn, k),
                     "toolName": if k == 0 { "read" } else { "bash" },
                     "content": blocks,
-                    "isError": turn % 17 == 0,
+                    "isError": turn.is_multiple_of(17),
                     "timestamp": 1_700_000_000_500u64 + turn as u64,
                 }));
             }
-            if turn % 41 == 0 {
+            if turn.is_multiple_of(41) {
                 messages.push(
                     json!({"role": "toolResult", "toolCallId": format!("stray_{turn}"),
                                      "toolName": "read", "content": "late"}),
                 );
             }
-            if turn % 13 == 0 {
+            if turn.is_multiple_of(13) {
                 messages.push(
                     json!({"role": "custom", "customType": "note", "content": "n",
                                      "display": true}),
                 );
             }
-            if turn % 10 == 0 {
+            if turn.is_multiple_of(10) {
                 messages.push(user(
                     turn,
                     &format!("Good so far; after turn {turn} go on."),
@@ -107,7 +107,7 @@ pub fn to_json(messages: &[Value]) -> String {
 
 fn user(turn: usize, text: &str) -> Value {
     let mut content = vec![json!({"type": "text", "text": text})];
-    if turn % 50 == 0 && turn > 0 {
+    if turn.is_multiple_of(50) && turn > 0 {
         content.push(
             json!({"type": "image", "data": "R0lGODlhAQABAAAAACw=", "mimeType": "image/gif"}),
         );

@@ -31,6 +31,7 @@ pub struct Fragment {
 
 pub type Cache = MessageCache<Fragment>;
 
+#[cfg(test)]
 /// The request built from scratch.
 pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
     build_with(&mut Cache::default(), request.clone())
@@ -227,10 +228,10 @@ fn write_contents(
                 }
             }
             Role::User if !fragment.parts.is_empty() => {
-                write_content(contents.next(), "user", &[&fragment.parts])?;
+                write_content(contents.item(), "user", &[&fragment.parts])?;
             }
             Role::Assistant if !fragment.parts.is_empty() => {
-                write_content(contents.next(), "model", &[&fragment.parts])?;
+                write_content(contents.item(), "model", &[&fragment.parts])?;
             }
             Role::User | Role::Assistant => {}
         }
@@ -246,14 +247,14 @@ fn flush_results(
     contents: &mut json::Array<'_>,
 ) -> Result<(), ProviderError> {
     if !results.is_empty() {
-        write_content(contents.next(), "user", results)?;
+        write_content(contents.item(), "user", results)?;
         results.clear();
     }
     if !images.is_empty() {
         let mut note = Items::default();
         note.push(&UserPart::text(TOOL_IMAGES_NOTE))?;
         let parts: Vec<&Items> = std::iter::once(&note).chain(images.drain(..)).collect();
-        write_content(contents.next(), "user", &parts)?;
+        write_content(contents.item(), "user", &parts)?;
     }
     Ok(())
 }

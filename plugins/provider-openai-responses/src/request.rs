@@ -40,6 +40,7 @@ enum InputItem {
 
 pub type Cache = MessageCache<Fragment>;
 
+#[cfg(test)]
 /// The request built from scratch.
 pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
     build_with(&mut Cache::default(), request.clone())
@@ -205,7 +206,7 @@ fn write_input(
                     // Output messages need an id; the real one is not kept, and any `msg_` id
                     // will do for a response that is not stored.
                     text_items += 1;
-                    let mut object = json::Object::begin(items.next());
+                    let mut object = json::Object::begin(items.item());
                     object.key("content")?.extend_from_slice(content);
                     object.field("id", &format_args!("msg_{text_items}"))?;
                     object.field("role", &"assistant")?;
@@ -231,9 +232,9 @@ fn flush_tool_images(
     if images.is_empty() {
         return Ok(());
     }
-    let mut object = json::Object::begin(items.next());
+    let mut object = json::Object::begin(items.item());
     let mut content = json::Array::begin(object.key("content")?);
-    json::write(content.next(), &input_text(TOOL_IMAGES_NOTE))?;
+    json::write(content.item(), &input_text(TOOL_IMAGES_NOTE))?;
     for image in images.drain(..) {
         image.write_to(&mut content);
     }

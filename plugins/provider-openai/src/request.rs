@@ -32,6 +32,7 @@ pub struct Fragment {
 
 pub type Cache = MessageCache<Fragment>;
 
+#[cfg(test)]
 /// The request built from scratch, and the compat flags it was built with (the decoder needs
 /// some of them).
 pub fn build(request: &ProviderRequest) -> Result<(HttpCall, Compat), ProviderError> {
@@ -206,7 +207,7 @@ fn write_messages(
         } else {
             "system"
         };
-        json::write(array.next(), &ChatMessage::new(role, Some(system_prompt)))?;
+        json::write(array.item(), &ChatMessage::new(role, Some(system_prompt)))?;
     }
     // Images of the current run of tool results, sent after the run.
     let mut tool_images: Vec<&Items> = Vec::new();
@@ -233,9 +234,9 @@ fn flush_tool_images(
     if images.is_empty() {
         return Ok(());
     }
-    let mut message = json::Object::begin(array.next());
+    let mut message = json::Object::begin(array.item());
     let mut content = json::Array::begin(message.key("content")?);
-    json::write(content.next(), &text_part(TOOL_IMAGES_NOTE))?;
+    json::write(content.item(), &text_part(TOOL_IMAGES_NOTE))?;
     for items in images.drain(..) {
         items.write_to(&mut content);
     }
