@@ -1,6 +1,8 @@
 //! The unified request as a Messages API call (`POST /v1/messages`, streamed).
 
+use provider_common::cache::{Converted, MessageCache, Role};
 use provider_common::ids;
+use provider_common::json;
 use provider_common::unified::{self, Assistant, AssistantPart, Message, Part, Tool, ToolResult};
 use serde::Serialize;
 use serde_json::Value;
@@ -27,8 +29,31 @@ const UNKNOWN_MODEL_MAX_TOKENS: u32 = 8192;
 /// Ids of calls made by other providers are cut to this length, which every API accepts.
 const MAX_ID_CHARS: usize = 64;
 
+/// What the cache keeps of one message: its blocks, each serialized, and what the turn it goes
+/// into needs to know of them.
+#[derive(Clone, Debug, Default)]
+pub struct Fragment {
+    blocks: Vec<Vec<u8>>,
+    starts_with_thinking: bool,
+    has_tool_result: bool,
+}
+
+pub type Cache = MessageCache<Fragment>;
+
+#[cfg(test)]
+/// The request built from scratch.
 pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
-    let messages = unified::parse_messages(&request.messages)?;
+    build_with(&mut Cache::default(), request.clone())
+}
+
+/// The request, converting only the messages `cache` has not seen.
+pub fn build_with(cache: &mut Cache, request: ProviderRequest) -> Result<HttpCall, ProviderError> {
+    let (provider, model_id) = (request.provider.as_str(), request.model.as_str());
+    // Signed thinking is replayed to the model that wrote it only.
+    let key = format!("{provider}\n{model_id}");
+    let messages = cache.update(&key, request.messages, |message| {
+        convert(message, provider, model_id)
+    })?;
     let tools = unified::parse_tools(&request.tools)?;
     let model = models::find(&request.model);
     let answer_tokens = request.max_tokens.unwrap_or_else(|| {
@@ -36,7 +61,7 @@ pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
             m.max_output_tokens.min(DEFAULT_MAX_TOKENS)
         })
     });
-    let turns = convert_messages(&messages, &request.provider, &request.model);
+    let turns = turns(&messages);
     let (max_tokens, budget) = if continues_unthought_tool_use(&turns) {
         (answer_tokens, None)
     } else {
@@ -47,13 +72,6 @@ pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
         )
     };
 
-    let system = (!request.system_prompt.trim().is_empty()).then(|| {
-        // The marker caches the tools and the system prompt, the prefix every turn shares.
-        [Block::Text {
-            text: &request.system_prompt,
-            cache_control: Some(CacheControl::EPHEMERAL),
-        }]
-    });
     let mut headers = vec![
         ("content-type".to_string(), "application/json".to_string()),
         ("accept".to_string(), "text/event-stream".to_string()),
@@ -65,24 +83,37 @@ pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
             INTERLEAVED_THINKING_BETA.to_string(),
         ));
     }
-    let body = Body {
-        model: &request.model,
-        max_tokens,
-        stream: true,
-        system,
-        messages: turns,
-        tools: tools.iter().map(ToolDef::from).collect(),
-        thinking: budget.map(|budget_tokens| ThinkingConfig {
+    let size: usize = turns
+        .iter()
+        .flat_map(|turn| &turn.blocks)
+        .map(|block| block.len() + 1)
+        .sum();
+    let mut body = Vec::with_capacity(size + 4096);
+    let mut object = json::Object::begin(&mut body);
+    object.field("model", &request.model)?;
+    object.field("max_tokens", &max_tokens)?;
+    object.field("stream", &true)?;
+    if !request.system_prompt.trim().is_empty() {
+        // The marker caches the tools and the system prompt, the prefix every turn shares.
+        let system = [Block::Text {
+            text: &request.system_prompt,
+            cache_control: Some(CacheControl::EPHEMERAL),
+        }];
+        object.field("system", &system)?;
+    }
+    write_turns(object.key("messages")?, &turns)?;
+    if !tools.is_empty() {
+        let tools: Vec<ToolDef> = tools.iter().map(ToolDef::from).collect();
+        object.field("tools", &tools)?;
+    }
+    if let Some(budget_tokens) = budget {
+        let thinking = ThinkingConfig {
             kind: "enabled",
             budget_tokens,
-        }),
-    };
-    let body = serde_json::to_vec(&body).map_err(|e| {
-        ProviderError::new(
-            tack_sdk::ErrorKind::InvalidRequest,
-            format!("cannot encode the request: {e}"),
-        )
-    })?;
+        };
+        object.field("thinking", &thinking)?;
+    }
+    object.end();
     Ok(HttpCall {
         method: "POST".to_string(),
         path: "/v1/messages".to_string(),
@@ -91,22 +122,8 @@ pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
     })
 }
 
-// The request body, serialized straight from the parsed conversation: building a `Value` tree
-// first cost more than everything else in a request.
-
-#[derive(Serialize)]
-struct Body<'a> {
-    model: &'a str,
-    max_tokens: u32,
-    stream: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    system: Option<[Block<'a>; 1]>,
-    messages: Vec<Turn<'a>>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    tools: Vec<ToolDef<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    thinking: Option<ThinkingConfig>,
-}
+// The request body's parts, serialized straight from the parsed conversation: building a `Value`
+// tree first cost more than everything else in a request.
 
 #[derive(Serialize)]
 struct ThinkingConfig {
@@ -132,10 +149,12 @@ impl<'a> From<&'a Tool> for ToolDef<'a> {
     }
 }
 
-#[derive(Serialize)]
+/// A turn of the conversation: the blocks of consecutive messages of one role.
 struct Turn<'a> {
     role: &'static str,
-    content: Vec<Block<'a>>,
+    blocks: Vec<&'a [u8]>,
+    starts_with_thinking: bool,
+    has_tool_result: bool,
 }
 
 #[derive(Clone, Copy, Serialize)]
@@ -190,6 +209,7 @@ struct ImageSource<'a> {
     data: &'a str,
 }
 
+#[cfg(test)]
 impl Block<'_> {
     /// Puts a cache marker on a block that can carry one.
     fn mark_cached(&mut self) {
@@ -212,50 +232,89 @@ fn continues_unthought_tool_use(turns: &[Turn]) -> bool {
     let [.., assistant, results] = turns else {
         return false;
     };
-    let answers_tools = results.role == "user"
-        && results
-            .content
-            .iter()
-            .any(|block| matches!(block, Block::ToolResult { .. }));
-    let starts_with_thinking = matches!(
-        assistant.content.first(),
-        Some(Block::Thinking { .. } | Block::RedactedThinking { .. })
-    );
-    answers_tools && assistant.role == "assistant" && !starts_with_thinking
+    results.role == "user"
+        && results.has_tool_result
+        && assistant.role == "assistant"
+        && !assistant.starts_with_thinking
 }
 
-/// Turns the conversation into Messages API turns. Tool results become `tool_result` blocks of a
-/// user turn, so the results of one batch share a turn; consecutive turns of one role are merged
-/// because the API wants the roles to alternate.
-fn convert_messages<'a>(messages: &'a [Message], provider: &str, model: &str) -> Vec<Turn<'a>> {
+/// One message's blocks. Tool results become `tool_result` blocks of a user turn.
+fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, ProviderError> {
+    let blocks = match message {
+        Message::User(parts) => user_blocks(parts),
+        Message::Assistant(assistant) => assistant_blocks(assistant, provider, model),
+        Message::ToolResult(result) => vec![tool_result(result)],
+    };
+    Ok(Fragment {
+        starts_with_thinking: matches!(
+            blocks.first(),
+            Some(Block::Thinking { .. } | Block::RedactedThinking { .. })
+        ),
+        has_tool_result: matches!(message, Message::ToolResult(_)),
+        blocks: blocks.iter().map(json::to_vec).collect::<Result<_, _>>()?,
+    })
+}
+
+/// The messages as Messages API turns: the results of one batch share a turn, and consecutive
+/// turns of one role are merged because the API wants the roles to alternate.
+fn turns<'a>(messages: &'a [Converted<'_, Fragment>]) -> Vec<Turn<'a>> {
     let mut turns: Vec<Turn<'a>> = Vec::new();
     for message in messages {
-        let (role, blocks) = match message {
-            Message::User(parts) => ("user", user_blocks(parts)),
-            Message::Assistant(assistant) => {
-                ("assistant", assistant_blocks(assistant, provider, model))
-            }
-            Message::ToolResult(result) => ("user", vec![tool_result(result)]),
-        };
-        if blocks.is_empty() {
+        let fragment: &'a Fragment = &message.fragment;
+        if fragment.blocks.is_empty() {
             continue;
         }
+        let role = match message.role {
+            Role::Assistant => "assistant",
+            Role::User | Role::ToolResult => "user",
+        };
+        let blocks = fragment.blocks.iter().map(Vec::as_slice);
         match turns.last_mut() {
-            Some(last) if last.role == role => last.content.extend(blocks),
+            Some(last) if last.role == role => {
+                last.blocks.extend(blocks);
+                last.has_tool_result |= fragment.has_tool_result;
+            }
             _ => turns.push(Turn {
                 role,
-                content: blocks,
+                blocks: blocks.collect(),
+                starts_with_thinking: fragment.starts_with_thinking,
+                has_tool_result: fragment.has_tool_result,
             }),
         }
     }
-    // The second cache marker: on the newest user block, so the next turn reads the whole
-    // conversation so far from the cache.
-    if let Some(turn) = turns.iter_mut().rev().find(|turn| turn.role == "user") {
-        if let Some(block) = turn.content.last_mut() {
-            block.mark_cached();
-        }
-    }
     turns
+}
+
+/// Writes the turns, with the second cache marker on the newest user block, so the next turn
+/// reads the whole conversation so far from the cache.
+fn write_turns(out: &mut Vec<u8>, turns: &[Turn]) -> Result<(), ProviderError> {
+    let marked = turns.iter().rposition(|turn| turn.role == "user");
+    let mut array = json::Array::begin(out);
+    for (at, turn) in turns.iter().enumerate() {
+        let mut object = json::Object::begin(array.item());
+        object.field("role", &turn.role)?;
+        let mut content = json::Array::begin(object.key("content")?);
+        let last = turn.blocks.len().saturating_sub(1);
+        for (index, block) in turn.blocks.iter().enumerate() {
+            if marked == Some(at) && index == last {
+                write_marked(content.item(), block);
+            } else {
+                content.raw(block);
+            }
+        }
+        content.end();
+        object.end();
+    }
+    array.end();
+    Ok(())
+}
+
+/// A serialized text, image or tool-result block (the blocks of user turns) with the cache
+/// marker: `cache_control` is those blocks' last field, so it goes before the closing brace.
+fn write_marked(out: &mut Vec<u8>, block: &[u8]) {
+    let open = block.strip_suffix(b"}").unwrap_or(block);
+    out.extend_from_slice(open);
+    out.extend_from_slice(br#","cache_control":{"type":"ephemeral"}}"#);
 }
 
 fn user_blocks(parts: &[Part]) -> Vec<Block<'_>> {
@@ -504,6 +563,35 @@ mod tests {
     }
 
     #[test]
+    fn the_spliced_marker_is_the_serialized_one() {
+        let result = ToolResult {
+            call_id: "c".into(),
+            tool_name: "t".into(),
+            content: vec![Part::Text("x".into())],
+            is_error: false,
+        };
+        let image = Part::Image {
+            mime_type: "image/png".into(),
+            data: "aGk=".into(),
+        };
+        let text = Part::Text("hi".into());
+        for block in [
+            tool_result(&result),
+            part(&image).unwrap(),
+            part(&text).unwrap(),
+        ] {
+            let mut spliced = Vec::new();
+            write_marked(&mut spliced, &json::to_vec(&block).unwrap());
+            let mut marked = block;
+            marked.mark_cached();
+            assert_eq!(
+                String::from_utf8(spliced).unwrap(),
+                serde_json::to_string(&marked).unwrap()
+            );
+        }
+    }
+
+    #[test]
     fn default_max_tokens_and_unknown_models() {
         let mut req = request(
             json!([{"role": "user", "content": "hi"}]),
@@ -517,5 +605,22 @@ mod tests {
         assert!(body(&build(&req).unwrap()).get("system").is_none());
         req.messages = "not json".into();
         assert!(build(&req).is_err());
+    }
+
+    #[test]
+    fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
+        use provider_common::script::{self, Builders, ANTHROPIC};
+        let mut cache = Cache::default();
+        script::assert_cache_matches_fresh(
+            &ANTHROPIC,
+            240,
+            Builders {
+                cached: &mut |request| {
+                    let body = build_with(&mut cache, request).expect("cached").body;
+                    (body, cache.reused())
+                },
+                fresh: &|request| build(&request).expect("fresh").body,
+            },
+        );
     }
 }

@@ -4,15 +4,22 @@
 //! live here, so the four translate the same conversation the same way:
 //!
 //! - [`unified`]: the request's messages and tools, parsed and repaired (every tool call answered).
+//! - [`cache`]: each message's converted form, kept across turns so only new messages are
+//!   converted.
+//! - [`json`]: writing a body from typed values and already-converted pieces.
 //! - [`options`]: typed access to the compat flags in the request's `options`.
 //! - [`ids`]: tool-call ids rewritten to what an API accepts.
 //! - [`errors`]: classifying error responses, including each API's context-overflow wording.
 //! - [`stream`]: helpers for decoders: event payloads, block indices, cut streams.
 //! - [`openai_models`]: OpenAI's model catalogue, served by both OpenAI plugins.
 
+pub mod cache;
 pub mod errors;
 pub mod ids;
+pub mod json;
 pub mod openai_models;
 pub mod options;
+#[cfg(feature = "test-support")]
+pub mod script;
 pub mod stream;
 pub mod unified;

@@ -109,15 +109,17 @@ impl ToolResult {
 /// Parses the request's `messages` (a JSON array) and pairs every tool call with one result.
 /// Messages of other roles, which the host converts before a provider sees them, are skipped.
 pub fn parse_messages(json: &str) -> Result<Vec<Message>, ProviderError> {
-    let wire: Vec<WireMessage> = serde_json::from_str(json).map_err(|e| {
-        ProviderError::new(
-            ErrorKind::InvalidRequest,
-            format!("the request's messages are malformed: {e}"),
-        )
-    })?;
+    let wire: Vec<WireMessage> = serde_json::from_str(json).map_err(malformed)?;
     Ok(pair_tool_results(
         wire.into_iter().filter_map(WireMessage::into_message),
     ))
+}
+
+pub(crate) fn malformed(e: impl std::fmt::Display) -> ProviderError {
+    ProviderError::new(
+        ErrorKind::InvalidRequest,
+        format!("the request's messages are malformed: {e}"),
+    )
 }
 
 /// Parses each tool's JSON schema.
@@ -190,7 +192,7 @@ fn answer_missing(pending: &mut Vec<(String, String)>, out: &mut Vec<Message>) {
 /// the variant, which made every request's parse of the conversation several times slower.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct WireMessage {
+pub(crate) struct WireMessage {
     role: String,
     #[serde(default)]
     content: Option<WireContent>,
@@ -270,7 +272,7 @@ struct WireBlock {
 }
 
 impl WireMessage {
-    fn into_message(self) -> Option<Message> {
+    pub(crate) fn into_message(self) -> Option<Message> {
         Some(match self.role.as_str() {
             "user" => Message::User(self.content.map(parts).unwrap_or_default()),
             "assistant" => Message::Assistant(Assistant {

@@ -19,7 +19,11 @@ use tack_sdk::{
 };
 
 #[derive(Default)]
-struct Google;
+struct Google {
+    /// The conversation converted for the previous request: the host serves a session's turns
+    /// from the same instance when it can, and each turn converts only the new messages.
+    cache: request::Cache,
+}
 
 impl Plugin for Google {
     fn init(&mut self, _ctx: &InitContext) -> Result<Registration, String> {
@@ -36,7 +40,7 @@ impl Plugin for Google {
     }
 
     fn build_request(&mut self, request: ProviderRequest) -> Result<RequestPlan, ProviderError> {
-        request::build(&request).map(RequestPlan::Http)
+        request::build_with(&mut self.cache, request).map(RequestPlan::Http)
     }
 
     fn decode_error(

@@ -1,7 +1,13 @@
 //! The unified request as a `streamGenerateContent` call (`POST
 //! /v1beta/models/{model}:streamGenerateContent?alt=sse`).
+//!
+//! Each message's parts are kept in the plugin's [`Cache`] and reused on the next turn; only
+//! the messages the cache has not seen are converted.
 
+use provider_common::cache::{Converted, MessageCache, Role};
+use provider_common::json::{self, Items};
 use provider_common::unified::{self, Assistant, AssistantPart, Message, Part, Tool, ToolResult};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 use tack_sdk::{ErrorKind, HttpCall, ProviderError, ProviderRequest};
 
@@ -15,13 +21,35 @@ pub const TOOL_IMAGES_NOTE: &str = "Images returned by the tool calls above:";
 /// another model have none, and this documented value tells it not to check.
 const SKIP_SIGNATURE: &str = "skip_thought_signature_validator";
 
+/// What the cache keeps of one message: its parts, serialized, and for a tool result its
+/// images, which follow the run of results.
+#[derive(Clone, Debug, Default)]
+pub struct Fragment {
+    parts: Items,
+    images: Items,
+}
+
+pub type Cache = MessageCache<Fragment>;
+
+#[cfg(test)]
+/// The request built from scratch.
 pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
-    let messages = unified::parse_messages(&request.messages)?;
-    let tools = unified::parse_tools(&request.tools)?;
+    build_with(&mut Cache::default(), request.clone())
+}
+
+/// The request, converting only the messages `cache` has not seen.
+pub fn build_with(cache: &mut Cache, request: ProviderRequest) -> Result<HttpCall, ProviderError> {
     let model = request
         .model
         .strip_prefix("models/")
         .unwrap_or(&request.model);
+    let provider = request.provider.as_str();
+    // Thought signatures go back to the model that wrote them only.
+    let key = format!("{provider}\n{model}");
+    let messages = cache.update(&key, request.messages, |message| {
+        convert(message, provider, model)
+    })?;
+    let tools = unified::parse_tools(&request.tools)?;
     // The model id goes into the path: refuse anything that could change the path's meaning.
     let valid = !model.is_empty()
         && !model.contains("..")
@@ -35,17 +63,14 @@ pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
         ));
     }
 
-    let mut body = json!({
-        "contents": contents(&messages, &request.provider, model),
-    });
-    if !request.system_prompt.trim().is_empty() {
-        body["systemInstruction"] = json!({"parts": [{"text": request.system_prompt}]});
-    }
-    if !tools.is_empty() {
-        body["tools"] = json!([{
-            "functionDeclarations": tools.iter().map(declaration).collect::<Vec<_>>(),
-        }]);
-    }
+    // Fields in the order of their names, as the `Value` this body was once built as wrote them.
+    let size: usize = messages
+        .iter()
+        .map(|m| m.fragment.parts.byte_len() + 32)
+        .sum();
+    let mut body = Vec::with_capacity(size + 4096);
+    let mut object = json::Object::begin(&mut body);
+    write_contents(object.key("contents")?, &messages)?;
     let mut generation = Map::new();
     if let Some(max_tokens) = request.max_tokens {
         generation.insert("maxOutputTokens".into(), json!(max_tokens));
@@ -54,8 +79,22 @@ pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
         generation.insert("thinkingConfig".into(), config);
     }
     if !generation.is_empty() {
-        body["generationConfig"] = Value::Object(generation);
+        object.field("generationConfig", &generation)?;
     }
+    if !request.system_prompt.trim().is_empty() {
+        let system = Content {
+            parts: [UserPart::text(&request.system_prompt)],
+            role: None,
+        };
+        object.field("systemInstruction", &system)?;
+    }
+    if !tools.is_empty() {
+        let declarations = [Declarations {
+            function_declarations: tools.iter().map(Declaration::from).collect(),
+        }];
+        object.field("tools", &declarations)?;
+    }
+    object.end();
     Ok(HttpCall {
         method: "POST".to_string(),
         path: format!("/v1beta/models/{model}:streamGenerateContent?alt=sse"),
@@ -63,94 +102,236 @@ pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
             ("content-type".to_string(), "application/json".to_string()),
             ("accept".to_string(), "text/event-stream".to_string()),
         ],
-        body: body.to_string().into_bytes(),
+        body,
     })
+}
+
+// The body's parts, fields in the order of their names.
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Declarations<'a> {
+    function_declarations: Vec<Declaration<'a>>,
 }
 
 /// `parametersJsonSchema` takes full JSON Schema; the older `parameters` takes only an OpenAPI
 /// subset and refuses common keywords such as `additionalProperties`.
-fn declaration(tool: &Tool) -> Value {
-    json!({
-        "name": tool.name,
-        "description": tool.description,
-        "parametersJsonSchema": tool.parameters,
-    })
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Declaration<'a> {
+    description: &'a str,
+    name: &'a str,
+    parameters_json_schema: &'a Value,
 }
 
-fn contents(messages: &[Message], provider: &str, model: &str) -> Vec<Value> {
-    let mut contents: Vec<Value> = Vec::new();
-    // Whether the last content holds function responses, which the results of one batch share.
-    let mut results_open = false;
-    let mut tool_images: Vec<Value> = Vec::new();
+impl<'a> From<&'a Tool> for Declaration<'a> {
+    fn from(tool: &'a Tool) -> Self {
+        Declaration {
+            description: &tool.description,
+            name: &tool.name,
+            parameters_json_schema: &tool.parameters,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Content<P: Serialize> {
+    parts: P,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    role: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UserPart<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    inline_data: Option<InlineData<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
+}
+
+impl<'a> UserPart<'a> {
+    fn text(text: &'a str) -> Self {
+        UserPart {
+            inline_data: None,
+            text: Some(text),
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InlineData<'a> {
+    data: &'a str,
+    mime_type: &'a str,
+}
+
+#[derive(Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ModelPart<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    function_call: Option<FunctionCall<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thought: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thought_signature: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct FunctionCall<'a> {
+    args: &'a Value,
+    name: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FunctionResponsePart<'a> {
+    function_response: FunctionResponse<'a>,
+}
+
+#[derive(Serialize)]
+struct FunctionResponse<'a> {
+    name: &'a str,
+    response: ResponseText<'a>,
+}
+
+#[derive(Serialize)]
+struct ResponseText<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output: Option<&'a str>,
+}
+
+/// Writes the contents: a tool result's function response joins the content of the results
+/// before it (the results of one batch share a content), and images of tool results follow the
+/// batch in a user content.
+fn write_contents(
+    out: &mut Vec<u8>,
+    messages: &[Converted<'_, Fragment>],
+) -> Result<(), ProviderError> {
+    let mut contents = json::Array::begin(out);
+    let mut results: Vec<&Items> = Vec::new();
+    let mut tool_images: Vec<&Items> = Vec::new();
     for message in messages {
-        if !matches!(message, Message::ToolResult(_)) {
-            flush_tool_images(&mut tool_images, &mut contents);
-            results_open = false;
+        if message.role != Role::ToolResult {
+            flush_results(&mut results, &mut tool_images, &mut contents)?;
         }
-        match message {
-            Message::User(parts) => {
-                let parts: Vec<Value> = parts.iter().filter_map(part).collect();
-                if !parts.is_empty() {
-                    contents.push(json!({"role": "user", "parts": parts}));
+        let fragment: &Fragment = &message.fragment;
+        match message.role {
+            Role::ToolResult => {
+                results.push(&fragment.parts);
+                if !fragment.images.is_empty() {
+                    tool_images.push(&fragment.images);
                 }
             }
-            Message::Assistant(assistant) => {
-                let parts = model_parts(assistant, provider, model);
-                if !parts.is_empty() {
-                    contents.push(json!({"role": "model", "parts": parts}));
-                }
+            Role::User if !fragment.parts.is_empty() => {
+                write_content(contents.item(), "user", &[&fragment.parts])?;
             }
-            Message::ToolResult(result) => {
-                let response = function_response(result);
-                match contents.last_mut().and_then(|c| c.get_mut("parts")) {
-                    Some(Value::Array(parts)) if results_open => parts.push(response),
-                    _ => contents.push(json!({"role": "user", "parts": [response]})),
-                }
-                results_open = true;
-                tool_images.extend(result.images().filter_map(part));
+            Role::Assistant if !fragment.parts.is_empty() => {
+                write_content(contents.item(), "model", &[&fragment.parts])?;
+            }
+            Role::User | Role::Assistant => {}
+        }
+    }
+    flush_results(&mut results, &mut tool_images, &mut contents)?;
+    contents.end();
+    Ok(())
+}
+
+fn flush_results(
+    results: &mut Vec<&Items>,
+    images: &mut Vec<&Items>,
+    contents: &mut json::Array<'_>,
+) -> Result<(), ProviderError> {
+    if !results.is_empty() {
+        write_content(contents.item(), "user", results)?;
+        results.clear();
+    }
+    if !images.is_empty() {
+        let mut note = Items::default();
+        note.push(&UserPart::text(TOOL_IMAGES_NOTE))?;
+        let parts: Vec<&Items> = std::iter::once(&note).chain(images.drain(..)).collect();
+        write_content(contents.item(), "user", &parts)?;
+    }
+    Ok(())
+}
+
+fn write_content(out: &mut Vec<u8>, role: &str, parts: &[&Items]) -> Result<(), ProviderError> {
+    let mut content = json::Object::begin(out);
+    let mut array = json::Array::begin(content.key("parts")?);
+    for items in parts {
+        items.write_to(&mut array);
+    }
+    array.end();
+    content.field("role", &role)?;
+    content.end();
+    Ok(())
+}
+
+/// One message's parts.
+fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, ProviderError> {
+    let mut fragment = Fragment::default();
+    match message {
+        Message::User(parts) => {
+            for user_part in parts.iter().filter_map(part) {
+                fragment.parts.push(&user_part)?;
+            }
+        }
+        Message::Assistant(assistant) => {
+            for model_part in model_parts(assistant, provider, model) {
+                fragment.parts.push(&model_part)?;
+            }
+        }
+        Message::ToolResult(result) => {
+            let text = result.text();
+            fragment.parts.push(&function_response(result, &text))?;
+            for image in result.images().filter_map(part) {
+                fragment.images.push(&image)?;
             }
         }
     }
-    flush_tool_images(&mut tool_images, &mut contents);
-    contents
+    Ok(fragment)
 }
 
-fn flush_tool_images(images: &mut Vec<Value>, contents: &mut Vec<Value>) {
-    if images.is_empty() {
-        return;
-    }
-    let mut parts = vec![json!({"text": TOOL_IMAGES_NOTE})];
-    parts.append(images);
-    contents.push(json!({"role": "user", "parts": parts}));
-}
-
-fn part(part: &Part) -> Option<Value> {
+fn part(part: &Part) -> Option<UserPart<'_>> {
     match part {
         Part::Text(text) if text.trim().is_empty() => None,
-        Part::Text(text) => Some(json!({"text": text})),
-        Part::Image { mime_type, data } => {
-            Some(json!({"inlineData": {"mimeType": mime_type, "data": data}}))
-        }
+        Part::Text(text) => Some(UserPart::text(text)),
+        Part::Image { mime_type, data } => Some(UserPart {
+            inline_data: Some(InlineData { data, mime_type }),
+            text: None,
+        }),
     }
 }
 
-fn function_response(result: &ToolResult) -> Value {
-    let text = result.text();
+fn function_response<'a>(result: &'a ToolResult, text: &'a str) -> FunctionResponsePart<'a> {
     let text = if text.trim().is_empty() {
-        "(no output)".to_string()
+        "(no output)"
     } else {
         text
     };
-    let key = if result.is_error { "error" } else { "output" };
-    json!({"functionResponse": {"name": result.tool_name, "response": {key: text}}})
+    let (error, output) = if result.is_error {
+        (Some(text), None)
+    } else {
+        (None, Some(text))
+    };
+    FunctionResponsePart {
+        function_response: FunctionResponse {
+            name: &result.tool_name,
+            response: ResponseText { error, output },
+        },
+    }
 }
 
 /// The model's parts. Thought signatures are only valid for the model that wrote them; a
 /// thinking block without text holds the signature of the part before it (see the decoder),
 /// or of the part after it when it comes first.
-fn model_parts(assistant: &Assistant, provider: &str, model: &str) -> Vec<Value> {
+fn model_parts<'a>(assistant: &'a Assistant, provider: &str, model: &str) -> Vec<ModelPart<'a>> {
     let same_model = assistant.is_from(provider, model);
-    let mut parts: Vec<Value> = Vec::new();
+    let mut parts: Vec<ModelPart<'a>> = Vec::new();
     let mut waiting: Option<&str> = None;
     for block in &assistant.content {
         let mut next = match block {
@@ -161,30 +342,44 @@ fn model_parts(assistant: &Assistant, provider: &str, model: &str) -> Vec<Value>
                 };
                 if text.trim().is_empty() {
                     match parts.last_mut() {
-                        Some(last) => last["thoughtSignature"] = json!(signature),
+                        Some(last) => last.thought_signature = Some(signature),
                         None => waiting = Some(signature),
                     }
                     continue;
                 }
-                json!({"thought": true, "text": text, "thoughtSignature": signature})
+                ModelPart {
+                    text: Some(text),
+                    thought: Some(true),
+                    thought_signature: Some(signature),
+                    ..ModelPart::default()
+                }
             }
             AssistantPart::Text(text) if text.trim().is_empty() => continue,
-            AssistantPart::Text(text) => json!({"text": text}),
+            AssistantPart::Text(text) => ModelPart {
+                text: Some(text),
+                ..ModelPart::default()
+            },
             AssistantPart::ToolCall {
                 name, arguments, ..
-            } => json!({"functionCall": {"name": name, "args": arguments}}),
+            } => ModelPart {
+                function_call: Some(FunctionCall {
+                    args: arguments,
+                    name,
+                }),
+                ..ModelPart::default()
+            },
         };
         if let Some(signature) = waiting.take() {
-            if next.get("thoughtSignature").is_none() {
-                next["thoughtSignature"] = json!(signature);
+            if next.thought_signature.is_none() {
+                next.thought_signature = Some(signature);
             }
         }
         parts.push(next);
     }
     if model.starts_with("gemini-3") {
         for part in &mut parts {
-            if part.get("functionCall").is_some() && part.get("thoughtSignature").is_none() {
-                part["thoughtSignature"] = json!(SKIP_SIGNATURE);
+            if part.function_call.is_some() && part.thought_signature.is_none() {
+                part.thought_signature = Some(SKIP_SIGNATURE);
             }
         }
     }
@@ -338,6 +533,23 @@ mod tests {
         assert_eq!(
             build(&req).unwrap().path,
             "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"
+        );
+    }
+
+    #[test]
+    fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
+        use provider_common::script::{self, Builders, GOOGLE};
+        let mut cache = Cache::default();
+        script::assert_cache_matches_fresh(
+            &GOOGLE,
+            240,
+            Builders {
+                cached: &mut |request| {
+                    let body = build_with(&mut cache, request).expect("cached").body;
+                    (body, cache.reused())
+                },
+                fresh: &|request| build(&request).expect("fresh").body,
+            },
         );
     }
 }

@@ -21,7 +21,11 @@ use tack_sdk::{
 };
 
 #[derive(Default)]
-struct OpenAiResponses;
+struct OpenAiResponses {
+    /// The conversation converted for the previous request: the host serves a session's turns
+    /// from the same instance when it can, and each turn converts only the new messages.
+    cache: request::Cache,
+}
 
 impl Plugin for OpenAiResponses {
     fn init(&mut self, _ctx: &InitContext) -> Result<Registration, String> {
@@ -35,7 +39,7 @@ impl Plugin for OpenAiResponses {
     }
 
     fn build_request(&mut self, request: ProviderRequest) -> Result<RequestPlan, ProviderError> {
-        request::build(&request).map(RequestPlan::Http)
+        request::build_with(&mut self.cache, request).map(RequestPlan::Http)
     }
 
     fn decode_error(

@@ -3,11 +3,17 @@
 //! Nothing is stored on OpenAI's side (`store: false`), so reasoning carries over turns as the
 //! encrypted reasoning items the previous responses returned: the decoder keeps each item,
 //! whole, as its thinking block's signature, and they go back here in place.
+//!
+//! Each message's items are kept in the plugin's [`Cache`] and reused on the next turn; only
+//! the messages the cache has not seen are converted.
 
+use provider_common::cache::{Converted, MessageCache, Role};
+use provider_common::json::{self, DataUrl, Items};
 use provider_common::openai_models;
 use provider_common::options::Options;
 use provider_common::unified::{self, Assistant, AssistantPart, Message, Part, Tool};
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 use tack_sdk::{HttpCall, ProviderError, ProviderRequest, ReasoningLevel};
 
 use crate::call_ids;
@@ -16,35 +22,78 @@ use crate::call_ids;
 /// follow in a user message.
 pub const TOOL_IMAGES_NOTE: &str = "Images returned by the tool calls above:";
 
+/// What the cache keeps of one message: its input items, serialized, and for a tool result its
+/// images, which follow the run of results.
+#[derive(Clone, Debug, Default)]
+pub struct Fragment {
+    items: Vec<InputItem>,
+    images: Items,
+}
+
+#[derive(Clone, Debug)]
+enum InputItem {
+    Raw(Vec<u8>),
+    /// The `content` of an assistant output message, whose id is numbered across the whole
+    /// conversation when the request is written.
+    Output(Vec<u8>),
+}
+
+pub type Cache = MessageCache<Fragment>;
+
+#[cfg(test)]
+/// The request built from scratch.
 pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
-    let messages = unified::parse_messages(&request.messages)?;
+    build_with(&mut Cache::default(), request.clone())
+}
+
+/// The request, converting only the messages `cache` has not seen.
+pub fn build_with(cache: &mut Cache, request: ProviderRequest) -> Result<HttpCall, ProviderError> {
+    let (provider, model) = (request.provider.as_str(), request.model.as_str());
+    // Reasoning items go back to the model that wrote them only.
+    let key = format!("{provider}\n{model}");
+    let messages = cache.update(&key, request.messages, |message| {
+        convert(message, provider, model)
+    })?;
     let tools = unified::parse_tools(&request.tools)?;
     let options = Options::parse(&request.options)?;
+    let supported = options.bool("supports_reasoning_effort")?;
+    let effort = openai_models::effort(&request.model, request.reasoning, supported);
 
-    let mut body = json!({
-        "model": request.model,
-        "input": convert_messages(&messages, &request.provider, &request.model),
-        "stream": true,
-        "store": false,
-    });
+    // Fields in the order of their names, as the `Value` this body was once built as wrote them.
+    let size: usize = messages
+        .iter()
+        .flat_map(|m| &m.fragment.items)
+        .map(|item| match item {
+            InputItem::Raw(bytes) | InputItem::Output(bytes) => bytes.len() + 128,
+        })
+        .sum();
+    let mut body = Vec::with_capacity(size + 4096);
+    let mut object = json::Object::begin(&mut body);
+    if effort.is_some() {
+        object.field("include", &["reasoning.encrypted_content"])?;
+    }
+    write_input(object.key("input")?, &messages)?;
     if !request.system_prompt.trim().is_empty() {
-        body["instructions"] = json!(request.system_prompt);
+        object.field("instructions", &request.system_prompt)?;
     }
     if let Some(max_tokens) = request.max_tokens {
-        body["max_output_tokens"] = json!(max_tokens);
+        object.field("max_output_tokens", &max_tokens)?;
     }
+    object.field("model", &request.model)?;
+    if let Some(effort) = effort {
+        let reasoning = Reasoning {
+            effort,
+            summary: (request.reasoning != ReasoningLevel::Off).then_some("auto"),
+        };
+        object.field("reasoning", &reasoning)?;
+    }
+    object.field("store", &false)?;
+    object.field("stream", &true)?;
     if !tools.is_empty() {
-        body["tools"] = Value::Array(tools.iter().map(tool).collect());
+        let tools: Vec<ToolDef> = tools.iter().map(ToolDef::from).collect();
+        object.field("tools", &tools)?;
     }
-    let supported = options.bool("supports_reasoning_effort")?;
-    if let Some(effort) = openai_models::effort(&request.model, request.reasoning, supported) {
-        let mut reasoning = json!({"effort": effort});
-        if request.reasoning != ReasoningLevel::Off {
-            reasoning["summary"] = json!("auto");
-        }
-        body["reasoning"] = reasoning;
-        body["include"] = json!(["reasoning.encrypted_content"]);
-    }
+    object.end();
     Ok(HttpCall {
         method: "POST".to_string(),
         path: "/responses".to_string(),
@@ -52,74 +101,203 @@ pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
             ("content-type".to_string(), "application/json".to_string()),
             ("accept".to_string(), "text/event-stream".to_string()),
         ],
-        body: body.to_string().into_bytes(),
+        body,
     })
+}
+
+// The body's parts, fields in the order of their names.
+
+#[derive(Serialize)]
+struct Reasoning<'a> {
+    effort: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<&'static str>,
 }
 
 /// `strict: false` because the API's default (strict schemas) requires every property to be
 /// listed as required, which tools' schemas do not promise.
-fn tool(tool: &Tool) -> Value {
-    json!({
-        "type": "function",
-        "name": tool.name,
-        "description": tool.description,
-        "parameters": tool.parameters,
-        "strict": false,
-    })
+#[derive(Serialize)]
+struct ToolDef<'a> {
+    description: &'a str,
+    name: &'a str,
+    parameters: &'a Value,
+    strict: bool,
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
-fn convert_messages(messages: &[Message], provider: &str, model: &str) -> Vec<Value> {
-    let mut items = Vec::new();
-    let mut tool_images: Vec<Value> = Vec::new();
+impl<'a> From<&'a Tool> for ToolDef<'a> {
+    fn from(tool: &'a Tool) -> Self {
+        ToolDef {
+            description: &tool.description,
+            name: &tool.name,
+            parameters: &tool.parameters,
+            strict: false,
+            kind: "function",
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct UserItem<P: Serialize> {
+    content: P,
+    role: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum InputPart<'a> {
+    Text {
+        text: &'a str,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
+    Image {
+        detail: &'static str,
+        image_url: DataUrl<'a>,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
+}
+
+#[derive(Serialize)]
+struct OutputText<'a> {
+    annotations: [(); 0],
+    text: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct FunctionCall<'a> {
+    arguments: String,
+    call_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<String>,
+    name: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct FunctionCallOutput<'a> {
+    call_id: String,
+    output: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+fn write_input(
+    out: &mut Vec<u8>,
+    messages: &[Converted<'_, Fragment>],
+) -> Result<(), ProviderError> {
+    let mut items = json::Array::begin(out);
+    let mut tool_images: Vec<&Items> = Vec::new();
     let mut text_items = 0usize;
     for message in messages {
-        if !matches!(message, Message::ToolResult(_)) {
-            flush_tool_images(&mut tool_images, &mut items);
+        if message.role != Role::ToolResult {
+            flush_tool_images(&mut tool_images, &mut items)?;
         }
-        match message {
-            Message::User(parts) => {
-                let content: Vec<Value> = parts.iter().filter_map(input_part).collect();
-                if !content.is_empty() {
-                    items.push(json!({"role": "user", "content": content}));
+        let fragment: &Fragment = &message.fragment;
+        for item in &fragment.items {
+            match item {
+                InputItem::Raw(bytes) => items.raw(bytes),
+                InputItem::Output(content) => {
+                    // Output messages need an id; the real one is not kept, and any `msg_` id
+                    // will do for a response that is not stored.
+                    text_items += 1;
+                    let mut object = json::Object::begin(items.item());
+                    object.key("content")?.extend_from_slice(content);
+                    object.field("id", &format_args!("msg_{text_items}"))?;
+                    object.field("role", &"assistant")?;
+                    object.field("status", &"completed")?;
+                    object.field("type", &"message")?;
+                    object.end();
                 }
             }
-            Message::Assistant(assistant) => {
-                assistant_items(assistant, provider, model, &mut text_items, &mut items);
+        }
+        if !fragment.images.is_empty() {
+            tool_images.push(&fragment.images);
+        }
+    }
+    flush_tool_images(&mut tool_images, &mut items)?;
+    items.end();
+    Ok(())
+}
+
+fn flush_tool_images(
+    images: &mut Vec<&Items>,
+    items: &mut json::Array<'_>,
+) -> Result<(), ProviderError> {
+    if images.is_empty() {
+        return Ok(());
+    }
+    let mut object = json::Object::begin(items.item());
+    let mut content = json::Array::begin(object.key("content")?);
+    json::write(content.item(), &input_text(TOOL_IMAGES_NOTE))?;
+    for image in images.drain(..) {
+        image.write_to(&mut content);
+    }
+    content.end();
+    object.field("role", &"user")?;
+    object.end();
+    Ok(())
+}
+
+/// One message's input items.
+fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, ProviderError> {
+    let mut fragment = Fragment::default();
+    match message {
+        Message::User(parts) => {
+            let content: Vec<InputPart> = parts.iter().filter_map(input_part).collect();
+            if !content.is_empty() {
+                let item = UserItem {
+                    content,
+                    role: "user",
+                };
+                fragment.items.push(InputItem::Raw(json::to_vec(&item)?));
             }
-            Message::ToolResult(result) => {
-                let (call_id, _) = call_ids::split(&result.call_id);
-                let text = result.text();
-                items.push(json!({
-                    "type": "function_call_output",
-                    "call_id": call_id,
-                    "output": if text.trim().is_empty() { "(no output)".to_string() } else { text },
-                }));
-                tool_images.extend(result.images().filter_map(input_part));
+        }
+        Message::Assistant(assistant) => {
+            assistant_items(assistant, provider, model, &mut fragment.items)?;
+        }
+        Message::ToolResult(result) => {
+            let (call_id, _) = call_ids::split(&result.call_id);
+            let text = result.text();
+            let output = FunctionCallOutput {
+                call_id,
+                output: if text.trim().is_empty() {
+                    "(no output)"
+                } else {
+                    &text
+                },
+                kind: "function_call_output",
+            };
+            fragment.items.push(InputItem::Raw(json::to_vec(&output)?));
+            for image in result.images().filter_map(input_part) {
+                fragment.images.push(&image)?;
             }
         }
     }
-    flush_tool_images(&mut tool_images, &mut items);
-    items
+    Ok(fragment)
 }
 
-fn flush_tool_images(images: &mut Vec<Value>, items: &mut Vec<Value>) {
-    if images.is_empty() {
-        return;
+fn input_text(text: &str) -> InputPart<'_> {
+    InputPart::Text {
+        text,
+        kind: "input_text",
     }
-    let mut content = vec![json!({"type": "input_text", "text": TOOL_IMAGES_NOTE})];
-    content.append(images);
-    items.push(json!({"role": "user", "content": content}));
 }
 
-fn input_part(part: &Part) -> Option<Value> {
+fn input_part(part: &Part) -> Option<InputPart<'_>> {
     match part {
         Part::Text(text) if text.trim().is_empty() => None,
-        Part::Text(text) => Some(json!({"type": "input_text", "text": text})),
-        Part::Image { mime_type, data } => Some(json!({
-            "type": "input_image",
-            "detail": "auto",
-            "image_url": format!("data:{mime_type};base64,{data}"),
-        })),
+        Part::Text(text) => Some(input_text(text)),
+        Part::Image { mime_type, data } => Some(InputPart::Image {
+            detail: "auto",
+            image_url: DataUrl { mime_type, data },
+            kind: "input_image",
+        }),
     }
 }
 
@@ -136,9 +314,8 @@ fn assistant_items(
     assistant: &Assistant,
     provider: &str,
     model: &str,
-    text_items: &mut usize,
-    items: &mut Vec<Value>,
-) {
+    items: &mut Vec<InputItem>,
+) -> Result<(), ProviderError> {
     let replay = assistant.is_from(provider, model)
         && assistant.content.iter().all(|part| match part {
             AssistantPart::Thinking { signature, .. } => {
@@ -150,21 +327,17 @@ fn assistant_items(
         match part {
             AssistantPart::Thinking { signature, .. } => {
                 if let Some(item) = reasoning_item(signature.as_deref()).filter(|_| replay) {
-                    items.push(item);
+                    items.push(InputItem::Raw(json::to_vec(&item)?));
                 }
             }
             AssistantPart::Text(text) if text.trim().is_empty() => {}
             AssistantPart::Text(text) => {
-                // Output messages need an id; the real one is not kept, and any `msg_` id will
-                // do for a response that is not stored.
-                *text_items += 1;
-                items.push(json!({
-                    "type": "message",
-                    "role": "assistant",
-                    "id": format!("msg_{text_items}"),
-                    "status": "completed",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}],
-                }));
+                let content = [OutputText {
+                    annotations: [],
+                    text,
+                    kind: "output_text",
+                }];
+                items.push(InputItem::Output(json::to_vec(&content)?));
             }
             AssistantPart::ToolCall {
                 id,
@@ -172,24 +345,24 @@ fn assistant_items(
                 arguments,
             } => {
                 let (call_id, item_id) = call_ids::split(id);
-                let mut item = json!({
-                    "type": "function_call",
-                    "call_id": call_id,
-                    "name": name,
-                    "arguments": arguments.to_string(),
-                });
-                if let Some(item_id) = item_id.filter(|_| replay) {
-                    item["id"] = json!(item_id);
-                }
-                items.push(item);
+                let call = FunctionCall {
+                    arguments: arguments.to_string(),
+                    call_id,
+                    id: item_id.filter(|_| replay),
+                    name,
+                    kind: "function_call",
+                };
+                items.push(InputItem::Raw(json::to_vec(&call)?));
             }
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use tack_sdk::{ExecutionMode, ToolSpec};
 
     const REASONING: &str = r#"{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Look, then read."}],"encrypted_content":"gAAA"}"#;
@@ -308,5 +481,22 @@ mod tests {
         let mut off = request("gpt-5", json!([]));
         off.reasoning = ReasoningLevel::Off;
         assert_eq!(body(&off)["reasoning"], json!({"effort": "minimal"}));
+    }
+
+    #[test]
+    fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
+        use provider_common::script::{self, Builders, OPENAI_RESPONSES};
+        let mut cache = Cache::default();
+        script::assert_cache_matches_fresh(
+            &OPENAI_RESPONSES,
+            240,
+            Builders {
+                cached: &mut |request| {
+                    let body = build_with(&mut cache, request).expect("cached").body;
+                    (body, cache.reused())
+                },
+                fresh: &|request| build(&request).expect("fresh").body,
+            },
+        );
     }
 }

@@ -19,6 +19,9 @@ use tack_sdk::{
 
 #[derive(Default)]
 struct OpenAi {
+    /// The conversation converted for the previous request: the host serves a session's turns
+    /// from the same instance when it can, and each turn converts only the new messages.
+    cache: request::Cache,
     /// The reasoning delta fields of the latest request's compat flags. The host decodes a
     /// response in the instance that built its request, right after building it, and the
     /// decoder constructor has no access to the options, so they are kept here.
@@ -37,7 +40,7 @@ impl Plugin for OpenAi {
     }
 
     fn build_request(&mut self, request: ProviderRequest) -> Result<RequestPlan, ProviderError> {
-        let (call, compat) = request::build(&request)?;
+        let (call, compat) = request::build_with(&mut self.cache, request)?;
         self.reasoning_fields = Some(compat.reasoning_fields);
         Ok(RequestPlan::Http(call))
     }

@@ -1,10 +1,16 @@
 //! The unified request as a Chat Completions call (`POST /chat/completions`, streamed).
+//!
+//! Each message's Chat Completions form is kept in the plugin's [`Cache`] and reused on the next
+//! turn; only the messages the cache has not seen are converted.
 
+use provider_common::cache::{Converted, MessageCache, Role};
 use provider_common::ids;
+use provider_common::json::{self, DataUrl, Items};
 use provider_common::openai_models;
 use provider_common::options::Options;
 use provider_common::unified::{self, Assistant, AssistantPart, Message, Part, Tool};
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 use tack_sdk::{HttpCall, ProviderError, ProviderRequest};
 
 use crate::compat::Compat;
@@ -16,31 +22,65 @@ const MAX_ID_CHARS: usize = 40;
 /// so the images follow in a user message.
 pub const TOOL_IMAGES_NOTE: &str = "Images returned by the tool calls above:";
 
-/// The request, and the compat flags it was built with (the decoder needs some of them).
+/// What the cache keeps of one message: its Chat Completions message (none when there is
+/// nothing to send) and, for a tool result, its images, which follow the run of results.
+#[derive(Clone, Debug, Default)]
+pub struct Fragment {
+    message: Option<Vec<u8>>,
+    images: Items,
+}
+
+pub type Cache = MessageCache<Fragment>;
+
+#[cfg(test)]
+/// The request built from scratch, and the compat flags it was built with (the decoder needs
+/// some of them).
 pub fn build(request: &ProviderRequest) -> Result<(HttpCall, Compat), ProviderError> {
-    let messages = unified::parse_messages(&request.messages)?;
+    build_with(&mut Cache::default(), request.clone())
+}
+
+/// The request, converting only the messages `cache` has not seen.
+pub fn build_with(
+    cache: &mut Cache,
+    request: ProviderRequest,
+) -> Result<(HttpCall, Compat), ProviderError> {
+    // A message's form depends on nothing else in the request.
+    let messages = cache.update("", request.messages, convert)?;
     let tools = unified::parse_tools(&request.tools)?;
     let compat = Compat::from_options(&Options::parse(&request.options)?, &request.model)?;
 
-    let mut body = json!({
-        "model": request.model,
-        "messages": convert_messages(&request.system_prompt, &messages, &compat),
-        "stream": true,
-    });
-    if compat.usage_in_stream {
-        body["stream_options"] = json!({"include_usage": true});
-    }
+    // Fields in the order of their names, as the `Value` this body was once built as wrote them.
+    let mut body = Vec::with_capacity(cache_size_hint(&messages));
+    let mut object = json::Object::begin(&mut body);
     if let Some(max_tokens) = request.max_tokens {
-        body[compat.max_tokens_field] = json!(max_tokens);
+        object.field(compat.max_tokens_field, &max_tokens)?;
     }
-    if !tools.is_empty() {
-        body["tools"] = Value::Array(tools.iter().map(tool).collect());
-    }
+    write_messages(
+        object.key("messages")?,
+        &request.system_prompt,
+        &messages,
+        &compat,
+    )?;
+    object.field("model", &request.model)?;
     if let Some(effort) =
         openai_models::effort(&request.model, request.reasoning, compat.reasoning_effort)
     {
-        body["reasoning_effort"] = json!(effort);
+        object.field("reasoning_effort", &effort)?;
     }
+    object.field("stream", &true)?;
+    if compat.usage_in_stream {
+        object.field(
+            "stream_options",
+            &StreamOptions {
+                include_usage: true,
+            },
+        )?;
+    }
+    if !tools.is_empty() {
+        let tools: Vec<ToolDef> = tools.iter().map(ToolDef::from).collect();
+        object.field("tools", &tools)?;
+    }
+    object.end();
     let call = HttpCall {
         method: "POST".to_string(),
         path: "/chat/completions".to_string(),
@@ -48,76 +88,199 @@ pub fn build(request: &ProviderRequest) -> Result<(HttpCall, Compat), ProviderEr
             ("content-type".to_string(), "application/json".to_string()),
             ("accept".to_string(), "text/event-stream".to_string()),
         ],
-        body: body.to_string().into_bytes(),
+        body,
     };
     Ok((call, compat))
 }
 
-fn tool(tool: &Tool) -> Value {
-    json!({
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.parameters,
-        },
-    })
+fn cache_size_hint(messages: &[Converted<'_, Fragment>]) -> usize {
+    4096 + messages
+        .iter()
+        .map(|m| m.fragment.message.as_ref().map_or(0, Vec::len) + 1)
+        .sum::<usize>()
 }
 
-fn convert_messages(system_prompt: &str, messages: &[Message], compat: &Compat) -> Vec<Value> {
-    let mut out = Vec::new();
+// The body's parts, fields in the order of their names.
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+#[derive(Serialize)]
+struct ToolDef<'a> {
+    function: FunctionDef<'a>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct FunctionDef<'a> {
+    description: &'a str,
+    name: &'a str,
+    parameters: &'a Value,
+}
+
+impl<'a> From<&'a Tool> for ToolDef<'a> {
+    fn from(tool: &'a Tool) -> Self {
+        ToolDef {
+            function: FunctionDef {
+                description: &tool.description,
+                name: &tool.name,
+                parameters: &tool.parameters,
+            },
+            kind: "function",
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ChatMessage<'a, C: Serialize> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content: Option<C>,
+    role: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<ToolCallDef<'a>>,
+}
+
+impl<'a, C: Serialize> ChatMessage<'a, C> {
+    fn new(role: &'a str, content: Option<C>) -> Self {
+        ChatMessage {
+            content,
+            role,
+            tool_call_id: None,
+            tool_calls: Vec::new(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ToolCallDef<'a> {
+    function: FunctionCall<'a>,
+    id: String,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct FunctionCall<'a> {
+    arguments: String,
+    name: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ContentPart<'a> {
+    Text {
+        text: &'a str,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
+    Image {
+        image_url: ImageUrl<'a>,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
+}
+
+#[derive(Serialize)]
+struct ImageUrl<'a> {
+    url: DataUrl<'a>,
+}
+
+fn text_part(text: &str) -> ContentPart<'_> {
+    ContentPart::Text { text, kind: "text" }
+}
+
+fn write_messages(
+    out: &mut Vec<u8>,
+    system_prompt: &str,
+    messages: &[Converted<'_, Fragment>],
+    compat: &Compat,
+) -> Result<(), ProviderError> {
+    let mut array = json::Array::begin(out);
     if !system_prompt.trim().is_empty() {
         let role = if compat.developer_role {
             "developer"
         } else {
             "system"
         };
-        out.push(json!({"role": role, "content": system_prompt}));
+        json::write(array.item(), &ChatMessage::new(role, Some(system_prompt)))?;
     }
     // Images of the current run of tool results, sent after the run.
-    let mut tool_images: Vec<Value> = Vec::new();
+    let mut tool_images: Vec<&Items> = Vec::new();
     for message in messages {
-        if !matches!(message, Message::ToolResult(_)) {
-            flush_tool_images(&mut tool_images, &mut out);
+        if message.role != Role::ToolResult {
+            flush_tool_images(&mut tool_images, &mut array)?;
         }
-        match message {
-            Message::User(parts) => {
-                if let Some(content) = user_content(parts) {
-                    out.push(json!({"role": "user", "content": content}));
-                }
-            }
-            Message::Assistant(assistant) => {
-                if let Some(message) = assistant_message(assistant) {
-                    out.push(message);
-                }
-            }
-            Message::ToolResult(result) => {
-                let text = result.text();
-                out.push(json!({
-                    "role": "tool",
-                    "tool_call_id": ids::sanitize(&result.call_id, MAX_ID_CHARS),
-                    "content": if text.trim().is_empty() { "(no output)".to_string() } else { text },
-                }));
-                tool_images.extend(result.images().filter_map(image_part));
-            }
+        if let Some(bytes) = &message.fragment.message {
+            array.raw(bytes);
+        }
+        if !message.fragment.images.is_empty() {
+            tool_images.push(&message.fragment.images);
         }
     }
-    flush_tool_images(&mut tool_images, &mut out);
-    out
+    flush_tool_images(&mut tool_images, &mut array)?;
+    array.end();
+    Ok(())
 }
 
-fn flush_tool_images(images: &mut Vec<Value>, out: &mut Vec<Value>) {
+fn flush_tool_images(
+    images: &mut Vec<&Items>,
+    array: &mut json::Array<'_>,
+) -> Result<(), ProviderError> {
     if images.is_empty() {
-        return;
+        return Ok(());
     }
-    let mut content = vec![json!({"type": "text", "text": TOOL_IMAGES_NOTE})];
-    content.append(images);
-    out.push(json!({"role": "user", "content": content}));
+    let mut message = json::Object::begin(array.item());
+    let mut content = json::Array::begin(message.key("content")?);
+    json::write(content.item(), &text_part(TOOL_IMAGES_NOTE))?;
+    for items in images.drain(..) {
+        items.write_to(&mut content);
+    }
+    content.end();
+    message.field("role", &"user")?;
+    message.end();
+    Ok(())
+}
+
+/// One message's Chat Completions form.
+fn convert(message: &Message) -> Result<Fragment, ProviderError> {
+    let mut fragment = Fragment::default();
+    match message {
+        Message::User(parts) => {
+            fragment.message = user_message(parts)?;
+        }
+        Message::Assistant(assistant) => {
+            fragment.message = assistant_message(assistant)?;
+        }
+        Message::ToolResult(result) => {
+            let text = result.text();
+            let content = if text.trim().is_empty() {
+                "(no output)"
+            } else {
+                text.as_str()
+            };
+            let message = ChatMessage {
+                tool_call_id: Some(ids::sanitize(&result.call_id, MAX_ID_CHARS)),
+                ..ChatMessage::new("tool", Some(content))
+            };
+            fragment.message = Some(json::to_vec(&message)?);
+            for part in result.images() {
+                if let Some(image) = image_part(part) {
+                    fragment.images.push(&image)?;
+                }
+            }
+        }
+    }
+    Ok(fragment)
 }
 
 /// A plain string when the message is text only (what every compatible server accepts), else
 /// an array of text and image parts. `None` when there is nothing to send.
-fn user_content(parts: &[Part]) -> Option<Value> {
+fn user_message(parts: &[Part]) -> Result<Option<Vec<u8>>, ProviderError> {
     let has_images = parts.iter().any(|p| matches!(p, Part::Image { .. }));
     if !has_images {
         let texts: Vec<&str> = parts
@@ -128,32 +291,37 @@ fn user_content(parts: &[Part]) -> Option<Value> {
             })
             .collect();
         let text = texts.join("\n");
-        return (!text.trim().is_empty()).then(|| json!(text));
+        if text.trim().is_empty() {
+            return Ok(None);
+        }
+        return json::to_vec(&ChatMessage::new("user", Some(text))).map(Some);
     }
-    let content: Vec<Value> = parts
+    let content: Vec<ContentPart> = parts
         .iter()
         .filter_map(|part| match part {
             Part::Text(text) if text.trim().is_empty() => None,
-            Part::Text(text) => Some(json!({"type": "text", "text": text})),
+            Part::Text(text) => Some(text_part(text)),
             Part::Image { .. } => image_part(part),
         })
         .collect();
-    Some(Value::Array(content))
+    json::to_vec(&ChatMessage::new("user", Some(content))).map(Some)
 }
 
-fn image_part(part: &Part) -> Option<Value> {
+fn image_part(part: &Part) -> Option<ContentPart<'_>> {
     match part {
-        Part::Image { mime_type, data } => Some(json!({
-            "type": "image_url",
-            "image_url": {"url": format!("data:{mime_type};base64,{data}")},
-        })),
+        Part::Image { mime_type, data } => Some(ContentPart::Image {
+            image_url: ImageUrl {
+                url: DataUrl { mime_type, data },
+            },
+            kind: "image_url",
+        }),
         Part::Text(_) => None,
     }
 }
 
 /// The assistant's text and tool calls. Thinking is left out: Chat Completions has no field to
 /// send it back in.
-fn assistant_message(assistant: &Assistant) -> Option<Value> {
+fn assistant_message(assistant: &Assistant) -> Result<Option<Vec<u8>>, ProviderError> {
     let mut texts = Vec::new();
     let mut calls = Vec::new();
     for part in &assistant.content {
@@ -163,30 +331,31 @@ fn assistant_message(assistant: &Assistant) -> Option<Value> {
                 id,
                 name,
                 arguments,
-            } => calls.push(json!({
-                "id": ids::sanitize(id, MAX_ID_CHARS),
-                "type": "function",
-                "function": {"name": name, "arguments": arguments.to_string()},
-            })),
+            } => calls.push(ToolCallDef {
+                function: FunctionCall {
+                    arguments: arguments.to_string(),
+                    name,
+                },
+                id: ids::sanitize(id, MAX_ID_CHARS),
+                kind: "function",
+            }),
             _ => {}
         }
     }
     if texts.is_empty() && calls.is_empty() {
-        return None;
+        return Ok(None);
     }
-    let mut message = json!({"role": "assistant"});
-    if !texts.is_empty() {
-        message["content"] = json!(texts.join("\n"));
-    }
-    if !calls.is_empty() {
-        message["tool_calls"] = Value::Array(calls);
-    }
-    Some(message)
+    let message = ChatMessage {
+        tool_calls: calls,
+        ..ChatMessage::new("assistant", (!texts.is_empty()).then(|| texts.join("\n")))
+    };
+    json::to_vec(&message).map(Some)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use tack_sdk::{ExecutionMode, ReasoningLevel, ToolSpec};
 
     fn request(model: &str, messages: Value, options: Value) -> ProviderRequest {
@@ -319,5 +488,22 @@ mod tests {
         assert_eq!(body["messages"][2].get("content"), None);
         assert_eq!(&body["messages"][3]["tool_call_id"], call_id);
         assert_eq!(body["messages"][3]["content"], "(no output)");
+    }
+
+    #[test]
+    fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
+        use provider_common::script::{self, Builders, OPENAI};
+        let mut cache = Cache::default();
+        script::assert_cache_matches_fresh(
+            &OPENAI,
+            240,
+            Builders {
+                cached: &mut |request| {
+                    let body = build_with(&mut cache, request).expect("cached").0.body;
+                    (body, cache.reused())
+                },
+                fresh: &|request| build(&request).expect("fresh").0.body,
+            },
+        );
     }
 }

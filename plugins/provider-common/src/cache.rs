@@ -1,0 +1,374 @@
+//! The conversation's converted form, kept across turns in the provider's instance.
+//!
+//! The host sends the whole conversation on every turn, and a plugin instance serves the turns
+//! of a session one after another (the host pools instances and reuses the latest). Converting
+//! every message again made each turn cost more than the one before; this cache keeps each
+//! message's converted form (`F`, the provider's pre-serialized bytes) and converts only what
+//! is new.
+//!
+//! A message is reused when it is at the same position with the same JSON text: the cache keeps
+//! the previous request's `messages` text and where each message ended in it, so the messages
+//! that end within the common prefix of the old and the new text are unchanged. Anything that
+//! changes a message (a `context` hook's rewrite, compaction, a branch switch) therefore
+//! invalidates from the first changed byte on; a change of what conversion depends on (the
+//! model, for replayed signatures) is the `key` and invalidates everything. Comparing the text
+//! itself rather than a hash of it costs a `memcmp` and leaves no room for collisions.
+//!
+//! Pairing tool calls with results depends on what follows a message, so it runs every turn,
+//! over what the cache kept of each message (its role and call ids), not over the messages.
+
+use std::borrow::Cow;
+
+use tack_sdk::ProviderError;
+
+use crate::unified::{self, Message, Part, ToolResult, WireMessage, MISSING_RESULT};
+
+/// The provider's converted messages of the previous request, and that request's text.
+#[derive(Clone, Debug)]
+pub struct MessageCache<F> {
+    key: String,
+    text: String,
+    seen: Vec<Seen<F>>,
+    reused: usize,
+}
+
+impl<F> Default for MessageCache<F> {
+    fn default() -> Self {
+        Self {
+            key: String::new(),
+            text: String::new(),
+            seen: Vec::new(),
+            reused: 0,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Seen<F> {
+    /// Where the message's JSON ends in `text`.
+    end: usize,
+    kind: Kind<F>,
+}
+
+#[derive(Clone, Debug)]
+enum Kind<F> {
+    /// A role providers do not see.
+    Skipped,
+    User(F),
+    /// With its tool calls: (id, tool name).
+    Assistant(F, Vec<(String, String)>),
+    /// With the id of the call it answers.
+    ToolResult(F, String),
+}
+
+/// Which role a converted message has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+    ToolResult,
+}
+
+/// One message of the request, converted: every tool call is followed by exactly one result
+/// (see [`unified::parse_messages`]); a result added for a call without one is converted anew.
+#[derive(Debug)]
+pub struct Converted<'a, F: Clone> {
+    pub role: Role,
+    pub fragment: Cow<'a, F>,
+}
+
+impl<F: Clone> MessageCache<F> {
+    /// The request's messages, converted by `convert` where the cache had no converted form of
+    /// them. `key` names everything `convert` depends on besides the message.
+    pub fn update(
+        &mut self,
+        key: &str,
+        messages: String,
+        convert: impl Fn(&Message) -> Result<F, ProviderError>,
+    ) -> Result<Vec<Converted<'_, F>>, ProviderError> {
+        if self.key != key {
+            self.seen.clear();
+            key.clone_into(&mut self.key);
+        }
+        let common = common_prefix(self.text.as_bytes(), messages.as_bytes());
+        let keep = self.seen.partition_point(|seen| seen.end <= common);
+        self.seen.truncate(keep);
+        self.reused = keep;
+        self.text = messages;
+        if let Err(error) = self.convert_rest(&convert) {
+            // The full parse names the fault the way a request without the cache would.
+            let error = unified::parse_messages(&self.text).err().unwrap_or(error);
+            self.seen.clear();
+            self.text.clear();
+            return Err(error);
+        }
+        pair(&self.seen, &convert)
+    }
+
+    /// How many messages the latest [`update`](Self::update) took from the cache.
+    pub fn reused(&self) -> usize {
+        self.reused
+    }
+
+    /// Parses and converts the messages after the kept ones. The array's punctuation is read
+    /// here, each message by serde, so that each message's end is known.
+    fn convert_rest(
+        &mut self,
+        convert: &impl Fn(&Message) -> Result<F, ProviderError>,
+    ) -> Result<(), ProviderError> {
+        let text = self.text.as_str();
+        let bytes = text.as_bytes();
+        let (mut at, mut first) = match self.seen.last() {
+            Some(seen) => (seen.end, false),
+            None => {
+                let at = skip_whitespace(bytes, 0);
+                if bytes.get(at) != Some(&b'[') {
+                    return Err(unified::malformed("expected an array"));
+                }
+                (at + 1, true)
+            }
+        };
+        loop {
+            at = skip_whitespace(bytes, at);
+            match bytes.get(at) {
+                Some(b']') => break,
+                Some(b',') if !first => at = skip_whitespace(bytes, at + 1),
+                _ if first => {}
+                _ => return Err(unified::malformed("expected `,` or `]`")),
+            }
+            first = false;
+            let mut stream = serde_json::Deserializer::from_str(&text[at..]).into_iter();
+            let wire: WireMessage = match stream.next() {
+                Some(Ok(wire)) => wire,
+                Some(Err(e)) => return Err(unified::malformed(e)),
+                None => return Err(unified::malformed("the array is not closed")),
+            };
+            at += stream.byte_offset();
+            let kind = match wire.into_message() {
+                None => Kind::Skipped,
+                Some(message) => {
+                    let fragment = convert(&message)?;
+                    match message {
+                        Message::User(_) => Kind::User(fragment),
+                        Message::Assistant(assistant) => {
+                            let calls = assistant
+                                .content
+                                .into_iter()
+                                .filter_map(|part| match part {
+                                    unified::AssistantPart::ToolCall { id, name, .. } => {
+                                        Some((id, name))
+                                    }
+                                    _ => None,
+                                })
+                                .collect();
+                            Kind::Assistant(fragment, calls)
+                        }
+                        Message::ToolResult(result) => Kind::ToolResult(fragment, result.call_id),
+                    }
+                }
+            };
+            self.seen.push(Seen { end: at, kind });
+        }
+        if skip_whitespace(bytes, at + 1) != bytes.len() {
+            return Err(unified::malformed("trailing characters"));
+        }
+        Ok(())
+    }
+}
+
+/// The messages in order with every tool call answered once, as [`unified::parse_messages`]
+/// pairs them.
+fn pair<'a, F: Clone>(
+    seen: &'a [Seen<F>],
+    convert: &impl Fn(&Message) -> Result<F, ProviderError>,
+) -> Result<Vec<Converted<'a, F>>, ProviderError> {
+    let mut out = Vec::with_capacity(seen.len());
+    let mut pending: Vec<&(String, String)> = Vec::new();
+    for seen in seen {
+        match &seen.kind {
+            Kind::Skipped => {}
+            Kind::ToolResult(fragment, call_id) => {
+                if let Some(at) = pending.iter().position(|(id, _)| id == call_id) {
+                    pending.remove(at);
+                    out.push(Converted {
+                        role: Role::ToolResult,
+                        fragment: Cow::Borrowed(fragment),
+                    });
+                }
+            }
+            Kind::User(fragment) => {
+                answer_missing(&mut pending, &mut out, convert)?;
+                out.push(Converted {
+                    role: Role::User,
+                    fragment: Cow::Borrowed(fragment),
+                });
+            }
+            Kind::Assistant(fragment, calls) => {
+                answer_missing(&mut pending, &mut out, convert)?;
+                pending = calls.iter().collect();
+                out.push(Converted {
+                    role: Role::Assistant,
+                    fragment: Cow::Borrowed(fragment),
+                });
+            }
+        }
+    }
+    answer_missing(&mut pending, &mut out, convert)?;
+    Ok(out)
+}
+
+fn answer_missing<F: Clone>(
+    pending: &mut Vec<&(String, String)>,
+    out: &mut Vec<Converted<'_, F>>,
+    convert: &impl Fn(&Message) -> Result<F, ProviderError>,
+) -> Result<(), ProviderError> {
+    for (call_id, tool_name) in pending.drain(..) {
+        let missing = Message::ToolResult(ToolResult {
+            call_id: call_id.clone(),
+            tool_name: tool_name.clone(),
+            content: vec![Part::Text(MISSING_RESULT.to_string())],
+            is_error: true,
+        });
+        out.push(Converted {
+            role: Role::ToolResult,
+            fragment: Cow::Owned(convert(&missing)?),
+        });
+    }
+    Ok(())
+}
+
+fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+    while matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        at += 1;
+    }
+    at
+}
+
+/// The length of the longest common prefix, compared a block at a time (a `memcmp` each) and
+/// byte by byte only within the first block that differs.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 256;
+    let len = a.len().min(b.len());
+    let mut at = 0;
+    while at + BLOCK <= len && a[at..at + BLOCK] == b[at..at + BLOCK] {
+        at += BLOCK;
+    }
+    at + a[at..len]
+        .iter()
+        .zip(&b[at..len])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A fragment that shows what was converted: the message, printed.
+    fn convert(message: &Message) -> Result<String, ProviderError> {
+        Ok(format!("{message:?}"))
+    }
+
+    fn fragments(converted: &[Converted<'_, String>]) -> Vec<String> {
+        converted.iter().map(|c| c.fragment.to_string()).collect()
+    }
+
+    fn direct(json: &str) -> Vec<String> {
+        unified::parse_messages(json)
+            .unwrap()
+            .iter()
+            .map(|m| convert(m).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn matches_the_full_parse_and_reuses_the_unchanged_prefix() {
+        let mut cache = MessageCache::default();
+        let mut messages = vec![
+            json!({"role": "user", "content": "hi"}),
+            json!({"role": "assistant", "content": [
+                {"type": "toolCall", "id": "a", "name": "ls", "arguments": {}},
+                {"type": "toolCall", "id": "b", "name": "ls", "arguments": {}}]}),
+            json!({"role": "toolResult", "toolCallId": "a", "toolName": "ls", "content": []}),
+        ];
+        let mut check = |messages: &[serde_json::Value], reused: usize| {
+            let text = serde_json::to_string(messages).unwrap();
+            let got = cache.update("k", text.clone(), convert).unwrap();
+            assert_eq!(fragments(&got), direct(&text));
+            assert_eq!(cache.reused(), reused);
+        };
+        check(&messages, 0);
+        messages.push(json!({"role": "custom", "content": "x"}));
+        messages.push(json!({"role": "toolResult", "toolCallId": "b", "toolName": "ls"}));
+        check(&messages, 3);
+        messages[0] = json!({"role": "user", "content": "hello"});
+        check(&messages, 0);
+        messages.truncate(2);
+        check(&messages, 2);
+        // Spacing the host never writes is still read.
+        let spaced = " [ {\"role\": \"user\"} ,\n{\"role\":\"user\",\"content\":\"x\"} ] ";
+        assert_eq!(
+            fragments(&cache.update("k", spaced.into(), convert).unwrap()),
+            direct(spaced)
+        );
+        assert_eq!(cache.update("k", "[]".into(), convert).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn another_key_converts_everything_again() {
+        let mut cache = MessageCache::default();
+        let text = r#"[{"role":"user","content":"hi"}]"#;
+        cache.update("a", text.into(), convert).unwrap();
+        cache.update("a", text.into(), convert).unwrap();
+        assert_eq!(cache.reused(), 1);
+        cache.update("b", text.into(), convert).unwrap();
+        assert_eq!(cache.reused(), 0);
+    }
+
+    #[test]
+    fn malformed_text_is_refused_as_the_full_parse_refuses_it() {
+        let mut cache = MessageCache::default();
+        let good = r#"[{"role":"user","content":"hi"}]"#;
+        cache.update("k", good.into(), convert).unwrap();
+        for bad in [
+            "",
+            "{}",
+            "[",
+            "[,]",
+            r#"[{"role":"user"},]"#,
+            r#"[{"role":"user"}"#,
+            r#"[{"role":"user"}] x"#,
+            r#"[{"role":"user"} {"role":"user"}]"#,
+            r#"[{"role":"user","content":"hi"},5]"#,
+            r#"[{"role":"user","content":"hi"},{"role":"user","content":5}]"#,
+        ] {
+            let err = cache.update("k", bad.into(), convert).unwrap_err();
+            let full = unified::parse_messages(bad).unwrap_err();
+            assert_eq!(err.message, full.message, "{bad}");
+            // The cache starts over after a refusal.
+            cache.update("k", good.into(), convert).unwrap();
+            assert_eq!(cache.reused(), 0);
+        }
+    }
+
+    #[test]
+    fn a_result_added_for_a_missing_one_is_converted_each_time() {
+        let mut cache = MessageCache::default();
+        let text = r#"[{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"ls"}]}]"#;
+        let got = cache.update("k", text.into(), convert).unwrap();
+        assert!(matches!(got[1].fragment, Cow::Owned(_)));
+        assert_eq!(fragments(&got), direct(text));
+    }
+
+    #[test]
+    fn common_prefix_finds_the_first_difference() {
+        let a: Vec<u8> = (0..2000u32).map(|i| (i % 251) as u8).collect();
+        let mut b = a.clone();
+        assert_eq!(common_prefix(&a, &b), 2000);
+        b[700] = 255;
+        assert_eq!(common_prefix(&a, &b), 700);
+        assert_eq!(common_prefix(&a[..10], &b), 10);
+        assert_eq!(common_prefix(&[], &b), 0);
+    }
+}

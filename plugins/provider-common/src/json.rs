@@ -1,0 +1,170 @@
+//! Writing a request body piece by piece: fields serialized from typed values, and arrays whose
+//! items are already JSON (a conversation's converted messages, kept from earlier turns).
+
+use serde::Serialize;
+use tack_sdk::{ErrorKind, ProviderError};
+
+/// Appends `value` as JSON.
+pub fn write(out: &mut Vec<u8>, value: &impl Serialize) -> Result<(), ProviderError> {
+    serde_json::to_writer(out, value).map_err(|e| {
+        ProviderError::new(
+            ErrorKind::InvalidRequest,
+            format!("cannot encode the request: {e}"),
+        )
+    })
+}
+
+/// `value` as JSON.
+pub fn to_vec(value: &impl Serialize) -> Result<Vec<u8>, ProviderError> {
+    let mut out = Vec::new();
+    write(&mut out, value)?;
+    Ok(out)
+}
+
+/// A JSON object being written; fields come out in the order they are added.
+pub struct Object<'a> {
+    out: &'a mut Vec<u8>,
+    first: bool,
+}
+
+impl<'a> Object<'a> {
+    pub fn begin(out: &'a mut Vec<u8>) -> Self {
+        out.push(b'{');
+        Object { out, first: true }
+    }
+
+    pub fn field(&mut self, name: &str, value: &impl Serialize) -> Result<(), ProviderError> {
+        write(self.key(name)?, value)
+    }
+
+    /// Starts a field whose value the caller writes, as JSON, into the returned buffer.
+    pub fn key(&mut self, name: &str) -> Result<&mut Vec<u8>, ProviderError> {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        write(self.out, &name)?;
+        self.out.push(b':');
+        Ok(self.out)
+    }
+
+    pub fn end(self) {
+        self.out.push(b'}');
+    }
+}
+
+/// A JSON array being written from items that are JSON already.
+pub struct Array<'a> {
+    out: &'a mut Vec<u8>,
+    first: bool,
+}
+
+impl<'a> Array<'a> {
+    pub fn begin(out: &'a mut Vec<u8>) -> Self {
+        out.push(b'[');
+        Array { out, first: true }
+    }
+
+    /// Adds an item written as JSON elsewhere.
+    pub fn raw(&mut self, item: &[u8]) {
+        self.item().extend_from_slice(item);
+    }
+
+    /// Starts an item the caller writes, as JSON, into the returned buffer.
+    pub fn item(&mut self) -> &mut Vec<u8> {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        self.out
+    }
+
+    pub fn end(self) {
+        self.out.push(b']');
+    }
+}
+
+/// Items written one after another, comma-separated, for joining into an array later (the
+/// parts one message contributes to an array shared with other messages).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Items {
+    bytes: Vec<u8>,
+    count: usize,
+}
+
+impl Items {
+    pub fn push(&mut self, value: &impl Serialize) -> Result<(), ProviderError> {
+        if self.count > 0 {
+            self.bytes.push(b',');
+        }
+        self.count += 1;
+        write(&mut self.bytes, value)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// The length of the items' text.
+    pub fn byte_len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Adds these items to `array`.
+    pub fn write_to(&self, array: &mut Array<'_>) {
+        if self.count > 0 {
+            array.raw(&self.bytes);
+        }
+    }
+}
+
+/// An image as a `data:` URL, written straight into the JSON string.
+pub struct DataUrl<'a> {
+    pub mime_type: &'a str,
+    /// Base64.
+    pub data: &'a str,
+}
+
+impl Serialize for DataUrl<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&format_args!(
+            "data:{};base64,{}",
+            self.mime_type, self.data
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn pieces_make_the_same_text_as_a_value() {
+        let mut items = Items::default();
+        items.push(&json!({"a": 1})).unwrap();
+        items.push(&"x").unwrap();
+        let mut out = Vec::new();
+        let mut object = Object::begin(&mut out);
+        object.field("m\"", &3).unwrap();
+        let mut array = Array::begin(object.key("list").unwrap());
+        array.raw(b"true");
+        items.write_to(&mut array);
+        Items::default().write_to(&mut array);
+        array.end();
+        object.end();
+        let url = DataUrl {
+            mime_type: "image/png",
+            data: "aGk=",
+        };
+        assert_eq!(to_vec(&url).unwrap(), br#""data:image/png;base64,aGk=""#);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"m\"":3,"list":[true,{"a":1},"x"]}"#
+        );
+    }
+}
