@@ -1,9 +1,11 @@
-//! A session as one self-contained HTML page (inline style, images as data URIs, no scripts):
-//! RPC's `export_html`, and what `/export` writes.
+//! A session as one self-contained HTML page (inline style and script, images as data URIs,
+//! nothing fetched): RPC's `export_html`, and what `/export` writes.
 //!
 //! The page shows the whole tree, depth first: each entry indented under its parent, the active
 //! branch marked and abandoned branches dimmed, so a reader sees where the conversation forked.
 //! Messages show their text, thinking (folded), tool calls with their arguments and tool results.
+//! Clicking an entry (or opening the page at `#e<id>`) selects the branch path from the root to
+//! it: those entries are highlighted, the rest fade.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -24,6 +26,18 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.5em;m
 .tool{background:#eef4ff}.error pre{background:#fde8e8}
 details{margin:.3em 0}summary{cursor:pointer;color:#666}
 img{max-width:100%}
+.entry{cursor:pointer}body.picked .entry{opacity:.35}body.picked .entry.path{opacity:1;border-color:#e80;background:#fff8ee}
+";
+
+/// Selects the path from the root to the clicked entry (or the one the URL's hash names).
+const SCRIPT: &str = "
+function pick(id){var e=document.getElementById(id);if(!e)return;
+document.querySelectorAll('.entry.path').forEach(function(x){x.classList.remove('path')});
+document.body.classList.add('picked');
+while(e){e.classList.add('path');var p=e.getAttribute('data-parent');e=p?document.getElementById('e'+p):null}}
+document.addEventListener('click',function(ev){var e=ev.target.closest('.entry');
+if(e&&!ev.target.closest('summary')){history.replaceState(null,'','#'+e.id);pick(e.id)}});
+if(location.hash)pick(location.hash.slice(1));
 ";
 
 /// The page for `session`.
@@ -63,7 +77,7 @@ pub fn render(session: &Session) -> String {
             stack.extend(kids.iter().rev().map(|e| (*e, next)));
         }
     }
-    page.push_str("</body></html>\n");
+    let _ = write!(page, "<script>{SCRIPT}</script>\n</body></html>\n");
     page
 }
 
@@ -87,9 +101,10 @@ fn render_entry(page: &mut String, entry: &Entry, depth: usize, active: bool) {
     let class = if active { "entry active" } else { "entry off" };
     let _ = write!(
         page,
-        "<div class=\"{class}\" id=\"e{id}\" style=\"margin-left:{indent}em\">\
-         <span class=\"id\">{id}</span> ",
+        "<div class=\"{class}\" id=\"e{id}\" data-parent=\"{parent}\" \
+         style=\"margin-left:{indent}em\"><span class=\"id\">{id}</span> ",
         id = escape(&entry.id),
+        parent = escape(entry.parent_id.as_deref().unwrap_or("")),
         indent = depth * 2,
     );
     match &entry.kind {
@@ -341,6 +356,8 @@ mod tests {
         assert_eq!(page.matches("class=\"entry off\"").count(), 1);
         assert_eq!(page.matches("class=\"entry active\"").count(), 2);
         assert!(page.contains("margin-left:2em"));
-        assert!(!page.contains("<script"));
+        // Nothing is fetched: the one script is inline, no element loads a resource.
+        assert_eq!(page.matches("<script").count(), 1);
+        assert!(!page.contains("<script src") && !page.contains("<link"));
     }
 }

@@ -113,6 +113,27 @@ impl Prompts {
     }
 }
 
+/// An image file for a message (the UI's `[image N]` chips): PNG, JPEG, GIF or WebP by its
+/// bytes, at most 20 MiB.
+pub fn read_image(path: &Path) -> Result<ImageContent> {
+    let shown = path.display();
+    let bytes = std::fs::read(path).with_context(|| format!("{shown}: cannot read it"))?;
+    let Some(mime_type) = image_type(&bytes) else {
+        bail!("{shown}: not an image tack can attach (PNG, JPEG, GIF, WebP)");
+    };
+    if bytes.len() as u64 > MAX_IMAGE_BYTES {
+        bail!(
+            "{shown}: the image is {} MiB; providers take at most {} MiB",
+            bytes.len() / (1024 * 1024),
+            MAX_IMAGE_BYTES / (1024 * 1024)
+        );
+    }
+    Ok(ImageContent {
+        data: base64::engine::general_purpose::STANDARD.encode(&bytes),
+        mime_type: mime_type.to_string(),
+    })
+}
+
 fn resolve(path: &str, cwd: &Path) -> PathBuf {
     let expanded = match path.strip_prefix("~/") {
         Some(rest) => std::env::var_os("HOME")

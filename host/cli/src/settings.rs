@@ -41,6 +41,10 @@ pub struct Settings {
     /// says (`/settings`). Read from the user's config only, never a project's.
     #[serde(default)]
     pub default_thinking: Option<String>,
+    /// The terminal UI's colours: `dark`, `light` or a file `<tack home>/themes/<name>.toml`
+    /// (`/settings`).
+    #[serde(default)]
+    pub theme: Option<String>,
     /// How queued steering messages reach the model: `one-at-a-time` or `all` (`/settings`).
     #[serde(default)]
     pub steering_mode: Option<QueueDelivery>,

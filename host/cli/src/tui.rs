@@ -60,6 +60,14 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     let (keymap, keymap_warning) = load_keymap(&loaded.home.root().join("keybindings.toml"));
     let mut warnings = loaded.warnings.clone();
     warnings.extend(keymap_warning);
+    let themes_dir = loaded.home.root().join("themes");
+    let palette = match loaded.settings.theme.as_deref() {
+        None => tack_tui::theme::Palette::DARK,
+        Some(name) => Theme::palette(name, &themes_dir).unwrap_or_else(|e| {
+            warnings.push(format!("{e}; the dark theme applies"));
+            tack_tui::theme::Palette::DARK
+        }),
+    };
     let startup = loaded.startup.verbose_lines();
     let provider_notices = started.provider_notices.clone();
     let front = Arc::new(FrontEnd::new(cli, loaded, started));
@@ -78,6 +86,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         ui: ui_tx.clone(),
         shell: Default::default(),
         keymap: keymap.clone(),
+        images: Default::default(),
     });
 
     controller.send(UiEvent::Transcript(
@@ -150,7 +159,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     let result = {
         let _stderr = info::StderrToFile::redirect(&log_path);
         let mut guard = tack_tui::terminal::enter().context("cannot set up the terminal")?;
-        let theme = Theme::from_env();
+        let theme = Theme::from_env().with_palette(palette);
         if theme.color {
             tack_tui::render::highlight::preload();
         }

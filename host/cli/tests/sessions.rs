@@ -251,7 +251,10 @@ fn export_writes_html_and_a_branch_file_and_session_reports_the_counts() {
         page.contains("hello &amp; goodbye"),
         "the tool result is shown: {page}"
     );
-    assert!(!page.contains("<script"), "self-contained, no scripts");
+    assert!(
+        !page.contains("<script src") && !page.contains("<link"),
+        "self-contained: nothing fetched"
+    );
 
     // ...and as a subcommand, by id, without opening the session for a run.
     let short = &id[..8];

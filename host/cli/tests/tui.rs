@@ -611,6 +611,19 @@ fn settings_change_apply_and_persist() {
     }
     assert!(saved.contains("default_thinking = \"minimal\""), "{saved}");
     assert!(saved.contains("follow_up_mode = "), "{saved}");
+
+    // The theme steps through dark, light and the files in <tack home>/themes.
+    tui.submit("/settings");
+    tui.wait_for("Theme: dark");
+    for _ in 0..4 {
+        tui.type_keys("\x1b[B");
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    tui.type_keys("\r");
+    tui.wait_for("Theme: light");
+    tui.escape();
+    let saved = std::fs::read_to_string(&config).expect("config");
+    assert!(saved.contains("theme = \"light\""), "{saved}");
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 
@@ -622,6 +635,37 @@ fn settings_change_apply_and_persist() {
     tui.escape();
     tui.type_keys("\x1b[Z");
     tui.wait_for("Thinking: low");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// A pasted (or dragged) image path becomes an `[image 1]` chip, and the image goes with the
+/// message to a model that takes images.
+#[test]
+fn a_pasted_image_path_is_attached() {
+    let env = new_env();
+    let shot = env.write("my shot.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+    let dir = env.scripted_provider_with(
+        json!({ "script": [{ "text": "a tiny picture" }], "images": true }),
+        json!({}),
+    );
+    let plugin = dir.to_str().expect("utf8").to_string();
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    tui.wait_for("Ask anything");
+    let dragged = format!("file://{}", shot.display()).replace(' ', "%20");
+    tui.type_keys(&format!("\x1b[200~{dragged}\x1b[201~"));
+    tui.wait_for("› [image 1]");
+    tui.submit(" what is this?");
+    tui.wait_for("a tiny picture");
+    let user = env
+        .session_lines()
+        .into_iter()
+        .find(|l| l["type"] == "message" && l["message"]["role"] == "user")
+        .expect("the prompt");
+    let content = &user["message"]["content"];
+    assert_eq!(content[0]["text"], "[image 1] what is this?");
+    assert_eq!(content[1]["type"], "image");
+    assert_eq!(content[1]["mimeType"], "image/png");
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 }

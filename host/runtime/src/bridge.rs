@@ -2,6 +2,7 @@
 
 mod convert;
 mod hooks;
+mod message_json;
 mod provider;
 pub mod provider_authority;
 mod tools;

@@ -8,6 +8,7 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use tack_core::event::{AgentEvent, NoticeLevel};
 use tack_core::message::Message;
 
+use crate::attachments::Attachments;
 use crate::complete::{complete, Completion, Kind};
 use crate::editor::Editor;
 use crate::keymap::{KeyAction, Keymap};
@@ -117,6 +118,7 @@ pub struct App {
     /// Ctrl+G was pressed: the runner hands the text to the external editor.
     external_edit: bool,
     keymap: Keymap,
+    attachments: Attachments,
     quit: bool,
     dirty: bool,
     dialog_guard: Duration,
@@ -150,6 +152,7 @@ impl App {
             clipboard: Vec::new(),
             external_edit: false,
             keymap: Keymap::default(),
+            attachments: Attachments::default(),
             quit: false,
             dirty: true,
             dialog_guard: DIALOG_TYPEAHEAD_GUARD,
@@ -311,6 +314,10 @@ impl App {
                 self.completion = None;
             }
             UiEvent::Clipboard(text) => self.clipboard.push(text),
+            UiEvent::Palette(palette) => {
+                self.theme = self.theme.with_palette(palette);
+                self.transcript.invalidate();
+            }
             UiEvent::Shutdown => self.quit(),
         }
     }
@@ -350,7 +357,10 @@ impl App {
                 if let Some(dialog) = self.dialogs.front_mut() {
                     dialog.input.insert_str(&text.replace(['\n', '\r'], " "));
                 } else if self.picker.is_none() {
-                    self.editor.insert_str(&text);
+                    match self.attachments.attach_pasted(&text) {
+                        Some(chip) => self.editor.insert_str(&chip),
+                        None => self.editor.insert_str(&text),
+                    }
                     self.edited();
                 }
             }
@@ -587,6 +597,10 @@ impl App {
             }
         }
         let text = trimmed.to_string();
+        let images = self.attachments.take_for(&text);
+        if !images.is_empty() {
+            self.actions.push(Action::Attach(images));
+        }
         self.actions.push(if !self.running {
             Action::Prompt(text)
         } else if follow_up {

@@ -5,6 +5,7 @@
 //! carries out the [`Action`]s the user asks for (see `host/cli/src/tui.rs`).
 
 mod app;
+mod attachments;
 mod complete;
 mod editor;
 mod external_editor;

@@ -60,6 +60,8 @@ pub enum UiEvent {
     EditorText(String),
     /// Text for the system clipboard, sent to the terminal as OSC 52.
     Clipboard(String),
+    /// The colours change (`/settings`' theme).
+    Palette(crate::theme::Palette),
     /// The program must end (a signal): the UI quits as if the user asked.
     Shutdown,
 }
@@ -83,6 +85,8 @@ pub enum Action {
         kind: PickerKind,
         value: String,
     },
+    /// Image files that go with the next message (pasted paths, shown as `[image N]` chips).
+    Attach(Vec<std::path::PathBuf>),
     /// Ctrl+P (forward) and Shift+Ctrl+P: the next scoped model.
     CycleModel {
         forward: bool,

@@ -51,7 +51,7 @@ const HOST_COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "settings",
-        "Change the default thinking level, queue delivery, auto-compaction",
+        "Change the default thinking level, queue delivery, auto-compaction, theme",
     ),
     ("quit", "Quit tack"),
 ];

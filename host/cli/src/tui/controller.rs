@@ -18,6 +18,8 @@ pub struct Controller {
     pub ui: mpsc::UnboundedSender<UiEvent>,
     /// The UI's keys, for `/hotkeys`.
     pub keymap: tack_tui::keymap::Keymap,
+    /// Images pasted for the next message (`[image N]` chips).
+    pub images: std::sync::Mutex<Vec<std::path::PathBuf>>,
     /// The user's `!cmd` while it runs: cancelled by Esc.
     pub shell: std::sync::Mutex<Option<tokio_util::sync::CancellationToken>>,
 }
@@ -44,9 +46,10 @@ impl Controller {
             other => other,
         };
         match action {
-            Action::Prompt(text) => self.submit(vec![Content::text(text)], Queue::Steer),
-            Action::Steer(text) => self.submit(vec![Content::text(text)], Queue::Steer),
-            Action::FollowUp(text) => self.submit(vec![Content::text(text)], Queue::FollowUp),
+            Action::Attach(paths) => crate::sync::lock(&self.images).extend(paths),
+            Action::Prompt(text) => self.submit(self.message(text), Queue::Steer),
+            Action::Steer(text) => self.submit(self.message(text), Queue::Steer),
+            Action::FollowUp(text) => self.submit(self.message(text), Queue::FollowUp),
             Action::Abort => self.abort(),
             Action::Command { name, args } => {
                 let this = Arc::clone(self);
@@ -60,6 +63,36 @@ impl Controller {
             Action::CycleThinking => self.cycle_thinking(),
             Action::Quit => {}
         }
+    }
+
+    /// The editor's text with the images pasted for it; an image the model cannot take, or a
+    /// file that cannot be read, is left out with a note.
+    fn message(&self, text: String) -> Vec<Content> {
+        let paths = std::mem::take(&mut *crate::sync::lock(&self.images));
+        let mut content = vec![Content::text(text)];
+        if paths.is_empty() {
+            return content;
+        }
+        let model = self.front.agent.config().model;
+        if !model.input.contains(&tack_core::agent::InputKind::Image) {
+            self.send(UiEvent::Notify {
+                plugin: "tack".into(),
+                level: tack_core::event::NoticeLevel::Warn,
+                message: format!(
+                    "model '{}' does not accept images; {} image(s) left out",
+                    model.id,
+                    paths.len()
+                ),
+            });
+            return content;
+        }
+        for path in paths {
+            match crate::file_args::read_image(&path) {
+                Ok(image) => content.push(Content::Image(image)),
+                Err(e) => self.send(UiEvent::Error(format!("{e:#}; the image is left out"))),
+            }
+        }
+        content
     }
 
     /// A message from the editor: the prompt of a new run when idle; queued for the running

@@ -11,11 +11,12 @@ use crate::settings::{QueueDelivery, Settings};
 const THINKING: [&str; 5] = ["off", "minimal", "low", "medium", "high"];
 
 /// The settings the picker lists, by their config.toml key.
-const KEYS: [&str; 4] = [
+const KEYS: [&str; 5] = [
     "default_thinking",
     "steering_mode",
     "follow_up_mode",
     "compaction.enabled",
+    "theme",
 ];
 
 impl Controller {
@@ -42,6 +43,7 @@ impl Controller {
                 "Auto-compaction",
                 if compaction { "on" } else { "off" }.to_string(),
             ),
+            ("Theme", saved.theme.unwrap_or_else(|| "dark".into())),
         ];
         let items = rows
             .into_iter()
@@ -102,6 +104,17 @@ impl Controller {
                 agent.update_config(|c| c.compaction.enabled = next);
                 crate::settings::write_key(&path, key, next.into())?;
                 format!("Auto-compaction: {}", if next { "on" } else { "off" })
+            }
+            "theme" => {
+                let dir = self.front.loaded.home.root().join("themes");
+                let names = tack_tui::Theme::names(&dir);
+                let current = saved.theme.as_deref().unwrap_or("dark");
+                let at = names.iter().position(|n| n == current).unwrap_or(0);
+                let next = names[(at + 1) % names.len()].clone();
+                let palette = tack_tui::Theme::palette(&next, &dir).map_err(anyhow::Error::msg)?;
+                self.send(UiEvent::Palette(palette));
+                crate::settings::write_key(&path, key, next.as_str().into())?;
+                format!("Theme: {next}")
             }
             other => return Err(anyhow::anyhow!("no setting '{other}'")),
         };

@@ -54,6 +54,8 @@ pub struct PluginProvider {
     user: UserChoice,
     secrets: SecretStore,
     http: reqwest::Client,
+    /// The last request's messages as JSON, reused for the messages that did not change.
+    messages: super::message_json::MessageJson,
 }
 
 impl PluginProvider {
@@ -78,6 +80,7 @@ impl PluginProvider {
             user,
             secrets,
             http,
+            messages: Default::default(),
         }
     }
 
@@ -195,7 +198,7 @@ impl Provider for PluginProvider {
             .provider_session()
             .await
             .map_err(|e| self.plugin_error(e))?;
-        let messages = serde_json::to_string(&request.messages).map_err(|e| {
+        let messages = self.messages.encode(&request.messages).map_err(|e| {
             ProviderError::new(
                 ProviderErrorKind::InvalidRequest,
                 format!("cannot serialize messages: {e}"),

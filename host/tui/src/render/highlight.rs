@@ -14,6 +14,7 @@ use crate::theme::Theme;
 struct Assets {
     syntaxes: SyntaxSet,
     theme: SyntaxTheme,
+    light_theme: SyntaxTheme,
 }
 
 fn assets() -> Option<&'static Assets> {
@@ -23,7 +24,12 @@ fn assets() -> Option<&'static Assets> {
             let syntaxes = SyntaxSet::load_defaults_newlines();
             let mut themes = ThemeSet::load_defaults();
             let theme = themes.themes.remove("base16-ocean.dark")?;
-            Some(Assets { syntaxes, theme })
+            let light_theme = themes.themes.remove("InspiredGitHub")?;
+            Some(Assets {
+                syntaxes,
+                theme,
+                light_theme,
+            })
         })
         .as_ref()
 }
@@ -53,7 +59,12 @@ pub fn highlight(code: &str, lang: &str, theme: &Theme) -> Vec<Line<'static>> {
     let Some(syntax) = assets.syntaxes.find_syntax_by_token(lang) else {
         return plain();
     };
-    let mut highlighter = HighlightLines::new(syntax, &assets.theme);
+    let syntax_theme = if theme.palette.light {
+        &assets.light_theme
+    } else {
+        &assets.theme
+    };
+    let mut highlighter = HighlightLines::new(syntax, syntax_theme);
     let mut out = Vec::new();
     for line in syntect::util::LinesWithEndings::from(code) {
         let Ok(ranges) = highlighter.highlight_line(line, &assets.syntaxes) else {
