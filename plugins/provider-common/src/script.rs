@@ -276,3 +276,46 @@ pub fn assert_cache_matches_fresh(script: &Script, turns: usize, builders: Build
         );
     }
 }
+
+/// The providers' `long_session` bench: `build` (a plugin's `request::build_with`) at turns 50,
+/// 400 and 800 of `script`'s session, from scratch and with the cache the turn before left.
+#[allow(clippy::expect_used)] // A panic is how a bench reports a failed build.
+pub fn bench_long_session<C, T, E>(
+    c: &mut criterion::Criterion,
+    group: &str,
+    script: &Script,
+    build: fn(&mut C, tack_sdk::ProviderRequest) -> Result<T, E>,
+) where
+    C: Default + Clone,
+    E: std::fmt::Debug,
+{
+    use criterion::BatchSize;
+    let (messages, ends) = script.session(800);
+    let mut group = c.benchmark_group(group);
+    group.sample_size(20);
+    for turn in [50, 400, 800] {
+        let request = request(script, to_json(&messages[..ends[turn]]));
+        group.bench_function(format!("from_scratch/turn_{turn}"), |b| {
+            b.iter_batched(
+                || request.clone(),
+                |request| build(&mut C::default(), request).expect("builds"),
+                BatchSize::LargeInput,
+            )
+        });
+        // The plugin's cache as the turn before left it.
+        let mut warm = C::default();
+        let before = self::request(script, to_json(&messages[..ends[turn - 1]]));
+        build(&mut warm, before).expect("builds");
+        group.bench_function(format!("incremental/turn_{turn}"), |b| {
+            b.iter_batched(
+                || (warm.clone(), request.clone()),
+                |(mut cache, request)| {
+                    let call = build(&mut cache, request).expect("builds");
+                    (cache, call)
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+}
