@@ -203,8 +203,9 @@ pub enum Command {
     Plugins,
     /// List providers and models, and whether each provider's API key is available.
     Models,
-    /// Install a plugin package: a folder, a .tar.gz (path or URL, optionally #sha256=…), or a
-    /// git repository (URL ending in .git or prefixed git+, optionally @tag / @commit).
+    /// Install a plugin package: from a registry (oci://<registry>/<namespace>/<name>:<tag> or
+    /// @sha256:<digest>), a folder, a .tar.gz (path or URL, optionally #sha256=…), or a git
+    /// repository (URL ending in .git or prefixed git+, optionally @tag / @commit).
     Install {
         source: String,
         /// Install into this project (.tack/) instead of globally.
@@ -214,6 +215,10 @@ pub enum Command {
         /// Without it (and without a terminal) every requested capability is refused.
         #[arg(long, value_name = "CAPABILITY")]
         grant: Vec<String>,
+        /// Refuse a package its publisher did not sign (also `[packages] require_signature =
+        /// true` in config.toml).
+        #[arg(long)]
+        require_signature: bool,
     },
     /// Remove an installed package.
     Remove {
@@ -221,13 +226,49 @@ pub enum Command {
         #[arg(short = 'l', long)]
         local: bool,
     },
-    /// Re-fetch unpinned packages; asks again when a new version wants more capabilities.
+    /// Re-fetch unpinned packages (moved tags, branches, folders), showing what changed; asks
+    /// again when a new version wants more capabilities.
     Update {
         name: Option<String>,
         #[arg(short = 'l', long)]
         local: bool,
         #[arg(long, value_name = "CAPABILITY")]
         grant: Vec<String>,
+        /// Refuse an update its publisher did not sign.
+        #[arg(long)]
+        require_signature: bool,
+    },
+    /// Publish a package folder (default: .) to an OCI registry as a Wasm OCI artifact:
+    /// `tack publish [DIR] oci://<registry>/<namespace>/<name>:<version>`.
+    Publish {
+        /// The package folder, or the target when no folder is given.
+        #[arg(value_name = "DIR")]
+        first: String,
+        /// The target `oci://…:<tag>`.
+        #[arg(value_name = "OCI_REF")]
+        second: Option<String>,
+        /// Sign the manifest digest with your key (`tack keygen`).
+        #[arg(long)]
+        sign: bool,
+        /// The private key to sign with (default: <tack home>/keys/default.key).
+        #[arg(long, value_name = "FILE")]
+        key: Option<PathBuf>,
+    },
+    /// Make an ed25519 key pair for signing packages, in <tack home>/keys/.
+    Keygen {
+        /// The key's name: <tack home>/keys/<NAME>.key and .pub.
+        #[arg(long, default_value = "default")]
+        name: String,
+    },
+    /// Save a registry login for publishing and installing (the password is read from stdin).
+    Login {
+        /// The registry host, like ghcr.io or 127.0.0.1:5000.
+        registry: String,
+        #[arg(short = 'u', long)]
+        username: String,
+        /// Read the password from stdin (the only way it is taken).
+        #[arg(long, required = true)]
+        password_stdin: bool,
     },
     /// List installed packages, their capabilities and whether their files still match the lock.
     List,

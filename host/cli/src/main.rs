@@ -78,6 +78,9 @@ async fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         Some(cli::Command::Install { .. })
         | Some(cli::Command::Remove { .. })
         | Some(cli::Command::Update { .. })
+        | Some(cli::Command::Publish { .. })
+        | Some(cli::Command::Keygen { .. })
+        | Some(cli::Command::Login { .. })
         | Some(cli::Command::List) => package_command(&cli).await,
         Some(cli::Command::Sessions { all }) => sessions::list(all, cli.session_dir.as_deref()),
         Some(cli::Command::Import { ref file }) => sessions::import(file),
@@ -106,16 +109,71 @@ async fn package_command(cli: &cli::Cli) -> anyhow::Result<ExitCode> {
         tack_runtime::Runtime::new(precompiled::runtime_config(&home))
             .map_err(|e| anyhow::anyhow!("cannot start the plugin runtime: {e:#}"))
     };
+    // Read from the user's config only: a project cannot switch it off.
+    let require_signature = |flag: bool| -> anyhow::Result<bool> {
+        let settings = settings::Settings::load(&home.config())?;
+        Ok(flag || settings.packages.require_signature.unwrap_or(false))
+    };
     match &cli.command {
         Some(cli::Command::Install {
             source,
             local,
             grant,
-        }) => commands::install(&runtime()?, &location(*local), source, &cwd, grant).await,
-        Some(cli::Command::Remove { name, local }) => commands::remove(&location(*local), name),
-        Some(cli::Command::Update { name, local, grant }) => {
-            commands::update(&runtime()?, &location(*local), name.as_deref(), &cwd, grant).await
+            require_signature: required,
+        }) => {
+            let required = require_signature(*required)?;
+            commands::install(
+                &runtime()?,
+                &location(*local),
+                source,
+                &cwd,
+                grant,
+                required,
+            )
+            .await
         }
+        Some(cli::Command::Remove { name, local }) => commands::remove(&location(*local), name),
+        Some(cli::Command::Update {
+            name,
+            local,
+            grant,
+            require_signature: required,
+        }) => {
+            let required = require_signature(*required)?;
+            commands::update(
+                &runtime()?,
+                &location(*local),
+                name.as_deref(),
+                &cwd,
+                grant,
+                required,
+            )
+            .await
+        }
+        Some(cli::Command::Publish {
+            first,
+            second,
+            sign,
+            key,
+        }) => {
+            let (dir, target) = match second {
+                Some(target) => (cwd.join(first), target.as_str()),
+                None => (cwd.clone(), first.as_str()),
+            };
+            packages::publish::publish(
+                &runtime()?,
+                home.root(),
+                &dir,
+                target,
+                *sign,
+                key.as_deref(),
+            )
+            .await
+        }
+        Some(cli::Command::Keygen { name }) => packages::publish::keygen(home.root(), name),
+        Some(cli::Command::Login {
+            registry, username, ..
+        }) => packages::publish::login(home.root(), registry, username),
         _ => commands::list(&[Location::global(&home), Location::project(&home, &cwd)]),
     }
 }

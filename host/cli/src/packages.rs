@@ -1,4 +1,5 @@
-//! Plugin packages: installing from a folder, a `.tar.gz` (file or URL) or a git repository;
+//! Plugin packages: installing from a folder, a `.tar.gz` (file or URL), a git repository or an
+//! OCI registry (where `tack publish` puts them, signed by their authors);
 //! the lockfile that pins every file's SHA-256; the user's grants; and project trust.
 //!
 //! Global packages live in `<tack home>/packages/<name>` with `<tack home>/tack.lock`; project
@@ -12,6 +13,11 @@ pub mod git;
 pub mod grants;
 pub mod load;
 pub mod lockfile;
+pub mod oci;
+pub mod publish;
+pub mod publishers;
+pub mod registry_auth;
+pub mod signing;
 pub mod source;
 pub mod trust;
 
@@ -37,6 +43,8 @@ pub struct Location {
     pub project: Option<PathBuf>,
     /// Where plugins' data directories live (`tack_runtime::plugin::data_dir_name`).
     pub data_root: PathBuf,
+    /// The tack home: registry logins, publisher pins and trusted keys, for either scope.
+    pub home: PathBuf,
 }
 
 impl Location {
@@ -48,6 +56,7 @@ impl Location {
             grants: home.grants(),
             project: None,
             data_root: home.plugin_data(),
+            home: home.root().to_path_buf(),
         }
     }
 
@@ -66,6 +75,7 @@ impl Location {
                 .join("grants.toml"),
             project: Some(root),
             data_root: home.plugin_data(),
+            home: home.root().to_path_buf(),
         }
     }
 

@@ -63,6 +63,9 @@ pub struct Settings {
     /// Per-provider settings keyed by provider id.
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderSettings>,
+    /// `tack install` and `tack update`.
+    #[serde(default)]
+    pub packages: PackageSettings,
     /// What this run's command line says to plugins; never read from a file.
     #[serde(skip)]
     pub command_line: PluginCommandLine,
@@ -95,6 +98,13 @@ pub struct ProviderSettings {
     /// Models added to (or replacing same-id models of) the provider's list.
     #[serde(default)]
     pub models: Vec<ModelSettings>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackageSettings {
+    /// Refuse packages their publisher did not sign, as `--require-signature` does.
+    pub require_signature: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]

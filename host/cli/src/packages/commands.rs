@@ -10,6 +10,8 @@ use tack_runtime::{validate_component, Capabilities, Manifest, Runtime};
 
 use super::grants::{decide, GrantFlags};
 use super::lockfile::{hash_tree, verify, LockedPackage, Lockfile};
+use super::publishers::{Publishers, Verdict};
+use super::signing::PublisherKey;
 use super::source::{copy_tree, Source};
 use super::{Location, Scope};
 
@@ -19,11 +21,24 @@ struct Fetched {
     dir: std::path::PathBuf,
     manifest: Manifest,
     commit: Option<String>,
+    /// The OCI manifest digest, for a registry source.
+    digest: Option<String>,
+    /// Keys whose signatures over the digest verified.
+    signers: Vec<PublisherKey>,
 }
 
-async fn fetch(runtime: &Arc<Runtime>, source: &Source) -> Result<Fetched> {
+async fn fetch(runtime: &Arc<Runtime>, home: &Path, source: &Source) -> Result<Fetched> {
     let work = tempfile::tempdir().context("cannot create a temp dir")?;
-    let (dir, commit) = source.fetch(work.path()).await?;
+    let (dir, commit, digest, signers) = match source {
+        Source::Oci(reference) => {
+            let pulled = super::oci::pull(home, reference, work.path()).await?;
+            (pulled.dir, None, Some(pulled.digest), pulled.signers)
+        }
+        _ => {
+            let (dir, commit) = source.fetch(work.path()).await?;
+            (dir, commit, None, Vec::new())
+        }
+    };
     let text = std::fs::read_to_string(dir.join("tack.toml"))
         .context("the package has no readable tack.toml")?;
     let manifest = Manifest::parse(&text)
@@ -48,6 +63,8 @@ async fn fetch(runtime: &Arc<Runtime>, source: &Source) -> Result<Fetched> {
         dir,
         manifest,
         commit,
+        digest,
+        signers,
     })
 }
 
@@ -55,6 +72,7 @@ fn place(
     location: &Location,
     fetched: &Fetched,
     source: &Source,
+    verdict: &Verdict,
     lock: &mut Lockfile,
 ) -> Result<()> {
     let name = &fetched.manifest.plugin.name;
@@ -69,9 +87,31 @@ fn place(
         version: fetched.manifest.plugin.version.clone(),
         source: source.to_lock_string(),
         commit: fetched.commit.clone(),
+        digest: fetched.digest.clone(),
+        signed_by: verdict.key_to_pin().map(PublisherKey::fingerprint),
         files: hash_tree(&dest)?,
     });
-    lock.save(&location.lockfile)
+    lock.save(&location.lockfile)?;
+    // Pinned once the package is in place: a refused or failed install pins nothing.
+    if let Some(key) = verdict.key_to_pin() {
+        let mut publishers = Publishers::load(&location.home)?;
+        publishers.pin(&fetched.manifest.plugin.name, key);
+        publishers.save()?;
+    }
+    Ok(())
+}
+
+/// Whose signature the package carries, and whether that is enough (see `publishers.rs`).
+fn check_signature(
+    location: &Location,
+    fetched: &Fetched,
+    require_signature: bool,
+) -> Result<Verdict> {
+    Publishers::load(&location.home)?.check(
+        &fetched.manifest.plugin.name,
+        &fetched.signers,
+        require_signature,
+    )
 }
 
 fn show_capabilities(manifest: &Manifest) {
@@ -108,12 +148,15 @@ pub async fn install(
     source_text: &str,
     cwd: &Path,
     flags: &[String],
+    require_signature: bool,
 ) -> Result<ExitCode> {
     let flags = GrantFlags::parse(flags)?;
     let source = Source::parse(source_text, cwd)?;
-    let fetched = fetch(runtime, &source).await?;
+    let fetched = fetch(runtime, &location.home, &source).await?;
     let m = &fetched.manifest.plugin;
     claim_name(location, &m.name, &source)?;
+    refuse_moved_tag(location, &m.name, &source, &fetched)?;
+    let verdict = check_signature(location, &fetched, require_signature)?;
     eprintln!(
         "Installing {} {} ({}) from {}",
         m.name,
@@ -121,6 +164,12 @@ pub async fn install(
         scope_name(location.scope),
         source.to_lock_string()
     );
+    if let Some(digest) = &fetched.digest {
+        eprintln!("  manifest {digest}");
+        eprintln!("  {}", verdict.describe(&m.name));
+    } else if verdict != Verdict::Unsigned {
+        eprintln!("  {}", verdict.describe(&m.name));
+    }
     if !m.description.is_empty() {
         eprintln!("  {}", m.description);
     }
@@ -129,7 +178,7 @@ pub async fn install(
     let mut grants = GrantStore::load(&location.grants)?;
     grants.set(&m.name, granted.clone());
     let mut lock = Lockfile::load(&location.lockfile)?;
-    place(location, &fetched, &source, &mut lock)?;
+    place(location, &fetched, &source, &verdict, &mut lock)?;
     grants.save()?;
     let denied = fetched.manifest.capabilities.minus(&granted);
     println!(
@@ -143,6 +192,32 @@ pub async fn install(
         }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Installing a tag again that now names another manifest is an update, which `tack update`
+/// shows before taking; a plain install never swaps it in silently.
+fn refuse_moved_tag(
+    location: &Location,
+    name: &str,
+    source: &Source,
+    fetched: &Fetched,
+) -> Result<()> {
+    let lock = Lockfile::load(&location.lockfile)?;
+    let Some(existing) = lock.get(name) else {
+        return Ok(());
+    };
+    if let (Source::Oci(reference), Some(old), Some(new)) =
+        (source, &existing.digest, &fetched.digest)
+    {
+        if old != new {
+            bail!(
+                "{} now points to manifest {new}, not the {old} installed ({name} {}). Run `tack update {name}` to see what changed and take it",
+                reference.to_url(),
+                existing.version
+            );
+        }
+    }
+    Ok(())
 }
 
 pub fn remove(location: &Location, name: &str) -> Result<ExitCode> {
@@ -179,6 +254,7 @@ pub async fn update(
     name: Option<&str>,
     cwd: &Path,
     flags: &[String],
+    require_signature: bool,
 ) -> Result<ExitCode> {
     let flags = GrantFlags::parse(flags)?;
     let mut lock = Lockfile::load(&location.lockfile)?;
@@ -201,7 +277,7 @@ pub async fn update(
             );
             continue;
         }
-        let fetched = fetch(runtime, &source)
+        let fetched = fetch(runtime, &location.home, &source)
             .await
             .with_context(|| format!("updating {}", locked.name))?;
         if fetched.manifest.plugin.name != locked.name {
@@ -212,10 +288,12 @@ pub async fn update(
             );
         }
         let same_files = hash_tree(&fetched.dir)? == locked.files;
-        if same_files && fetched.commit == locked.commit {
+        if same_files && fetched.commit == locked.commit && fetched.digest == locked.digest {
             println!("{} {}: up to date", locked.name, locked.version);
             continue;
         }
+        let verdict = check_signature(location, &fetched, require_signature)
+            .with_context(|| format!("updating {}", locked.name))?;
         let old_manifest =
             std::fs::read_to_string(location.package_dir(&locked.name).join("tack.toml"))
                 .ok()
@@ -223,6 +301,7 @@ pub async fn update(
         let old_declared = old_manifest.map(|m| m.capabilities).unwrap_or_default();
         let old_granted = grants.get(&locked.name).cloned().unwrap_or_default();
         let new_declared = &fetched.manifest.capabilities;
+        show_changes(&locked, &fetched, &old_declared, &verdict);
         let added = new_declared.minus(&old_declared);
         let mut granted = new_declared.intersect(&old_granted);
         if !added.is_empty() {
@@ -234,7 +313,7 @@ pub async fn update(
             merge(&mut granted, extra);
         }
         grants.set(&locked.name, granted);
-        place(location, &fetched, &source, &mut lock)?;
+        place(location, &fetched, &source, &verdict, &mut lock)?;
         grants.save()?;
         println!(
             "updated {} {} -> {}",
@@ -242,6 +321,38 @@ pub async fn update(
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What an update brings, before it is taken: the manifest the tag moved to, the version, the
+/// capabilities asked for that were not and those no longer asked for, and the signature.
+fn show_changes(
+    locked: &LockedPackage,
+    fetched: &Fetched,
+    old_declared: &Capabilities,
+    verdict: &Verdict,
+) {
+    let name = &locked.name;
+    if let (Some(old), Some(new)) = (&locked.digest, &fetched.digest) {
+        if old != new {
+            println!("{name}: {} moved from {old} to {new}", locked.source);
+        }
+    }
+    let version = &fetched.manifest.plugin.version;
+    if version == &locked.version {
+        println!("{name}: version {version} (unchanged), different files");
+    } else {
+        println!("{name}: version {} -> {version}", locked.version);
+    }
+    let new_declared = &fetched.manifest.capabilities;
+    for line in new_declared.minus(old_declared).describe() {
+        println!("{name}: + asks to {line}");
+    }
+    for line in old_declared.minus(new_declared).describe() {
+        println!("{name}: - no longer asks to {line}");
+    }
+    if fetched.digest.is_some() || *verdict != Verdict::Unsigned {
+        println!("{name}: {}", verdict.describe(name));
+    }
 }
 
 fn merge(into: &mut Capabilities, more: Capabilities) {
@@ -268,9 +379,18 @@ pub fn list(locations: &[Location]) -> Result<ExitCode> {
                 .commit
                 .as_deref()
                 .map(|c| format!(" @ {}", &c[..c.len().min(12)]))
+                .or(locked
+                    .digest
+                    .as_deref()
+                    .map(|d| format!(" @ {}", &d[..d.len().min(19)])))
+                .unwrap_or_default();
+            let signed = locked
+                .signed_by
+                .as_deref()
+                .map(|k| format!(" signed by {k}"))
                 .unwrap_or_default();
             println!(
-                "{} {} ({}) from {}{commit} [{status}]",
+                "{} {} ({}) from {}{commit}{signed} [{status}]",
                 locked.name,
                 locked.version,
                 scope_name(location.scope),

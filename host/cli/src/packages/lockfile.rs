@@ -25,6 +25,12 @@ pub struct LockedPackage {
     /// The git commit the source resolved to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
+    /// The OCI manifest digest the source resolved to (`sha256:<hex>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// Fingerprint of the key that signed it, if signed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signed_by: Option<String>,
     /// Path inside the package → SHA-256 hex.
     pub files: BTreeMap<String, String>,
 }
@@ -219,6 +225,8 @@ mod tests {
             version: "1.0.0".into(),
             source: "/src/p".into(),
             commit: Some("abc".into()),
+            digest: None,
+            signed_by: None,
             files: hash_tree(&pkg).expect("hash"),
         };
         let mut lock = Lockfile::default();

@@ -1,5 +1,6 @@
 //! Package sources: a local folder, a `.tar.gz` (local file or URL, optionally pinned with
-//! `#sha256=<hex>`), or a git repository (optionally `@tag`, `@branch` or `@commit`).
+//! `#sha256=<hex>`), a git repository (optionally `@tag`, `@branch` or `@commit`), or an OCI
+//! registry (`oci://<registry>/<repository>:<tag>` or `@sha256:<digest>`, see `oci.rs`).
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +18,7 @@ pub enum Source {
         url: String,
         reference: Option<String>,
     },
+    Oci(super::oci::OciRef),
 }
 
 impl Source {
@@ -24,6 +26,9 @@ impl Source {
     /// lockfile can re-resolve it later.
     pub fn parse(text: &str, cwd: &Path) -> Result<Source> {
         let text = text.trim();
+        if let Some(rest) = text.strip_prefix("oci://") {
+            return Ok(Source::Oci(super::oci::OciRef::parse(rest)?));
+        }
         if let Some(rest) = text.strip_prefix("git+") {
             return Ok(git(rest));
         }
@@ -90,6 +95,7 @@ impl Source {
                 url,
                 reference: None,
             } => format!("git+{url}"),
+            Source::Oci(reference) => reference.to_url(),
         }
     }
 
@@ -102,6 +108,7 @@ impl Source {
             Source::Git { reference, .. } => reference
                 .as_deref()
                 .is_some_and(|r| r.len() == 40 && r.chars().all(|c| c.is_ascii_hexdigit())),
+            Source::Oci(reference) => reference.digest.is_some(),
         }
     }
 
@@ -154,6 +161,10 @@ impl Source {
                 copy_tree(&package_root(&dest)?, &staged)?;
                 Ok((staged, Some(commit)))
             }
+            // A registry gives a digest and signatures besides the files: `oci::pull` returns them.
+            Source::Oci(reference) => {
+                bail!("{} is fetched with packages::oci::pull", reference.to_url())
+            }
         }
     }
 }
@@ -186,7 +197,7 @@ fn absolute(text: &str, cwd: &Path) -> Result<PathBuf> {
 }
 
 /// Largest archive downloaded or read, and largest git checkout accepted.
-const MAX_DOWNLOAD: u64 = 256 << 20;
+pub(crate) const MAX_DOWNLOAD: u64 = 256 << 20;
 
 /// A local archive, refusing one larger than [`MAX_DOWNLOAD`].
 fn read_capped(path: &Path) -> Result<Vec<u8>> {
@@ -334,6 +345,8 @@ mod tests {
             "https://example.com/p.tar.gz#sha256=0000000000000000000000000000000000000000000000000000000000000000",
             "git+https://example.com/p.git@v1.2.0",
             "git+https://example.com/p.git",
+            "oci://ghcr.io/someone/p:1.0.0",
+            "oci://127.0.0.1:5000/ns/p@sha256:0000000000000000000000000000000000000000000000000000000000000000",
         ] {
             let source = Source::parse(text, cwd).expect(text);
             assert_eq!(source.to_lock_string(), text);
