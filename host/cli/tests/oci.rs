@@ -398,3 +398,75 @@ fn signatures_pin_on_first_use_and_refuse_another_key() {
     let out = ok(trusting.run(&["install", "--require-signature", &target]));
     assert!(out.contains("trusted-keys/colleague.pub"), "{out}");
 }
+
+/// One plain HTTP/1.1 request to the registry: (status, body).
+fn http(addr: &str, method: &str, path: &str, body: &[u8]) -> (u16, Vec<u8>) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: application/vnd.oci.image.manifest.v1+json\r\nContent-Type: application/vnd.oci.image.manifest.v1+json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).expect("write");
+    stream.write_all(body).expect("write");
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).expect("read");
+    let split = response
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("headers");
+    let status = String::from_utf8_lossy(&response[9..12])
+        .parse()
+        .expect("status");
+    (status, response[split + 4..].to_vec())
+}
+
+#[test]
+fn a_signature_replayed_onto_another_manifest_is_refused() {
+    let Some(registry) = Registry::start(None) else {
+        return;
+    };
+    let author = env();
+    ok(author.run(&["keygen"]));
+    let v1 = package(&author, "v1", "1.0.0", "");
+    let v2 = package(&author, "v2", "2.0.0", "exec = [\"git\"]");
+    let signed = manifest_line(&ok(author.run(&[
+        "publish",
+        "--sign",
+        v1.to_str().unwrap(),
+        &registry.url("tack/hostile:1.0.0"),
+    ])));
+    let unsigned = manifest_line(&ok(author.run(&[
+        "publish",
+        v2.to_str().unwrap(),
+        &registry.url("tack/hostile:2.0.0"),
+    ])));
+    // Someone with push access copies 1.0.0's valid signature onto 2.0.0.
+    let (status, sig) = http(
+        &registry.addr,
+        "GET",
+        &format!(
+            "/v2/tack/hostile/manifests/{}.sig",
+            signed.replace(':', "-")
+        ),
+        b"",
+    );
+    assert_eq!(status, 200);
+    let (status, _) = http(
+        &registry.addr,
+        "PUT",
+        &format!(
+            "/v2/tack/hostile/manifests/{}.sig",
+            unsigned.replace(':', "-")
+        ),
+        &sig,
+    );
+    assert_eq!(status, 201);
+    let user = env();
+    let out = failed(user.run(&["install", &registry.url("tack/hostile:2.0.0")]));
+    assert!(
+        out.contains("does not verify") && out.contains(&format!("not {unsigned}")),
+        "{out}"
+    );
+    assert!(!user.home().join("packages/hostile").exists());
+}
