@@ -8,10 +8,14 @@ use anyhow::{bail, Context, Result};
 use tack_runtime::grants::GrantStore;
 use tack_runtime::{validate_component, Capabilities, Manifest, Runtime};
 
+use super::contents::{copy_package, Contents};
 use super::grants::{decide, GrantFlags};
 use super::lockfile::{hash_tree, verify, LockedPackage, Lockfile};
-use super::source::{copy_tree, Source};
+use super::source::Source;
 use super::{Location, Scope};
+
+/// How many file names the install summary lists before "and N more".
+const SUMMARY_FILES: usize = 8;
 
 /// A package fetched into a temp dir and checked, not yet installed.
 struct Fetched {
@@ -56,14 +60,14 @@ fn place(
     fetched: &Fetched,
     source: &Source,
     lock: &mut Lockfile,
-) -> Result<()> {
+) -> Result<Contents> {
     let name = &fetched.manifest.plugin.name;
     let dest = location.package_dir(name);
     if dest.exists() {
         std::fs::remove_dir_all(&dest)
             .with_context(|| format!("cannot replace {}", dest.display()))?;
     }
-    copy_tree(&fetched.dir, &dest)?;
+    let contents = copy_package(&fetched.dir, &dest)?;
     lock.upsert(LockedPackage {
         name: name.clone(),
         version: fetched.manifest.plugin.version.clone(),
@@ -71,7 +75,8 @@ fn place(
         commit: fetched.commit.clone(),
         files: hash_tree(&dest)?,
     });
-    lock.save(&location.lockfile)
+    lock.save(&location.lockfile)?;
+    Ok(contents)
 }
 
 fn show_capabilities(manifest: &Manifest) {
@@ -129,8 +134,9 @@ pub async fn install(
     let mut grants = GrantStore::load(&location.grants)?;
     grants.set(&m.name, granted.clone());
     let mut lock = Lockfile::load(&location.lockfile)?;
-    place(location, &fetched, &source, &mut lock)?;
+    let contents = place(location, &fetched, &source, &mut lock)?;
     grants.save()?;
+    eprintln!("Took {}", contents.summary(SUMMARY_FILES));
     let denied = fetched.manifest.capabilities.minus(&granted);
     println!(
         "installed {} {}{}",
@@ -234,8 +240,9 @@ pub async fn update(
             merge(&mut granted, extra);
         }
         grants.set(&locked.name, granted);
-        place(location, &fetched, &source, &mut lock)?;
+        let contents = place(location, &fetched, &source, &mut lock)?;
         grants.save()?;
+        eprintln!("Took {}", contents.summary(SUMMARY_FILES));
         println!(
             "updated {} {} -> {}",
             locked.name, locked.version, fetched.manifest.plugin.version
