@@ -54,6 +54,44 @@ fn main() {
     }
     table.push_str("];\n");
     std::fs::write(out_dir.join("precompiled.rs"), table).expect("write precompiled.rs");
+    embed_scaffold_sources(&out_dir);
+}
+
+/// Every file `tack plugin new` copies verbatim from the repository, listed here rather than by
+/// hand so a WIT file or SDK module added later is shipped too: the newest released WIT package
+/// and the Rust SDK's sources (vendored into Rust scaffolds).
+fn embed_scaffold_sources(out_dir: &std::path::Path) {
+    let root = PathBuf::from(env("CARGO_MANIFEST_DIR")).join("../..");
+    let mut code = String::new();
+    for (konst, dir, ext) in [
+        ("WIT_FILES", "wit/v0.1.0", "wit"),
+        ("SDK_RUST_FILES", "sdk/rust/src", "rs"),
+    ] {
+        let dir = root.join(dir);
+        println!("cargo:rerun-if-changed={}", dir.display());
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+            .map(|entry| entry.expect("a directory entry").file_name())
+            .map(|name| name.to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(&format!(".{ext}")))
+            .collect();
+        names.sort();
+        writeln!(code, "pub const {konst}: &[(&str, &str)] = &[").expect("writing to a String");
+        for name in names {
+            let path = dir
+                .join(&name)
+                .canonicalize()
+                .expect("a listed file exists");
+            writeln!(
+                code,
+                "    ({name:?}, include_str!({:?})),",
+                path.display().to_string()
+            )
+            .expect("writing to a String");
+        }
+        code.push_str("];\n");
+    }
+    std::fs::write(out_dir.join("scaffold_sources.rs"), code).expect("write scaffold_sources.rs");
 }
 
 fn env(name: &str) -> String {

@@ -308,4 +308,19 @@ pub enum PluginCommand {
         #[arg(long)]
         dir: Option<PathBuf>,
     },
+    /// Generate the C bindings of a WIT folder (a C plugin's build.sh runs this).
+    #[command(name = "c-bindgen")]
+    CBindgen {
+        /// The WIT folder (a C plugin's `wit/`).
+        wit: PathBuf,
+        /// Folder for plugin.h, plugin.c and plugin_component_type.o.
+        out: PathBuf,
+    },
+    /// Turn a wasm32-wasi reactor module into a component (a C plugin's build.sh runs this).
+    Componentize {
+        /// The core module the C compiler produced.
+        core: PathBuf,
+        /// The component to write.
+        out: PathBuf,
+    },
 }

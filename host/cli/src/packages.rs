@@ -9,6 +9,7 @@
 
 pub mod archive;
 pub mod commands;
+pub mod contents;
 pub mod git;
 pub mod grants;
 pub mod load;

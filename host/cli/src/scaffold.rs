@@ -28,13 +28,22 @@ impl Lang {
     }
 }
 
-/// The Rust SDK of the source tree this binary was built from; scaffolded Rust plugins depend on
-/// it by path until tack-sdk is published.
-const SDK_RUST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../sdk/rust");
-
 pub fn run(command: &crate::cli::PluginCommand) -> Result<ExitCode> {
     match command {
         crate::cli::PluginCommand::New { lang, name, dir } => new(*lang, name, dir.as_deref()),
+        crate::cli::PluginCommand::CBindgen { wit, out } => {
+            tack_c_tool::generate_bindings(wit, out)
+                .with_context(|| format!("generating C bindings for {}", wit.display()))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        crate::cli::PluginCommand::Componentize { core, out } => {
+            let module =
+                std::fs::read(core).with_context(|| format!("reading {}", core.display()))?;
+            let component = tack_c_tool::componentize(&module)
+                .with_context(|| format!("componentizing {}", core.display()))?;
+            std::fs::write(out, component).with_context(|| format!("writing {}", out.display()))?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -49,9 +58,6 @@ fn new(lang: Lang, name: &str, dir: Option<&Path>) -> Result<ExitCode> {
             dir.display()
         );
     }
-    let sdk_rust = Path::new(SDK_RUST)
-        .canonicalize()
-        .unwrap_or_else(|_| PathBuf::from(SDK_RUST));
     let crate_name = name.replace('-', "_");
     // The template's example command is named after the plugin: `/my_plugin`.
     let command = crate_name.clone();
@@ -59,7 +65,6 @@ fn new(lang: Lang, name: &str, dir: Option<&Path>) -> Result<ExitCode> {
         text.replace("{{name}}", name)
             .replace("{{crate}}", &crate_name)
             .replace("{{command}}", &command)
-            .replace("{{sdk_rust}}", &sdk_rust.display().to_string())
     };
     let component = format!("{name}.wasm");
     write(
@@ -67,13 +72,20 @@ fn new(lang: Lang, name: &str, dir: Option<&Path>) -> Result<ExitCode> {
         &format!(
             "[plugin]\nname = \"{name}\"\nversion = \"0.1.0\"\napi = \"0.1\"\ncomponent = \"{component}\"\n\
              description = \"A tack plugin in {}\"\n\n\
-             # What the plugin may use beyond log, session and ui; see the tack README.\n[capabilities]\n",
+             # What the plugin may use beyond log, session and ui; see the tack README.\n[capabilities]\n\n\
+             # What `tack install` takes besides this file and the component.\n\
+             [package]\ninclude = [\"README.md\"]\n",
             lang.label()
         ),
         false,
     )?;
-    for (path, contents, executable) in templates::files(lang) {
-        write(&dir.join(path), &fill(contents), executable)?;
+    for file in templates::files(lang) {
+        let contents = if file.template {
+            fill(&file.contents)
+        } else {
+            file.contents
+        };
+        write(&dir.join(&file.path), &contents, file.executable)?;
     }
     println!(
         "Created {} ({} plugin). Next:\n  {}/build.sh\n  tack install {}",

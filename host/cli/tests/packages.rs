@@ -338,3 +338,69 @@ fn project_settings_apply_only_in_trusted_projects() {
     let trusted = text(&env.tack(&["--trust", "models"]));
     assert!(trusted.contains("http://127.0.0.1:9/v1"), "{trusted}");
 }
+
+#[test]
+fn install_from_a_folder_takes_the_package_not_the_tool_folders_and_says_its_size() {
+    let env = Env::new(tack!());
+    let pkg = env.hostile_package("pkg", "1.0.0", "");
+    std::fs::write(pkg.join("README.md"), "# hostile\n").expect("readme");
+    // What building a plugin leaves behind: a venv (whose lib64 is a link), node_modules, target.
+    let venv = pkg.join(".venv");
+    std::fs::create_dir_all(venv.join("lib/python3.11/site-packages")).expect("venv");
+    std::fs::write(venv.join("pyvenv.cfg"), "home = /usr/bin\n").expect("cfg");
+    std::os::unix::fs::symlink("lib", venv.join("lib64")).expect("link");
+    std::fs::create_dir_all(pkg.join("node_modules/left-pad")).expect("node_modules");
+    std::fs::write(pkg.join("node_modules/left-pad/index.js"), "x").expect("js");
+    std::fs::create_dir_all(pkg.join("target/release")).expect("target");
+    std::fs::write(pkg.join("target/release/big.rlib"), vec![0u8; 4096]).expect("rlib");
+
+    let out = env.tack(&["install", pkg.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let installed = env.home().join("packages/hostile");
+    let mut files: Vec<String> = std::fs::read_dir(&installed)
+        .expect("installed")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["README.md", "hostile.wasm", "tack.toml"]);
+    let size: u64 = files
+        .iter()
+        .map(|f| std::fs::metadata(pkg.join(f)).expect("meta").len())
+        .sum();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let expected = format!("Took 3 files, {:.1} KiB: ", size as f64 / 1024.0);
+    assert!(stderr.contains(&expected), "{expected} in {stderr}");
+    for name in ["tack.toml", "hostile.wasm", "README.md"] {
+        assert!(stderr.contains(name), "{name} in {stderr}");
+    }
+}
+
+#[test]
+fn include_limits_a_package_to_what_its_manifest_names() {
+    let env = Env::new(tack!());
+    let pkg = env.hostile_package("pkg", "1.0.0", "");
+    let manifest = std::fs::read_to_string(pkg.join("tack.toml")).expect("manifest");
+    std::fs::write(
+        pkg.join("tack.toml"),
+        format!("{manifest}\n[package]\ninclude = [\"README.md\", \"prompts/*.md\"]\n"),
+    )
+    .expect("manifest");
+    std::fs::write(pkg.join("README.md"), "# hostile\n").expect("readme");
+    std::fs::write(pkg.join("build.sh"), "#!/bin/sh\n").expect("build.sh");
+    std::fs::create_dir_all(pkg.join("prompts")).expect("prompts");
+    std::fs::write(pkg.join("prompts/review.md"), "Review").expect("prompt");
+    std::fs::write(pkg.join("prompts/draft.txt"), "no").expect("draft");
+
+    let out = env.tack(&["install", pkg.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let installed = env.home().join("packages/hostile");
+    assert!(installed.join("prompts/review.md").is_file());
+    assert!(installed.join("README.md").is_file());
+    assert!(!installed.join("build.sh").exists());
+    assert!(!installed.join("prompts/draft.txt").exists());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("Took 4 files"),
+        "{}",
+        text(&out)
+    );
+}

@@ -1,19 +1,34 @@
-//! `tack plugin new --lang rust|js|python|c`: every scaffold has its files, builds with its
-//! language's toolchain (Rust always; the others when installed, and always under
-//! `TACK_REQUIRE_SDKS=1`), installs with `tack install`, which compiles it into the component
-//! cache, and answers its example command.
+//! `tack plugin new --lang rust|js|python|c`, as a plugin author outside the tack checkout does
+//! it: each scaffold is created in a temp folder outside the repository and built by its own
+//! `build.sh` with a PATH holding only basic shell tools, that language's usual toolchain and
+//! `tack` (Rust always; the others when installed, and always under `TACK_REQUIRE_SDKS=1`). Then
+//! `tack install .` takes only the package files (not the `.venv`, `node_modules` or `target` the
+//! build left), compiles it into the component cache, and its command and tool answer through the
+//! real binary.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use serde_json::json;
 use tack_sdk_examples::{BuildError, Toolchains};
-use tack_test_support::tack;
+use tack_test_support::{tack, Env};
 
 const LANGS: &[(&str, &[&str])] = &[
-    ("rust", &["Cargo.toml", "src/lib.rs", "build.sh"]),
+    (
+        "rust",
+        &[
+            "Cargo.toml",
+            "src/lib.rs",
+            "build.sh",
+            "README.md",
+            "tack-sdk/Cargo.toml",
+            "tack-sdk/src/lib.rs",
+            "tack-sdk/wit/worlds.wit",
+        ],
+    ),
     (
         "js",
         &[
@@ -22,6 +37,7 @@ const LANGS: &[(&str, &[&str])] = &[
             "src/tack.js",
             "build.js",
             "build.sh",
+            "README.md",
             "wit/worlds.wit",
         ],
     ),
@@ -33,6 +49,7 @@ const LANGS: &[(&str, &[&str])] = &[
             "src/guest.py",
             "requirements.txt",
             "build.sh",
+            "README.md",
             "wit/worlds.wit",
         ],
     ),
@@ -44,27 +61,39 @@ const LANGS: &[(&str, &[&str])] = &[
             "src/tack_defaults.c",
             "include/tack.h",
             "build.sh",
+            "README.md",
             "wit/types.wit",
         ],
     ),
 ];
 
+/// Tools every build script may use, whatever the language.
+const BASICS: &[&str] = &[
+    "sh", "env", "dirname", "basename", "mkdir", "cp", "mv", "rm", "ln", "cat", "ls", "grep",
+    "sed", "head", "tail", "tr", "uname", "chmod", "readlink",
+];
+
 #[test]
-fn scaffolds_build_install_precompiled_and_run() {
-    let scratch = tempfile::tempdir().expect("scratch");
-    let home = tempfile::tempdir().expect("home");
-    // A cache of its own, so the test sees what install puts there.
+fn scaffolds_build_outside_the_repository_install_and_run() {
+    // One cache for the whole test, so it sees what each install adds.
     let cache = tempfile::tempdir().expect("cache");
     let toolchains = Toolchains::locate();
     let required = tack_sdk_examples::sdks_required();
+    let repo = tack_sdk_examples::repo_root()
+        .canonicalize()
+        .expect("repo root");
 
     for (lang, files) in LANGS {
+        let env = Env::new(tack!().with_cache(cache.path()));
+        assert!(
+            !env.root().starts_with(&repo),
+            "the plugin must be built outside the checkout"
+        );
         let name = format!("my-{lang}");
-        let dir = scratch.path().join(&name);
-        let out = tack(
-            home.path(),
-            cache.path(),
-            scratch.path(),
+        let snake = name.replace('-', "_");
+        let dir = env.root().join(&name);
+        let out = env.run_in(
+            env.root(),
             &[
                 "plugin",
                 "new",
@@ -84,9 +113,13 @@ fn scaffolds_build_install_precompiled_and_run() {
                 .expect("tack.toml parses");
         assert_eq!(manifest["plugin"]["name"].as_str(), Some(name.as_str()));
 
-        let component = dir.join(format!("{name}.wasm"));
-        match build(lang, &dir, &component, &toolchains) {
-            Ok(()) => {}
+        match build(lang, &dir, &toolchains, env.root()) {
+            Ok(path) => {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "built the {lang} scaffold with PATH={path}"
+                );
+            }
             Err(e @ BuildError::Missing { .. }) if !required => {
                 // Straight to stderr: the test harness captures eprintln! of passing tests.
                 let _ = writeln!(
@@ -99,31 +132,70 @@ fn scaffolds_build_install_precompiled_and_run() {
         }
 
         let before = cached_components(cache.path());
-        let out = tack(
-            home.path(),
-            cache.path(),
-            scratch.path(),
-            &["install", dir.to_str().expect("utf8")],
-        );
+        let out = env.run_in(&dir, &["install", "."]);
         assert!(out.status.success(), "{lang}: install: {}", text(&out));
         assert_eq!(
             cached_components(cache.path()),
             before + 1,
             "{lang}: install compiled the component into the cache"
         );
-
-        let command = format!("/{} Bob", name.replace('-', "_"));
-        let out = tack(
-            home.path(),
-            cache.path(),
-            scratch.path(),
-            &["--no-session", "-p", &command],
+        // The package is what tack.toml names, whatever the build left in the folder.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("Took 3 files, ")
+                && stderr.contains(&format!(": tack.toml, {name}.wasm, README.md")),
+            "{lang}: {stderr}"
         );
+        let mut installed: Vec<String> = std::fs::read_dir(env.home().join("packages").join(&name))
+            .expect("installed package")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        installed.sort();
+        assert_eq!(
+            installed,
+            [
+                "README.md".to_string(),
+                format!("{name}.wasm"),
+                "tack.toml".into()
+            ],
+            "{lang}"
+        );
+
+        let command = format!("/{snake} Bob");
+        let out = env.run_in(&dir, &["--no-session", "-p", &command]);
         assert!(out.status.success(), "{lang}: {}", text(&out));
         assert_eq!(
             String::from_utf8_lossy(&out.stdout).trim(),
             format!("Hello, Bob, from {name}!")
         );
+
+        let tool = format!("{snake}_greet");
+        let scripted = env.scripted_provider(json!([
+            { "tool_calls": [{ "id": "c1", "name": tool, "arguments": { "name": "Ada" } }] },
+            { "text": "done" }
+        ]));
+        let out = env.run_in(
+            &dir,
+            &[
+                "--plugin",
+                scripted.to_str().expect("utf8"),
+                "-p",
+                "greet Ada",
+            ],
+        );
+        assert!(out.status.success(), "{lang}: {}", text(&out));
+        let results: Vec<String> = env
+            .session_lines()
+            .iter()
+            .filter(|e| e["message"]["role"] == "toolResult")
+            .map(|e| {
+                e["message"]["content"][0]["text"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(results, [format!("Hello, Ada, from {name}!")], "{lang}");
     }
 }
 
@@ -151,85 +223,193 @@ fn a_bad_name_or_an_existing_folder_is_refused() {
     assert!(text(&out).contains("already exists"), "{}", text(&out));
 }
 
-/// Builds a scaffold the way its build.sh does.
-fn build(lang: &str, dir: &Path, out: &Path, toolchains: &Toolchains) -> Result<(), BuildError> {
+/// Runs the scaffold's build.sh with PATH = basic shell tools, the language's toolchain and
+/// `tack`, each linked into a folder of its own; returns that PATH.
+fn build(
+    lang: &str,
+    dir: &Path,
+    toolchains: &Toolchains,
+    scratch: &Path,
+) -> Result<String, BuildError> {
     let failed = |message: String| BuildError::Failed {
         lang: "scaffold",
         message,
     };
-    let run = |cmd: &mut Command| -> Result<(), BuildError> {
-        let output = cmd.output().map_err(|e| failed(e.to_string()))?;
-        if output.status.success() {
-            Ok(())
-        } else {
-            Err(failed(text(&output)))
-        }
+    let missing = |what: &str, install: &str| BuildError::Missing {
+        lang: "scaffold",
+        what: what.to_string(),
+        install: install.to_string(),
     };
-    match lang {
-        "rust" => {
-            // Same dependency versions as the workspace (and no index lookups): its lockfile.
-            let root = tack_sdk_examples::repo_root();
-            std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock"))
-                .map_err(|e| failed(e.to_string()))?;
-            let target = tack_sdk_examples::target_dir().join("scaffold-guests");
-            run(&mut rust_build(dir, &target))?;
-            let crate_name = dir
-                .file_name()
-                .map(|n| n.to_string_lossy().replace('-', "_"))
-                .unwrap_or_default();
-            std::fs::copy(
-                target
-                    .join("wasm32-wasip2/release")
-                    .join(format!("{crate_name}.wasm")),
-                out,
-            )
-            .map(|_| ())
-            .map_err(|e| failed(e.to_string()))
-        }
-        "js" => {
-            let node = toolchains.node()?;
-            // The SDK's build.js is the scaffold's build.js; run from the SDK, its imports resolve
-            // to sdk/js/node_modules instead of needing an `npm install` in the scaffold.
-            run(Command::new(node)
-                .arg(toolchains.js_sdk.join("bin/build.js"))
-                .arg(dir)
-                .arg(out))
-        }
-        "python" => run(Command::new(dir.join("build.sh"))
-            .env("COMPONENTIZE_PY", toolchains.componentize_py()?)),
-        "c" => tack_sdk_examples::build_c_package(toolchains, dir, out),
-        other => Err(failed(format!("no such language {other}"))),
+    let bin = |name: &str| scratch.join("path").join(name);
+    let basics = bin("basics");
+    for tool in BASICS {
+        let found = which(tool).ok_or_else(|| failed(format!("no `{tool}` on this machine")))?;
+        link(&found, &basics.join(tool));
     }
-}
-
-/// `cargo build --release --target wasm32-wasip2`, or, where .ci/run fell back to Debian's
-/// rustc-web, the same build with std built from source (see host/builtin/build.rs).
-fn rust_build(dir: &Path, target: &Path) -> Command {
-    let build_std = std::env::var_os("TACK_GUEST_BUILD_STD").is_some();
-    let cargo = std::env::var("TACK_GUEST_CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.args(["build", "--release", "--target", "wasm32-wasip2"])
-        .arg("--manifest-path")
-        .arg(dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", target);
+    let tools = bin(lang);
+    let tack_dir = bin("tack");
+    link(
+        Path::new(env!("CARGO_BIN_EXE_tack")),
+        &tack_dir.join("tack"),
+    );
+    let mut cmd = Command::new(dir.join("build.sh"));
     for var in [
         "RUSTFLAGS",
         "CARGO_ENCODED_RUSTFLAGS",
         "RUSTC_WRAPPER",
         "CARGO_BUILD_TARGET",
+        "RUSTC",
+        "CARGO",
+        "RUSTUP_TOOLCHAIN",
+        "COMPONENTIZE_PY",
+        "CC",
+        "TACK",
     ] {
         cmd.env_remove(var);
     }
-    if build_std {
-        cmd.arg("-Zbuild-std=std,panic_abort")
-            .env("RUSTC_BOOTSTRAP", "1")
-            .env(
-                "RUSTFLAGS",
-                "-C link-self-contained=no -L native=/usr/lib/wasm32-wasi",
+    match lang {
+        "rust" => {
+            if std::env::var_os("TACK_GUEST_BUILD_STD").is_some() {
+                // Debian's rustc-web builds std from source: not what a plugin author runs, and
+                // not what build.sh does.
+                return Err(missing(
+                    "rustup's wasm32-wasip2 target",
+                    "rustup target add wasm32-wasip2",
+                ));
+            }
+            let cargo = std::env::var("TACK_GUEST_CARGO")
+                .ok()
+                .map(PathBuf::from)
+                .or_else(|| which("cargo"))
+                .ok_or_else(|| missing("cargo", "https://rustup.rs"))?;
+            // cargo, rustc and rustup; cc, as and ld link the dependencies' build scripts.
+            let cargo_bin = cargo.parent().unwrap_or(Path::new("/"));
+            for tool in ["cargo", "rustc", "rustup"] {
+                if cargo_bin.join(tool).is_file() {
+                    link(&cargo_bin.join(tool), &tools.join(tool));
+                }
+            }
+            for tool in ["cc", "as", "ld"] {
+                let found = which(tool).ok_or_else(|| missing(tool, "apt-get install gcc"))?;
+                link(&found, &tools.join(tool));
+            }
+            // The workspace's lockfile pins the same crate versions the SDK is tested with; the
+            // crates still come from crates.io.
+            let root = tack_sdk_examples::repo_root();
+            std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock"))
+                .map_err(|e| failed(e.to_string()))?;
+            cmd.env(
+                "CARGO_TARGET_DIR",
+                tack_sdk_examples::target_dir().join("scaffold-guests"),
+            );
+        }
+        "js" => {
+            for tool in ["node", "npm"] {
+                let found =
+                    which(tool).ok_or_else(|| missing(tool, "apt-get install nodejs npm"))?;
+                link(&found, &tools.join(tool));
+            }
+            // The npm cache scripts/install-sdk-toolchains filled: no download twice.
+            cmd.env(
+                "npm_config_cache",
+                toolchains_dir(toolchains).join("npm-cache"),
             )
-            .env_remove("RUSTC");
+            .env("npm_config_prefer_offline", "true");
+        }
+        "python" => {
+            let python = real_python()
+                .ok_or_else(|| missing("python3", "apt-get install python3 python3-venv"))?;
+            link(&python, &tools.join("python3"));
+            cmd.env(
+                "PIP_CACHE_DIR",
+                toolchains_dir(toolchains).join("pip-cache"),
+            );
+        }
+        "c" => {
+            let zig = zig_binary(toolchains).ok_or_else(|| {
+                missing(
+                    "zig (the ziglang Python package)",
+                    "scripts/install-sdk-toolchains",
+                )
+            })?;
+            link(&zig, &tools.join("zig"));
+            cmd.env("ZIG_GLOBAL_CACHE_DIR", toolchains.zig_cache())
+                .env("ZIG_LOCAL_CACHE_DIR", toolchains.zig_cache());
+        }
+        other => return Err(failed(format!("no such language {other}"))),
     }
-    cmd
+    std::fs::create_dir_all(&tools).map_err(|e| failed(e.to_string()))?;
+    let path = [basics, tools, tack_dir]
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":");
+    let output = cmd
+        .env("PATH", &path)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| failed(format!("cannot run build.sh: {e}")))?;
+    if !output.status.success() {
+        return Err(failed(format!(
+            "{lang} build.sh with PATH={path}: {}",
+            text(&output)
+        )));
+    }
+    let component = dir.join(format!(
+        "{}.wasm",
+        dir.file_name().expect("name").to_string_lossy()
+    ));
+    if !component.is_file() {
+        return Err(failed(format!(
+            "{lang} build.sh did not write {}",
+            component.display()
+        )));
+    }
+    Ok(path)
+}
+
+fn which(tool: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(tool))
+            .find(|p| p.is_file())
+    })
+}
+
+/// The interpreter behind `python3` (pyenv puts a shell script on PATH).
+fn real_python() -> Option<PathBuf> {
+    let out = Command::new("python3")
+        .args(["-c", "import sys, venv; print(sys.executable)"])
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+/// zig from the ziglang package in the SDK venv.
+fn zig_binary(toolchains: &Toolchains) -> Option<PathBuf> {
+    std::fs::read_dir(toolchains.venv.join("lib"))
+        .ok()?
+        .flatten()
+        .map(|e| e.path().join("site-packages/ziglang/zig"))
+        .find(|p| p.is_file())
+}
+
+/// target/sdk-toolchains, holding the venv and the package caches.
+fn toolchains_dir(toolchains: &Toolchains) -> PathBuf {
+    toolchains
+        .venv
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| tack_sdk_examples::target_dir().join("sdk-toolchains"))
+}
+
+fn link(target: &Path, at: &Path) {
+    std::fs::create_dir_all(at.parent().expect("parent")).expect("tool dir");
+    if !at.exists() {
+        std::os::unix::fs::symlink(target, at).expect("link a tool");
+    }
 }
 
 fn cached_components(cache: &Path) -> usize {

@@ -24,6 +24,19 @@ pub struct Manifest {
     /// exist are granted read and handed over in the plugin's config.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<PathSet>,
+    /// What `tack install` copies besides tack.toml and the component.
+    #[serde(default)]
+    pub package: PackageSection,
+}
+
+/// The files of a package. Without `include`, a package is its folder minus build and tool
+/// folders (`target/`, `node_modules/`, `.venv/`, ...); with it, tack.toml, the component and the
+/// files and folders `include` names (paths or globs relative to the package folder).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackageSection {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include: Option<Vec<String>>,
 }
 
 /// Folders a plugin reads its content from. The host looks for each, in this order, later ones

@@ -8,12 +8,16 @@ use anyhow::{bail, Context, Result};
 use tack_runtime::grants::GrantStore;
 use tack_runtime::{validate_component, Capabilities, Manifest, Runtime};
 
+use super::contents::{copy_package, Contents};
 use super::grants::{decide, GrantFlags};
 use super::lockfile::{hash_tree, verify, LockedPackage, Lockfile};
 use super::publishers::{Publishers, Verdict};
 use super::signing::PublisherKey;
-use super::source::{copy_tree, Source};
+use super::source::Source;
 use super::{Location, Scope};
+
+/// How many file names the install summary lists before "and N more".
+const SUMMARY_FILES: usize = 8;
 
 /// A package fetched into a temp dir and checked, not yet installed.
 struct Fetched {
@@ -74,14 +78,14 @@ fn place(
     source: &Source,
     verdict: &Verdict,
     lock: &mut Lockfile,
-) -> Result<()> {
+) -> Result<Contents> {
     let name = &fetched.manifest.plugin.name;
     let dest = location.package_dir(name);
     if dest.exists() {
         std::fs::remove_dir_all(&dest)
             .with_context(|| format!("cannot replace {}", dest.display()))?;
     }
-    copy_tree(&fetched.dir, &dest)?;
+    let contents = copy_package(&fetched.dir, &dest)?;
     lock.upsert(LockedPackage {
         name: name.clone(),
         version: fetched.manifest.plugin.version.clone(),
@@ -98,7 +102,7 @@ fn place(
         publishers.pin(&fetched.manifest.plugin.name, key);
         publishers.save()?;
     }
-    Ok(())
+    Ok(contents)
 }
 
 /// Whose signature the package carries, and whether that is enough (see `publishers.rs`).
@@ -178,8 +182,9 @@ pub async fn install(
     let mut grants = GrantStore::load(&location.grants)?;
     grants.set(&m.name, granted.clone());
     let mut lock = Lockfile::load(&location.lockfile)?;
-    place(location, &fetched, &source, &verdict, &mut lock)?;
+    let contents = place(location, &fetched, &source, &verdict, &mut lock)?;
     grants.save()?;
+    eprintln!("Took {}", contents.summary(SUMMARY_FILES));
     let denied = fetched.manifest.capabilities.minus(&granted);
     println!(
         "installed {} {}{}",
@@ -313,8 +318,9 @@ pub async fn update(
             merge(&mut granted, extra);
         }
         grants.set(&locked.name, granted);
-        place(location, &fetched, &source, &verdict, &mut lock)?;
+        let contents = place(location, &fetched, &source, &verdict, &mut lock)?;
         grants.save()?;
+        eprintln!("Took {}", contents.summary(SUMMARY_FILES));
         println!(
             "updated {} {} -> {}",
             locked.name, locked.version, fetched.manifest.plugin.version

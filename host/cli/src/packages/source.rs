@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use sha2::{Digest, Sha256};
 
+use super::contents::copy_package;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
     Path(PathBuf),
@@ -118,7 +120,7 @@ impl Source {
         match self {
             Source::Path(p) => {
                 let dest = work.join("pkg");
-                copy_tree(p, &dest)?;
+                copy_package(p, &dest)?;
                 Ok((dest, None))
             }
             Source::Tarball { location, sha256 } => {
@@ -158,7 +160,7 @@ impl Source {
                 // A checkout is whatever the repository holds; only a copy that has been checked
                 // for links and special files is read from.
                 let staged = work.join("pkg");
-                copy_tree(&package_root(&dest)?, &staged)?;
+                copy_package(&package_root(&dest)?, &staged)?;
                 Ok((staged, Some(commit)))
             }
             // A registry gives a digest and signatures besides the files: `oci::pull` returns them.
@@ -297,40 +299,6 @@ fn package_root(dir: &Path) -> Result<PathBuf> {
         [only] if only.join("tack.toml").is_file() => Ok(only.clone()),
         _ => bail!("the package has no tack.toml at its root"),
     }
-}
-
-/// Folders a package never needs at run time: version control, and the dependencies and build
-/// outputs of plugin toolchains (a scaffolded JavaScript plugin's node_modules is ~400 MB).
-const SKIPPED: &[&str] = &[".git", "node_modules", "target", "__pycache__"];
-
-/// Copies a package folder, refusing symlinks (a link could point anywhere) and special files
-/// (FIFOs, devices, sockets) by name, and skipping the [`SKIPPED`] folders.
-pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
-    for entry in
-        std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?
-    {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        let name = entry.file_name();
-        if SKIPPED.iter().any(|s| name == *s) {
-            continue;
-        }
-        let target = to.join(&name);
-        if kind.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target)
-                .with_context(|| format!("cannot copy {}", entry.path().display()))?;
-        } else {
-            bail!(
-                "{} is {}; packages may not contain links or special files",
-                entry.path().display(),
-                super::lockfile::describe_kind(kind)
-            );
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
