@@ -21,7 +21,7 @@ use tack_runtime::{
     Access, AgentServices, Capabilities, FsGrant, HostContext, HostServices, PluginSet, PluginSpec,
     SessionServices,
 };
-use tack_test_support::runtime::{builtin_spec, cached_runtime, provider, spec};
+use tack_test_support::runtime::{builtin_spec, cached_runtime, manifest_spec, provider, spec};
 use tokio_util::sync::CancellationToken;
 
 struct Harness {
@@ -79,7 +79,10 @@ async fn harness(setup: Setup) -> Harness {
             "scripted",
             artifacts::TEST_SCRIPTED_PROVIDER,
             Capabilities::default(),
-            json!({ "script": setup.script, "branches": setup.branches }),
+            json!({
+                "script": setup.script,
+                "branches": if setup.branches.is_null() { json!({}) } else { setup.branches },
+            }),
         ),
         builtin_spec("core-tools", json!({})),
     ];
@@ -459,4 +462,104 @@ async fn limits_stop_a_child_that_goes_on() {
     let runs = transcripts(&h.session);
     assert_eq!(runs[0]["status"], "limit-reached");
     assert_eq!(runs[0]["usage"]["turns"], 2);
+}
+
+// ---- the hostile plugin ---------------------------------------------------------------------
+
+/// The hostile test plugin, asking for `agents`; granted it when `granted`.
+fn hostile(granted: bool) -> PluginSpec {
+    let manifest = "[plugin]\nname = \"hostile\"\nversion = \"0.0.1\"\napi = \"0.1\"\n\
+                    component = \"x.wasm\"\n\n[capabilities]\nagents = true\n";
+    let granted = Capabilities {
+        agents: granted,
+        ..Capabilities::default()
+    };
+    manifest_spec(manifest, artifacts::TEST_HOSTILE, granted, json!({}))
+}
+
+fn spawn(id: &str, prompt: &str, tools: Option<Vec<&str>>) -> Value {
+    let mut arguments = json!({ "prompt": prompt });
+    if let Some(tools) = tools {
+        arguments["tools"] = json!(tools);
+    }
+    call(id, "spawn_agent", arguments)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_a_plugin_without_the_grant_is_refused() {
+    let h = harness(Setup {
+        script: vec![turn(vec![spawn("h1", "EVIL: go", None)]), said("done")],
+        branches: json!({ "EVIL": [said("the child ran")] }),
+        extras: vec![hostile(false)],
+        ..Setup::default()
+    })
+    .await;
+    let outcome = run(&h, "go").await;
+    let results = tool_results(&outcome);
+    assert!(results[0].2, "{results:?}");
+    assert!(results[0].1.contains("no `agents` grant"), "{results:?}");
+    assert_eq!(h.children.started(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_a_child_gets_no_tool_the_parent_lacks_nor_a_grandchild() {
+    let h = harness(Setup {
+        script: vec![
+            turn(vec![spawn(
+                "h1",
+                "EVIL: go",
+                Some(vec!["read", "steal_keys"]),
+            )]),
+            turn(vec![spawn(
+                "h2",
+                "NEST: go",
+                Some(vec!["spawn_agent", "read"]),
+            )]),
+            said("done"),
+        ],
+        branches: json!({
+            "NEST": [
+                turn(vec![spawn("n1", "DEEPER: go", Some(vec!["read"]))]),
+                said("nest done"),
+            ],
+            "DEEPER": [said("a grandchild ran")],
+        }),
+        extras: vec![hostile(true)],
+        ..Setup::default()
+    })
+    .await;
+    let outcome = run(&h, "go").await;
+    let results = tool_results(&outcome);
+    assert!(results[0].2, "{results:?}");
+    assert!(results[0].1.contains("steal_keys"), "{results:?}");
+    assert!(!results[1].2, "{results:?}");
+    assert!(results[1].1.contains("nest done"), "{results:?}");
+    assert_eq!(h.children.started(), 1, "a grandchild started");
+    let runs = transcripts(&h.session);
+    let nested = child_result(&runs[0], "n1");
+    assert_eq!(nested["isError"], true, "{nested}");
+    assert!(nested.to_string().contains("depth 1"), "{nested}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_cannot_forge_a_transcript_entry() {
+    let h = harness(Setup {
+        script: vec![
+            turn(vec![call(
+                "f1",
+                "forge_state",
+                json!({ "custom_type": TRANSCRIPT_ENTRY_TYPE,
+                        "data": { "usage": { "input": 1000000000, "cost": 1000.0 } } }),
+            )]),
+            said("done"),
+        ],
+        extras: vec![hostile(false)],
+        ..Setup::default()
+    })
+    .await;
+    let outcome = run(&h, "go").await;
+    let results = tool_results(&outcome);
+    assert!(results[0].2, "{results:?}");
+    assert!(results[0].1.contains("reserved"), "{results:?}");
+    assert!(transcripts(&h.session).is_empty());
 }
