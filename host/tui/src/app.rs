@@ -765,8 +765,10 @@ mod subagent_usage_tests {
 
     #[test]
     fn a_subagents_usage_counts_in_the_footer_but_not_its_context() {
-        let mut usage = Usage::default();
-        usage.context_tokens = 500;
+        let mut usage = Usage {
+            context_tokens: 500,
+            ..Usage::default()
+        };
         let result = Message::ToolResult(ToolResultMessage {
             tool_call_id: "t1".into(),
             tool_name: "task".into(),
