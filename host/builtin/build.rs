@@ -29,6 +29,7 @@ const GUESTS: &[(&str, &str, &str)] = &[
     ("todo", "todo", "TODO"),
     ("skills", "skills", "SKILLS"),
     ("prompt-templates", "prompt_templates", "PROMPT_TEMPLATES"),
+    ("subagents", "subagents", "SUBAGENTS"),
     ("hello-rust", "hello_rust", "HELLO_RUST"),
     ("tack-test-hostile", "tack_test_hostile", "TEST_HOSTILE"),
     (
@@ -64,6 +65,7 @@ const EMBEDDED: &[&str] = &[
     "todo",
     "skills",
     "prompt-templates",
+    "subagents",
 ];
 
 const TARGET: &str = "wasm32-wasip2";

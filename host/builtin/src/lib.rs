@@ -76,6 +76,11 @@ pub const BUILTINS: &[Builtin] = &[
         manifest: include_str!("../../../plugins/prompt-templates/tack.toml"),
         wasm: include_bytes!(env!("TACK_GUEST_PROMPT_TEMPLATES")),
     },
+    Builtin {
+        name: "subagents",
+        manifest: include_str!("../../../plugins/subagents/tack.toml"),
+        wasm: include_bytes!(env!("TACK_GUEST_SUBAGENTS")),
+    },
 ];
 
 pub fn builtin(name: &str) -> Option<&'static Builtin> {
@@ -102,6 +107,7 @@ pub mod artifacts {
     pub const PERMISSION_GATE: &str = env!("TACK_GUEST_PERMISSION_GATE");
     pub const PROTECTED_PATHS: &str = env!("TACK_GUEST_PROTECTED_PATHS");
     pub const TODO: &str = env!("TACK_GUEST_TODO");
+    pub const SUBAGENTS: &str = env!("TACK_GUEST_SUBAGENTS");
     pub const TEST_HOOKS: &str = env!("TACK_GUEST_TEST_HOOKS");
     pub const TEST_COMPACT_HOOK: &str = env!("TACK_GUEST_TEST_COMPACT_HOOK");
 }

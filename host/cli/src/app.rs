@@ -564,9 +564,10 @@ pub fn build_agent(
     }
     config.provider_options = chosen.options;
     loaded.settings.compaction.apply(&mut config.compaction);
-    let agent = Agent::new(config, chosen.provider, tools.clone(), session)
+    let agent = Agent::new(config, chosen.provider, tools.clone(), session.clone())
         .with_hooks(hooks)
         .with_events(sink.clone());
+    attach_children(loaded, &agent, session)?;
     if let Some(mode) = loaded.settings.steering_mode {
         agent.queues().set_steering_mode(mode.mode());
     }
@@ -576,6 +577,22 @@ pub fn build_agent(
     loaded.backends.agent.attach_queues(agent.queues());
     loaded.backends.events.attach(sink);
     Ok(Wired { agent })
+}
+
+/// Sub-agents (`tack:agents`) start from `agent`: its provider, tools, hooks and model, and
+/// any model the catalog lists for its provider.
+fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Result<()> {
+    let catalog = crate::catalog::build(&loaded.set, &loaded.settings)?;
+    let models = catalog
+        .iter()
+        .flat_map(|entry| entry.spec.models.iter().map(|m| model_info(&entry.id, m)))
+        .collect();
+    let children = Arc::new(tack_runtime::children::ChildRuns::new(
+        loaded.settings.subagent_limits(),
+    ));
+    children.attach(agent.child_factory(), session, models);
+    loaded.backends.agent.attach_children(children);
+    Ok(())
 }
 
 /// `--tools`, `--no-tools`, `--no-builtin-tools`: the tools active from the start.

@@ -112,6 +112,17 @@ pub struct Cli {
     #[arg(long)]
     pub no_skills: bool,
 
+    /// Give the model the task tool, which hands work to sub-agents. A plugin flag: the plugin
+    /// that declares it (subagents) takes it.
+    #[arg(long)]
+    pub subagents: bool,
+
+    /// Load the agent definition at this path (a Markdown file, or a folder of them) besides
+    /// those in <tack home>/agents and a trusted project's .tack/agents. Repeatable. A plugin
+    /// flag: the plugin that declares it (subagents) takes it.
+    #[arg(long = "agent", value_name = "PATH")]
+    pub agents: Vec<String>,
+
     /// Replace tack's system prompt with this text, or with the contents of this file. Context
     /// files, the date and the working directory are still added.
     #[arg(long, value_name = "TEXT|FILE")]
@@ -175,6 +186,12 @@ impl Cli {
         }
         if self.no_skills {
             flags.push(("no-skills".to_string(), None));
+        }
+        if self.subagents {
+            flags.push(("subagents".to_string(), None));
+        }
+        for path in &self.agents {
+            flags.push(("agent".to_string(), Some(path.clone())));
         }
         for given in &self.plugin_flag {
             let given = given.trim_start_matches("--");

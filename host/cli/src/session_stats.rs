@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use tack::rpc_protocol::{SessionStats, TokenTotals};
 use tack_core::message::Message;
 use tack_core::session::{EntryKind, Session};
+use tack_runtime::children::{ChildUsage, TRANSCRIPT_ENTRY_TYPE, TRANSCRIPT_USAGE_FIELD};
 
 /// Counts over every entry of the session file: abandoned branches cost tokens too.
 pub fn of(session: &Session) -> SessionStats {
@@ -20,6 +21,16 @@ pub fn of(session: &Session) -> SessionStats {
         cost: 0.0,
     };
     for entry in session.entries() {
+        if let Some(child) = child_usage(&entry.kind) {
+            // A sub-agent's turns cost as much as the parent's own: count them in.
+            let t = &mut stats.tokens;
+            t.input += child.input;
+            t.output += child.output;
+            t.cache_read += child.cache_read;
+            t.cache_write += child.cache_write;
+            stats.cost += child.cost;
+            continue;
+        }
         let EntryKind::Message(message) = &entry.kind else {
             continue;
         };
@@ -43,6 +54,20 @@ pub fn of(session: &Session) -> SessionStats {
     let t = &mut stats.tokens;
     t.total = t.input + t.output + t.cache_read + t.cache_write;
     stats
+}
+
+/// What a sub-agent used, from the transcript entry the host wrote for it.
+fn child_usage(kind: &EntryKind) -> Option<ChildUsage> {
+    let EntryKind::Custom {
+        custom_type, data, ..
+    } = kind
+    else {
+        return None;
+    };
+    if custom_type != TRANSCRIPT_ENTRY_TYPE {
+        return None;
+    }
+    serde_json::from_value(data.get(TRANSCRIPT_USAGE_FIELD)?.clone()).ok()
 }
 
 /// `/session`: the file, id, name, counts, tokens and cost, as markdown.

@@ -66,6 +66,10 @@ pub struct Settings {
     /// `tack install` and `tack update`.
     #[serde(default)]
     pub packages: PackageSettings,
+    /// The host's caps on sub-agents (`[subagents]`). Read from the user's config only, never
+    /// a project's: a project must not be able to let children nest deeper or spend more.
+    #[serde(default)]
+    pub subagents: SubagentSettings,
     /// What this run's command line says to plugins; never read from a file.
     #[serde(skip)]
     pub command_line: PluginCommandLine,
@@ -98,6 +102,18 @@ pub struct ProviderSettings {
     /// Models added to (or replacing same-id models of) the provider's list.
     #[serde(default)]
     pub models: Vec<ModelSettings>,
+}
+
+/// `[subagents]`: every field optional, the runtime's defaults otherwise (depth 1, 8 at once,
+/// 50 turns, 2,000,000 tokens, 900 s).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubagentSettings {
+    pub max_depth: Option<u32>,
+    pub max_concurrent: Option<usize>,
+    pub max_turns: Option<u32>,
+    pub max_tokens: Option<u64>,
+    pub timeout_secs: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -211,6 +227,28 @@ impl Settings {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
             Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
         }
+    }
+
+    /// The caps on sub-agents this run's children get.
+    pub fn subagent_limits(&self) -> tack_runtime::children::ChildLimits {
+        let mut limits = tack_runtime::children::ChildLimits::default();
+        let s = &self.subagents;
+        if let Some(v) = s.max_depth {
+            limits.max_depth = v;
+        }
+        if let Some(v) = s.max_concurrent {
+            limits.max_concurrent = v.max(1);
+        }
+        if let Some(v) = s.max_turns {
+            limits.max_turns = v.max(1);
+        }
+        if let Some(v) = s.max_tokens {
+            limits.max_tokens = v;
+        }
+        if let Some(v) = s.timeout_secs {
+            limits.timeout = std::time::Duration::from_secs(v);
+        }
+        limits
     }
 
     /// Applies a project's settings over these: its defaults win, its plugin and provider

@@ -9,6 +9,7 @@
 
 mod assemble;
 mod batch;
+mod child;
 mod compact;
 mod hooks;
 mod provider;
@@ -26,6 +27,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+pub use child::{ChildFactory, ChildParts};
 pub use hooks::{
     AgentStartPatch, CompactDecision, CompactRequest, Hooks, InjectedMessage, InputAction, NoHooks,
     ToolDecision,
@@ -119,7 +121,7 @@ pub struct Agent {
     hooks: Arc<dyn Hooks>,
     sink: Arc<dyn EventSink>,
     session: SessionHandle,
-    config: Mutex<AgentConfig>,
+    config: Arc<Mutex<AgentConfig>>,
     queues: MessageQueues,
     schemas: SchemaCache,
     running: AtomicBool,
@@ -142,7 +144,7 @@ impl Agent {
             queues: MessageQueues::new(Arc::clone(&sink)),
             sink,
             session,
-            config: Mutex::new(config),
+            config: Arc::new(Mutex::new(config)),
             schemas: SchemaCache::default(),
             running: AtomicBool::new(false),
             retry_abort: tokio::sync::Notify::new(),

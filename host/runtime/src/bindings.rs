@@ -4,6 +4,7 @@
 //! is adding `wit/v0.2.0/`, a `v0_2_0.rs` here, pointing `latest` at it, and adapting the older
 //! versions' calls to it (wit/README.md lists the steps).
 
+pub mod agents_v0_1_0;
 pub mod v0_1_0;
 
 /// The newest version, whose types the host uses throughout.

@@ -1,6 +1,7 @@
 //! The capability broker: one file per capability. Each checks the plugin's effective grant (what
 //! its manifest declares and the user granted) on every use.
 
+pub mod agents;
 pub mod exec;
 pub mod files;
 pub mod fs;

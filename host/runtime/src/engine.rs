@@ -106,6 +106,10 @@ impl Runtime {
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         Plugin::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
         Extensions::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
+        crate::bindings::agents_v0_1_0::AgentsClient::add_to_linker::<_, HasSelf<_>>(
+            &mut linker,
+            |s| s,
+        )?;
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(30))

@@ -10,6 +10,7 @@ pub mod bridge;
 pub mod broker;
 pub mod budget;
 pub mod cache;
+pub mod children;
 pub mod engine;
 pub mod engine_config;
 pub mod error;

@@ -124,6 +124,15 @@ pub struct Capabilities {
     /// passed, named or not.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<String>,
+    /// May start child agent runs (`tack:agents/agents`). A child uses only tools the parent
+    /// session could, under every policy plugin, so the grant is about spending: a child costs
+    /// model tokens and time the user pays for.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub agents: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -149,6 +158,7 @@ impl Capabilities {
             && self.secrets.is_empty()
             && self.rewrite.is_empty()
             && self.env.is_empty()
+            && !self.agents
     }
 
     /// The part of `self` that `granted` covers.
@@ -170,6 +180,7 @@ impl Capabilities {
             secrets: keep(&self.secrets, &granted.secrets),
             rewrite: keep(&self.rewrite, &granted.rewrite),
             env: keep(&self.env, &granted.env),
+            agents: self.agents && granted.agents,
         }
     }
 
@@ -212,6 +223,7 @@ impl Capabilities {
                 .filter(|x| !other.env.contains(x))
                 .cloned()
                 .collect(),
+            agents: self.agents && !other.agents,
         }
     }
 
@@ -252,6 +264,13 @@ impl Capabilities {
                 "give its commands your environment variable{} {var}",
                 if var.ends_with('*') { "s" } else { "" }
             ));
+        }
+        if self.agents {
+            lines.push(
+                "start sub-agents: child runs of the model, with your session's tools and \
+                 policies, that cost tokens"
+                    .into(),
+            );
         }
         lines
     }

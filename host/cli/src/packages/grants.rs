@@ -21,9 +21,9 @@ impl GrantFlags {
             };
             if !matches!(
                 kind.as_str(),
-                "all" | "fs" | "exec" | "http" | "secrets" | "env" | "rewrite"
+                "all" | "fs" | "exec" | "http" | "secrets" | "env" | "rewrite" | "agents"
             ) {
-                bail!("--grant {flag}: expected all, fs, exec, http, secrets, env or rewrite (optionally KIND=VALUE)");
+                bail!("--grant {flag}: expected all, fs, exec, http, secrets, env, rewrite or agents (optionally KIND=VALUE)");
             }
             out.push((kind, value));
         }
@@ -118,6 +118,15 @@ pub fn decide(package: &str, requested: &Capabilities, flags: &GrantFlags) -> Re
         if ask("rewrite", tool, &words)? {
             granted.rewrite.push(tool.clone());
         }
+    }
+    if requested.agents {
+        let words = Capabilities {
+            agents: true,
+            ..Default::default()
+        }
+        .describe()
+        .join("");
+        granted.agents = ask("agents", "true", &words)?;
     }
     Ok(granted)
 }

@@ -216,6 +216,10 @@ impl<S: Screen> PluginAgent for InteractiveServices<S> {
     fn set_active_tools(&self, plugin: &str, names: Vec<String>) -> Result<(), String> {
         self.agent.set_active_tools(plugin, names)
     }
+
+    fn children(&self) -> Option<Arc<tack_runtime::children::ChildRuns>> {
+        self.agent.children()
+    }
 }
 
 /// What an interactive front end gives plugins: its screen and inbox, over the CLI's session.

@@ -8,12 +8,17 @@ use tack_core::message::Message;
 
 use crate::api::{Delivery, OutgoingMessage};
 use crate::bridge::PluginTools;
+use crate::children::ChildRuns;
 
 pub trait PluginAgent: Send + Sync + 'static {
     fn send_message(&self, plugin: &str, message: OutgoingMessage, delivery: Delivery);
     fn all_tools(&self) -> Vec<String>;
     fn active_tools(&self) -> Vec<String>;
     fn set_active_tools(&self, plugin: &str, names: Vec<String>) -> Result<(), String>;
+    /// The session's child runs (`tack:agents`), once an agent exists to start them from.
+    fn children(&self) -> Option<Arc<ChildRuns>> {
+        None
+    }
 }
 
 /// The agent of a run and its tool registry, attached once they exist. Messages are delivered
@@ -24,6 +29,7 @@ pub trait PluginAgent: Send + Sync + 'static {
 pub struct AgentServices {
     tools: OnceLock<Arc<PluginTools>>,
     queues: OnceLock<MessageQueues>,
+    children: OnceLock<Arc<ChildRuns>>,
 }
 
 impl AgentServices {
@@ -33,6 +39,10 @@ impl AgentServices {
 
     pub fn attach_queues(&self, queues: MessageQueues) {
         let _ = self.queues.set(queues);
+    }
+
+    pub fn attach_children(&self, children: Arc<ChildRuns>) {
+        let _ = self.children.set(children);
     }
 }
 
@@ -64,6 +74,10 @@ impl PluginAgent for AgentServices {
             .get()
             .ok_or("no agent is running")?
             .set_active(names)
+    }
+
+    fn children(&self) -> Option<Arc<ChildRuns>> {
+        self.children.get().cloned()
     }
 }
 

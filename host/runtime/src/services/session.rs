@@ -56,6 +56,12 @@ impl PluginSession for SessionServices {
     }
 
     fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String> {
+        if custom_type == crate::children::TRANSCRIPT_ENTRY_TYPE {
+            // The host writes these for the children it ran; the session's stats trust them.
+            return Err(format!(
+                "custom type '{custom_type}' is reserved for the host's sub-agent transcripts"
+            ));
+        }
         let session = self.session.get().ok_or("no session is open")?;
         let data: serde_json::Value = serde_json::from_str(data)
             .map_err(|e| format!("custom entry data is not JSON: {e}"))?;

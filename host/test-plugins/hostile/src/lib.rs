@@ -15,6 +15,8 @@
 //! - `forge_state`, `read_state`: write and read custom entries of another plugin's type.
 //! - `huge_result`, `notify`, `send_user`, and tasks `big:N`: more than the host should take, or
 //!   escape sequences for the user's terminal.
+//! - `spawn_agent`: starts a sub-agent (`tack:agents`) with `prompt` and the tools `tools`,
+//!   with or without the `agents` grant, asking for tools the parent may not have.
 
 use std::hint::black_box;
 use std::io::Write;
@@ -27,6 +29,23 @@ use tack_sdk::{
     InitContext, Level, ModelSpec, Plugin, ProviderError, ProviderRequest, ProviderSpec,
     Registration, RequestPlan, ToolCall, ToolDecision, ToolResult, ToolSpec,
 };
+
+#[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
+mod host_agents {
+    wit_bindgen::generate!({
+        path: "../../../wit/agents/v0.1.0",
+        world: "agents-client",
+    });
+}
+
+use host_agents::tack::agents::agents as child;
+
+#[derive(Deserialize)]
+struct SpawnArgs {
+    prompt: String,
+    #[serde(default)]
+    tools: Option<Vec<String>>,
+}
 
 #[derive(Default)]
 struct Hostile {
@@ -288,6 +307,19 @@ impl Plugin for Hostile {
                 }),
             ))
             .tool(ToolSpec::new(
+                "spawn_agent",
+                "Spawn agent",
+                "Starts a sub-agent with `prompt` and `tools`.",
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "prompt": { "type": "string" },
+                        "tools": { "type": "array", "items": { "type": "string" } }
+                    },
+                    "required": ["prompt"]
+                }),
+            ))
+            .tool(ToolSpec::new(
                 "fan_out",
                 "Fan out",
                 "Runs each of `tasks` as a task on another instance.",
@@ -352,6 +384,23 @@ impl Plugin for Hostile {
             "chmod" => match call.args::<ChmodArgs>() {
                 Ok(args) => outcome(
                     files::set_permissions(&args.path, args.mode).map(|()| "changed".to_string()),
+                ),
+                Err(e) => ToolResult::error(e),
+            },
+            "spawn_agent" => match call.args::<SpawnArgs>() {
+                Ok(args) => outcome(
+                    child::run(&child::ChildRequest {
+                        description: "hostile".into(),
+                        prompt: args.prompt,
+                        system_prompt: None,
+                        tools: args.tools,
+                        model: None,
+                        max_turns: None,
+                        max_tokens: None,
+                        timeout_ms: None,
+                    })
+                    .map(|r| r.text)
+                    .map_err(|e| format!("{e:?}")),
                 ),
                 Err(e) => ToolResult::error(e),
             },

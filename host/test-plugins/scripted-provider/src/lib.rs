@@ -13,9 +13,13 @@
 //!   "base_url_mode": false,
 //!   "context_window": 128000,
 //!   "images": false,
-//!   "reasoning": false
+//!   "reasoning": false,
+//!   "branches": {"CHILD-A": [<turns>]}
 //! }
 //! ```
+//! `branches` gives other conversations their own scripts: a request whose first user message
+//! contains a branch's key plays that branch instead of `script` (sub-agent tests give each
+//! child a marker in its prompt).
 //! Every field of a turn is optional. The answer to a request is turn N, where N is the number of
 //! assistant messages in the request; past the end of the script the answer is the text
 //! `(script exhausted)`. `stop` defaults to `tool_use` when the turn has tool calls, else
@@ -44,6 +48,7 @@ const DELTA_CHARS: usize = 5;
 #[derive(Default)]
 struct Scripted {
     script: Vec<Turn>,
+    branches: Vec<(String, Vec<Turn>)>,
     base_url_mode: bool,
 }
 
@@ -53,6 +58,8 @@ struct Config {
     script: Vec<Turn>,
     #[serde(default)]
     base_url_mode: bool,
+    #[serde(default)]
+    branches: std::collections::BTreeMap<String, Vec<Turn>>,
     context_window: Option<u32>,
     /// The model accepts images.
     #[serde(default)]
@@ -190,6 +197,28 @@ fn count_assistant_messages(messages: &str) -> Result<usize, ProviderError> {
     Ok(messages.iter().filter(|m| m.role == "assistant").count())
 }
 
+impl Scripted {
+    /// The branch whose key the first user message contains, else the main script.
+    fn script_for(&self, messages: &str) -> Result<&[Turn], ProviderError> {
+        if self.branches.is_empty() {
+            return Ok(&self.script);
+        }
+        let messages: Vec<Value> = serde_json::from_str(messages).map_err(|e| {
+            ProviderError::new(ErrorKind::InvalidRequest, format!("bad messages: {e}"))
+        })?;
+        let first_user = messages
+            .iter()
+            .find(|m| m["role"] == "user")
+            .map(|m| m["content"].to_string())
+            .unwrap_or_default();
+        Ok(self
+            .branches
+            .iter()
+            .find(|(key, _)| first_user.contains(key.as_str()))
+            .map_or(&self.script[..], |(_, turns)| &turns[..]))
+    }
+}
+
 impl Plugin for Scripted {
     fn init(&mut self, ctx: &InitContext) -> Result<Registration, String> {
         let config: Config = serde_json::from_str(&ctx.config)
@@ -200,6 +229,7 @@ impl Plugin for Scripted {
                 .map_err(|e| format!("invalid scripted provider config: turn {n}: {e}"))?;
         }
         self.script = config.script;
+        self.branches = config.branches.into_iter().collect();
         self.base_url_mode = config.base_url_mode;
         let mut model = ModelSpec::new(
             "scripted-1",
@@ -219,7 +249,8 @@ impl Plugin for Scripted {
 
     fn build_request(&mut self, request: ProviderRequest) -> Result<RequestPlan, ProviderError> {
         let index = count_assistant_messages(&request.messages)?;
-        let scripted = self.script.get(index).cloned();
+        let script = self.script_for(&request.messages)?;
+        let scripted = script.get(index).cloned();
         let turn = scripted.clone().unwrap_or_else(|| Turn {
             text: Some(EXHAUSTED.to_string()),
             ..Turn::default()
