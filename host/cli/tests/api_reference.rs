@@ -18,16 +18,11 @@ fn repo() -> PathBuf {
 /// docs/api/<package folder>/<world>.md for every world of every package folder in wit/.
 fn generate() -> BTreeMap<PathBuf, String> {
     let mut pages = BTreeMap::new();
-    let mut packages: Vec<PathBuf> = std::fs::read_dir(repo().join("wit"))
-        .expect("wit/")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.is_dir())
-        .collect();
-    packages.sort();
-    for dir in packages {
+    let wit = repo().join("wit");
+    for dir in package_dirs(&wit) {
         let folder = dir
-            .file_name()
-            .expect("name")
+            .strip_prefix(&wit)
+            .expect("under wit/")
             .to_string_lossy()
             .into_owned();
         let mut resolve = Resolve::default();
@@ -58,6 +53,28 @@ fn generate() -> BTreeMap<PathBuf, String> {
         }
     }
     pages
+}
+
+/// Every folder under `wit/` that holds `.wit` files (a package: `v0.1.0/`, `agents/v0.1.0/`).
+fn package_dirs(wit: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![wit.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let mut holds_wit = false;
+        for entry in std::fs::read_dir(&dir).expect("wit folder").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "wit") {
+                holds_wit = true;
+            }
+        }
+        if holds_wit {
+            found.push(dir);
+        }
+    }
+    found.sort();
+    found
 }
 
 fn on_disk(root: &Path) -> BTreeMap<PathBuf, String> {
