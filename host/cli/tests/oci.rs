@@ -359,8 +359,10 @@ fn signatures_pin_on_first_use_and_refuse_another_key() {
     assert_eq!(locked_digest(&user), before);
 
     // Unsigned: refused with --require-signature or the config key, taken (and said) without.
+    // Another version: the same bytes as v1 would have v1's digest, which is signed.
     let unsigned_target = registry.url("tack/hostile:unsigned");
-    ok(author.run(&["publish", v1.to_str().unwrap(), &unsigned_target]));
+    let v1_1 = package(&author, "v1.1", "1.1.0", "");
+    ok(author.run(&["publish", v1_1.to_str().unwrap(), &unsigned_target]));
     let fresh = env();
     let out = failed(fresh.run(&["install", "--require-signature", &unsigned_target]));
     assert!(
