@@ -123,7 +123,8 @@ fn date(rfc3339: &str) -> String {
     rfc3339.get(..16).unwrap_or(rfc3339).replacen('T', " ", 1)
 }
 
-fn human_size(bytes: u64) -> String {
+/// `1536` → `1.5 KiB`.
+pub fn human_size(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
     let mut size = bytes as f64;
     let mut unit = 0;

@@ -43,10 +43,7 @@ async fn fetch(runtime: &Arc<Runtime>, home: &Path, source: &Source) -> Result<F
             (dir, commit, None, Vec::new())
         }
     };
-    let text = std::fs::read_to_string(dir.join("tack.toml"))
-        .context("the package has no readable tack.toml")?;
-    let manifest = Manifest::parse(&text)
-        .map_err(|e| anyhow::anyhow!("the package's tack.toml is invalid: {e}"))?;
+    let manifest = super::contents::read_manifest(&dir)?;
     let component = dir.join(&manifest.plugin.component);
     let wasm = std::fs::read(&component).with_context(|| {
         format!(

@@ -52,27 +52,31 @@ impl Contents {
             "{} file{}, {}: {}",
             self.files.len(),
             if self.files.len() == 1 { "" } else { "s" },
-            human_size(self.total_size()),
+            crate::sessions::human_size(self.total_size()),
             names.join(", ")
         )
     }
 }
 
+/// The manifest of the package in `dir`.
+pub fn read_manifest(dir: &Path) -> Result<Manifest> {
+    let path = dir.join("tack.toml");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("the package has no readable tack.toml ({})", path.display()))?;
+    Manifest::parse(&text).map_err(|e| anyhow::anyhow!("the package's tack.toml is invalid: {e}"))
+}
+
 /// The package in `dir`: its tack.toml decides what belongs to it.
 pub fn select(dir: &Path) -> Result<Contents> {
-    let text = std::fs::read_to_string(dir.join("tack.toml"))
-        .with_context(|| format!("{} has no readable tack.toml", dir.display()))?;
-    let manifest = Manifest::parse(&text)
-        .map_err(|e| anyhow::anyhow!("the package's tack.toml is invalid: {e}"))?;
+    let manifest = read_manifest(dir)?;
     let mut picked: Vec<PathBuf> = vec![PathBuf::from("tack.toml")];
     let component = relative(&manifest.plugin.component, "component")?;
     if dir.join(&component).is_file() {
         picked.push(component);
     }
     match &manifest.package.include {
-        None => walk(dir, Path::new(""), &mut |rel, _| {
-            picked.push(rel.to_path_buf());
-            Ok(())
+        None => walk(dir, Path::new(""), Folders::SkipTools, &mut |rel| {
+            picked.push(rel.to_path_buf())
         })?,
         Some(patterns) => include(dir, patterns, &mut picked)?,
     }
@@ -130,7 +134,9 @@ fn include(dir: &Path, patterns: &[String], picked: &mut Vec<PathBuf>) -> Result
             format!("[package] include names '{pattern}', which does not exist")
         })?;
         if meta.is_dir() {
-            walk_all(&path, &rel, picked)?;
+            walk(&path, &rel, Folders::All, &mut |child| {
+                picked.push(child.to_path_buf())
+            })?;
         } else {
             picked.push(rel);
         }
@@ -140,7 +146,7 @@ fn include(dir: &Path, patterns: &[String], picked: &mut Vec<PathBuf>) -> Result
     }
     let set: GlobSet = globs.build().context("cannot build the include globs")?;
     let mut matched = vec![false; glob_texts.len()];
-    walk(dir, Path::new(""), &mut |rel, _| {
+    walk(dir, Path::new(""), Folders::SkipTools, &mut |rel| {
         let hits = set.matches(slash_path(rel));
         for &i in &hits {
             matched[i] = true;
@@ -148,7 +154,6 @@ fn include(dir: &Path, patterns: &[String], picked: &mut Vec<PathBuf>) -> Result
         if !hits.is_empty() {
             picked.push(rel.to_path_buf());
         }
-        Ok(())
     })?;
     if let Some(i) = matched.iter().position(|m| !m) {
         bail!(
@@ -159,48 +164,35 @@ fn include(dir: &Path, patterns: &[String], picked: &mut Vec<PathBuf>) -> Result
     Ok(())
 }
 
-/// Every entry under `dir` except the [`SKIPPED`] folders, which are not even looked into (a
-/// `.venv` holds links by design). Links and special files are reported to `each` too, so the
-/// caller refuses them by name.
-fn walk(
-    dir: &Path,
-    rel: &Path,
-    each: &mut dyn FnMut(&Path, std::fs::FileType) -> Result<()>,
-) -> Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read {}", dir.display()))?
-        .collect::<std::io::Result<_>>()
-        .with_context(|| format!("cannot read {}", dir.display()))?;
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let kind = entry.file_type()?;
-        let name = entry.file_name();
-        let child = rel.join(&name);
-        if kind.is_dir() {
-            let is_venv = entry.path().join("pyvenv.cfg").is_file();
-            if !SKIPPED.iter().any(|s| name == *s) && !is_venv {
-                walk(&entry.path(), &child, each)?;
-            }
-        } else {
-            each(&child, kind)?;
-        }
-    }
-    Ok(())
+/// Which folders [`walk`] goes into.
+#[derive(Clone, Copy, PartialEq)]
+enum Folders {
+    /// All but the [`SKIPPED`] ones and Python virtual environments, which are not even looked
+    /// into (a `.venv` holds links by design).
+    SkipTools,
+    /// Every one (a folder `include` names by path).
+    All,
 }
 
-/// Every entry under a folder `include` names, skipped folders included.
-fn walk_all(dir: &Path, rel: &Path, picked: &mut Vec<PathBuf>) -> Result<()> {
+/// Every entry under `dir` but folders, in name order, as paths relative to the package (`rel`
+/// is `dir`'s). Links and special files are reported too, so the caller refuses them by name.
+fn walk(dir: &Path, rel: &Path, folders: Folders, each: &mut dyn FnMut(&Path)) -> Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read {}", dir.display()))?
         .collect::<std::io::Result<_>>()
         .with_context(|| format!("cannot read {}", dir.display()))?;
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
-        let child = rel.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            walk_all(&entry.path(), &child, picked)?;
-        } else {
-            picked.push(child);
+        let name = entry.file_name();
+        let child = rel.join(&name);
+        if !entry.file_type()?.is_dir() {
+            each(&child);
+            continue;
+        }
+        let skipped = folders == Folders::SkipTools
+            && (SKIPPED.iter().any(|s| name == *s) || entry.path().join("pyvenv.cfg").is_file());
+        if !skipped {
+            walk(&entry.path(), &child, folders, each)?;
         }
     }
     Ok(())
@@ -224,18 +216,6 @@ fn slash_path(path: &Path) -> String {
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
         .join("/")
-}
-
-fn human_size(bytes: u64) -> String {
-    const KIB: f64 = 1024.0;
-    let b = bytes as f64;
-    if b < KIB {
-        format!("{bytes} B")
-    } else if b < KIB * KIB {
-        format!("{:.1} KiB", b / KIB)
-    } else {
-        format!("{:.1} MiB", b / (KIB * KIB))
-    }
 }
 
 #[cfg(test)]

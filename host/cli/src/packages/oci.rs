@@ -519,10 +519,7 @@ pub async fn pull(home: &Path, reference: &OciRef, work: &Path) -> Result<Pulled
 
     let dir = work.join("pkg");
     super::archive::extract(&files, &dir).context("the package's files layer")?;
-    let text = std::fs::read_to_string(dir.join("tack.toml"))
-        .context("the package's files layer has no readable tack.toml")?;
-    let package = tack_runtime::Manifest::parse(&text)
-        .map_err(|e| anyhow::anyhow!("the package's tack.toml is invalid: {e}"))?;
+    let package = super::contents::read_manifest(&dir).context("the package's files layer")?;
     let component_path = dir.join(&package.plugin.component);
     if component_path.exists() {
         bail!(

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use tack_runtime::{validate_component, Manifest, Runtime};
+use tack_runtime::{validate_component, Runtime};
 
 use super::oci::{self, OciRef, Publication};
 use super::signing::{self, AuthorKey};
@@ -54,10 +54,7 @@ pub async fn publish(
     }
     let work = tempfile::tempdir().context("cannot create a temp dir")?;
     let (staged, _) = Source::Path(source_dir).fetch(work.path()).await?;
-    let text = std::fs::read_to_string(staged.join("tack.toml"))
-        .context("the package has no readable tack.toml")?;
-    let manifest = Manifest::parse(&text)
-        .map_err(|e| anyhow::anyhow!("the package's tack.toml is invalid: {e}"))?;
+    let manifest = super::contents::read_manifest(&staged)?;
     let plugin = &manifest.plugin;
     let component = std::fs::read(staged.join(&plugin.component)).with_context(|| {
         format!(
