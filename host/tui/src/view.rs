@@ -7,7 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block as Panel, BorderType, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
-use crate::app::{App, OpenDialog, PickerState};
+use crate::app::{App, OpenDialog};
+use crate::picker::PickerState;
 use crate::protocol::DialogKind;
 use crate::render::blocks::render_block;
 use crate::render::blocks::ViewOptions;
@@ -479,7 +480,12 @@ fn render_picker(frame: &mut Frame, area: Rect, state: &PickerState, theme: &cra
             theme.text()
         };
         let marker = if row == state.selected { "› " } else { "  " };
-        let label = truncate(&format!("{marker}{}", item.label), inner_width);
+        let folded = if state.folded.contains(&index) {
+            format!("  ▸ {} more", state.subtree_len(index))
+        } else {
+            String::new()
+        };
+        let label = truncate(&format!("{marker}{}{folded}", item.label), inner_width);
         let room = inner_width.saturating_sub(label.chars().count() + 2);
         let mut spans = vec![Span::styled(label, style)];
         if room > 4 && !item.detail.is_empty() {
@@ -494,10 +500,12 @@ fn render_picker(frame: &mut Frame, area: Rect, state: &PickerState, theme: &cra
         lines.push(Line::from(Span::styled("nothing matches", theme.dim())));
     }
     frame.render_widget(Clear, rect);
-    let block = overlay_panel(&state.picker.title, inner_width, theme).title_bottom(Span::styled(
-        " ↑/↓ Enter · type to filter · Esc ",
-        theme.dim(),
-    ));
+    let title = match state.view_name() {
+        Some(view) => format!("{} · {view}", state.picker.title),
+        None => state.picker.title.clone(),
+    };
+    let block = overlay_panel(&title, inner_width, theme)
+        .title_bottom(Span::styled(truncate(&state.hint(), inner_width), theme.dim()));
     frame.render_widget(Paragraph::new(lines).block(block), rect);
 }
 
