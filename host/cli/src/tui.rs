@@ -3,10 +3,12 @@
 //! the agent's events and plugin UI requests, and this module's controller carries out the
 //! actions it sends back.
 
+mod clipboard;
 mod commands;
 mod controller;
 mod info;
 mod models;
+mod pickers;
 mod screen;
 mod settings;
 mod shell;
@@ -69,6 +71,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         }),
     };
     let startup = loaded.startup.verbose_lines();
+    let display = loaded.settings.display();
     let provider_notices = started.provider_notices.clone();
     let front = Arc::new(FrontEnd::new(cli, loaded, started));
     services.screen.attach(&front);
@@ -89,6 +92,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         images: Default::default(),
     });
 
+    controller.send(UiEvent::Display(display));
     controller.send(UiEvent::Transcript(
         controller.front.session.lock().project(),
     ));

@@ -14,7 +14,7 @@ use crate::editor::Editor;
 use crate::keymap::{KeyAction, Keymap};
 use crate::picker::{Outcome, PickerState};
 use crate::protocol::{
-    Action, CommandInfo, DialogAnswer, DialogKind, DialogRequest, FooterInfo, UiEvent,
+    Action, CommandInfo, DialogAnswer, DialogKind, DialogRequest, Display, FooterInfo, UiEvent,
 };
 use crate::render::blocks::ViewOptions;
 use crate::scroll::Scroll;
@@ -87,6 +87,8 @@ pub struct App {
     pub theme: Theme,
     pub(crate) transcript: Transcript,
     pub(crate) options: ViewOptions,
+    /// Blank columns on each side of the editor (`editor_padding`).
+    pub(crate) editor_padding: u16,
     pub(crate) editor: Editor,
     pub(crate) completion: Option<Completion>,
     completion_dismissed: bool,
@@ -125,7 +127,11 @@ impl App {
         App {
             theme,
             transcript: Transcript::default(),
-            options: ViewOptions::default(),
+            options: ViewOptions {
+                show_images: Display::default().show_images,
+                ..ViewOptions::default()
+            },
+            editor_padding: Display::default().editor_padding,
             editor: Editor::default(),
             completion: None,
             completion_dismissed: false,
@@ -296,6 +302,10 @@ impl App {
                 let chip = self.attachments.attach_file(path);
                 self.editor.insert_str(&chip);
                 self.edited();
+            }
+            UiEvent::Display(display) => {
+                self.options.show_images = display.show_images;
+                self.editor_padding = display.editor_padding.min(Display::MAX_EDITOR_PADDING);
             }
             UiEvent::Busy(busy) => self.busy = busy,
             UiEvent::History(history) => self.editor.set_history(history),

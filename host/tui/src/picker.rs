@@ -25,9 +25,14 @@ pub struct PickerState {
 pub enum Mode {
     Choosing,
     /// Typing a new name for the item (its index in the picker's items).
-    Renaming { item: usize, name: String },
+    Renaming {
+        item: usize,
+        name: String,
+    },
     /// Ctrl+D was pressed once on this item; a second press deletes it.
-    ConfirmingDelete { item: usize },
+    ConfirmingDelete {
+        item: usize,
+    },
 }
 
 /// What a key did to the picker.
@@ -126,11 +131,7 @@ impl PickerState {
 
     /// Selects the row of item `index`, or the first row when it is not shown.
     fn select_item(&mut self, index: usize) {
-        self.selected = self
-            .visible()
-            .iter()
-            .position(|&i| i == index)
-            .unwrap_or(0);
+        self.selected = self.visible().iter().position(|&i| i == index).unwrap_or(0);
     }
 
     pub fn key(&mut self, key: KeyEvent) -> Outcome {

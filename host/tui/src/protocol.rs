@@ -65,8 +65,33 @@ pub enum UiEvent {
     /// An image file to attach to the message being written, as an `[image N]` chip at the
     /// cursor (an image pasted from the clipboard and saved by the program).
     AttachImage(std::path::PathBuf),
+    /// How the UI draws (`/settings`, and config.toml at start).
+    Display(Display),
     /// The program must end (a signal): the UI quits as if the user asked.
     Shutdown,
+}
+
+/// The settings that change how the UI draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Display {
+    /// Images in the transcript as thumbnails (else a one-line mention).
+    pub show_images: bool,
+    /// Blank columns on each side of the editor.
+    pub editor_padding: u16,
+}
+
+impl Default for Display {
+    fn default() -> Display {
+        Display {
+            show_images: true,
+            editor_padding: 0,
+        }
+    }
+}
+
+impl Display {
+    /// The widest padding the editor takes; more would leave too little room to type.
+    pub const MAX_EDITOR_PADDING: u16 = 4;
 }
 
 /// What the user asked for.

@@ -191,10 +191,8 @@ impl Controller {
             PickerKind::Session => self.switch_session(value).await,
             PickerKind::Fork => self.fork(value).await,
             PickerKind::Settings => self.change_setting(value),
-            PickerKind::Tree => {
-                let this = Arc::clone(&self);
-                return this.command("tree", value).await;
-            }
+            PickerKind::Tree => return self.tree_chosen(value).await,
+            PickerKind::TreeSummary => return self.tree_summary_chosen(value).await,
         };
         match result {
             Ok(Some(text)) => self.send(UiEvent::Info(text)),
@@ -202,105 +200,6 @@ impl Controller {
             Err(e) => self.send(UiEvent::Error(format!("{e:#}"))),
         }
         self.send(UiEvent::Footer(self.footer()));
-    }
-
-    fn session_picker(&self) -> Result<Picker> {
-        let sessions = self.front.store.list(&self.front.loaded.cwd)?;
-        let current = self.front.session.lock().id().to_string();
-        let mut selected = 0;
-        let items = sessions
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                if s.id == current {
-                    selected = i;
-                }
-                let first = first_line(s);
-                PickerItem {
-                    label: format!("{} {}", if s.id == current { "*" } else { " " }, first),
-                    detail: format!(
-                        "{} · {}",
-                        short_id(&s.id),
-                        s.created
-                            .get(..16)
-                            .unwrap_or(&s.created)
-                            .replacen('T', " ", 1)
-                    ),
-                    value: s.path.display().to_string(),
-                }
-            })
-            .collect();
-        Ok(Picker {
-            kind: PickerKind::Session,
-            title: "Resume a session".into(),
-            items,
-            selected,
-        })
-    }
-
-    fn tree_picker(&self) -> Picker {
-        let session = self.front.session.lock();
-        let rows = session.outline();
-        let mut selected = 0;
-        let items = rows
-            .iter()
-            .enumerate()
-            .map(|(i, row)| {
-                if row.is_leaf {
-                    selected = i;
-                }
-                let (kind, text) = crate::commands::describe(row.entry);
-                let mut label = format!(
-                    "{}{}{kind}: {}",
-                    if row.on_branch { "* " } else { "  " },
-                    "  ".repeat(row.depth),
-                    clip(&text, 70)
-                );
-                if let Some(l) = row.label {
-                    let _ = write!(label, "  [{l}]");
-                }
-                if row.is_leaf {
-                    label.push_str("  ← here");
-                }
-                PickerItem {
-                    label,
-                    detail: row.entry.id.clone(),
-                    value: row.entry.id.clone(),
-                }
-            })
-            .collect();
-        Picker {
-            kind: PickerKind::Tree,
-            title: "Session tree: move to an entry".into(),
-            items,
-            selected,
-        }
-    }
-
-    fn fork_picker(&self) -> Picker {
-        let session = self.front.session.lock();
-        let items: Vec<PickerItem> = session
-            .branch()
-            .into_iter()
-            .filter_map(|entry| match &entry.kind {
-                EntryKind::Message(m) => match m.as_ref() {
-                    Message::User(u) => Some(PickerItem {
-                        label: clip(&u.text_content().replace('\n', " "), 80),
-                        detail: entry.id.clone(),
-                        value: entry.id.clone(),
-                    }),
-                    _ => None,
-                },
-                _ => None,
-            })
-            .collect();
-        let selected = items.len().saturating_sub(1);
-        Picker {
-            kind: PickerKind::Fork,
-            title: "Fork: a new session from before this prompt".into(),
-            items,
-            selected,
-        }
     }
 
     async fn new_session(&self) -> Result<Option<String>> {

@@ -59,6 +59,14 @@ impl Controller {
                 let this = Arc::clone(self);
                 tokio::spawn(async move { this.picked(kind, &value).await });
             }
+            Action::PickerEdit { kind, value, edit } => {
+                let this = Arc::clone(self);
+                tokio::spawn(async move { this.picker_edit(kind, &value, edit).await });
+            }
+            Action::PasteImage => {
+                let this = Arc::clone(self);
+                tokio::spawn(async move { this.paste_image().await });
+            }
             Action::CycleModel { forward } => self.cycle_model(forward),
             Action::CycleThinking => self.cycle_thinking(),
             Action::Quit => {}
