@@ -90,6 +90,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         shell: Default::default(),
         keymap: keymap.clone(),
         images: Default::default(),
+        dev_state: crate::plugin_dev::state_file(),
+        reload: Default::default(),
     });
 
     controller.send(UiEvent::Display(display));
@@ -187,6 +189,21 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     )
     .await;
     result.context("the terminal UI failed")?;
+    if let Some(state) = &controller.dev_state {
+        let path = controller
+            .front
+            .session
+            .lock()
+            .path()
+            .map(|p| p.to_path_buf());
+        if let Some(path) = path {
+            std::fs::write(state, path.display().to_string())
+                .with_context(|| format!("writing {}", state.display()))?;
+        }
+    }
+    if controller.reload.load(std::sync::atomic::Ordering::SeqCst) {
+        return Ok(ExitCode::from(crate::plugin_dev::RELOAD_EXIT_CODE));
+    }
     let resume = {
         let session = controller.front.session.lock();
         session

@@ -131,6 +131,15 @@ impl Tui {
         self.type_keys("\r");
     }
 
+    /// Waits until the bytes written so far contain `what` (text printed outside the UI).
+    fn wait_raw(&self, what: &str) {
+        let deadline = Instant::now() + WAIT;
+        while !String::from_utf8_lossy(&self.raw.lock().expect("raw")).contains(what) {
+            assert!(Instant::now() < deadline, "never printed {what:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     fn wait_for(&self, what: &str) -> String {
         self.wait_until(what, |screen| screen.contains(what))
     }
@@ -794,16 +803,18 @@ fn resume_lists_every_folder_and_renames_and_deletes() {
     tui.type_keys("\t");
     tui.wait_for("hello from another folder");
 
-    // Rename the other folder's session.
-    tui.type_keys("another");
+    // Rename the other folder's session (the filter matches its folder, shown beside it).
+    tui.type_keys("elsewhere");
     tui.wait_until("the filter", |s| !s.contains("first here"));
     tui.type_keys("\x12");
     tui.wait_for("new name:");
     tui.type_keys("Renamed one");
     std::thread::sleep(Duration::from_millis(100));
     tui.type_keys("\r");
-    tui.wait_for("Session renamed \"Renamed one\"");
-    tui.wait_for("Renamed one");
+    // The picker comes back with the new name as the session's label.
+    tui.wait_until("the renamed label", |s| {
+        s.contains("  Renamed one") && !s.contains("new name:")
+    });
     let text = std::fs::read_to_string(&other_file).expect("renamed session");
     assert!(
         text.contains("\"session_info\"") && text.contains("Renamed one"),
@@ -814,11 +825,11 @@ fn resume_lists_every_folder_and_renames_and_deletes() {
     tui.type_keys("\x04");
     tui.wait_for("press Ctrl+D again");
     tui.type_keys("\x04");
-    tui.wait_for("Deleted");
+    tui.wait_for("Deleted /");
     assert!(!other_file.exists(), "the file is gone");
 
     // The open session stays.
-    for _ in 0.."another".len() {
+    for _ in 0.."elsewhere".len() {
         tui.type_keys("\x7f");
     }
     tui.type_keys("second");
@@ -954,6 +965,64 @@ fn ctrl_v_attaches_the_clipboard_image() {
     tui.wait_for("the clipboard holds no image");
     // The editor is still empty.
     tui.wait_for("Ask anything");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// `tack plugin dev`: builds the plugin with its build.sh and runs tack with it; a new
+/// component (rebuilt elsewhere) starts tack again on the same session, and `/reload` rebuilds
+/// first.
+#[test]
+fn plugin_dev_starts_again_on_a_new_component_and_on_reload() {
+    let env = new_env();
+    let scripted = env.scripted(json!([{ "text": "answer one" }]), json!({}));
+    let dir = env.package("devplug", tack_builtin::artifacts::HELLO_RUST, "");
+    // The "build" copies the component named in next.txt, and counts itself.
+    std::fs::write(dir.join("next.txt"), tack_builtin::artifacts::HELLO_RUST).expect("next");
+    std::fs::write(
+        dir.join("build.sh"),
+        "cp \"$(cat next.txt)\" plugin.wasm\necho built >> builds.log\n",
+    )
+    .expect("build.sh");
+    let builds = || {
+        std::fs::read_to_string(dir.join("builds.log"))
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let dir_arg = dir.to_str().expect("utf8");
+    let mut tui = env.spawn(&["plugin", "dev", dir_arg, "--", "--plugin", &scripted]);
+    tui.wait_for("Ask anything");
+    assert_eq!(builds(), 1);
+    tui.type_keys("/hell");
+    tui.wait_for("/hello  Greet someone");
+    tui.type_keys("\x15");
+    tui.submit("first question");
+    tui.wait_for("answer one");
+
+    // Rebuilt elsewhere: another component (without /hello) appears in the package.
+    std::fs::copy(tack_builtin::artifacts::TEST_HOOKS, dir.join("plugin.wasm"))
+        .expect("new component");
+    tui.wait_raw("changed; starting again");
+    tui.wait_for("first question");
+    tui.wait_for("Ask anything");
+    tui.type_keys("/hel");
+    let screen = tui.wait_for("/help  List the commands");
+    assert!(!screen.contains("Greet someone"), "{screen}");
+    tui.type_keys("\x15");
+    assert_eq!(builds(), 1, "a new component is not rebuilt");
+
+    // /reload runs build.sh, which brings /hello back, on the same session.
+    std::fs::write(dir.join("next.txt"), tack_builtin::artifacts::HELLO_RUST).expect("next");
+    tui.submit("/reload");
+    tui.wait_raw("rebuilding");
+    tui.wait_for("first question");
+    tui.wait_for("Ask anything");
+    assert_eq!(builds(), 2);
+    tui.type_keys("/hell");
+    tui.wait_for("/hello  Greet someone");
+    tui.type_keys("\x15");
+    assert_eq!(env.session_files().len(), 1, "one session all along");
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 }

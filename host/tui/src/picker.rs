@@ -135,6 +135,7 @@ impl PickerState {
     }
 
     pub fn key(&mut self, key: KeyEvent) -> Outcome {
+        self.picker.notice = None;
         match self.mode.clone() {
             Mode::Renaming { item, name } => self.rename_key(key, item, name),
             Mode::ConfirmingDelete { item } => {
@@ -261,6 +262,9 @@ impl PickerState {
                     .get(*item)
                     .map_or("it", |i| i.label.trim())
             ),
+            Mode::Choosing if self.picker.notice.is_some() => {
+                format!(" {} ", self.picker.notice.as_deref().unwrap_or_default())
+            }
             Mode::Choosing => {
                 let mut keys = vec!["↑/↓ Enter", "type to filter"];
                 if self.picker.views.len() > 1 {

@@ -202,6 +202,9 @@ pub struct Picker {
     pub view: usize,
     /// Items can be renamed (Ctrl+R) and deleted (Ctrl+D twice), as [`Action::PickerEdit`].
     pub editable: bool,
+    /// What the last edit did (or why it was refused), shown in the picker until the next key:
+    /// the transcript, where messages go, is behind it.
+    pub notice: Option<String>,
 }
 
 /// A named filter of a picker: the items carrying every tag of `tags` (0 shows all).

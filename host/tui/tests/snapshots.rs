@@ -350,6 +350,7 @@ fn tree_with_views() -> UiEvent {
         ],
         view: 0,
         editable: false,
+        notice: None,
     })
 }
 
@@ -412,6 +413,7 @@ fn session_picker_renames_and_deletes() {
         ],
         view: 0,
         editable: true,
+        notice: None,
     }));
     insta::assert_snapshot!("session_picker_this_folder", snapshot(&mut app, 80, 14));
     key(&mut app, KeyCode::Down);

@@ -7,14 +7,13 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use tack_core::message::Message;
-use tack_core::session::{EntryKind, Session};
-use tack_tui::{CommandInfo, Picker, PickerItem, PickerKind, UiEvent};
+use tack_core::session::Session;
+use tack_tui::{CommandInfo, Picker, PickerKind, UiEvent};
 
 use super::controller::Controller;
 use crate::session_change;
 use crate::session_driver::{Busy, BusyKind};
-use crate::sessions::{clip, first_line, short_id};
+use crate::sessions::short_id;
 
 /// The host's commands, for completion and `/help`.
 const HOST_COMMANDS: &[(&str, &str)] = &[
@@ -52,6 +51,10 @@ const HOST_COMMANDS: &[(&str, &str)] = &[
     (
         "settings",
         "Change the default thinking level, queue delivery, auto-compaction, theme",
+    ),
+    (
+        "reload",
+        "Rebuild the plugin under development and start again on this session (tack plugin dev)",
     ),
     ("quit", "Quit tack"),
 ];
@@ -111,6 +114,7 @@ impl Controller {
             ("help", _) => Ok(Some(self.help_text())),
             ("hotkeys", _) => Ok(Some(self.keymap.describe())),
             ("settings", _) => self.open(self.settings_picker(0)?),
+            ("reload", _) => self.reload(),
             ("compact" | "tree" | "name" | "label" | "export" | "session", _) => {
                 let kind = if name == "compact" {
                     BusyKind::Compacting
@@ -293,6 +297,22 @@ impl Controller {
             self.send(UiEvent::EditorText(text));
         }
         adopted
+    }
+
+    /// `/reload`: ends the UI with the status `tack plugin dev` rebuilds on.
+    fn reload(&self) -> Result<Option<String>> {
+        if self.dev_state.is_none() {
+            bail!(
+                "reloading works in a session started by `tack plugin dev <dir>`, which \
+                 rebuilds the plugin and starts tack again on the same session"
+            );
+        }
+        if self.driver.is_running() {
+            bail!("the agent is running; wait, or press Esc to abort it first");
+        }
+        self.reload.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.send(UiEvent::Shutdown);
+        Ok(None)
     }
 
     fn plugins_text(&self) -> String {

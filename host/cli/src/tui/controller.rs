@@ -22,6 +22,11 @@ pub struct Controller {
     pub images: std::sync::Mutex<Vec<std::path::PathBuf>>,
     /// The user's `!cmd` while it runs: cancelled by Esc.
     pub shell: std::sync::Mutex<Option<tokio_util::sync::CancellationToken>>,
+    /// Under `tack plugin dev`: where the session's path is written at the end, for the next
+    /// tack to resume.
+    pub dev_state: Option<std::path::PathBuf>,
+    /// `/reload` was asked: the UI ends and tack exits for `tack plugin dev` to rebuild.
+    pub reload: std::sync::atomic::AtomicBool,
 }
 
 impl Controller {

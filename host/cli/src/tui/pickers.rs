@@ -12,6 +12,7 @@ use tack_core::session::{EntryKind, SessionSummary};
 use tack_tui::{Picker, PickerEdit, PickerItem, PickerKind, PickerView, UiEvent};
 
 use super::controller::Controller;
+use crate::session_driver::BusyKind;
 use crate::sessions::{clip, first_line, short_id};
 
 /// `/resume` items of the working directory (the other items are other folders').
@@ -60,6 +61,7 @@ impl Controller {
             // With no session here yet, the other folders' are what there is to resume.
             view: usize::from(here == 0),
             editable: true,
+            notice: None,
         })
     }
 
@@ -94,29 +96,44 @@ impl Controller {
     /// A rename or delete asked from an open picker; the picker is sent again with it done.
     pub async fn picker_edit(self: Arc<Self>, kind: PickerKind, value: &str, edit: PickerEdit) {
         let result = match kind {
-            PickerKind::Session => self.edit_session(Path::new(value), edit),
+            PickerKind::Session => self.edit_session(Path::new(value), edit).await,
             _ => Err(anyhow::anyhow!("this list cannot be edited")),
+        };
+        let notice = match &result {
+            Ok(text) => text.clone(),
+            Err(e) => format!("{e:#}"),
         };
         match result {
             Ok(text) => self.send(UiEvent::Info(text)),
             Err(e) => self.send(UiEvent::Error(format!("{e:#}"))),
         }
         match self.session_picker() {
-            Ok(picker) => self.send(UiEvent::Picker(picker)),
+            Ok(picker) => self.send(UiEvent::Picker(Picker {
+                notice: Some(notice),
+                ..picker
+            })),
             Err(e) => self.send(UiEvent::Error(format!("{e:#}"))),
         }
         self.send(UiEvent::Footer(self.footer()));
     }
 
-    fn edit_session(&self, path: &Path, edit: PickerEdit) -> Result<String> {
+    async fn edit_session(&self, path: &Path, edit: PickerEdit) -> Result<String> {
         let is_current = self.current_session_path().as_deref() == Some(path);
         match edit {
             PickerEdit::Rename(name) if is_current => {
-                // The open session's entries are written through its own handle, so its file
-                // and its in-memory tree stay the same.
-                self.front.session.lock().append(EntryKind::SessionInfo {
-                    name: Some(name.clone()),
-                })?;
+                // As `/name`: through the open session's own handle (so its file and its tree
+                // stay one), and not in the middle of a run's entries.
+                let work = self.occupy(BusyKind::HostCommand).await?;
+                let appended = {
+                    let mut session = self.front.session.lock();
+                    session
+                        .append(EntryKind::SessionInfo {
+                            name: Some(name.clone()),
+                        })
+                        .map(|_| ())
+                };
+                self.release(&work);
+                appended?;
                 Ok(format!("Session named {name:?}."))
             }
             PickerEdit::Rename(name) => {
@@ -195,6 +212,7 @@ impl Controller {
             ],
             view: 0,
             editable: false,
+            notice: None,
         }
     }
 

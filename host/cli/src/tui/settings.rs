@@ -34,6 +34,7 @@ impl Controller {
             DeliveryMode::All => "all",
         };
         let compaction = self.front.agent.config().compaction.enabled;
+        let display = saved.display();
         let rows = [
             (
                 "Default thinking level",
@@ -51,14 +52,9 @@ impl Controller {
             ),
             (
                 "Show images",
-                if saved.display().show_images {
-                    "on"
-                } else {
-                    "off"
-                }
-                .to_string(),
+                if display.show_images { "on" } else { "off" }.to_string(),
             ),
-            ("Editor padding", saved.display().editor_padding.to_string()),
+            ("Editor padding", display.editor_padding.to_string()),
         ];
         let items = rows
             .into_iter()
