@@ -305,7 +305,7 @@ pub enum Command {
         session: String,
         output: Option<PathBuf>,
     },
-    /// Write plugins: `tack plugin new --lang rust|js|python|c <name>`.
+    /// Write plugins: `tack plugin new --lang rust|js|python|c <name>`, `tack plugin dev <dir>`.
     Plugin {
         #[command(subcommand)]
         command: PluginCommand,
@@ -332,6 +332,16 @@ pub enum PluginCommand {
         wit: PathBuf,
         /// Folder for plugin.h, plugin.c and plugin_component_type.o.
         out: PathBuf,
+    },
+    /// Develop a plugin: build it (its build.sh), run tack with it loaded, and start tack again
+    /// on the same session when its component changes or `/reload` is typed (which rebuilds).
+    /// Arguments after `--` go to tack (`tack plugin dev . -- --provider demo`).
+    Dev {
+        /// The plugin's package folder (tack.toml, build.sh).
+        dir: PathBuf,
+        /// Arguments for tack.
+        #[arg(last = true)]
+        args: Vec<String>,
     },
     /// Turn a wasm32-wasi reactor module into a component (a C plugin's build.sh runs this).
     Componentize {

@@ -10,7 +10,7 @@ use tack_core::agent::InputKind;
 use tack_core::message::{Content, ImageContent};
 
 /// Larger images are refused by every provider tack speaks to; better to say so before sending.
-const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
+pub(crate) const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
 /// A text file this large would fill any context window on its own.
 const MAX_TEXT_BYTES: u64 = 4 * 1024 * 1024;
 
@@ -145,7 +145,7 @@ fn resolve(path: &str, cwd: &Path) -> PathBuf {
 }
 
 /// The image type by the file's first bytes (not its name, which may lie).
-fn image_type(bytes: &[u8]) -> Option<&'static str> {
+pub(crate) fn image_type(bytes: &[u8]) -> Option<&'static str> {
     if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         Some("image/png")
     } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {

@@ -14,6 +14,7 @@ mod model_cycle;
 mod model_pattern;
 mod model_switch;
 mod packages;
+mod plugin_dev;
 mod plugin_paths;
 mod plugins;
 mod precompiled;
@@ -88,6 +89,9 @@ async fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
             ref session,
             ref output,
         }) => export::run(session, output.as_deref(), cli.session_dir.as_deref()),
+        Some(cli::Command::Plugin {
+            command: cli::PluginCommand::Dev { ref dir, ref args },
+        }) => plugin_dev::run(dir, args).await,
         Some(cli::Command::Plugin { ref command }) => scaffold::run(command),
         None if cli.mode == cli::Mode::Rpc => rpc::serve(cli).await,
         None => run::run(cli).await,

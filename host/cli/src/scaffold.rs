@@ -36,6 +36,9 @@ pub fn run(command: &crate::cli::PluginCommand) -> Result<ExitCode> {
                 .with_context(|| format!("generating C bindings for {}", wit.display()))?;
             Ok(ExitCode::SUCCESS)
         }
+        crate::cli::PluginCommand::Dev { .. } => {
+            anyhow::bail!("`tack plugin dev` runs from main's dispatch")
+        }
         crate::cli::PluginCommand::Componentize { core, out } => {
             let module =
                 std::fs::read(core).with_context(|| format!("reading {}", core.display()))?;

@@ -45,12 +45,25 @@ pub struct Settings {
     /// (`/settings`).
     #[serde(default)]
     pub theme: Option<String>,
+    /// Images in the terminal UI's transcript as thumbnails (default) or a one-line mention
+    /// (`/settings`).
+    #[serde(default)]
+    pub show_images: Option<bool>,
+    /// Blank columns on each side of the terminal UI's editor, 0 to 4 (`/settings`).
+    #[serde(default)]
+    pub editor_padding: Option<u16>,
     /// How queued steering messages reach the model: `one-at-a-time` or `all` (`/settings`).
     #[serde(default)]
     pub steering_mode: Option<QueueDelivery>,
     /// How queued follow-ups reach the model: `one-at-a-time` or `all` (`/settings`).
     #[serde(default)]
     pub follow_up_mode: Option<QueueDelivery>,
+    /// The program Ctrl+V runs to read an image from the clipboard as PNG on its standard
+    /// output, e.g. `["wl-paste", "--type", "image/png"]`. Unset: `wl-paste` under Wayland,
+    /// `xclip` under X11, `pngpaste` on macOS. Read from the user's config only, never a
+    /// project's: a repository must not choose a program tack runs.
+    #[serde(default)]
+    pub paste_image_command: Option<Vec<String>>,
     /// Configuration objects keyed by plugin name, merged over the manifest's defaults.
     #[serde(default)]
     pub plugins: BTreeMap<String, toml::Table>,
@@ -219,6 +232,18 @@ pub fn write_key(path: &Path, key: &str, value: toml_edit::Value) -> Result<()> 
 }
 
 impl Settings {
+    /// How the terminal UI draws, from `show_images` and `editor_padding`.
+    pub fn display(&self) -> tack_tui::Display {
+        let default = tack_tui::Display::default();
+        tack_tui::Display {
+            show_images: self.show_images.unwrap_or(default.show_images),
+            editor_padding: self
+                .editor_padding
+                .unwrap_or(default.editor_padding)
+                .min(tack_tui::Display::MAX_EDITOR_PADDING),
+        }
+    }
+
     pub fn load(path: &Path) -> Result<Self> {
         match std::fs::read_to_string(path) {
             Ok(text) => {

@@ -3,10 +3,12 @@
 //! the agent's events and plugin UI requests, and this module's controller carries out the
 //! actions it sends back.
 
+mod clipboard;
 mod commands;
 mod controller;
 mod info;
 mod models;
+mod pickers;
 mod screen;
 mod settings;
 mod shell;
@@ -69,6 +71,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         }),
     };
     let startup = loaded.startup.verbose_lines();
+    let display = loaded.settings.display();
     let provider_notices = started.provider_notices.clone();
     let front = Arc::new(FrontEnd::new(cli, loaded, started));
     services.screen.attach(&front);
@@ -87,8 +90,11 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         shell: Default::default(),
         keymap: keymap.clone(),
         images: Default::default(),
+        dev_state: crate::plugin_dev::state_file(),
+        reload: Default::default(),
     });
 
+    controller.send(UiEvent::Display(display));
     controller.send(UiEvent::Transcript(
         controller.front.session.lock().project(),
     ));
@@ -183,6 +189,21 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     )
     .await;
     result.context("the terminal UI failed")?;
+    if let Some(state) = &controller.dev_state {
+        let path = controller
+            .front
+            .session
+            .lock()
+            .path()
+            .map(|p| p.to_path_buf());
+        if let Some(path) = path {
+            std::fs::write(state, path.display().to_string())
+                .with_context(|| format!("writing {}", state.display()))?;
+        }
+    }
+    if controller.reload.load(std::sync::atomic::Ordering::SeqCst) {
+        return Ok(ExitCode::from(crate::plugin_dev::RELOAD_EXIT_CODE));
+    }
     let resume = {
         let session = controller.front.session.lock();
         session

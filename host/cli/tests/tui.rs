@@ -131,6 +131,15 @@ impl Tui {
         self.type_keys("\r");
     }
 
+    /// Waits until the bytes written so far contain `what` (text printed outside the UI).
+    fn wait_raw(&self, what: &str) {
+        let deadline = Instant::now() + WAIT;
+        while !String::from_utf8_lossy(&self.raw.lock().expect("raw")).contains(what) {
+            assert!(Instant::now() < deadline, "never printed {what:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     fn wait_for(&self, what: &str) -> String {
         self.wait_until(what, |screen| screen.contains(what))
     }
@@ -758,6 +767,262 @@ fn a_resize_lays_the_screen_out_again() {
             && lines.contains(&"narrow screen")
             && lines.contains(&rule.as_str())
     });
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// `/resume` lists this folder's sessions, Tab shows every folder's; Ctrl+R renames one (the
+/// name is written into its file), Ctrl+D twice deletes one, and the open session cannot be
+/// deleted.
+#[test]
+fn resume_lists_every_folder_and_renames_and_deletes() {
+    let env = new_env();
+    let plugin = env.scripted(json!([{ "text": "ok" }]), json!({}));
+    let elsewhere = env.root().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("another folder");
+    for (cwd, prompt) in [
+        (&elsewhere, "hello from another folder"),
+        (&env.workspace().to_path_buf(), "first here"),
+        (&env.workspace().to_path_buf(), "second here"),
+    ] {
+        let out = env.run_in(cwd, &["--plugin", &plugin, "-p", prompt]);
+        assert!(out.status.success(), "{}", tack_test_support::stderr(&out));
+    }
+    let other_file = env
+        .session_files()
+        .into_iter()
+        .find(|f| std::fs::read_to_string(f).is_ok_and(|t| t.contains("another folder")))
+        .expect("the other folder's session");
+
+    let mut tui = env.spawn(&["--plugin", &plugin, "-c"]);
+    tui.wait_for("second here");
+    tui.submit("/resume");
+    let screen = tui.wait_for("· this folder");
+    assert!(screen.contains("first here"), "{screen}");
+    assert!(!screen.contains("hello from another folder"), "{screen}");
+    tui.type_keys("\t");
+    tui.wait_for("hello from another folder");
+
+    // Rename the other folder's session (the filter matches its folder, shown beside it).
+    tui.type_keys("elsewhere");
+    tui.wait_until("the filter", |s| !s.contains("first here"));
+    tui.type_keys("\x12");
+    tui.wait_for("new name:");
+    tui.type_keys("Renamed one");
+    std::thread::sleep(Duration::from_millis(100));
+    tui.type_keys("\r");
+    // The picker comes back with the new name as the session's label.
+    tui.wait_until("the renamed label", |s| {
+        s.contains("  Renamed one") && !s.contains("new name:")
+    });
+    let text = std::fs::read_to_string(&other_file).expect("renamed session");
+    assert!(
+        text.contains("\"session_info\"") && text.contains("Renamed one"),
+        "{text}"
+    );
+
+    // Delete it: the first Ctrl+D asks, the second deletes.
+    tui.type_keys("\x04");
+    tui.wait_for("press Ctrl+D again");
+    tui.type_keys("\x04");
+    tui.wait_for("Deleted /");
+    assert!(!other_file.exists(), "the file is gone");
+
+    // The open session stays.
+    for _ in 0.."elsewhere".len() {
+        tui.type_keys("\x7f");
+    }
+    tui.type_keys("second");
+    std::thread::sleep(Duration::from_millis(200));
+    tui.type_keys("\x04");
+    tui.wait_for("press Ctrl+D again");
+    tui.type_keys("\x04");
+    tui.wait_for("this is the open session");
+    assert_eq!(env.session_files().len(), 2);
+    tui.escape();
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// `/tree` shows the user's messages alone on Tab, and moving off a branch asks whether to
+/// summarize it; "with a focus" puts the command in the editor for the focus to be typed.
+#[test]
+fn tree_views_and_the_branch_summary_question() {
+    let env = new_env();
+    let plugin = env.scripted(
+        json!([{ "text": "answer one" }, { "text": "answer two" }]),
+        json!({}),
+    );
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    tui.wait_for("Ask anything");
+    tui.submit("first question");
+    tui.wait_for("answer one");
+    tui.submit("second question");
+    tui.wait_for("answer two");
+
+    tui.submit("/tree");
+    let screen = tui.wait_for("Session tree");
+    assert!(screen.contains("· all"), "{screen}");
+    assert!(screen.contains("assistant: answer one"), "{screen}");
+    tui.type_keys("\t");
+    let screen = tui.wait_for("· your messages");
+    assert!(screen.contains("user: first question"), "{screen}");
+    assert!(!screen.contains("assistant: answer one"), "{screen}");
+
+    // Up to the first question and Enter: the second exchange would be left behind.
+    tui.type_keys("\x1b[A");
+    std::thread::sleep(Duration::from_millis(100));
+    tui.type_keys("\r");
+    tui.wait_for("Leaving a branch: summarize it?");
+    tui.type_keys("\x1b[B\x1b[B");
+    std::thread::sleep(Duration::from_millis(100));
+    tui.type_keys("\r");
+    let screen = tui.wait_for("--summarize");
+    assert!(screen.contains("› /tree "), "{screen}");
+    // Clear the editor, then move without a summary.
+    tui.type_keys("\x15");
+    tui.wait_for("Ask anything");
+    tui.submit("/tree");
+    tui.wait_for("Session tree");
+    tui.type_keys("\t");
+    tui.wait_for("· your messages");
+    tui.type_keys("\x1b[A");
+    std::thread::sleep(Duration::from_millis(100));
+    tui.type_keys("\r");
+    tui.wait_for("Leaving a branch: summarize it?");
+    tui.type_keys("\r");
+    tui.wait_for("Moved to");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// A 1×1 PNG, whole (the thumbnail decodes it).
+const TINY_PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xf8, 0xcf, 0xc0, 0xf0,
+    0x1f, 0x00, 0x05, 0x00, 0x01, 0xff, 0x56, 0xc7, 0x2f, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+    0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+/// Ctrl+V runs the clipboard program (here `paste_image_command`), saves its image in the tack
+/// home and attaches it; the transcript shows it as a thumbnail with its size, or as a line
+/// once `/settings` turns images off.
+#[test]
+fn ctrl_v_attaches_the_clipboard_image() {
+    let env = new_env();
+    let clip = env.write("clipboard.png", TINY_PNG);
+    env.scripted_provider_with(
+        json!({ "script": [{ "text": "a tiny picture" }], "images": true }),
+        json!({}),
+    );
+    let mut config = std::fs::read_to_string(env.home().join("config.toml")).expect("config");
+    config = format!(
+        "paste_image_command = [\"cat\", {:?}]\n{config}",
+        clip.display().to_string()
+    );
+    std::fs::write(env.home().join("config.toml"), config).expect("config");
+    let plugin = env.package_dir("scripted");
+    let plugin = plugin.to_str().expect("utf8");
+    let mut tui = env.spawn(&["--plugin", plugin]);
+    tui.wait_for("Ask anything");
+    tui.type_keys("\x16");
+    tui.wait_for("› [image 1]");
+    tui.submit(" what is this?");
+    let screen = tui.wait_for("a tiny picture");
+    assert!(screen.contains("▣ image/png 1×1"), "{screen}");
+    assert!(screen.contains('▀'), "the thumbnail is drawn:\n{screen}");
+    let pasted: Vec<_> = std::fs::read_dir(env.home().join("pasted-images"))
+        .expect("pasted images")
+        .flatten()
+        .collect();
+    assert_eq!(pasted.len(), 1);
+    let user = env
+        .session_lines()
+        .into_iter()
+        .find(|l| l["type"] == "message" && l["message"]["role"] == "user")
+        .expect("the prompt");
+    assert_eq!(user["message"]["content"][1]["mimeType"], "image/png");
+
+    // Images off: the line stays, the picture goes.
+    tui.submit("/settings");
+    tui.wait_for("Show images: on");
+    for _ in 0..5 {
+        tui.type_keys("\x1b[B");
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    tui.type_keys("\r");
+    tui.wait_for("Show images: off");
+    tui.escape();
+    let screen = tui.wait_until("the thumbnail to go", |s| !s.contains('▀'));
+    assert!(screen.contains("▣ image/png 1×1"), "{screen}");
+    let saved = std::fs::read_to_string(env.home().join("config.toml")).expect("config");
+    assert!(saved.contains("show_images = false"), "{saved}");
+
+    // A clipboard without an image is reported, and nothing is attached.
+    std::fs::write(&clip, "just text").expect("clipboard");
+    tui.type_keys("\x16");
+    tui.wait_for("the clipboard holds no image");
+    // The editor is still empty.
+    tui.wait_for("Ask anything");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// `tack plugin dev`: builds the plugin with its build.sh and runs tack with it; a new
+/// component (rebuilt elsewhere) starts tack again on the same session, and `/reload` rebuilds
+/// first.
+#[test]
+fn plugin_dev_starts_again_on_a_new_component_and_on_reload() {
+    let env = new_env();
+    let scripted = env.scripted(json!([{ "text": "answer one" }]), json!({}));
+    let dir = env.package("devplug", tack_builtin::artifacts::HELLO_RUST, "");
+    // The "build" copies the component named in next.txt, and counts itself.
+    std::fs::write(dir.join("next.txt"), tack_builtin::artifacts::HELLO_RUST).expect("next");
+    std::fs::write(
+        dir.join("build.sh"),
+        "cp \"$(cat next.txt)\" plugin.wasm\necho built >> builds.log\n",
+    )
+    .expect("build.sh");
+    let builds = || {
+        std::fs::read_to_string(dir.join("builds.log"))
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let dir_arg = dir.to_str().expect("utf8");
+    let mut tui = env.spawn(&["plugin", "dev", dir_arg, "--", "--plugin", &scripted]);
+    tui.wait_for("Ask anything");
+    assert_eq!(builds(), 1);
+    tui.type_keys("/hell");
+    tui.wait_for("/hello  Greet someone");
+    tui.type_keys("\x15");
+    tui.submit("first question");
+    tui.wait_for("answer one");
+
+    // Rebuilt elsewhere: another component (without /hello) appears in the package.
+    std::fs::copy(tack_builtin::artifacts::TEST_HOOKS, dir.join("plugin.wasm"))
+        .expect("new component");
+    tui.wait_raw("changed; starting again");
+    tui.wait_for("first question");
+    tui.wait_for("Ask anything");
+    tui.type_keys("/hel");
+    let screen = tui.wait_for("/help  List the commands");
+    assert!(!screen.contains("Greet someone"), "{screen}");
+    tui.type_keys("\x15");
+    assert_eq!(builds(), 1, "a new component is not rebuilt");
+
+    // /reload runs build.sh, which brings /hello back, on the same session.
+    std::fs::write(dir.join("next.txt"), tack_builtin::artifacts::HELLO_RUST).expect("next");
+    tui.submit("/reload");
+    tui.wait_raw("rebuilding");
+    tui.wait_for("first question");
+    tui.wait_for("Ask anything");
+    assert_eq!(builds(), 2);
+    tui.type_keys("/hell");
+    tui.wait_for("/hello  Greet someone");
+    tui.type_keys("\x15");
+    assert_eq!(env.session_files().len(), 1, "one session all along");
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 }

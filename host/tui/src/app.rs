@@ -12,8 +12,9 @@ use crate::attachments::Attachments;
 use crate::complete::{complete, Completion, Kind};
 use crate::editor::Editor;
 use crate::keymap::{KeyAction, Keymap};
+use crate::picker::{Outcome, PickerState};
 use crate::protocol::{
-    Action, CommandInfo, DialogAnswer, DialogKind, DialogRequest, FooterInfo, Picker, UiEvent,
+    Action, CommandInfo, DialogAnswer, DialogKind, DialogRequest, Display, FooterInfo, UiEvent,
 };
 use crate::render::blocks::ViewOptions;
 use crate::scroll::Scroll;
@@ -82,36 +83,12 @@ pub struct OpenDialog {
     pub input: Editor,
 }
 
-#[derive(Debug)]
-pub struct PickerState {
-    pub picker: Picker,
-    pub filter: String,
-    /// Index into [`PickerState::visible`].
-    pub selected: usize,
-}
-
-impl PickerState {
-    /// Indices of the items matching the filter.
-    pub fn visible(&self) -> Vec<usize> {
-        let filter = self.filter.to_lowercase();
-        self.picker
-            .items
-            .iter()
-            .enumerate()
-            .filter(|(_, item)| {
-                filter.is_empty()
-                    || item.label.to_lowercase().contains(&filter)
-                    || item.detail.to_lowercase().contains(&filter)
-            })
-            .map(|(i, _)| i)
-            .collect()
-    }
-}
-
 pub struct App {
     pub theme: Theme,
     pub(crate) transcript: Transcript,
     pub(crate) options: ViewOptions,
+    /// Blank columns on each side of the editor (`editor_padding`).
+    pub(crate) editor_padding: u16,
     pub(crate) editor: Editor,
     pub(crate) completion: Option<Completion>,
     completion_dismissed: bool,
@@ -150,7 +127,11 @@ impl App {
         App {
             theme,
             transcript: Transcript::default(),
-            options: ViewOptions::default(),
+            options: ViewOptions {
+                show_images: Display::default().show_images,
+                ..ViewOptions::default()
+            },
+            editor_padding: Display::default().editor_padding,
             editor: Editor::default(),
             completion: None,
             completion_dismissed: false,
@@ -313,13 +294,18 @@ impl App {
             }
             UiEvent::Footer(footer) => self.footer = footer,
             UiEvent::Commands(commands) => self.commands = commands,
-            UiEvent::Picker(picker) => {
-                let selected = picker.selected.min(picker.items.len().saturating_sub(1));
-                self.picker = Some(PickerState {
-                    picker,
-                    filter: String::new(),
-                    selected,
-                });
+            UiEvent::Picker(picker) => match &mut self.picker {
+                Some(open) if open.picker.kind == picker.kind => open.refresh(picker),
+                _ => self.picker = Some(PickerState::new(picker)),
+            },
+            UiEvent::AttachImage(path) => {
+                let chip = self.attachments.attach_file(path);
+                self.editor.insert_str(&chip);
+                self.edited();
+            }
+            UiEvent::Display(display) => {
+                self.options.show_images = display.show_images;
+                self.editor_padding = display.editor_padding.min(Display::MAX_EDITOR_PADDING);
             }
             UiEvent::Busy(busy) => self.busy = busy,
             UiEvent::History(history) => self.editor.set_history(history),
@@ -412,7 +398,6 @@ impl App {
             return self.key_action(action);
         }
         match key.code {
-            KeyCode::Enter if shift || ctrl => self.edit(Editor::newline),
             KeyCode::Enter => {
                 let (_, word) = self.editor.word_at_cursor();
                 if word.ends_with('\\') {
@@ -425,13 +410,6 @@ impl App {
                     self.submit(false);
                 }
             }
-            KeyCode::Char('j') if ctrl => self.edit(Editor::newline),
-            KeyCode::Char('a') if ctrl => self.editor.home(),
-            KeyCode::Char('e') if ctrl => self.editor.end(),
-            KeyCode::Char('w') if ctrl => self.edit(Editor::delete_word),
-            KeyCode::Char('k') if ctrl => self.edit(Editor::kill_to_end),
-            KeyCode::Char('u') if ctrl => self.edit(Editor::kill_to_start),
-            KeyCode::Backspace if alt || ctrl => self.edit(Editor::delete_word),
             KeyCode::Char(c) if !ctrl => self.edit(|e| e.insert_char(c)),
             KeyCode::Tab => {
                 self.completion_dismissed = false;
@@ -443,8 +421,6 @@ impl App {
             KeyCode::Right => self.editor.right(),
             KeyCode::Home if ctrl => self.scroll.top(),
             KeyCode::End if ctrl => self.scroll.follow(),
-            KeyCode::Home => self.editor.home(),
-            KeyCode::End => self.editor.end(),
             KeyCode::Up if shift || alt => self.scroll.by(-1),
             KeyCode::Down if shift || alt => self.scroll.by(1),
             KeyCode::Up if !self.editor.up() => {
@@ -499,6 +475,15 @@ impl App {
             KeyAction::ThinkingToggle => self.options.show_thinking = !self.options.show_thinking,
             KeyAction::ToolsExpand => self.options.expand_tools = !self.options.expand_tools,
             KeyAction::EditorExternal => self.external_edit = true,
+            KeyAction::PasteImage => self.actions.push(Action::PasteImage),
+            KeyAction::LineStart => self.editor.home(),
+            KeyAction::LineEnd => self.editor.end(),
+            KeyAction::WordLeft => self.editor.word_left(),
+            KeyAction::WordRight => self.editor.word_right(),
+            KeyAction::DeleteWordBackward => self.edit(Editor::delete_word),
+            KeyAction::DeleteToLineEnd => self.edit(Editor::kill_to_end),
+            KeyAction::DeleteToLineStart => self.edit(Editor::kill_to_start),
+            KeyAction::NewLine => self.edit(Editor::newline),
         }
     }
 
@@ -723,37 +708,14 @@ impl App {
         let Some(state) = &mut self.picker else {
             return;
         };
-        let visible = state.visible();
-        let count = visible.len();
-        match key.code {
-            KeyCode::Esc => self.picker = None,
-            KeyCode::Up if count > 0 => {
-                state.selected = (state.selected + count - 1) % count;
+        match state.key(key) {
+            Outcome::Stay => {}
+            Outcome::Close => self.picker = None,
+            Outcome::Chosen(action) => {
+                self.picker = None;
+                self.actions.push(action);
             }
-            KeyCode::Down | KeyCode::Tab if count > 0 => {
-                state.selected = (state.selected + 1) % count;
-            }
-            KeyCode::PageUp => state.selected = state.selected.saturating_sub(10),
-            KeyCode::PageDown => {
-                state.selected = (state.selected + 10).min(count.saturating_sub(1))
-            }
-            KeyCode::Enter => {
-                if let Some(&index) = visible.get(state.selected) {
-                    let kind = state.picker.kind;
-                    let value = state.picker.items[index].value.clone();
-                    self.picker = None;
-                    self.actions.push(Action::Picked { kind, value });
-                }
-            }
-            KeyCode::Backspace => {
-                state.filter.pop();
-                state.selected = 0;
-            }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                state.filter.push(c);
-                state.selected = 0;
-            }
-            _ => {}
+            Outcome::Asked(action) => self.actions.push(action),
         }
     }
 }

@@ -23,6 +23,13 @@ impl Attachments {
         Some(chip(self.next))
     }
 
+    /// The chip for an image file the program saved (from the clipboard), after registering it.
+    pub fn attach_file(&mut self, path: PathBuf) -> String {
+        self.next += 1;
+        self.images.push((self.next, path));
+        chip(self.next)
+    }
+
     /// The files whose chips are still in `text`, and forgets every attachment (the message is
     /// being sent).
     pub fn take_for(&mut self, text: &str) -> Vec<PathBuf> {

@@ -36,6 +36,11 @@ fn byte_of(line: &str, col: usize) -> usize {
         .unwrap_or(line.len())
 }
 
+/// Word moves treat identifiers (`snake_case`) as one word.
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
 fn char_len(line: &str) -> usize {
     line.chars().count()
 }
@@ -181,6 +186,39 @@ impl Editor {
 
     pub fn end(&mut self) {
         self.col = char_len(&self.lines[self.row]);
+    }
+
+    /// Alt+Left: to the start of the word before the cursor (the previous line's end at the
+    /// start of a line).
+    pub fn word_left(&mut self) {
+        if self.col == 0 {
+            return self.left();
+        }
+        let chars: Vec<char> = self.lines[self.row].chars().collect();
+        let mut col = self.col;
+        while col > 0 && !is_word(chars[col - 1]) {
+            col -= 1;
+        }
+        while col > 0 && is_word(chars[col - 1]) {
+            col -= 1;
+        }
+        self.col = col;
+    }
+
+    /// Alt+Right: to the end of the word after the cursor.
+    pub fn word_right(&mut self) {
+        let chars: Vec<char> = self.lines[self.row].chars().collect();
+        if self.col >= chars.len() {
+            return self.right();
+        }
+        let mut col = self.col;
+        while col < chars.len() && !is_word(chars[col]) {
+            col += 1;
+        }
+        while col < chars.len() && is_word(chars[col]) {
+            col += 1;
+        }
+        self.col = col;
     }
 
     /// Ctrl+W: the word before the cursor (and the spaces after it).
@@ -343,6 +381,21 @@ impl Editor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn word_moves_stop_at_word_edges() {
+        let mut e = Editor::default();
+        e.set_text("fix the_parser, now");
+        e.word_left();
+        assert_eq!(e.cursor(), (0, 16));
+        e.word_left();
+        assert_eq!(e.cursor(), (0, 4));
+        e.home();
+        e.word_right();
+        assert_eq!(e.cursor(), (0, 3));
+        e.word_right();
+        assert_eq!(e.cursor(), (0, 14));
+    }
 
     #[test]
     fn edits_lines_and_walks_history() {

@@ -6,7 +6,8 @@
 //! "editor.external" = ["ctrl+g", "alt+e"]
 //! ```
 //!
-//! Editing keys (arrows, Ctrl+A/E/W/K/U, Enter) are not remappable.
+//! The editing actions (`editor.lineStart`, `editor.deleteWordBackward`, ...) are remappable
+//! too; plain keys (letters, arrows, Backspace, Enter to send) are not.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -26,10 +27,19 @@ pub enum KeyAction {
     ThinkingToggle,
     ToolsExpand,
     EditorExternal,
+    PasteImage,
+    LineStart,
+    LineEnd,
+    WordLeft,
+    WordRight,
+    DeleteWordBackward,
+    DeleteToLineEnd,
+    DeleteToLineStart,
+    NewLine,
 }
 
 impl KeyAction {
-    const ALL: [KeyAction; 10] = [
+    const ALL: [KeyAction; 19] = [
         KeyAction::Interrupt,
         KeyAction::Exit,
         KeyAction::FollowUp,
@@ -40,6 +50,15 @@ impl KeyAction {
         KeyAction::ThinkingToggle,
         KeyAction::ToolsExpand,
         KeyAction::EditorExternal,
+        KeyAction::PasteImage,
+        KeyAction::LineStart,
+        KeyAction::LineEnd,
+        KeyAction::WordLeft,
+        KeyAction::WordRight,
+        KeyAction::DeleteWordBackward,
+        KeyAction::DeleteToLineEnd,
+        KeyAction::DeleteToLineStart,
+        KeyAction::NewLine,
     ];
 
     /// The name in keybindings.toml.
@@ -55,6 +74,15 @@ impl KeyAction {
             KeyAction::ThinkingToggle => "thinking.toggle",
             KeyAction::ToolsExpand => "tools.expand",
             KeyAction::EditorExternal => "editor.external",
+            KeyAction::PasteImage => "editor.pasteImage",
+            KeyAction::LineStart => "editor.lineStart",
+            KeyAction::LineEnd => "editor.lineEnd",
+            KeyAction::WordLeft => "editor.wordLeft",
+            KeyAction::WordRight => "editor.wordRight",
+            KeyAction::DeleteWordBackward => "editor.deleteWordBackward",
+            KeyAction::DeleteToLineEnd => "editor.deleteToLineEnd",
+            KeyAction::DeleteToLineStart => "editor.deleteToLineStart",
+            KeyAction::NewLine => "editor.newLine",
         }
     }
 
@@ -70,6 +98,15 @@ impl KeyAction {
             KeyAction::ThinkingToggle => "Show or hide thinking",
             KeyAction::ToolsExpand => "Expand or fold tool output",
             KeyAction::EditorExternal => "Edit the prompt in $VISUAL / $EDITOR",
+            KeyAction::PasteImage => "Attach the image on the clipboard",
+            KeyAction::LineStart => "Cursor to the start of the line",
+            KeyAction::LineEnd => "Cursor to the end of the line",
+            KeyAction::WordLeft => "Cursor one word left",
+            KeyAction::WordRight => "Cursor one word right",
+            KeyAction::DeleteWordBackward => "Delete the word before the cursor",
+            KeyAction::DeleteToLineEnd => "Delete to the end of the line",
+            KeyAction::DeleteToLineStart => "Delete to the start of the line",
+            KeyAction::NewLine => "A new line in the prompt",
         }
     }
 
@@ -85,6 +122,15 @@ impl KeyAction {
             KeyAction::ThinkingToggle => &["ctrl+t"],
             KeyAction::ToolsExpand => &["ctrl+o"],
             KeyAction::EditorExternal => &["ctrl+g"],
+            KeyAction::PasteImage => &["ctrl+v"],
+            KeyAction::LineStart => &["ctrl+a", "home"],
+            KeyAction::LineEnd => &["ctrl+e", "end"],
+            KeyAction::WordLeft => &["alt+left", "ctrl+left", "alt+b"],
+            KeyAction::WordRight => &["alt+right", "ctrl+right", "alt+f"],
+            KeyAction::DeleteWordBackward => &["ctrl+w", "alt+backspace", "ctrl+backspace"],
+            KeyAction::DeleteToLineEnd => &["ctrl+k"],
+            KeyAction::DeleteToLineStart => &["ctrl+u"],
+            KeyAction::NewLine => &["shift+enter", "ctrl+enter", "ctrl+j"],
         }
     }
 
@@ -309,10 +355,10 @@ impl Keymap {
             );
         }
         out.push_str(
-            "\n**Editing** (fixed): Enter sends; Shift+Enter, Ctrl+J or `\\` then Enter add a \
-             line; Up/Down walk the history; Tab completes `/commands` and `@files`; Ctrl+A/E \
-             start and end of line; Ctrl+W, Ctrl+K, Ctrl+U delete; Ctrl+C aborts, clears or (twice) \
-             quits; PageUp/PageDown and Shift+Up/Down scroll.\n",
+            "\n**Fixed**: Enter sends (`\\` then Enter adds a line); Up/Down walk the history; Tab \
+             completes `/commands` and `@files`; Ctrl+C aborts, clears or (twice) quits; \
+             PageUp/PageDown and Shift+Up/Down scroll; Ctrl+Home/End jump to the top and the \
+             end.\n",
         );
         out
     }

@@ -10,6 +10,7 @@ mod complete;
 mod editor;
 mod external_editor;
 pub mod keymap;
+mod picker;
 pub mod protocol;
 pub mod render;
 mod runner;
@@ -21,8 +22,8 @@ mod view;
 
 pub use app::{App, Usage};
 pub use protocol::{
-    Action, CommandInfo, DialogAnswer, DialogKind, DialogRequest, FooterInfo, Picker, PickerItem,
-    PickerKind, UiEvent,
+    Action, CommandInfo, DialogAnswer, DialogKind, DialogRequest, Display, FooterInfo, Picker,
+    PickerEdit, PickerItem, PickerKind, PickerView, UiEvent,
 };
 pub use runner::{run, terminal_events};
 pub use theme::Theme;

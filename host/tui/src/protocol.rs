@@ -62,8 +62,36 @@ pub enum UiEvent {
     Clipboard(String),
     /// The colours change (`/settings`' theme).
     Palette(crate::theme::Palette),
+    /// An image file to attach to the message being written, as an `[image N]` chip at the
+    /// cursor (an image pasted from the clipboard and saved by the program).
+    AttachImage(std::path::PathBuf),
+    /// How the UI draws (`/settings`, and config.toml at start).
+    Display(Display),
     /// The program must end (a signal): the UI quits as if the user asked.
     Shutdown,
+}
+
+/// The settings that change how the UI draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Display {
+    /// Images in the transcript as thumbnails (else a one-line mention).
+    pub show_images: bool,
+    /// Blank columns on each side of the editor.
+    pub editor_padding: u16,
+}
+
+impl Default for Display {
+    fn default() -> Display {
+        Display {
+            show_images: true,
+            editor_padding: 0,
+        }
+    }
+}
+
+impl Display {
+    /// The widest padding the editor takes; more would leave too little room to type.
+    pub const MAX_EDITOR_PADDING: u16 = 4;
 }
 
 /// What the user asked for.
@@ -85,6 +113,16 @@ pub enum Action {
         kind: PickerKind,
         value: String,
     },
+    /// An item of an open picker renamed or deleted; the picker stays open and the program
+    /// sends it again with the change made.
+    PickerEdit {
+        kind: PickerKind,
+        value: String,
+        edit: PickerEdit,
+    },
+    /// Ctrl+V: attach the image on the system clipboard (the program reads it and answers
+    /// with [`UiEvent::AttachImage`]).
+    PasteImage,
     /// Image files that go with the next message (pasted paths, shown as `[image N]` chips).
     Attach(Vec<std::path::PathBuf>),
     /// Ctrl+P (forward) and Shift+Ctrl+P: the next scoped model.
@@ -138,29 +176,60 @@ pub struct CommandInfo {
     pub plugin: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum PickerKind {
+    #[default]
     Model,
     Session,
     Tree,
+    /// Whether to summarize the branch a `/tree` move leaves.
+    TreeSummary,
     Fork,
     Thinking,
     Settings,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Picker {
     pub kind: PickerKind,
     pub title: String,
     pub items: Vec<PickerItem>,
     /// The item selected at first (the current model, the leaf, ...).
     pub selected: usize,
+    /// Filters the user cycles through with Tab; none: every item shows.
+    pub views: Vec<PickerView>,
+    /// The view shown first (index into `views`).
+    pub view: usize,
+    /// Items can be renamed (Ctrl+R) and deleted (Ctrl+D twice), as [`Action::PickerEdit`].
+    pub editable: bool,
+    /// What the last edit did (or why it was refused), shown in the picker until the next key:
+    /// the transcript, where messages go, is behind it.
+    pub notice: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// A named filter of a picker: the items carrying every tag of `tags` (0 shows all).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PickerView {
+    pub name: String,
+    pub tags: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PickerItem {
     pub label: String,
     pub detail: String,
     /// What [`Action::Picked`] carries.
     pub value: String,
+    /// Bits the picker's views select on (what they mean is the program's business).
+    pub tags: u32,
+    /// Nesting: the items after this one with a greater depth are its subtree, which Left
+    /// folds and Right unfolds.
+    pub depth: usize,
+}
+
+/// What [`Action::PickerEdit`] asks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PickerEdit {
+    Rename(String),
+    Delete,
 }

@@ -4,5 +4,6 @@
 
 pub mod blocks;
 pub mod highlight;
+pub mod image;
 pub mod markdown;
 pub mod wrap;

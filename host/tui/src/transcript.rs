@@ -7,12 +7,20 @@ use std::sync::Arc;
 use ratatui::text::Line;
 use serde_json::Value;
 use tack_core::event::{AgentEvent, MessageDelta, NoticeLevel};
-use tack_core::message::{AssistantContent, AssistantMessage, Message, StopReason, ToolResult};
+use tack_core::message::{
+    AssistantContent, AssistantMessage, Content, Message, StopReason, ToolResult,
+};
+
+use crate::render::image::Thumbnail;
 
 /// One thing in the transcript.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Block {
-    User(String),
+    User {
+        text: String,
+        /// The images attached to the message.
+        images: Vec<Arc<Thumbnail>>,
+    },
     Assistant(AssistantBlock),
     Tool(ToolCard),
     /// A plugin's message, or a compaction or branch summary.
@@ -51,6 +59,8 @@ pub struct ToolCard {
     pub diff: Option<String>,
     /// Plugins whose before-tool-call hooks changed the model's arguments into `args`.
     pub rewritten_by: Vec<String>,
+    /// Images the tool returned.
+    pub images: Vec<Arc<Thumbnail>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,6 +152,7 @@ impl Transcript {
                 output: String::new(),
                 diff: None,
                 rewritten_by: Vec::new(),
+                images: Vec::new(),
             }));
         }
     }
@@ -164,7 +175,10 @@ impl Transcript {
     fn add_message(&mut self, message: &Message, streaming: bool) {
         match message {
             Message::User(m) => {
-                self.push(Block::User(m.text_content()));
+                self.push(Block::User {
+                    text: m.text_content(),
+                    images: thumbnails(&m.content),
+                });
             }
             Message::Assistant(m) => {
                 let index = self.push(Block::Assistant(AssistantBlock::default()));
@@ -392,6 +406,16 @@ impl Transcript {
     }
 }
 
+fn thumbnails(content: &[Content]) -> Vec<Arc<Thumbnail>> {
+    content
+        .iter()
+        .filter_map(|c| match c {
+            Content::Image(image) => Some(Arc::new(Thumbnail::new(image))),
+            Content::Text(_) => None,
+        })
+        .collect()
+}
+
 fn finish(card: &mut ToolCard, result: &ToolResult, is_error: bool) {
     card.state = if is_error {
         ToolState::Failed
@@ -399,6 +423,7 @@ fn finish(card: &mut ToolCard, result: &ToolResult, is_error: bool) {
         ToolState::Done
     };
     card.output = result.text_content();
+    card.images = thumbnails(&result.content);
     card.diff = result
         .details
         .as_ref()

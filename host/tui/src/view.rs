@@ -4,10 +4,11 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block as Panel, BorderType, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block as Panel, BorderType, Borders, Clear, Padding, Paragraph};
 use ratatui::Frame;
 
-use crate::app::{App, OpenDialog, PickerState};
+use crate::app::{App, OpenDialog};
+use crate::picker::PickerState;
 use crate::protocol::DialogKind;
 use crate::render::blocks::render_block;
 use crate::render::blocks::ViewOptions;
@@ -25,8 +26,9 @@ impl App {
             return;
         }
         let width = area.width;
+        let padding = self.editor_padding;
         let (editor_lines, cursor) = self.editor.layout(
-            width.saturating_sub(2),
+            width.saturating_sub(2 + 2 * padding),
             &self.theme,
             if self.running {
                 "Steer the agent (Enter), or queue a follow-up (Alt+Enter)"
@@ -82,6 +84,7 @@ impl App {
         };
         let block = Panel::new()
             .borders(Borders::TOP | Borders::BOTTOM)
+            .padding(Padding::horizontal(padding))
             .border_style(self.theme.border())
             .title_top(Line::from(Span::styled(
                 truncate(hint, usize::from(width)),
@@ -90,7 +93,7 @@ impl App {
         frame.render_widget(Paragraph::new(shown).block(block), editor_area);
         let overlay = !self.dialogs.is_empty() || self.picker.is_some();
         if !overlay {
-            let x = editor_area.x + cursor.0.min(width.saturating_sub(1));
+            let x = editor_area.x + padding + cursor.0.min(width.saturating_sub(1 + 2 * padding));
             let y = editor_area.y + 1 + cursor.1.saturating_sub(top);
             if y < editor_area.y + editor_area.height.saturating_sub(1) {
                 frame.set_cursor_position((x, y));
@@ -479,7 +482,12 @@ fn render_picker(frame: &mut Frame, area: Rect, state: &PickerState, theme: &cra
             theme.text()
         };
         let marker = if row == state.selected { "› " } else { "  " };
-        let label = truncate(&format!("{marker}{}", item.label), inner_width);
+        let folded = if state.folded.contains(&index) {
+            format!("  ▸ {} more", state.subtree_len(index))
+        } else {
+            String::new()
+        };
+        let label = truncate(&format!("{marker}{}{folded}", item.label), inner_width);
         let room = inner_width.saturating_sub(label.chars().count() + 2);
         let mut spans = vec![Span::styled(label, style)];
         if room > 4 && !item.detail.is_empty() {
@@ -494,8 +502,12 @@ fn render_picker(frame: &mut Frame, area: Rect, state: &PickerState, theme: &cra
         lines.push(Line::from(Span::styled("nothing matches", theme.dim())));
     }
     frame.render_widget(Clear, rect);
-    let block = overlay_panel(&state.picker.title, inner_width, theme).title_bottom(Span::styled(
-        " ↑/↓ Enter · type to filter · Esc ",
+    let title = match state.view_name() {
+        Some(view) => format!("{} · {view}", state.picker.title),
+        None => state.picker.title.clone(),
+    };
+    let block = overlay_panel(&title, inner_width, theme).title_bottom(Span::styled(
+        truncate(&state.hint(), inner_width),
         theme.dim(),
     ));
     frame.render_widget(Paragraph::new(lines).block(block), rect);

@@ -13,8 +13,8 @@ use ratatui::style::Color;
 use support::*;
 use tack_core::event::NoticeLevel;
 use tack_tui::{
-    Action, App, CommandInfo, DialogAnswer, DialogKind, DialogRequest, Picker, PickerItem,
-    PickerKind, Theme, UiEvent,
+    Action, App, CommandInfo, DialogAnswer, DialogKind, DialogRequest, Display, Picker, PickerEdit,
+    PickerItem, PickerKind, PickerView, Theme, UiEvent,
 };
 use tokio::sync::oneshot;
 
@@ -243,9 +243,11 @@ fn picker(kind: PickerKind, title: &str, labels: &[(&str, &str)], selected: usiz
                 label: label.to_string(),
                 detail: detail.to_string(),
                 value: label.trim().to_string(),
+                ..Default::default()
             })
             .collect(),
         selected,
+        ..Default::default()
     })
 }
 
@@ -305,6 +307,185 @@ fn tree_picker() {
         5,
     ));
     insta::assert_snapshot!(snapshot(&mut app, 80, 20));
+}
+
+fn tree_with_views() -> UiEvent {
+    let item = |label: &str, value: &str, tags: u32, depth: usize| PickerItem {
+        label: label.into(),
+        detail: value.into(),
+        value: value.into(),
+        tags,
+        depth,
+    };
+    UiEvent::Picker(Picker {
+        kind: PickerKind::Tree,
+        title: "Session tree".into(),
+        items: vec![
+            item(
+                "* user: Why does the parser lose the last line?",
+                "a1",
+                1,
+                0,
+            ),
+            item("* assistant: Let me look.", "a2", 0, 0),
+            item("    user: try another approach  [retry]", "b1", 3, 1),
+            item("    assistant: Another way.", "b2", 0, 1),
+            item("*   user: read it again", "a3", 1, 1),
+            item("*   assistant: ## Findings  ← here", "a4", 0, 1),
+        ],
+        selected: 5,
+        views: vec![
+            PickerView {
+                name: "all".into(),
+                tags: 0,
+            },
+            PickerView {
+                name: "your messages".into(),
+                tags: 1,
+            },
+            PickerView {
+                name: "labelled".into(),
+                tags: 2,
+            },
+        ],
+        view: 0,
+        editable: false,
+        notice: None,
+    })
+}
+
+/// Left folds the subtree under the selected entry; Tab steps to the next view.
+#[test]
+fn tree_picker_folds_and_views() {
+    let mut app = finished();
+    app.apply(tree_with_views());
+    // Up to the assistant entry where the branches part, and fold what is under it.
+    for _ in 0..4 {
+        key(&mut app, KeyCode::Up);
+    }
+    key(&mut app, KeyCode::Left);
+    insta::assert_snapshot!("tree_picker_folded", snapshot(&mut app, 80, 16));
+    key(&mut app, KeyCode::Right);
+    key(&mut app, KeyCode::Tab);
+    insta::assert_snapshot!("tree_picker_your_messages", snapshot(&mut app, 80, 16));
+    key(&mut app, KeyCode::Tab);
+    insta::assert_snapshot!("tree_picker_labelled", snapshot(&mut app, 80, 16));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.take_actions(),
+        vec![Action::Picked {
+            kind: PickerKind::Tree,
+            value: "b1".into()
+        }]
+    );
+}
+
+/// Ctrl+R asks for a name in the picker's bottom line; Enter sends the rename and the picker
+/// stays open for the program to send again.
+#[test]
+fn session_picker_renames_and_deletes() {
+    let mut app = finished();
+    let item = |label: &str, value: &str, tags: u32| PickerItem {
+        label: label.into(),
+        detail: format!("{value} · 2026-11-30 10:00"),
+        value: value.into(),
+        tags,
+        depth: 0,
+    };
+    app.apply(UiEvent::Picker(Picker {
+        kind: PickerKind::Session,
+        title: "Resume a session".into(),
+        items: vec![
+            item("* fix the parser", "/s/1.jsonl", 1),
+            item("  add a flag", "/s/2.jsonl", 1),
+            item("  another project", "/s/3.jsonl", 0),
+        ],
+        selected: 0,
+        views: vec![
+            PickerView {
+                name: "this folder".into(),
+                tags: 1,
+            },
+            PickerView {
+                name: "all folders".into(),
+                tags: 0,
+            },
+        ],
+        view: 0,
+        editable: true,
+        notice: None,
+    }));
+    insta::assert_snapshot!("session_picker_this_folder", snapshot(&mut app, 80, 14));
+    key(&mut app, KeyCode::Down);
+    ctrl(&mut app, 'r');
+    type_text(&mut app, "flags");
+    insta::assert_snapshot!("session_picker_renaming", snapshot(&mut app, 80, 14));
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.take_actions(),
+        vec![Action::PickerEdit {
+            kind: PickerKind::Session,
+            value: "/s/2.jsonl".into(),
+            edit: PickerEdit::Rename("flags".into()),
+        }]
+    );
+    ctrl(&mut app, 'd');
+    insta::assert_snapshot!("session_picker_confirm_delete", snapshot(&mut app, 80, 14));
+    ctrl(&mut app, 'd');
+    assert_eq!(
+        app.take_actions(),
+        vec![Action::PickerEdit {
+            kind: PickerKind::Session,
+            value: "/s/2.jsonl".into(),
+            edit: PickerEdit::Delete,
+        }]
+    );
+}
+
+/// A user message with an image: its size, and a thumbnail of half blocks when images show,
+/// the size alone when they do not; the editor padded on both sides.
+#[test]
+fn an_image_in_the_transcript_and_a_padded_editor() {
+    // A 4×2 picture: red on the left half, blue on the right.
+    let png: &[u8] = &[
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
+        0x52, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x02, 0x08, 0x02, 0x00, 0x00, 0x00, 0xf0,
+        0xca, 0xea, 0x34, 0x00, 0x00, 0x00, 0x13, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xf8,
+        0xcf, 0xc0, 0x00, 0x44, 0x60, 0xe2, 0x3f, 0x03, 0x32, 0x07, 0x00, 0x67, 0xb2, 0x07, 0xf9,
+        0xf7, 0x92, 0x56, 0x82, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60,
+        0x82,
+    ];
+    let message = tack_core::message::Message::User(tack_core::message::UserMessage {
+        content: vec![
+            tack_core::message::Content::text("[image 1] what is this?"),
+            tack_core::message::Content::Image(tack_core::message::ImageContent {
+                data: base64::Engine::encode(&base64::engine::general_purpose::STANDARD, png),
+                mime_type: "image/png".into(),
+            }),
+        ],
+        timestamp: 0,
+    });
+    let mut app = app();
+    app.apply(UiEvent::Transcript(vec![std::sync::Arc::new(message)]));
+    app.apply(UiEvent::Display(Display {
+        show_images: true,
+        editor_padding: 2,
+    }));
+    type_text(&mut app, "padded");
+    let terminal = draw(&mut app, 40, 12);
+    let buffer = terminal.backend().buffer();
+    let cell = buffer
+        .content()
+        .iter()
+        .find(|c| c.symbol() == "▀")
+        .expect("a thumbnail cell");
+    assert_eq!(cell.fg, Color::Rgb(255, 0, 0), "the left half is red");
+    insta::assert_snapshot!("image_shown", format!("{}", terminal.backend()));
+    app.apply(UiEvent::Display(Display {
+        show_images: false,
+        editor_padding: 0,
+    }));
+    insta::assert_snapshot!("image_hidden", snapshot(&mut app, 40, 12));
 }
 
 #[test]

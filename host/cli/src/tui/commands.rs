@@ -7,14 +7,13 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use tack_core::message::Message;
-use tack_core::session::{EntryKind, Session};
-use tack_tui::{CommandInfo, Picker, PickerItem, PickerKind, UiEvent};
+use tack_core::session::Session;
+use tack_tui::{CommandInfo, Picker, PickerKind, UiEvent};
 
 use super::controller::Controller;
 use crate::session_change;
 use crate::session_driver::{Busy, BusyKind};
-use crate::sessions::{clip, first_line, short_id};
+use crate::sessions::short_id;
 
 /// The host's commands, for completion and `/help`.
 const HOST_COMMANDS: &[(&str, &str)] = &[
@@ -52,6 +51,10 @@ const HOST_COMMANDS: &[(&str, &str)] = &[
     (
         "settings",
         "Change the default thinking level, queue delivery, auto-compaction, theme",
+    ),
+    (
+        "reload",
+        "Rebuild the plugin under development and start again on this session (tack plugin dev)",
     ),
     ("quit", "Quit tack"),
 ];
@@ -111,6 +114,7 @@ impl Controller {
             ("help", _) => Ok(Some(self.help_text())),
             ("hotkeys", _) => Ok(Some(self.keymap.describe())),
             ("settings", _) => self.open(self.settings_picker(0)?),
+            ("reload", _) => self.reload(),
             ("compact" | "tree" | "name" | "label" | "export" | "session", _) => {
                 let kind = if name == "compact" {
                     BusyKind::Compacting
@@ -191,10 +195,8 @@ impl Controller {
             PickerKind::Session => self.switch_session(value).await,
             PickerKind::Fork => self.fork(value).await,
             PickerKind::Settings => self.change_setting(value),
-            PickerKind::Tree => {
-                let this = Arc::clone(&self);
-                return this.command("tree", value).await;
-            }
+            PickerKind::Tree => return self.tree_chosen(value).await,
+            PickerKind::TreeSummary => return self.tree_summary_chosen(value).await,
         };
         match result {
             Ok(Some(text)) => self.send(UiEvent::Info(text)),
@@ -202,105 +204,6 @@ impl Controller {
             Err(e) => self.send(UiEvent::Error(format!("{e:#}"))),
         }
         self.send(UiEvent::Footer(self.footer()));
-    }
-
-    fn session_picker(&self) -> Result<Picker> {
-        let sessions = self.front.store.list(&self.front.loaded.cwd)?;
-        let current = self.front.session.lock().id().to_string();
-        let mut selected = 0;
-        let items = sessions
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                if s.id == current {
-                    selected = i;
-                }
-                let first = first_line(s);
-                PickerItem {
-                    label: format!("{} {}", if s.id == current { "*" } else { " " }, first),
-                    detail: format!(
-                        "{} · {}",
-                        short_id(&s.id),
-                        s.created
-                            .get(..16)
-                            .unwrap_or(&s.created)
-                            .replacen('T', " ", 1)
-                    ),
-                    value: s.path.display().to_string(),
-                }
-            })
-            .collect();
-        Ok(Picker {
-            kind: PickerKind::Session,
-            title: "Resume a session".into(),
-            items,
-            selected,
-        })
-    }
-
-    fn tree_picker(&self) -> Picker {
-        let session = self.front.session.lock();
-        let rows = session.outline();
-        let mut selected = 0;
-        let items = rows
-            .iter()
-            .enumerate()
-            .map(|(i, row)| {
-                if row.is_leaf {
-                    selected = i;
-                }
-                let (kind, text) = crate::commands::describe(row.entry);
-                let mut label = format!(
-                    "{}{}{kind}: {}",
-                    if row.on_branch { "* " } else { "  " },
-                    "  ".repeat(row.depth),
-                    clip(&text, 70)
-                );
-                if let Some(l) = row.label {
-                    let _ = write!(label, "  [{l}]");
-                }
-                if row.is_leaf {
-                    label.push_str("  ← here");
-                }
-                PickerItem {
-                    label,
-                    detail: row.entry.id.clone(),
-                    value: row.entry.id.clone(),
-                }
-            })
-            .collect();
-        Picker {
-            kind: PickerKind::Tree,
-            title: "Session tree: move to an entry".into(),
-            items,
-            selected,
-        }
-    }
-
-    fn fork_picker(&self) -> Picker {
-        let session = self.front.session.lock();
-        let items: Vec<PickerItem> = session
-            .branch()
-            .into_iter()
-            .filter_map(|entry| match &entry.kind {
-                EntryKind::Message(m) => match m.as_ref() {
-                    Message::User(u) => Some(PickerItem {
-                        label: clip(&u.text_content().replace('\n', " "), 80),
-                        detail: entry.id.clone(),
-                        value: entry.id.clone(),
-                    }),
-                    _ => None,
-                },
-                _ => None,
-            })
-            .collect();
-        let selected = items.len().saturating_sub(1);
-        Picker {
-            kind: PickerKind::Fork,
-            title: "Fork: a new session from before this prompt".into(),
-            items,
-            selected,
-        }
     }
 
     async fn new_session(&self) -> Result<Option<String>> {
@@ -394,6 +297,22 @@ impl Controller {
             self.send(UiEvent::EditorText(text));
         }
         adopted
+    }
+
+    /// `/reload`: ends the UI with the status `tack plugin dev` rebuilds on.
+    fn reload(&self) -> Result<Option<String>> {
+        if self.dev_state.is_none() {
+            bail!(
+                "reloading works in a session started by `tack plugin dev <dir>`, which \
+                 rebuilds the plugin and starts tack again on the same session"
+            );
+        }
+        if self.driver.is_running() {
+            bail!("the agent is running; wait, or press Esc to abort it first");
+        }
+        self.reload.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.send(UiEvent::Shutdown);
+        Ok(None)
     }
 
     fn plugins_text(&self) -> String {

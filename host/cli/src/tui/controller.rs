@@ -22,6 +22,11 @@ pub struct Controller {
     pub images: std::sync::Mutex<Vec<std::path::PathBuf>>,
     /// The user's `!cmd` while it runs: cancelled by Esc.
     pub shell: std::sync::Mutex<Option<tokio_util::sync::CancellationToken>>,
+    /// Under `tack plugin dev`: where the session's path is written at the end, for the next
+    /// tack to resume.
+    pub dev_state: Option<std::path::PathBuf>,
+    /// `/reload` was asked: the UI ends and tack exits for `tack plugin dev` to rebuild.
+    pub reload: std::sync::atomic::AtomicBool,
 }
 
 impl Controller {
@@ -58,6 +63,14 @@ impl Controller {
             Action::Picked { kind, value } => {
                 let this = Arc::clone(self);
                 tokio::spawn(async move { this.picked(kind, &value).await });
+            }
+            Action::PickerEdit { kind, value, edit } => {
+                let this = Arc::clone(self);
+                tokio::spawn(async move { this.picker_edit(kind, &value, edit).await });
+            }
+            Action::PasteImage => {
+                let this = Arc::clone(self);
+                tokio::spawn(async move { this.paste_image().await });
             }
             Action::CycleModel { forward } => self.cycle_model(forward),
             Action::CycleThinking => self.cycle_thinking(),

@@ -35,6 +35,7 @@ impl Controller {
                     label: format!("{}/{}", entry.id, m.id),
                     detail,
                     value: format!("{}/{}", entry.id, m.id),
+                    ..Default::default()
                 });
             }
         }
@@ -43,6 +44,7 @@ impl Controller {
             title: "Model".into(),
             items,
             selected,
+            ..Default::default()
         })
     }
 
@@ -57,9 +59,11 @@ impl Controller {
                     label: l.to_string(),
                     detail: String::new(),
                     value: l.to_string(),
+                    ..Default::default()
                 })
                 .collect(),
             selected: LEVELS.iter().position(|l| *l == current).unwrap_or(0),
+            ..Default::default()
         }
     }
 

@@ -11,12 +11,14 @@ use crate::settings::{QueueDelivery, Settings};
 const THINKING: [&str; 5] = ["off", "minimal", "low", "medium", "high"];
 
 /// The settings the picker lists, by their config.toml key.
-const KEYS: [&str; 5] = [
+const KEYS: [&str; 7] = [
     "default_thinking",
     "steering_mode",
     "follow_up_mode",
     "compaction.enabled",
     "theme",
+    "show_images",
+    "editor_padding",
 ];
 
 impl Controller {
@@ -32,6 +34,7 @@ impl Controller {
             DeliveryMode::All => "all",
         };
         let compaction = self.front.agent.config().compaction.enabled;
+        let display = saved.display();
         let rows = [
             (
                 "Default thinking level",
@@ -43,7 +46,15 @@ impl Controller {
                 "Auto-compaction",
                 if compaction { "on" } else { "off" }.to_string(),
             ),
-            ("Theme", saved.theme.unwrap_or_else(|| "dark".into())),
+            (
+                "Theme",
+                saved.theme.clone().unwrap_or_else(|| "dark".into()),
+            ),
+            (
+                "Show images",
+                if display.show_images { "on" } else { "off" }.to_string(),
+            ),
+            ("Editor padding", display.editor_padding.to_string()),
         ];
         let items = rows
             .into_iter()
@@ -52,6 +63,7 @@ impl Controller {
                 label: format!("{label}: {value}"),
                 detail: format!("{key} in config.toml"),
                 value: key.to_string(),
+                ..Default::default()
             })
             .collect();
         Ok(Picker {
@@ -59,6 +71,7 @@ impl Controller {
             title: "Settings (Enter changes; Esc closes)".into(),
             items,
             selected,
+            ..Default::default()
         })
     }
 
@@ -115,6 +128,28 @@ impl Controller {
                 self.send(UiEvent::Palette(palette));
                 crate::settings::write_key(&path, key, next.as_str().into())?;
                 format!("Theme: {next}")
+            }
+            "show_images" | "editor_padding" => {
+                let mut display = saved.display();
+                let said = if key == "show_images" {
+                    display.show_images = !display.show_images;
+                    crate::settings::write_key(&path, key, display.show_images.into())?;
+                    format!(
+                        "Show images: {}",
+                        if display.show_images { "on" } else { "off" }
+                    )
+                } else {
+                    display.editor_padding =
+                        (display.editor_padding + 1) % (tack_tui::Display::MAX_EDITOR_PADDING + 1);
+                    crate::settings::write_key(
+                        &path,
+                        key,
+                        i64::from(display.editor_padding).into(),
+                    )?;
+                    format!("Editor padding: {}", display.editor_padding)
+                };
+                self.send(UiEvent::Display(display));
+                said
             }
             other => return Err(anyhow::anyhow!("no setting '{other}'")),
         };

@@ -335,6 +335,33 @@ pub(crate) fn first_user_text(path: &Path, max_lines: usize) -> Option<String> {
     None
 }
 
+/// The name of the newest `session_info` entry of the file at `path`. Only lines that mention
+/// `session_info` are parsed, so the scan costs little more than reading the file.
+pub(crate) fn last_session_name(path: &Path) -> Option<String> {
+    let file = File::open(path).ok()?;
+    let mut reader = BufReader::new(file);
+    let mut buf = Vec::new();
+    let mut name = None;
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf).ok()? == 0 {
+            return name;
+        }
+        if !contains(&buf, b"\"session_info\"") {
+            continue;
+        }
+        if let Ok(entry) = Entry::from_line(trim_line(&buf)) {
+            if let super::EntryKind::SessionInfo { name: given } = entry.kind {
+                name = given;
+            }
+        }
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
 pub(crate) fn io_error(path: &Path, source: io::Error) -> SessionError {
     SessionError::Read {
         path: path.to_owned(),

@@ -4,7 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::file::{first_user_text, io_error, read_header};
+use super::file::{first_user_text, io_error, last_session_name, read_header};
 use super::{new_header, LoadWarning, Session, SessionError, SessionHeader, SessionOptions};
 
 /// How many lines listing reads at most to find a session's first user message.
@@ -213,6 +213,28 @@ impl SessionStore {
         }
         sort_newest_first(&mut sessions);
         Ok(sessions)
+    }
+
+    /// The name the session at `path` was last given (`/name`, or a rename in `/resume`); read
+    /// on demand, since it means reading the whole file.
+    pub fn name_of(&self, path: &Path) -> Option<String> {
+        last_session_name(path)
+    }
+
+    /// Names the session at `path` (a `session_info` entry appended at its leaf), as `/name`
+    /// does for the open session.
+    pub fn rename(&self, path: &Path, name: &str) -> Result<(), SessionError> {
+        let (mut session, _) = self.open(path)?;
+        session.append(super::EntryKind::SessionInfo {
+            name: Some(name.to_owned()),
+        })?;
+        Ok(())
+    }
+
+    /// Deletes the session file at `path`, which must be a session file (its header reads).
+    pub fn delete(&self, path: &Path) -> Result<(), SessionError> {
+        read_header(path)?;
+        fs::remove_file(path).map_err(|e| io_error(path, e))
     }
 
     /// The most recently modified session of `cwd` (for `-c`).

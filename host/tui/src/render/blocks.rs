@@ -18,12 +18,16 @@ pub struct ViewOptions {
     pub expand_tools: bool,
     /// Thinking in full rather than a one-line mention.
     pub show_thinking: bool,
+    /// Images as thumbnails rather than a one-line mention (`show_images` in config.toml).
+    pub show_images: bool,
 }
 
 impl ViewOptions {
     /// A key for the render cache.
     pub fn bits(self) -> u8 {
-        u8::from(self.expand_tools) | (u8::from(self.show_thinking) << 1)
+        u8::from(self.expand_tools)
+            | (u8::from(self.show_thinking) << 1)
+            | (u8::from(self.show_images) << 2)
     }
 }
 
@@ -42,7 +46,13 @@ pub fn render_block(
 ) -> Vec<Line<'static>> {
     let width = width.max(8);
     let mut lines = match block {
-        Block::User(text) => user(text, width, theme),
+        Block::User { text, images } => {
+            let mut lines = user(text, width, theme);
+            for image in images {
+                lines.extend(image.lines("  ", theme, options.show_images, width));
+            }
+            lines
+        }
         Block::Assistant(a) => assistant(a, width, theme, options),
         Block::Tool(card) => tool(card, width, theme, options),
         Block::Custom { label, text } => {
@@ -230,6 +240,9 @@ fn tool(card: &ToolCard, width: usize, theme: &Theme, options: ViewOptions) -> V
                 theme.warn(),
             ),
         ]));
+    }
+    for image in &card.images {
+        out.extend(image.lines("  │ ", theme, options.show_images, width));
     }
     if let Some(diff) = &card.diff {
         let lines: Vec<&str> = diff
