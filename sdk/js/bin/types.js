@@ -30,7 +30,7 @@ for (const file of files) {
 await $init;
 const generated = generateTypes("tack-plugin", {
   wit: { tag: "source", val: [pkg, ...bodies].join("\n") },
-  world: "plugin",
+  world: "plugin-extended",
   guest: true,
   tlaCompat: false,
 });
