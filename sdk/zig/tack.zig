@@ -91,9 +91,9 @@ pub const session = struct {
     }
 
     /// Appends a `custom` entry of `custom_type` holding `json`.
-    pub fn appendState(arena: std.mem.Allocator, custom_type: []const u8, json: []const u8) Outcome(void) {
+    pub fn appendState(arena: std.mem.Allocator, custom_type: []const u8, state_json: []const u8) Outcome(void) {
         var err: c.plugin_string_t = undefined;
-        if (c.tack_append_state(cstr(arena, custom_type), cstr(arena, json), &err)) return .ok;
+        if (c.tack_append_state(cstr(arena, custom_type), cstr(arena, state_json), &err)) return .ok;
         defer c.plugin_string_free(&err);
         return .{ .err = arena.dupe(u8, slice(err)) catch oom() };
     }
