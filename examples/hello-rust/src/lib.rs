@@ -1,15 +1,16 @@
 //! The conformance plugin in Rust: a `word_count` tool, a `/hello` command that keeps a counter in
 //! the session, a before-tool-call hook that blocks `bash` commands containing a configured word,
 //! a `count_lines` tool that fans out one task per line (`tasks`), a `file_mode` tool reading
-//! permission bits (`files`), and a log line. examples/hello-{js,python,c,zig} behave identically (see examples/README.md).
+//! permission bits (`files`), and a log line. examples/hello-{js,python,c,zig} behave
+//! identically (see examples/README.md).
 //!
 //! Configuration (optional): `{"blocked_word": "forbidden"}`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tack_sdk::{
-    export_plugin, files, log, session, tasks, HookKind, InitContext, Plugin, Registration, ToolCall,
-    ToolDecision, ToolResult, ToolSpec,
+    export_plugin, files, log, session, tasks, HookKind, InitContext, Plugin, Registration,
+    ToolCall, ToolDecision, ToolResult, ToolSpec,
 };
 
 const DEFAULT_BLOCKED_WORD: &str = "forbidden";

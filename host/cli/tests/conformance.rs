@@ -41,6 +41,8 @@ struct Observed {
     greetings: Vec<String>,
     /// The `data` of every `hello-counter` custom entry, in session order.
     counters: Vec<Value>,
+    /// (text, is_error) of `file_mode` on the workspace file in a run without the `fs` grant.
+    ungranted: (String, bool),
 }
 
 fn expected() -> Observed {
@@ -89,6 +91,10 @@ fn expected() -> Observed {
             "Hello, world! (greeting 2 in this session)".into(),
         ],
         counters: vec![json!({"count": 1}), json!({"count": 2})],
+        ungranted: (
+            format!("'{ROOT}/workspace/{INSIDE}' is outside the directories this plugin may read"),
+            true,
+        ),
     }
 }
 
@@ -152,8 +158,7 @@ fn observe(lang: Lang, wasm: &Path) -> Observed {
         .with_var("NO_COLOR", "1");
     let package = package(lang, wasm, env.home());
     let inside = env.write(INSIDE, "for file_mode\n");
-    std::fs::set_permissions(&inside, std::fs::Permissions::from_mode(INSIDE_MODE))
-        .expect("chmod");
+    std::fs::set_permissions(&inside, std::fs::Permissions::from_mode(INSIDE_MODE)).expect("chmod");
     let outside = env.root().join("outside.txt");
     std::fs::write(&outside, "outside the grant\n").expect("outside file");
     let path = |p: &Path| p.to_str().expect("utf8").to_string();
@@ -236,12 +241,51 @@ fn observe(lang: Lang, wasm: &Path) -> Observed {
         .filter(|e| e["type"] == "custom" && e["customType"] == "hello-counter")
         .map(|e| e["data"].clone())
         .collect();
+    let ungranted = ungranted_file_mode(&env, &package, &path(&inside));
     Observed {
         log,
         results,
         greetings,
         counters,
+        ungranted,
     }
+}
+
+/// `file_mode` on a workspace file when grants.toml grants the plugin nothing: the tack.toml's
+/// `fs` request alone opens no directory, and the host says so.
+fn ungranted_file_mode(env: &Env, package: &Path, file: &str) -> (String, bool) {
+    std::fs::remove_file(env.home().join("grants.toml")).expect("grants.toml");
+    let scripted = env.scripted_provider(json!([
+        { "tool_calls": [
+            { "id": "u1", "name": "file_mode", "arguments": { "path": file } }
+        ] },
+        { "text": "done" }
+    ]));
+    let out = env.run(&[
+        "--plugin",
+        package.to_str().expect("utf8"),
+        "--plugin",
+        scripted.to_str().expect("utf8"),
+        "--no-session",
+        "--mode",
+        "json",
+        "mode?",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let end = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["type"] == "tool_execution_end" && e["toolCallId"] == "u1")
+        .expect("the file_mode call ended");
+    let text = end["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .replace(env.root().to_str().expect("utf8"), ROOT);
+    (text, end["isError"] == true)
 }
 
 /// A package folder: the example's tack.toml and the built component under the name it names.

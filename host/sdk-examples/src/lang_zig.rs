@@ -77,9 +77,16 @@ fn compile(
     let file = std::fs::File::create(&translated).map_err(|e| failed(Lang::Zig, e.to_string()))?;
     run(
         Lang::Zig,
-        zig(&["translate-c", "-target", "wasm32-wasi", "-lc", &include, &gen_include])
-            .arg(&header)
-            .stdout(Stdio::from(file)),
+        zig(&[
+            "translate-c",
+            "-target",
+            "wasm32-wasi",
+            "-lc",
+            &include,
+            &gen_include,
+        ])
+        .arg(&header)
+        .stdout(Stdio::from(file)),
     )?;
     let core = scratch.join("core.wasm");
     let mut build = zig(&[
