@@ -1,4 +1,4 @@
-/* The conformance plugin in C: same behaviour as examples/hello-{rust,js,python}
+/* The conformance plugin in C: same behaviour as examples/hello-{rust,js,python,zig}
  * (see examples/README.md). */
 
 #include <stdio.h>

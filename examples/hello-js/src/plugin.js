@@ -1,4 +1,4 @@
-// The conformance plugin in JavaScript: same behaviour as examples/hello-{rust,python,c}
+// The conformance plugin in JavaScript: same behaviour as examples/hello-{rust,python,c,zig}
 // (see examples/README.md).
 
 import {

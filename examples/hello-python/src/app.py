@@ -1,4 +1,4 @@
-"""The conformance plugin in Python: same behaviour as examples/hello-{rust,js,c}
+"""The conformance plugin in Python: same behaviour as examples/hello-{rust,js,c,zig}
 (see examples/README.md)."""
 
 import json
