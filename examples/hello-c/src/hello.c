@@ -1,6 +1,7 @@
-/* The conformance plugin in C: same behaviour as examples/hello-{rust,js,python}
+/* The conformance plugin in C: same behaviour as examples/hello-{rust,js,python,zig}
  * (see examples/README.md). */
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,111 @@ static bool is_space(uint8_t c) {
 
 static bool name_is(const plugin_string_t *name, const char *expected) {
   return name->len == strlen(expected) && memcmp(name->ptr, expected, name->len) == 0;
+}
+
+static uint64_t count_words(const uint8_t *text, size_t len) {
+  uint64_t words = 0;
+  bool in_word = false;
+  for (size_t i = 0; i < len; i++) {
+    if (is_space(text[i])) {
+      in_word = false;
+    } else if (!in_word) {
+      in_word = true;
+      words++;
+    }
+  }
+  return words;
+}
+
+/* Returns the result message in a heap string (NUL-terminated). */
+static char *finish_message(tack_buf_t *buf) {
+  tack_buf_append(buf, "", 1);
+  return buf->data;
+}
+
+/* One task per line: the input is the line, the output its word count in decimal. */
+static void count_lines(const tack_string_t *text, tack_tool_result_t *ret) {
+  size_t count = 1;
+  for (size_t i = 0; i < text->len; i++) count += text->ptr[i] == '\n';
+  const char **inputs = malloc(count * sizeof(char *));
+  size_t *lens = malloc(count * sizeof(size_t));
+  size_t line = 0, start = 0;
+  for (size_t i = 0; i <= text->len; i++) {
+    if (i == text->len || text->ptr[i] == '\n') {
+      inputs[line] = (const char *)text->ptr + start;
+      lens[line] = i - start;
+      line++;
+      start = i + 1;
+    }
+  }
+  tack_task_result_t *results;
+  tack_string_t error;
+  tack_buf_t message = TACK_BUF_INIT;
+  if (!tack_run_tasks(inputs, lens, count, &results, &error)) {
+    tack_buf_printf(&message, "tasks failed: %.*s", (int)error.len, (const char *)error.ptr);
+    tack_error_result(ret, finish_message(&message));
+    plugin_string_free(&error);
+  } else {
+    tack_buf_t details = TACK_BUF_INIT;
+    uint64_t total = 0;
+    bool failed = false;
+    tack_buf_puts(&details, "{\"words\":[");
+    for (size_t i = 0; i < count && !failed; i++) {
+      if (!results[i].ok) {
+        tack_buf_printf(&message, "task %zu failed: %.*s", i, (int)results[i].error.len,
+                        (const char *)results[i].error.ptr);
+        failed = true;
+      } else {
+        char *digits = tack_cstr(&results[i].output);
+        uint64_t words = strtoull(digits, NULL, 10);
+        free(digits);
+        total += words;
+        tack_buf_printf(&details, "%s%llu", i ? "," : "", (unsigned long long)words);
+      }
+    }
+    if (failed) {
+      tack_error_result(ret, finish_message(&message));
+    } else {
+      tack_buf_printf(&details, "],\"total\":%llu}", (unsigned long long)total);
+      tack_buf_printf(&message, "%llu words in %zu lines", (unsigned long long)total, count);
+      tack_text_result(ret, finish_message(&message), finish_message(&details));
+    }
+    free(details.data);
+    tack_task_results_free(results, count);
+  }
+  free(message.data);
+  free(inputs);
+  free(lens);
+}
+
+static void file_mode(const tack_string_t *path, tack_tool_result_t *ret) {
+  char *p = tack_cstr(path);
+  uint32_t mode;
+  tack_string_t error;
+  if (tack_file_permissions(p, &mode, &error)) {
+    char text[16], details[32];
+    snprintf(text, sizeof text, "%04o", (unsigned)mode);
+    snprintf(details, sizeof details, "{\"mode\":%u}", (unsigned)mode);
+    tack_text_result(ret, text, details);
+  } else {
+    char *message = tack_cstr(&error);
+    tack_error_result(ret, message);
+    free(message);
+    plugin_string_free(&error);
+  }
+  free(p);
+}
+
+/* A task of count_lines: the words of one line. */
+bool exports_tack_plugin_task_runner_run_task(tack_bytes_t *input, tack_bytes_t *ret,
+                                              plugin_string_t *err) {
+  (void)err;
+  char digits[24];
+  int n = snprintf(digits, sizeof digits, "%llu",
+                   (unsigned long long)count_words(input->ptr, input->len));
+  tack_bytes_dup(ret, digits, (size_t)n);
+  plugin_list_u8_free(input);
+  return true;
 }
 
 bool exports_tack_plugin_guest_init(exports_tack_plugin_guest_init_context_t *ctx,
@@ -42,6 +148,15 @@ bool exports_tack_plugin_guest_init(exports_tack_plugin_guest_init_context_t *ct
                      "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\","
                      "\"description\":\"The text to count.\"}},\"required\":[\"text\"],"
                      "\"additionalProperties\":false}");
+  tack_register_tool(ret, "count_lines", "Count lines",
+                     "Counts the words of each line of a text, one task per line.",
+                     "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\","
+                     "\"description\":\"The text to count.\"}},\"required\":[\"text\"],"
+                     "\"additionalProperties\":false}");
+  tack_register_tool(ret, "file_mode", "File mode", "The Unix permission bits of a file, in octal.",
+                     "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\","
+                     "\"description\":\"The file's absolute path.\"}},\"required\":[\"path\"],"
+                     "\"additionalProperties\":false}");
   tack_register_command(ret, "hello", "Greet someone (and count greetings in this session)");
   tack_register_hook(ret, TACK_PLUGIN_TYPES_HOOK_KIND_BEFORE_TOOL_CALL);
   return true;
@@ -50,7 +165,14 @@ bool exports_tack_plugin_guest_init(exports_tack_plugin_guest_init_context_t *ct
 void exports_tack_plugin_guest_call_tool(exports_tack_plugin_guest_tool_call_t *call,
                                          exports_tack_plugin_guest_tool_result_t *ret) {
   tack_string_t text;
-  if (!name_is(&call->name, "word_count")) {
+  if (name_is(&call->name, "count_lines") && tack_json_get_string(&call->arguments, "text", &text)) {
+    count_lines(&text, ret);
+    plugin_string_free(&text);
+  } else if (name_is(&call->name, "file_mode") &&
+             tack_json_get_string(&call->arguments, "path", &text)) {
+    file_mode(&text, ret);
+    plugin_string_free(&text);
+  } else if (!name_is(&call->name, "word_count")) {
     tack_error_result(ret, "unknown tool");
   } else if (!tack_json_get_string(&call->arguments, "text", &text)) {
     /* The host validated the arguments against the schema, so this is a host bug. */

@@ -305,7 +305,7 @@ pub enum Command {
         session: String,
         output: Option<PathBuf>,
     },
-    /// Write plugins: `tack plugin new --lang rust|js|python|c <name>`, `tack plugin dev <dir>`.
+    /// Write plugins: `tack plugin new --lang rust|js|python|c|zig <name>`, `tack plugin dev <dir>`.
     Plugin {
         #[command(subcommand)]
         command: PluginCommand,

@@ -15,6 +15,7 @@ pub enum Lang {
     Js,
     Python,
     C,
+    Zig,
 }
 
 impl Lang {
@@ -24,6 +25,7 @@ impl Lang {
             Lang::Js => "JavaScript",
             Lang::Python => "Python",
             Lang::C => "C",
+            Lang::Zig => "Zig",
         }
     }
 }

@@ -1,14 +1,17 @@
-//! One conformance plugin, four languages: examples/hello-{rust,js,python,c} run the same scenario
-//! through the real `tack` binary and must produce identical results: the `word_count` tool
-//! (schema-validated arguments, text + details), the before-tool-call hook blocking a bash
+//! One conformance plugin, every SDK language: examples/hello-{rust,js,python,c,zig} run the same
+//! scenario through the real `tack` binary and must produce identical results: the `word_count`
+//! tool (schema-validated arguments, text + details), the before-tool-call hook blocking a bash
 //! command that contains the configured word, the `/hello` command with its counter kept in
-//! custom session entries, and the log line.
+//! custom session entries, the log line, and the optional extensions: `count_lines` fans out one
+//! task per line through `tasks`, and `file_mode` reads permission bits through `files`, inside
+//! its `fs` grant (the workspace) and refused outside it.
 //!
 //! A language whose toolchain is not installed is skipped with a message naming what to install,
 //! unless `TACK_REQUIRE_SDKS=1` (set by .ci/run), where it fails.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -20,7 +23,13 @@ const BLOCKED_WORD: &str = "xyzzy";
 /// Runs of ASCII whitespace, an em dash and non-ASCII letters: words and code points differ from
 /// bytes and UTF-16 units, so a language counting the wrong thing shows.
 const TEXT: &str = "The quick  brown\tfox\njumps — naïve café ✓ ";
-
+/// Three lines, so three tasks.
+const LINES: &str = "one two\nthree\n four  five six ";
+/// The workspace file whose mode `file_mode` reads (inside the plugin's `fs` grant).
+const INSIDE: &str = "notes.txt";
+const INSIDE_MODE: u32 = 0o640;
+/// Stands for the test's temp folder in results, which differs between runs.
+const ROOT: &str = "<root>";
 /// What one language's plugin did, in a form two languages can be compared by.
 #[derive(Debug, Clone, PartialEq)]
 struct Observed {
@@ -32,6 +41,8 @@ struct Observed {
     greetings: Vec<String>,
     /// The `data` of every `hello-counter` custom entry, in session order.
     counters: Vec<Value>,
+    /// (text, is_error) of `file_mode` on the workspace file in a run without the `fs` grant.
+    ungranted: (String, bool),
 }
 
 fn expected() -> Observed {
@@ -44,6 +55,22 @@ fn expected() -> Observed {
                 false,
             ),
             ("1 word".into(), json!({"words": 1, "chars": 4}), false),
+            (
+                "6 words in 3 lines".into(),
+                json!({"words": [2, 1, 3], "total": 6}),
+                false,
+            ),
+            (
+                format!("{INSIDE_MODE:04o}"),
+                json!({"mode": INSIDE_MODE}),
+                false,
+            ),
+            // Outside the grant: the host's refusal, passed on by the plugin.
+            (
+                format!("'{ROOT}/outside.txt' is outside the directories this plugin may read"),
+                Value::Null,
+                true,
+            ),
             (
                 "Invalid arguments for tool `word_count`:\n- at /text: 7 is not of type \"string\""
                     .into(),
@@ -64,6 +91,10 @@ fn expected() -> Observed {
             "Hello, world! (greeting 2 in this session)".into(),
         ],
         counters: vec![json!({"count": 1}), json!({"count": 2})],
+        ungranted: (
+            format!("'{ROOT}/workspace/{INSIDE}' is outside the directories this plugin may read"),
+            true,
+        ),
     }
 }
 
@@ -100,8 +131,9 @@ fn the_example_plugin_behaves_identically_in_every_language() {
     }
     if !skipped.is_empty() {
         skip(&format!(
-            "conformance ran for {} of 4 languages; skipped: {}",
+            "conformance ran for {} of {} languages; skipped: {}",
             observed.len(),
+            Lang::ALL.len(),
             skipped
                 .iter()
                 .map(|l| l.name())
@@ -125,6 +157,11 @@ fn observe(lang: Lang, wasm: &Path) -> Observed {
         .with_var("TACK_LOG", "info")
         .with_var("NO_COLOR", "1");
     let package = package(lang, wasm, env.home());
+    let inside = env.write(INSIDE, "for file_mode\n");
+    std::fs::set_permissions(&inside, std::fs::Permissions::from_mode(INSIDE_MODE)).expect("chmod");
+    let outside = env.root().join("outside.txt");
+    std::fs::write(&outside, "outside the grant\n").expect("outside file");
+    let path = |p: &Path| p.to_str().expect("utf8").to_string();
     let scripted = env.package(
         "scripted",
         tack_builtin::artifacts::TEST_SCRIPTED_PROVIDER,
@@ -137,6 +174,9 @@ fn observe(lang: Lang, wasm: &Path) -> Observed {
                 { "tool_calls": [
                     { "id": "c1", "name": "word_count", "arguments": { "text": TEXT } },
                     { "id": "c2", "name": "word_count", "arguments": { "text": "solo" } },
+                    { "id": "c5", "name": "count_lines", "arguments": { "text": LINES } },
+                    { "id": "c6", "name": "file_mode", "arguments": { "path": path(&inside) } },
+                    { "id": "c7", "name": "file_mode", "arguments": { "path": path(&outside) } },
                     // Fails the schema: the host refuses it before the plugin sees it.
                     { "id": "c3", "name": "word_count", "arguments": { "text": 7 } },
                     { "id": "c4", "name": "bash",
@@ -148,6 +188,11 @@ fn observe(lang: Lang, wasm: &Path) -> Observed {
         }
     });
     env.config(config);
+    // What the example's tack.toml asks for; `--plugin` gives only what grants.toml grants.
+    env.grant(
+        &lang.plugin_name(),
+        "fs = [{ path = \"$WORKSPACE\", access = \"read\" }]",
+    );
 
     let tack = |args: &[&str]| -> Output {
         let mut all = vec!["--plugin", package.to_str().expect("utf8")];
@@ -187,7 +232,7 @@ fn observe(lang: Lang, wasm: &Path) -> Observed {
             let text = m["content"][0]["text"]
                 .as_str()
                 .unwrap_or_default()
-                .to_string();
+                .replace(&path(env.root()), ROOT);
             (text, m["details"].clone(), m["isError"] == true)
         })
         .collect();
@@ -196,12 +241,51 @@ fn observe(lang: Lang, wasm: &Path) -> Observed {
         .filter(|e| e["type"] == "custom" && e["customType"] == "hello-counter")
         .map(|e| e["data"].clone())
         .collect();
+    let ungranted = ungranted_file_mode(&env, &package, &path(&inside));
     Observed {
         log,
         results,
         greetings,
         counters,
+        ungranted,
     }
+}
+
+/// `file_mode` on a workspace file when grants.toml grants the plugin nothing: the tack.toml's
+/// `fs` request alone opens no directory, and the host says so.
+fn ungranted_file_mode(env: &Env, package: &Path, file: &str) -> (String, bool) {
+    std::fs::remove_file(env.home().join("grants.toml")).expect("grants.toml");
+    let scripted = env.scripted_provider(json!([
+        { "tool_calls": [
+            { "id": "u1", "name": "file_mode", "arguments": { "path": file } }
+        ] },
+        { "text": "done" }
+    ]));
+    let out = env.run(&[
+        "--plugin",
+        package.to_str().expect("utf8"),
+        "--plugin",
+        scripted.to_str().expect("utf8"),
+        "--no-session",
+        "--mode",
+        "json",
+        "mode?",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let end = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["type"] == "tool_execution_end" && e["toolCallId"] == "u1")
+        .expect("the file_mode call ended");
+    let text = end["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .replace(env.root().to_str().expect("utf8"), ROOT);
+    (text, end["isError"] == true)
 }
 
 /// A package folder: the example's tack.toml and the built component under the name it names.

@@ -1,4 +1,4 @@
-//! `tack plugin new --lang rust|js|python|c`, as a plugin author outside the tack checkout does
+//! `tack plugin new --lang rust|js|python|c|zig`, as a plugin author outside the tack checkout does
 //! it: each scaffold is created in a temp folder outside the repository and built by its own
 //! `build.sh` with a PATH holding only basic shell tools, that language's usual toolchain and
 //! `tack` (Rust always; the others when installed, and always under `TACK_REQUIRE_SDKS=1`). Then
@@ -63,6 +63,19 @@ const LANGS: &[(&str, &[&str])] = &[
             "build.sh",
             "README.md",
             "wit/types.wit",
+        ],
+    ),
+    (
+        "zig",
+        &[
+            "src/plugin.zig",
+            "src/tack.zig",
+            "src/tack_helpers.c",
+            "src/tack_defaults.c",
+            "include/tack.h",
+            "build.sh",
+            "README.md",
+            "wit/worlds.wit",
         ],
     ),
 ];
@@ -263,6 +276,7 @@ fn build(
         "RUSTUP_TOOLCHAIN",
         "COMPONENTIZE_PY",
         "CC",
+        "ZIG",
         "TACK",
     ] {
         cmd.env_remove(var);
@@ -325,7 +339,7 @@ fn build(
                 toolchains_dir(toolchains).join("pip-cache"),
             );
         }
-        "c" => {
+        "c" | "zig" => {
             let zig = zig_binary(toolchains).ok_or_else(|| {
                 missing(
                     "zig (the ziglang Python package)",

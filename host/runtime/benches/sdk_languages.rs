@@ -1,4 +1,4 @@
-//! The conformance example in each SDK language (examples/hello-{rust,js,python,c}): cold compile,
+//! The conformance example in each SDK language (examples/hello-{rust,js,python,c,zig}): cold compile,
 //! cached load of the compiled artifact, a warm plugin load (cached load, link, instantiate,
 //! init), and the round trip of a `word_count` tool call. sdk/README.md has the table.
 //!

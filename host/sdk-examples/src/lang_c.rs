@@ -17,6 +17,8 @@ pub fn build(toolchains: &Toolchains) -> Result<PathBuf, BuildError> {
         example.clone(),
         sdk.join("include"),
         sdk.join("src"),
+        // The bindings generator: which world it binds, under which names.
+        sdk.join("tool").join("src"),
         wit_dir(),
     ];
     cached(Lang::C, &inputs, |scratch, out| {
@@ -84,7 +86,7 @@ fn compile(
     std::fs::write(out, component).map_err(|e| failed(Lang::C, e.to_string()))
 }
 
-fn c_sources(dir: &Path) -> Result<Vec<PathBuf>, BuildError> {
+pub(crate) fn c_sources(dir: &Path) -> Result<Vec<PathBuf>, BuildError> {
     let entries = std::fs::read_dir(dir).map_err(|e| failed(Lang::C, e.to_string()))?;
     let mut sources: Vec<PathBuf> = entries
         .flatten()

@@ -25,7 +25,7 @@ pub fn build(toolchains: &Toolchains) -> Result<PathBuf, BuildError> {
             Command::new(&componentize)
                 .arg("-d")
                 .arg(wit_dir())
-                .args(["-w", "plugin", "componentize", "app", "-p"])
+                .args(["-w", "plugin-extended", "componentize", "app", "-p"])
                 .arg(example.join("src"))
                 .arg("-p")
                 .arg(&sdk)

@@ -10,6 +10,7 @@ mod cache;
 mod lang_c;
 mod lang_js;
 mod lang_python;
+mod lang_zig;
 mod toolchains;
 
 use std::path::{Path, PathBuf};
@@ -24,10 +25,11 @@ pub enum Lang {
     Js,
     Python,
     C,
+    Zig,
 }
 
 impl Lang {
-    pub const ALL: [Lang; 4] = [Lang::Rust, Lang::Js, Lang::Python, Lang::C];
+    pub const ALL: [Lang; 5] = [Lang::Rust, Lang::Js, Lang::Python, Lang::C, Lang::Zig];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -35,6 +37,7 @@ impl Lang {
             Lang::Js => "js",
             Lang::Python => "python",
             Lang::C => "c",
+            Lang::Zig => "zig",
         }
     }
 
@@ -71,6 +74,7 @@ pub fn build(lang: Lang, toolchains: &Toolchains) -> Result<PathBuf, BuildError>
         Lang::Js => lang_js::build(toolchains),
         Lang::Python => lang_python::build(toolchains),
         Lang::C => lang_c::build(toolchains),
+        Lang::Zig => lang_zig::build(toolchains),
     }
 }
 

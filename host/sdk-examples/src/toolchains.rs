@@ -70,6 +70,11 @@ impl Toolchains {
 
     /// The venv's python with the `ziglang` package (zig as a C compiler for wasm32-wasi).
     pub fn zig_python(&self) -> Result<PathBuf, BuildError> {
+        self.zig_python_for(Lang::C)
+    }
+
+    /// The same, for `lang`'s build (C or Zig), which a missing zig is reported against.
+    pub fn zig_python_for(&self, lang: Lang) -> Result<PathBuf, BuildError> {
         let python = self.venv.join("bin").join("python");
         let has_zig = self.venv.join("bin").join("python-zig").is_file()
             || Command::new(&python)
@@ -80,7 +85,7 @@ impl Toolchains {
             Ok(python)
         } else {
             Err(missing(
-                Lang::C,
+                lang,
                 "zig (the ziglang Python package)",
                 venv_install(),
             ))

@@ -9,6 +9,11 @@
  * (free them with the generated `*_free` functions, or let the helpers below do it), and
  * everything an export returns must be heap memory, because the generated glue frees it after
  * the host has copied it. The helpers here always allocate.
+ *
+ * The bindings cover the `plugin-extended` world (the `plugin` world plus the optional
+ * extensions), under the `plugin` names: `tack_run_tasks` (fan-out; each task runs through your
+ * `exports_tack_plugin_task_runner_run_task` on another instance) and `tack_file_permissions`
+ * below wrap them. A plugin that calls neither imports neither.
  */
 #ifndef TACK_H
 #define TACK_H
@@ -30,6 +35,8 @@ typedef exports_tack_plugin_guest_tool_result_t tack_tool_result_t;
 typedef exports_tack_plugin_guest_tool_decision_t tack_tool_decision_t;
 typedef exports_tack_plugin_guest_registration_t tack_registration_t;
 typedef exports_tack_plugin_guest_init_context_t tack_init_context_t;
+/* A task's input and output. */
+typedef plugin_list_u8_t tack_bytes_t;
 
 /* ---- strings -------------------------------------------------------------------------------- */
 
@@ -96,6 +103,40 @@ void tack_log(tack_plugin_types_level_t level, const char *fmt, ...)
 bool tack_latest_state(const char *custom_type, tack_string_t *out_json);
 /* Appends a `custom` entry holding `json`. On failure `err` (when not NULL) gets the reason. */
 bool tack_append_state(const char *custom_type, const char *json, tack_string_t *err);
+
+/* ---- fan-out (the `tasks` extension) -------------------------------------------------------- */
+
+/* How many tasks the host runs at the same time: size a split by it. */
+uint32_t tack_task_parallelism(void);
+
+/* One task's outcome: `ok` with the bytes the task returned in `output`, or not, with the reason
+ * in `error`. */
+typedef struct {
+  bool ok;
+  tack_string_t output;
+  tack_string_t error;
+} tack_task_result_t;
+
+/* Runs `count` tasks, the i-th with the `lens[i]` bytes at `inputs[i]`, at the same time on other
+ * instances of this plugin (each through `exports_tack_plugin_task_runner_run_task`), and waits
+ * for all of them. On success `*results` is a heap array of `count` outcomes in input order (free
+ * it with tack_task_results_free); false when the host refused the whole run (called from init or
+ * from a task, more than 4096 inputs), with the reason in `err` (when not NULL). */
+bool tack_run_tasks(const char *const *inputs, const size_t *lens, size_t count,
+                    tack_task_result_t **results, tack_string_t *err);
+void tack_task_results_free(tack_task_result_t *results, size_t count);
+
+/* A task's answer, for `exports_tack_plugin_task_runner_run_task`: a heap copy of `len` bytes. */
+void tack_bytes_dup(tack_bytes_t *out, const char *bytes, size_t len);
+
+/* ---- permission bits (the `files` extension) ------------------------------------------------ */
+
+/* The Unix permission bits of the file at the absolute `path`. False when the host refused
+ * (the path lies outside the plugin's `fs` grants, or the file is missing), with the reason in
+ * `err` (when not NULL). */
+bool tack_file_permissions(const char *path, uint32_t *mode, tack_string_t *err);
+/* Sets them (only the 0777 bits; needs a read-write grant). */
+bool tack_set_file_permissions(const char *path, uint32_t mode, tack_string_t *err);
 
 #ifdef __cplusplus
 }

@@ -155,3 +155,12 @@ TACK_DEFAULT void exports_tack_plugin_guest_decoder_destructor(
     exports_tack_plugin_guest_decoder_t *rep) {
   free(rep);
 }
+
+TACK_DEFAULT bool exports_tack_plugin_task_runner_run_task(plugin_list_u8_t *input,
+                                                           plugin_list_u8_t *ret,
+                                                           plugin_string_t *err) {
+  (void)ret;
+  plugin_list_u8_free(input);
+  tack_string_dup(err, "this plugin runs no tasks");
+  return false;
+}

@@ -376,3 +376,79 @@ bool tack_append_state(const char *custom_type, const char *json, tack_string_t 
   }
   return false;
 }
+
+/* ---- extensions ----------------------------------------------------------------------------- */
+
+static void take_or_free(plugin_string_t *error, tack_string_t *err) {
+  if (err) {
+    *err = *error;
+  } else {
+    plugin_string_free(error);
+  }
+}
+
+uint32_t tack_task_parallelism(void) { return tack_plugin_tasks_parallelism(); }
+
+bool tack_run_tasks(const char *const *inputs, const size_t *lens, size_t count,
+                    tack_task_result_t **results, tack_string_t *err) {
+  /* Import arguments are borrowed: the lists point at the caller's bytes. */
+  plugin_list_list_u8_t list = {xrealloc(NULL, count * sizeof(plugin_list_u8_t)), count};
+  for (size_t i = 0; i < count; i++) {
+    list.ptr[i].ptr = (uint8_t *)inputs[i];
+    list.ptr[i].len = lens[i];
+  }
+  tack_plugin_tasks_list_result_list_u8_string_t answers;
+  plugin_string_t error;
+  bool ok = tack_plugin_tasks_run(&list, &answers, &error);
+  free(list.ptr);
+  if (!ok) {
+    take_or_free(&error, err);
+    return false;
+  }
+  tack_task_result_t *out = xrealloc(NULL, answers.len * sizeof(tack_task_result_t));
+  for (size_t i = 0; i < answers.len; i++) {
+    tack_plugin_tasks_result_list_u8_string_t *answer = &answers.ptr[i];
+    out[i].ok = !answer->is_err;
+    if (answer->is_err) {
+      out[i].output = (tack_string_t){0};
+      out[i].error = answer->val.err;
+    } else {
+      out[i].output = (tack_string_t){answer->val.ok.ptr, answer->val.ok.len};
+      out[i].error = (tack_string_t){0};
+    }
+  }
+  /* The outcomes own the bytes now; only the list itself goes. */
+  free(answers.ptr);
+  *results = out;
+  return true;
+}
+
+void tack_task_results_free(tack_task_result_t *results, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    plugin_string_free(&results[i].output);
+    plugin_string_free(&results[i].error);
+  }
+  free(results);
+}
+
+void tack_bytes_dup(tack_bytes_t *out, const char *bytes, size_t len) {
+  out->ptr = xrealloc(NULL, len);
+  memcpy(out->ptr, bytes, len);
+  out->len = len;
+}
+
+bool tack_file_permissions(const char *path, uint32_t *mode, tack_string_t *err) {
+  plugin_string_t p = {(uint8_t *)path, strlen(path)};
+  plugin_string_t error;
+  if (tack_plugin_files_permissions(&p, mode, &error)) return true;
+  take_or_free(&error, err);
+  return false;
+}
+
+bool tack_set_file_permissions(const char *path, uint32_t mode, tack_string_t *err) {
+  plugin_string_t p = {(uint8_t *)path, strlen(path)};
+  plugin_string_t error;
+  if (tack_plugin_files_set_permissions(&p, mode, &error)) return true;
+  take_or_free(&error, err);
+  return false;
+}

@@ -43,11 +43,20 @@ if (!existsSync(join(stage, "tack.js"))) {
   copyFileSync(join(sdk, "src", "tack.js"), join(stage, "tack.js"));
 }
 
+// The entry exports the plugin's `guest` and the SDK's `task-runner`, which hands tasks to the
+// plugin's `runTask`: the world is `plugin-extended` (the `plugin` world plus the optional
+// extensions), whose exports must all exist.
+const entry = "tack-entry.js";
+writeFileSync(
+  join(stage, entry),
+  'export { guest } from "./plugin.js";\nexport { taskRunner } from "./tack.js";\n',
+);
+
 try {
   const { component } = await componentize({
-    sourcePath: join(stage, "plugin.js"),
+    sourcePath: join(stage, entry),
     witPath: wit,
-    worldName: "plugin",
+    worldName: "plugin-extended",
     // Without this the engine imports wasi:http, which tack does not give plugins.
     disableFeatures: ["http", "fetch-event"],
   });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates types/ (TypeScript declarations of the `tack:plugin` world, guest side) from the
+// Regenerates types/ (TypeScript declarations of the `tack:plugin` plugin-extended world, guest side) from the
 // WIT with jco's type generator: `npm run types`.
 //
 // The WIT is passed as one inline source (the files joined under one package line)
@@ -30,7 +30,7 @@ for (const file of files) {
 await $init;
 const generated = generateTypes("tack-plugin", {
   wit: { tag: "source", val: [pkg, ...bodies].join("\n") },
-  world: "plugin",
+  world: "plugin-extended",
   guest: true,
   tlaCompat: false,
 });

@@ -45,9 +45,25 @@ export declare function allow(): Guest.ToolDecision;
 export declare function block(reason: string): Guest.ToolDecision;
 export declare function rewrite(args: object): Guest.ToolDecision;
 
+export type TaskResult<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export declare const tasks: {
+  parallelism(): number;
+  run(inputs: (string | Uint8Array)[]): TaskResult<Uint8Array>[];
+  runText(inputs: (string | Uint8Array)[]): TaskResult<string>[];
+};
+
+export declare const files: {
+  permissions(path: string): number;
+  setPermissions(path: string, mode: number): void;
+};
+
+export declare function textOf(bytes: Uint8Array): string;
+
 /** Handlers you may write; only `init` is required. */
 export type PluginImpl = Partial<Omit<typeof Guest, "init" | "Decoder">> &
   Pick<typeof Guest, "init"> & {
+    runTask?(input: Uint8Array): Uint8Array | string;
     decoder?(provider: string, model: string): {
       push(event: Guest.SseEvent): Guest.StreamEvent[];
       finish(): Guest.StreamEvent[];

@@ -5,21 +5,31 @@ Subclass :class:`Plugin`, override what your registration lists, and export it w
 world gets a safe default (allow, continue, proceed, "unknown tool"); the host calls only what the
 plugin registered, so the defaults exist to satisfy the component's type.
 
+Fan-out and file permission bits, the optional extensions, are :func:`run_tasks` (each task
+handled by :meth:`Plugin.run_task` on another instance) and :func:`file_permissions`. The app
+module also names ``TaskRunner`` (``from tack_plugin import TaskRunner``), the export that hands
+tasks to the plugin.
+
 The classes of the world (``ToolResult``, ``ToolDecision_Block``, ...) come from the ``wit_world``
 bindings componentize-py generates at build time; the helpers below cover the common cases.
 """
 
 import json
-from typing import Any, Callable, List, Optional, Type
+from typing import Any, Callable, Iterable, List, Optional, Type, Union
 
-from componentize_py_types import Err
+from componentize_py_types import Err, Ok, Result
 from wit_world import exports
 from wit_world.exports import guest
-from wit_world.imports import host, session as _session, types
+from wit_world.imports import files as _files, host, session as _session, tasks as _tasks, types
 
 __all__ = [
     "Plugin",
     "export",
+    "TaskRunner",
+    "task_parallelism",
+    "run_tasks",
+    "file_permissions",
+    "set_file_permissions",
     "log",
     "latest_state",
     "append_state",
@@ -32,6 +42,7 @@ __all__ = [
     "block",
     "rewrite",
     "Err",
+    "Ok",
     "types",
     "guest",
 ]
@@ -81,6 +92,11 @@ class Plugin:
     def decoder(self, provider: str, model: str) -> Any:
         """Provider plugins return an object with ``push(event)`` and ``finish()``."""
         return None
+
+    def run_task(self, input: bytes) -> Union[bytes, str]:
+        """Runs one task started by :func:`run_tasks` (on another instance of this plugin).
+        Returns the task's output (a ``str`` is sent as UTF-8); raise ``Err(message)`` to fail it."""
+        raise Err("this plugin runs no tasks")
 
 
 def _not_a_provider(what: str) -> guest.ProviderError:
@@ -143,6 +159,39 @@ def export(cls: Type[Plugin]) -> type:
             return _current().decode_error(provider, status, headers, body)
 
     return Guest
+
+
+class TaskRunner(exports.TaskRunner):
+    """The ``task-runner`` export, delegating to :meth:`Plugin.run_task`. Import it into the app
+    module beside ``Guest``: componentize-py looks for both there."""
+
+    def run_task(self, input: bytes) -> bytes:
+        output = _current().run_task(input)
+        return output.encode("utf-8") if isinstance(output, str) else bytes(output)
+
+
+def task_parallelism() -> int:
+    """How many tasks the host runs at the same time: size a split by it."""
+    return _tasks.parallelism()
+
+
+def run_tasks(inputs: Iterable[Union[bytes, str]]) -> List[Result[bytes, str]]:
+    """Runs every input (``str`` as UTF-8) through :meth:`Plugin.run_task` on other instances of
+    this plugin, at the same time, and waits for all of them. Returns, in input order, ``Ok``
+    (``.value``: the task's bytes) or ``Err`` (``.value``: why it failed). Raises ``Err`` when
+    the host refuses the whole run (from ``init`` or a task, more than 4096 inputs)."""
+    return _tasks.run([i.encode("utf-8") if isinstance(i, str) else bytes(i) for i in inputs])
+
+
+def file_permissions(path: str) -> int:
+    """The Unix permission bits of the file at the absolute ``path`` (``0o644``, say). Raises
+    ``Err(message)`` when the path lies outside the plugin's ``fs`` grants."""
+    return _files.permissions(path)
+
+
+def set_file_permissions(path: str, mode: int) -> None:
+    """Sets them (only the ``0o777`` bits; needs a read-write grant)."""
+    _files.set_permissions(path, mode)
 
 
 class Decoder(guest.Decoder):

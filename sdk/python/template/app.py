@@ -5,6 +5,10 @@ import json
 
 from tack_plugin import Err, Plugin, command, error_result, export, log, registration, text_result, tool, types
 
+# componentize-py looks for the exports in this module: `Guest` (below) and `TaskRunner`, which
+# hands the tasks `run_tasks` starts to `Plugin.run_task`.
+from tack_plugin import TaskRunner  # noqa: F401
+
 
 def greeting(who: str) -> str:
     return f"Hello, {who.strip() or 'world'}, from {{name}}!"

@@ -16,5 +16,5 @@ if [ -z "${COMPONENTIZE_PY:-}" ]; then
     COMPONENTIZE_PY=.venv/bin/componentize-py
   fi
 fi
-PYTHONDONTWRITEBYTECODE=1 "$COMPONENTIZE_PY" -d wit -w plugin componentize app -p src -o {{name}}.wasm
+PYTHONDONTWRITEBYTECODE=1 "$COMPONENTIZE_PY" -d wit -w plugin-extended componentize app -p src -o {{name}}.wasm
 echo "built {{name}}.wasm; install it with: tack install ."

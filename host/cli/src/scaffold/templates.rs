@@ -183,6 +183,43 @@ fn c() -> Vec<TemplateFile> {
     ]
 }
 
+/// Zig: the Zig SDK over the C SDK's header and helpers, bound like C by `tack plugin c-bindgen`.
+fn zig() -> Vec<TemplateFile> {
+    vec![
+        template(
+            "src/plugin.zig",
+            include_str!("../../../../sdk/zig/template/plugin.zig"),
+            false,
+        ),
+        verbatim(
+            "src/tack.zig".into(),
+            include_str!("../../../../sdk/zig/tack.zig"),
+        ),
+        verbatim(
+            "src/tack_helpers.c".into(),
+            include_str!("../../../../sdk/c/src/tack_helpers.c"),
+        ),
+        verbatim(
+            "src/tack_defaults.c".into(),
+            include_str!("../../../../sdk/c/src/tack_defaults.c"),
+        ),
+        verbatim(
+            "include/tack.h".into(),
+            include_str!("../../../../sdk/c/include/tack.h"),
+        ),
+        template(
+            "build.sh",
+            include_str!("../../../../sdk/zig/template/build.sh"),
+            true,
+        ),
+        template(
+            "README.md",
+            include_str!("../../../../sdk/zig/template/README.md"),
+            false,
+        ),
+    ]
+}
+
 /// Every file of a new plugin in `lang`, except tack.toml.
 pub fn files(lang: Lang) -> Vec<TemplateFile> {
     match lang {
@@ -190,6 +227,7 @@ pub fn files(lang: Lang) -> Vec<TemplateFile> {
         Lang::Js => js().into_iter().chain(wit("wit")).collect(),
         Lang::Python => python().into_iter().chain(wit("wit")).collect(),
         Lang::C => c().into_iter().chain(wit("wit")).collect(),
+        Lang::Zig => zig().into_iter().chain(wit("wit")).collect(),
     }
 }
 

@@ -10,8 +10,14 @@ use std::path::{Path, PathBuf};
 use wit_bindgen_core::wit_parser::Resolve;
 use wit_bindgen_core::Files;
 
-/// The world every tack plugin targets.
-pub const WORLD: &str = "plugin";
+/// The world the bindings are generated for: `plugin` plus the optional extensions (`tasks`,
+/// `files`, `project`, and the `task-runner` export). wit-component keeps only the imports the
+/// core module calls, so a plugin that uses no extension imports none.
+pub const WORLD: &str = "plugin-extended";
+
+/// The name the generated files and C identifiers carry (`plugin.h`, `plugin_string_t`): the
+/// `plugin` world's, so plugins written before the extensions were bound still compile.
+pub const C_NAME: &str = "plugin";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
@@ -28,8 +34,8 @@ pub enum ToolError {
     Componentize(String),
 }
 
-/// Writes `plugin.h`, `plugin.c` and `plugin_component_type.o` for the `plugin` world of the WIT
-/// package in `wit_dir` into `out_dir`, and returns the paths written.
+/// Writes `plugin.h`, `plugin.c` and `plugin_component_type.o` for the `plugin-extended` world of
+/// the WIT package in `wit_dir` into `out_dir`, and returns the paths written.
 pub fn generate_bindings(wit_dir: &Path, out_dir: &Path) -> Result<Vec<PathBuf>, ToolError> {
     let wit_error = |e: anyhow::Error| ToolError::Wit {
         path: wit_dir.to_path_buf(),
@@ -41,8 +47,11 @@ pub fn generate_bindings(wit_dir: &Path, out_dir: &Path) -> Result<Vec<PathBuf>,
         .select_world(&[package], Some(WORLD))
         .map_err(wit_error)?;
     let mut files = Files::default();
-    wit_bindgen_c::Opts::default()
-        .build()
+    let opts = wit_bindgen_c::Opts {
+        rename_world: Some(C_NAME.to_string()),
+        ..Default::default()
+    };
+    opts.build()
         .generate(&mut resolve, world, &mut files)
         .map_err(|e| ToolError::Bindgen(format!("{e:#}")))?;
     std::fs::create_dir_all(out_dir).map_err(|source| ToolError::Write {
