@@ -5,4 +5,5 @@
 pub mod blocks;
 pub mod highlight;
 pub mod markdown;
+mod subagent;
 pub mod wrap;

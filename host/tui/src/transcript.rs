@@ -9,6 +9,10 @@ use serde_json::Value;
 use tack_core::event::{AgentEvent, MessageDelta, NoticeLevel};
 use tack_core::message::{AssistantContent, AssistantMessage, Message, StopReason, ToolResult};
 
+mod child;
+
+pub use child::{ChildCall, ChildRun};
+
 /// One thing in the transcript.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Block {
@@ -51,6 +55,8 @@ pub struct ToolCard {
     pub diff: Option<String>,
     /// Plugins whose before-tool-call hooks changed the model's arguments into `args`.
     pub rewritten_by: Vec<String>,
+    /// The sub-agent this call started, drawn as a nested card.
+    pub child: Option<ChildRun>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,6 +148,7 @@ impl Transcript {
                 output: String::new(),
                 diff: None,
                 rewritten_by: Vec::new(),
+                child: None,
             }));
         }
     }
@@ -332,7 +339,11 @@ impl Transcript {
                 ..
             } => {
                 let text = partial.text_content();
-                self.card(tool_call_id, |card| card.output = text);
+                let details = partial.details.clone();
+                self.card(tool_call_id, |card| {
+                    card.output = text;
+                    ChildRun::observe(&mut card.child, details.as_ref());
+                });
             }
             AgentEvent::ToolExecutionEnd {
                 tool_call_id,
@@ -406,4 +417,5 @@ fn finish(card: &mut ToolCard, result: &ToolResult, is_error: bool) {
         .and_then(Value::as_str)
         .filter(|d| !d.is_empty())
         .map(str::to_string);
+    ChildRun::observe(&mut card.child, result.details.as_ref());
 }
