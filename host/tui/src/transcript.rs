@@ -55,8 +55,8 @@ pub struct ToolCard {
     pub diff: Option<String>,
     /// Plugins whose before-tool-call hooks changed the model's arguments into `args`.
     pub rewritten_by: Vec<String>,
-    /// The sub-agent this call started, drawn as a nested card.
-    pub child: Option<ChildRun>,
+    /// The sub-agent this call started, drawn as a nested card (boxed: most calls start none).
+    pub child: Option<Box<ChildRun>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -41,14 +41,14 @@ pub struct ChildCall {
 
 impl ChildRun {
     /// Folds `details` into `slot` when they describe a sub-agent; whether they did.
-    pub fn observe(slot: &mut Option<ChildRun>, details: Option<&Value>) -> bool {
+    pub fn observe(slot: &mut Option<Box<ChildRun>>, details: Option<&Value>) -> bool {
         let Some(run) = details
             .and_then(|d| d.get("subagent"))
             .and_then(Value::as_object)
         else {
             return false;
         };
-        let child = slot.get_or_insert_with(ChildRun::default);
+        let child = slot.get_or_insert_with(Box::default);
         let text = |key: &str| run.get(key).and_then(Value::as_str).map(clean);
         if let Some(agent) = text("agent").filter(|a| !a.is_empty()) {
             child.agent = Some(agent);
