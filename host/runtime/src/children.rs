@@ -131,7 +131,7 @@ pub enum ChildError {
 struct Parent {
     factory: ChildFactory,
     session: SessionHandle,
-    /// Models the parent's provider serves, for a child that names one.
+    /// Every model the front end's catalog lists (any provider), for a child that names one.
     models: Vec<ModelInfo>,
 }
 
