@@ -580,7 +580,8 @@ pub fn build_agent(
 }
 
 /// Sub-agents (`tack:agents`) start from `agent`: its provider, tools, hooks and model, and
-/// any model the catalog lists for its provider.
+/// any model the catalog lists, another provider's set up as `--model provider/id` would be
+/// (its key must be there, and the host must let it send requests where it does).
 fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Result<()> {
     let catalog = crate::catalog::build(&loaded.set, &loaded.settings)?;
     let models = catalog
@@ -591,6 +592,42 @@ fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Re
         loaded.settings.subagent_limits(),
     ));
     children.attach(agent.child_factory(), session, models);
+    let secrets = loaded.secrets.clone();
+    let http = loaded.runtime.http().clone();
+    children.resolve_models_with(Arc::new(move |model: &ModelInfo| {
+        let entry = catalog
+            .iter()
+            .find(|e| e.id == model.provider)
+            .ok_or_else(|| format!("no provider '{}'", model.provider))?;
+        if !entry.key_available(&secrets) {
+            return Err(format!(
+                "provider '{}' has no API key set{}",
+                entry.id,
+                entry
+                    .spec
+                    .secret
+                    .as_deref()
+                    .map(|s| format!(" ({s})"))
+                    .unwrap_or_default()
+            ));
+        }
+        if let Some(denied) = entry.denied() {
+            return Err(format!("provider '{}' cannot be used: {denied}", entry.id));
+        }
+        let provider = PluginProvider::new(
+            entry.plugin.clone(),
+            entry.spec.clone(),
+            entry.base_url.clone(),
+            secrets.clone(),
+            http.clone(),
+        )
+        .with_user_secret(entry.secret_from_user);
+        Ok(tack_runtime::children::ResolvedModel {
+            model: model.clone(),
+            provider: Arc::new(provider),
+            options: entry.options.clone(),
+        })
+    }));
     loaded.backends.agent.attach_children(children);
     Ok(())
 }

@@ -9,6 +9,7 @@ use serde_json::json;
 use tack_core::message::{AssistantMessage, Message, StopReason};
 use tack_core::session::{Entry, EntryKind, Session, SessionStore};
 use tack_core::Agent;
+use tack_runtime::children::TRANSCRIPT_ENTRY_TYPE;
 use tokio_util::sync::CancellationToken;
 
 use crate::sessions::{clip, format_list, short_id};
@@ -287,6 +288,17 @@ pub(crate) fn describe(entry: &Entry) -> (String, String) {
         ),
         EntryKind::BranchSummary { summary, .. } => ("branch summary".into(), first_line(summary)),
         EntryKind::Custom {
+            custom_type,
+            owner,
+            data,
+        } if custom_type == TRANSCRIPT_ENTRY_TYPE => (
+            match owner {
+                Some(owner) => format!("sub-agent run of plugin {owner}"),
+                None => "sub-agent run".into(),
+            },
+            child_line(data, first_line),
+        ),
+        EntryKind::Custom {
             custom_type, owner, ..
         } => (
             match owner {
@@ -310,6 +322,34 @@ pub(crate) fn describe(entry: &Entry) -> (String, String) {
         EntryKind::SessionInfo { name } => ("name".into(), name.clone().unwrap_or_default()),
         EntryKind::Unknown(unknown) => (unknown.entry_type.clone(), String::new()),
     }
+}
+
+/// A sub-agent's run in a line: its task, how it ended, its size and the start of its answer.
+fn child_line(data: &serde_json::Value, first_line: impl Fn(&str) -> String) -> String {
+    let text = |key: &str| {
+        data.get(key)
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+    };
+    let turns = data
+        .get("usage")
+        .and_then(|u| u.get("turns"))
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(0);
+    let messages = data
+        .get("messages")
+        .and_then(serde_json::Value::as_array)
+        .map_or(0, Vec::len);
+    let mut line = format!(
+        "{} · {} · {turns} turns, {messages} messages",
+        first_line(text("description")),
+        text("status")
+    );
+    let answer = first_line(text("text"));
+    if !answer.is_empty() {
+        line.push_str(&format!(" · {answer}"));
+    }
+    line
 }
 
 fn assistant_line(m: &AssistantMessage, first_line: impl Fn(&str) -> String) -> String {

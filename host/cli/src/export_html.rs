@@ -4,6 +4,7 @@
 //! The page shows the whole tree, depth first: each entry indented under its parent, the active
 //! branch marked and abandoned branches dimmed, so a reader sees where the conversation forked.
 //! Messages show their text, thinking (folded), tool calls with their arguments and tool results.
+//! A sub-agent's run shows what it was asked, how it ended, and its own transcript (folded).
 //! Clicking an entry (or opening the page at `#e<id>`) selects the branch path from the root to
 //! it: those entries are highlighted, the rest fade.
 
@@ -12,8 +13,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use serde_json::Value;
 use tack_core::message::{AssistantContent, Content, Message};
 use tack_core::session::{Entry, EntryKind, Session};
+use tack_runtime::children::TRANSCRIPT_ENTRY_TYPE;
 
 const STYLE: &str = "
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:60em;padding:0 1em;color:#222}
@@ -26,6 +29,8 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f6f6f6;padding:.5em;m
 .tool{background:#eef4ff}.error pre{background:#fde8e8}
 details{margin:.3em 0}summary{cursor:pointer;color:#666}
 img{max-width:100%}
+.child{border-left:2px dashed #aac;margin:.3em 0 .3em .5em;padding-left:.6em}
+.child .msg{margin:.4em 0}
 .entry{cursor:pointer}body.picked .entry{opacity:.35}body.picked .entry.path{opacity:1;border-color:#e80;background:#fff8ee}
 ";
 
@@ -155,6 +160,11 @@ fn render_entry(page: &mut String, entry: &Entry, depth: usize, active: bool) {
                 escape(content)
             );
         }
+        EntryKind::Custom {
+            custom_type,
+            data,
+            owner,
+        } if custom_type == TRANSCRIPT_ENTRY_TYPE => render_child(page, data, owner.as_deref()),
         EntryKind::Custom { custom_type, .. } => {
             let _ = write!(
                 page,
@@ -180,6 +190,101 @@ fn render_entry(page: &mut String, entry: &Entry, depth: usize, active: bool) {
         EntryKind::Unknown(_) => page.push_str("<span class=\"role\">unknown entry</span>"),
     }
     page.push_str("</div>\n");
+}
+
+/// A sub-agent's run (the host's `subagent-run` entry): what it was asked, how it ended and
+/// what it used, and its transcript folded beneath, each message as the page shows the
+/// parent's.
+fn render_child(page: &mut String, data: &Value, owner: Option<&str>) {
+    let text = |key: &str| data.get(key).and_then(Value::as_str).unwrap_or_default();
+    let count = |key: &str| {
+        data.get("usage")
+            .and_then(|u| u.get(key))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    let _ = write!(
+        page,
+        "<span class=\"role\">sub-agent</span> {} <span class=\"id\">{}{} · {} · {} · {} · \
+         {} tokens</span><div class=\"child\">",
+        escape(text("description")),
+        owner
+            .map(|o| format!("plugin {} · ", escape(o)))
+            .unwrap_or_default(),
+        escape(text("model")),
+        escape(text("status")),
+        plural(count("turns"), "turn"),
+        plural(count("toolCalls"), "tool call"),
+        ["input", "output", "cacheRead", "cacheWrite"]
+            .iter()
+            .map(|k| count(k))
+            .sum::<u64>(),
+    );
+    if !text("error").is_empty() {
+        let _ = write!(
+            page,
+            "<div class=\"error\"><pre>{}</pre></div>",
+            escape(text("error"))
+        );
+    }
+    let messages = data
+        .get("messages")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let omitted = data
+        .get("omittedMessages")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let _ = write!(
+        page,
+        "<details><summary>transcript: {} message{}{}</summary>",
+        messages.len(),
+        if messages.len() == 1 { "" } else { "s" },
+        if omitted > 0 {
+            format!(" ({omitted} earlier ones left out for size)")
+        } else {
+            String::new()
+        }
+    );
+    if messages.is_empty() && !text("prompt").is_empty() {
+        let _ = write!(
+            page,
+            "<div class=\"msg\"><span class=\"role\">prompt</span><pre>{}</pre></div>",
+            escape(text("prompt"))
+        );
+    }
+    for message in messages {
+        page.push_str("<div class=\"msg\">");
+        match serde_json::from_value::<Message>(message.clone()) {
+            Ok(message) => render_message(page, &message),
+            Err(e) => {
+                let _ = write!(
+                    page,
+                    "<span class=\"role\">unreadable message</span> {}",
+                    escape(&e.to_string())
+                );
+            }
+        }
+        page.push_str("</div>");
+    }
+    page.push_str("</details>");
+    if !text("text").is_empty() {
+        let _ = write!(
+            page,
+            "<span class=\"role\">answer</span><pre>{}</pre>",
+            escape(text("text"))
+        );
+    }
+    page.push_str("</div>");
+}
+
+fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 fn render_message(page: &mut String, message: &Message) {

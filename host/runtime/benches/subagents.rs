@@ -4,7 +4,7 @@
 //!   real agent loop, the scripted provider plugin and a real session file; the wall time.
 //! - `start`: children that answer at once, one after the other, against the same one-turn run
 //!   of a fresh agent on the same provider (what any run costs). The difference is the host's
-//!   overhead per child start: narrowing the tools, the limit watch, the task locals, the
+//!   overhead per child start: narrowing the tools, the limit watch, the
 //!   transcript entry. Memory is counted by a counting allocator: the peak of bytes in use while
 //!   one child runs, above what was in use before it, and what stays after it (the transcript).
 //!

@@ -3,10 +3,11 @@
 //!
 //! A child is never more than its parent: its tools are a subset of the parent's active tools,
 //! the parent's hooks (every policy plugin) judge its calls, and it runs under limits (turns,
-//! tokens, time), a cap on concurrent children and a depth limit. Depth is carried as a task
-//! local through the child's own run, its tool calls and its hooks, so a plugin called from
-//! inside a child is known to be one. The child's transcript is recorded in the parent's
-//! session as a `custom` entry owned by the calling plugin.
+//! tokens, time), a cap on concurrent children and a depth limit. Depth travels with each of
+//! the child's tool calls (their [`ToolProgress`](tack_core::agent::ToolProgress), then the
+//! plugin call's state), not with the task running them, so a plugin called from inside a
+//! child is known to be one wherever its call runs. The child's transcript is recorded in the
+//! parent's session as a `custom` entry owned by the calling plugin.
 
 mod limits;
 mod narrowed;
@@ -17,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use tack_core::agent::{ChildFactory, ModelInfo, RunStatus};
+use tack_core::agent::{ChildFactory, ModelInfo, Provider, ReasoningLevel, RunStatus};
 use tack_core::message::{Message, Usage};
 use tack_core::session::SessionHandle;
 use tack_core::sync::lock;
@@ -30,21 +31,6 @@ pub use transcript::{TRANSCRIPT_ENTRY_TYPE, TRANSCRIPT_USAGE_FIELD};
 
 use limits::LimitWatch;
 use narrowed::{ChildHooks, ChildTools};
-
-tokio::task_local! {
-    /// How deep the code running now is: unset in the parent, 1 inside a child, and so on.
-    static DEPTH: u32;
-}
-
-/// The depth of the agent whose work is running now (0: the parent session's own agent).
-pub fn current_depth() -> u32 {
-    DEPTH.try_with(|d| *d).unwrap_or(0)
-}
-
-/// Runs `work` as part of an agent at `depth`.
-pub(crate) async fn at_depth<F: std::future::Future>(depth: u32, work: F) -> F::Output {
-    DEPTH.scope(depth, work).await
-}
 
 /// What a child is asked to do (WIT `child-request`, checked).
 #[derive(Debug, Clone, Default)]
@@ -65,6 +51,18 @@ pub enum ChildStatus {
     LimitReached,
     Aborted,
     Failed,
+}
+
+impl ChildStatus {
+    /// As the WIT's `child-status` spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChildStatus::Completed => "completed",
+            ChildStatus::LimitReached => "limit-reached",
+            ChildStatus::Aborted => "aborted",
+            ChildStatus::Failed => "failed",
+        }
+    }
 }
 
 /// What a child used.
@@ -133,13 +131,27 @@ pub enum ChildError {
 struct Parent {
     factory: ChildFactory,
     session: SessionHandle,
-    /// Models the parent's provider serves, for a child that names one.
+    /// Every model the front end's catalog lists (any provider), for a child that names one.
     models: Vec<ModelInfo>,
 }
+
+/// A model of another provider than the parent's, with what serves it.
+pub struct ResolvedModel {
+    pub model: ModelInfo,
+    pub provider: Arc<dyn Provider>,
+    /// That provider's options (the parent's are for its own provider).
+    pub options: serde_json::Value,
+}
+
+/// Sets up the provider of a model the front end's registry lists for another provider than
+/// the parent's, as `--model provider/id` would; `Err` says why it cannot be used (no key, a
+/// provider the host refuses to send requests for).
+pub type ModelResolver = Arc<dyn Fn(&ModelInfo) -> Result<ResolvedModel, String> + Send + Sync>;
 
 /// The child runs of one session: attached to the parent agent once it exists.
 pub struct ChildRuns {
     parent: OnceLock<Parent>,
+    resolver: OnceLock<ModelResolver>,
     limits: ChildLimits,
     running: Arc<tokio::sync::Semaphore>,
     totals: Mutex<ChildUsage>,
@@ -151,6 +163,7 @@ impl ChildRuns {
         ChildRuns {
             running: Arc::new(tokio::sync::Semaphore::new(limits.max_concurrent.max(1))),
             parent: OnceLock::new(),
+            resolver: OnceLock::new(),
             limits,
             totals: Mutex::default(),
             started: AtomicU64::new(0),
@@ -167,6 +180,13 @@ impl ChildRuns {
         });
     }
 
+    /// Lets children name models of other providers than the parent's (the ones `attach` was
+    /// given), served as `resolver` sets them up. Without it, a child stays on the parent's
+    /// provider.
+    pub fn resolve_models_with(&self, resolver: ModelResolver) {
+        let _ = self.resolver.set(resolver);
+    }
+
     pub fn limits(&self) -> &ChildLimits {
         &self.limits
     }
@@ -181,10 +201,24 @@ impl ChildRuns {
         self.started.load(Ordering::Relaxed)
     }
 
-    /// Runs a child for `plugin` to its end. `cancel` is the starting call's: cancelling it
-    /// (the user aborting the parent) aborts the child. `progress` hears what the child does.
+    /// Runs a child of the session's own agent for `plugin` to its end. `cancel` is the
+    /// starting call's: cancelling it (the user aborting the parent) aborts the child.
+    /// `progress` hears what the child does.
     pub async fn run(
         &self,
+        plugin: &str,
+        request: ChildRequest,
+        cancel: CancellationToken,
+        progress: Option<Arc<dyn Fn(ChildProgress) + Send + Sync>>,
+    ) -> Result<ChildOutcome, ChildError> {
+        self.run_from(0, plugin, request, cancel, progress).await
+    }
+
+    /// [`run`](Self::run) for a call of the agent at `depth` (0: the session's own; the
+    /// plugin call's state says which), refused at the configured depth limit.
+    pub async fn run_from(
+        &self,
+        depth: u32,
         plugin: &str,
         request: ChildRequest,
         cancel: CancellationToken,
@@ -193,7 +227,6 @@ impl ChildRuns {
         let parent = self.parent.get().ok_or_else(|| {
             ChildError::Unavailable("no agent is running to start a child from".into())
         })?;
-        let depth = current_depth();
         if depth >= self.limits.max_depth {
             return Err(ChildError::Denied(format!(
                 "a child at depth {depth} may not start children (the limit is {})",
@@ -207,7 +240,17 @@ impl ChildRuns {
         let tools = ChildTools::narrow(parts.tools, request.tools.as_deref(), depth + 1)
             .map_err(ChildError::Denied)?;
         if let Some(wanted) = &request.model {
-            parts.config.model = self.model(parent, &parts.config.model, wanted)?;
+            match self.model(parent, &parts.config.model, wanted)? {
+                Chosen::Parents(model) => parts.config.model = model,
+                Chosen::Other(resolved) => {
+                    if !resolved.model.reasoning {
+                        parts.config.reasoning = ReasoningLevel::Off;
+                    }
+                    parts.config.model = resolved.model;
+                    parts.config.provider_options = resolved.options;
+                    parts.provider = resolved.provider;
+                }
+            }
         }
         let limits = self.limits.for_request(&request);
         let _permit = tokio::select! {
@@ -224,11 +267,16 @@ impl ChildRuns {
             config.system_prompt.clone_from(system_prompt);
         }
         let child_cancel = cancel.child_token();
-        let watch = Arc::new(LimitWatch::new(limits, child_cancel.clone(), progress));
+        let watch = Arc::new(LimitWatch::new(
+            limits,
+            child_cancel.clone(),
+            progress,
+            &request.description,
+        ));
         let cwd = parent.session.lock().header().cwd.clone();
         let session = SessionHandle::new(tack_core::Session::in_memory(std::path::Path::new(&cwd)));
         let agent = Agent::new(config, parts.provider, Arc::new(tools), session)
-            .with_hooks(Arc::new(ChildHooks::new(parts.hooks, depth + 1)))
+            .with_hooks(Arc::new(ChildHooks::new(parts.hooks)))
             .with_events(watch.clone());
         let timer = {
             let watch = watch.clone();
@@ -241,11 +289,9 @@ impl ChildRuns {
                 }
             })
         };
-        let result = at_depth(
-            depth + 1,
-            agent.prompt_text(&request.prompt, child_cancel.clone()),
-        )
-        .await;
+        let result = agent
+            .prompt_text(&request.prompt, child_cancel.clone())
+            .await;
         child_cancel.cancel();
         timer.abort();
         let usage = watch.usage();
@@ -270,6 +316,7 @@ impl ChildRuns {
         } else {
             status
         };
+        watch.finish(status.as_str());
         let mut outcome = ChildOutcome {
             status,
             text,
@@ -289,44 +336,69 @@ impl ChildRuns {
         Ok(outcome)
     }
 
-    /// The model `wanted` names, which must be served by the parent's provider.
+    /// The model `wanted` names (`id` of the parent's provider, or `provider/id`), which must
+    /// be one the registry lists; another provider's is set up by the resolver.
     fn model(
         &self,
         parent: &Parent,
         current: &ModelInfo,
         wanted: &str,
-    ) -> Result<ModelInfo, ChildError> {
+    ) -> Result<Chosen, ChildError> {
         let (provider, id) = match wanted.split_once('/') {
             Some((provider, id)) => (provider, id),
             None => (current.provider.as_str(), wanted),
         };
-        if provider != current.provider {
-            return Err(ChildError::Invalid(format!(
-                "model '{wanted}': a child runs on the parent's provider '{}'",
-                current.provider
-            )));
+        if provider == current.provider && id == current.id {
+            return Ok(Chosen::Parents(current.clone()));
         }
-        if id == current.id {
-            return Ok(current.clone());
-        }
-        parent
+        let known = parent
             .models
             .iter()
             .find(|m| m.provider == provider && m.id == id)
             .cloned()
             .ok_or_else(|| {
-                let known: Vec<&str> = parent
+                let ids: Vec<&str> = parent
                     .models
                     .iter()
                     .filter(|m| m.provider == provider)
                     .map(|m| m.id.as_str())
                     .collect();
-                ChildError::Invalid(format!(
-                    "unknown model '{wanted}' (provider '{provider}' has: {})",
-                    known.join(", ")
-                ))
-            })
+                ChildError::Invalid(if ids.is_empty() {
+                    let mut providers: Vec<&str> =
+                        parent.models.iter().map(|m| m.provider.as_str()).collect();
+                    providers.sort_unstable();
+                    providers.dedup();
+                    format!(
+                        "unknown model '{wanted}': no provider '{provider}' (providers: {})",
+                        providers.join(", ")
+                    )
+                } else {
+                    format!(
+                        "unknown model '{wanted}' (provider '{provider}' has: {})",
+                        ids.join(", ")
+                    )
+                })
+            })?;
+        if provider == current.provider {
+            return Ok(Chosen::Parents(known));
+        }
+        let resolver = self.resolver.get().ok_or_else(|| {
+            ChildError::Invalid(format!(
+                "model '{wanted}': a child runs on the parent's provider '{}' here",
+                current.provider
+            ))
+        })?;
+        resolver(&known)
+            .map(Chosen::Other)
+            .map_err(|why| ChildError::Invalid(format!("model '{wanted}': {why}")))
     }
+}
+
+/// The model a child runs on.
+enum Chosen {
+    /// Served by the parent's provider.
+    Parents(ModelInfo),
+    Other(ResolvedModel),
 }
 
 impl std::fmt::Debug for ChildRuns {

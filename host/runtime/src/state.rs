@@ -44,10 +44,12 @@ pub enum CallKind {
     /// `init`. It may not start tasks: a task instance's own `init` would start more, without
     /// end.
     Init,
-    /// A tool call; its partial results go to `progress`.
+    /// A tool call; its partial results go to `progress`. `depth`: how deep the agent making
+    /// it is (0: the session's own), which bounds the children it may start.
     Tool {
         call_id: String,
         progress: Option<ProgressSink>,
+        depth: u32,
     },
     /// A command, hook, event or provider call.
     Other,
@@ -199,6 +201,7 @@ impl host::Host for PluginState {
         if let CallKind::Tool {
             call_id: running,
             progress: Some(sink),
+            ..
         } = &self.call.kind
         {
             if *running == call_id {

@@ -46,6 +46,33 @@ struct Setup {
     agents: Vec<(&'static str, &'static str)>,
     /// The subagents plugin is granted `agents`.
     no_grant: bool,
+    /// Every tool call runs on a task of its own (as an executor that hands work to another
+    /// task would), outside anything task-local to the agent that made it.
+    calls_on_other_tasks: bool,
+}
+
+/// Runs each call of `inner` on a new tokio task.
+struct OnOtherTasks {
+    inner: Arc<PluginTools>,
+}
+
+#[async_trait::async_trait]
+impl tack_core::ToolExecutor for OnOtherTasks {
+    fn tools(&self) -> Vec<tack_core::agent::ToolSpec> {
+        self.inner.tools()
+    }
+
+    async fn execute(
+        &self,
+        call: tack_core::message::ToolCall,
+        cancel: CancellationToken,
+        progress: tack_core::agent::ToolProgress,
+    ) -> Result<tack_core::message::ToolResult, tack_core::agent::ToolError> {
+        let inner = self.inner.clone();
+        tokio::spawn(async move { inner.execute(call, cancel, progress).await })
+            .await
+            .map_err(|e| tack_core::agent::ToolError::Crashed(e.to_string()))?
+    }
 }
 
 /// The scripted provider, core-tools, `extras`, then the subagents plugin (enabled).
@@ -113,10 +140,15 @@ async fn harness(setup: Setup) -> Harness {
     let session = SessionHandle::new(store.create(&workspace).expect("session"));
     sessions.attach(session.clone());
     agents.attach_tools(tools.clone());
+    let executor: Arc<dyn tack_core::ToolExecutor> = if setup.calls_on_other_tasks {
+        Arc::new(OnOtherTasks { inner: tools })
+    } else {
+        tools
+    };
     let agent = Agent::new(
         AgentConfig::new(model.clone(), "You are a test."),
         provider,
-        tools,
+        executor,
         session.clone(),
     )
     .with_hooks(hooks);
@@ -534,6 +566,42 @@ async fn hostile_a_child_gets_no_tool_the_parent_lacks_nor_a_grandchild() {
     assert!(results[0].1.contains("steal_keys"), "{results:?}");
     assert!(!results[1].2, "{results:?}");
     assert!(results[1].1.contains("nest done"), "{results:?}");
+    assert_eq!(h.children.started(), 1, "a grandchild started");
+    let runs = transcripts(&h.session);
+    let nested = child_result(&runs[0], "n1");
+    assert_eq!(nested["isError"], true, "{nested}");
+    assert!(nested.to_string().contains("depth 1"), "{nested}");
+}
+
+/// The depth travels with each call, not with the task running it: with every tool call on a
+/// task of its own, a child still cannot start a grandchild.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_no_grandchild_even_when_calls_run_on_other_tasks() {
+    let h = harness(Setup {
+        script: vec![
+            turn(vec![spawn(
+                "h1",
+                "NEST: go",
+                Some(vec!["spawn_agent", "read"]),
+            )]),
+            said("done"),
+        ],
+        branches: json!({
+            "NEST": [
+                turn(vec![spawn("n1", "DEEPER: go", Some(vec!["read"]))]),
+                said("nest done"),
+            ],
+            "DEEPER": [said("a grandchild ran")],
+        }),
+        extras: vec![hostile(true)],
+        calls_on_other_tasks: true,
+        ..Setup::default()
+    })
+    .await;
+    let outcome = run(&h, "go").await;
+    let results = tool_results(&outcome);
+    assert!(!results[0].2, "{results:?}");
+    assert!(results[0].1.contains("nest done"), "{results:?}");
     assert_eq!(h.children.started(), 1, "a grandchild started");
     let runs = transcripts(&h.session);
     let nested = child_result(&runs[0], "n1");

@@ -6,4 +6,5 @@ pub mod blocks;
 pub mod highlight;
 pub mod image;
 pub mod markdown;
+mod subagent;
 pub mod wrap;

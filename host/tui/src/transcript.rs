@@ -13,6 +13,10 @@ use tack_core::message::{
 
 use crate::render::image::Thumbnail;
 
+mod child;
+
+pub use child::{ChildCall, ChildRun};
+
 /// One thing in the transcript.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Block {
@@ -61,6 +65,8 @@ pub struct ToolCard {
     pub rewritten_by: Vec<String>,
     /// Images the tool returned.
     pub images: Vec<Arc<Thumbnail>>,
+    /// The sub-agent this call started, drawn as a nested card (boxed: most calls start none).
+    pub child: Option<Box<ChildRun>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,6 +159,7 @@ impl Transcript {
                 diff: None,
                 rewritten_by: Vec::new(),
                 images: Vec::new(),
+                child: None,
             }));
         }
     }
@@ -346,7 +353,11 @@ impl Transcript {
                 ..
             } => {
                 let text = partial.text_content();
-                self.card(tool_call_id, |card| card.output = text);
+                let details = partial.details.clone();
+                self.card(tool_call_id, |card| {
+                    card.output = text;
+                    ChildRun::observe(&mut card.child, details.as_ref());
+                });
             }
             AgentEvent::ToolExecutionEnd {
                 tool_call_id,
@@ -431,4 +442,5 @@ fn finish(card: &mut ToolCard, result: &ToolResult, is_error: bool) {
         .and_then(Value::as_str)
         .filter(|d| !d.is_empty())
         .map(str::to_string);
+    ChildRun::observe(&mut card.child, result.details.as_ref());
 }

@@ -533,7 +533,7 @@ fn lay_out(
 }
 
 /// `1234` → `1.2k`, `2500000` → `2.5M`.
-fn human(n: u64) -> String {
+pub(crate) fn human(n: u64) -> String {
     if n >= 1_000_000 {
         format!("{:.1}M", n as f64 / 1e6)
     } else if n >= 1000 {

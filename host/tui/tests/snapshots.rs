@@ -18,6 +18,10 @@ use tack_tui::{
 };
 use tokio::sync::oneshot;
 
+use std::sync::Arc;
+use tack_core::event::AgentEvent;
+use tack_core::message::{Message, StopReason, ToolResult};
+
 fn key(app: &mut App, code: KeyCode) {
     app.handle_event(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
 }
@@ -582,10 +586,6 @@ fn a_scrolled_view_holds_while_output_arrives() {
 /// who changed them, and a message a plugin added says which plugin, even a hidden one.
 #[test]
 fn plugin_changes_are_attributed() {
-    use std::sync::Arc;
-    use tack_core::event::AgentEvent;
-    use tack_core::message::{Message, StopReason};
-
     let mut app = app();
     let assistant = assistant(
         vec![call("r1", "bash", serde_json::json!({"command": "ls"}))],
@@ -614,4 +614,166 @@ fn plugin_changes_are_attributed() {
         rewritten_by: vec!["safe-ls".into()],
     }));
     insta::assert_snapshot!(snapshot(&mut app, 80, 20));
+}
+
+/// The `subagent` details the host streams as a child's progress.
+fn child_progress(
+    id: &str,
+    description: &str,
+    calls: &[(&str, &str, &str)],
+    said: &str,
+) -> AgentEvent {
+    let calls: Vec<serde_json::Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, (tool, summary, state))| {
+            serde_json::json!({"id": format!("{id}-{i}"), "tool": tool, "summary": summary, "state": state})
+        })
+        .collect();
+    let turns = calls.len() as u64 + 1;
+    let mut partial = ToolResult::text(format!("{} calls", calls.len()));
+    partial.details = Some(serde_json::json!({
+        "subagent": {
+            "description": description,
+            "calls": calls,
+            "earlierCalls": 0,
+            "said": said,
+            "usage": {"input": 4000 * turns, "output": 150 * turns, "cacheRead": 0,
+                      "cacheWrite": 0, "cost": 0.0, "turns": turns, "toolCalls": calls.len()},
+            "elapsedMs": 2300 * turns,
+        }
+    }));
+    AgentEvent::ToolExecutionUpdate {
+        tool_call_id: id.into(),
+        tool_name: "task".into(),
+        partial,
+    }
+}
+
+/// Two sub-agents started by one assistant message, both running: one on the `explorer`
+/// agent three calls in, one general agent just started.
+fn two_children() -> App {
+    let mut app = app();
+    let tasks = assistant(
+        vec![
+            text("I'll split this between two sub-agents."),
+            call(
+                "t1",
+                "task",
+                serde_json::json!({"description": "Find the config loader", "agent": "explorer",
+                                   "prompt": "Where is the config loaded?"}),
+            ),
+            call(
+                "t2",
+                "task",
+                serde_json::json!({"description": "Check the tests", "prompt": "Run the tests"}),
+            ),
+        ],
+        StopReason::ToolUse,
+    );
+    app.apply(UiEvent::Transcript(vec![
+        user("where is the config loaded, and do the tests pass?"),
+        Arc::new(Message::Assistant(tasks)),
+    ]));
+    for (id, args) in [
+        (
+            "t1",
+            serde_json::json!({"description": "Find the config loader", "agent": "explorer",
+                               "prompt": "Where is the config loaded?"}),
+        ),
+        (
+            "t2",
+            serde_json::json!({"description": "Check the tests", "prompt": "Run the tests"}),
+        ),
+    ] {
+        app.apply(UiEvent::Agent(AgentEvent::ToolExecutionStart {
+            tool_call_id: id.into(),
+            tool_name: "task".into(),
+            args,
+            rewritten_by: Vec::new(),
+        }));
+    }
+    app.apply(UiEvent::Agent(child_progress(
+        "t1",
+        "Find the config loader",
+        &[
+            ("grep", "load_config  in src", "done"),
+            ("read", "src/config.rs", "done"),
+            ("read", "src/main.rs", "running"),
+        ],
+        "The loader is in src/config.rs; checking who calls it.",
+    )));
+    app.apply(UiEvent::Agent(child_progress(
+        "t2",
+        "Check the tests",
+        &[("bash", "cargo test", "running")],
+        "",
+    )));
+    app
+}
+
+#[test]
+fn subagents_running_collapsed() {
+    // Ctrl+O off (the default): each child is its card's header and one summary line naming
+    // its latest call.
+    insta::assert_snapshot!(snapshot(&mut two_children(), 80, 20));
+}
+
+#[test]
+fn subagents_running_expanded() {
+    let mut app = two_children();
+    ctrl(&mut app, 'o');
+    insta::assert_snapshot!(snapshot(&mut app, 80, 24));
+}
+
+fn finished_child() -> App {
+    let mut app = two_children();
+    let mut last = child_progress(
+        "t1",
+        "Find the config loader",
+        &[
+            ("grep", "load_config  in src", "done"),
+            ("read", "src/config.rs", "done"),
+            ("read", "src/main.rs", "error"),
+        ],
+        "`Config::load` in **src/config.rs**, called from `main`.",
+    );
+    if let AgentEvent::ToolExecutionUpdate { partial, .. } = &mut last {
+        if let Some(run) = partial.details.as_mut().and_then(|d| d.get_mut("subagent")) {
+            run["status"] = "completed".into();
+        }
+    }
+    app.apply(UiEvent::Agent(last));
+    app.apply(UiEvent::Agent(AgentEvent::ToolExecutionEnd {
+        tool_call_id: "t1".into(),
+        tool_name: "task".into(),
+        result: ToolResult {
+            content: vec![tack_core::message::Content::text(
+                "`Config::load` in **src/config.rs**, called from `main`.",
+            )],
+            details: Some(serde_json::json!({
+                "subagent": {
+                    "description": "Find the config loader", "agent": "explorer",
+                    "status": "completed", "model": "anthropic/claude-haiku-4-5",
+                    "usage": {"input": 16000, "output": 600, "cacheRead": 0, "cacheWrite": 0,
+                              "cost": 0.02, "turns": 4, "toolCalls": 3},
+                }
+            })),
+            is_error: false,
+        },
+        is_error: false,
+    }));
+    app
+}
+
+#[test]
+fn subagent_finished_collapsed() {
+    insta::assert_snapshot!(snapshot(&mut finished_child(), 80, 20));
+}
+
+#[test]
+fn subagent_finished_expanded() {
+    let mut app = finished_child();
+    ctrl(&mut app, 'o');
+    insta::assert_snapshot!(snapshot(&mut app, 80, 26));
 }

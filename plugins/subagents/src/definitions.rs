@@ -13,8 +13,8 @@
 //!
 //! `name` defaults to the file's stem; `description` is required (the model picks an agent by
 //! it); `tools` is a comma-separated string or a list (missing: the parent's tools); `model` is
-//! a model id of the parent's provider (missing or `inherit`: the parent's). The body is the
-//! agent's system prompt.
+//! `provider/id` of any configured provider, or an id of the parent's provider (missing or
+//! `inherit`: the parent's). The body is the agent's system prompt.
 
 use std::path::{Path, PathBuf};
 

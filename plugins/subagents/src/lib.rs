@@ -11,22 +11,13 @@ mod listing;
 use std::path::PathBuf;
 
 use serde::Deserialize;
+use tack_sdk::agents::{self as child, ChildTask};
 use tack_sdk::serde_json::json;
 use tack_sdk::{
     agent, export_plugin, log, InitContext, Plugin, Registration, ToolCall, ToolResult, ToolSpec,
 };
 
 use crate::definitions::AgentDef;
-
-#[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
-mod host_agents {
-    wit_bindgen::generate!({
-        path: "../../wit/agents/v0.1.0",
-        world: "agents-client",
-    });
-}
-
-use host_agents::tack::agents::agents as child;
 
 /// The tool's name, also left out of a general child's tools (a child cannot start children
 /// unless the host allows deeper nesting, so offering it would only waste a call).
@@ -117,26 +108,20 @@ impl Plugin for Subagents {
                 .filter(|t| t != TASK_TOOL)
                 .collect(),
         };
-        let request = child::ChildRequest {
-            description: args.description.clone(),
-            prompt: args.prompt,
-            system_prompt: definition
-                .map(|d| d.system_prompt.clone())
-                .filter(|p| !p.is_empty()),
-            tools: Some(tools),
-            model: definition.and_then(|d| d.model.clone()),
-            max_turns: None,
-            max_tokens: None,
-            timeout_ms: None,
-        };
+        let mut task = ChildTask::new(args.description.clone(), args.prompt).tools(tools);
+        if let Some(prompt) = definition
+            .map(|d| d.system_prompt.clone())
+            .filter(|p| !p.is_empty())
+        {
+            task = task.system_prompt(prompt);
+        }
+        if let Some(model) = definition.and_then(|d| d.model.clone()) {
+            task = task.model(model);
+        }
         let agent_name = definition.map(|d| d.name.as_str());
-        match child::run(&request) {
+        match child::run(&task) {
             Ok(result) => answer(&args.description, agent_name, result),
-            Err(e) => ToolResult::error(match e {
-                child::ChildError::Denied(m) => format!("the sub-agent was not allowed: {m}"),
-                child::ChildError::Invalid(m) => format!("the sub-agent could not start: {m}"),
-                child::ChildError::Unavailable(m) => format!("no sub-agent could start: {m}"),
-            }),
+            Err(e) => ToolResult::error(e.describe()),
         }
     }
 
@@ -150,17 +135,9 @@ impl Plugin for Subagents {
 
 /// The tool result: the child's text for the model, what it cost for front ends.
 fn answer(description: &str, agent: Option<&str>, result: child::ChildResult) -> ToolResult {
-    let status = match result.status {
-        child::ChildStatus::Completed => "completed",
-        child::ChildStatus::LimitReached => "limit-reached",
-        child::ChildStatus::Aborted => "aborted",
-        child::ChildStatus::Failed => "failed",
-    };
+    let status = result.status.as_str();
     let mut text = result.text.clone();
-    let failed = matches!(
-        result.status,
-        child::ChildStatus::Aborted | child::ChildStatus::Failed
-    );
+    let failed = !result.status.is_done();
     if !matches!(result.status, child::ChildStatus::Completed) {
         let why = result.error.clone().unwrap_or_else(|| status.to_string());
         let note = format!("[sub-agent {status}: {why}]");

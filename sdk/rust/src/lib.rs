@@ -97,6 +97,8 @@
 //! # Modules
 //! - [`host`], [`ui`], [`session`], [`agent`], [`exec`], [`http`]: the host's imports (the
 //!   generated functions, plus conveniences such as [`exec::run`] and [`session::append_state`]).
+//! - [`agents`]: sub-agents, child agent runs with their own context (`tack:agents`, needs the
+//!   `agents` grant), with a typed request builder.
 //! - [`tasks`]: fan-out of one call over several instances of the plugin, for work that wants
 //!   more than one core ([`Plugin::run_task`] handles each task).
 //! - [`files`]: permission bits, which WASI's filesystem API lacks.
@@ -120,6 +122,17 @@ pub mod bindings {
         pub_export_macro: true,
         export_macro_name: "__export_plugin_bindings",
         default_bindings_module: "tack_sdk::bindings",
+        additional_derives: [PartialEq],
+    });
+}
+
+/// `tack:agents@0.1.0`, a package of its own beside `tack:plugin` (see [`agents`]).
+#[doc(hidden)]
+#[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
+pub mod agents_bindings {
+    wit_bindgen::generate!({
+        path: "../../wit/agents/v0.1.0",
+        world: "agents-client",
         additional_derives: [PartialEq],
     });
 }
@@ -187,6 +200,7 @@ pub mod http {
     pub use crate::bindings::tack::plugin::http::*;
 }
 
+pub mod agents;
 pub mod exec;
 pub mod log;
 pub mod session;

@@ -4,7 +4,8 @@
 
 use super::Lang;
 
-// `WIT_FILES` (wit/v0.1.0/*.wit) and `SDK_RUST_FILES` (sdk/rust/src/*.rs), listed by build.rs.
+// `WIT_FILES` (wit/v0.1.0/*.wit), `AGENTS_WIT_FILES` (wit/agents/v0.1.0/*.wit) and
+// `SDK_RUST_FILES` (sdk/rust/src/*.rs), listed by build.rs.
 include!(concat!(env!("OUT_DIR"), "/scaffold_sources.rs"));
 
 /// One file of a new plugin.
@@ -44,9 +45,10 @@ fn wit(dir: &str) -> impl Iterator<Item = TemplateFile> + '_ {
         .map(move |(name, text)| verbatim(format!("{dir}/{name}"), text))
 }
 
-/// The Rust SDK's sources bind the WIT of the repository (`../../wit/v0.1.0`); the vendored copy
-/// binds the one beside it.
+/// The Rust SDK's sources bind the WIT of the repository (`../../wit/v0.1.0`, and
+/// `../../wit/agents/v0.1.0` for its `agents` module); the vendored copy binds the ones beside it.
 const SDK_WIT_PATH: &str = "\"../../wit/v0.1.0\"";
+const SDK_AGENTS_WIT_PATH: &str = "\"../../wit/agents/v0.1.0\"";
 
 fn rust() -> Vec<TemplateFile> {
     let mut files = vec![
@@ -78,10 +80,17 @@ fn rust() -> Vec<TemplateFile> {
     files.extend(SDK_RUST_FILES.iter().map(|(name, text)| {
         verbatim(
             format!("tack-sdk/src/{name}"),
-            &text.replace(SDK_WIT_PATH, "\"wit\""),
+            &text
+                .replace(SDK_WIT_PATH, "\"wit\"")
+                .replace(SDK_AGENTS_WIT_PATH, "\"wit-agents\""),
         )
     }));
     files.extend(wit("tack-sdk/wit"));
+    files.extend(
+        AGENTS_WIT_FILES
+            .iter()
+            .map(|(name, text)| verbatim(format!("tack-sdk/wit-agents/{name}"), text)),
+    );
     files
 }
 
@@ -262,6 +271,10 @@ mod tests {
     #[test]
     fn scaffolds_carry_the_whole_released_wit_package_and_rust_sdk() {
         assert_eq!(shipped(WIT_FILES), on_disk("wit/v0.1.0", "wit"));
+        assert_eq!(
+            shipped(AGENTS_WIT_FILES),
+            on_disk("wit/agents/v0.1.0", "wit")
+        );
         assert_eq!(shipped(SDK_RUST_FILES), on_disk("sdk/rust/src", "rs"));
     }
 
@@ -274,7 +287,12 @@ mod tests {
             .expect("vendored lib.rs");
         assert!(lib.contents.contains("path: \"wit\""));
         assert!(!lib.contents.contains(SDK_WIT_PATH));
+        assert!(lib.contents.contains("path: \"wit-agents\""));
+        assert!(!lib.contents.contains(SDK_AGENTS_WIT_PATH));
         assert!(files.iter().any(|f| f.path == "tack-sdk/wit/worlds.wit"));
+        assert!(files
+            .iter()
+            .any(|f| f.path == "tack-sdk/wit-agents/agents.wit"));
         for file in &files {
             assert!(
                 !file.contents.contains(env!("CARGO_MANIFEST_DIR")),

@@ -67,21 +67,37 @@ pub enum ToolError {
     Cancelled,
 }
 
-/// Streams partial results of a running call to front ends.
+/// Streams partial results of a running call to front ends, and says whose call it is.
 #[derive(Clone)]
 pub struct ToolProgress {
     tool_call_id: String,
     tool_name: String,
     sink: Arc<dyn EventSink>,
+    depth: u32,
 }
 
 impl ToolProgress {
+    /// For a call of the session's own agent (depth 0).
     pub fn new(tool_call_id: String, tool_name: String, sink: Arc<dyn EventSink>) -> Self {
         ToolProgress {
             tool_call_id,
             tool_name,
             sink,
+            depth: 0,
         }
+    }
+
+    /// The same call, made by an agent `depth` levels below the session's own (1: a child).
+    /// It travels with the call rather than with the task running it, so work the call hands
+    /// to another task still knows it.
+    pub fn at_depth(mut self, depth: u32) -> Self {
+        self.depth = depth;
+        self
+    }
+
+    /// How deep the agent making the call is: 0 the session's own, 1 a child of it, ...
+    pub fn depth(&self) -> u32 {
+        self.depth
     }
 
     pub fn tool_call_id(&self) -> &str {
@@ -103,6 +119,7 @@ impl std::fmt::Debug for ToolProgress {
         f.debug_struct("ToolProgress")
             .field("tool_call_id", &self.tool_call_id)
             .field("tool_name", &self.tool_name)
+            .field("depth", &self.depth)
             .finish_non_exhaustive()
     }
 }

@@ -81,10 +81,11 @@ impl ToolExecutor for PluginTools {
                 call.name
             )));
         };
+        let depth = progress.depth();
         let sink: crate::state::ProgressSink =
             Arc::new(move |partial| progress.update(convert::result(partial)));
         match plugin
-            .call_tool(convert::wit_call(&call), cancel.clone(), Some(sink))
+            .call_tool_at(depth, convert::wit_call(&call), cancel.clone(), Some(sink))
             .await
         {
             Ok(result) => Ok(convert::result(result)),

@@ -22,7 +22,10 @@ impl agents::Host for PluginState {
                 self.env.name
             ))));
         }
-        let CallKind::Tool { progress, .. } = &self.call.kind else {
+        let CallKind::Tool {
+            progress, depth, ..
+        } = &self.call.kind
+        else {
             return Ok(Err(agents::ChildError::Unavailable(
                 "only a tool call may start a sub-agent".into(),
             )));
@@ -32,6 +35,7 @@ impl agents::Host for PluginState {
                 "no agent session is running to start a sub-agent from".into(),
             )));
         };
+        let depth = *depth;
         let progress = progress.clone().map(|sink| {
             let forward: Arc<dyn Fn(ChildProgress) + Send + Sync> =
                 Arc::new(move |p: ChildProgress| {
@@ -56,7 +60,7 @@ impl agents::Host for PluginState {
         let started = Instant::now();
         let cancel = self.call.cancel.clone();
         let outcome = children
-            .run(&self.env.name, request, cancel, progress)
+            .run_from(depth, &self.env.name, request, cancel, progress)
             .await;
         self.resume_after(started);
         Ok(outcome.map(result).map_err(|e| match e {

@@ -2,7 +2,7 @@
 //! tokens from the child's own events and cancels the child when one runs out.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tack_core::event::{AgentEvent, EventSink};
 use tack_core::message::Message;
@@ -70,9 +70,9 @@ pub(super) struct LimitWatch {
     cancel: CancellationToken,
     state: Mutex<WatchState>,
     progress: Option<Arc<dyn Fn(ChildProgress) + Send + Sync>>,
+    started: Instant,
 }
 
-#[derive(Default)]
 struct WatchState {
     usage: ChildUsage,
     limit_hit: Option<String>,
@@ -84,13 +84,33 @@ impl LimitWatch {
         limits: RunLimits,
         cancel: CancellationToken,
         progress: Option<Arc<dyn Fn(ChildProgress) + Send + Sync>>,
+        description: &str,
     ) -> Self {
         LimitWatch {
             limits,
             cancel,
-            state: Mutex::default(),
+            state: Mutex::new(WatchState {
+                usage: ChildUsage::default(),
+                limit_hit: None,
+                log: ProgressLog::new(description),
+            }),
             progress,
+            started: Instant::now(),
         }
+    }
+
+    /// Tells the front end how the child ended (`status` as in the WIT's `child-status`).
+    pub fn finish(&self, status: &str) {
+        let Some(progress) = &self.progress else {
+            return;
+        };
+        let snapshot = {
+            let state = lock(&self.state);
+            state
+                .log
+                .snapshot(state.usage, self.started.elapsed(), Some(status))
+        };
+        progress(snapshot);
     }
 
     pub fn usage(&self) -> ChildUsage {
@@ -143,7 +163,8 @@ impl EventSink for LimitWatch {
             }
             let changed = state.log.observe(event);
             let usage = state.usage;
-            (changed && self.progress.is_some()).then(|| state.log.snapshot(usage))
+            (changed && self.progress.is_some())
+                .then(|| state.log.snapshot(usage, self.started.elapsed(), None))
         };
         if let (Some(progress), Some(snapshot)) = (&self.progress, snapshot) {
             progress(snapshot);

@@ -1,15 +1,14 @@
 //! The parent's tools and hooks as a child sees them: the tools narrowed to the allow-list (a
 //! subset of the parent's active tools, fixed when the child starts), the hooks that judge tool
 //! calls and context passed through unchanged (so every policy plugin applies), the ones about
-//! the user's prompt and the session's lifecycle left out. Every call runs at the child's depth.
+//! the user's prompt and the session's lifecycle left out. Every tool call carries the child's
+//! depth.
 
 use std::sync::Arc;
 
 use tack_core::agent::{Hooks, ToolDecision, ToolError, ToolExecutor, ToolProgress, ToolSpec};
 use tack_core::message::{Message, ToolCall, ToolResult};
 use tokio_util::sync::CancellationToken;
-
-use super::at_depth;
 
 pub(super) struct ChildTools {
     inner: Arc<dyn ToolExecutor>,
@@ -77,32 +76,33 @@ impl ToolExecutor for ChildTools {
                 call.name
             )));
         }
-        at_depth(self.depth, self.inner.execute(call, cancel, progress)).await
+        self.inner
+            .execute(call, cancel, progress.at_depth(self.depth))
+            .await
     }
 }
 
 pub(super) struct ChildHooks {
     inner: Arc<dyn Hooks>,
-    depth: u32,
 }
 
 impl ChildHooks {
-    pub fn new(inner: Arc<dyn Hooks>, depth: u32) -> Self {
-        ChildHooks { inner, depth }
+    pub fn new(inner: Arc<dyn Hooks>) -> Self {
+        ChildHooks { inner }
     }
 }
 
 #[async_trait::async_trait]
 impl Hooks for ChildHooks {
     async fn before_tool_call(&self, call: &ToolCall) -> ToolDecision {
-        at_depth(self.depth, self.inner.before_tool_call(call)).await
+        self.inner.before_tool_call(call).await
     }
 
     async fn after_tool_call(&self, call: &ToolCall, result: &ToolResult) -> Option<ToolResult> {
-        at_depth(self.depth, self.inner.after_tool_call(call, result)).await
+        self.inner.after_tool_call(call, result).await
     }
 
     async fn context(&self, messages: &[Arc<Message>]) -> Option<Vec<Arc<Message>>> {
-        at_depth(self.depth, self.inner.context(messages)).await
+        self.inner.context(messages).await
     }
 }

@@ -1,6 +1,9 @@
 //! What a running child shows its parent's front end: one line per tool call (with its outcome)
 //! and the child's latest words, streamed as the progress of the tool call that started it, so
-//! every front end shows it inside that call's card.
+//! every front end shows it inside that call's card. The last snapshot, sent as the child
+//! ends, says how it ended.
+
+use std::time::Duration;
 
 use serde_json::{json, Value};
 use tack_core::event::AgentEvent;
@@ -18,13 +21,15 @@ const MAX_CHARS: usize = 160;
 pub struct ChildProgress {
     /// Plain lines for any front end.
     pub text: String,
-    /// `{"subagent": {"calls": [{"id", "tool", "summary", "state"}], "said", "usage"}}`, for
-    /// front ends that draw a nested card.
+    /// `{"subagent": {"description", "calls": [{"id", "tool", "summary", "state"}],
+    /// "earlierCalls", "said", "usage", "elapsedMs", "status"}}` (`status` only in the last
+    /// one), for front ends that draw a nested card.
     pub details: Value,
 }
 
 #[derive(Default)]
 pub(super) struct ProgressLog {
+    description: String,
     calls: Vec<CallLine>,
     dropped: usize,
     said: String,
@@ -38,6 +43,13 @@ struct CallLine {
 }
 
 impl ProgressLog {
+    pub fn new(description: &str) -> Self {
+        ProgressLog {
+            description: clip(description),
+            ..ProgressLog::default()
+        }
+    }
+
     /// Takes in an event; whether the snapshot changed.
     pub fn observe(&mut self, event: &AgentEvent) -> bool {
         match event {
@@ -84,7 +96,13 @@ impl ProgressLog {
         }
     }
 
-    pub fn snapshot(&self, usage: ChildUsage) -> ChildProgress {
+    /// What the child did so far; `status` once it has ended.
+    pub fn snapshot(
+        &self,
+        usage: ChildUsage,
+        elapsed: Duration,
+        status: Option<&str>,
+    ) -> ChildProgress {
         let mut lines = Vec::new();
         if self.dropped > 0 {
             lines.push(format!("… {} earlier calls", self.dropped));
@@ -100,21 +118,28 @@ impl ProgressLog {
         if !self.said.is_empty() {
             lines.push(self.said.clone());
         }
+        if let Some(status) = status {
+            lines.push(format!("[sub-agent {status}]"));
+        }
         let calls: Vec<Value> = self
             .calls
             .iter()
             .map(|c| json!({"id": c.id, "tool": c.tool, "summary": c.summary, "state": c.state}))
             .collect();
+        let mut subagent = json!({
+            "description": self.description,
+            "calls": calls,
+            "earlierCalls": self.dropped,
+            "said": self.said,
+            "usage": usage,
+            "elapsedMs": u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+        });
+        if let (Some(status), Some(fields)) = (status, subagent.as_object_mut()) {
+            fields.insert("status".into(), json!(status));
+        }
         ChildProgress {
             text: lines.join("\n"),
-            details: json!({
-                "subagent": {
-                    "calls": calls,
-                    "earlierCalls": self.dropped,
-                    "said": self.said,
-                    "usage": usage,
-                }
-            }),
+            details: json!({ "subagent": subagent }),
         }
     }
 }

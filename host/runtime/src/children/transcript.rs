@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use tack_core::message::Message;
 use tack_core::session::SessionHandle;
 
-use super::{ChildOutcome, ChildRequest, ChildStatus};
+use super::{ChildOutcome, ChildRequest};
 
 /// The custom type of a child's transcript entry.
 pub const TRANSCRIPT_ENTRY_TYPE: &str = "subagent-run";
@@ -52,17 +52,11 @@ fn entry(
     messages: &[Value],
     omitted: usize,
 ) -> Value {
-    let status = match outcome.status {
-        ChildStatus::Completed => "completed",
-        ChildStatus::LimitReached => "limit-reached",
-        ChildStatus::Aborted => "aborted",
-        ChildStatus::Failed => "failed",
-    };
     json!({
         "description": request.description,
         "prompt": request.prompt,
         "model": outcome.model,
-        "status": status,
+        "status": outcome.status.as_str(),
         "error": outcome.error,
         "text": outcome.text,
         "usage": outcome.usage,

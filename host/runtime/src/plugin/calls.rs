@@ -14,8 +14,21 @@ use crate::error::PluginError;
 use crate::state::{tool_result_size, CallKind, ProgressSink};
 
 impl LoadedPlugin {
+    /// A call of the session's own agent.
     pub async fn call_tool(
         &self,
+        call: ToolCall,
+        cancel: CancellationToken,
+        progress: Option<ProgressSink>,
+    ) -> Result<ToolResult, PluginError> {
+        self.call_tool_at(0, call, cancel, progress).await
+    }
+
+    /// A call of the agent `depth` levels below the session's own (what a child it starts
+    /// would be a level below).
+    pub async fn call_tool_at(
+        &self,
+        depth: u32,
         call: ToolCall,
         cancel: CancellationToken,
         progress: Option<ProgressSink>,
@@ -27,6 +40,7 @@ impl LoadedPlugin {
             kind: CallKind::Tool {
                 call_id: call.id.clone(),
                 progress,
+                depth,
             },
         };
         let result = self

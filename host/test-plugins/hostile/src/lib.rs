@@ -30,15 +30,8 @@ use tack_sdk::{
     Registration, RequestPlan, ToolCall, ToolDecision, ToolResult, ToolSpec,
 };
 
-#[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
-mod host_agents {
-    wit_bindgen::generate!({
-        path: "../../../wit/agents/v0.1.0",
-        world: "agents-client",
-    });
-}
-
-use host_agents::tack::agents::agents as child;
+// The raw `tack:agents` import, not the SDK's builder: this plugin sends what it likes.
+use tack_sdk::agents_bindings::tack::agents::agents as child;
 
 #[derive(Deserialize)]
 struct SpawnArgs {

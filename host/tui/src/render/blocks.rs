@@ -7,6 +7,7 @@ use serde_json::Value;
 use tack_core::event::NoticeLevel;
 
 use super::markdown;
+use super::subagent;
 use super::wrap::{truncate, wrap_line};
 use crate::theme::Theme;
 use crate::transcript::{AssistantBlock, Block, ToolCard, ToolState};
@@ -182,6 +183,11 @@ pub fn summarize_args(name: &str, args: &Value) -> String {
             None => p,
         }),
         "find" => field("pattern"),
+        // The subagents plugin's tool: which agent, on what.
+        "task" => field("description").map(|d| match field("agent") {
+            Some(agent) => format!("{agent} · {d}"),
+            None => d,
+        }),
         _ => None,
     };
     match pick {
@@ -198,14 +204,23 @@ fn tool(card: &ToolCard, width: usize, theme: &Theme, options: ViewOptions) -> V
         ToolState::Done => ("✓", theme.ok()),
         ToolState::Failed => ("✗", theme.error()),
     };
-    let mut args = summarize_args(&card.name, &card.args);
+    let mut args = match &card.child {
+        Some(child) => subagent::header_text(child, &card.args),
+        None => String::new(),
+    };
+    if args.is_empty() {
+        args = summarize_args(&card.name, &card.args);
+    }
     if args.is_empty() {
         args = card.args_text.clone();
     }
     let args = args.replace('\n', " ⏎ ");
     let mut summary = String::new();
     let output_lines = card.output.trim_end().lines().count();
-    if matches!(card.state, ToolState::Done | ToolState::Failed) && output_lines > 0 {
+    if card.child.is_none()
+        && matches!(card.state, ToolState::Done | ToolState::Failed)
+        && output_lines > 0
+    {
         let noun = if output_lines == 1 { "line" } else { "lines" };
         summary = format!(" · {output_lines} {noun}");
     }
@@ -243,6 +258,10 @@ fn tool(card: &ToolCard, width: usize, theme: &Theme, options: ViewOptions) -> V
     }
     for image in &card.images {
         out.extend(image.lines("  │ ", theme, options.show_images, width));
+    }
+    if let Some(child) = &card.child {
+        out.extend(subagent::body(card, child, width, theme, options));
+        return out;
     }
     if let Some(diff) = &card.diff {
         let lines: Vec<&str> = diff
