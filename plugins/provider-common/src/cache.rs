@@ -249,25 +249,27 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
 /// wasm guest that is wasi-libc's `memcmp`, which goes a byte at a time, and at turn 800 (a
 /// megabyte of conversation) it was the largest single cost of a turn.
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    const WORD: usize = 8;
-    const BLOCK: usize = 4 * WORD;
-    let word = |bytes: &[u8]| {
-        let mut word = [0; WORD];
-        word.copy_from_slice(bytes);
-        u64::from_ne_bytes(word)
-    };
+    const WORDS: usize = 4;
     let len = a.len().min(b.len());
     let (a, b) = (&a[..len], &b[..len]);
+    // Fixed-size arrays, so that each word is one 64-bit load (a slice's `copy_from_slice`
+    // would be a `memcpy` call per word).
+    let (a_blocks, _) = a.as_chunks::<{ 8 * WORDS }>();
+    let (b_blocks, _) = b.as_chunks::<{ 8 * WORDS }>();
     let mut at = 0;
-    for (x, y) in a.chunks_exact(BLOCK).zip(b.chunks_exact(BLOCK)) {
-        let differ = x
-            .chunks_exact(WORD)
-            .zip(y.chunks_exact(WORD))
-            .fold(0, |acc, (x, y)| acc | (word(x) ^ word(y)));
+    for (x, y) in a_blocks.iter().zip(b_blocks) {
+        let (x_words, _) = x.as_chunks::<8>();
+        let (y_words, _) = y.as_chunks::<8>();
+        let differ = x_words
+            .iter()
+            .zip(y_words)
+            .fold(0, |acc, (x, y)| {
+                acc | (u64::from_ne_bytes(*x) ^ u64::from_ne_bytes(*y))
+            });
         if differ != 0 {
             break;
         }
-        at += BLOCK;
+        at += 8 * WORDS;
     }
     at + a[at..]
         .iter()
