@@ -102,10 +102,7 @@ fn tool_call(n: usize) -> (&'static str, Value) {
     let cycle = n / 4;
     let path = format!("src/file{}.rs", cycle % 8);
     match n % 4 {
-        0 => (
-            "write",
-            json!({"path": path, "content": file_text(cycle)}),
-        ),
+        0 => ("write", json!({"path": path, "content": file_text(cycle)})),
         1 => ("read", json!({"path": path})),
         2 => (
             "edit",
@@ -226,7 +223,11 @@ fn run(exe: &Path, provider: Provider, turns: usize) -> Run {
     for file in 0..8.min(turns / 4) {
         let text = std::fs::read_to_string(workspace.join(format!("src/file{file}.rs")))
             .expect("a written file");
-        assert!(text.contains("compute_fast"), "{}: edits ran", provider.name());
+        assert!(
+            text.contains("compute_fast"),
+            "{}: edits ran",
+            provider.name()
+        );
     }
     let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
     Run {
@@ -310,12 +311,7 @@ fn main() {
             provider.name(),
             cells.join(" | "),
             figures[figures.len() - 1] / figures[0],
-            median(
-                measured
-                    .iter()
-                    .map(|r| r.total_cpu.as_secs_f64())
-                    .collect()
-            ),
+            median(measured.iter().map(|r| r.total_cpu.as_secs_f64()).collect()),
             median(measured.iter().map(|r| r.wall.as_secs_f64()).collect()),
         );
     }

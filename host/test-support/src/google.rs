@@ -24,7 +24,10 @@ fn reply(response_id: &str, parts: Value) -> Reply {
 /// A call of `tool` with `arguments` in the response `response_id`. Gemini sends calls whole and
 /// without ids; tack makes a call's id from the response's, so each response needs its own.
 pub fn tool_reply(response_id: &str, tool: &str, arguments: &Value) -> Reply {
-    reply(response_id, json!([{"functionCall": {"name": tool, "args": arguments}}]))
+    reply(
+        response_id,
+        json!([{"functionCall": {"name": tool, "args": arguments}}]),
+    )
 }
 
 /// An answer in text.

@@ -260,12 +260,9 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     for (x, y) in a_blocks.iter().zip(b_blocks) {
         let (x_words, _) = x.as_chunks::<8>();
         let (y_words, _) = y.as_chunks::<8>();
-        let differ = x_words
-            .iter()
-            .zip(y_words)
-            .fold(0, |acc, (x, y)| {
-                acc | (u64::from_ne_bytes(*x) ^ u64::from_ne_bytes(*y))
-            });
+        let differ = x_words.iter().zip(y_words).fold(0, |acc, (x, y)| {
+            acc | (u64::from_ne_bytes(*x) ^ u64::from_ne_bytes(*y))
+        });
         if differ != 0 {
             break;
         }

@@ -428,8 +428,7 @@ mod tests {
         std::fs::write(&plain, "not executable").expect("plain");
         {
             use std::os::unix::fs::PermissionsExt as _;
-            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755))
-                .expect("chmod");
+            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         }
         let path = std::env::join_paths([&empty, &bin]).expect("PATH");
         let vars = vec![("HOME".into(), "/nowhere".into()), ("PATH".into(), path)];
@@ -437,9 +436,15 @@ mod tests {
         assert_eq!(on_child_path("tool", &vars, cwd), tool);
         // Not executable, not there, or already a path: left to spawn, as before.
         assert_eq!(on_child_path("plain", &vars, cwd), PathBuf::from("plain"));
-        assert_eq!(on_child_path("missing", &vars, cwd), PathBuf::from("missing"));
+        assert_eq!(
+            on_child_path("missing", &vars, cwd),
+            PathBuf::from("missing")
+        );
         assert_eq!(on_child_path("./tool", &vars, cwd), PathBuf::from("./tool"));
-        assert_eq!(on_child_path("tool", &vars[..1], cwd), PathBuf::from("tool"));
+        assert_eq!(
+            on_child_path("tool", &vars[..1], cwd),
+            PathBuf::from("tool")
+        );
         // A relative entry is relative to the child's working directory.
         let relative = vec![("PATH".into(), OsString::from("bin"))];
         assert_eq!(on_child_path("tool", &relative, cwd), tool);
