@@ -121,6 +121,16 @@ pub struct MockServer {
 impl MockServer {
     /// Answers the n-th request (from 0) with `reply(n)`.
     pub fn start(reply: impl Fn(usize) -> Reply + Send + 'static) -> Self {
+        Self::serve(true, move |n, _| reply(n))
+    }
+
+    /// Answers the n-th request with `reply(n, request)` and keeps no requests: for long runs,
+    /// whose requests (each carrying the whole conversation) would fill the memory.
+    pub fn unrecorded(reply: impl Fn(usize, &Request) -> Reply + Send + 'static) -> Self {
+        Self::serve(false, reply)
+    }
+
+    fn serve(record: bool, reply: impl Fn(usize, &Request) -> Reply + Send + 'static) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let addr = listener.local_addr().expect("local address");
         let requests = Arc::new(Mutex::new(Vec::new()));
@@ -130,9 +140,12 @@ impl MockServer {
                 let Ok(mut conn) = conn else { break };
                 let Ok(read) = conn.try_clone() else { continue };
                 let request = read_request(read);
-                seen.lock().expect("requests").push(request);
+                let answer = reply(n, &request);
+                if record {
+                    seen.lock().expect("requests").push(request);
+                }
                 // The client may have gone; the next connection is served all the same.
-                let _ = reply(n).write(&mut conn);
+                let _ = answer.write(&mut conn);
             }
         });
         MockServer {

@@ -1,8 +1,9 @@
 //! What tack's tests and benches share, so that each test file holds only its tests: the real
 //! `tack` binary run in a temp home and project ([`Env`]), plugin packages and the scripted
-//! provider, loopback HTTP servers ([`http`]) speaking a provider's wire ([`openai`]), Pi's
-//! coding agent as a peer ([`pi_peer`]), and fixtures for tests that drive tack-core and
-//! real components in process ([`session`], [`runtime`]).
+//! provider, loopback HTTP servers ([`http`]) speaking a provider's wire ([`openai`],
+//! [`openai_responses`], [`anthropic`], [`google`]), Pi's coding agent as a peer ([`pi_peer`]),
+//! and fixtures for tests that drive tack-core and real components in process ([`session`],
+//! [`runtime`]).
 //!
 //! Used only as a dev-dependency. Each part is behind a feature (`binary`, `core`, `runtime`) so
 //! that a crate's tests build only what they use.
@@ -10,12 +11,15 @@
 // Test-only code: a failed setup panics with what failed, as in the tests that call it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod anthropic;
 #[cfg(feature = "binary")]
 mod binary;
+pub mod google;
 pub mod http;
 #[cfg(feature = "tokio")]
 pub mod http_tokio;
 pub mod openai;
+pub mod openai_responses;
 #[cfg(feature = "binary")]
 mod package;
 pub mod pi;

@@ -18,7 +18,7 @@
 //! variables the plugin's `env` grant names, and never a variable that holds a secret.
 
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -180,6 +180,39 @@ pub enum ChildEnv {
     Only(Vec<(OsString, OsString)>),
 }
 
+/// `name` looked up in the `PATH` of the child's own environment, as `execvp` in the child would
+/// look it up; `name` itself when it holds a `/`, when `vars` has no `PATH` or when nothing there
+/// is executable (spawning then fails as it would have).
+///
+/// Why: std can only search a `PATH` the child does not share with tack by forking, whereas a
+/// program given as a path is started with `posix_spawn` (a vfork). A fork copies tack's page
+/// tables, and every page tack writes afterwards faults to be copied: a cost per command that
+/// grows with tack's memory, which in a long session is mostly the conversation.
+fn on_child_path(name: &str, vars: &[(OsString, OsString)], cwd: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt as _;
+    if name.contains('/') {
+        return name.into();
+    }
+    let Some((_, path)) = vars.iter().rev().find(|(key, _)| key == "PATH") else {
+        return name.into();
+    };
+    std::env::split_paths(path)
+        .map(|dir| {
+            // An empty entry is the working directory, as for execvp.
+            let dir = if dir.as_os_str().is_empty() {
+                cwd.to_path_buf()
+            } else {
+                cwd.join(dir)
+            };
+            dir.join(name)
+        })
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+        })
+        .unwrap_or_else(|| name.into())
+}
+
 /// What `next` reports; mirrors the WIT `process-event`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Observed {
@@ -220,14 +253,27 @@ impl ProcessHandle {
         timeout: Option<Duration>,
         cancel: CancellationToken,
     ) -> std::io::Result<Self> {
+        let vars = match &env {
+            ChildEnv::Only(vars) => Some(vars.as_slice()),
+            ChildEnv::Inherit => None,
+        };
+        // The program keeps its name as argv[0] (`$0` of `sh -c`) wherever it was found.
+        let program = |name: &str| {
+            let mut c = tokio::process::Command::new(match vars {
+                Some(vars) => on_child_path(name, vars, cwd),
+                None => name.into(),
+            });
+            c.arg0(name);
+            c
+        };
         let mut command = match plan {
             CommandPlan::Shell(line) => {
-                let mut c = tokio::process::Command::new("sh");
+                let mut c = program("sh");
                 c.arg("-c").arg(line);
                 c
             }
             CommandPlan::Direct(words) => {
-                let mut c = tokio::process::Command::new(&words[0]);
+                let mut c = program(&words[0]);
                 c.args(&words[1..]);
                 c
             }
@@ -369,6 +415,40 @@ async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bare_name_is_found_on_the_childs_path() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (empty, bin) = (dir.path().join("empty"), dir.path().join("bin"));
+        std::fs::create_dir_all(&empty).expect("empty dir");
+        std::fs::create_dir_all(&bin).expect("bin dir");
+        let tool = bin.join("tool");
+        std::fs::write(&tool, "#!/bin/sh\n").expect("tool");
+        let plain = bin.join("plain");
+        std::fs::write(&plain, "not executable").expect("plain");
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        let path = std::env::join_paths([&empty, &bin]).expect("PATH");
+        let vars = vec![("HOME".into(), "/nowhere".into()), ("PATH".into(), path)];
+        let cwd = dir.path();
+        assert_eq!(on_child_path("tool", &vars, cwd), tool);
+        // Not executable, not there, or already a path: left to spawn, as before.
+        assert_eq!(on_child_path("plain", &vars, cwd), PathBuf::from("plain"));
+        assert_eq!(
+            on_child_path("missing", &vars, cwd),
+            PathBuf::from("missing")
+        );
+        assert_eq!(on_child_path("./tool", &vars, cwd), PathBuf::from("./tool"));
+        assert_eq!(
+            on_child_path("tool", &vars[..1], cwd),
+            PathBuf::from("tool")
+        );
+        // A relative entry is relative to the child's working directory.
+        let relative = vec![("PATH".into(), OsString::from("bin"))];
+        assert_eq!(on_child_path("tool", &relative, cwd), tool);
+    }
 
     fn grants(p: &[&str]) -> Vec<String> {
         p.iter().map(|s| s.to_string()).collect()
