@@ -412,15 +412,15 @@ fn store_lists_resolves_and_forks() {
     assert_eq!(store.list(cwd).unwrap().len(), 3);
 
     // Rename and delete, as `/resume` does for sessions other than the open one.
-    assert_eq!(store.name_of(&path), None);
-    store.rename(&path, "bug hunt").unwrap();
-    store.rename(&path, "the bug hunt").unwrap();
-    assert_eq!(store.name_of(&path).as_deref(), Some("the bug hunt"));
-    let (reopened, warnings) = store.open(&path).unwrap();
+    assert_eq!(store.name_of(path), None);
+    store.rename(path, "bug hunt").unwrap();
+    store.rename(path, "the bug hunt").unwrap();
+    assert_eq!(store.name_of(path).as_deref(), Some("the bug hunt"));
+    let (reopened, warnings) = store.open(path).unwrap();
     assert!(warnings.is_empty());
     assert_eq!(reopened.name(), Some("the bug hunt"));
     assert_eq!(reopened.branch().len(), 4, "the names sit at the leaf");
-    store.delete(&elsewhere.path().unwrap()).unwrap();
+    store.delete(elsewhere.path().unwrap()).unwrap();
     assert_eq!(store.list_all().unwrap().len(), 3);
     let not_a_session = home.path().join("notes.jsonl");
     std::fs::write(&not_a_session, "hello\n").unwrap();
