@@ -42,40 +42,37 @@ fn message(id: &str, blocks: &[String], stop_reason: &str) -> Reply {
 pub fn tool_reply(id: &str, tool: &str, arguments: &Value) -> Reply {
     let arguments = arguments.to_string();
     let (head, tail) = arguments.split_at(arguments.len() / 2);
+    let block = content_block(
+        json!({"type": "tool_use", "id": id, "name": tool, "input": {}}),
+        [head, tail].map(|piece| json!({"type": "input_json_delta", "partial_json": piece})),
+    );
+    message(&format!("msg_{id}"), &[block], "tool_use")
+}
+
+/// An answer in text.
+pub fn text_reply(answer: &str) -> Reply {
+    let block = content_block(
+        json!({"type": "text", "text": ""}),
+        [json!({"type": "text_delta", "text": answer})],
+    );
+    message("msg_text", &[block], "end_turn")
+}
+
+/// Content block 0's events: its start carrying `start`, a delta for each of `deltas`, its stop.
+fn content_block(start: Value, deltas: impl IntoIterator<Item = Value>) -> String {
     let mut block = event(
         "content_block_start",
-        json!({"type": "content_block_start", "index": 0,
-               "content_block": {"type": "tool_use", "id": id, "name": tool, "input": {}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": start}),
     );
-    for piece in [head, tail] {
+    for delta in deltas {
         block.push_str(&event(
             "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0,
-                   "delta": {"type": "input_json_delta", "partial_json": piece}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": delta}),
         ));
     }
     block.push_str(&event(
         "content_block_stop",
         json!({"type": "content_block_stop", "index": 0}),
     ));
-    message(&format!("msg_{id}"), &[block], "tool_use")
-}
-
-/// An answer in text.
-pub fn text_reply(answer: &str) -> Reply {
-    let mut block = event(
-        "content_block_start",
-        json!({"type": "content_block_start", "index": 0,
-               "content_block": {"type": "text", "text": ""}}),
-    );
-    block.push_str(&event(
-        "content_block_delta",
-        json!({"type": "content_block_delta", "index": 0,
-               "delta": {"type": "text_delta", "text": answer}}),
-    ));
-    block.push_str(&event(
-        "content_block_stop",
-        json!({"type": "content_block_stop", "index": 0}),
-    ));
-    message("msg_text", &[block], "end_turn")
+    block
 }

@@ -160,13 +160,9 @@ fn python() -> Vec<TemplateFile> {
     ]
 }
 
-fn c() -> Vec<TemplateFile> {
-    vec![
-        template(
-            "src/plugin.c",
-            include_str!("../../../../sdk/c/template/plugin.c"),
-            false,
-        ),
+/// The C SDK's header and helpers, which the C and Zig scaffolds both compile.
+fn c_sdk() -> [TemplateFile; 3] {
+    [
         verbatim(
             "src/tack_helpers.c".into(),
             include_str!("../../../../sdk/c/src/tack_helpers.c"),
@@ -179,6 +175,17 @@ fn c() -> Vec<TemplateFile> {
             "include/tack.h".into(),
             include_str!("../../../../sdk/c/include/tack.h"),
         ),
+    ]
+}
+
+fn c() -> Vec<TemplateFile> {
+    let mut files = vec![template(
+        "src/plugin.c",
+        include_str!("../../../../sdk/c/template/plugin.c"),
+        false,
+    )];
+    files.extend(c_sdk());
+    files.extend([
         template(
             "build.sh",
             include_str!("../../../../sdk/c/template/build.sh"),
@@ -189,12 +196,13 @@ fn c() -> Vec<TemplateFile> {
             include_str!("../../../../sdk/c/template/README.md"),
             false,
         ),
-    ]
+    ]);
+    files
 }
 
 /// Zig: the Zig SDK over the C SDK's header and helpers, bound like C by `tack plugin c-bindgen`.
 fn zig() -> Vec<TemplateFile> {
-    vec![
+    let mut files = vec![
         template(
             "src/plugin.zig",
             include_str!("../../../../sdk/zig/template/plugin.zig"),
@@ -204,18 +212,9 @@ fn zig() -> Vec<TemplateFile> {
             "src/tack.zig".into(),
             include_str!("../../../../sdk/zig/tack.zig"),
         ),
-        verbatim(
-            "src/tack_helpers.c".into(),
-            include_str!("../../../../sdk/c/src/tack_helpers.c"),
-        ),
-        verbatim(
-            "src/tack_defaults.c".into(),
-            include_str!("../../../../sdk/c/src/tack_defaults.c"),
-        ),
-        verbatim(
-            "include/tack.h".into(),
-            include_str!("../../../../sdk/c/include/tack.h"),
-        ),
+    ];
+    files.extend(c_sdk());
+    files.extend([
         template(
             "build.sh",
             include_str!("../../../../sdk/zig/template/build.sh"),
@@ -226,7 +225,8 @@ fn zig() -> Vec<TemplateFile> {
             include_str!("../../../../sdk/zig/template/README.md"),
             false,
         ),
-    ]
+    ]);
+    files
 }
 
 /// Every file of a new plugin in `lang`, except tack.toml.
