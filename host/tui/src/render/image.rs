@@ -21,6 +21,8 @@ const MAX_PIXEL_ROWS: u32 = 40;
 /// not make the UI allocate gigabytes.
 const MAX_DIMENSION: u32 = 16_384;
 const MAX_DECODE_BYTES: u64 = 256 * 1024 * 1024;
+/// The media type in the label is the tool's word for it: shown, but not at any length.
+const MAX_TYPE_CHARS: usize = 40;
 
 /// An image reduced to what the transcript draws.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,7 +41,7 @@ impl Thumbnail {
         match decode(image) {
             Ok(thumbnail) => thumbnail,
             Err(reason) => Thumbnail {
-                label: format!("{} ({reason})", image.mime_type),
+                label: format!("{} ({reason})", shown_type(image)),
                 width: 0,
                 pixels: Vec::new(),
             },
@@ -99,6 +101,10 @@ impl Thumbnail {
     }
 }
 
+fn shown_type(image: &ImageContent) -> String {
+    image.mime_type.chars().take(MAX_TYPE_CHARS).collect()
+}
+
 fn decode(image: &ImageContent) -> Result<Thumbnail, String> {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(image.data.as_bytes())
@@ -128,7 +134,7 @@ fn decode(image: &ImageContent) -> Result<Thumbnail, String> {
         pixels.extend(std::iter::repeat_n([0, 0, 0], width as usize));
     }
     Ok(Thumbnail {
-        label: format!("{} {full_width}×{full_height}", image.mime_type),
+        label: format!("{} {full_width}×{full_height}", shown_type(image)),
         width,
         pixels,
     })
@@ -210,6 +216,16 @@ mod tests {
         });
         assert!(thumb.pixels.is_empty());
         assert!(thumb.label.contains("cannot show it"), "{}", thumb.label);
+    }
+
+    #[test]
+    fn a_long_media_type_is_cut() {
+        let thumb = Thumbnail::new(&ImageContent {
+            data: "bm90IGFuIGltYWdl".into(),
+            mime_type: "x".repeat(10_000),
+        });
+        assert!(thumb.label.starts_with(&"x".repeat(MAX_TYPE_CHARS)));
+        assert!(thumb.label.len() < 200, "{}", thumb.label.len());
     }
 
     #[test]
