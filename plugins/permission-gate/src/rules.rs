@@ -13,8 +13,8 @@
 
 use std::cmp::Ordering;
 
-use globset::{GlobBuilder, GlobMatcher};
 use policy_common::commands::program_name;
+use policy_common::glob::Glob;
 use policy_common::shell::Word;
 use serde::{Deserialize, Serialize};
 
@@ -104,9 +104,9 @@ enum Matcher {
     /// The command (or pipeline) text, words separated by single spaces.
     Exact(String),
     /// A glob over the command or pipeline text.
-    CommandGlob(GlobMatcher),
+    CommandGlob(Glob),
     /// A glob over the absolute path.
-    Path { glob: GlobMatcher, negated: bool },
+    Path { glob: Glob, negated: bool },
     /// Every call of the tool.
     Any,
 }
@@ -208,7 +208,7 @@ impl Rule {
                 prefix_matches(pattern, words, self.spec.action == Action::Allow)
             }
             Matcher::Exact(text) => *text == command_text(words),
-            Matcher::CommandGlob(glob) => glob.is_match(command_text(words)),
+            Matcher::CommandGlob(glob) => glob.is_match(&command_text(words)),
             Matcher::Path { .. } | Matcher::Any => false,
         }
     }
@@ -302,13 +302,8 @@ fn expand_path_pattern(pattern: &str, workspace: &str) -> String {
     }
 }
 
-fn glob(pattern: &str, literal_separator: bool) -> Result<GlobMatcher, String> {
-    GlobBuilder::new(pattern)
-        .literal_separator(literal_separator)
-        .backslash_escape(true)
-        .build()
-        .map(|g| g.compile_matcher())
-        .map_err(|e| format!("invalid glob: {e}"))
+fn glob(pattern: &str, literal_separator: bool) -> Result<Glob, String> {
+    Glob::new(pattern, literal_separator).map_err(|e| format!("invalid glob: {e}"))
 }
 
 fn prefix_matches(pattern: &[String], words: &[Word], from_start: bool) -> bool {

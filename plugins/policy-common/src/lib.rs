@@ -14,8 +14,10 @@
 //! - [`place`]: where a path on a command line really leads: through `cd`, `~`, expansions and
 //!   symlinks.
 //! - [`writes`]: the files a command line obviously writes.
+//! - [`glob`]: glob patterns, matched without a regex engine.
 
 pub mod commands;
+pub mod glob;
 pub mod paths;
 pub mod place;
 pub mod readonly;

@@ -376,12 +376,8 @@ fn expand_glob(workspace: &str, path: &str) -> Result<Vec<String>, String> {
         // Outside the workspace: the files there cannot be listed, and it is outside anyway.
         return Ok(found);
     }
-    let matcher = globset::GlobBuilder::new(pattern)
-        .literal_separator(true)
-        .backslash_escape(true)
-        .build()
-        .map_err(|e| format!("is not a glob this policy understands ({e})"))?
-        .compile_matcher();
+    let matcher = crate::glob::Glob::new(pattern, true)
+        .map_err(|e| format!("is not a glob this policy understands ({e})"))?;
     let entries =
         std::fs::read_dir(&dir).map_err(|_| "names a directory this policy cannot list")?;
     for entry in entries.flatten() {
