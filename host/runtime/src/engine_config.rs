@@ -15,6 +15,10 @@ pub fn engine_config() -> wasmtime::Config {
         .wasm_component_model(true)
         .epoch_interruption(true)
         // Deep guest recursion must trap cleanly long before the host's own stack is at risk.
-        .max_wasm_stack(1 << 20);
+        .max_wasm_stack(1 << 20)
+        // No `.eh_frame` for guest code: wasmtime walks guest stacks by frame pointers and never
+        // needs it, and registering it with the system unwinder read (and kept resident) every
+        // component's unwind tables at load, for nothing.
+        .native_unwind_info(false);
     config
 }
