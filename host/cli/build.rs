@@ -45,9 +45,11 @@ fn main() {
         std::fs::write(&dest, artifact)
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", dest.display()));
         let digest = hex::encode(sha2::Sha256::digest(&wasm));
+        // In the section of the embedded components, away from the constants a run reads
+        // (see `tack_builtin::embedded`).
         writeln!(
             table,
-            "    ({name:?}, {digest:?}, include_bytes!({:?})),",
+            "    ({name:?}, {digest:?}, tack_builtin::embedded!({:?})),",
             dest.display().to_string()
         )
         .expect("writing to a String");
