@@ -2,11 +2,13 @@
 //! later run can list their providers and models without loading them: a provider plugin is
 //! compiled and instantiated only once a call goes to it (see [`crate::PluginSet::load`]).
 //!
-//! Only built-in plugins that register nothing but providers are remembered. Their `init` reads
-//! nothing but its configuration, so the key (the component's digest from tack's build, the
-//! plugin's name, its configuration and the host's API version) determines what it registers. A
-//! plugin with tools, commands, hooks or events is always loaded at start: its `init` may have
-//! effects, and its registration may depend on the workspace.
+//! Only built-in plugins that register nothing but providers, or nothing at all, are remembered.
+//! Their `init` reads nothing but its configuration, so the key (the component's digest from
+//! tack's build, the plugin's name, its configuration and the host's API version) determines
+//! what it registers. A built-in that registers nothing (subagents while it is off) is then never
+//! compiled or instantiated: nothing can call it. A plugin with tools, commands, hooks or events
+//! is always loaded at start: its `init` may have effects, and its registration may depend on the
+//! workspace.
 
 use std::path::{Path, PathBuf};
 
@@ -43,10 +45,9 @@ pub(crate) fn path(cache_dir: &Path, digest: &str, plugin: &str, config_json: &s
         .join(format!("{}.json", hex::encode(key.finalize())))
 }
 
-/// Whether a registration may be remembered: providers and nothing else.
+/// Whether a registration may be remembered: providers and nothing else, or nothing.
 pub(crate) fn rememberable(registration: &Registration) -> bool {
-    !registration.providers.is_empty()
-        && registration.tools.is_empty()
+    registration.tools.is_empty()
         && registration.commands.is_empty()
         && registration.hooks.is_empty()
         && registration.events.is_empty()

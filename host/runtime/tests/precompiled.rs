@@ -1,5 +1,6 @@
 //! Built-in plugins from artifacts precompiled for the engine's configuration, the fallback to
-//! compiling when wasmtime refuses one, and provider plugins deferred until a call reaches them.
+//! compiling when wasmtime refuses one, and provider plugins deferred until a call reaches them
+//! (and plugins that register nothing, never loaded).
 //! The artifacts are made here as tack's build script makes them: `Engine::precompile_component`
 //! with [`engine_config`].
 
@@ -49,6 +50,10 @@ fn runtime(cache: &Path, precompiled: Vec<Precompiled>) -> Arc<Runtime> {
 /// The built-in `name` as tack hands it over when the runtime holds it precompiled: without a
 /// copy of the component.
 fn builtin_spec(name: &str) -> PluginSpec {
+    builtin_spec_with(name, serde_json::json!({}))
+}
+
+fn builtin_spec_with(name: &str, config: serde_json::Value) -> PluginSpec {
     let builtin = tack_builtin::builtin(name).expect("built in");
     let manifest = Manifest::parse(builtin.manifest).expect("manifest");
     PluginSpec {
@@ -57,7 +62,7 @@ fn builtin_spec(name: &str) -> PluginSpec {
         wasm: Vec::new(),
         wasm_label: format!("builtin:{name}"),
         source: PluginSource::Builtin,
-        config: serde_json::json!({}),
+        config,
     }
 }
 
@@ -195,4 +200,32 @@ async fn an_unselected_provider_is_not_instantiated_until_a_call_reaches_it() {
     assert!(demo.is_loaded());
     assert_eq!(demo.code_origin(), Some(CodeOrigin::Cache));
     assert!(!openai.is_loaded());
+}
+
+#[tokio::test]
+async fn a_plugin_that_registers_nothing_is_not_loaded_again() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = dir.path().join("cache");
+    let artifacts = vec![precompiled("subagents", &engine_config())];
+    let off = || vec![builtin_spec_with("subagents", serde_json::json!({"enabled": false}))];
+    let on = || vec![builtin_spec_with("subagents", serde_json::json!({"enabled": true}))];
+
+    // Off, sub-agents register nothing; the next run remembers that and leaves the plugin be.
+    let first = runtime(&cache, artifacts.clone());
+    let set = PluginSet::load(&first, off(), &host(dir.path())).await;
+    assert!(set.errors.is_empty(), "{:?}", set.errors);
+    assert!(set.get("subagents").expect("listed").is_loaded());
+    let second = runtime(&cache, artifacts.clone());
+    let set = PluginSet::load(&second, off(), &host(dir.path())).await;
+    assert!(set.errors.is_empty(), "{:?}", set.errors);
+    let subagents = set.get("subagents").expect("still listed");
+    assert!(!subagents.is_loaded());
+    assert!(set.tool("task").is_none());
+
+    // Turned on (another configuration, so another key), it loads and registers its tool.
+    let third = runtime(&cache, artifacts);
+    let set = PluginSet::load(&third, on(), &host(dir.path())).await;
+    assert!(set.errors.is_empty(), "{:?}", set.errors);
+    assert!(set.get("subagents").expect("listed").is_loaded());
+    assert!(set.tool("task").is_some());
 }
