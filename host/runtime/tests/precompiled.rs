@@ -207,8 +207,18 @@ async fn a_plugin_that_registers_nothing_is_not_loaded_again() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cache = dir.path().join("cache");
     let artifacts = vec![precompiled("subagents", &engine_config())];
-    let off = || vec![builtin_spec_with("subagents", serde_json::json!({"enabled": false}))];
-    let on = || vec![builtin_spec_with("subagents", serde_json::json!({"enabled": true}))];
+    let off = || {
+        vec![builtin_spec_with(
+            "subagents",
+            serde_json::json!({"enabled": false}),
+        )]
+    };
+    let on = || {
+        vec![builtin_spec_with(
+            "subagents",
+            serde_json::json!({"enabled": true}),
+        )]
+    };
 
     // Off, sub-agents register nothing; the next run remembers that and leaves the plugin be.
     let first = runtime(&cache, artifacts.clone());

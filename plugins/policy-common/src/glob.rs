@@ -513,8 +513,10 @@ impl Compiler {
                 self.byte(set);
             }
             Token::Alternates(branches) => {
-                let kept: Vec<&Vec<Token>> =
-                    branches.iter().filter(|b| !matches_nothing_but_empty(b)).collect();
+                let kept: Vec<&Vec<Token>> = branches
+                    .iter()
+                    .filter(|b| !matches_nothing_but_empty(b))
+                    .collect();
                 if !kept.is_empty() {
                     self.either(kept.len(), |c, i| c.sequence(kept[i]));
                 }

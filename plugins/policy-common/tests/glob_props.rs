@@ -48,8 +48,32 @@ fn agree(pattern: &str, texts: &[String]) -> Result<(), TestCaseError> {
 /// Pattern pieces: every operator, the pieces `**` and classes are built of, and literals.
 fn pattern() -> impl Strategy<Value = String> {
     let piece = prop::sample::select(vec![
-        "*", "**", "?", "/", "[", "]", "!", "^", "-", "{", "}", ",", "\\", ":", "a", "b", ".",
-        "é", "[:digit:]", "[:foo:]", "[:", "/**", "**/", "/**/", "0", "z",
+        "*",
+        "**",
+        "?",
+        "/",
+        "[",
+        "]",
+        "!",
+        "^",
+        "-",
+        "{",
+        "}",
+        ",",
+        "\\",
+        ":",
+        "a",
+        "b",
+        ".",
+        "é",
+        "[:digit:]",
+        "[:foo:]",
+        "[:",
+        "/**",
+        "**/",
+        "/**/",
+        "0",
+        "z",
     ]);
     prop::collection::vec(piece, 0..10).prop_map(|pieces| pieces.concat())
 }
