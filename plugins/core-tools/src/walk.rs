@@ -109,6 +109,9 @@ fn parse_rules(dir: &Path, text: &[u8]) -> Option<Rc<Gitignore>> {
     })
 }
 
+/// Parsed ignore files by (directory, text).
+type Parsed = HashMap<(PathBuf, Vec<u8>), Option<Rc<Gitignore>>>;
+
 /// Ignore files kept parsed, at most, and the largest kept.
 const MAX_PARSED: usize = 64;
 const MAX_PARSED_TEXT: usize = 16 << 10;
@@ -118,8 +121,7 @@ thread_local! {
     /// the ignore files above it again (they may have changed since), and compiling their rules
     /// into matchers costs more than walking a small piece; the text decides whether a parse can
     /// be reused, so a file edited between calls is parsed afresh.
-    static PARSED: RefCell<HashMap<(PathBuf, Vec<u8>), Option<Rc<Gitignore>>>> =
-        RefCell::new(HashMap::new());
+    static PARSED: RefCell<Parsed> = RefCell::new(HashMap::new());
 }
 
 /// Reads the ignore files of a directory that its listing says exist.
