@@ -6,6 +6,7 @@
 //!   a 10 MB file at `big/huge.log`, ignored `node_modules/` and `target/`)
 //! - `TACK_BENCH_REPO`: a copy of this repository's tracked files (optional)
 //! - `TACK_BENCH_RUNS`: timed runs per measurement (default 5), each after one untimed warm-up
+//! - `TACK_BENCH_ONLY`: run only the cases whose name contains this (e.g. `find`), for iterating
 //!
 //! Patterns are rare on purpose: with few matches every tool has to read the whole tree, so the
 //! numbers compare search throughput rather than how early a tool may stop at its output cap.
@@ -269,8 +270,9 @@ fn bench_tree(
     runs: usize,
 ) -> Vec<(String, String, f64)> {
     let plugin = tokio.block_on(load(runtime, dir));
+    let only = std::env::var("TACK_BENCH_ONLY").unwrap_or_default();
     let mut ratios = Vec::new();
-    for case in cases {
+    for case in cases.into_iter().filter(|c| c.name.contains(only.as_str())) {
         let call = ToolCall {
             id: "bench".into(),
             name: case.tool.into(),

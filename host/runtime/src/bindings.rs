@@ -5,6 +5,7 @@
 //! versions' calls to it (wit/README.md lists the steps).
 
 pub mod agents_v0_1_0;
+pub mod dirs_v0_1_0;
 pub mod v0_1_0;
 
 /// The newest version, whose types the host uses throughout.

@@ -2,6 +2,7 @@
 //! its manifest declares and the user granted) on every use.
 
 pub mod agents;
+pub mod dirs;
 pub mod exec;
 pub mod files;
 pub mod fs;

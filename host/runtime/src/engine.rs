@@ -110,6 +110,10 @@ impl Runtime {
             &mut linker,
             |s| s,
         )?;
+        crate::bindings::dirs_v0_1_0::DirsClient::add_to_linker::<_, HasSelf<_>>(
+            &mut linker,
+            |s| s,
+        )?;
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(30))

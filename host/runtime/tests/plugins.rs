@@ -474,6 +474,43 @@ async fn permission_bits_change_only_inside_a_read_write_grant() {
     still_serves(&p).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn directory_listings_stay_inside_the_grants() {
+    let f = fixture(quick_limits());
+    let outside = f.workspace.path().join("outside");
+    std::fs::create_dir(&outside).expect("outside dir");
+    std::fs::write(outside.join("secret.txt"), "top secret").expect("write secret");
+    std::os::unix::fs::symlink(&outside, f.host.workspace.join("link")).expect("symlink");
+    std::fs::create_dir(f.host.workspace.join("sub")).expect("sub");
+    std::fs::write(f.host.workspace.join("sub/a.txt"), "a").expect("inside");
+    let p = hostile(&f).await;
+    let ws = f.host.workspace.canonicalize().expect("canonical");
+    let list = |path: std::path::PathBuf| tool(&p, "list_dir", serde_json::json!({"path": path}));
+
+    let listed = list(ws.join("sub")).await.expect("list returns");
+    assert_eq!(text(&listed), "ok: a.txt");
+    let listed = list(ws.clone()).await.expect("list returns");
+    assert_eq!(text(&listed), "ok: link,sub");
+
+    for (path, why) in [
+        (outside.clone(), "outside the directories"),
+        (ws.join("link"), ""),
+        (ws.join("sub/../../outside"), "contains '..'"),
+        (std::path::PathBuf::from("sub"), "not an absolute path"),
+        (ws.join("sub/a.txt"), ""),
+    ] {
+        let refused = list(path.clone()).await.expect("list returns");
+        assert!(refused.is_error, "{path:?}: {}", text(&refused));
+        assert!(text(&refused).contains(why), "{path:?}: {}", text(&refused));
+        assert!(
+            !text(&refused).contains("secret"),
+            "{path:?}: {}",
+            text(&refused)
+        );
+    }
+    still_serves(&p).await;
+}
+
 /// The outcomes `fan_out` reports, one JSON object per task.
 async fn fan_out(p: &LoadedPlugin, tasks: &[&str]) -> Vec<serde_json::Value> {
     let result = tool(p, "fan_out", serde_json::json!({ "tasks": tasks }))

@@ -21,6 +21,7 @@ pub enum Task {
 #[derive(Default)]
 pub struct TaskCache {
     pub grep: grep::TaskCache,
+    pub find: find::TaskCache,
 }
 
 /// Runs one task (on whichever instance the host chose).
@@ -29,7 +30,7 @@ pub fn run_task(ws: &Workspace, cache: &mut TaskCache, input: &[u8]) -> Result<V
         serde_json::from_slice(input).map_err(|e| format!("malformed core-tools task: {e}"))?;
     match task {
         Task::Grep(task) => grep::run_task(ws, &mut cache.grep, task),
-        Task::Find(task) => find::run_task(ws, task),
+        Task::Find(task) => find::run_task(ws, &mut cache.find, task),
     }
 }
 

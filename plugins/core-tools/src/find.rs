@@ -2,7 +2,8 @@
 //!
 //! The tree is cut into pieces that run as tasks on other instances of the plugin, one per core
 //! (see [`walk::split`]); the results are sorted at the end anyway, so the pieces' order does not
-//! matter.
+//! matter. A task takes a run of pieces: each task costs a call into another instance and a
+//! re-read of the ignore files above its pieces, more than walking a small piece does.
 
 use std::path::PathBuf;
 
@@ -17,6 +18,8 @@ use crate::walk::{self, Flow, PathGlob, Piece};
 
 const DEFAULT_LIMIT: usize = 1000;
 const MAX_LIMIT: usize = 10_000;
+/// Tasks per core the host runs at once.
+const TASKS_PER_WORKER: usize = 4;
 
 #[derive(Deserialize)]
 struct Args {
@@ -90,16 +93,17 @@ fn find(ws: &Workspace, args: &Args) -> Result<ToolResult, String> {
         .clamp(1, MAX_LIMIT);
 
     let workers = fanout::parallelism().max(1);
-    // Several pieces per worker, so one slow piece does not leave the other cores idle.
+    // Several tasks per worker, so one slow task does not leave the other cores idle.
+    let want = workers * TASKS_PER_WORKER;
     let pieces =
-        walk::split(ws.root(), &root, workers * 4).map_err(|e| ws.io_error(&e, &root, "search"))?;
+        walk::split(ws.root(), &root, want).map_err(|e| ws.io_error(&e, &root, "search"))?;
     let tasks: Vec<fanout::Task> = pieces
-        .into_iter()
-        .map(|piece| {
+        .chunks(pieces.len().div_ceil(want).max(1))
+        .map(|pieces| {
             fanout::Task::Find(Task {
                 pattern: args.pattern.clone(),
                 root: root.clone(),
-                piece,
+                pieces: pieces.to_vec(),
             })
         })
         .collect();
@@ -137,32 +141,52 @@ fn find(ws: &Workspace, args: &Args) -> Result<ToolResult, String> {
     })))
 }
 
-/// One piece of a find, as a task gets it.
+/// Pieces of a find, as a task gets them.
 #[derive(Serialize, Deserialize)]
 pub struct Task {
     pattern: String,
     /// The search root, which the pattern is relative to.
     root: PathBuf,
-    piece: Piece,
+    pieces: Vec<Piece>,
 }
 
-/// Runs one piece of a find; the output is the matching paths as shown to the model.
-pub fn run_task(ws: &Workspace, task: Task) -> Result<Vec<u8>, String> {
-    let glob = PathGlob::new(&task.pattern)?;
+/// What a task instance keeps between the tasks of one find: the compiled glob.
+#[derive(Default)]
+pub struct TaskCache {
+    glob: Option<(String, PathGlob)>,
+}
+
+impl TaskCache {
+    fn glob(&mut self, pattern: &str) -> Result<&PathGlob, String> {
+        let cached = matches!(&self.glob, Some((p, _)) if p == pattern);
+        if !cached {
+            self.glob = Some((pattern.to_string(), PathGlob::new(pattern)?));
+        }
+        match &self.glob {
+            Some((_, glob)) => Ok(glob),
+            None => Err("the glob cache is empty".to_string()),
+        }
+    }
+}
+
+/// Runs some pieces of a find; the output is the matching paths as shown to the model.
+pub fn run_task(ws: &Workspace, cache: &mut TaskCache, task: Task) -> Result<Vec<u8>, String> {
+    let glob = cache.glob(&task.pattern)?;
     let mut found = Vec::new();
-    task.piece
-        .walk(ws.root(), &mut |entry| {
-            let relative = entry.path.strip_prefix(&task.root).unwrap_or(entry.path);
-            if glob.is_match(relative) {
-                let mut shown = ws.display(entry.path);
-                if entry.kind == Kind::Dir {
-                    shown.push('/');
+    for piece in &task.pieces {
+        piece
+            .walk(ws.root(), &mut |entry| {
+                if glob.is_entry_match(&task.root, entry.path, entry.name) {
+                    let mut shown = ws.display(entry.path);
+                    if entry.kind == Kind::Dir {
+                        shown.push('/');
+                    }
+                    found.push(shown);
                 }
-                found.push(shown);
-            }
-            Flow::Continue
-        })
-        .map_err(|e| ws.io_error(&e, task.piece.dir(), "search"))?;
+                Flow::Continue
+            })
+            .map_err(|e| ws.io_error(&e, piece.dir(), "search"))?;
+    }
     serde_json::to_vec(&found).map_err(|e| e.to_string())
 }
 

@@ -7,6 +7,10 @@
 //! instead talks to `wasi:filesystem` directly: a directory is listed with the types its entries
 //! already carry, files are opened relative to their directory's descriptor, and a file is read
 //! in as few calls as its size allows. Elsewhere (native tests) it uses std.
+//!
+//! Listing goes further: wasmtime's `read-directory` costs a host call and a `statx` per entry,
+//! so a directory is listed with `tack:dirs` (one call, the types the directory records), and
+//! through `wasi:filesystem` only should the host refuse (a directory too large to list at once).
 
 use std::io;
 use std::path::Path;
@@ -97,19 +101,31 @@ mod imp {
     }
 }
 
+/// `tack:dirs@0.1.0`, a package of its own beside `tack:plugin`.
+#[cfg(all(target_os = "wasi", target_env = "p2"))]
+#[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
+mod dirs_bindings {
+    wit_bindgen::generate!({
+        path: "../../wit/dirs/v0.1.0",
+        world: "dirs-client",
+    });
+}
+
 #[cfg(all(target_os = "wasi", target_env = "p2"))]
 mod imp {
+    use super::dirs_bindings::tack::dirs::dirs;
     use super::{Entry, Kind, Read};
     use std::io;
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
     use wasip2::filesystem::preopens::get_directories;
     use wasip2::filesystem::types::{
         Descriptor, DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags,
     };
 
-    /// A directory, by descriptor.
+    /// A directory, by descriptor (for opening what is in it) and by path (for listing it).
     pub struct DirHandle {
         desc: Descriptor,
+        path: PathBuf,
     }
 
     impl DirHandle {
@@ -143,10 +159,35 @@ mod imp {
                     DescriptorFlags::READ,
                 )
                 .map_err(to_io)?;
-            Ok(Self { desc })
+            Ok(Self {
+                desc,
+                path: path.to_path_buf(),
+            })
         }
 
         pub fn entries(&self) -> io::Result<Vec<Entry>> {
+            if let Some(path) = self.path.to_str() {
+                if let Ok(listed) = dirs::entries(path) {
+                    return Ok(listed
+                        .into_iter()
+                        .map(|entry| Entry {
+                            name: entry.name,
+                            kind: match entry.kind {
+                                dirs::Kind::Directory => Kind::Dir,
+                                dirs::Kind::File => Kind::File,
+                                dirs::Kind::Symlink => Kind::Symlink,
+                                dirs::Kind::Other => Kind::Other,
+                            },
+                        })
+                        .collect());
+                }
+            }
+            self.entries_by_stream()
+        }
+
+        /// One host call per entry, each looking up the entry's metadata: for what `tack:dirs`
+        /// refuses.
+        fn entries_by_stream(&self) -> io::Result<Vec<Entry>> {
             let stream = self.desc.read_directory().map_err(to_io)?;
             let mut out = Vec::new();
             while let Some(entry) = stream.read_directory_entry().map_err(to_io)? {
@@ -174,7 +215,10 @@ mod imp {
                     DescriptorFlags::READ,
                 )
                 .map_err(to_io)?;
-            Ok(Self { desc })
+            Ok(Self {
+                desc,
+                path: self.path.join(name),
+            })
         }
 
         pub fn read_file(&self, name: &str, buf: &mut Vec<u8>, max_len: u64) -> io::Result<Read> {

@@ -467,7 +467,7 @@ pub fn run_task(ws: &Workspace, cache: &mut TaskCache, task: Task) -> Result<Vec
             }
             let path = entry.path;
             if let Some(glob) = &glob {
-                if !glob.is_match(path.strip_prefix(&task.root).unwrap_or(path)) {
+                if !glob.is_entry_match(&task.root, path, entry.name) {
                     return Flow::Continue;
                 }
             }

@@ -10,8 +10,11 @@
 //! files to read from the directory listing it already has, and reads and opens relative to
 //! directory handles, which keeps the number of host calls per entry minimal (see `fsys`).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -39,9 +42,9 @@ pub enum Flow {
 /// The ignore rules of one directory.
 #[derive(Default)]
 struct Level {
-    dot_ignore: Option<Gitignore>,
-    git_ignore: Option<Gitignore>,
-    git_exclude: Option<Gitignore>,
+    dot_ignore: Option<Rc<Gitignore>>,
+    git_ignore: Option<Rc<Gitignore>>,
+    git_exclude: Option<Rc<Gitignore>>,
 }
 
 impl Level {
@@ -62,9 +65,9 @@ impl Rules {
     /// which outrank `.git/info/exclude`; within each kind the deepest directory's file decides.
     fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
         let kinds: [fn(&Level) -> Option<&Gitignore>; 3] = [
-            |l| l.dot_ignore.as_ref(),
-            |l| l.git_ignore.as_ref(),
-            |l| l.git_exclude.as_ref(),
+            |l| l.dot_ignore.as_deref(),
+            |l| l.git_ignore.as_deref(),
+            |l| l.git_exclude.as_deref(),
         ];
         for kind in kinds {
             for level in self.levels.iter().rev() {
@@ -82,20 +85,50 @@ impl Rules {
 }
 
 /// Builds a matcher from an ignore file's text; `None` when it has no usable rule.
-fn parse_rules(dir: &Path, text: &[u8]) -> Option<Gitignore> {
-    let mut builder = GitignoreBuilder::new(dir);
-    for line in String::from_utf8_lossy(text).lines() {
-        // A malformed line is skipped, as git does; the rest of the file still applies.
-        let _ = builder.add_line(None, line.trim_end_matches('\r'));
-    }
-    builder.build().ok().filter(|g| !g.is_empty())
+fn parse_rules(dir: &Path, text: &[u8]) -> Option<Rc<Gitignore>> {
+    PARSED.with(|parsed| {
+        let mut parsed = parsed.borrow_mut();
+        // The key is the file's whole text, so a changed file is parsed again.
+        let key = (dir.to_path_buf(), text.to_vec());
+        if let Some(rules) = parsed.get(&key) {
+            return rules.clone();
+        }
+        let mut builder = GitignoreBuilder::new(dir);
+        for line in String::from_utf8_lossy(text).lines() {
+            // A malformed line is skipped, as git does; the rest of the file still applies.
+            let _ = builder.add_line(None, line.trim_end_matches('\r'));
+        }
+        let rules = builder.build().ok().filter(|g| !g.is_empty()).map(Rc::new);
+        if text.len() <= MAX_PARSED_TEXT {
+            if parsed.len() >= MAX_PARSED {
+                parsed.clear();
+            }
+            parsed.insert(key, rules.clone());
+        }
+        rules
+    })
+}
+
+/// Parsed ignore files by (directory, text).
+type Parsed = HashMap<(PathBuf, Vec<u8>), Option<Rc<Gitignore>>>;
+
+/// Ignore files kept parsed, at most, and the largest kept.
+const MAX_PARSED: usize = 64;
+const MAX_PARSED_TEXT: usize = 16 << 10;
+
+thread_local! {
+    /// Parsed ignore files by directory and text. Every piece of a walk that runs as a task reads
+    /// the ignore files above it again (they may have changed since), and compiling their rules
+    /// into matchers costs more than walking a small piece; the text decides whether a parse can
+    /// be reused, so a file edited between calls is parsed afresh.
+    static PARSED: RefCell<Parsed> = RefCell::new(HashMap::new());
 }
 
 /// Reads the ignore files of a directory that its listing says exist.
 fn load_level(dir: &DirHandle, path: &Path, names: &[fsys::Entry]) -> Level {
     let has = |name: &str, kind: Kind| names.iter().any(|e| e.name == name && e.kind == kind);
     let mut buf = Vec::new();
-    let mut read = |d: &DirHandle, name: &str| -> Option<Gitignore> {
+    let mut read = |d: &DirHandle, name: &str| -> Option<Rc<Gitignore>> {
         match d.read_file(name, &mut buf, 1 << 20) {
             Ok(fsys::Read::Done) => parse_rules(path, &buf),
             _ => None,
@@ -120,7 +153,7 @@ fn load_level(dir: &DirHandle, path: &Path, names: &[fsys::Entry]) -> Level {
 /// open each: three failed opens cost less than listing a large directory.
 fn probe_level(dir: &DirHandle, path: &Path) -> Level {
     let mut buf = Vec::new();
-    let mut read = |d: &DirHandle, name: &str| -> Option<Gitignore> {
+    let mut read = |d: &DirHandle, name: &str| -> Option<Rc<Gitignore>> {
         match d.read_file(name, &mut buf, 1 << 20) {
             Ok(fsys::Read::Done) => parse_rules(path, &buf),
             _ => None,
@@ -337,6 +370,56 @@ fn split_at(workspace: &Path, root: &Path, depth: usize) -> io::Result<Vec<Piece
 pub struct PathGlob {
     matcher: GlobMatcher,
     whole_path: bool,
+    /// The same test without the regex, for the common name patterns.
+    literal: Option<Literal>,
+}
+
+/// A name pattern that is a literal, or `*` and a literal (`Cargo.toml`, `*.rs`): the bulk of
+/// find's patterns, matched per entry over whole trees. globset compiles globs into byte regexes
+/// with ASCII-only case folding (`(?-u)`), so comparing bytes, ignoring ASCII case when the glob
+/// does, gives the regex's answer exactly.
+#[derive(Debug)]
+struct Literal {
+    text: String,
+    /// `*text` rather than `text`.
+    suffix: bool,
+    ignore_case: bool,
+}
+
+impl Literal {
+    fn new(pattern: &str, ignore_case: bool) -> Option<Self> {
+        let (suffix, text) = match pattern.strip_prefix('*') {
+            Some(rest) => (true, rest),
+            None => (false, pattern),
+        };
+        let special = |c: char| matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\' | '/');
+        // Non-ASCII literals are left to the regex, whose handling of them is its own business.
+        if !text.is_ascii() || text.chars().any(special) {
+            return None;
+        }
+        Some(Self {
+            text: text.to_string(),
+            suffix,
+            ignore_case,
+        })
+    }
+
+    fn is_match(&self, name: &[u8]) -> bool {
+        let want = self.text.as_bytes();
+        let got = if self.suffix {
+            match name.len().checked_sub(want.len()) {
+                Some(start) => &name[start..],
+                None => return false,
+            }
+        } else {
+            name
+        };
+        if self.ignore_case {
+            got.eq_ignore_ascii_case(want)
+        } else {
+            got == want
+        }
+    }
 }
 
 impl PathGlob {
@@ -352,9 +435,13 @@ impl PathGlob {
             .case_insensitive(smart_case)
             .build()
             .map_err(|e| format!("Invalid glob pattern '{pattern}': {}", e.kind()))?;
+        let whole_path = pattern.contains('/');
         Ok(Self {
             matcher: glob.compile_matcher(),
-            whole_path: pattern.contains('/'),
+            whole_path,
+            literal: (!whole_path)
+                .then(|| Literal::new(pattern, smart_case))
+                .flatten(),
         })
     }
 
@@ -365,7 +452,25 @@ impl PathGlob {
         } else {
             relative
                 .file_name()
-                .is_some_and(|name| self.matcher.is_match(name))
+                .is_some_and(|name| self.is_name_match(name))
+        }
+    }
+
+    /// Whether a walk's entry matches: `path` is `root` joined with the entry's relative path,
+    /// and `name` its last component. Name patterns look only at `name`, so the path is not
+    /// taken apart for every entry of a tree.
+    pub fn is_entry_match(&self, root: &Path, path: &Path, name: &str) -> bool {
+        if self.whole_path {
+            self.is_match(path.strip_prefix(root).unwrap_or(path))
+        } else {
+            self.is_name_match(name.as_ref())
+        }
+    }
+
+    fn is_name_match(&self, name: &std::ffi::OsStr) -> bool {
+        match (&self.literal, name.to_str()) {
+            (Some(literal), Some(name)) => literal.is_match(name.as_bytes()),
+            _ => self.matcher.is_match(name),
         }
     }
 }
@@ -530,6 +635,95 @@ mod tests {
     fn smart_case() {
         assert!(m("readme*", "README.md"));
         assert!(!m("README*", "readme.md"));
+    }
+
+    #[test]
+    fn literal_name_patterns_match_as_the_regex_does() {
+        let patterns = [
+            "*.rs",
+            "*.RS",
+            "*.Rs",
+            "Cargo.toml",
+            "cargo.toml",
+            "*",
+            "*a",
+            "a",
+            "*.tar.gz",
+            "*test",
+            ".*",
+            "*é",
+            "*.{rs,ts}",
+            "*.r?",
+            "[ab].rs",
+        ];
+        let names = [
+            "main.rs",
+            "MAIN.RS",
+            "lib.Rs",
+            ".rs",
+            "rs",
+            "a.rsx",
+            "Cargo.toml",
+            "CARGO.TOML",
+            "cargo.toml",
+            "",
+            "a",
+            "A",
+            "x.tar.gz",
+            "X.TAR.GZ",
+            "mytest",
+            "my\ntest",
+            ".hidden",
+            "café",
+            "CAFÉ",
+            "b.rs",
+            "a.rſ",
+            "a.\u{212a}",
+            "naïve.rs",
+            "line\n.rs",
+        ];
+        for pattern in patterns {
+            let glob = PathGlob::new(pattern).expect("valid");
+            for name in names {
+                let by_regex = glob.matcher.is_match(name);
+                assert_eq!(
+                    glob.is_entry_match(Path::new("/r"), &Path::new("/r").join(name), name),
+                    by_regex,
+                    "pattern {pattern:?}, name {name:?}"
+                );
+                if !name.is_empty() {
+                    assert_eq!(
+                        glob.is_match(Path::new(name)),
+                        by_regex,
+                        "{pattern:?} {name:?}"
+                    );
+                }
+            }
+        }
+        assert!(PathGlob::new("*.rs").expect("valid").literal.is_some());
+        assert!(PathGlob::new("Cargo.toml")
+            .expect("valid")
+            .literal
+            .is_some());
+        assert!(PathGlob::new("*.{rs,ts}").expect("valid").literal.is_none());
+        assert!(PathGlob::new("src/*.rs").expect("valid").literal.is_none());
+    }
+
+    #[test]
+    fn an_edited_ignore_file_is_read_again() {
+        let t = TempWorkspace::new();
+        t.file(".gitignore", "*.log\n");
+        t.file("a.log", "");
+        t.file("b.txt", "");
+        assert_eq!(walked(&t, "."), vec![".gitignore", "b.txt"]);
+        t.file(".gitignore", "*.txt\n");
+        assert_eq!(walked(&t, "."), vec![".gitignore", "a.log"]);
+        // And below the search root, where the file is read by the probe for ancestors.
+        t.file("sub/c.txt", "");
+        t.file("sub/d.log", "");
+        assert_eq!(walked(&t, "sub"), vec!["sub/d.log"]);
+        t.file(".gitignore", "*.log\n");
+        assert_eq!(walked(&t, "sub"), vec!["sub/c.txt"]);
     }
 
     #[test]

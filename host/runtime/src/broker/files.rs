@@ -19,7 +19,11 @@ const SETTABLE: u32 = 0o777;
 impl PluginState {
     /// The granted directory `path` lies in (the deepest, should grants nest) and the path
     /// relative to it. `write` asks for a read-write grant.
-    fn beneath(&self, path: &str, write: bool) -> Result<(Arc<std::fs::File>, PathBuf), String> {
+    pub(crate) fn beneath(
+        &self,
+        path: &str,
+        write: bool,
+    ) -> Result<(Arc<std::fs::File>, PathBuf), String> {
         let path = Path::new(path);
         if !path.is_absolute() {
             return Err(format!("'{}' is not an absolute path", path.display()));

@@ -17,6 +17,7 @@
 //!   escape sequences for the user's terminal.
 //! - `spawn_agent`: starts a sub-agent (`tack:agents`) with `prompt` and the tools `tools`,
 //!   with or without the `agents` grant, asking for tools the parent may not have.
+//! - `list_dir`: lists a directory through `tack:dirs` (no grant), aiming outside its preopens.
 
 use std::hint::black_box;
 use std::io::Write;
@@ -32,6 +33,16 @@ use tack_sdk::{
 
 // The raw `tack:agents` import, not the SDK's builder: this plugin sends what it likes.
 use tack_sdk::agents_bindings::tack::agents::agents as child;
+
+/// `tack:dirs@0.1.0`, which the SDK does not wrap.
+#[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
+mod dirs_bindings {
+    wit_bindgen::generate!({
+        path: "../../../wit/dirs/v0.1.0",
+        world: "dirs-client",
+    });
+}
+use dirs_bindings::tack::dirs::dirs;
 
 #[derive(Deserialize)]
 struct SpawnArgs {
@@ -290,6 +301,12 @@ impl Plugin for Hostile {
                 path(),
             ))
             .tool(ToolSpec::new(
+                "list_dir",
+                "List a directory",
+                "Lists a directory through the host's dirs interface.",
+                path(),
+            ))
+            .tool(ToolSpec::new(
                 "chmod",
                 "Set mode",
                 "Sets a file's permission bits through the host's files interface.",
@@ -372,6 +389,14 @@ impl Plugin for Hostile {
             "echo" => ToolResult::text(call.arguments.clone()),
             "mode" => match call.args::<PathArgs>() {
                 Ok(args) => outcome(files::permissions(&args.path).map(|m| format!("{m:o}"))),
+                Err(e) => ToolResult::error(e),
+            },
+            "list_dir" => match call.args::<PathArgs>() {
+                Ok(args) => outcome(dirs::entries(&args.path).map(|entries| {
+                    let mut names: Vec<String> = entries.into_iter().map(|e| e.name).collect();
+                    names.sort();
+                    names.join(",")
+                })),
                 Err(e) => ToolResult::error(e),
             },
             "chmod" => match call.args::<ChmodArgs>() {
