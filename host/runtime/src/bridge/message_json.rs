@@ -34,7 +34,7 @@ impl MessageJson {
             .ends
             .iter()
             .zip(messages)
-            .take_while(|((old, _), new)| Arc::ptr_eq(old, new))
+            .take_while(|((old, _), new)| unchanged(old, new))
             .count();
         encoded.ends.truncate(same);
         let cut = encoded.ends.last().map_or(0, |(_, end)| *end);
@@ -61,6 +61,16 @@ impl MessageJson {
     pub fn restore(&self, encoded: Encoded) {
         *self.kept.lock().unwrap_or_else(|p| p.into_inner()) = encoded;
     }
+}
+
+/// Whether `new` has the JSON `old` had. The same `Arc` does; so does an equal user message,
+/// because the provider's view makes custom messages and summaries into user messages afresh
+/// every turn (after a compaction, the very first message), and a user message holds only
+/// strings and an integer, whose equality is equality of their JSON. Other messages may hold
+/// JSON values, where `0.0 == -0.0` though their text differs, so they are not compared.
+fn unchanged(old: &Arc<Message>, new: &Arc<Message>) -> bool {
+    Arc::ptr_eq(old, new)
+        || matches!((&**old, &**new), (Message::User(old), Message::User(new)) if old == new)
 }
 
 #[cfg(test)]
@@ -104,6 +114,17 @@ mod tests {
         let compacted: Vec<Arc<Message>> = std::iter::once(user("summary"))
             .chain(messages[40..].iter().cloned())
             .collect();
+        check(&cache, &compacted);
+        // The provider's view makes the summary a user message afresh every turn: an equal one
+        // is reused, a different one is not.
+        let mut again = compacted.clone();
+        again[0] = user("summary");
+        let encoded = cache.encode(&again).unwrap();
+        assert!(Arc::ptr_eq(&encoded.ends[0].0, &compacted[0]));
+        assert_eq!(encoded.text, serde_json::to_string(&again).unwrap());
+        cache.restore(encoded);
+        again[0] = user("another summary");
+        check(&cache, &again);
         check(&cache, &compacted);
         check(&cache, &compacted[..3]);
         check(&cache, &compacted[..3]);
