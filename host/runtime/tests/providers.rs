@@ -198,6 +198,116 @@ async fn exercise(case: &Case) {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_serving_a_whole_session_sends_the_bytes_of_a_fresh_one() {
+    for case in [&ANTHROPIC, &OPENAI, &OPENAI_RESPONSES, &GOOGLE] {
+        same_bytes_as_fresh(case).await;
+    }
+}
+
+/// One message of a scripted session, as the session file holds it.
+fn session_message(value: Value) -> Arc<Message> {
+    Arc::new(serde_json::from_value(value).expect("a message"))
+}
+
+/// Turn `turn` of a scripted session: an assistant's tool call and its result (every third
+/// turn the user says something first).
+fn session_turn(case: &Case, turn: usize) -> Vec<Arc<Message>> {
+    let mut turn_messages = Vec::new();
+    if turn.is_multiple_of(3) {
+        turn_messages.push(session_message(json!({
+            "role": "user",
+            "content": [{"type": "text", "text": format!("Turn {turn}: go on \"carefully\" é")}],
+            "timestamp": 1_733_011_200_000_i64 + turn as i64,
+        })));
+    }
+    let id = format!("call_{turn}");
+    turn_messages.push(session_message(json!({
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": format!("Reading file {turn}.")},
+            {"type": "toolCall", "id": id, "name": "read", "arguments": {"path": format!("src/f{turn}.rs")}},
+        ],
+        "api": "test", "provider": case.id, "model": case.model,
+        "usage": {"input": 100, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 110},
+        "stopReason": "toolUse",
+        "timestamp": 1_733_011_200_100_i64 + turn as i64,
+    })));
+    turn_messages.push(session_message(json!({
+        "role": "toolResult", "toolCallId": id, "toolName": "read",
+        "content": [{"type": "text", "text": format!("fn f{turn}() {{\n    \"text\"\n}}\n")}],
+        "isError": false,
+        "timestamp": 1_733_011_200_200_i64 + turn as i64,
+    })));
+    turn_messages
+}
+
+/// Each request of a session goes through one provider (the host's kept messages JSON and the
+/// guest's kept conversions both in play) and through a provider loaded afresh; the bodies must
+/// be the same bytes, turn after turn and after what changes the history: a `context` hook's
+/// rewrite, a compaction, a branch switch and a model switch.
+async fn same_bytes_as_fresh(case: &Case) {
+    let env = Env::new().await;
+    let server = Server::start().await;
+    let base_url = Some(format!("{}{}", server.url, case.base_path));
+    let kept = env.provider(case, base_url.clone()).await;
+    let text = fixture(case.id, "text.sse");
+    let check = async |label: &str, messages: &[Arc<Message>], model: &str| {
+        let mut request = request(case);
+        request.messages = messages.to_vec();
+        request.model.id = model.to_string();
+        server.reply(Reply::Stream(text.clone()));
+        let stream = kept.stream(request.clone()).await.expect("kept provider");
+        stream.collect::<Vec<_>>().await;
+        let fresh = env.provider(case, base_url.clone()).await;
+        server.reply(Reply::Stream(text.clone()));
+        let stream = fresh.stream(request).await.expect("fresh provider");
+        stream.collect::<Vec<_>>().await;
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2, "{}: {label}", case.id);
+        assert!(
+            requests[0].body == requests[1].body,
+            "{}: {label}: the body differs from a fresh one:\n{}\n{}",
+            case.id,
+            String::from_utf8_lossy(&requests[0].body),
+            String::from_utf8_lossy(&requests[1].body)
+        );
+    };
+    let mut messages = request(case).messages;
+    for turn in 0..12 {
+        messages.extend(session_turn(case, turn));
+        check(&format!("turn {turn}"), &messages, case.model).await;
+    }
+    let mut rewritten = messages.clone();
+    rewritten[4] = session_message(json!({
+        "role": "user",
+        "content": [{"type": "text", "text": "[elided by a context hook]"}],
+        "timestamp": 1,
+    }));
+    check("context hook rewrite", &rewritten, case.model).await;
+    check("the turn after the rewrite", &messages, case.model).await;
+    let mut compacted = vec![session_message(json!({
+        "role": "user",
+        "content": [{"type": "text", "text": "Summary of the session so far."}],
+        "timestamp": 2,
+    }))];
+    compacted.extend(messages[messages.len() - 6..].iter().cloned());
+    check("compaction", &compacted, case.model).await;
+    compacted.extend(session_turn(case, 12));
+    check("the turn after compaction", &compacted, case.model).await;
+    let mut branch = messages[..messages.len() / 2].to_vec();
+    check("branch switch", &branch, case.model).await;
+    branch.extend(session_turn(case, 13));
+    check("the turn after the branch switch", &branch, case.model).await;
+    let other_model = match case.id {
+        "anthropic" => "claude-opus-4-1",
+        "google" => "gemini-2.5-pro",
+        _ => "gpt-4o",
+    };
+    check("model switch", &branch, other_model).await;
+    check("switch back", &branch, case.model).await;
+}
+
 /// The configured base URL is where requests go: a provider configured with a path prefix on one
 /// server sends everything there, below the prefix, and nothing to any other server. The bridge
 /// also refuses, before any I/O, a plugin path that would leave the base URL (one containing

@@ -54,7 +54,7 @@ pub struct PluginProvider {
     user: UserChoice,
     secrets: SecretStore,
     http: reqwest::Client,
-    /// The last request's messages as JSON, reused for the messages that did not change.
+    /// The last request's messages as JSON, reused up to the first message that changed.
     messages: super::message_json::MessageJson,
 }
 
@@ -198,7 +198,7 @@ impl Provider for PluginProvider {
             .provider_session()
             .await
             .map_err(|e| self.plugin_error(e))?;
-        let messages = self.messages.encode(&request.messages).map_err(|e| {
+        let mut encoded = self.messages.encode(&request.messages).map_err(|e| {
             ProviderError::new(
                 ProviderErrorKind::InvalidRequest,
                 format!("cannot serialize messages: {e}"),
@@ -208,7 +208,7 @@ impl Provider for PluginProvider {
             provider: self.spec.id.clone(),
             model: request.model.id.clone(),
             system_prompt: request.system_prompt.clone(),
-            messages,
+            messages: std::mem::take(&mut encoded.text),
             tools: request.tools.iter().map(convert::wit_tool_spec).collect(),
             max_tokens: request.max_tokens,
             reasoning: match request.reasoning {
@@ -220,11 +220,13 @@ impl Provider for PluginProvider {
             },
             options: request.options.to_string(),
         };
-        let plan = session
+        let (plan, wit_request) = session
             .build_request(wit_request)
             .await
-            .map_err(|e| self.plugin_error(e))?
-            .map_err(convert::provider_error)?;
+            .map_err(|e| self.plugin_error(e))?;
+        encoded.text = wit_request.messages;
+        self.messages.restore(encoded);
+        let plan = plan.map_err(convert::provider_error)?;
         session
             .start_decoder(&self.spec.id, &request.model.id)
             .await

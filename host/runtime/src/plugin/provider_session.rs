@@ -49,12 +49,17 @@ impl ProviderSession {
         result
     }
 
+    /// Translates `request`, and gives it back (the caller reuses its messages' text) unless the
+    /// instance faulted.
     pub async fn build_request(
         &mut self,
         request: ProviderRequest,
-    ) -> Result<Result<RequestPlan, ProviderError>, PluginError> {
+    ) -> Result<(Result<RequestPlan, ProviderError>, ProviderRequest), PluginError> {
         self.call("build-request", move |store, guest, _| {
-            Box::pin(async move { guest.call_build_request(store, &request).await })
+            Box::pin(async move {
+                let plan = guest.call_build_request(store, &request).await?;
+                Ok((plan, request))
+            })
         })
         .await
     }
