@@ -2,13 +2,15 @@
 //! later run can list their providers and models without loading them: a provider plugin is
 //! compiled and instantiated only once a call goes to it (see [`crate::PluginSet::load`]).
 //!
-//! Only built-in plugins that register nothing but providers, or nothing at all, are remembered.
-//! Their `init` reads nothing but its configuration, so the key (the component's digest from
-//! tack's build, the plugin's name, its configuration and the host's API version) determines
-//! what it registers. A built-in that registers nothing (subagents while it is off) is then never
-//! compiled or instantiated: nothing can call it. A plugin with tools, commands, hooks or events
-//! is always loaded at start: its `init` may have effects, and its registration may depend on the
-//! workspace.
+//! Only built-in plugins that register nothing but providers, or that their configuration turns
+//! off (`"enabled": false`), are remembered. Their `init` reads nothing but its configuration, so
+//! the key (the component's digest from tack's build, the plugin's name, its configuration and
+//! the host's API version) determines what it registers. A built-in turned off (subagents by
+//! default) is then never compiled or instantiated: nothing can call it. An empty registration is
+//! not remembered otherwise: skills and prompt-templates register nothing when their folders hold
+//! nothing yet, and must load again once a file appears there. A plugin with tools, commands,
+//! hooks or events is always loaded at start: its `init` may have effects, and its registration
+//! may depend on the workspace.
 
 use std::path::{Path, PathBuf};
 
@@ -45,9 +47,13 @@ pub(crate) fn path(cache_dir: &Path, digest: &str, plugin: &str, config_json: &s
         .join(format!("{}.json", hex::encode(key.finalize())))
 }
 
-/// Whether a registration may be remembered: providers and nothing else, or nothing.
-pub(crate) fn rememberable(registration: &Registration) -> bool {
-    registration.tools.is_empty()
+/// Whether a registration may be remembered: providers and nothing else, or nothing from a
+/// plugin its configuration turns off (the only empty registration that depends on the
+/// configuration alone).
+pub(crate) fn rememberable(registration: &Registration, config: &serde_json::Value) -> bool {
+    let turned_off = config.get("enabled") == Some(&serde_json::Value::Bool(false));
+    (!registration.providers.is_empty() || turned_off)
+        && registration.tools.is_empty()
         && registration.commands.is_empty()
         && registration.hooks.is_empty()
         && registration.events.is_empty()

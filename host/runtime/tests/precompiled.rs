@@ -14,8 +14,8 @@ use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::cache::{CodeOrigin, Precompiled};
 use tack_runtime::engine_config::engine_config;
 use tack_runtime::{
-    HostContext, HostServices, LoadedPlugin, Manifest, PluginSet, PluginSource, PluginSpec,
-    Runtime, RuntimeConfig,
+    Access, FsGrant, HostContext, HostServices, LoadedPlugin, Manifest, PluginSet, PluginSource,
+    PluginSpec, Runtime, RuntimeConfig,
 };
 
 /// `name`'s artifact as tack's build makes it, from an engine configured by `config`.
@@ -238,4 +238,44 @@ async fn a_plugin_that_registers_nothing_is_not_loaded_again() {
     assert!(set.errors.is_empty(), "{:?}", set.errors);
     assert!(set.get("subagents").expect("listed").is_loaded());
     assert!(set.tool("task").is_some());
+}
+
+#[tokio::test]
+async fn a_plugin_with_nothing_to_register_yet_loads_again() {
+    // prompt-templates registers nothing while its folder is empty; that depends on the folder,
+    // not on the configuration, so it must not be remembered: a template added later must show.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = dir.path().join("cache");
+    let prompts = dir.path().join("prompts");
+    std::fs::create_dir(&prompts).expect("prompts folder");
+    let artifacts = vec![precompiled("prompt-templates", &engine_config())];
+    let spec = || {
+        let mut spec = builtin_spec_with(
+            "prompt-templates",
+            serde_json::json!({"dirs": [{"path": prompts, "scope": "user"}]}),
+        );
+        // Granted as tack grants a `[[paths]]` folder that exists: declared and given.
+        let grant = FsGrant {
+            path: prompts.display().to_string(),
+            access: Access::Read,
+        };
+        spec.manifest.capabilities.fs.push(grant.clone());
+        spec.granted.fs.push(grant);
+        spec
+    };
+
+    let first = runtime(&cache, artifacts.clone());
+    let set = PluginSet::load(&first, vec![spec()], &host(dir.path())).await;
+    assert!(set.errors.is_empty(), "{:?}", set.errors);
+    assert!(set.command("review").is_none());
+
+    std::fs::write(prompts.join("review.md"), "Review $1 carefully.\n").expect("template");
+    let second = runtime(&cache, artifacts);
+    let set = PluginSet::load(&second, vec![spec()], &host(dir.path())).await;
+    assert!(set.errors.is_empty(), "{:?}", set.errors);
+    assert!(set.get("prompt-templates").expect("listed").is_loaded());
+    assert!(
+        set.command("review").is_some(),
+        "the new template is a command"
+    );
 }
