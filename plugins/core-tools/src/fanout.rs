@@ -24,6 +24,34 @@ pub struct TaskCache {
     pub find: find::TaskCache,
 }
 
+/// The value last built for a key: the tasks of one call share their pattern, and compiling it
+/// can cost more than the task's own piece of work.
+pub struct Latest<K, V>(Option<(K, V)>);
+
+impl<K, V> Default for Latest<K, V> {
+    fn default() -> Self {
+        Self(None)
+    }
+}
+
+impl<K: PartialEq, V> Latest<K, V> {
+    /// The value kept for `key`, or the one `build` makes (kept in its place).
+    pub fn get_or_try_build<E>(
+        &mut self,
+        key: K,
+        build: impl FnOnce() -> Result<V, E>,
+    ) -> Result<&V, E> {
+        if !matches!(&self.0, Some((kept, _)) if *kept == key) {
+            self.0 = None;
+        }
+        let (_, value) = match &mut self.0 {
+            Some(entry) => entry,
+            empty => empty.insert((key, build()?)),
+        };
+        Ok(value)
+    }
+}
+
 /// Runs one task (on whichever instance the host chose).
 pub fn run_task(ws: &Workspace, cache: &mut TaskCache, input: &[u8]) -> Result<Vec<u8>, String> {
     let task: Task =
@@ -79,4 +107,35 @@ fn run_raw(ws: &Workspace, tasks: &[Task]) -> Result<Vec<Result<Vec<u8>, String>
         .iter()
         .map(|input| run_task(ws, &mut cache, input))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Latest;
+
+    #[test]
+    fn latest_builds_once_per_key_and_keeps_only_the_last() {
+        let mut latest: Latest<&str, String> = Latest::default();
+        let mut builds = 0;
+        let mut get = |latest: &mut Latest<&str, String>, key: &'static str| {
+            latest
+                .get_or_try_build(key, || {
+                    builds += 1;
+                    Ok::<_, String>(key.to_uppercase())
+                })
+                .cloned()
+        };
+        assert_eq!(get(&mut latest, "a"), Ok("A".to_string()));
+        assert_eq!(get(&mut latest, "a"), Ok("A".to_string()));
+        assert_eq!(get(&mut latest, "b"), Ok("B".to_string()));
+        assert_eq!(get(&mut latest, "a"), Ok("A".to_string()));
+        assert_eq!(builds, 3);
+        // A failed build keeps nothing, and the error reaches the caller.
+        let failed = latest.get_or_try_build("c", || Err::<String, _>("bad pattern"));
+        assert_eq!(failed, Err("bad pattern"));
+        assert_eq!(
+            latest.get_or_try_build("a", || Ok::<_, &str>("rebuilt".to_string())),
+            Ok(&"rebuilt".to_string())
+        );
+    }
 }

@@ -151,27 +151,11 @@ pub struct Task {
 }
 
 /// What a task instance keeps between the tasks of one find: the compiled glob.
-#[derive(Default)]
-pub struct TaskCache {
-    glob: Option<(String, PathGlob)>,
-}
-
-impl TaskCache {
-    fn glob(&mut self, pattern: &str) -> Result<&PathGlob, String> {
-        let cached = matches!(&self.glob, Some((p, _)) if p == pattern);
-        if !cached {
-            self.glob = Some((pattern.to_string(), PathGlob::new(pattern)?));
-        }
-        match &self.glob {
-            Some((_, glob)) => Ok(glob),
-            None => Err("the glob cache is empty".to_string()),
-        }
-    }
-}
+pub type TaskCache = fanout::Latest<String, PathGlob>;
 
 /// Runs some pieces of a find; the output is the matching paths as shown to the model.
 pub fn run_task(ws: &Workspace, cache: &mut TaskCache, task: Task) -> Result<Vec<u8>, String> {
-    let glob = cache.glob(&task.pattern)?;
+    let glob = cache.get_or_try_build(task.pattern.clone(), || PathGlob::new(&task.pattern))?;
     let mut found = Vec::new();
     for piece in &task.pieces {
         piece

@@ -432,29 +432,15 @@ enum Found {
 /// What a task instance keeps between the pieces of one search: compiling a pattern (a Unicode
 /// `\w`, say) can cost more than searching a few hundred files, and the regex's lazy DFA gets
 /// warm on the first piece.
-#[derive(Default)]
-pub struct TaskCache {
-    regex: Option<((String, bool, bool), Regex)>,
-}
-
-impl TaskCache {
-    fn regex(&mut self, pattern: &str, literal: bool, ignore_case: bool) -> Result<&Regex, String> {
-        let key = (pattern.to_string(), literal, ignore_case);
-        let cached = matches!(&self.regex, Some((k, _)) if *k == key);
-        if !cached {
-            self.regex = Some((key, build_regex(pattern, literal, ignore_case)?));
-        }
-        match &self.regex {
-            Some((_, re)) => Ok(re),
-            None => Err("the pattern cache is empty".to_string()),
-        }
-    }
-}
+pub type TaskCache = fanout::Latest<(String, bool, bool), Regex>;
 
 /// Runs one piece of a tree search (a task started by [`TreeSearch::run`], maybe on another
 /// instance of the plugin).
 pub fn run_task(ws: &Workspace, cache: &mut TaskCache, task: Task) -> Result<Vec<u8>, String> {
-    let re = cache.regex(&task.pattern, task.literal, task.ignore_case)?;
+    let key = (task.pattern.clone(), task.literal, task.ignore_case);
+    let re = cache.get_or_try_build(key, || {
+        build_regex(&task.pattern, task.literal, task.ignore_case)
+    })?;
     let glob = task.glob.as_deref().map(PathGlob::new).transpose()?;
     let mut output = TaskOutput::default();
     let (mut total, mut bytes) = (0, 0);
