@@ -88,7 +88,11 @@ pub fn build_with(cache: &mut Cache, request: ProviderRequest) -> Result<HttpCal
         .flat_map(|turn| &turn.blocks)
         .map(|block| block.len() + 1)
         .sum();
-    let mut body = Vec::with_capacity(size + 4096);
+    let mut body = Vec::with_capacity(json::body_capacity(
+        size,
+        &request.tools,
+        &request.system_prompt,
+    ));
     let mut object = json::Object::begin(&mut body);
     object.field("model", &request.model)?;
     object.field("max_tokens", &max_tokens)?;

@@ -244,35 +244,46 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-/// The length of the longest common prefix, compared 32 bytes at a time as four 64-bit words
+/// The length of the longest common prefix, compared 64 bytes at a time as eight 64-bit words
 /// and byte by byte only within the first block that differs. Not a slice comparison: in the
 /// wasm guest that is wasi-libc's `memcmp`, which goes a byte at a time, and at turn 800 (a
-/// megabyte of conversation) it was the largest single cost of a turn.
+/// megabyte of conversation) this was the largest single cost of a turn in the guest.
+///
+/// The eight words are written out rather than folded in a loop: guests are built for size, so
+/// LLVM keeps such a loop, and wasmtime checks the epoch deadline at every loop's back edge, a
+/// load and a compare per word. Never inlined: inside the large function that builds a request,
+/// the loop's values were spilled to the stack.
+#[inline(never)]
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    const WORDS: usize = 4;
+    const BLOCK: usize = 64;
     let len = a.len().min(b.len());
     let (a, b) = (&a[..len], &b[..len]);
-    // Fixed-size arrays, so that each word is one 64-bit load (a slice's `copy_from_slice`
-    // would be a `memcpy` call per word).
-    let (a_blocks, _) = a.as_chunks::<{ 8 * WORDS }>();
-    let (b_blocks, _) = b.as_chunks::<{ 8 * WORDS }>();
+    let (a_blocks, _) = a.as_chunks::<BLOCK>();
+    let (b_blocks, _) = b.as_chunks::<BLOCK>();
     let mut at = 0;
     for (x, y) in a_blocks.iter().zip(b_blocks) {
-        let (x_words, _) = x.as_chunks::<8>();
-        let (y_words, _) = y.as_chunks::<8>();
-        let differ = x_words.iter().zip(y_words).fold(0, |acc, (x, y)| {
-            acc | (u64::from_ne_bytes(*x) ^ u64::from_ne_bytes(*y))
-        });
-        if differ != 0 {
+        if blocks_differ(x, y) {
             break;
         }
-        at += 8 * WORDS;
+        at += BLOCK;
     }
     at + a[at..]
         .iter()
         .zip(&b[at..])
         .take_while(|(x, y)| x == y)
         .count()
+}
+
+#[inline(always)]
+fn blocks_differ(x: &[u8; 64], y: &[u8; 64]) -> bool {
+    let word = |block: &[u8; 64], i: usize| {
+        let mut bytes = [0; 8];
+        bytes.copy_from_slice(&block[i * 8..i * 8 + 8]);
+        u64::from_ne_bytes(bytes)
+    };
+    let differ = |i: usize| word(x, i) ^ word(y, i);
+    (differ(0) | differ(1) | differ(2) | differ(3) | differ(4) | differ(5) | differ(6) | differ(7))
+        != 0
 }
 
 #[cfg(test)]
@@ -387,7 +398,9 @@ mod tests {
         assert_eq!(common_prefix(&[], &b), 0);
         // Every position of the difference, within and across words and blocks, and every
         // length around the block size.
-        for len in [0, 1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 100] {
+        for len in [
+            0, 1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 200,
+        ] {
             let a: Vec<u8> = (0..len as u32).map(|i| (i % 251) as u8).collect();
             assert_eq!(common_prefix(&a, &a), len);
             for at in 0..len {

@@ -68,7 +68,11 @@ pub fn build_with(cache: &mut Cache, request: ProviderRequest) -> Result<HttpCal
         .iter()
         .map(|m| m.fragment.parts.byte_len() + 32)
         .sum();
-    let mut body = Vec::with_capacity(size + 4096);
+    let mut body = Vec::with_capacity(json::body_capacity(
+        size,
+        &request.tools,
+        &request.system_prompt,
+    ));
     let mut object = json::Object::begin(&mut body);
     write_contents(object.key("contents")?, &messages)?;
     let mut generation = Map::new();

@@ -67,7 +67,11 @@ pub fn build_with(cache: &mut Cache, request: ProviderRequest) -> Result<HttpCal
             InputItem::Raw(bytes) | InputItem::Output(bytes) => bytes.len() + 128,
         })
         .sum();
-    let mut body = Vec::with_capacity(size + 4096);
+    let mut body = Vec::with_capacity(json::body_capacity(
+        size,
+        &request.tools,
+        &request.system_prompt,
+    ));
     let mut object = json::Object::begin(&mut body);
     if effort.is_some() {
         object.field("include", &["reasoning.encrypted_content"])?;

@@ -50,7 +50,11 @@ pub fn build_with(
     let compat = Compat::from_options(&Options::parse(&request.options)?, &request.model)?;
 
     // Fields in the order of their names, as the `Value` this body was once built as wrote them.
-    let mut body = Vec::with_capacity(cache_size_hint(&messages));
+    let mut body = Vec::with_capacity(json::body_capacity(
+        messages_size(&messages),
+        &request.tools,
+        &request.system_prompt,
+    ));
     let mut object = json::Object::begin(&mut body);
     if let Some(max_tokens) = request.max_tokens {
         object.field(compat.max_tokens_field, &max_tokens)?;
@@ -93,8 +97,8 @@ pub fn build_with(
     Ok((call, compat))
 }
 
-fn cache_size_hint(messages: &[Converted<'_, Fragment>]) -> usize {
-    4096 + messages
+fn messages_size(messages: &[Converted<'_, Fragment>]) -> usize {
+    messages
         .iter()
         .map(|m| m.fragment.message.as_ref().map_or(0, Vec::len) + 1)
         .sum::<usize>()
