@@ -138,6 +138,18 @@ impl Serialize for DataUrl<'_> {
     }
 }
 
+/// Room for a request body: the converted messages' bytes, the tool definitions and the system
+/// prompt as the host sent them (escaping may double a text), and the fixed fields. A body that
+/// outgrew its buffer was copied whole when the buffer grew, and the tool definitions alone are
+/// larger than a fixed margin: at turn 800 that was a megabyte copied every turn.
+pub fn body_capacity(messages: usize, tools: &[tack_sdk::ToolSpec], system_prompt: &str) -> usize {
+    let tools: usize = tools
+        .iter()
+        .map(|tool| tool.name.len() + 2 * tool.description.len() + tool.parameters.len() + 64)
+        .sum();
+    messages + tools + 2 * system_prompt.len() + 4096
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,16 +179,4 @@ mod tests {
             r#"{"m\"":3,"list":[true,{"a":1},"x"]}"#
         );
     }
-}
-
-/// Room for a request body: the converted messages' bytes, the tool definitions and the system
-/// prompt as the host sent them (escaping may double a text), and the fixed fields. A body that
-/// outgrew its buffer was copied whole when the buffer grew, and the tool definitions alone are
-/// larger than a fixed margin: at turn 800 that was a megabyte copied every turn.
-pub fn body_capacity(messages: usize, tools: &[tack_sdk::ToolSpec], system_prompt: &str) -> usize {
-    let tools: usize = tools
-        .iter()
-        .map(|tool| tool.name.len() + 2 * tool.description.len() + tool.parameters.len() + 64)
-        .sum();
-    messages + tools + 2 * system_prompt.len() + 4096
 }
