@@ -16,10 +16,13 @@
 //!
 //! `cargo bench -p tack --bench long_session_e2e [provider]` (`RUNS=n` runs per provider,
 //! default 3, medians shown; `TURNS=n` round trips, default 800; `TACK_BENCH_EXE=/path/to/tack`
-//! measures another build).
+//! measures another build; `TACK_BENCH_MARKS=file` appends `n seconds` for each request as it
+//! arrives, on the clock `perf record -k CLOCK_MONOTONIC` uses, so `scripts/profile-turns` can
+//! tell which samples belong to which turns).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a bench reports a failed setup.
 
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -118,6 +121,15 @@ fn tool_call(n: usize) -> (&'static str, Value) {
     }
 }
 
+/// `CLOCK_MONOTONIC` in seconds, the clock of `perf record -k CLOCK_MONOTONIC` (std's `Instant`
+/// reads it too, but cannot say its value).
+fn monotonic_seconds() -> f64 {
+    let mut now: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: `now` is a valid output for the call.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+    now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9
+}
+
 /// The CPU time of all of `pid`'s threads so far.
 fn threads_cpu(pid: i32) -> Duration {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
@@ -148,6 +160,8 @@ fn run(exe: &Path, provider: Provider, turns: usize) -> Run {
     std::fs::create_dir_all(workspace.join("src")).expect("workspace");
 
     let pid = Arc::new(AtomicI32::new(0));
+    let marks = std::env::var_os("TACK_BENCH_MARKS")
+        .map(|path| Mutex::new(std::fs::File::create(path).expect("marks file")));
     let samples = Arc::new(Mutex::new(Vec::with_capacity(turns + 1)));
     let failure = Arc::new(Mutex::new(None::<String>));
     let mock = {
@@ -157,6 +171,10 @@ fn run(exe: &Path, provider: Provider, turns: usize) -> Run {
                 .lock()
                 .unwrap()
                 .push(threads_cpu(pid.load(Ordering::SeqCst)));
+            if let Some(marks) = &marks {
+                let now = monotonic_seconds();
+                writeln!(marks.lock().unwrap(), "{n} {now:.9}").expect("marks file");
+            }
             // The bash call of the previous cycle reported its cycle: the loop is running as
             // scripted (checked at each mark, not on every turn, to keep the mock quick).
             if n % 50 == 0 && n >= 4 {
