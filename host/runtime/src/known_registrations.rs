@@ -47,11 +47,15 @@ pub(crate) fn path(cache_dir: &Path, digest: &str, plugin: &str, config_json: &s
         .join(format!("{}.json", hex::encode(key.finalize())))
 }
 
+/// Whether a plugin's configuration turns it off (`"enabled": false`).
+pub(crate) fn turned_off(config: &serde_json::Value) -> bool {
+    config.get("enabled") == Some(&serde_json::Value::Bool(false))
+}
+
 /// Whether a registration may be remembered: providers and nothing else, or nothing from a
 /// plugin its configuration turns off (the only empty registration that depends on the
 /// configuration alone).
-pub(crate) fn rememberable(registration: &Registration, config: &serde_json::Value) -> bool {
-    let turned_off = config.get("enabled") == Some(&serde_json::Value::Bool(false));
+pub(crate) fn rememberable(registration: &Registration, turned_off: bool) -> bool {
     (!registration.providers.is_empty() || turned_off)
         && registration.tools.is_empty()
         && registration.commands.is_empty()

@@ -59,10 +59,10 @@ impl PluginSet {
         if let Some(known) = memo.as_deref().and_then(known_registrations::read) {
             return LoadedPlugin::deferred(runtime, spec, host, known);
         }
-        let config = spec.config.clone();
+        let turned_off = known_registrations::turned_off(&spec.config);
         let plugin = LoadedPlugin::load(runtime, spec, host).await?;
         if let Some(path) = memo {
-            if known_registrations::rememberable(&plugin.registration, &config) {
+            if known_registrations::rememberable(&plugin.registration, turned_off) {
                 known_registrations::write(&path, &plugin.api_version, &plugin.registration);
             }
         }
