@@ -6,6 +6,7 @@
 
 pub mod agents_v0_1_0;
 pub mod dirs_v0_1_0;
+pub mod provider_v0_1_0;
 pub mod v0_1_0;
 
 /// The newest version, whose types the host uses throughout.

@@ -206,9 +206,9 @@ impl LoadedPlugin {
                 kind: CallKind::Task,
             };
             let outcome = self
-                .invoke(&mut instance, "task", setup, move |store, _, runner| {
+                .invoke(&mut instance, "task", setup, move |store, _, optional| {
                     Box::pin(async move {
-                        match runner {
+                        match &optional.task_runner {
                             Some(runner) => runner.call_run_task(store, &input).await,
                             None => Err(wasmtime::format_err!("the task-runner export is missing")),
                         }

@@ -21,6 +21,7 @@ use sha2::Digest as _;
 use crate::api::{EventKind, HookKind, Registration};
 use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::GuestIndices as TaskRunnerIndices;
 use crate::bindings::latest::PluginIndices;
+use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::GuestIndices as IncrementalIndices;
 use crate::broker::secrets::SecretStore;
 use crate::cache::CodeOrigin;
 use crate::engine::Runtime;
@@ -102,6 +103,7 @@ pub(crate) struct Linked {
     pre: wasmtime::component::InstancePre<PluginState>,
     indices: PluginIndices,
     pub(crate) task_indices: Option<TaskRunnerIndices>,
+    pub(crate) incremental_indices: Option<IncrementalIndices>,
     origin: CodeOrigin,
 }
 

@@ -201,7 +201,9 @@ async fn exercise(case: &Case) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_provider_serving_a_whole_session_sends_the_bytes_of_a_fresh_one() {
     for case in [&ANTHROPIC, &OPENAI, &OPENAI_RESPONSES, &GOOGLE] {
-        same_bytes_as_fresh(case).await;
+        // Whole conversations every turn, then only what the instance does not hold.
+        same_bytes_as_fresh(case, false).await;
+        same_bytes_as_fresh(case, true).await;
     }
 }
 
@@ -245,20 +247,38 @@ fn session_turn(case: &Case, turn: usize) -> Vec<Arc<Message>> {
 /// Each request of a session goes through one provider (the host's kept messages JSON and the
 /// guest's kept conversions both in play) and through a provider loaded afresh; the bodies must
 /// be the same bytes, turn after turn and after what changes the history: a `context` hook's
-/// rewrite, a compaction, a branch switch and a model switch.
-async fn same_bytes_as_fresh(case: &Case) {
+/// rewrite, a compaction, a branch switch and a model switch. With `incremental`, the kept
+/// provider sends its instance only the messages it does not hold (`tack:provider`), and must
+/// have left messages out on the turns that only add to the conversation.
+async fn same_bytes_as_fresh(case: &Case, incremental: bool) {
     let env = Env::new().await;
     let server = Server::start().await;
     let base_url = Some(format!("{}{}", server.url, case.base_path));
-    let kept = env.provider(case, base_url.clone()).await;
+    let kept = env
+        .provider(case, base_url.clone())
+        .await
+        .with_incremental(incremental);
     let text = fixture(case.id, "text.sse");
     let check = async |label: &str, messages: &[Arc<Message>], model: &str| {
         let mut request = request(case);
         request.messages = messages.to_vec();
         request.model.id = model.to_string();
         server.reply(Reply::Stream(text.clone()));
+        let held = messages.len().saturating_sub(3);
         let stream = kept.stream(request.clone()).await.expect("kept provider");
         stream.collect::<Vec<_>>().await;
+        if label.starts_with("turn ") && label != "turn 0" {
+            let left_out = kept.messages_left_out();
+            if incremental {
+                assert!(
+                    left_out >= held,
+                    "{}: {label}: left out {left_out}",
+                    case.id
+                );
+            } else {
+                assert_eq!(left_out, 0, "{}: {label}", case.id);
+            }
+        }
         let fresh = env.provider(case, base_url.clone()).await;
         server.reply(Reply::Stream(text.clone()));
         let stream = fresh.stream(request).await.expect("fresh provider");

@@ -14,8 +14,8 @@ mod request;
 mod thinking;
 
 use tack_sdk::{
-    export_plugin, AuthScheme, Decoder, InitContext, Plugin, ProviderError, ProviderRequest,
-    ProviderSpec, Registration, RequestPlan,
+    export_incremental_provider, export_plugin, AuthScheme, Decoder, IncrementalProvider,
+    InitContext, Plugin, ProviderError, ProviderRequest, ProviderSpec, Registration, RequestPlan,
 };
 
 #[derive(Default)]
@@ -23,6 +23,9 @@ struct Anthropic {
     /// The conversation converted for the previous request: the host serves a session's turns
     /// from the same instance when it can, and each turn converts only the new messages.
     cache: request::Cache,
+    /// Set by `expect-messages-after`: the next request holds only the messages after this many
+    /// of the previous one, which `cache` holds.
+    after: Option<u32>,
 }
 
 impl Plugin for Anthropic {
@@ -37,7 +40,7 @@ impl Plugin for Anthropic {
     }
 
     fn build_request(&mut self, request: ProviderRequest) -> Result<RequestPlan, ProviderError> {
-        request::build_with(&mut self.cache, request).map(RequestPlan::Http)
+        request::build_with(&mut self.cache, request, self.after.take()).map(RequestPlan::Http)
     }
 
     fn decode_error(
@@ -55,4 +58,15 @@ impl Plugin for Anthropic {
     }
 }
 
+impl IncrementalProvider for Anthropic {
+    fn expect_messages_after(&mut self, kept: u32, provider: &str, model: &str) -> bool {
+        let holds = self
+            .cache
+            .holds(&request::cache_key(provider, model), kept as usize);
+        self.after = holds.then_some(kept);
+        holds
+    }
+}
+
 export_plugin!(Anthropic);
+export_incremental_provider!(Anthropic);

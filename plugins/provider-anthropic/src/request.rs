@@ -1,6 +1,6 @@
 //! The unified request as a Messages API call (`POST /v1/messages`, streamed).
 
-use provider_common::cache::{Converted, MessageCache, Role};
+use provider_common::cache::{Converted, MessageCache, Messages, Role};
 use provider_common::ids;
 use provider_common::json;
 use provider_common::unified::{self, Assistant, AssistantPart, Message, Part, Tool, ToolResult};
@@ -43,15 +43,24 @@ pub type Cache = MessageCache<Fragment>;
 #[cfg(test)]
 /// The request built from scratch.
 pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
-    build_with(&mut Cache::default(), request.clone())
+    build_with(&mut Cache::default(), request.clone(), None)
+}
+
+/// What a message's conversion depends on besides the message: signed thinking is replayed to
+/// the model that wrote it only.
+pub fn cache_key(provider: &str, model: &str) -> String {
+    format!("{provider}\n{model}")
 }
 
 /// The request, converting only the messages `cache` has not seen.
-pub fn build_with(cache: &mut Cache, request: ProviderRequest) -> Result<HttpCall, ProviderError> {
+pub fn build_with(
+    cache: &mut Cache,
+    request: ProviderRequest,
+    after: Option<u32>,
+) -> Result<HttpCall, ProviderError> {
     let (provider, model_id) = (request.provider.as_str(), request.model.as_str());
-    // Signed thinking is replayed to the model that wrote it only.
-    let key = format!("{provider}\n{model_id}");
-    let messages = cache.update(&key, request.messages, |message| {
+    let messages = Messages::of(request.messages, after);
+    let messages = cache.update(&cache_key(provider, model_id), messages, |message| {
         convert(message, provider, model_id)
     })?;
     let tools = unified::parse_tools(&request.tools)?;
@@ -614,14 +623,20 @@ mod tests {
     #[test]
     fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
         use provider_common::script::{self, Builders, ANTHROPIC};
-        let mut cache = Cache::default();
+        let cache = std::cell::RefCell::new(Cache::default());
         script::assert_cache_matches_fresh(
             &ANTHROPIC,
             240,
             Builders {
-                cached: &mut |request| {
-                    let body = build_with(&mut cache, request).expect("cached").body;
+                cached: &|request, after| {
+                    let mut cache = cache.borrow_mut();
+                    let body = build_with(&mut cache, request, after).expect("cached").body;
                     (body, cache.reused())
+                },
+                holds: &|kept, provider, model| {
+                    cache
+                        .borrow()
+                        .holds(&cache_key(provider, model), kept as usize)
                 },
                 fresh: &|request| build(&request).expect("fresh").body,
             },

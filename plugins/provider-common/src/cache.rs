@@ -14,6 +14,10 @@
 //! model, for replayed signatures) is the `key` and invalidates everything. Comparing the text
 //! itself rather than a hash of it costs a `memcmp` and leaves no room for collisions.
 //!
+//! A host that speaks `tack:provider@0.1.0` skips the comparison: it sends only the messages
+//! after those it knows the instance holds ([`Messages::After`]), and the cache appends them to
+//! the text it keeps, so either kind of request can follow the other.
+//!
 //! Pairing tool calls with results depends on what follows a message, so it runs every turn,
 //! over what the cache kept of each message (its role and call ids), not over the messages.
 
@@ -61,6 +65,36 @@ enum Kind<F> {
     ToolResult(F, String),
 }
 
+/// The messages a request carries.
+#[derive(Clone, Debug)]
+pub enum Messages {
+    /// The whole conversation, as a JSON array.
+    All(String),
+    /// The JSON array of the messages after the first `kept` of the previous request, which
+    /// the host knows this instance holds (it asked [`MessageCache::holds`] first).
+    After { kept: usize, json: String },
+}
+
+impl Messages {
+    /// A request's `messages`: the messages after the first `kept` when the plugin answered
+    /// `expect-messages-after(kept, ..)` with true before this request, else all of them.
+    pub fn of(json: String, after: Option<u32>) -> Self {
+        match after {
+            Some(kept) => Messages::After {
+                kept: kept as usize,
+                json,
+            },
+            None => Messages::All(json),
+        }
+    }
+}
+
+impl From<String> for Messages {
+    fn from(json: String) -> Self {
+        Messages::All(json)
+    }
+}
+
 /// Which role a converted message has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -83,18 +117,35 @@ impl<F: Clone> MessageCache<F> {
     pub fn update(
         &mut self,
         key: &str,
-        messages: String,
+        messages: impl Into<Messages>,
         convert: impl Fn(&Message) -> Result<F, ProviderError>,
     ) -> Result<Vec<Converted<'_, F>>, ProviderError> {
-        if self.key != key {
-            self.seen.clear();
-            key.clone_into(&mut self.key);
+        match messages.into() {
+            Messages::All(messages) => {
+                if self.key != key {
+                    self.seen.clear();
+                    key.clone_into(&mut self.key);
+                }
+                let common = common_prefix(self.text.as_bytes(), messages.as_bytes());
+                let keep = self.seen.partition_point(|seen| seen.end <= common);
+                self.seen.truncate(keep);
+                self.reused = keep;
+                self.text = messages;
+            }
+            Messages::After { kept, json } => {
+                if !self.holds(key, kept) {
+                    let held = if self.key == key { self.seen.len() } else { 0 };
+                    self.seen.clear();
+                    self.text.clear();
+                    return Err(unified::malformed(format!(
+                        "the request leaves out the first {kept} messages, but this instance \
+                         holds {held}"
+                    )));
+                }
+                self.reused = kept;
+                self.splice_after(kept, json);
+            }
         }
-        let common = common_prefix(self.text.as_bytes(), messages.as_bytes());
-        let keep = self.seen.partition_point(|seen| seen.end <= common);
-        self.seen.truncate(keep);
-        self.reused = keep;
-        self.text = messages;
         if let Err(error) = self.convert_rest(&convert) {
             // The full parse names the fault the way a request without the cache would.
             let error = unified::parse_messages(&self.text).err().unwrap_or(error);
@@ -108,6 +159,36 @@ impl<F: Clone> MessageCache<F> {
     /// How many messages the latest [`update`](Self::update) took from the cache.
     pub fn reused(&self) -> usize {
         self.reused
+    }
+
+    /// Whether the first `kept` messages of the previous request are here, converted under
+    /// `key`: then the next request may carry only the messages after them.
+    pub fn holds(&self, key: &str, kept: usize) -> bool {
+        self.key == key && kept <= self.seen.len()
+    }
+
+    /// Makes the kept text that of the whole conversation again: the first `kept` messages,
+    /// then the ones in `json`, so [`convert_rest`](Self::convert_rest) reads on from the last
+    /// kept message and the next whole request compares with the right text.
+    fn splice_after(&mut self, kept: usize, json: String) {
+        let Some(cut) = kept.checked_sub(1).map(|last| self.seen[last].end) else {
+            self.seen.clear();
+            self.text = json;
+            return;
+        };
+        self.seen.truncate(kept);
+        self.text.truncate(cut);
+        let rest = json.trim_start();
+        // Not an array: left as it is, for the parse to refuse.
+        let Some(rest) = rest.strip_prefix('[') else {
+            self.text.push(',');
+            self.text.push_str(rest);
+            return;
+        };
+        if !rest.trim_start().starts_with(']') {
+            self.text.push(',');
+        }
+        self.text.push_str(rest);
     }
 
     /// Parses and converts the messages after the kept ones. The array's punctuation is read
@@ -335,20 +416,112 @@ mod tests {
         // Spacing the host never writes is still read.
         let spaced = " [ {\"role\": \"user\"} ,\n{\"role\":\"user\",\"content\":\"x\"} ] ";
         assert_eq!(
-            fragments(&cache.update("k", spaced.into(), convert).unwrap()),
+            fragments(&cache.update("k", spaced.to_string(), convert).unwrap()),
             direct(spaced)
         );
-        assert_eq!(cache.update("k", "[]".into(), convert).unwrap().len(), 0);
+        assert_eq!(
+            cache.update("k", "[]".to_string(), convert).unwrap().len(),
+            0
+        );
+    }
+
+    #[test]
+    fn the_messages_after_the_held_ones_make_the_same_conversation() {
+        let mut cache = MessageCache::default();
+        let message = |i: usize| match i % 3 {
+            0 => json!({"role": "user", "content": format!("turn {i}")}),
+            1 => json!({"role": "assistant", "content": [
+                {"type": "toolCall", "id": format!("c{i}"), "name": "ls", "arguments": {}}]}),
+            _ => {
+                json!({"role": "toolResult", "toolCallId": format!("c{}", i - 1), "toolName": "ls",
+                "content": [{"type": "text", "text": "ok"}]})
+            }
+        };
+        let all: Vec<serde_json::Value> = (0..12).map(message).collect();
+        let text = |messages: &[serde_json::Value]| serde_json::to_string(messages).unwrap();
+        cache.update("k", text(&all[..4]), convert).unwrap();
+        // Each step: how many the request leaves out, and how many it holds in all.
+        for (kept, len) in [(4, 7), (7, 7), (7, 9), (5, 8), (8, 12), (12, 12)] {
+            assert!(cache.holds("k", kept));
+            let after = Messages::After {
+                kept,
+                json: text(&all[kept..len]),
+            };
+            let got = cache.update("k", after, convert).unwrap();
+            assert_eq!(fragments(&got), direct(&text(&all[..len])), "{kept}..{len}");
+            assert_eq!(cache.reused(), kept);
+            // The text kept is the whole conversation's: a whole request reuses all of it.
+            let got = cache.update("k", text(&all[..len]), convert).unwrap();
+            assert_eq!(fragments(&got), direct(&text(&all[..len])));
+            assert_eq!(cache.reused(), len);
+        }
+        // Spacing the host never writes is still read.
+        let spaced = format!(" [ \n{} ] ", serde_json::to_string(&all[11]).unwrap());
+        cache
+            .update(
+                "k",
+                Messages::After {
+                    kept: 11,
+                    json: spaced,
+                },
+                convert,
+            )
+            .unwrap();
+        assert_eq!(cache.reused(), 11);
+        let empty = Messages::After {
+            kept: 12,
+            json: " [ ] ".into(),
+        };
+        assert_eq!(
+            fragments(&cache.update("k", empty, convert).unwrap()),
+            direct(&text(&all))
+        );
+
+        // What the cache does not hold is refused, and the cache starts over.
+        assert!(!cache.holds("k", 13));
+        assert!(!cache.holds("other", 1));
+        let err = cache
+            .update(
+                "k",
+                Messages::After {
+                    kept: 13,
+                    json: "[]".into(),
+                },
+                convert,
+            )
+            .unwrap_err();
+        assert!(err.message.contains("holds 12"), "{}", err.message);
+        assert!(!cache.holds("k", 1));
+        // A malformed rest is refused as the whole conversation's parse refuses it.
+        cache.update("k", text(&all[..3]), convert).unwrap();
+        let err = cache
+            .update(
+                "k",
+                Messages::After {
+                    kept: 3,
+                    json: "[5]".into(),
+                },
+                convert,
+            )
+            .unwrap_err();
+        let mut whole = text(&all[..3]);
+        whole.truncate(whole.len() - 1);
+        whole.push_str(",5]");
+        assert_eq!(
+            err.message,
+            unified::parse_messages(&whole).unwrap_err().message
+        );
+        assert!(!cache.holds("k", 1));
     }
 
     #[test]
     fn another_key_converts_everything_again() {
         let mut cache = MessageCache::default();
         let text = r#"[{"role":"user","content":"hi"}]"#;
-        cache.update("a", text.into(), convert).unwrap();
-        cache.update("a", text.into(), convert).unwrap();
+        cache.update("a", text.to_string(), convert).unwrap();
+        cache.update("a", text.to_string(), convert).unwrap();
         assert_eq!(cache.reused(), 1);
-        cache.update("b", text.into(), convert).unwrap();
+        cache.update("b", text.to_string(), convert).unwrap();
         assert_eq!(cache.reused(), 0);
     }
 
@@ -356,7 +529,7 @@ mod tests {
     fn malformed_text_is_refused_as_the_full_parse_refuses_it() {
         let mut cache = MessageCache::default();
         let good = r#"[{"role":"user","content":"hi"}]"#;
-        cache.update("k", good.into(), convert).unwrap();
+        cache.update("k", good.to_string(), convert).unwrap();
         for bad in [
             "",
             "{}",
@@ -369,11 +542,11 @@ mod tests {
             r#"[{"role":"user","content":"hi"},5]"#,
             r#"[{"role":"user","content":"hi"},{"role":"user","content":5}]"#,
         ] {
-            let err = cache.update("k", bad.into(), convert).unwrap_err();
+            let err = cache.update("k", bad.to_string(), convert).unwrap_err();
             let full = unified::parse_messages(bad).unwrap_err();
             assert_eq!(err.message, full.message, "{bad}");
             // The cache starts over after a refusal.
-            cache.update("k", good.into(), convert).unwrap();
+            cache.update("k", good.to_string(), convert).unwrap();
             assert_eq!(cache.reused(), 0);
         }
     }
@@ -382,7 +555,7 @@ mod tests {
     fn a_result_added_for_a_missing_one_is_converted_each_time() {
         let mut cache = MessageCache::default();
         let text = r#"[{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"ls"}]}]"#;
-        let got = cache.update("k", text.into(), convert).unwrap();
+        let got = cache.update("k", text.to_string(), convert).unwrap();
         assert!(matches!(got[1].fragment, Cow::Owned(_)));
         assert_eq!(fragments(&got), direct(text));
     }

@@ -195,7 +195,12 @@ pub fn request(script: &Script, messages: String) -> tack_sdk::ProviderRequest {
 /// A body built with the provider's cache (and how many messages it reused), and one built
 /// from scratch.
 pub struct Builders<'a> {
-    pub cached: &'a mut dyn FnMut(tack_sdk::ProviderRequest) -> (Vec<u8>, usize),
+    /// Builds with the cache the previous request left; the `Option<u32>` is what
+    /// `build_with` takes as `after` (the request holds only the messages after that many).
+    pub cached: &'a dyn Fn(tack_sdk::ProviderRequest, Option<u32>) -> (Vec<u8>, usize),
+    /// Whether the cache holds the first `kept` messages for the provider and model (what the
+    /// plugin answers to `expect-messages-after(kept, provider, model)`).
+    pub holds: &'a dyn Fn(u32, &str, &str) -> bool,
     pub fresh: &'a dyn Fn(tack_sdk::ProviderRequest) -> Vec<u8>,
 }
 
@@ -204,14 +209,43 @@ pub struct Builders<'a> {
 /// a `context` hook's rewrite of one turn's view, a model switch, a branch switch (back to the
 /// middle, then on another way) and a compaction (a summary and the latest turns). Also asserts
 /// the cache reused what it should, so a cache that converts everything anew does not pass.
+///
+/// The session runs twice: with whole conversations, then as a host speaking
+/// `tack:provider/incremental` sends them, only the messages after those the cache holds.
 pub fn assert_cache_matches_fresh(script: &Script, turns: usize, builders: Builders<'_>) {
-    let Builders { cached, fresh } = builders;
+    for incremental in [false, true] {
+        run_session(script, turns, &builders, incremental);
+    }
+}
+
+fn run_session(script: &Script, turns: usize, builders: &Builders<'_>, incremental: bool) {
+    let Builders {
+        cached,
+        holds,
+        fresh,
+    } = builders;
     let (messages, ends) = script.session(turns + 10);
+    let mode = if incremental { "incremental" } else { "whole" };
+    let mut sent: Vec<Value> = Vec::new();
+    let mut left_out = 0;
     let mut check = |label: &str, messages: &[Value], model: &str, reused: Option<usize>| {
+        let label = format!("{mode}: {label}");
         let mut request = request(script, to_json(messages));
         request.model = model.into();
-        let (body, got) = cached(request.clone());
-        let expected = fresh(request);
+        let expected = fresh(request.clone());
+        let kept = sent
+            .iter()
+            .zip(messages)
+            .take_while(|(old, new)| old == new)
+            .count() as u32;
+        let after =
+            (incremental && kept > 0 && holds(kept, &request.provider, model)).then_some(kept);
+        if let Some(kept) = after {
+            request.messages = to_json(&messages[kept as usize..]);
+            left_out += 1;
+        }
+        let (body, got) = cached(request, after);
+        sent = messages.to_vec();
         assert!(
             body == expected,
             "{label}: the cached body differs from a fresh one:\n{}\n{}",
@@ -275,16 +309,23 @@ pub fn assert_cache_matches_fresh(script: &Script, turns: usize, builders: Build
             Some(before),
         );
     }
+    // Every turn but the first could leave out what the cache holds.
+    assert!(
+        !incremental || left_out >= turns,
+        "{left_out} incremental requests"
+    );
 }
 
 /// The providers' `long_session` bench: `build` (a plugin's `request::build_with`) at turns 50,
-/// 400 and 800 of `script`'s session, from scratch and with the cache the turn before left.
+/// 400 and 800 of `script`'s session: from scratch, with the cache the turn before left
+/// (`incremental`), and with that cache and only the messages it does not hold, as a host that
+/// speaks `tack:provider` sends them (`only_new`).
 #[allow(clippy::expect_used)] // A panic is how a bench reports a failed build.
 pub fn bench_long_session<C, T, E>(
     c: &mut criterion::Criterion,
     group: &str,
     script: &Script,
-    build: fn(&mut C, tack_sdk::ProviderRequest) -> Result<T, E>,
+    build: fn(&mut C, tack_sdk::ProviderRequest, Option<u32>) -> Result<T, E>,
 ) where
     C: Default + Clone,
     E: std::fmt::Debug,
@@ -298,19 +339,31 @@ pub fn bench_long_session<C, T, E>(
         group.bench_function(format!("from_scratch/turn_{turn}"), |b| {
             b.iter_batched(
                 || request.clone(),
-                |request| build(&mut C::default(), request).expect("builds"),
+                |request| build(&mut C::default(), request, None).expect("builds"),
                 BatchSize::LargeInput,
             )
         });
         // The plugin's cache as the turn before left it.
         let mut warm = C::default();
         let before = self::request(script, to_json(&messages[..ends[turn - 1]]));
-        build(&mut warm, before).expect("builds");
+        build(&mut warm, before, None).expect("builds");
         group.bench_function(format!("incremental/turn_{turn}"), |b| {
             b.iter_batched(
                 || (warm.clone(), request.clone()),
                 |(mut cache, request)| {
-                    let call = build(&mut cache, request).expect("builds");
+                    let call = build(&mut cache, request, None).expect("builds");
+                    (cache, call)
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        let held = ends[turn - 1];
+        let only_new = self::request(script, to_json(&messages[held..ends[turn]]));
+        group.bench_function(format!("only_new/turn_{turn}"), |b| {
+            b.iter_batched(
+                || (warm.clone(), only_new.clone()),
+                |(mut cache, request)| {
+                    let call = build(&mut cache, request, Some(held as u32)).expect("builds");
                     (cache, call)
                 },
                 BatchSize::LargeInput,

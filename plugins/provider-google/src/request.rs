@@ -4,7 +4,7 @@
 //! Each message's parts are kept in the plugin's [`Cache`] and reused on the next turn; only
 //! the messages the cache has not seen are converted.
 
-use provider_common::cache::{Converted, MessageCache, Role};
+use provider_common::cache::{Converted, MessageCache, Messages, Role};
 use provider_common::json::{self, Items};
 use provider_common::unified::{self, Assistant, AssistantPart, Message, Part, Tool, ToolResult};
 use serde::Serialize;
@@ -34,19 +34,29 @@ pub type Cache = MessageCache<Fragment>;
 #[cfg(test)]
 /// The request built from scratch.
 pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
-    build_with(&mut Cache::default(), request.clone())
+    build_with(&mut Cache::default(), request.clone(), None)
+}
+
+/// What a message's conversion depends on besides the message: thought signatures go back to
+/// the model that wrote them only (named without its `models/` prefix).
+pub fn cache_key(provider: &str, model: &str) -> String {
+    let model = model.strip_prefix("models/").unwrap_or(model);
+    format!("{provider}\n{model}")
 }
 
 /// The request, converting only the messages `cache` has not seen.
-pub fn build_with(cache: &mut Cache, request: ProviderRequest) -> Result<HttpCall, ProviderError> {
+pub fn build_with(
+    cache: &mut Cache,
+    request: ProviderRequest,
+    after: Option<u32>,
+) -> Result<HttpCall, ProviderError> {
     let model = request
         .model
         .strip_prefix("models/")
         .unwrap_or(&request.model);
     let provider = request.provider.as_str();
-    // Thought signatures go back to the model that wrote them only.
-    let key = format!("{provider}\n{model}");
-    let messages = cache.update(&key, request.messages, |message| {
+    let messages = Messages::of(request.messages, after);
+    let messages = cache.update(&cache_key(provider, model), messages, |message| {
         convert(message, provider, model)
     })?;
     let tools = unified::parse_tools(&request.tools)?;
@@ -543,14 +553,20 @@ mod tests {
     #[test]
     fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
         use provider_common::script::{self, Builders, GOOGLE};
-        let mut cache = Cache::default();
+        let cache = std::cell::RefCell::new(Cache::default());
         script::assert_cache_matches_fresh(
             &GOOGLE,
             240,
             Builders {
-                cached: &mut |request| {
-                    let body = build_with(&mut cache, request).expect("cached").body;
+                cached: &|request, after| {
+                    let mut cache = cache.borrow_mut();
+                    let body = build_with(&mut cache, request, after).expect("cached").body;
                     (body, cache.reused())
+                },
+                holds: &|kept, provider, model| {
+                    cache
+                        .borrow()
+                        .holds(&cache_key(provider, model), kept as usize)
                 },
                 fresh: &|request| build(&request).expect("fresh").body,
             },

@@ -16,8 +16,8 @@ mod request;
 
 use provider_common::openai_models;
 use tack_sdk::{
-    export_plugin, AuthScheme, Decoder, InitContext, Plugin, ProviderError, ProviderRequest,
-    ProviderSpec, Registration, RequestPlan,
+    export_incremental_provider, export_plugin, AuthScheme, Decoder, IncrementalProvider,
+    InitContext, Plugin, ProviderError, ProviderRequest, ProviderSpec, Registration, RequestPlan,
 };
 
 #[derive(Default)]
@@ -25,6 +25,9 @@ struct OpenAiResponses {
     /// The conversation converted for the previous request: the host serves a session's turns
     /// from the same instance when it can, and each turn converts only the new messages.
     cache: request::Cache,
+    /// Set by `expect-messages-after`: the next request holds only the messages after this many
+    /// of the previous one, which `cache` holds.
+    after: Option<u32>,
 }
 
 impl Plugin for OpenAiResponses {
@@ -39,7 +42,7 @@ impl Plugin for OpenAiResponses {
     }
 
     fn build_request(&mut self, request: ProviderRequest) -> Result<RequestPlan, ProviderError> {
-        request::build_with(&mut self.cache, request).map(RequestPlan::Http)
+        request::build_with(&mut self.cache, request, self.after.take()).map(RequestPlan::Http)
     }
 
     fn decode_error(
@@ -57,4 +60,15 @@ impl Plugin for OpenAiResponses {
     }
 }
 
+impl IncrementalProvider for OpenAiResponses {
+    fn expect_messages_after(&mut self, kept: u32, provider: &str, model: &str) -> bool {
+        let holds = self
+            .cache
+            .holds(&request::cache_key(provider, model), kept as usize);
+        self.after = holds.then_some(kept);
+        holds
+    }
+}
+
 export_plugin!(OpenAiResponses);
+export_incremental_provider!(OpenAiResponses);

@@ -7,7 +7,7 @@
 //! Each message's items are kept in the plugin's [`Cache`] and reused on the next turn; only
 //! the messages the cache has not seen are converted.
 
-use provider_common::cache::{Converted, MessageCache, Role};
+use provider_common::cache::{Converted, MessageCache, Messages, Role};
 use provider_common::json::{self, DataUrl, Items};
 use provider_common::openai_models;
 use provider_common::options::Options;
@@ -43,15 +43,24 @@ pub type Cache = MessageCache<Fragment>;
 #[cfg(test)]
 /// The request built from scratch.
 pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
-    build_with(&mut Cache::default(), request.clone())
+    build_with(&mut Cache::default(), request.clone(), None)
+}
+
+/// What a message's conversion depends on besides the message: reasoning items go back to the
+/// model that wrote them only.
+pub fn cache_key(provider: &str, model: &str) -> String {
+    format!("{provider}\n{model}")
 }
 
 /// The request, converting only the messages `cache` has not seen.
-pub fn build_with(cache: &mut Cache, request: ProviderRequest) -> Result<HttpCall, ProviderError> {
+pub fn build_with(
+    cache: &mut Cache,
+    request: ProviderRequest,
+    after: Option<u32>,
+) -> Result<HttpCall, ProviderError> {
     let (provider, model) = (request.provider.as_str(), request.model.as_str());
-    // Reasoning items go back to the model that wrote them only.
-    let key = format!("{provider}\n{model}");
-    let messages = cache.update(&key, request.messages, |message| {
+    let messages = Messages::of(request.messages, after);
+    let messages = cache.update(&cache_key(provider, model), messages, |message| {
         convert(message, provider, model)
     })?;
     let tools = unified::parse_tools(&request.tools)?;
@@ -490,14 +499,20 @@ mod tests {
     #[test]
     fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
         use provider_common::script::{self, Builders, OPENAI_RESPONSES};
-        let mut cache = Cache::default();
+        let cache = std::cell::RefCell::new(Cache::default());
         script::assert_cache_matches_fresh(
             &OPENAI_RESPONSES,
             240,
             Builders {
-                cached: &mut |request| {
-                    let body = build_with(&mut cache, request).expect("cached").body;
+                cached: &|request, after| {
+                    let mut cache = cache.borrow_mut();
+                    let body = build_with(&mut cache, request, after).expect("cached").body;
                     (body, cache.reused())
+                },
+                holds: &|kept, provider, model| {
+                    cache
+                        .borrow()
+                        .holds(&cache_key(provider, model), kept as usize)
                 },
                 fresh: &|request| build(&request).expect("fresh").body,
             },

@@ -13,8 +13,8 @@ mod request;
 
 use provider_common::openai_models;
 use tack_sdk::{
-    export_plugin, AuthScheme, Decoder, InitContext, Plugin, ProviderError, ProviderRequest,
-    ProviderSpec, Registration, RequestPlan,
+    export_incremental_provider, export_plugin, AuthScheme, Decoder, IncrementalProvider,
+    InitContext, Plugin, ProviderError, ProviderRequest, ProviderSpec, Registration, RequestPlan,
 };
 
 #[derive(Default)]
@@ -22,6 +22,9 @@ struct OpenAi {
     /// The conversation converted for the previous request: the host serves a session's turns
     /// from the same instance when it can, and each turn converts only the new messages.
     cache: request::Cache,
+    /// Set by `expect-messages-after`: the next request holds only the messages after this many
+    /// of the previous one, which `cache` holds.
+    after: Option<u32>,
     /// The reasoning delta fields of the latest request's compat flags. The host decodes a
     /// response in the instance that built its request, right after building it, and the
     /// decoder constructor has no access to the options, so they are kept here.
@@ -40,7 +43,7 @@ impl Plugin for OpenAi {
     }
 
     fn build_request(&mut self, request: ProviderRequest) -> Result<RequestPlan, ProviderError> {
-        let (call, compat) = request::build_with(&mut self.cache, request)?;
+        let (call, compat) = request::build_with(&mut self.cache, request, self.after.take())?;
         self.reasoning_fields = Some(compat.reasoning_fields);
         Ok(RequestPlan::Http(call))
     }
@@ -64,4 +67,15 @@ impl Plugin for OpenAi {
     }
 }
 
+impl IncrementalProvider for OpenAi {
+    fn expect_messages_after(&mut self, kept: u32, provider: &str, model: &str) -> bool {
+        let holds = self
+            .cache
+            .holds(&request::cache_key(provider, model), kept as usize);
+        self.after = holds.then_some(kept);
+        holds
+    }
+}
+
 export_plugin!(OpenAi);
+export_incremental_provider!(OpenAi);

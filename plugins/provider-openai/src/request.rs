@@ -3,7 +3,7 @@
 //! Each message's Chat Completions form is kept in the plugin's [`Cache`] and reused on the next
 //! turn; only the messages the cache has not seen are converted.
 
-use provider_common::cache::{Converted, MessageCache, Role};
+use provider_common::cache::{Converted, MessageCache, Messages, Role};
 use provider_common::ids;
 use provider_common::json::{self, DataUrl, Items};
 use provider_common::openai_models;
@@ -36,16 +36,26 @@ pub type Cache = MessageCache<Fragment>;
 /// The request built from scratch, and the compat flags it was built with (the decoder needs
 /// some of them).
 pub fn build(request: &ProviderRequest) -> Result<(HttpCall, Compat), ProviderError> {
-    build_with(&mut Cache::default(), request.clone())
+    build_with(&mut Cache::default(), request.clone(), None)
+}
+
+/// What a message's conversion depends on besides the message: nothing.
+pub fn cache_key(_provider: &str, _model: &str) -> String {
+    String::new()
 }
 
 /// The request, converting only the messages `cache` has not seen.
 pub fn build_with(
     cache: &mut Cache,
     request: ProviderRequest,
+    after: Option<u32>,
 ) -> Result<(HttpCall, Compat), ProviderError> {
-    // A message's form depends on nothing else in the request.
-    let messages = cache.update("", request.messages, convert)?;
+    let messages = Messages::of(request.messages, after);
+    let messages = cache.update(
+        &cache_key(&request.provider, &request.model),
+        messages,
+        convert,
+    )?;
     let tools = unified::parse_tools(&request.tools)?;
     let compat = Compat::from_options(&Options::parse(&request.options)?, &request.model)?;
 
@@ -497,14 +507,23 @@ mod tests {
     #[test]
     fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
         use provider_common::script::{self, Builders, OPENAI};
-        let mut cache = Cache::default();
+        let cache = std::cell::RefCell::new(Cache::default());
         script::assert_cache_matches_fresh(
             &OPENAI,
             240,
             Builders {
-                cached: &mut |request| {
-                    let body = build_with(&mut cache, request).expect("cached").0.body;
+                cached: &|request, after| {
+                    let mut cache = cache.borrow_mut();
+                    let body = build_with(&mut cache, request, after)
+                        .expect("cached")
+                        .0
+                        .body;
                     (body, cache.reused())
+                },
+                holds: &|kept, provider, model| {
+                    cache
+                        .borrow()
+                        .holds(&cache_key(provider, model), kept as usize)
                 },
                 fresh: &|request| build(&request).expect("fresh").0.body,
             },

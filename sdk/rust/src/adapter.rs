@@ -153,6 +153,31 @@ impl Decoder for NoDecoder {
     }
 }
 
+/// A provider that keeps the conversation it converted for its previous request, and can be sent
+/// only the messages that follow what it keeps (`tack:provider@0.1.0`). Export it with
+/// [`export_incremental_provider!`](crate::export_incremental_provider) beside
+/// [`export_plugin!`](crate::export_plugin).
+pub trait IncrementalProvider: Plugin {
+    /// Whether the next [`Plugin::build_request`] may carry only the messages after the first
+    /// `kept` of the previous request this instance built, for `provider` and `model`: true
+    /// only when the plugin still holds those `kept` messages converted for them. After true,
+    /// the next request's `messages` is the JSON array of the messages after them.
+    fn expect_messages_after(&mut self, kept: u32, provider: &str, model: &str) -> bool;
+}
+
+/// Bridges an [`IncrementalProvider`] to the generated `incremental` export.
+#[doc(hidden)]
+pub struct IncrementalAdapter<T>(PhantomData<fn() -> T>);
+
+impl<T: IncrementalProvider>
+    crate::incremental_bindings::exports::tack::provider::incremental::Guest
+    for IncrementalAdapter<T>
+{
+    fn expect_messages_after(kept: u32, provider: String, model: String) -> bool {
+        with_plugin::<T, _>(|p| p.expect_messages_after(kept, &provider, &model))
+    }
+}
+
 thread_local! {
     // A component instance is single-threaded and holds one plugin; `Any` lets this non-generic
     // slot hold whichever type `export_plugin!` named.

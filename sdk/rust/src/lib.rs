@@ -137,9 +137,23 @@ pub mod agents_bindings {
     });
 }
 
-pub use adapter::{Decoder, Plugin};
+/// `tack:provider@0.1.0`, incremental provider requests, a package of its own beside
+/// `tack:plugin` (see [`IncrementalProvider`]).
 #[doc(hidden)]
-pub use adapter::{DecoderAdapter, PluginAdapter};
+#[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
+pub mod incremental_bindings {
+    wit_bindgen::generate!({
+        path: "../../wit/provider/v0.1.0",
+        world: "incremental-provider",
+        pub_export_macro: true,
+        export_macro_name: "__export_incremental_bindings",
+        default_bindings_module: "tack_sdk::incremental_bindings",
+    });
+}
+
+pub use adapter::{Decoder, IncrementalProvider, Plugin};
+#[doc(hidden)]
+pub use adapter::{DecoderAdapter, IncrementalAdapter, PluginAdapter};
 pub use helpers::{default_decode_error, progress};
 
 pub use bindings::exports::tack::plugin::guest::{
@@ -216,6 +230,20 @@ macro_rules! export_plugin {
         type __TackPluginExport = $crate::PluginAdapter<$plugin>;
         $crate::bindings::__export_plugin_bindings!(
             __TackPluginExport with_types_in $crate::bindings
+        );
+    };
+}
+
+/// Exports a type implementing [`IncrementalProvider`] as this component's
+/// `tack:provider/incremental` interface, beside [`export_plugin!`] for the same type:
+/// `tack_sdk::export_incremental_provider!(MyProvider);`.
+#[macro_export]
+macro_rules! export_incremental_provider {
+    ($plugin:ty) => {
+        #[doc(hidden)]
+        type __TackIncrementalExport = $crate::IncrementalAdapter<$plugin>;
+        $crate::incremental_bindings::__export_incremental_bindings!(
+            __TackIncrementalExport with_types_in $crate::incremental_bindings
         );
     };
 }

@@ -63,6 +63,30 @@ impl MessageJson {
     }
 }
 
+impl Encoded {
+    /// The JSON array of the messages after the first `kept`: the bytes
+    /// `serde_json::to_string(&messages[kept..])` gives, cut from the whole array's text.
+    pub fn json_after(&self, kept: usize) -> String {
+        let Some(&(_, end)) = kept.checked_sub(1).and_then(|last| self.ends.get(last)) else {
+            return self.text.clone();
+        };
+        // What follows a message is `,` and the next one, or the array's `]`.
+        let rest = &self.text[end..];
+        let mut json = String::with_capacity(rest.len() + 1);
+        json.push('[');
+        json.push_str(rest.strip_prefix(',').unwrap_or(rest));
+        json
+    }
+}
+
+/// How many of `messages` lead with the messages of `sent`, unchanged.
+pub fn kept_from(sent: &[Arc<Message>], messages: &[Arc<Message>]) -> usize {
+    sent.iter()
+        .zip(messages)
+        .take_while(|(old, new)| unchanged(old, new))
+        .count()
+}
+
 /// Whether `new` has the JSON `old` had. The same `Arc` does; so does an equal user message,
 /// because the provider's view makes custom messages and summaries into user messages afresh
 /// every turn (after a compaction, the very first message), and a user message holds only
@@ -130,6 +154,32 @@ mod tests {
         check(&cache, &compacted[..3]);
         check(&cache, &[]);
         check(&cache, &compacted);
+    }
+
+    #[test]
+    fn the_messages_after_the_kept_ones_are_their_own_array() {
+        let cache = MessageJson::default();
+        let messages: Vec<Arc<Message>> = (0..4).map(|i| user(&format!("m{i} \"q\""))).collect();
+        let encoded = cache.encode(&messages).unwrap();
+        for kept in 0..=messages.len() {
+            assert_eq!(
+                encoded.json_after(kept),
+                serde_json::to_string(&messages[kept..]).unwrap(),
+                "after {kept}"
+            );
+        }
+        let empty = cache.encode(&[]).unwrap();
+        assert_eq!(empty.json_after(0), "[]");
+
+        let mut edited = messages.clone();
+        assert_eq!(kept_from(&messages, &edited), 4);
+        edited[2] = user("changed");
+        assert_eq!(kept_from(&messages, &edited), 2);
+        // An equal user message made afresh (a summary, a custom message) is kept.
+        edited[2] = user("m2 \"q\"");
+        assert_eq!(kept_from(&messages, &edited), 4);
+        assert_eq!(kept_from(&messages[..1], &edited), 1);
+        assert_eq!(kept_from(&messages, &edited[..3]), 3);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! provider names (the guest never sees it), frames the response body into server-sent events
 //! and feeds them to the plugin's decoder, forwarding the unified events it returns.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,6 +17,7 @@ use tack_core::agent::{
 use tokio::sync::mpsc;
 
 use super::convert;
+use super::message_json::{self, MessageJson};
 use super::provider_authority::{self, UserChoice};
 use crate::api;
 use crate::broker::http::apply_auth;
@@ -55,7 +57,12 @@ pub struct PluginProvider {
     secrets: SecretStore,
     http: reqwest::Client,
     /// The last request's messages as JSON, reused up to the first message that changed.
-    messages: super::message_json::MessageJson,
+    messages: MessageJson,
+    /// Whether an instance that exports `tack:provider/incremental` is sent only the messages it
+    /// does not hold (off only to compare with whole conversations).
+    incremental: bool,
+    /// How many messages the latest request left out because the instance held them.
+    left_out: AtomicUsize,
 }
 
 impl PluginProvider {
@@ -81,7 +88,21 @@ impl PluginProvider {
             secrets,
             http,
             messages: Default::default(),
+            incremental: true,
+            left_out: AtomicUsize::new(0),
         }
+    }
+
+    /// With `false`, every request carries the whole conversation even to a plugin that could
+    /// take only what is new: for comparing the two.
+    pub fn with_incremental(mut self, incremental: bool) -> Self {
+        self.incremental = incremental;
+        self
+    }
+
+    /// How many messages the latest request left out because the plugin's instance held them.
+    pub fn messages_left_out(&self) -> usize {
+        self.left_out.load(Ordering::Relaxed)
     }
 
     /// The secret's name came from the user's config, not the plugin's registration.
@@ -204,11 +225,36 @@ impl Provider for PluginProvider {
                 format!("cannot serialize messages: {e}"),
             )
         })?;
+        // An instance that holds the conversation's first messages, converted, is sent the rest.
+        let held = match session.sent_messages() {
+            Some(sent) if self.incremental => message_json::kept_from(sent, &request.messages),
+            _ => 0,
+        };
+        let kept = match u32::try_from(held) {
+            Ok(kept) if kept > 0 => {
+                let expected = session
+                    .expect_messages_after(kept, &self.spec.id, &request.model.id)
+                    .await
+                    .map_err(|e| self.plugin_error(e))?;
+                if expected {
+                    held
+                } else {
+                    0
+                }
+            }
+            _ => 0,
+        };
+        self.left_out.store(kept, Ordering::Relaxed);
+        let messages = if kept > 0 {
+            encoded.json_after(kept)
+        } else {
+            std::mem::take(&mut encoded.text)
+        };
         let wit_request = api::ProviderRequest {
             provider: self.spec.id.clone(),
             model: request.model.id.clone(),
             system_prompt: request.system_prompt.clone(),
-            messages: std::mem::take(&mut encoded.text),
+            messages,
             tools: request.tools.iter().map(convert::wit_tool_spec).collect(),
             max_tokens: request.max_tokens,
             reasoning: match request.reasoning {
@@ -224,8 +270,11 @@ impl Provider for PluginProvider {
             .build_request(wit_request)
             .await
             .map_err(|e| self.plugin_error(e))?;
-        encoded.text = wit_request.messages;
+        if kept == 0 {
+            encoded.text = wit_request.messages;
+        }
         self.messages.restore(encoded);
+        session.record_sent(plan.is_ok().then_some((kept, request.messages.as_slice())));
         let plan = plan.map_err(convert::provider_error)?;
         session
             .start_decoder(&self.spec.id, &request.model.id)

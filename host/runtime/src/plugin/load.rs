@@ -14,6 +14,7 @@ use super::{data_dir_name, Code, Deferred, HostContext, Linked, LoadedPlugin, Pl
 use crate::api::Registration;
 use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::GuestIndices as TaskRunnerIndices;
 use crate::bindings::latest::PluginIndices;
+use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::GuestIndices as IncrementalIndices;
 use crate::bindings::SUPPORTED_API_VERSIONS;
 use crate::cache::CodeOrigin;
 use crate::engine::Runtime;
@@ -201,11 +202,14 @@ fn link(
     let indices = PluginIndices::new(&pre).map_err(link_err)?;
     // Fan-out is optional: a plugin without the export simply cannot be given tasks.
     let task_indices = TaskRunnerIndices::new(&pre).ok();
+    // So are incremental requests: a provider without the export is sent whole conversations.
+    let incremental_indices = IncrementalIndices::new(&pre).ok();
     tracing::debug!(plugin = %name, ?origin, "plugin component ready");
     Ok(Linked {
         pre,
         indices,
         task_indices,
+        incremental_indices,
         origin,
     })
 }

@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
@@ -17,11 +18,13 @@ use crate::api::{InitContext, Registration};
 use crate::bindings::latest::exports::tack::plugin::guest::Guest;
 use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::Guest as TaskRunner;
 use crate::bindings::latest::Plugin as Bindings;
+use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::Guest as Incremental;
 use crate::bindings::API_VERSION;
 use crate::budget::BudgetExceeded;
 use crate::error::PluginError;
 use crate::limits::PluginLimiter;
 use crate::state::{CallKind, PluginState};
+use tack_core::message::Message;
 use tack_core::sync::lock;
 
 /// Run filesystem calls inline rather than through spawn_blocking: a tree walk makes tens of
@@ -35,18 +38,22 @@ pub(crate) struct Live {
     permit: Option<tokio::sync::OwnedSemaphorePermit>,
     pub(crate) store: Store<PluginState>,
     bindings: Bindings,
-    /// The `task-runner` export, when the plugin has one.
-    task_runner: Option<TaskRunner>,
+    pub(crate) optional: OptionalExports,
+    /// The conversation this instance last built a provider request from, when it exports
+    /// `tack:provider/incremental`: what the next request need not send again.
+    pub(crate) sent_messages: Vec<Arc<Message>>,
 }
 
-/// What runs on a checked-out instance: given the store, the guest exports and the
-/// `task-runner` export (when the plugin has one), it makes one call.
+/// The exports a plugin may leave out.
+pub(crate) struct OptionalExports {
+    pub task_runner: Option<TaskRunner>,
+    pub incremental: Option<Incremental>,
+}
+
+/// What runs on a checked-out instance: given the store, the guest exports and the optional
+/// exports the plugin has, it makes one call.
 pub(crate) trait GuestCall<R>:
-    for<'a> FnOnce(
-        &'a mut Store<PluginState>,
-        &'a Guest,
-        Option<&'a TaskRunner>,
-    ) -> CallFuture<'a, R>
+    for<'a> FnOnce(&'a mut Store<PluginState>, &'a Guest, &'a OptionalExports) -> CallFuture<'a, R>
     + Send
 {
 }
@@ -55,7 +62,7 @@ impl<R, F> GuestCall<R> for F where
     F: for<'a> FnOnce(
             &'a mut Store<PluginState>,
             &'a Guest,
-            Option<&'a TaskRunner>,
+            &'a OptionalExports,
         ) -> CallFuture<'a, R>
         + Send
 {
@@ -115,10 +122,10 @@ impl LoadedPlugin {
         let Live {
             store,
             bindings,
-            task_runner,
+            optional,
             ..
         } = live;
-        let outcome = f(store, bindings.tack_plugin_guest(), task_runner.as_ref()).await;
+        let outcome = f(store, bindings.tack_plugin_guest(), optional).await;
         // Classified while the store still knows what kind of call failed.
         let result = outcome.map_err(|error| self.fault(store, label, error));
         store.data_mut().call.kind = CallKind::Idle;
@@ -277,9 +284,19 @@ impl LoadedPlugin {
                     Some(indices) => Some(indices.load(&mut store, &instance)?),
                     None => None,
                 };
-                Ok((bindings, task_runner))
+                let incremental = match &linked.incremental_indices {
+                    Some(indices) => Some(indices.load(&mut store, &instance)?),
+                    None => None,
+                };
+                Ok((
+                    bindings,
+                    OptionalExports {
+                        task_runner,
+                        incremental,
+                    },
+                ))
             });
-        let (bindings, task_runner) = match loaded {
+        let (bindings, optional) = match loaded {
             Ok(parts) => parts,
             Err(e) => return Err(self.fault(&store, "instantiation", e)),
         };
@@ -287,7 +304,8 @@ impl LoadedPlugin {
             permit: None,
             store,
             bindings,
-            task_runner,
+            optional,
+            sent_messages: Vec::new(),
         };
         let ctx = InitContext {
             api_version: API_VERSION.to_string(),

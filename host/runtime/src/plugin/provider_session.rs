@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use tack_core::message::Message;
 use wasmtime::component::ResourceAny;
 
 use super::pool::{GuestCall, Live};
@@ -62,6 +63,58 @@ impl ProviderSession {
             })
         })
         .await
+    }
+
+    /// The messages this instance last built a request from, when it can be sent only what
+    /// follows them (it exports `tack:provider/incremental`).
+    pub fn sent_messages(&self) -> Option<&[Arc<Message>]> {
+        let live = self.live.as_ref()?;
+        live.optional.incremental.as_ref()?;
+        Some(&live.sent_messages)
+    }
+
+    /// Asks the instance whether its next `build-request` may carry only the messages after the
+    /// first `kept` of its previous one (see `wit/provider/v0.1.0/provider.wit`).
+    pub async fn expect_messages_after(
+        &mut self,
+        kept: u32,
+        provider: &str,
+        model: &str,
+    ) -> Result<bool, PluginError> {
+        let (provider, model) = (provider.to_string(), model.to_string());
+        self.call("expect-messages-after", move |store, _, optional| {
+            Box::pin(async move {
+                match &optional.incremental {
+                    Some(incremental) => {
+                        incremental
+                            .call_expect_messages_after(store, kept, &provider, &model)
+                            .await
+                    }
+                    None => Ok(false),
+                }
+            })
+        })
+        .await
+    }
+
+    /// Records what the instance built its latest request from: the first `kept` of the
+    /// messages it held, then the rest of `messages`. `None` when the build failed, after which
+    /// the instance is sent whole conversations until it builds one.
+    pub fn record_sent(&mut self, sent: Option<(usize, &[Arc<Message>])>) {
+        let Some(live) = self.live.as_mut() else {
+            return;
+        };
+        if live.optional.incremental.is_none() {
+            return;
+        }
+        match sent {
+            Some((kept, messages)) => {
+                live.sent_messages.truncate(kept);
+                live.sent_messages
+                    .extend_from_slice(messages.get(kept..).unwrap_or_default());
+            }
+            None => live.sent_messages.clear(),
+        }
     }
 
     pub async fn decode_error(
