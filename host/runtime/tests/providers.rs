@@ -269,14 +269,23 @@ async fn same_bytes_as_fresh(case: &Case, incremental: bool) {
         stream.collect::<Vec<_>>().await;
         if label.starts_with("turn ") && label != "turn 0" {
             let left_out = kept.messages_left_out();
+            let repeated = kept.body_bytes_repeated();
             if incremental {
                 assert!(
                     left_out >= held,
                     "{}: {label}: left out {left_out}",
                     case.id
                 );
+                // Most of the body, once the conversation outweighs the tools that follow it.
+                let body = server.requests.lock().expect("requests")[0].body.len();
+                let most = if messages.len() > 24 { body / 2 } else { 0 };
+                assert!(
+                    repeated > most,
+                    "{}: {label}: repeated {repeated} of {body} bytes",
+                    case.id
+                );
             } else {
-                assert_eq!(left_out, 0, "{}: {label}", case.id);
+                assert_eq!((left_out, repeated), (0, 0), "{}: {label}", case.id);
             }
         }
         let fresh = env.provider(case, base_url.clone()).await;
@@ -375,6 +384,96 @@ async fn without_its_grants_a_provider_sends_nothing() {
         "{error:?}"
     );
     assert!(server.requests().is_empty());
+}
+
+/// A provider speaking `tack:provider` says how much of its previous body the host repeats
+/// before what it returns. It cannot make the host repeat bytes the host does not hold, nor
+/// build a body larger than the plugin's memory limit, more than it could return whole; each
+/// refusal names the plugin, and the next request starts afresh.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_cannot_make_the_host_repeat_what_it_does_not_hold() {
+    const MEMORY: usize = 24 << 20;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let runtime = Runtime::new(tack_runtime::RuntimeConfig {
+        cache_dir: Some(dir.path().join("cache")),
+        memory_limit: MEMORY,
+        ..tack_runtime::RuntimeConfig::default()
+    })
+    .expect("runtime");
+    let server = Server::start().await;
+    let host = HostContext {
+        workspace: dir.path().to_path_buf(),
+        data_root: None,
+        services: HostServices::headless(),
+        secrets: SecretStore::new(None),
+        project_trusted: false,
+    };
+    let hostile = async |incremental: Value| {
+        let manifest = Manifest::parse(&format!(
+            "[plugin]\nname = \"hostile\"\nversion = \"0.0.1\"\napi = \"0.1\"\n\
+             component = \"hostile.wasm\"\n\n[capabilities]\nsecrets = [\"HOSTILE_KEY\"]\n\
+             http = [\"{}\"]\n",
+            server.url
+        ))
+        .expect("manifest");
+        let spec = PluginSpec {
+            granted: manifest.capabilities.clone(),
+            manifest,
+            wasm: std::fs::read(artifacts::TEST_HOSTILE).expect("hostile component"),
+            wasm_label: "hostile".into(),
+            source: PluginSource::Path(PathBuf::from(artifacts::TEST_HOSTILE)),
+            config: json!({
+                "provider": { "id": "hostile", "secret": "HOSTILE_KEY", "base_url": server.url },
+                "incremental": incremental,
+            }),
+        };
+        let plugin = LoadedPlugin::load(&runtime, spec, &host)
+            .await
+            .expect("hostile plugin loads");
+        let spec = plugin.registration.providers[0].clone();
+        let secrets = SecretStore::new(None).with_override("HOSTILE_KEY", API_KEY.to_string());
+        PluginProvider::new(plugin, spec, None, secrets, reqwest::Client::new())
+    };
+    let send = async |provider: &PluginProvider| {
+        let mut request = request(&ANTHROPIC);
+        request.model.id = "m".into();
+        server.reply(Reply::Stream(b"data: {}\n\n".to_vec()));
+        match provider.stream(request).await {
+            Ok(stream) => {
+                stream.collect::<Vec<_>>().await;
+                Ok(server.requests().pop().expect("a request").body.len())
+            }
+            Err(error) => Err(error.message),
+        }
+    };
+
+    // More than it holds: refused, naming the plugin, and nothing is sent.
+    let provider = hostile(json!({ "body_bytes": 2, "prefix": 1u64 << 40 })).await;
+    assert_eq!(send(&provider).await, Ok(2), "the first body is whole");
+    let refused = send(&provider).await.expect_err("refused");
+    assert!(
+        refused.contains("provider plugin 'hostile' repeats 1099511627776 bytes of its previous request body, which has 2"),
+        "{refused}"
+    );
+    assert!(server.requests().is_empty(), "nothing sent");
+    // The host forgot what it held, so the next body is whole again.
+    assert_eq!(send(&provider).await, Ok(2));
+
+    // All it holds, again and again: the body grows by what the plugin returns, up to its
+    // memory limit.
+    let part = 10 << 20;
+    let provider = hostile(json!({ "body_bytes": part })).await;
+    assert_eq!(send(&provider).await, Ok(part));
+    assert_eq!(send(&provider).await, Ok(2 * part));
+    let refused = send(&provider).await.expect_err("refused");
+    assert!(
+        refused.contains(&format!(
+            "provider plugin 'hostile' built a request body of {} bytes, more than its memory limit of {MEMORY}",
+            3 * part
+        )),
+        "{refused}"
+    );
+    assert!(server.requests().is_empty(), "nothing sent");
 }
 
 // ---- harness -------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 //! The unified request as a Messages API call (`POST /v1/messages`, streamed).
 
-use provider_common::cache::{Converted, MessageCache, Messages, Role};
+use provider_common::body::{Body, Sink, Spot};
+use provider_common::cache::{Converted, Kept, Messages, Role};
 use provider_common::ids;
 use provider_common::json;
 use provider_common::unified::{self, Assistant, AssistantPart, Message, Part, Tool, ToolResult};
@@ -34,11 +35,13 @@ const MAX_ID_CHARS: usize = 64;
 #[derive(Clone, Debug, Default)]
 pub struct Fragment {
     blocks: Vec<Vec<u8>>,
+    /// Where each block was written in the previous body.
+    spots: Vec<Spot>,
     starts_with_thinking: bool,
     has_tool_result: bool,
 }
 
-pub type Cache = MessageCache<Fragment>;
+pub type Cache = Kept<Fragment>;
 
 #[cfg(test)]
 /// The request built from scratch.
@@ -60,9 +63,11 @@ pub fn build_with(
 ) -> Result<HttpCall, ProviderError> {
     let (provider, model_id) = (request.provider.as_str(), request.model.as_str());
     let messages = Messages::of(request.messages, after);
-    let messages = cache.update(&cache_key(provider, model_id), messages, |message| {
-        convert(message, provider, model_id)
-    })?;
+    let messages = cache
+        .messages
+        .update(&cache_key(provider, model_id), messages, |message| {
+            convert(message, provider, model_id)
+        })?;
     let tools = unified::parse_tools(&request.tools)?;
     let model = models::find(&request.model);
     let answer_tokens = request.max_tokens.unwrap_or_else(|| {
@@ -95,14 +100,14 @@ pub fn build_with(
     let size: usize = turns
         .iter()
         .flat_map(|turn| &turn.blocks)
-        .map(|block| block.len() + 1)
+        .map(|(block, _)| block.len() + 1)
         .sum();
-    let mut body = Vec::with_capacity(json::body_capacity(
+    let body = cache.body.begin(json::body_capacity(
         size,
         &request.tools,
         &request.system_prompt,
     ));
-    let mut object = json::Object::begin(&mut body);
+    let mut object = json::Object::begin(body);
     object.field("model", &request.model)?;
     object.field("max_tokens", &max_tokens)?;
     object.field("stream", &true)?;
@@ -131,7 +136,7 @@ pub fn build_with(
         method: "POST".to_string(),
         path: "/v1/messages".to_string(),
         headers,
-        body,
+        body: body.finish(),
     })
 }
 
@@ -165,7 +170,8 @@ impl<'a> From<&'a Tool> for ToolDef<'a> {
 /// A turn of the conversation: the blocks of consecutive messages of one role.
 struct Turn<'a> {
     role: &'static str,
-    blocks: Vec<&'a [u8]>,
+    /// Each block, and where it was written in the previous body.
+    blocks: Vec<(&'a [u8], &'a Spot)>,
     starts_with_thinking: bool,
     has_tool_result: bool,
 }
@@ -264,6 +270,7 @@ fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, P
             Some(Block::Thinking { .. } | Block::RedactedThinking { .. })
         ),
         has_tool_result: matches!(message, Message::ToolResult(_)),
+        spots: vec![Spot::default(); blocks.len()],
         blocks: blocks.iter().map(json::to_vec).collect::<Result<_, _>>()?,
     })
 }
@@ -281,7 +288,11 @@ fn turns<'a>(messages: &'a [Converted<'_, Fragment>]) -> Vec<Turn<'a>> {
             Role::Assistant => "assistant",
             Role::User | Role::ToolResult => "user",
         };
-        let blocks = fragment.blocks.iter().map(Vec::as_slice);
+        let blocks = fragment
+            .blocks
+            .iter()
+            .map(Vec::as_slice)
+            .zip(&fragment.spots);
         match turns.last_mut() {
             Some(last) if last.role == role => {
                 last.blocks.extend(blocks);
@@ -300,7 +311,7 @@ fn turns<'a>(messages: &'a [Converted<'_, Fragment>]) -> Vec<Turn<'a>> {
 
 /// Writes the turns, with the second cache marker on the newest user block, so the next turn
 /// reads the whole conversation so far from the cache.
-fn write_turns(out: &mut Vec<u8>, turns: &[Turn]) -> Result<(), ProviderError> {
+fn write_turns(out: &mut Body, turns: &[Turn]) -> Result<(), ProviderError> {
     let marked = turns.iter().rposition(|turn| turn.role == "user");
     let mut array = json::Array::begin(out);
     for (at, turn) in turns.iter().enumerate() {
@@ -308,11 +319,11 @@ fn write_turns(out: &mut Vec<u8>, turns: &[Turn]) -> Result<(), ProviderError> {
         object.field("role", &turn.role)?;
         let mut content = json::Array::begin(object.key("content")?);
         let last = turn.blocks.len().saturating_sub(1);
-        for (index, block) in turn.blocks.iter().enumerate() {
+        for (index, (block, spot)) in turn.blocks.iter().enumerate() {
             if marked == Some(at) && index == last {
                 write_marked(content.item(), block);
             } else {
-                content.raw(block);
+                content.fragment(block, spot);
             }
         }
         content.end();
@@ -324,10 +335,10 @@ fn write_turns(out: &mut Vec<u8>, turns: &[Turn]) -> Result<(), ProviderError> {
 
 /// A serialized text, image or tool-result block (the blocks of user turns) with the cache
 /// marker: `cache_control` is those blocks' last field, so it goes before the closing brace.
-fn write_marked(out: &mut Vec<u8>, block: &[u8]) {
+fn write_marked(out: &mut impl Sink, block: &[u8]) {
     let open = block.strip_suffix(b"}").unwrap_or(block);
-    out.extend_from_slice(open);
-    out.extend_from_slice(br#","cache_control":{"type":"ephemeral"}}"#);
+    out.put(open);
+    out.put(br#","cache_control":{"type":"ephemeral"}}"#);
 }
 
 fn user_blocks(parts: &[Part]) -> Vec<Block<'_>> {
@@ -630,12 +641,15 @@ mod tests {
             Builders {
                 cached: &|request, after| {
                     let mut cache = cache.borrow_mut();
-                    let body = build_with(&mut cache, request, after).expect("cached").body;
-                    (body, cache.reused())
+                    script::hold_body(&mut cache.body, after);
+                    let part = build_with(&mut cache, request, after).expect("cached").body;
+                    let (body, prefix) = script::whole_body(&cache.body, part);
+                    (body, cache.messages.reused(), prefix)
                 },
                 holds: &|kept, provider, model| {
                     cache
                         .borrow()
+                        .messages
                         .holds(&cache_key(provider, model), kept as usize)
                 },
                 fresh: &|request| build(&request).expect("fresh").body,

@@ -25,7 +25,34 @@ use std::borrow::Cow;
 
 use tack_sdk::ProviderError;
 
+use crate::body::Body;
 use crate::unified::{self, Message, Part, ToolResult, WireMessage, MISSING_RESULT};
+
+/// What a provider's instance keeps from one request to the next: the conversation converted,
+/// and the body (see [`Body`]).
+#[derive(Clone, Debug)]
+pub struct Kept<F> {
+    pub messages: MessageCache<F>,
+    pub body: Body,
+}
+
+impl<F> Default for Kept<F> {
+    fn default() -> Self {
+        Self {
+            messages: MessageCache::default(),
+            body: Body::default(),
+        }
+    }
+}
+
+impl<F: Clone> Kept<F> {
+    /// The plugin's answer to `expect-messages-after(kept, ..., held_body)`, for conversions
+    /// under `key`: whether the next request may carry only the messages after the first `kept`.
+    pub fn expect(&mut self, key: &str, kept: u32, held_body: u64) -> bool {
+        self.body.expect_held(held_body);
+        self.messages.holds(key, kept as usize)
+    }
+}
 
 /// The provider's converted messages of the previous request, and that request's text.
 #[derive(Clone, Debug)]

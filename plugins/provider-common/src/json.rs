@@ -4,8 +4,10 @@
 use serde::Serialize;
 use tack_sdk::{ErrorKind, ProviderError};
 
+use crate::body::{Sink, Spot};
+
 /// Appends `value` as JSON.
-pub fn write(out: &mut Vec<u8>, value: &impl Serialize) -> Result<(), ProviderError> {
+pub fn write(out: &mut impl Sink, value: &impl Serialize) -> Result<(), ProviderError> {
     serde_json::to_writer(out, value).map_err(|e| {
         ProviderError::new(
             ErrorKind::InvalidRequest,
@@ -22,14 +24,14 @@ pub fn to_vec(value: &impl Serialize) -> Result<Vec<u8>, ProviderError> {
 }
 
 /// A JSON object being written; fields come out in the order they are added.
-pub struct Object<'a> {
-    out: &'a mut Vec<u8>,
+pub struct Object<'a, S: Sink = Vec<u8>> {
+    out: &'a mut S,
     first: bool,
 }
 
-impl<'a> Object<'a> {
-    pub fn begin(out: &'a mut Vec<u8>) -> Self {
-        out.push(b'{');
+impl<'a, S: Sink> Object<'a, S> {
+    pub fn begin(out: &'a mut S) -> Self {
+        out.put(b"{");
         Object { out, first: true }
     }
 
@@ -38,49 +40,54 @@ impl<'a> Object<'a> {
     }
 
     /// Starts a field whose value the caller writes, as JSON, into the returned buffer.
-    pub fn key(&mut self, name: &str) -> Result<&mut Vec<u8>, ProviderError> {
+    pub fn key(&mut self, name: &str) -> Result<&mut S, ProviderError> {
         if !self.first {
-            self.out.push(b',');
+            self.out.put(b",");
         }
         self.first = false;
         write(self.out, &name)?;
-        self.out.push(b':');
+        self.out.put(b":");
         Ok(self.out)
     }
 
     pub fn end(self) {
-        self.out.push(b'}');
+        self.out.put(b"}");
     }
 }
 
 /// A JSON array being written from items that are JSON already.
-pub struct Array<'a> {
-    out: &'a mut Vec<u8>,
+pub struct Array<'a, S: Sink = Vec<u8>> {
+    out: &'a mut S,
     first: bool,
 }
 
-impl<'a> Array<'a> {
-    pub fn begin(out: &'a mut Vec<u8>) -> Self {
-        out.push(b'[');
+impl<'a, S: Sink> Array<'a, S> {
+    pub fn begin(out: &'a mut S) -> Self {
+        out.put(b"[");
         Array { out, first: true }
     }
 
     /// Adds an item written as JSON elsewhere.
     pub fn raw(&mut self, item: &[u8]) {
-        self.item().extend_from_slice(item);
+        self.item().put(item);
+    }
+
+    /// Adds a cached message's item, which `spot` places in the previous body.
+    pub fn fragment(&mut self, item: &[u8], spot: &Spot) {
+        self.item().fragment(item, spot);
     }
 
     /// Starts an item the caller writes, as JSON, into the returned buffer.
-    pub fn item(&mut self) -> &mut Vec<u8> {
+    pub fn item(&mut self) -> &mut S {
         if !self.first {
-            self.out.push(b',');
+            self.out.put(b",");
         }
         self.first = false;
         self.out
     }
 
     pub fn end(self) {
-        self.out.push(b']');
+        self.out.put(b"]");
     }
 }
 
@@ -114,8 +121,15 @@ impl Items {
         self.bytes.len()
     }
 
+    /// Adds these items, cached where `spot` says, to `array`.
+    pub fn fragment_to<S: Sink>(&self, array: &mut Array<'_, S>, spot: &Spot) {
+        if self.count > 0 {
+            array.fragment(&self.bytes, spot);
+        }
+    }
+
     /// Adds these items to `array`.
-    pub fn write_to(&self, array: &mut Array<'_>) {
+    pub fn write_to<S: Sink>(&self, array: &mut Array<'_, S>) {
         if self.count > 0 {
             array.raw(&self.bytes);
         }

@@ -13,6 +13,7 @@
 //! - [`stream`]: helpers for decoders: event payloads, block indices, cut streams.
 //! - [`openai_models`]: OpenAI's model catalogue, served by both OpenAI plugins.
 
+pub mod body;
 pub mod cache;
 pub mod errors;
 pub mod ids;

@@ -197,11 +197,36 @@ pub fn request(script: &Script, messages: String) -> tack_sdk::ProviderRequest {
 pub struct Builders<'a> {
     /// Builds with the cache the previous request left; the `Option<u32>` is what
     /// `build_with` takes as `after` (the request holds only the messages after that many).
-    pub cached: &'a dyn Fn(tack_sdk::ProviderRequest, Option<u32>) -> (Vec<u8>, usize),
+    /// Gives the whole body, how many messages were reused and how many bytes of the previous
+    /// body it repeats.
+    pub cached: &'a dyn Fn(tack_sdk::ProviderRequest, Option<u32>) -> (Vec<u8>, usize, usize),
     /// Whether the cache holds the first `kept` messages for the provider and model (what the
     /// plugin answers to `expect-messages-after(kept, provider, model)`).
     pub holds: &'a dyn Fn(u32, &str, &str) -> bool,
     pub fresh: &'a dyn Fn(tack_sdk::ProviderRequest) -> Vec<u8>,
+}
+
+/// Before a cached build in the tests: a host speaking `tack:provider` holds the previous body
+/// when it sends only new messages (`after`), so the body may repeat its prefix.
+pub fn hold_body(body: &mut crate::body::Body, after: Option<u32>) {
+    let held = if after.is_some() {
+        body.bytes().len()
+    } else {
+        0
+    };
+    body.expect_held(held as u64);
+}
+
+/// After a cached build in the tests: the whole body, checked to be the prefix the plugin says
+/// it repeats followed by the `part` it returned.
+#[allow(clippy::panic)]
+pub fn whole_body(body: &crate::body::Body, part: Vec<u8>) -> (Vec<u8>, usize) {
+    let whole = body.bytes();
+    assert!(
+        whole[body.prefix()..] == part[..],
+        "the returned part is not what follows the repeated prefix"
+    );
+    (whole.to_vec(), body.prefix())
 }
 
 /// Builds every turn of a session of `turns` round trips with the cache and from scratch and
@@ -228,6 +253,8 @@ fn run_session(script: &Script, turns: usize, builders: &Builders<'_>, increment
     let mode = if incremental { "incremental" } else { "whole" };
     let mut sent: Vec<Value> = Vec::new();
     let mut left_out = 0;
+    // Over the turns that only add messages: bytes repeated from the previous body, and sent.
+    let (mut repeated, mut sent_bytes) = (0, 0);
     let mut check = |label: &str, messages: &[Value], model: &str, reused: Option<usize>| {
         let label = format!("{mode}: {label}");
         let mut request = request(script, to_json(messages));
@@ -244,7 +271,11 @@ fn run_session(script: &Script, turns: usize, builders: &Builders<'_>, increment
             request.messages = to_json(&messages[kept as usize..]);
             left_out += 1;
         }
-        let (body, got) = cached(request, after);
+        let (body, got, prefix) = cached(request, after);
+        if after.is_some() && label.contains(": turn ") {
+            repeated += prefix;
+            sent_bytes += body.len();
+        }
         sent = messages.to_vec();
         assert!(
             body == expected,
@@ -313,6 +344,11 @@ fn run_session(script: &Script, turns: usize, builders: &Builders<'_>, increment
     assert!(
         !incremental || left_out >= turns,
         "{left_out} incremental requests"
+    );
+    // And most of each body came from the one before.
+    assert!(
+        !incremental || repeated * 10 >= sent_bytes * 8,
+        "{repeated} of {sent_bytes} bytes repeated"
     );
 }
 

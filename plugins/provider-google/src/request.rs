@@ -4,7 +4,8 @@
 //! Each message's parts are kept in the plugin's [`Cache`] and reused on the next turn; only
 //! the messages the cache has not seen are converted.
 
-use provider_common::cache::{Converted, MessageCache, Messages, Role};
+use provider_common::body::{Body, Spot};
+use provider_common::cache::{Converted, Kept, Messages, Role};
 use provider_common::json::{self, Items};
 use provider_common::unified::{self, Assistant, AssistantPart, Message, Part, Tool, ToolResult};
 use serde::Serialize;
@@ -26,10 +27,12 @@ const SKIP_SIGNATURE: &str = "skip_thought_signature_validator";
 #[derive(Clone, Debug, Default)]
 pub struct Fragment {
     parts: Items,
+    /// Where `parts` were written in the previous body.
+    spot: Spot,
     images: Items,
 }
 
-pub type Cache = MessageCache<Fragment>;
+pub type Cache = Kept<Fragment>;
 
 #[cfg(test)]
 /// The request built from scratch.
@@ -56,9 +59,11 @@ pub fn build_with(
         .unwrap_or(&request.model);
     let provider = request.provider.as_str();
     let messages = Messages::of(request.messages, after);
-    let messages = cache.update(&cache_key(provider, model), messages, |message| {
-        convert(message, provider, model)
-    })?;
+    let messages = cache
+        .messages
+        .update(&cache_key(provider, model), messages, |message| {
+            convert(message, provider, model)
+        })?;
     let tools = unified::parse_tools(&request.tools)?;
     // The model id goes into the path: refuse anything that could change the path's meaning.
     let valid = !model.is_empty()
@@ -78,12 +83,12 @@ pub fn build_with(
         .iter()
         .map(|m| m.fragment.parts.byte_len() + 32)
         .sum();
-    let mut body = Vec::with_capacity(json::body_capacity(
+    let body = cache.body.begin(json::body_capacity(
         size,
         &request.tools,
         &request.system_prompt,
     ));
-    let mut object = json::Object::begin(&mut body);
+    let mut object = json::Object::begin(body);
     write_contents(object.key("contents")?, &messages)?;
     let mut generation = Map::new();
     if let Some(max_tokens) = request.max_tokens {
@@ -116,7 +121,7 @@ pub fn build_with(
             ("content-type".to_string(), "application/json".to_string()),
             ("accept".to_string(), "text/event-stream".to_string()),
         ],
-        body,
+        body: body.finish(),
     })
 }
 
@@ -223,11 +228,11 @@ struct ResponseText<'a> {
 /// before it (the results of one batch share a content), and images of tool results follow the
 /// batch in a user content.
 fn write_contents(
-    out: &mut Vec<u8>,
+    out: &mut Body,
     messages: &[Converted<'_, Fragment>],
 ) -> Result<(), ProviderError> {
     let mut contents = json::Array::begin(out);
-    let mut results: Vec<&Items> = Vec::new();
+    let mut results: Vec<(&Items, &Spot)> = Vec::new();
     let mut tool_images: Vec<&Items> = Vec::new();
     for message in messages {
         if message.role != Role::ToolResult {
@@ -236,16 +241,24 @@ fn write_contents(
         let fragment: &Fragment = &message.fragment;
         match message.role {
             Role::ToolResult => {
-                results.push(&fragment.parts);
+                results.push((&fragment.parts, &fragment.spot));
                 if !fragment.images.is_empty() {
                     tool_images.push(&fragment.images);
                 }
             }
             Role::User if !fragment.parts.is_empty() => {
-                write_content(contents.item(), "user", &[&fragment.parts])?;
+                write_content(
+                    contents.item(),
+                    "user",
+                    &[(&fragment.parts, &fragment.spot)],
+                )?;
             }
             Role::Assistant if !fragment.parts.is_empty() => {
-                write_content(contents.item(), "model", &[&fragment.parts])?;
+                write_content(
+                    contents.item(),
+                    "model",
+                    &[(&fragment.parts, &fragment.spot)],
+                )?;
             }
             Role::User | Role::Assistant => {}
         }
@@ -256,9 +269,9 @@ fn write_contents(
 }
 
 fn flush_results(
-    results: &mut Vec<&Items>,
+    results: &mut Vec<(&Items, &Spot)>,
     images: &mut Vec<&Items>,
-    contents: &mut json::Array<'_>,
+    contents: &mut json::Array<'_, Body>,
 ) -> Result<(), ProviderError> {
     if !results.is_empty() {
         write_content(contents.item(), "user", results)?;
@@ -267,17 +280,26 @@ fn flush_results(
     if !images.is_empty() {
         let mut note = Items::default();
         note.push(&UserPart::text(TOOL_IMAGES_NOTE))?;
-        let parts: Vec<&Items> = std::iter::once(&note).chain(images.drain(..)).collect();
+        // Not cached parts: written afresh, compared with the previous body.
+        let unplaced = Spot::default();
+        let parts: Vec<(&Items, &Spot)> = std::iter::once(&note)
+            .chain(images.drain(..))
+            .map(|items| (items, &unplaced))
+            .collect();
         write_content(contents.item(), "user", &parts)?;
     }
     Ok(())
 }
 
-fn write_content(out: &mut Vec<u8>, role: &str, parts: &[&Items]) -> Result<(), ProviderError> {
+fn write_content(
+    out: &mut Body,
+    role: &str,
+    parts: &[(&Items, &Spot)],
+) -> Result<(), ProviderError> {
     let mut content = json::Object::begin(out);
     let mut array = json::Array::begin(content.key("parts")?);
-    for items in parts {
-        items.write_to(&mut array);
+    for (items, spot) in parts {
+        items.fragment_to(&mut array, spot);
     }
     array.end();
     content.field("role", &role)?;
@@ -560,12 +582,15 @@ mod tests {
             Builders {
                 cached: &|request, after| {
                     let mut cache = cache.borrow_mut();
-                    let body = build_with(&mut cache, request, after).expect("cached").body;
-                    (body, cache.reused())
+                    script::hold_body(&mut cache.body, after);
+                    let part = build_with(&mut cache, request, after).expect("cached").body;
+                    let (body, prefix) = script::whole_body(&cache.body, part);
+                    (body, cache.messages.reused(), prefix)
                 },
                 holds: &|kept, provider, model| {
                     cache
                         .borrow()
+                        .messages
                         .holds(&cache_key(provider, model), kept as usize)
                 },
                 fresh: &|request| build(&request).expect("fresh").body,

@@ -7,7 +7,8 @@
 //! Each message's items are kept in the plugin's [`Cache`] and reused on the next turn; only
 //! the messages the cache has not seen are converted.
 
-use provider_common::cache::{Converted, MessageCache, Messages, Role};
+use provider_common::body::{Body, Sink, Spot};
+use provider_common::cache::{Converted, Kept, Messages, Role};
 use provider_common::json::{self, DataUrl, Items};
 use provider_common::openai_models;
 use provider_common::options::Options;
@@ -32,13 +33,14 @@ pub struct Fragment {
 
 #[derive(Clone, Debug)]
 enum InputItem {
-    Raw(Vec<u8>),
+    /// An item, and where it was written in the previous body.
+    Raw(Vec<u8>, Spot),
     /// The `content` of an assistant output message, whose id is numbered across the whole
     /// conversation when the request is written.
-    Output(Vec<u8>),
+    Output(Vec<u8>, Spot),
 }
 
-pub type Cache = MessageCache<Fragment>;
+pub type Cache = Kept<Fragment>;
 
 #[cfg(test)]
 /// The request built from scratch.
@@ -60,9 +62,11 @@ pub fn build_with(
 ) -> Result<HttpCall, ProviderError> {
     let (provider, model) = (request.provider.as_str(), request.model.as_str());
     let messages = Messages::of(request.messages, after);
-    let messages = cache.update(&cache_key(provider, model), messages, |message| {
-        convert(message, provider, model)
-    })?;
+    let messages = cache
+        .messages
+        .update(&cache_key(provider, model), messages, |message| {
+            convert(message, provider, model)
+        })?;
     let tools = unified::parse_tools(&request.tools)?;
     let options = Options::parse(&request.options)?;
     let supported = options.bool("supports_reasoning_effort")?;
@@ -73,15 +77,15 @@ pub fn build_with(
         .iter()
         .flat_map(|m| &m.fragment.items)
         .map(|item| match item {
-            InputItem::Raw(bytes) | InputItem::Output(bytes) => bytes.len() + 128,
+            InputItem::Raw(bytes, _) | InputItem::Output(bytes, _) => bytes.len() + 128,
         })
         .sum();
-    let mut body = Vec::with_capacity(json::body_capacity(
+    let body = cache.body.begin(json::body_capacity(
         size,
         &request.tools,
         &request.system_prompt,
     ));
-    let mut object = json::Object::begin(&mut body);
+    let mut object = json::Object::begin(body);
     if effort.is_some() {
         object.field("include", &["reasoning.encrypted_content"])?;
     }
@@ -114,7 +118,7 @@ pub fn build_with(
             ("content-type".to_string(), "application/json".to_string()),
             ("accept".to_string(), "text/event-stream".to_string()),
         ],
-        body,
+        body: body.finish(),
     })
 }
 
@@ -200,10 +204,7 @@ struct FunctionCallOutput<'a> {
     kind: &'static str,
 }
 
-fn write_input(
-    out: &mut Vec<u8>,
-    messages: &[Converted<'_, Fragment>],
-) -> Result<(), ProviderError> {
+fn write_input(out: &mut Body, messages: &[Converted<'_, Fragment>]) -> Result<(), ProviderError> {
     let mut items = json::Array::begin(out);
     let mut tool_images: Vec<&Items> = Vec::new();
     let mut text_items = 0usize;
@@ -214,13 +215,13 @@ fn write_input(
         let fragment: &Fragment = &message.fragment;
         for item in &fragment.items {
             match item {
-                InputItem::Raw(bytes) => items.raw(bytes),
-                InputItem::Output(content) => {
+                InputItem::Raw(bytes, spot) => items.fragment(bytes, spot),
+                InputItem::Output(content, spot) => {
                     // Output messages need an id; the real one is not kept, and any `msg_` id
                     // will do for a response that is not stored.
                     text_items += 1;
                     let mut object = json::Object::begin(items.item());
-                    object.key("content")?.extend_from_slice(content);
+                    object.key("content")?.fragment(content, spot);
                     object.field("id", &format_args!("msg_{text_items}"))?;
                     object.field("role", &"assistant")?;
                     object.field("status", &"completed")?;
@@ -240,7 +241,7 @@ fn write_input(
 
 fn flush_tool_images(
     images: &mut Vec<&Items>,
-    items: &mut json::Array<'_>,
+    items: &mut json::Array<'_, Body>,
 ) -> Result<(), ProviderError> {
     if images.is_empty() {
         return Ok(());
@@ -268,7 +269,9 @@ fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, P
                     content,
                     role: "user",
                 };
-                fragment.items.push(InputItem::Raw(json::to_vec(&item)?));
+                fragment
+                    .items
+                    .push(InputItem::Raw(json::to_vec(&item)?, Spot::default()));
             }
         }
         Message::Assistant(assistant) => {
@@ -286,7 +289,9 @@ fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, P
                 },
                 kind: "function_call_output",
             };
-            fragment.items.push(InputItem::Raw(json::to_vec(&output)?));
+            fragment
+                .items
+                .push(InputItem::Raw(json::to_vec(&output)?, Spot::default()));
             for image in result.images().filter_map(input_part) {
                 fragment.images.push(&image)?;
             }
@@ -340,7 +345,7 @@ fn assistant_items(
         match part {
             AssistantPart::Thinking { signature, .. } => {
                 if let Some(item) = reasoning_item(signature.as_deref()).filter(|_| replay) {
-                    items.push(InputItem::Raw(json::to_vec(&item)?));
+                    items.push(InputItem::Raw(json::to_vec(&item)?, Spot::default()));
                 }
             }
             AssistantPart::Text(text) if text.trim().is_empty() => {}
@@ -350,7 +355,7 @@ fn assistant_items(
                     text,
                     kind: "output_text",
                 }];
-                items.push(InputItem::Output(json::to_vec(&content)?));
+                items.push(InputItem::Output(json::to_vec(&content)?, Spot::default()));
             }
             AssistantPart::ToolCall {
                 id,
@@ -365,7 +370,7 @@ fn assistant_items(
                     name,
                     kind: "function_call",
                 };
-                items.push(InputItem::Raw(json::to_vec(&call)?));
+                items.push(InputItem::Raw(json::to_vec(&call)?, Spot::default()));
             }
         }
     }
@@ -506,12 +511,15 @@ mod tests {
             Builders {
                 cached: &|request, after| {
                     let mut cache = cache.borrow_mut();
-                    let body = build_with(&mut cache, request, after).expect("cached").body;
-                    (body, cache.reused())
+                    script::hold_body(&mut cache.body, after);
+                    let part = build_with(&mut cache, request, after).expect("cached").body;
+                    let (body, prefix) = script::whole_body(&cache.body, part);
+                    (body, cache.messages.reused(), prefix)
                 },
                 holds: &|kept, provider, model| {
                     cache
                         .borrow()
+                        .messages
                         .holds(&cache_key(provider, model), kept as usize)
                 },
                 fresh: &|request| build(&request).expect("fresh").body,

@@ -68,12 +68,22 @@ impl Plugin for OpenAi {
 }
 
 impl IncrementalProvider for OpenAi {
-    fn expect_messages_after(&mut self, kept: u32, provider: &str, model: &str) -> bool {
+    fn expect_messages_after(
+        &mut self,
+        kept: u32,
+        provider: &str,
+        model: &str,
+        held_body: u64,
+    ) -> bool {
         let holds = self
             .cache
-            .holds(&request::cache_key(provider, model), kept as usize);
+            .expect(&request::cache_key(provider, model), kept, held_body);
         self.after = holds.then_some(kept);
         holds
+    }
+
+    fn body_prefix(&mut self) -> u64 {
+        self.cache.body.prefix() as u64
     }
 }
 

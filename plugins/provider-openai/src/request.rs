@@ -3,7 +3,8 @@
 //! Each message's Chat Completions form is kept in the plugin's [`Cache`] and reused on the next
 //! turn; only the messages the cache has not seen are converted.
 
-use provider_common::cache::{Converted, MessageCache, Messages, Role};
+use provider_common::body::{Body, Spot};
+use provider_common::cache::{Converted, Kept, Messages, Role};
 use provider_common::ids;
 use provider_common::json::{self, DataUrl, Items};
 use provider_common::openai_models;
@@ -28,9 +29,11 @@ pub const TOOL_IMAGES_NOTE: &str = "Images returned by the tool calls above:";
 pub struct Fragment {
     message: Option<Vec<u8>>,
     images: Items,
+    /// Where `message` was written in the previous body.
+    spot: Spot,
 }
 
-pub type Cache = MessageCache<Fragment>;
+pub type Cache = Kept<Fragment>;
 
 #[cfg(test)]
 /// The request built from scratch, and the compat flags it was built with (the decoder needs
@@ -51,7 +54,7 @@ pub fn build_with(
     after: Option<u32>,
 ) -> Result<(HttpCall, Compat), ProviderError> {
     let messages = Messages::of(request.messages, after);
-    let messages = cache.update(
+    let messages = cache.messages.update(
         &cache_key(&request.provider, &request.model),
         messages,
         convert,
@@ -60,12 +63,12 @@ pub fn build_with(
     let compat = Compat::from_options(&Options::parse(&request.options)?, &request.model)?;
 
     // Fields in the order of their names, as the `Value` this body was once built as wrote them.
-    let mut body = Vec::with_capacity(json::body_capacity(
+    let body = cache.body.begin(json::body_capacity(
         messages_size(&messages),
         &request.tools,
         &request.system_prompt,
     ));
-    let mut object = json::Object::begin(&mut body);
+    let mut object = json::Object::begin(body);
     if let Some(max_tokens) = request.max_tokens {
         object.field(compat.max_tokens_field, &max_tokens)?;
     }
@@ -102,7 +105,7 @@ pub fn build_with(
             ("content-type".to_string(), "application/json".to_string()),
             ("accept".to_string(), "text/event-stream".to_string()),
         ],
-        body,
+        body: body.finish(),
     };
     Ok((call, compat))
 }
@@ -209,7 +212,7 @@ fn text_part(text: &str) -> ContentPart<'_> {
 }
 
 fn write_messages(
-    out: &mut Vec<u8>,
+    out: &mut Body,
     system_prompt: &str,
     messages: &[Converted<'_, Fragment>],
     compat: &Compat,
@@ -230,7 +233,7 @@ fn write_messages(
             flush_tool_images(&mut tool_images, &mut array)?;
         }
         if let Some(bytes) = &message.fragment.message {
-            array.raw(bytes);
+            array.fragment(bytes, &message.fragment.spot);
         }
         if !message.fragment.images.is_empty() {
             tool_images.push(&message.fragment.images);
@@ -243,7 +246,7 @@ fn write_messages(
 
 fn flush_tool_images(
     images: &mut Vec<&Items>,
-    array: &mut json::Array<'_>,
+    array: &mut json::Array<'_, Body>,
 ) -> Result<(), ProviderError> {
     if images.is_empty() {
         return Ok(());
@@ -514,15 +517,18 @@ mod tests {
             Builders {
                 cached: &|request, after| {
                     let mut cache = cache.borrow_mut();
-                    let body = build_with(&mut cache, request, after)
+                    script::hold_body(&mut cache.body, after);
+                    let part = build_with(&mut cache, request, after)
                         .expect("cached")
                         .0
                         .body;
-                    (body, cache.reused())
+                    let (body, prefix) = script::whole_body(&cache.body, part);
+                    (body, cache.messages.reused(), prefix)
                 },
                 holds: &|kept, provider, model| {
                     cache
                         .borrow()
+                        .messages
                         .holds(&cache_key(provider, model), kept as usize)
                 },
                 fresh: &|request| build(&request).expect("fresh").0.body,

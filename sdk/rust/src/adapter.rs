@@ -153,8 +153,9 @@ impl Decoder for NoDecoder {
     }
 }
 
-/// A provider that keeps the conversation it converted for its previous request, and can be sent
-/// only the messages that follow what it keeps (`tack:provider@0.1.0`). Export it with
+/// A provider that keeps the conversation it converted for its previous request and that
+/// request's body: it can be sent only the messages that follow what it keeps, and return only
+/// the part of the body that changed (`tack:provider@0.1.0`). Export it with
 /// [`export_incremental_provider!`](crate::export_incremental_provider) beside
 /// [`export_plugin!`](crate::export_plugin).
 pub trait IncrementalProvider: Plugin {
@@ -162,7 +163,19 @@ pub trait IncrementalProvider: Plugin {
     /// `kept` of the previous request this instance built, for `provider` and `model`: true
     /// only when the plugin still holds those `kept` messages converted for them. After true,
     /// the next request's `messages` is the JSON array of the messages after them.
-    fn expect_messages_after(&mut self, kept: u32, provider: &str, model: &str) -> bool;
+    /// `held_body` is the length of this instance's previous body that the host holds (0 for
+    /// none).
+    fn expect_messages_after(
+        &mut self,
+        kept: u32,
+        provider: &str,
+        model: &str,
+        held_body: u64,
+    ) -> bool;
+
+    /// How many bytes of the held body come before the body the latest
+    /// [`Plugin::build_request`] returned (0: that body is whole).
+    fn body_prefix(&mut self) -> u64;
 }
 
 /// Bridges an [`IncrementalProvider`] to the generated `incremental` export.
@@ -173,8 +186,12 @@ impl<T: IncrementalProvider>
     crate::incremental_bindings::exports::tack::provider::incremental::Guest
     for IncrementalAdapter<T>
 {
-    fn expect_messages_after(kept: u32, provider: String, model: String) -> bool {
-        with_plugin::<T, _>(|p| p.expect_messages_after(kept, &provider, &model))
+    fn expect_messages_after(kept: u32, provider: String, model: String, held_body: u64) -> bool {
+        with_plugin::<T, _>(|p| p.expect_messages_after(kept, &provider, &model, held_body))
+    }
+
+    fn body_prefix() -> u64 {
+        with_plugin::<T, _>(|p| p.body_prefix())
     }
 }
 

@@ -63,6 +63,8 @@ pub struct PluginProvider {
     incremental: bool,
     /// How many messages the latest request left out because the instance held them.
     left_out: AtomicUsize,
+    /// How many bytes of the latest body the host repeated from the instance's previous one.
+    repeated: AtomicUsize,
 }
 
 impl PluginProvider {
@@ -90,6 +92,7 @@ impl PluginProvider {
             messages: Default::default(),
             incremental: true,
             left_out: AtomicUsize::new(0),
+            repeated: AtomicUsize::new(0),
         }
     }
 
@@ -103,6 +106,12 @@ impl PluginProvider {
     /// How many messages the latest request left out because the plugin's instance held them.
     pub fn messages_left_out(&self) -> usize {
         self.left_out.load(Ordering::Relaxed)
+    }
+
+    /// How many bytes of the latest request's body the host repeated from the body the
+    /// plugin's instance built before, rather than taking them from the plugin.
+    pub fn body_bytes_repeated(&self) -> usize {
+        self.repeated.load(Ordering::Relaxed)
     }
 
     /// The secret's name came from the user's config, not the plugin's registration.
@@ -122,17 +131,68 @@ impl PluginProvider {
         )
     }
 
+    /// The body to send: the returned `body` after the prefix of the held body the plugin says
+    /// it repeats. A prefix longer than what the host holds, or a body larger than the plugin's
+    /// memory (more than it could have returned whole), is refused.
+    async fn whole_body(
+        &self,
+        session: &mut ProviderSession,
+        held: usize,
+        body: Vec<u8>,
+    ) -> Result<Bytes, ProviderError> {
+        self.repeated.store(0, Ordering::Relaxed);
+        if held == 0 {
+            return Ok(Bytes::from(body));
+        }
+        let prefix = session
+            .body_prefix()
+            .await
+            .map_err(|e| self.plugin_error(e))?;
+        let refuse = |why: String| {
+            ProviderError::new(
+                ProviderErrorKind::InvalidRequest,
+                format!("provider plugin '{}' {why}", self.plugin.name()),
+            )
+        };
+        let prefix = match usize::try_from(prefix) {
+            Ok(prefix) if prefix <= held => prefix,
+            _ => {
+                return Err(refuse(format!(
+                    "repeats {prefix} bytes of its previous request body, which has {held}"
+                )))
+            }
+        };
+        let limit = self.plugin.runtime.config().memory_limit;
+        if prefix + body.len() > limit {
+            return Err(refuse(format!(
+                "built a request body of {} bytes, more than its memory limit of {limit}",
+                prefix + body.len()
+            )));
+        }
+        if prefix == 0 {
+            return Ok(Bytes::from(body));
+        }
+        let Some(sent) = session.sent() else {
+            return Err(refuse("lost the previous request body".into()));
+        };
+        let mut whole = bytes::BytesMut::with_capacity(prefix + body.len());
+        whole.extend_from_slice(&sent.body[..prefix]);
+        whole.extend_from_slice(&body);
+        self.repeated.store(prefix, Ordering::Relaxed);
+        Ok(whole.freeze())
+    }
+
     async fn open_body(
         &self,
         session: &mut ProviderSession,
-        plan: api::RequestPlan,
+        plan: Outgoing,
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<futures::stream::BoxStream<'static, Result<Bytes, String>>, ProviderError> {
-        let call = match plan {
-            api::RequestPlan::Local(bytes) => {
-                return Ok(futures::stream::once(async move { Ok(Bytes::from(bytes)) }).boxed())
+        let (call, body) = match plan {
+            Outgoing::Local(bytes) => {
+                return Ok(futures::stream::once(async move { Ok(bytes) }).boxed())
             }
-            api::RequestPlan::Http(call) => call,
+            Outgoing::Http(call, body) => (call, body),
         };
         if self.base_url.is_empty() {
             return Err(ProviderError::new(
@@ -171,7 +231,7 @@ impl PluginProvider {
                 format!("bad method {}", call.method),
             )
         })?;
-        let mut builder = self.http.request(method, url).body(call.body);
+        let mut builder = self.http.request(method, url).body(body);
         for (name, value) in &headers {
             builder = builder.header(name, value);
         }
@@ -208,6 +268,13 @@ impl PluginProvider {
     }
 }
 
+/// What a provider plugin's request plan comes to: a response body it made itself, or an HTTP
+/// call (its body taken out, whole).
+enum Outgoing {
+    Local(Bytes),
+    Http(api::HttpCall, Bytes),
+}
+
 #[async_trait::async_trait]
 impl Provider for PluginProvider {
     async fn stream(&self, request: ProviderRequest) -> Result<ProviderStream, ProviderError> {
@@ -225,23 +292,31 @@ impl Provider for PluginProvider {
                 format!("cannot serialize messages: {e}"),
             )
         })?;
-        // An instance that holds the conversation's first messages, converted, is sent the rest.
-        let held = match session.sent_messages() {
-            Some(sent) if self.incremental => message_json::kept_from(sent, &request.messages),
-            _ => 0,
+        // An instance that holds the conversation's first messages, converted, is sent the rest,
+        // and one whose previous body the host holds may return only what follows its prefix.
+        let (held_messages, held_body) = match session.sent() {
+            Some(sent) if self.incremental => (
+                message_json::kept_from(&sent.messages, &request.messages),
+                sent.body.len(),
+            ),
+            _ => (0, 0),
         };
-        let kept = match u32::try_from(held) {
-            Ok(kept) if kept > 0 => {
-                let expected = session
-                    .expect_messages_after(kept, &self.spec.id, &request.model.id)
-                    .await
-                    .map_err(|e| self.plugin_error(e))?;
-                if expected {
-                    held
-                } else {
-                    0
-                }
-            }
+        let incremental = self.incremental && session.sent().is_some();
+        let expected = if incremental {
+            session
+                .expect_messages_after(
+                    u32::try_from(held_messages).unwrap_or(0),
+                    &self.spec.id,
+                    &request.model.id,
+                    held_body as u64,
+                )
+                .await
+                .map_err(|e| self.plugin_error(e))?
+        } else {
+            false
+        };
+        let kept = match u32::try_from(held_messages) {
+            Ok(kept) if kept > 0 && expected => held_messages,
             _ => 0,
         };
         self.left_out.store(kept, Ordering::Relaxed);
@@ -274,8 +349,31 @@ impl Provider for PluginProvider {
             encoded.text = wit_request.messages;
         }
         self.messages.restore(encoded);
-        session.record_sent(plan.is_ok().then_some((kept, request.messages.as_slice())));
-        let plan = plan.map_err(convert::provider_error)?;
+        let plan = match plan {
+            Ok(api::RequestPlan::Http(mut call)) => {
+                let body = std::mem::take(&mut call.body);
+                let body = if incremental {
+                    let body = self.whole_body(&mut session, held_body, body).await;
+                    let sent = body
+                        .as_ref()
+                        .ok()
+                        .map(|body| (kept, request.messages.as_slice(), body.clone()));
+                    session.record_sent(sent);
+                    body?
+                } else {
+                    Bytes::from(body)
+                };
+                Outgoing::Http(call, body)
+            }
+            Ok(api::RequestPlan::Local(bytes)) => {
+                session.record_sent(None);
+                Outgoing::Local(Bytes::from(bytes))
+            }
+            Err(error) => {
+                session.record_sent(None);
+                return Err(convert::provider_error(error));
+            }
+        };
         session
             .start_decoder(&self.spec.id, &request.model.id)
             .await

@@ -39,9 +39,17 @@ pub(crate) struct Live {
     pub(crate) store: Store<PluginState>,
     bindings: Bindings,
     pub(crate) optional: OptionalExports,
-    /// The conversation this instance last built a provider request from, when it exports
-    /// `tack:provider/incremental`: what the next request need not send again.
-    pub(crate) sent_messages: Vec<Arc<Message>>,
+    /// What this instance last built a provider request from and the body it built, when it
+    /// exports `tack:provider/incremental`: what the next request need not send again, and
+    /// what its body may repeat.
+    pub(crate) sent: Sent,
+}
+
+/// A provider instance's previous request, as the host sent it.
+#[derive(Default)]
+pub(crate) struct Sent {
+    pub messages: Vec<Arc<Message>>,
+    pub body: bytes::Bytes,
 }
 
 /// The exports a plugin may leave out.
@@ -305,7 +313,7 @@ impl LoadedPlugin {
             store,
             bindings,
             optional,
-            sent_messages: Vec::new(),
+            sent: Sent::default(),
         };
         let ctx = InitContext {
             api_version: API_VERSION.to_string(),

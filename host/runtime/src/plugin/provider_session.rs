@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tack_core::message::Message;
 use wasmtime::component::ResourceAny;
 
-use super::pool::{GuestCall, Live};
+use super::pool::{GuestCall, Live, Sent};
 use super::{CallSetup, LoadedPlugin};
 use crate::api::{ProviderError, ProviderRequest, RequestPlan, SseEvent, StreamEvent};
 use crate::error::PluginError;
@@ -65,21 +65,23 @@ impl ProviderSession {
         .await
     }
 
-    /// The messages this instance last built a request from, when it can be sent only what
-    /// follows them (it exports `tack:provider/incremental`).
-    pub fn sent_messages(&self) -> Option<&[Arc<Message>]> {
+    /// What this instance last built a request from and the body it built, when it can be
+    /// sent only what follows them (it exports `tack:provider/incremental`).
+    pub(crate) fn sent(&self) -> Option<&Sent> {
         let live = self.live.as_ref()?;
         live.optional.incremental.as_ref()?;
-        Some(&live.sent_messages)
+        Some(&live.sent)
     }
 
     /// Asks the instance whether its next `build-request` may carry only the messages after the
-    /// first `kept` of its previous one (see `wit/provider/v0.1.0/provider.wit`).
+    /// first `kept` of its previous one, telling it how much of its previous body the host
+    /// holds (see `wit/provider/v0.1.0/provider.wit`).
     pub async fn expect_messages_after(
         &mut self,
         kept: u32,
         provider: &str,
         model: &str,
+        held_body: u64,
     ) -> Result<bool, PluginError> {
         let (provider, model) = (provider.to_string(), model.to_string());
         self.call("expect-messages-after", move |store, _, optional| {
@@ -87,7 +89,7 @@ impl ProviderSession {
                 match &optional.incremental {
                     Some(incremental) => {
                         incremental
-                            .call_expect_messages_after(store, kept, &provider, &model)
+                            .call_expect_messages_after(store, kept, &provider, &model, held_body)
                             .await
                     }
                     None => Ok(false),
@@ -97,10 +99,25 @@ impl ProviderSession {
         .await
     }
 
-    /// Records what the instance built its latest request from: the first `kept` of the
-    /// messages it held, then the rest of `messages`. `None` when the build failed, after which
-    /// the instance is sent whole conversations until it builds one.
-    pub fn record_sent(&mut self, sent: Option<(usize, &[Arc<Message>])>) {
+    /// How many bytes of the held body come before the body the latest `build-request`
+    /// returned.
+    pub async fn body_prefix(&mut self) -> Result<u64, PluginError> {
+        self.call("body-prefix", move |store, _, optional| {
+            Box::pin(async move {
+                match &optional.incremental {
+                    Some(incremental) => incremental.call_body_prefix(store).await,
+                    None => Ok(0),
+                }
+            })
+        })
+        .await
+    }
+
+    /// Records what the instance built its latest request from (the first `kept` of the
+    /// messages it held, then the rest of `messages`) and the body the host sends. `None` when
+    /// the build failed, after which the instance is sent whole conversations and returns a
+    /// whole body until it builds one.
+    pub(crate) fn record_sent(&mut self, sent: Option<(usize, &[Arc<Message>], bytes::Bytes)>) {
         let Some(live) = self.live.as_mut() else {
             return;
         };
@@ -108,12 +125,14 @@ impl ProviderSession {
             return;
         }
         match sent {
-            Some((kept, messages)) => {
-                live.sent_messages.truncate(kept);
-                live.sent_messages
+            Some((kept, messages, body)) => {
+                live.sent.messages.truncate(kept);
+                live.sent
+                    .messages
                     .extend_from_slice(messages.get(kept..).unwrap_or_default());
+                live.sent.body = body;
             }
-            None => live.sent_messages.clear(),
+            None => live.sent = Sent::default(),
         }
     }
 
