@@ -74,7 +74,9 @@ impl<'a, S: Sink> Array<'a, S> {
 
     /// Adds a cached message's item, which `spot` places in the previous body.
     pub fn fragment(&mut self, item: &[u8], spot: &Spot) {
-        self.item().fragment(item, spot);
+        let separator = (!self.first).then_some(b',');
+        self.first = false;
+        self.out.fragment(separator, item, spot);
     }
 
     /// Starts an item the caller writes, as JSON, into the returned buffer.

@@ -221,7 +221,7 @@ fn write_input(out: &mut Body, messages: &[Converted<'_, Fragment>]) -> Result<(
                     // will do for a response that is not stored.
                     text_items += 1;
                     let mut object = json::Object::begin(items.item());
-                    object.key("content")?.fragment(content, spot);
+                    object.key("content")?.fragment(None, content, spot);
                     object.field("id", &format_args!("msg_{text_items}"))?;
                     object.field("role", &"assistant")?;
                     object.field("status", &"completed")?;

@@ -172,12 +172,26 @@ impl PluginProvider {
         if prefix == 0 {
             return Ok(Bytes::from(body));
         }
-        let Some(sent) = session.sent() else {
-            return Err(refuse("lost the previous request body".into()));
+        // The previous request is long sent, so its buffer is usually ours alone again: cut and
+        // extended in place, a turn costs what it adds, not a fresh megabyte (whose pages the
+        // kernel would zero) and a copy into it.
+        let held_body = session.take_held_body();
+        if held_body.len() < prefix {
+            return Err(refuse("lost its previous request body".into()));
+        }
+        let whole = match held_body.try_into_mut() {
+            Ok(mut reused) => {
+                reused.truncate(prefix);
+                reused.extend_from_slice(&body);
+                reused
+            }
+            Err(shared) => {
+                let mut whole = bytes::BytesMut::with_capacity(prefix + body.len());
+                whole.extend_from_slice(&shared[..prefix]);
+                whole.extend_from_slice(&body);
+                whole
+            }
         };
-        let mut whole = bytes::BytesMut::with_capacity(prefix + body.len());
-        whole.extend_from_slice(&sent.body[..prefix]);
-        whole.extend_from_slice(&body);
         self.repeated.store(prefix, Ordering::Relaxed);
         Ok(whole.freeze())
     }

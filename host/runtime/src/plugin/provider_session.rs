@@ -113,6 +113,15 @@ impl ProviderSession {
         .await
     }
 
+    /// Takes the body the host holds for this instance (to reuse its buffer when nothing else
+    /// holds it any more); [`record_sent`](Self::record_sent) puts the next one in its place.
+    pub(crate) fn take_held_body(&mut self) -> bytes::Bytes {
+        self.live
+            .as_mut()
+            .map(|live| std::mem::take(&mut live.sent.body))
+            .unwrap_or_default()
+    }
+
     /// Records what the instance built its latest request from (the first `kept` of the
     /// messages it held, then the rest of `messages`) and the body the host sends. `None` when
     /// the build failed, after which the instance is sent whole conversations and returns a
