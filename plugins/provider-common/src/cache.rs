@@ -88,8 +88,10 @@ enum Kind<F> {
     User(F),
     /// With its tool calls: (id, tool name).
     Assistant(F, Vec<(String, String)>),
-    /// With the id of the call it answers.
-    ToolResult(F, String),
+    /// With the id of the call it answers, and which call of the assistant message before it
+    /// that is, when exactly one has that id (found once, at conversion, so that pairing on
+    /// every turn compares indices rather than the ids, each a cache miss away at turn 800).
+    ToolResult(F, String, Option<usize>),
 }
 
 /// The messages a request carries.
@@ -271,7 +273,10 @@ impl<F: Clone> MessageCache<F> {
                                 .collect();
                             Kind::Assistant(fragment, calls)
                         }
-                        Message::ToolResult(result) => Kind::ToolResult(fragment, result.call_id),
+                        Message::ToolResult(result) => {
+                            let call = self.answered_call(&result.call_id);
+                            Kind::ToolResult(fragment, result.call_id, call)
+                        }
                     }
                 }
             };
@@ -284,6 +289,27 @@ impl<F: Clone> MessageCache<F> {
     }
 }
 
+impl<F> MessageCache<F> {
+    /// Which call of the latest assistant message a result for `call_id` answers: the one
+    /// call with that id, if the messages since that assistant message are only results (and
+    /// skipped ones). `None` leaves pairing to compare the ids.
+    fn answered_call(&self, call_id: &str) -> Option<usize> {
+        let calls = self.seen.iter().rev().find_map(|seen| match &seen.kind {
+            Kind::Skipped | Kind::ToolResult(..) => None,
+            Kind::User(_) => Some(None),
+            Kind::Assistant(_, calls) => Some(Some(calls)),
+        })??;
+        let mut matching = calls
+            .iter()
+            .enumerate()
+            .filter(|(_, (id, _))| id == call_id);
+        match (matching.next(), matching.next()) {
+            (Some((at, _)), None) => Some(at),
+            _ => None,
+        }
+    }
+}
+
 /// The messages in order with every tool call answered once, as [`unified::parse_messages`]
 /// pairs them.
 fn pair<'a, F: Clone>(
@@ -291,12 +317,17 @@ fn pair<'a, F: Clone>(
     convert: &impl Fn(&Message) -> Result<F, ProviderError>,
 ) -> Result<Vec<Converted<'a, F>>, ProviderError> {
     let mut out = Vec::with_capacity(seen.len());
-    let mut pending: Vec<&(String, String)> = Vec::new();
+    // The calls not answered yet, with their place among their message's calls.
+    let mut pending: Vec<(usize, &(String, String))> = Vec::new();
     for seen in seen {
         match &seen.kind {
             Kind::Skipped => {}
-            Kind::ToolResult(fragment, call_id) => {
-                if let Some(at) = pending.iter().position(|(id, _)| id == call_id) {
+            Kind::ToolResult(fragment, call_id, call) => {
+                let answered = match call {
+                    Some(call) => pending.iter().position(|(at, _)| at == call),
+                    None => pending.iter().position(|(_, (id, _))| id == call_id),
+                };
+                if let Some(at) = answered {
                     pending.remove(at);
                     out.push(Converted {
                         role: Role::ToolResult,
@@ -313,7 +344,7 @@ fn pair<'a, F: Clone>(
             }
             Kind::Assistant(fragment, calls) => {
                 answer_missing(&mut pending, &mut out, convert)?;
-                pending = calls.iter().collect();
+                pending = calls.iter().enumerate().collect();
                 out.push(Converted {
                     role: Role::Assistant,
                     fragment: Cow::Borrowed(fragment),
@@ -326,11 +357,11 @@ fn pair<'a, F: Clone>(
 }
 
 fn answer_missing<F: Clone>(
-    pending: &mut Vec<&(String, String)>,
+    pending: &mut Vec<(usize, &(String, String))>,
     out: &mut Vec<Converted<'_, F>>,
     convert: &impl Fn(&Message) -> Result<F, ProviderError>,
 ) -> Result<(), ProviderError> {
-    for (call_id, tool_name) in pending.drain(..) {
+    for (_, (call_id, tool_name)) in pending.drain(..) {
         let missing = Message::ToolResult(ToolResult {
             call_id: call_id.clone(),
             tool_name: tool_name.clone(),
@@ -539,6 +570,61 @@ mod tests {
             unified::parse_messages(&whole).unwrap_err().message
         );
         assert!(!cache.holds("k", 1));
+    }
+
+    #[test]
+    fn results_pair_with_calls_as_the_full_parse_pairs_them() {
+        let call = |id: &str| json!({"type": "toolCall", "id": id, "name": "ls", "arguments": {}});
+        let result = |id: &str| {
+            json!({"role": "toolResult", "toolCallId": id, "toolName": "ls",
+            "content": [{"type": "text", "text": id}]})
+        };
+        let assistant = |calls: &[&str]| json!({"role": "assistant", "content": calls.iter().map(|id| call(id)).collect::<Vec<_>>()});
+        let user = json!({"role": "user", "content": "go on"});
+        let cases = [
+            // Out of order, a result twice, a result for no call.
+            vec![
+                assistant(&["a", "b"]),
+                result("b"),
+                result("a"),
+                result("a"),
+                result("z"),
+            ],
+            // Two calls with one id.
+            vec![
+                assistant(&["a", "a"]),
+                result("a"),
+                result("a"),
+                result("a"),
+            ],
+            // A result after the user spoke, and one after a skipped message.
+            vec![assistant(&["a"]), user.clone(), result("a")],
+            vec![
+                assistant(&["a"]),
+                json!({"role": "custom", "content": "x"}),
+                result("a"),
+            ],
+            // A result whose call is in an earlier assistant message.
+            vec![
+                assistant(&["a"]),
+                assistant(&["b"]),
+                result("a"),
+                result("b"),
+            ],
+        ];
+        for messages in cases {
+            let text = serde_json::to_string(&messages).unwrap();
+            let mut cache = MessageCache::default();
+            let got = cache.update("k", text.clone(), convert).unwrap();
+            assert_eq!(fragments(&got), direct(&text), "{text}");
+            // And message by message, each turn reusing the ones before.
+            let mut cache = MessageCache::default();
+            for len in 1..=messages.len() {
+                let text = serde_json::to_string(&messages[..len]).unwrap();
+                let got = cache.update("k", text.clone(), convert).unwrap();
+                assert_eq!(fragments(&got), direct(&text), "{text}");
+            }
+        }
     }
 
     #[test]
