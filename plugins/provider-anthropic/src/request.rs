@@ -37,6 +37,8 @@ pub struct Fragment {
     blocks: Vec<Vec<u8>>,
     /// Where each block was written in the previous body.
     spots: Vec<Spot>,
+    /// Where the opening of the turn it starts, if it starts one, was written.
+    turn_spot: Spot,
     starts_with_thinking: bool,
     has_tool_result: bool,
 }
@@ -99,8 +101,9 @@ pub fn build_with(
     }
     let size: usize = turns
         .iter()
-        .flat_map(|turn| &turn.blocks)
-        .map(|(block, _)| block.len() + 1)
+        .flat_map(|turn| &turn.messages)
+        .flat_map(|message| &message.blocks)
+        .map(|block| block.len() + 1)
         .sum();
     let body = cache.body.begin(json::body_capacity(
         size,
@@ -119,7 +122,7 @@ pub fn build_with(
         }];
         object.field("system", &system)?;
     }
-    write_turns(object.key("messages")?, &turns)?;
+    write_turns(object.key("messages")?, &turns);
     if !tools.is_empty() {
         let tools: Vec<ToolDef> = tools.iter().map(ToolDef::from).collect();
         object.field("tools", &tools)?;
@@ -167,11 +170,11 @@ impl<'a> From<&'a Tool> for ToolDef<'a> {
     }
 }
 
-/// A turn of the conversation: the blocks of consecutive messages of one role.
+/// A turn of the conversation: consecutive messages of one role.
 struct Turn<'a> {
     role: &'static str,
-    /// Each block, and where it was written in the previous body.
-    blocks: Vec<(&'a [u8], &'a Spot)>,
+    /// Its messages that have blocks (at least one).
+    messages: Vec<&'a Fragment>,
     starts_with_thinking: bool,
     has_tool_result: bool,
 }
@@ -271,6 +274,7 @@ fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, P
         ),
         has_tool_result: matches!(message, Message::ToolResult(_)),
         spots: vec![Spot::default(); blocks.len()],
+        turn_spot: Spot::default(),
         blocks: blocks.iter().map(json::to_vec).collect::<Result<_, _>>()?,
     })
 }
@@ -288,19 +292,14 @@ fn turns<'a>(messages: &'a [Converted<'_, Fragment>]) -> Vec<Turn<'a>> {
             Role::Assistant => "assistant",
             Role::User | Role::ToolResult => "user",
         };
-        let blocks = fragment
-            .blocks
-            .iter()
-            .map(Vec::as_slice)
-            .zip(&fragment.spots);
         match turns.last_mut() {
             Some(last) if last.role == role => {
-                last.blocks.extend(blocks);
+                last.messages.push(fragment);
                 last.has_tool_result |= fragment.has_tool_result;
             }
             _ => turns.push(Turn {
                 role,
-                blocks: blocks.collect(),
+                messages: vec![fragment],
                 starts_with_thinking: fragment.starts_with_thinking,
                 has_tool_result: fragment.has_tool_result,
             }),
@@ -311,26 +310,42 @@ fn turns<'a>(messages: &'a [Converted<'_, Fragment>]) -> Vec<Turn<'a>> {
 
 /// Writes the turns, with the second cache marker on the newest user block, so the next turn
 /// reads the whole conversation so far from the cache.
-fn write_turns(out: &mut Body, turns: &[Turn]) -> Result<(), ProviderError> {
+///
+/// The punctuation and role between two turns are written as one piece, placed by the spot of
+/// the turn's first message, so a turn repeated from the previous body costs no comparison.
+fn write_turns(out: &mut Body, turns: &[Turn]) {
     let marked = turns.iter().rposition(|turn| turn.role == "user");
-    let mut array = json::Array::begin(out);
     for (at, turn) in turns.iter().enumerate() {
-        let mut object = json::Object::begin(array.item());
-        object.field("role", &turn.role)?;
-        let mut content = json::Array::begin(object.key("content")?);
-        let last = turn.blocks.len().saturating_sub(1);
-        for (index, (block, spot)) in turn.blocks.iter().enumerate() {
-            if marked == Some(at) && index == last {
-                write_marked(content.item(), block);
-            } else {
-                content.fragment(block, spot);
+        let opening: &[u8] = match (at, turn.role) {
+            (0, "user") => br#"[{"role":"user","content":["#,
+            (0, _) => br#"[{"role":"assistant","content":["#,
+            (_, "user") => br#"]},{"role":"user","content":["#,
+            _ => br#"]},{"role":"assistant","content":["#,
+        };
+        let Some((first, _)) = turn.messages.split_first() else {
+            continue;
+        };
+        out.fragment(None, opening, &first.turn_spot);
+        let last_message = turn.messages.len() - 1;
+        let mut separator = None;
+        for (index, message) in turn.messages.iter().enumerate() {
+            let last_block = message.blocks.len().saturating_sub(1);
+            for (block_index, (block, spot)) in
+                message.blocks.iter().zip(&message.spots).enumerate()
+            {
+                if marked == Some(at) && index == last_message && block_index == last_block {
+                    if let Some(separator) = separator {
+                        out.put(&[separator]);
+                    }
+                    write_marked(out, block);
+                } else {
+                    out.fragment(separator, block, spot);
+                }
+                separator = Some(b',');
             }
         }
-        content.end();
-        object.end();
     }
-    array.end();
-    Ok(())
+    out.put(if turns.is_empty() { b"[]" } else { b"]}]" });
 }
 
 /// A serialized text, image or tool-result block (the blocks of user turns) with the cache

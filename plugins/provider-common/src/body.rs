@@ -14,11 +14,12 @@
 
 use std::cell::Cell;
 
-/// Where a cached fragment was written, in which body, and after which separator: a fragment
-/// written at the same place after the same separator in the very next body repeats its bytes
-/// there.
+/// Where a cached fragment was written, in which body, after which separator and how long it
+/// was: a fragment written at the same place after the same separator in the very next body
+/// repeats its bytes there. (A spot belongs to one fragment, whose bytes do not change; one
+/// that names a few fixed pieces, such as a turn's opening, tells them apart by length.)
 #[derive(Clone, Debug, Default)]
-pub struct Spot(Cell<(u64, usize, Option<u8>)>);
+pub struct Spot(Cell<(u64, usize, Option<u8>, usize)>);
 
 /// Where JSON is written: a plain buffer (a message's fragment), or a [`Body`].
 pub trait Sink: std::io::Write {
@@ -136,7 +137,7 @@ impl Sink for Body {
         let here = self.position();
         let len = usize::from(separator.is_some()) + bytes.len();
         if self.repeating
-            && spot.0.get() == (self.generation - 1, here, separator)
+            && spot.0.get() == (self.generation - 1, here, separator, bytes.len())
             && here + len <= self.bytes.len()
         {
             self.at += len;
@@ -146,7 +147,7 @@ impl Sink for Body {
             }
             self.put(bytes);
         }
-        spot.0.set((self.generation, here, separator));
+        spot.0.set((self.generation, here, separator, bytes.len()));
     }
 }
 
