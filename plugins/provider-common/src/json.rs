@@ -118,6 +118,11 @@ impl Items {
         self.count
     }
 
+    /// The items' text, comma-separated.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
     /// The length of the items' text.
     pub fn byte_len(&self) -> usize {
         self.bytes.len()

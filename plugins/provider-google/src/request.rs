@@ -4,7 +4,7 @@
 //! Each message's parts are kept in the plugin's [`Cache`] and reused on the next turn; only
 //! the messages the cache has not seen are converted.
 
-use provider_common::body::{Body, Spot};
+use provider_common::body::{Body, Sink, Spot};
 use provider_common::cache::{Converted, Kept, Messages, Role};
 use provider_common::json::{self, Items};
 use provider_common::unified::{self, Assistant, AssistantPart, Message, Part, Tool, ToolResult};
@@ -29,6 +29,10 @@ pub struct Fragment {
     parts: Items,
     /// Where `parts` were written in the previous body.
     spot: Spot,
+    /// Where the opening of the content it starts, and the closing of the content it ends,
+    /// were written.
+    open_spot: Spot,
+    close_spot: Spot,
     images: Items,
 }
 
@@ -227,84 +231,112 @@ struct ResponseText<'a> {
 /// Writes the contents: a tool result's function response joins the content of the results
 /// before it (the results of one batch share a content), and images of tool results follow the
 /// batch in a user content.
+///
+/// A content's opening and closing are pieces placed by the spots of its first and last
+/// message, so a content repeated from the previous body costs no comparison.
 fn write_contents(
     out: &mut Body,
     messages: &[Converted<'_, Fragment>],
 ) -> Result<(), ProviderError> {
-    let mut contents = json::Array::begin(out);
-    let mut results: Vec<(&Items, &Spot)> = Vec::new();
+    out.put(b"[");
+    let mut contents = Contents { out, first: true };
+    let mut results: Vec<&Fragment> = Vec::new();
     let mut tool_images: Vec<&Items> = Vec::new();
     for message in messages {
         if message.role != Role::ToolResult {
-            flush_results(&mut results, &mut tool_images, &mut contents)?;
+            contents.flush_results(&mut results, &mut tool_images)?;
         }
         let fragment: &Fragment = &message.fragment;
         match message.role {
             Role::ToolResult => {
-                results.push((&fragment.parts, &fragment.spot));
+                results.push(fragment);
                 if !fragment.images.is_empty() {
                     tool_images.push(&fragment.images);
                 }
             }
-            Role::User if !fragment.parts.is_empty() => {
-                write_content(
-                    contents.item(),
-                    "user",
-                    &[(&fragment.parts, &fragment.spot)],
-                )?;
-            }
-            Role::Assistant if !fragment.parts.is_empty() => {
-                write_content(
-                    contents.item(),
-                    "model",
-                    &[(&fragment.parts, &fragment.spot)],
-                )?;
-            }
+            Role::User if !fragment.parts.is_empty() => contents.cached("user", &[fragment]),
+            Role::Assistant if !fragment.parts.is_empty() => contents.cached("model", &[fragment]),
             Role::User | Role::Assistant => {}
         }
     }
-    flush_results(&mut results, &mut tool_images, &mut contents)?;
-    contents.end();
+    contents.flush_results(&mut results, &mut tool_images)?;
+    contents.out.put(b"]");
     Ok(())
 }
 
-fn flush_results(
-    results: &mut Vec<(&Items, &Spot)>,
-    images: &mut Vec<&Items>,
-    contents: &mut json::Array<'_, Body>,
-) -> Result<(), ProviderError> {
-    if !results.is_empty() {
-        write_content(contents.item(), "user", results)?;
-        results.clear();
-    }
-    if !images.is_empty() {
-        let mut note = Items::default();
-        note.push(&UserPart::text(TOOL_IMAGES_NOTE))?;
-        // Not cached parts: written afresh, compared with the previous body.
-        let unplaced = Spot::default();
-        let parts: Vec<(&Items, &Spot)> = std::iter::once(&note)
-            .chain(images.drain(..))
-            .map(|items| (items, &unplaced))
-            .collect();
-        write_content(contents.item(), "user", &parts)?;
-    }
-    Ok(())
+/// The contents array being written.
+struct Contents<'a> {
+    out: &'a mut Body,
+    first: bool,
 }
 
-fn write_content(
-    out: &mut Body,
-    role: &str,
-    parts: &[(&Items, &Spot)],
-) -> Result<(), ProviderError> {
-    let mut content = json::Object::begin(out);
-    let mut array = json::Array::begin(content.key("parts")?);
-    for (items, spot) in parts {
-        items.fragment_to(&mut array, spot);
+impl Contents<'_> {
+    fn separator(&mut self) -> Option<u8> {
+        let separator = (!self.first).then_some(b',');
+        self.first = false;
+        separator
     }
-    array.end();
-    content.field("role", &role)?;
-    content.end();
-    Ok(())
+
+    /// A content of cached messages' parts.
+    fn cached(&mut self, role: &str, messages: &[&Fragment]) {
+        let (Some(first), Some(last)) = (messages.first(), messages.last()) else {
+            return;
+        };
+        let separator = self.separator();
+        self.out
+            .fragment(separator, b"{\"parts\":[", &first.open_spot);
+        let mut separator = None;
+        for message in messages.iter().filter(|m| !m.parts.is_empty()) {
+            self.out
+                .fragment(separator, message.parts.as_bytes(), &message.spot);
+            separator = Some(b',');
+        }
+        self.out.fragment(None, closing(role), &last.close_spot);
+    }
+
+    /// A content of parts written afresh.
+    fn fresh(&mut self, role: &str, parts: &[&Items]) {
+        if let Some(separator) = self.separator() {
+            self.out.put(&[separator]);
+        }
+        self.out.put(b"{\"parts\":[");
+        let mut separator = None;
+        for items in parts.iter().filter(|items| !items.is_empty()) {
+            if let Some(separator) = separator {
+                self.out.put(&[separator]);
+            }
+            self.out.put(items.as_bytes());
+            separator = Some(b',');
+        }
+        self.out.put(closing(role));
+    }
+
+    fn flush_results(
+        &mut self,
+        results: &mut Vec<&Fragment>,
+        images: &mut Vec<&Items>,
+    ) -> Result<(), ProviderError> {
+        if !results.is_empty() {
+            self.cached("user", results);
+            results.clear();
+        }
+        if !images.is_empty() {
+            let mut note = Items::default();
+            note.push(&UserPart::text(TOOL_IMAGES_NOTE))?;
+            let parts: Vec<&Items> = std::iter::once(&note).chain(images.drain(..)).collect();
+            self.fresh("user", &parts);
+        }
+        Ok(())
+    }
+}
+
+/// The end of a content of `role`: its parts' closing bracket and its role.
+fn closing(role: &str) -> &'static [u8] {
+    if role == "user" {
+        br#"],"role":"user"}"#
+    } else {
+        br#"],"role":"model"}"#
+    }
 }
 
 /// One message's parts.
