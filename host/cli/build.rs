@@ -81,6 +81,7 @@ fn embed_scaffold_sources(out_dir: &std::path::Path) {
     for (konst, dir, ext) in [
         ("WIT_FILES", "wit/v0.1.0", "wit"),
         ("AGENTS_WIT_FILES", "wit/agents/v0.1.0", "wit"),
+        ("PROVIDER_WIT_FILES", "wit/provider/v0.1.0", "wit"),
         ("SDK_RUST_FILES", "sdk/rust/src", "rs"),
     ] {
         let dir = root.join(dir);

@@ -4,8 +4,9 @@
 
 use super::Lang;
 
-// `WIT_FILES` (wit/v0.1.0/*.wit), `AGENTS_WIT_FILES` (wit/agents/v0.1.0/*.wit) and
-// `SDK_RUST_FILES` (sdk/rust/src/*.rs), listed by build.rs.
+// `WIT_FILES` (wit/v0.1.0/*.wit), `AGENTS_WIT_FILES` (wit/agents/v0.1.0/*.wit),
+// `PROVIDER_WIT_FILES` (wit/provider/v0.1.0/*.wit) and `SDK_RUST_FILES` (sdk/rust/src/*.rs),
+// listed by build.rs.
 include!(concat!(env!("OUT_DIR"), "/scaffold_sources.rs"));
 
 /// One file of a new plugin.
@@ -45,10 +46,12 @@ fn wit(dir: &str) -> impl Iterator<Item = TemplateFile> + '_ {
         .map(move |(name, text)| verbatim(format!("{dir}/{name}"), text))
 }
 
-/// The Rust SDK's sources bind the WIT of the repository (`../../wit/v0.1.0`, and
-/// `../../wit/agents/v0.1.0` for its `agents` module); the vendored copy binds the ones beside it.
+/// The Rust SDK's sources bind the WIT of the repository (`../../wit/v0.1.0`,
+/// `../../wit/agents/v0.1.0` for its `agents` module and `../../wit/provider/v0.1.0` for
+/// incremental providers); the vendored copy binds the ones beside it.
 const SDK_WIT_PATH: &str = "\"../../wit/v0.1.0\"";
 const SDK_AGENTS_WIT_PATH: &str = "\"../../wit/agents/v0.1.0\"";
+const SDK_PROVIDER_WIT_PATH: &str = "\"../../wit/provider/v0.1.0\"";
 
 fn rust() -> Vec<TemplateFile> {
     let mut files = vec![
@@ -82,7 +85,8 @@ fn rust() -> Vec<TemplateFile> {
             format!("tack-sdk/src/{name}"),
             &text
                 .replace(SDK_WIT_PATH, "\"wit\"")
-                .replace(SDK_AGENTS_WIT_PATH, "\"wit-agents\""),
+                .replace(SDK_AGENTS_WIT_PATH, "\"wit-agents\"")
+                .replace(SDK_PROVIDER_WIT_PATH, "\"wit-provider\""),
         )
     }));
     files.extend(wit("tack-sdk/wit"));
@@ -90,6 +94,11 @@ fn rust() -> Vec<TemplateFile> {
         AGENTS_WIT_FILES
             .iter()
             .map(|(name, text)| verbatim(format!("tack-sdk/wit-agents/{name}"), text)),
+    );
+    files.extend(
+        PROVIDER_WIT_FILES
+            .iter()
+            .map(|(name, text)| verbatim(format!("tack-sdk/wit-provider/{name}"), text)),
     );
     files
 }
@@ -275,6 +284,10 @@ mod tests {
             shipped(AGENTS_WIT_FILES),
             on_disk("wit/agents/v0.1.0", "wit")
         );
+        assert_eq!(
+            shipped(PROVIDER_WIT_FILES),
+            on_disk("wit/provider/v0.1.0", "wit")
+        );
         assert_eq!(shipped(SDK_RUST_FILES), on_disk("sdk/rust/src", "rs"));
     }
 
@@ -289,6 +302,11 @@ mod tests {
         assert!(!lib.contents.contains(SDK_WIT_PATH));
         assert!(lib.contents.contains("path: \"wit-agents\""));
         assert!(!lib.contents.contains(SDK_AGENTS_WIT_PATH));
+        assert!(lib.contents.contains("path: \"wit-provider\""));
+        assert!(!lib.contents.contains(SDK_PROVIDER_WIT_PATH));
+        assert!(files
+            .iter()
+            .any(|f| f.path == "tack-sdk/wit-provider/provider.wit"));
         assert!(files.iter().any(|f| f.path == "tack-sdk/wit/worlds.wit"));
         assert!(files
             .iter()
