@@ -649,23 +649,13 @@ mod tests {
     #[test]
     fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
         use provider_common::script::{self, Builders, ANTHROPIC};
-        let cache = std::cell::RefCell::new(Cache::default());
         script::assert_cache_matches_fresh(
             &ANTHROPIC,
             240,
             Builders {
-                cached: &|request, after| {
-                    let mut cache = cache.borrow_mut();
-                    script::hold_body(&mut cache.body, after);
-                    let part = build_with(&mut cache, request, after).expect("cached").body;
-                    let (body, prefix) = script::whole_body(&cache.body, part);
-                    (body, cache.messages.reused(), prefix)
-                },
-                holds: &|kept, provider, model| {
-                    cache
-                        .borrow()
-                        .messages
-                        .holds(&cache_key(provider, model), kept as usize)
+                key: cache_key,
+                cached: &|cache, request, after| {
+                    build_with(cache, request, after).expect("cached").body
                 },
                 fresh: &|request| build(&request).expect("fresh").body,
             },

@@ -34,6 +34,9 @@ use crate::unified::{self, Message, Part, ToolResult, WireMessage, MISSING_RESUL
 pub struct Kept<F> {
     pub messages: MessageCache<F>,
     pub body: Body,
+    /// Set by [`expect`](Self::expect): the next request holds only the messages after this
+    /// many of the previous one.
+    after: Option<u32>,
 }
 
 impl<F> Default for Kept<F> {
@@ -41,6 +44,7 @@ impl<F> Default for Kept<F> {
         Self {
             messages: MessageCache::default(),
             body: Body::default(),
+            after: None,
         }
     }
 }
@@ -50,7 +54,20 @@ impl<F: Clone> Kept<F> {
     /// under `key`: whether the next request may carry only the messages after the first `kept`.
     pub fn expect(&mut self, key: &str, kept: u32, held_body: u64) -> bool {
         self.body.expect_held(held_body);
-        self.messages.holds(key, kept as usize)
+        let holds = self.messages.holds(key, kept as usize);
+        self.after = holds.then_some(kept);
+        holds
+    }
+
+    /// What the latest [`expect`](Self::expect) agreed on, for the request that follows it
+    /// (`None`: that request holds the whole conversation).
+    pub fn take_after(&mut self) -> Option<u32> {
+        self.after.take()
+    }
+
+    /// The plugin's answer to `body-prefix`.
+    pub fn body_prefix(&self) -> u64 {
+        self.body.prefix() as u64
     }
 }
 

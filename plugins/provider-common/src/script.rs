@@ -6,6 +6,8 @@
 
 use serde_json::{json, Value};
 
+use crate::cache::Kept;
+
 /// How the provider under test names what it produced: the assistant messages carry these, so
 /// that their opaque data (signatures, reasoning items, item ids) is replayed.
 pub struct Script {
@@ -192,41 +194,17 @@ pub fn request(script: &Script, messages: String) -> tack_sdk::ProviderRequest {
     }
 }
 
-/// A body built with the provider's cache (and how many messages it reused), and one built
-/// from scratch.
-pub struct Builders<'a> {
-    /// Builds with the cache the previous request left; the `Option<u32>` is what
-    /// `build_with` takes as `after` (the request holds only the messages after that many).
-    /// Gives the whole body, how many messages were reused and how many bytes of the previous
-    /// body it repeats.
-    pub cached: &'a dyn Fn(tack_sdk::ProviderRequest, Option<u32>) -> (Vec<u8>, usize, usize),
-    /// Whether the cache holds the first `kept` messages for the provider and model (what the
-    /// plugin answers to `expect-messages-after(kept, provider, model)`).
-    pub holds: &'a dyn Fn(u32, &str, &str) -> bool,
+/// A plugin's `build_with`: a request built with the state its instance keeps.
+pub type CachedBuild<F> = dyn Fn(&mut Kept<F>, tack_sdk::ProviderRequest, Option<u32>) -> Vec<u8>;
+
+/// A provider's request builders: with the state its instance keeps, and from scratch.
+pub struct Builders<'a, F> {
+    /// The plugin's `cache_key`: what a message's conversion depends on besides the message.
+    pub key: fn(&str, &str) -> String,
+    /// The plugin's `build_with`, giving the body it returns: built with the state the
+    /// previous request left, `after` as the plugin's `expect-messages-after` agreed.
+    pub cached: &'a CachedBuild<F>,
     pub fresh: &'a dyn Fn(tack_sdk::ProviderRequest) -> Vec<u8>,
-}
-
-/// Before a cached build in the tests: a host speaking `tack:provider` holds the previous body
-/// when it sends only new messages (`after`), so the body may repeat its prefix.
-pub fn hold_body(body: &mut crate::body::Body, after: Option<u32>) {
-    let held = if after.is_some() {
-        body.bytes().len()
-    } else {
-        0
-    };
-    body.expect_held(held as u64);
-}
-
-/// After a cached build in the tests: the whole body, checked to be the prefix the plugin says
-/// it repeats followed by the `part` it returned.
-#[allow(clippy::panic)]
-pub fn whole_body(body: &crate::body::Body, part: Vec<u8>) -> (Vec<u8>, usize) {
-    let whole = body.bytes();
-    assert!(
-        whole[body.prefix()..] == part[..],
-        "the returned part is not what follows the repeated prefix"
-    );
-    (whole.to_vec(), body.prefix())
 }
 
 /// Builds every turn of a session of `turns` round trips with the cache and from scratch and
@@ -237,18 +215,25 @@ pub fn whole_body(body: &crate::body::Body, part: Vec<u8>) -> (Vec<u8>, usize) {
 ///
 /// The session runs twice: with whole conversations, then as a host speaking
 /// `tack:provider/incremental` sends them, only the messages after those the cache holds.
-pub fn assert_cache_matches_fresh(script: &Script, turns: usize, builders: Builders<'_>) {
+pub fn assert_cache_matches_fresh<F: Clone>(
+    script: &Script,
+    turns: usize,
+    builders: Builders<'_, F>,
+) {
+    let mut cache = Kept::default();
     for incremental in [false, true] {
-        run_session(script, turns, &builders, incremental);
+        run_session(script, turns, &builders, &mut cache, incremental);
     }
 }
 
-fn run_session(script: &Script, turns: usize, builders: &Builders<'_>, incremental: bool) {
-    let Builders {
-        cached,
-        holds,
-        fresh,
-    } = builders;
+fn run_session<F: Clone>(
+    script: &Script,
+    turns: usize,
+    builders: &Builders<'_, F>,
+    cache: &mut Kept<F>,
+    incremental: bool,
+) {
+    let Builders { key, cached, fresh } = builders;
     let (messages, ends) = script.session(turns + 10);
     let mode = if incremental { "incremental" } else { "whole" };
     let mut sent: Vec<Value> = Vec::new();
@@ -265,13 +250,27 @@ fn run_session(script: &Script, turns: usize, builders: &Builders<'_>, increment
             .zip(messages)
             .take_while(|(old, new)| old == new)
             .count() as u32;
-        let after =
-            (incremental && kept > 0 && holds(kept, &request.provider, model)).then_some(kept);
+        // As a host speaking `tack:provider` asks, holding the previous body; an older host
+        // (the whole mode) does not ask.
+        let after = if incremental {
+            let held = cache.body.bytes().len() as u64;
+            cache.expect(&key(&request.provider, model), kept, held);
+            cache.take_after()
+        } else {
+            None
+        };
         if let Some(kept) = after {
             request.messages = to_json(&messages[kept as usize..]);
             left_out += 1;
         }
-        let (body, got, prefix) = cached(request, after);
+        let part = cached(cache, request, after);
+        let prefix = cache.body.prefix();
+        let body = cache.body.bytes().to_vec();
+        assert!(
+            body[prefix..] == part[..],
+            "{label}: the returned part is not what follows the repeated prefix"
+        );
+        let got = cache.messages.reused();
         if after.is_some() && label.contains(": turn ") {
             repeated += prefix;
             sent_bytes += body.len();

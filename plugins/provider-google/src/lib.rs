@@ -23,9 +23,6 @@ struct Google {
     /// The conversation converted for the previous request: the host serves a session's turns
     /// from the same instance when it can, and each turn converts only the new messages.
     cache: request::Cache,
-    /// Set by `expect-messages-after`: the next request holds only the messages after this many
-    /// of the previous one, which `cache` holds.
-    after: Option<u32>,
 }
 
 impl Plugin for Google {
@@ -43,7 +40,8 @@ impl Plugin for Google {
     }
 
     fn build_request(&mut self, request: ProviderRequest) -> Result<RequestPlan, ProviderError> {
-        request::build_with(&mut self.cache, request, self.after.take()).map(RequestPlan::Http)
+        let after = self.cache.take_after();
+        request::build_with(&mut self.cache, request, after).map(RequestPlan::Http)
     }
 
     fn decode_error(
@@ -69,15 +67,12 @@ impl IncrementalProvider for Google {
         model: &str,
         held_body: u64,
     ) -> bool {
-        let holds = self
-            .cache
-            .expect(&request::cache_key(provider, model), kept, held_body);
-        self.after = holds.then_some(kept);
-        holds
+        self.cache
+            .expect(&request::cache_key(provider, model), kept, held_body)
     }
 
     fn body_prefix(&mut self) -> u64 {
-        self.cache.body.prefix() as u64
+        self.cache.body_prefix()
     }
 }
 

@@ -22,9 +22,6 @@ struct OpenAi {
     /// The conversation converted for the previous request: the host serves a session's turns
     /// from the same instance when it can, and each turn converts only the new messages.
     cache: request::Cache,
-    /// Set by `expect-messages-after`: the next request holds only the messages after this many
-    /// of the previous one, which `cache` holds.
-    after: Option<u32>,
     /// The reasoning delta fields of the latest request's compat flags. The host decodes a
     /// response in the instance that built its request, right after building it, and the
     /// decoder constructor has no access to the options, so they are kept here.
@@ -43,7 +40,8 @@ impl Plugin for OpenAi {
     }
 
     fn build_request(&mut self, request: ProviderRequest) -> Result<RequestPlan, ProviderError> {
-        let (call, compat) = request::build_with(&mut self.cache, request, self.after.take())?;
+        let after = self.cache.take_after();
+        let (call, compat) = request::build_with(&mut self.cache, request, after)?;
         self.reasoning_fields = Some(compat.reasoning_fields);
         Ok(RequestPlan::Http(call))
     }
@@ -75,15 +73,12 @@ impl IncrementalProvider for OpenAi {
         model: &str,
         held_body: u64,
     ) -> bool {
-        let holds = self
-            .cache
-            .expect(&request::cache_key(provider, model), kept, held_body);
-        self.after = holds.then_some(kept);
-        holds
+        self.cache
+            .expect(&request::cache_key(provider, model), kept, held_body)
     }
 
     fn body_prefix(&mut self) -> u64 {
-        self.cache.body.prefix() as u64
+        self.cache.body_prefix()
     }
 }
 
