@@ -55,7 +55,9 @@ impl<F: Clone> Kept<F> {
     pub fn expect(&mut self, key: &str, kept: u32, held_body: u64) -> bool {
         self.body.expect_held(held_body);
         let holds = self.messages.holds(key, kept as usize);
-        self.after = holds.then_some(kept);
+        // With nothing kept the host sends the whole conversation, which the prefix comparison
+        // reads (equal messages the host made anew, as a context hook's, are still reused).
+        self.after = (holds && kept > 0).then_some(kept);
         holds
     }
 
@@ -642,6 +644,23 @@ mod tests {
                 assert_eq!(fragments(&got), direct(&text), "{text}");
             }
         }
+    }
+
+    #[test]
+    fn with_nothing_kept_the_whole_conversation_is_compared() {
+        let mut kept: Kept<String> = Kept::default();
+        let text = r#"[{"role":"user","content":"hi"}]"#.to_string();
+        kept.messages.update("k", text.clone(), convert).unwrap();
+        // Nothing left out: the next request is whole, and read with the prefix comparison.
+        assert!(kept.expect("k", 0, 0));
+        assert_eq!(kept.take_after(), None);
+        kept.messages.update("k", text, convert).unwrap();
+        assert_eq!(kept.messages.reused(), 1);
+        assert!(kept.expect("k", 1, 0));
+        assert_eq!(kept.take_after(), Some(1));
+        assert_eq!(kept.take_after(), None, "for one request only");
+        assert!(!kept.expect("other", 1, 0));
+        assert_eq!(kept.take_after(), None);
     }
 
     #[test]
