@@ -359,35 +359,64 @@ const SUMMARY_SUFFIX: &str = "\n</summary>";
 /// together with any tool results answering their calls, because providers reject them and they
 /// hold nothing the model needs.
 pub fn llm_view(messages: &[Arc<Message>]) -> Vec<Arc<Message>> {
-    let mut dropped_calls: Vec<&str> = Vec::new();
-    let mut out = Vec::with_capacity(messages.len());
+    let mut view = LlmView::with_capacity(messages.len());
     for message in messages {
-        match &**message {
-            Message::User(_) => out.push(Arc::clone(message)),
-            Message::Assistant(m) => {
-                if m.stop_reason == StopReason::Error || m.content.is_empty() {
-                    dropped_calls.extend(m.tool_calls().map(|c| c.id.as_str()));
-                } else {
-                    out.push(Arc::clone(message));
-                }
-            }
-            Message::ToolResult(m) => {
-                if !dropped_calls.contains(&m.tool_call_id.as_str()) {
-                    out.push(Arc::clone(message));
-                }
-            }
-            Message::Custom(m) => out.push(Arc::new(user_text(m.content.clone(), m.timestamp))),
-            Message::BranchSummary(m) => out.push(Arc::new(user_text(
-                format!("{BRANCH_SUMMARY_PREFIX}{}{SUMMARY_SUFFIX}", m.summary),
-                m.timestamp,
-            ))),
-            Message::CompactionSummary(m) => out.push(Arc::new(user_text(
-                format!("{COMPACTION_SUMMARY_PREFIX}{}{SUMMARY_SUFFIX}", m.summary),
-                m.timestamp,
-            ))),
+        view.push(message);
+    }
+    view.messages
+}
+
+/// [`llm_view`] built a message at a time, so a view kept beside a growing conversation costs
+/// only what each new message adds.
+#[derive(Debug, Clone, Default)]
+pub struct LlmView {
+    messages: Vec<Arc<Message>>,
+    /// The calls of the left-out assistant messages, whose results are left out too.
+    dropped_calls: Vec<String>,
+}
+
+impl LlmView {
+    pub fn with_capacity(capacity: usize) -> Self {
+        LlmView {
+            messages: Vec::with_capacity(capacity),
+            dropped_calls: Vec::new(),
         }
     }
-    out
+
+    /// Adds what `message`, the next projected message, gives the provider.
+    pub fn push(&mut self, message: &Arc<Message>) {
+        let viewed = match &**message {
+            Message::User(_) => Arc::clone(message),
+            Message::Assistant(m) => {
+                if m.stop_reason == StopReason::Error || m.content.is_empty() {
+                    self.dropped_calls
+                        .extend(m.tool_calls().map(|c| c.id.clone()));
+                    return;
+                }
+                Arc::clone(message)
+            }
+            Message::ToolResult(m) => {
+                if self.dropped_calls.contains(&m.tool_call_id) {
+                    return;
+                }
+                Arc::clone(message)
+            }
+            Message::Custom(m) => Arc::new(user_text(m.content.clone(), m.timestamp)),
+            Message::BranchSummary(m) => Arc::new(user_text(
+                format!("{BRANCH_SUMMARY_PREFIX}{}{SUMMARY_SUFFIX}", m.summary),
+                m.timestamp,
+            )),
+            Message::CompactionSummary(m) => Arc::new(user_text(
+                format!("{COMPACTION_SUMMARY_PREFIX}{}{SUMMARY_SUFFIX}", m.summary),
+                m.timestamp,
+            )),
+        };
+        self.messages.push(viewed);
+    }
+
+    pub fn messages(&self) -> &[Arc<Message>] {
+        &self.messages
+    }
 }
 
 fn user_text(text: String, timestamp: Timestamp) -> Message {

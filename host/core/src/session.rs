@@ -8,6 +8,7 @@ mod import_pi;
 mod outline;
 mod pi_format;
 mod project;
+mod projection;
 mod store;
 mod tree;
 
@@ -26,6 +27,7 @@ pub use store::{encode_cwd, legacy_encode_cwd, pi_encode_cwd, SessionStore, Sess
 
 use crate::message::Message;
 use file::Writer;
+use projection::Projection;
 use tree::Tree;
 
 #[derive(Debug, thiserror::Error)]
@@ -72,6 +74,8 @@ pub struct Session {
     header: SessionHeader,
     path: Option<PathBuf>,
     tree: Tree,
+    /// What the active branch gives the model, kept current with every append and leaf move.
+    projection: Projection,
     /// `None` for an in-memory session (`--no-session`).
     writer: Option<Writer>,
     options: SessionOptions,
@@ -98,6 +102,7 @@ impl Session {
             header,
             path: Some(path),
             tree: Tree::default(),
+            projection: Projection::default(),
             writer: Some(writer),
             options,
         })
@@ -109,6 +114,7 @@ impl Session {
             header: new_header(cwd, None),
             path: None,
             tree: Tree::default(),
+            projection: Projection::default(),
             writer: None,
             options: SessionOptions::default(),
         }
@@ -136,6 +142,7 @@ impl Session {
             Session {
                 header: loaded.header,
                 path: Some(path.to_owned()),
+                projection: Projection::of(&loaded.tree),
                 tree: loaded.tree,
                 writer: Some(writer),
                 options,
@@ -151,6 +158,7 @@ impl Session {
             Session {
                 header: loaded.header,
                 path: None,
+                projection: Projection::of(&loaded.tree),
                 tree: loaded.tree,
                 writer: None,
                 options: SessionOptions::default(),
@@ -211,7 +219,9 @@ impl Session {
         if let Some(writer) = &mut self.writer {
             writer.append(&entry.to_line())?;
         }
-        Ok(self.tree.push_child(entry))
+        let position = self.tree.push_child(entry);
+        self.projection.follow(&self.tree);
+        Ok(self.tree.at(position))
     }
 
     /// Appends a `message` entry.
@@ -233,6 +243,7 @@ impl Session {
             ),
         };
         self.tree.set_leaf(position);
+        self.projection.follow(&self.tree);
         Ok(())
     }
 
@@ -315,7 +326,17 @@ impl Session {
     /// The messages of the active branch the model's context is built from (see
     /// [`crate::message::llm_view`] for what a provider finally receives).
     pub fn project(&self) -> Vec<Arc<Message>> {
-        project::project(&self.branch())
+        self.projection.messages().to_vec()
+    }
+
+    /// [`project`](Self::project), borrowed.
+    pub fn projection(&self) -> &[Arc<Message>] {
+        self.projection.messages()
+    }
+
+    /// The projection in the provider's view ([`crate::message::llm_view`]).
+    pub fn llm_view(&self) -> &[Arc<Message>] {
+        self.projection.view()
     }
 
     /// The latest model change on the active branch: `(provider, model_id)`.
@@ -400,6 +421,7 @@ impl Session {
         Ok(Session {
             header,
             path,
+            projection: Projection::of(&tree),
             tree,
             writer,
             options: self.options,

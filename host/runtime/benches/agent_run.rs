@@ -83,6 +83,10 @@ impl Hooks for TimedHooks {
     async fn context(&self, messages: &[Arc<Message>]) -> Option<Vec<Arc<Message>>> {
         self.timed(self.inner.context(messages)).await
     }
+
+    fn rewrites_context(&self) -> bool {
+        self.inner.rewrites_context()
+    }
     async fn input(&self, text: &str) -> InputAction {
         self.timed(self.inner.input(text)).await
     }

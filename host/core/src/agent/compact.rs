@@ -94,7 +94,7 @@ impl Agent {
         if !config.compaction.enabled {
             return Ok(());
         }
-        let tokens = estimate_context(&self.session.lock().project()).tokens;
+        let tokens = estimate_context(self.session.lock().projection()).tokens;
         if !config
             .compaction
             .should_compact(tokens, config.model.context_window)

@@ -28,6 +28,13 @@ pub trait Hooks: Send + Sync {
         None
     }
 
+    /// Whether [`context`](Self::context) may rewrite anything. When it cannot, the loop hands
+    /// the provider the session's kept view instead of projecting a copy for the hook every turn.
+    /// The default is the answer that is always correct.
+    fn rewrites_context(&self) -> bool {
+        true
+    }
+
     /// Transforms or consumes the user's text before the agent sees it.
     async fn input(&self, _text: &str) -> InputAction {
         InputAction::Continue
@@ -118,4 +125,8 @@ pub struct InjectedMessage {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoHooks;
 
-impl Hooks for NoHooks {}
+impl Hooks for NoHooks {
+    fn rewrites_context(&self) -> bool {
+        false
+    }
+}

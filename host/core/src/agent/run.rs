@@ -137,15 +137,17 @@ impl Agent {
 
     /// The projected context, rewritten by the context hook, in the provider's view.
     pub(super) async fn context(&self) -> Vec<Arc<Message>> {
+        if !self.hooks.rewrites_context() {
+            return self.session.lock().llm_view().to_vec();
+        }
         let projected = self.session.lock().project();
         let projected = self.hooks.context(&projected).await.unwrap_or(projected);
         llm_view(&projected)
     }
 
     fn can_continue(&self) -> bool {
-        let projected = self.session.lock().project();
         matches!(
-            llm_view(&projected).last().map(|m| &**m),
+            self.session.lock().llm_view().last().map(|m| &**m),
             Some(Message::User(_) | Message::ToolResult(_))
         )
     }

@@ -57,7 +57,7 @@ pub(crate) fn project(branch: &[&Entry]) -> Vec<Arc<Message>> {
     out
 }
 
-fn as_message(entry: &Entry) -> Option<Arc<Message>> {
+pub(super) fn as_message(entry: &Entry) -> Option<Arc<Message>> {
     match &entry.kind {
         EntryKind::Message(message) => Some(Arc::clone(message)),
         EntryKind::CustomMessage {

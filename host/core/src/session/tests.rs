@@ -578,3 +578,129 @@ fn plugin_state_belongs_to_the_plugin_that_wrote_it() {
     );
     assert_eq!(reopened.plugin_state("intruder", "plan-mode"), None);
 }
+
+fn calling(id: &str, stop_reason: StopReason) -> Message {
+    Message::Assistant(crate::message::AssistantMessage {
+        content: vec![AssistantContent::ToolCall(crate::message::ToolCall {
+            id: id.into(),
+            name: "bash".into(),
+            arguments: json!({"command": "ls"}),
+        })],
+        provider: "p".into(),
+        model: "m".into(),
+        usage: Default::default(),
+        stop_reason,
+        error_message: None,
+        timestamp: 2,
+    })
+}
+
+fn answering(id: &str) -> Message {
+    Message::ToolResult(crate::message::ToolResultMessage {
+        tool_call_id: id.into(),
+        tool_name: "bash".into(),
+        content: vec![Content::text("out")],
+        details: None,
+        is_error: false,
+        timestamp: 3,
+        rewrite: None,
+    })
+}
+
+/// The projection and view the session keeps are what projecting the branch afresh gives.
+fn assert_kept_projection_is_fresh(session: &Session) {
+    let fresh = project::project(&session.branch());
+    let values = |messages: &[Arc<Message>]| -> Vec<Message> {
+        messages.iter().map(|m| (**m).clone()).collect()
+    };
+    assert_eq!(values(session.projection()), values(&fresh));
+    assert_eq!(
+        values(session.llm_view()),
+        values(&crate::message::llm_view(&fresh))
+    );
+}
+
+#[test]
+fn the_kept_projection_follows_appends_compactions_and_leaf_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = new_session(dir.path());
+    let check = assert_kept_projection_is_fresh;
+    check(&session);
+    let first = session.append_message(user("one")).unwrap().id.clone();
+    check(&session);
+    session
+        .append_message(calling("c1", StopReason::ToolUse))
+        .unwrap();
+    session.append_message(answering("c1")).unwrap();
+    check(&session);
+    // A failed call and its result stay out of the view, and so does only that result.
+    session
+        .append_message(calling("c2", StopReason::Error))
+        .unwrap();
+    session.append_message(answering("c2")).unwrap();
+    session.append_message(answering("c1")).unwrap();
+    check(&session);
+    assert_eq!(session.llm_view().len(), session.projection().len() - 2);
+    let kept = session
+        .append(EntryKind::CustomMessage {
+            custom_type: "plan-mode".into(),
+            content: "plan only".into(),
+            display: true,
+            details: None,
+        })
+        .unwrap()
+        .id
+        .clone();
+    session
+        .append(EntryKind::Custom {
+            custom_type: "todo".into(),
+            data: json!({}),
+            owner: Some("todo".into()),
+        })
+        .unwrap();
+    check(&session);
+    let before_compaction = session.leaf_id().map(str::to_owned);
+    session
+        .append(EntryKind::Compaction {
+            summary: "summary".into(),
+            first_kept_entry_id: kept.clone(),
+            tokens_before: 10,
+            details: None,
+        })
+        .unwrap();
+    check(&session);
+    assert!(matches!(
+        &*session.projection()[0],
+        Message::CompactionSummary(_)
+    ));
+    session.append_message(user("after")).unwrap();
+    check(&session);
+    // Back before the compaction, then a new branch from there.
+    session.set_leaf(before_compaction.as_deref()).unwrap();
+    check(&session);
+    session.append_message(user("other way")).unwrap();
+    check(&session);
+    session.set_leaf(Some(&first)).unwrap();
+    check(&session);
+    session
+        .append(EntryKind::BranchSummary {
+            from_id: kept.clone(),
+            summary: "tried X".into(),
+            details: None,
+        })
+        .unwrap();
+    check(&session);
+    session.set_leaf(None).unwrap();
+    check(&session);
+    assert!(session.projection().is_empty());
+    session.append_message(user("a new root")).unwrap();
+    check(&session);
+
+    let path = session.path().unwrap().to_owned();
+    let (reopened, _) = Session::open(&path, SessionOptions::default()).unwrap();
+    check(&reopened);
+    assert_eq!(reopened.projection().len(), 1);
+    let fork = reopened.fork(None, &kept).unwrap();
+    check(&fork);
+    assert_eq!(fork.projection().len(), 7);
+}

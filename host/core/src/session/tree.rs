@@ -87,10 +87,10 @@ impl Tree {
     }
 
     /// Adds a new entry whose parent is already known to be in the tree; it becomes the leaf.
-    pub fn push_child(&mut self, entry: Entry) -> &Entry {
+    /// Returns its position.
+    pub fn push_child(&mut self, entry: Entry) -> usize {
         let parent = entry.parent_id.as_deref().and_then(|p| self.position(p));
-        let i = self.push(entry, parent);
-        &self.entries[i]
+        self.push(entry, parent)
     }
 
     fn push(&mut self, entry: Entry, parent: Option<usize>) -> usize {
@@ -165,6 +165,10 @@ impl Tree {
             .filter(|(_, parent)| **parent == of)
             .map(|(i, _)| i)
             .collect()
+    }
+
+    pub fn parent(&self, i: usize) -> Option<usize> {
+        self.parents[i]
     }
 
     pub fn at(&self, i: usize) -> &Entry {

@@ -138,6 +138,10 @@ impl Hooks for PluginHooks {
         current
     }
 
+    fn rewrites_context(&self) -> bool {
+        self.set.subscribers(HookKind::Context).next().is_some()
+    }
+
     async fn context(&self, messages: &[Arc<Message>]) -> Option<Vec<Arc<Message>>> {
         let mut current: Option<Vec<Arc<Message>>> = None;
         for plugin in self.set.subscribers(HookKind::Context) {

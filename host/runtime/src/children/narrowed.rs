@@ -105,4 +105,8 @@ impl Hooks for ChildHooks {
     async fn context(&self, messages: &[Arc<Message>]) -> Option<Vec<Arc<Message>>> {
         self.inner.context(messages).await
     }
+
+    fn rewrites_context(&self) -> bool {
+        self.inner.rewrites_context()
+    }
 }
