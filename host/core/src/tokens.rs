@@ -77,10 +77,12 @@ pub struct ContextEstimate {
 /// it was recorded before the latest compaction summary: it then measured a context that no
 /// longer exists, since compaction replaced most of it.
 pub fn estimate_context(messages: &[Arc<Message>]) -> ContextEstimate {
-    let compacted_at = messages.iter().rev().find_map(|m| match &**m {
-        Message::CompactionSummary(summary) => Some(summary.timestamp),
+    // A projection holds at most one compaction summary, first; looking for one further on
+    // would read every message of a long conversation on every turn.
+    let compacted_at = match messages.first().map(|m| &**m) {
+        Some(Message::CompactionSummary(summary)) => Some(summary.timestamp),
         _ => None,
-    });
+    };
     let usage_at = messages.iter().rposition(|m| match &**m {
         Message::Assistant(a) => {
             let total = a.usage.input + a.usage.output + a.usage.cache_read + a.usage.cache_write;

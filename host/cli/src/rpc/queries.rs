@@ -32,7 +32,7 @@ impl Server {
             session_id: s.id().to_string(),
             session_name: s.name().map(str::to_string),
             auto_compaction_enabled: self.auto_compaction(),
-            message_count: s.project().len(),
+            message_count: s.projection().len(),
             pending_message_count: pending_steering + pending_follow_up,
             auto_retry_enabled,
             is_bash_running,

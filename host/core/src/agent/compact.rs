@@ -18,8 +18,8 @@ impl Agent {
     /// How full the model's context window is now.
     pub fn context_usage(&self) -> ContextUsage {
         let window = self.config().model.context_window;
-        let messages = self.session.lock().project();
-        ContextUsage::new(estimate_context(&messages).tokens, window)
+        let tokens = estimate_context(self.session.lock().projection()).tokens;
+        ContextUsage::new(tokens, window)
     }
 
     /// Compacts now (`/compact [focus]`), whatever the context size. Refused while a run is
