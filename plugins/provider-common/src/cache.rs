@@ -363,7 +363,9 @@ fn pair<'a, F: Clone>(
             }
             Kind::Assistant(fragment, calls) => {
                 answer_missing(&mut pending, &mut out, convert)?;
-                pending = calls.iter().enumerate().collect();
+                // Refilled, not collected anew: one allocation a turn, not one per assistant
+                // message of the conversation.
+                pending.extend(calls.iter().enumerate());
                 out.push(Converted {
                     role: Role::Assistant,
                     fragment: Cow::Borrowed(fragment),
