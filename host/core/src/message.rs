@@ -363,14 +363,16 @@ pub fn llm_view(messages: &[Arc<Message>]) -> Vec<Arc<Message>> {
     for message in messages {
         view.push(message);
     }
-    view.messages
+    Arc::try_unwrap(view.messages).unwrap_or_else(|shared| (*shared).clone())
 }
 
 /// [`llm_view`] built a message at a time, so a view kept beside a growing conversation costs
 /// only what each new message adds.
 #[derive(Debug, Clone, Default)]
 pub struct LlmView {
-    messages: Vec<Arc<Message>>,
+    /// Shared with the requests made from it: a push copies the list only while one of them
+    /// still holds it.
+    messages: Arc<Vec<Arc<Message>>>,
     /// The calls of the left-out assistant messages, whose results are left out too.
     dropped_calls: Vec<String>,
 }
@@ -378,7 +380,7 @@ pub struct LlmView {
 impl LlmView {
     pub fn with_capacity(capacity: usize) -> Self {
         LlmView {
-            messages: Vec::with_capacity(capacity),
+            messages: Arc::new(Vec::with_capacity(capacity)),
             dropped_calls: Vec::new(),
         }
     }
@@ -411,11 +413,16 @@ impl LlmView {
                 m.timestamp,
             )),
         };
-        self.messages.push(viewed);
+        Arc::make_mut(&mut self.messages).push(viewed);
     }
 
     pub fn messages(&self) -> &[Arc<Message>] {
         &self.messages
+    }
+
+    /// The list itself, for a request to hold without copying it.
+    pub fn shared(&self) -> Arc<Vec<Arc<Message>>> {
+        Arc::clone(&self.messages)
     }
 }
 

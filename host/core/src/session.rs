@@ -336,7 +336,13 @@ impl Session {
 
     /// The projection in the provider's view ([`crate::message::llm_view`]).
     pub fn llm_view(&self) -> &[Arc<Message>] {
-        self.projection.view()
+        self.projection.view().messages()
+    }
+
+    /// [`llm_view`](Self::llm_view), shared rather than copied: a provider request holds it
+    /// for the length of a turn.
+    pub fn shared_llm_view(&self) -> Arc<Vec<Arc<Message>>> {
+        self.projection.view().shared()
     }
 
     /// The latest model change on the active branch: `(provider, model_id)`.

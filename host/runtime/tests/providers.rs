@@ -261,7 +261,7 @@ async fn same_bytes_as_fresh(case: &Case, incremental: bool) {
     let text = fixture(case.id, "text.sse");
     let check = async |label: &str, messages: &[Arc<Message>], model: &str| {
         let mut request = request(case);
-        request.messages = messages.to_vec();
+        request.messages = Arc::new(messages.to_vec());
         request.model.id = model.to_string();
         server.reply(Reply::Stream(text.clone()));
         let held = messages.len().saturating_sub(3);
@@ -302,7 +302,7 @@ async fn same_bytes_as_fresh(case: &Case, incremental: bool) {
             String::from_utf8_lossy(&requests[1].body)
         );
     };
-    let mut messages = request(case).messages;
+    let mut messages = request(case).messages.to_vec();
     for turn in 0..12 {
         messages.extend(session_turn(case, turn));
         check(&format!("turn {turn}"), &messages, case.model).await;
@@ -578,7 +578,7 @@ fn request(case: &Case) -> ProviderRequest {
             cost: ModelCost::default(),
         },
         system_prompt: "You are a test.".to_string(),
-        messages: vec![Arc::new(user)],
+        messages: Arc::new(vec![Arc::new(user)]),
         tools: vec![ToolSpec {
             name: "read".to_string(),
             label: "Read".to_string(),

@@ -28,8 +28,10 @@ pub type ProviderStream = Pin<Box<dyn Stream<Item = StreamEvent> + Send>>;
 pub struct ProviderRequest {
     pub model: ModelInfo,
     pub system_prompt: String,
-    /// The LLM view: only `user`, `assistant` and `toolResult` messages.
-    pub messages: Vec<Arc<Message>>,
+    /// The LLM view: only `user`, `assistant` and `toolResult` messages. Shared with the
+    /// session's kept view, which grows at the next append without copying it once this
+    /// request is gone.
+    pub messages: Arc<Vec<Arc<Message>>>,
     pub tools: Vec<ToolSpec>,
     pub max_tokens: Option<u32>,
     pub reasoning: ReasoningLevel,

@@ -136,13 +136,13 @@ impl Agent {
     }
 
     /// The projected context, rewritten by the context hook, in the provider's view.
-    pub(super) async fn context(&self) -> Vec<Arc<Message>> {
+    pub(super) async fn context(&self) -> Arc<Vec<Arc<Message>>> {
         if !self.hooks.rewrites_context() {
-            return self.session.lock().llm_view().to_vec();
+            return self.session.lock().shared_llm_view();
         }
         let projected = self.session.lock().project();
         let projected = self.hooks.context(&projected).await.unwrap_or(projected);
-        llm_view(&projected)
+        Arc::new(llm_view(&projected))
     }
 
     fn can_continue(&self) -> bool {

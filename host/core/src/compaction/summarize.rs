@@ -188,10 +188,10 @@ impl Summarizer<'_> {
         let request = ProviderRequest {
             model: self.model.clone(),
             system_prompt: prompt::SUMMARIZATION_SYSTEM_PROMPT.to_owned(),
-            messages: vec![Arc::new(Message::User(UserMessage {
+            messages: Arc::new(vec![Arc::new(Message::User(UserMessage {
                 content: vec![Content::text(text)],
                 timestamp: crate::message::now_ms(),
-            }))],
+            }))]),
             tools: Vec::new(),
             max_tokens: Some(max_tokens),
             reasoning: self.reasoning,

@@ -68,7 +68,7 @@ impl Projection {
         &self.messages
     }
 
-    pub fn view(&self) -> &[Arc<Message>] {
-        self.view.messages()
+    pub fn view(&self) -> &LlmView {
+        &self.view
     }
 }
