@@ -115,6 +115,7 @@ mod dirs_bindings {
 mod imp {
     use super::dirs_bindings::tack::dirs::dirs;
     use super::{Entry, Kind, Read};
+    use std::cell::OnceCell;
     use std::io;
     use std::path::{Path, PathBuf};
     use wasip2::filesystem::preopens::get_directories;
@@ -122,47 +123,82 @@ mod imp {
         Descriptor, DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags,
     };
 
-    /// A directory, by descriptor (for opening what is in it) and by path (for listing it).
+    /// A directory, by path (for listing it) and by a descriptor for opening what is in it,
+    /// opened on first use: a walk lists every directory but opens files in few of them (find
+    /// opens none but ignore files), and an open costs a host call, a path resolution and a
+    /// `statx` on the host, and a close when the handle is dropped.
     pub struct DirHandle {
-        desc: Descriptor,
         path: PathBuf,
+        /// The preopened directory holding `path`, and `path` relative to it.
+        preopen: usize,
+        relative: String,
+        /// Whether a symbolic link at `path` itself is followed: for the directory a walk starts
+        /// from, not for those it meets.
+        follow: bool,
+        desc: OnceCell<Result<Descriptor, ErrorCode>>,
+    }
+
+    thread_local! {
+        /// The preopened directories and their guest paths. They are fixed for the life of the
+        /// instance; asking for them again would make new handles for every call.
+        static PREOPENS: Vec<(Descriptor, String)> = get_directories();
     }
 
     impl DirHandle {
-        /// Opens `path`, which must lie inside one of the preopened directories.
+        /// A handle for `path`, which must lie inside one of the preopened directories. Whether
+        /// it is a directory is found out when it is listed or opened.
         pub fn open(path: &Path) -> io::Result<Self> {
-            let mut best: Option<(Descriptor, usize, String)> = None;
-            for (desc, guest_path) in get_directories() {
-                let Ok(rel) = path.strip_prefix(&guest_path) else {
-                    continue;
-                };
-                let Some(rel) = rel.to_str() else {
-                    continue;
-                };
-                // The longest preopen wins, should one be nested in another.
-                if best
-                    .as_ref()
-                    .is_none_or(|(_, len, _)| guest_path.len() > *len)
-                {
-                    best = Some((desc, guest_path.len(), rel.to_string()));
+            let best = PREOPENS.with(|preopens| {
+                let mut best: Option<(usize, usize, String)> = None;
+                for (index, (_, guest_path)) in preopens.iter().enumerate() {
+                    let Ok(rel) = path.strip_prefix(guest_path) else {
+                        continue;
+                    };
+                    let Some(rel) = rel.to_str() else {
+                        continue;
+                    };
+                    // The longest preopen wins, should one be nested in another.
+                    if best
+                        .as_ref()
+                        .is_none_or(|(_, len, _)| guest_path.len() > *len)
+                    {
+                        best = Some((index, guest_path.len(), rel.to_string()));
+                    }
                 }
-            }
-            let Some((root, _, rel)) = best else {
+                best
+            });
+            let Some((preopen, _, relative)) = best else {
                 return Err(io::Error::from(io::ErrorKind::PermissionDenied));
             };
-            let rel = if rel.is_empty() { "." } else { rel.as_str() };
-            let desc = root
-                .open_at(
-                    PathFlags::SYMLINK_FOLLOW,
-                    rel,
-                    OpenFlags::DIRECTORY,
-                    DescriptorFlags::READ,
-                )
-                .map_err(to_io)?;
             Ok(Self {
-                desc,
                 path: path.to_path_buf(),
+                preopen,
+                relative,
+                follow: true,
+                desc: OnceCell::new(),
             })
+        }
+
+        fn desc(&self) -> io::Result<&Descriptor> {
+            let opened = self.desc.get_or_init(|| {
+                let rel = if self.relative.is_empty() {
+                    "."
+                } else {
+                    self.relative.as_str()
+                };
+                let flags = if self.follow {
+                    PathFlags::SYMLINK_FOLLOW
+                } else {
+                    PathFlags::empty()
+                };
+                PREOPENS.with(|preopens| match preopens.get(self.preopen) {
+                    Some((root, _)) => {
+                        root.open_at(flags, rel, OpenFlags::DIRECTORY, DescriptorFlags::READ)
+                    }
+                    None => Err(ErrorCode::NotPermitted),
+                })
+            });
+            opened.as_ref().map_err(|code| to_io(*code))
         }
 
         pub fn entries(&self) -> io::Result<Vec<Entry>> {
@@ -188,7 +224,7 @@ mod imp {
         /// One host call per entry, each looking up the entry's metadata: for what `tack:dirs`
         /// refuses.
         fn entries_by_stream(&self) -> io::Result<Vec<Entry>> {
-            let stream = self.desc.read_directory().map_err(to_io)?;
+            let stream = self.desc()?.read_directory().map_err(to_io)?;
             let mut out = Vec::new();
             while let Some(entry) = stream.read_directory_entry().map_err(to_io)? {
                 let kind = match entry.type_ {
@@ -205,26 +241,26 @@ mod imp {
             Ok(out)
         }
 
+        /// The directory `name` in this one; nothing is opened yet.
         pub fn open_dir(&self, name: &str) -> io::Result<Self> {
-            let desc = self
-                .desc
-                .open_at(
-                    PathFlags::empty(),
-                    name,
-                    OpenFlags::DIRECTORY,
-                    DescriptorFlags::READ,
-                )
-                .map_err(to_io)?;
+            let relative = if self.relative.is_empty() {
+                name.to_string()
+            } else {
+                format!("{}/{name}", self.relative)
+            };
             Ok(Self {
-                desc,
                 path: self.path.join(name),
+                preopen: self.preopen,
+                relative,
+                follow: false,
+                desc: OnceCell::new(),
             })
         }
 
         pub fn read_file(&self, name: &str, buf: &mut Vec<u8>, max_len: u64) -> io::Result<Read> {
             buf.clear();
             let file = self
-                .desc
+                .desc()?
                 .open_at(
                     PathFlags::empty(),
                     name,
