@@ -157,9 +157,10 @@ pub type TaskCache = fanout::Latest<String, PathGlob>;
 pub fn run_task(ws: &Workspace, cache: &mut TaskCache, task: Task) -> Result<Vec<u8>, String> {
     let glob = cache.get_or_try_build(task.pattern.clone(), || PathGlob::new(&task.pattern))?;
     let mut found = Vec::new();
+    let mut ancestors = walk::Ancestors::default();
     for piece in &task.pieces {
         piece
-            .walk(ws.root(), &mut |entry| {
+            .walk_below(ws.root(), &mut ancestors, &mut |entry| {
                 if glob.is_entry_match(&task.root, entry.path, entry.name) {
                     let mut shown = ws.display(entry.path);
                     if entry.kind == Kind::Dir {

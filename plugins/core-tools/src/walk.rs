@@ -40,8 +40,10 @@ pub enum Flow {
 }
 
 /// The ignore rules of one directory.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Level {
+    /// The directory, which the rules' paths are relative to.
+    dir: Option<String>,
     dot_ignore: Option<Rc<Gitignore>>,
     git_ignore: Option<Rc<Gitignore>>,
     git_exclude: Option<Rc<Gitignore>>,
@@ -50,6 +52,17 @@ struct Level {
 impl Level {
     fn is_empty(&self) -> bool {
         self.dot_ignore.is_none() && self.git_ignore.is_none() && self.git_exclude.is_none()
+    }
+
+    /// `path` (spelled `text`) relative to this level's directory, as the rules match it. The
+    /// matcher would strip the directory itself, but off-Unix (the plugin runs on WASI) it does
+    /// so component by component, several times per entry and level: most of a walk's own time
+    /// went there. Should the spellings differ, the whole path goes, and the matcher strips it.
+    fn relative<'p>(&self, path: &'p Path, text: Option<&'p str>) -> &'p Path {
+        text.zip(self.dir.as_deref())
+            .and_then(|(text, dir)| text.strip_prefix(dir)?.strip_prefix('/'))
+            .filter(|rest| !rest.is_empty())
+            .map_or(path, Path::new)
     }
 }
 
@@ -64,6 +77,10 @@ impl Rules {
     /// Whether `path` is ignored. As in ripgrep, `.ignore` rules outrank `.gitignore` rules,
     /// which outrank `.git/info/exclude`; within each kind the deepest directory's file decides.
     fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
+        if self.levels.is_empty() {
+            return false;
+        }
+        let text = path.to_str();
         let kinds: [fn(&Level) -> Option<&Gitignore>; 3] = [
             |l| l.dot_ignore.as_deref(),
             |l| l.git_ignore.as_deref(),
@@ -72,7 +89,7 @@ impl Rules {
         for kind in kinds {
             for level in self.levels.iter().rev() {
                 if let Some(rules) = kind(level) {
-                    match rules.matched(path, is_dir) {
+                    match rules.matched(level.relative(path, text), is_dir) {
                         Match::Ignore(_) => return true,
                         Match::Whitelist(_) => return false,
                         Match::None => {}
@@ -146,6 +163,9 @@ fn load_level(dir: &DirHandle, path: &Path, names: &[fsys::Entry]) -> Level {
             level.git_exclude = read(&info, "exclude");
         }
     }
+    if !level.is_empty() {
+        level.dir = path.to_str().map(str::to_string);
+    }
     level
 }
 
@@ -160,6 +180,7 @@ fn probe_level(dir: &DirHandle, path: &Path) -> Level {
         }
     };
     Level {
+        dir: path.to_str().map(str::to_string),
         dot_ignore: read(dir, ".ignore"),
         git_ignore: read(dir, ".gitignore"),
         git_exclude: dir
@@ -170,6 +191,27 @@ fn probe_level(dir: &DirHandle, path: &Path) -> Level {
     }
 }
 
+/// The ignore rules of directories above the roots of walks, read once for all the walks of one
+/// piece of work: the pieces of a split tree mostly share their ancestors, and reading an
+/// ancestor's ignore files costs several host calls.
+#[derive(Default)]
+pub struct Ancestors {
+    levels: HashMap<PathBuf, Level>,
+}
+
+impl Ancestors {
+    fn level(&mut self, dir: &Path) -> Level {
+        if let Some(level) = self.levels.get(dir) {
+            return level.clone();
+        }
+        let level = fsys::open_dir(dir)
+            .map(|handle| probe_level(&handle, dir))
+            .unwrap_or_default();
+        self.levels.insert(dir.to_path_buf(), level.clone());
+        level
+    }
+}
+
 /// Calls `visit` for every entry under `root` (a directory) that the ignore rules let through,
 /// until it returns [`Flow::Stop`]. `workspace` bounds how far up ignore files are read.
 pub fn walk(
@@ -177,29 +219,38 @@ pub fn walk(
     root: &Path,
     visit: &mut dyn FnMut(&Visit) -> Flow,
 ) -> io::Result<()> {
+    walk_below(workspace, root, &mut Ancestors::default(), visit)
+}
+
+/// [`walk`], with the ignore rules above `root` taken from (or added to) `ancestors`.
+fn walk_below(
+    workspace: &Path,
+    root: &Path,
+    ancestors: &mut Ancestors,
+    visit: &mut dyn FnMut(&Visit) -> Flow,
+) -> io::Result<()> {
     let mut rules = Rules::default();
     // Ignore files of the directories above the search root, outermost first.
     if let Ok(below) = root.strip_prefix(workspace) {
         let mut dir = workspace.to_path_buf();
-        let mut ancestors = vec![dir.clone()];
+        let mut above = vec![dir.clone()];
         for component in below.components() {
             dir.push(component);
-            ancestors.push(dir.clone());
+            above.push(dir.clone());
         }
-        ancestors.pop();
-        for ancestor in ancestors {
-            let Ok(handle) = fsys::open_dir(&ancestor) else {
-                continue;
-            };
-            let level = probe_level(&handle, &ancestor);
+        above.pop();
+        for ancestor in above {
+            let level = ancestors.level(&ancestor);
             if !level.is_empty() {
                 rules.levels.push(level);
             }
         }
     }
     let handle = fsys::open_dir(root)?;
+    // The root's listing fails the walk; a directory below that cannot be listed is skipped.
+    let entries = handle.entries()?;
     let mut walker = Walker { rules, visit };
-    walker.dir(&handle, root.to_path_buf());
+    walker.listed(&handle, root.to_path_buf(), entries);
     Ok(())
 }
 
@@ -211,9 +262,13 @@ struct Walker<'v> {
 impl Walker<'_> {
     /// Walks one directory; unreadable directories are skipped, as ripgrep does.
     fn dir(&mut self, handle: &DirHandle, path: PathBuf) -> Flow {
-        let Ok(mut entries) = handle.entries() else {
-            return Flow::Continue;
-        };
+        match handle.entries() {
+            Ok(entries) => self.listed(handle, path, entries),
+            Err(_) => Flow::Continue,
+        }
+    }
+
+    fn listed(&mut self, handle: &DirHandle, path: PathBuf, mut entries: Vec<fsys::Entry>) -> Flow {
         entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
         let level = load_level(handle, &path, &entries);
         let pushed = !level.is_empty();
@@ -287,6 +342,17 @@ impl Piece {
     /// Visits the piece's entries as one [`walk`] of the whole tree would have, until `visit`
     /// returns [`Flow::Stop`]. `workspace` bounds how far up ignore files are read.
     pub fn walk(&self, workspace: &Path, visit: &mut dyn FnMut(&Visit) -> Flow) -> io::Result<()> {
+        self.walk_below(workspace, &mut Ancestors::default(), visit)
+    }
+
+    /// [`Piece::walk`], sharing the ignore rules above the piece with the other pieces walked
+    /// with the same `ancestors`.
+    pub fn walk_below(
+        &self,
+        workspace: &Path,
+        ancestors: &mut Ancestors,
+        visit: &mut dyn FnMut(&Visit) -> Flow,
+    ) -> io::Result<()> {
         match self {
             Piece::Entries { dir, entries } => {
                 let handle = fsys::open_dir(dir)?;
@@ -306,7 +372,7 @@ impl Piece {
                 }
                 Ok(())
             }
-            Piece::Tree(dir) => walk(workspace, dir, visit),
+            Piece::Tree(dir) => walk_below(workspace, dir, ancestors, visit),
         }
     }
 }
