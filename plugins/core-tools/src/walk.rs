@@ -76,11 +76,8 @@ struct Rules {
 impl Rules {
     /// Whether `path` is ignored. As in ripgrep, `.ignore` rules outrank `.gitignore` rules,
     /// which outrank `.git/info/exclude`; within each kind the deepest directory's file decides.
-    fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
-        if self.levels.is_empty() {
-            return false;
-        }
-        let text = path.to_str();
+    /// `text` is `path` as text, where it is.
+    fn is_ignored(&self, path: &Path, text: Option<&str>, is_dir: bool) -> bool {
         let kinds: [fn(&Level) -> Option<&Gitignore>; 3] = [
             |l| l.dot_ignore.as_deref(),
             |l| l.git_ignore.as_deref(),
@@ -283,35 +280,61 @@ impl Walker<'_> {
     }
 
     fn entries(&mut self, handle: &DirHandle, path: &Path, entries: &[fsys::Entry]) -> Flow {
-        let mut child = path.to_path_buf();
-        for entry in entries {
-            if entry.name == ".git" {
-                continue;
-            }
-            child.push(&entry.name);
-            let is_dir = entry.kind == Kind::Dir;
-            if !self.rules.is_ignored(&child, is_dir) {
-                let visit = Visit {
-                    path: &child,
-                    name: &entry.name,
-                    kind: entry.kind,
-                    dir: handle,
-                };
-                let flow = (self.visit)(&visit);
-                if flow == Flow::Stop {
+        let entries = entries.iter().filter(|entry| entry.name != ".git");
+        // An entry's path is its directory's with the name put after it, and cut back after:
+        // as text, so cutting back does not parse the path again (`PathBuf::pop` does, slowly
+        // off-Unix) and the ignore rules need not check that it is UTF-8. Walked paths are text
+        // (the workspace root is, and listings leave out names that are not), but a path that
+        // is not still walks.
+        let Some(dir) = path.to_str() else {
+            for entry in entries {
+                let child = path.join(&entry.name);
+                if self.entry(handle, &child, None, entry) == Flow::Stop {
                     return Flow::Stop;
                 }
-                if is_dir && flow == Flow::Continue {
-                    if let Ok(sub) = handle.open_dir(&entry.name) {
-                        if self.dir(&sub, child.clone()) == Flow::Stop {
-                            return Flow::Stop;
-                        }
-                    }
-                }
             }
-            child.pop();
+            return Flow::Continue;
+        };
+        let mut child = String::with_capacity(dir.len() + 64);
+        child.push_str(dir);
+        if !dir.ends_with('/') {
+            child.push('/');
+        }
+        let base = child.len();
+        for entry in entries {
+            child.truncate(base);
+            child.push_str(&entry.name);
+            if self.entry(handle, Path::new(&child), Some(&child), entry) == Flow::Stop {
+                return Flow::Stop;
+            }
         }
         Flow::Continue
+    }
+
+    /// Visits one entry, at `child` (spelled `text`), and walks it if it is a directory.
+    fn entry(
+        &mut self,
+        handle: &DirHandle,
+        child: &Path,
+        text: Option<&str>,
+        entry: &fsys::Entry,
+    ) -> Flow {
+        let is_dir = entry.kind == Kind::Dir;
+        if self.rules.is_ignored(child, text, is_dir) {
+            return Flow::Continue;
+        }
+        let flow = (self.visit)(&Visit {
+            path: child,
+            name: &entry.name,
+            kind: entry.kind,
+            dir: handle,
+        });
+        if is_dir && flow == Flow::Continue {
+            if let Ok(sub) = handle.open_dir(&entry.name) {
+                return self.dir(&sub, child.to_path_buf());
+            }
+        }
+        flow
     }
 }
 
@@ -591,6 +614,21 @@ mod tests {
                 "sub/important.log",
             ]
         );
+    }
+
+    #[test]
+    fn rules_get_paths_relative_to_their_directory_or_whole() {
+        let level = Level {
+            dir: Some("/w/sub".to_string()),
+            ..Level::default()
+        };
+        let rel = |p: &str| level.relative(Path::new(p), Some(p)).to_path_buf();
+        assert_eq!(rel("/w/sub/a/b.rs"), Path::new("a/b.rs"));
+        assert_eq!(rel("/w/sub/b.rs"), Path::new("b.rs"));
+        // Not below the directory as spelled: the matcher gets the whole path to strip.
+        assert_eq!(rel("/w/subway/b.rs"), Path::new("/w/subway/b.rs"));
+        assert_eq!(rel("/w/sub"), Path::new("/w/sub"));
+        assert_eq!(rel("/w/./sub/b.rs"), Path::new("/w/./sub/b.rs"));
     }
 
     #[test]
