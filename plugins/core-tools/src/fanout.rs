@@ -34,19 +34,20 @@ impl<K, V> Default for Latest<K, V> {
     }
 }
 
-impl<K: PartialEq, V> Latest<K, V> {
-    /// The value kept for `key`, or the one `build` makes (kept in its place).
+impl<K: PartialEq + Clone, V> Latest<K, V> {
+    /// The value kept for `key`, or the one `build` makes (kept in its place, with a copy of
+    /// `key`: only a miss pays for one).
     pub fn get_or_try_build<E>(
         &mut self,
-        key: K,
+        key: &K,
         build: impl FnOnce() -> Result<V, E>,
     ) -> Result<&V, E> {
-        if !matches!(&self.0, Some((kept, _)) if *kept == key) {
+        if !matches!(&self.0, Some((kept, _)) if kept == key) {
             self.0 = None;
         }
         let (_, value) = match &mut self.0 {
             Some(entry) => entry,
-            empty => empty.insert((key, build()?)),
+            empty => empty.insert((key.clone(), build()?)),
         };
         Ok(value)
     }
@@ -119,7 +120,7 @@ mod tests {
         let mut builds = 0;
         let mut get = |latest: &mut Latest<&str, String>, key: &'static str| {
             latest
-                .get_or_try_build(key, || {
+                .get_or_try_build(&key, || {
                     builds += 1;
                     Ok::<_, String>(key.to_uppercase())
                 })
@@ -131,10 +132,10 @@ mod tests {
         assert_eq!(get(&mut latest, "a"), Ok("A".to_string()));
         assert_eq!(builds, 3);
         // A failed build keeps nothing, and the error reaches the caller.
-        let failed = latest.get_or_try_build("c", || Err::<String, _>("bad pattern"));
+        let failed = latest.get_or_try_build(&"c", || Err::<String, _>("bad pattern"));
         assert_eq!(failed, Err("bad pattern"));
         assert_eq!(
-            latest.get_or_try_build("a", || Ok::<_, &str>("rebuilt".to_string())),
+            latest.get_or_try_build(&"a", || Ok::<_, &str>("rebuilt".to_string())),
             Ok(&"rebuilt".to_string())
         );
     }

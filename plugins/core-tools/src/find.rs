@@ -155,7 +155,7 @@ pub type TaskCache = fanout::Latest<String, PathGlob>;
 
 /// Runs some pieces of a find; the output is the matching paths as shown to the model.
 pub fn run_task(ws: &Workspace, cache: &mut TaskCache, task: Task) -> Result<Vec<u8>, String> {
-    let glob = cache.get_or_try_build(task.pattern.clone(), || PathGlob::new(&task.pattern))?;
+    let glob = cache.get_or_try_build(&task.pattern, || PathGlob::new(&task.pattern))?;
     let mut found = Vec::new();
     let mut ancestors = walk::Ancestors::default();
     for piece in &task.pieces {

@@ -438,7 +438,7 @@ pub type TaskCache = fanout::Latest<(String, bool, bool), Regex>;
 /// instance of the plugin).
 pub fn run_task(ws: &Workspace, cache: &mut TaskCache, task: Task) -> Result<Vec<u8>, String> {
     let key = (task.pattern.clone(), task.literal, task.ignore_case);
-    let re = cache.get_or_try_build(key, || {
+    let re = cache.get_or_try_build(&key, || {
         build_regex(&task.pattern, task.literal, task.ignore_case)
     })?;
     let glob = task.glob.as_deref().map(PathGlob::new).transpose()?;
