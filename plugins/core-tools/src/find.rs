@@ -158,11 +158,12 @@ pub fn run_task(ws: &Workspace, cache: &mut TaskCache, task: Task) -> Result<Vec
     let glob = cache.get_or_try_build(&task.pattern, || PathGlob::new(&task.pattern))?;
     let mut found = Vec::new();
     let mut ancestors = walk::Ancestors::default();
+    let root = ws.root().to_str();
     for piece in &task.pieces {
         piece
             .walk_below(ws.root(), &mut ancestors, &mut |entry| {
                 if glob.is_entry_match(&task.root, entry.path, entry.name) {
-                    let mut shown = ws.display(entry.path);
+                    let mut shown = shown(ws, root, entry.path);
                     if entry.kind == Kind::Dir {
                         shown.push('/');
                     }
@@ -173,6 +174,16 @@ pub fn run_task(ws: &Workspace, cache: &mut TaskCache, task: Task) -> Result<Vec
             .map_err(|e| ws.io_error(&e, piece.dir(), "search"))?;
     }
     serde_json::to_vec(&found).map_err(|e| e.to_string())
+}
+
+/// A walked path as the model sees it: [`Workspace::display`], which takes the root off
+/// component by component (slowly off-Unix), for each of thousands of results. A walked path is
+/// the root, `/`, and names, so the root comes off as text; anything else goes the long way.
+fn shown(ws: &Workspace, root: Option<&str>, path: &std::path::Path) -> String {
+    root.zip(path.to_str())
+        .and_then(|(root, path)| path.strip_prefix(root)?.strip_prefix('/'))
+        .filter(|rel| !rel.is_empty() && !rel.starts_with('/'))
+        .map_or_else(|| ws.display(path), str::to_string)
 }
 
 #[cfg(test)]
@@ -222,6 +233,19 @@ mod tests {
         assert_eq!(text(&r), "src/lib/mod.rs");
         let r = run(&t.ws, &call("find", json!({"pattern": "readme*"})));
         assert_eq!(text(&r), "README.md");
+    }
+
+    #[test]
+    fn walked_paths_are_shown_as_display_shows_them() {
+        let t = fixture();
+        let root = t.ws.root().to_str();
+        for rel in ["src/main.rs", "src/lib/mod.rs", ".github/ci.yml", "a b/c"] {
+            let path = t.ws.root().join(rel);
+            assert_eq!(shown(&t.ws, root, &path), t.ws.display(&path), "{rel}");
+        }
+        let outside = std::path::Path::new("/elsewhere/x");
+        assert_eq!(shown(&t.ws, root, outside), t.ws.display(outside));
+        assert_eq!(shown(&t.ws, root, t.ws.root()), ".");
     }
 
     #[test]
