@@ -10,6 +10,12 @@
 //! Wall time is the median of the runs; peak RSS is the child's own `ru_maxrss` (from `wait4`),
 //! the largest over the runs.
 //!
+//! Peak RSS counts the binary's code pages the run maps, and how many come with each fault
+//! depends on how the file sits in the page cache: a binary just written (built, copied) is
+//! cached in the large folios its writes made, and the same build then reads 2–3 MiB higher
+//! than after the pages were read back in on demand. So the bench first drops the binary's
+//! cached pages, and every build is measured as it would be after a reboot or eviction.
+//!
 //! `cargo bench -p tack --bench startup` (`RUNS=n` for more runs; default 5)
 //! `TACK_BENCH_EXE=/path/to/tack` measures another build of the binary instead (a before/after
 //! comparison).
@@ -122,6 +128,17 @@ fn row(label: &str, runs: &[Measured]) {
     );
 }
 
+/// Drops `path`'s clean pages from the page cache (see the top of this file).
+fn drop_cached_pages(path: &Path) {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::File::open(path).expect("the tack binary");
+    // SAFETY: advice on a descriptor this function owns; it changes no file contents.
+    let failed = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    if failed != 0 {
+        eprintln!("cannot drop the binary's cached pages (error {failed}); peak RSS may read high");
+    }
+}
+
 fn main() {
     // `cargo bench` passes harness flags (`--bench`); a filter names the rows to run.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
@@ -135,6 +152,7 @@ fn main() {
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| env!("CARGO_BIN_EXE_tack").into());
     println!("tack: {}", exe.display());
+    drop_cached_pages(&exe);
     println!(
         "| {:<28} | {:>9} | {:>14} |",
         "run", "wall (ms)", "peak RSS (MiB)"
