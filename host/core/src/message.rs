@@ -359,10 +359,7 @@ const SUMMARY_SUFFIX: &str = "\n</summary>";
 /// together with any tool results answering their calls, because providers reject them and they
 /// hold nothing the model needs.
 pub fn llm_view(messages: &[Arc<Message>]) -> Vec<Arc<Message>> {
-    let mut view = LlmView::with_capacity(messages.len());
-    for message in messages {
-        view.push(message);
-    }
+    let view = LlmView::of(messages);
     Arc::try_unwrap(view.messages).unwrap_or_else(|shared| (*shared).clone())
 }
 
@@ -378,11 +375,16 @@ pub struct LlmView {
 }
 
 impl LlmView {
-    pub fn with_capacity(capacity: usize) -> Self {
-        LlmView {
-            messages: Arc::new(Vec::with_capacity(capacity)),
+    /// The view of `messages`, a projection, to be extended with [`push`](Self::push).
+    pub fn of(messages: &[Arc<Message>]) -> Self {
+        let mut view = LlmView {
+            messages: Arc::new(Vec::with_capacity(messages.len())),
             dropped_calls: Vec::new(),
+        };
+        for message in messages {
+            view.push(message);
         }
+        view
     }
 
     /// Adds what `message`, the next projected message, gives the provider.

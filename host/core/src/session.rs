@@ -249,7 +249,7 @@ impl Session {
 
     /// The active branch: entries from the root to the leaf.
     pub fn branch(&self) -> Vec<&Entry> {
-        self.path_entries(self.tree.leaf())
+        self.tree.path_entries(self.tree.leaf())
     }
 
     /// The newest `custom` entry of `custom_type` written by `owner` (`None`: the host, or
@@ -302,7 +302,7 @@ impl Session {
             .tree
             .position(id)
             .ok_or_else(|| SessionError::UnknownEntry(id.to_owned()))?;
-        Ok(self.path_entries(Some(position)))
+        Ok(self.tree.path_entries(Some(position)))
     }
 
     /// The children of `id` in file order; `None` gives the roots.
@@ -432,14 +432,6 @@ impl Session {
             writer,
             options: self.options,
         })
-    }
-
-    fn path_entries(&self, leaf: Option<usize>) -> Vec<&Entry> {
-        self.tree
-            .path_to(leaf)
-            .into_iter()
-            .map(|i| self.tree.at(i))
-            .collect()
     }
 
     fn new_id(&self) -> String {

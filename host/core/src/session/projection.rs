@@ -25,20 +25,11 @@ pub(crate) struct Projection {
 
 impl Projection {
     pub fn of(tree: &Tree) -> Self {
-        let branch: Vec<_> = tree
-            .path_to(tree.leaf())
-            .into_iter()
-            .map(|i| tree.at(i))
-            .collect();
-        let messages = project(&branch);
-        let mut view = LlmView::with_capacity(messages.len());
-        for message in &messages {
-            view.push(message);
-        }
+        let messages = project(&tree.path_entries(tree.leaf()));
         Projection {
             leaf: tree.leaf(),
+            view: LlmView::of(&messages),
             messages,
-            view,
         }
     }
 

@@ -157,6 +157,11 @@ impl Tree {
         path
     }
 
+    /// The entries from the root to `leaf`, inclusive.
+    pub fn path_entries(&self, leaf: Option<usize>) -> Vec<&Entry> {
+        self.path_to(leaf).into_iter().map(|i| self.at(i)).collect()
+    }
+
     /// Positions of the entries whose parent is `of` (`None`: the roots), in file order.
     pub fn children(&self, of: Option<usize>) -> Vec<usize> {
         self.parents
