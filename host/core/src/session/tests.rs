@@ -12,6 +12,16 @@ fn user(text: &str) -> Message {
     })
 }
 
+/// A compaction entry that keeps the entries from `first_kept_entry_id` on.
+fn compaction(summary: &str, first_kept_entry_id: &str, tokens_before: u64) -> EntryKind {
+    EntryKind::Compaction {
+        summary: summary.into(),
+        first_kept_entry_id: first_kept_entry_id.into(),
+        tokens_before,
+        details: None,
+    }
+}
+
 fn texts(messages: &[Arc<Message>]) -> Vec<String> {
     messages.iter().map(|m| m.preview_text()).collect()
 }
@@ -102,21 +112,11 @@ fn projection_handles_compaction_custom_entries_and_summaries() {
         })
         .unwrap();
     session
-        .append(EntryKind::Compaction {
-            summary: "first summary".into(),
-            first_kept_entry_id: kept.clone(),
-            tokens_before: 10,
-            details: None,
-        })
+        .append(compaction("first summary", &kept, 10))
         .unwrap();
     session.append_message(user("after 1")).unwrap();
     session
-        .append(EntryKind::Compaction {
-            summary: "second summary".into(),
-            first_kept_entry_id: kept.clone(),
-            tokens_before: 20,
-            details: None,
-        })
+        .append(compaction("second summary", &kept, 20))
         .unwrap();
     session
         .append(EntryKind::CustomMessage {
@@ -163,12 +163,7 @@ fn compaction_keeping_nothing_before_it() {
     let mut session = Session::in_memory(Path::new("/w"));
     session.append_message(user("old")).unwrap();
     let compaction = session
-        .append(EntryKind::Compaction {
-            summary: "s".into(),
-            first_kept_entry_id: "missing0".into(),
-            tokens_before: 1,
-            details: None,
-        })
+        .append(compaction("s", "missing0", 1))
         .unwrap()
         .id
         .clone();
@@ -660,14 +655,7 @@ fn the_kept_projection_follows_appends_compactions_and_leaf_moves() {
         .unwrap();
     check(&session);
     let before_compaction = session.leaf_id().map(str::to_owned);
-    session
-        .append(EntryKind::Compaction {
-            summary: "summary".into(),
-            first_kept_entry_id: kept.clone(),
-            tokens_before: 10,
-            details: None,
-        })
-        .unwrap();
+    session.append(compaction("summary", &kept, 10)).unwrap();
     check(&session);
     assert!(matches!(
         &*session.projection()[0],
