@@ -44,7 +44,7 @@ pub fn open(loaded: &Loaded, store: &SessionStore, arg: &str) -> Result<(Session
         .with_context(|| format!("cannot open session {}", path.display()))?;
     let warnings = warnings
         .iter()
-        .map(|w| format!("{}: skipped {w}", path.display()))
+        .map(|w| format!("{}: {}", path.display(), w.report()))
         .collect();
     Ok((session, warnings))
 }

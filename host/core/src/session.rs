@@ -5,6 +5,7 @@
 mod entry;
 mod file;
 mod import_pi;
+mod lock;
 mod outline;
 mod pi_format;
 mod project;
@@ -49,6 +50,12 @@ pub enum SessionError {
         path.display()
     )]
     PiVersion1 { path: PathBuf },
+    #[error(
+        "session {} is open in another tack process, which is still writing it; wait for it \
+         to finish, or continue a copy with `tack --fork <id>`",
+        path.display()
+    )]
+    Busy { path: PathBuf },
     #[error("the session has no entry with id {0:?}")]
     UnknownEntry(String),
     #[error("no session matches {0:?}")]
@@ -58,6 +65,14 @@ pub enum SessionError {
         arg: String,
         candidates: Vec<String>,
     },
+}
+
+/// Whether tack wrote a session file in its own folders, or it came from elsewhere (a path given
+/// on the command line or over RPC, Pi's folder).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provenance {
+    Own,
+    Foreign,
 }
 
 /// How a session file is written.
@@ -126,7 +141,32 @@ impl Session {
         path: &Path,
         options: SessionOptions,
     ) -> Result<(Session, Vec<LoadWarning>), SessionError> {
+        Session::open_as(path, options, Provenance::Own)
+    }
+
+    /// [`Session::open`] for a file tack may not have written: with [`Provenance::Foreign`],
+    /// every custom entry's owner is dropped in memory (the file is not rewritten), so no plugin
+    /// takes a hand-written line for its own state, and a warning says so.
+    pub fn open_as(
+        path: &Path,
+        options: SessionOptions,
+        provenance: Provenance,
+    ) -> Result<(Session, Vec<LoadWarning>), SessionError> {
+        // Held before reading, so no other process appends between the read and the first
+        // write; the writer below joins this hold.
+        let _held = lock::lock(path)?;
         let mut loaded = file::load_file(path)?;
+        if provenance == Provenance::Foreign {
+            let disowned = loaded.tree.disown_customs();
+            if disowned > 0 {
+                loaded.warnings.push(LoadWarning::note(format!(
+                    "{disowned} plugin state entr{} ignored: the file is outside tack's session \
+                     folders, so nobody vouches for who wrote {}",
+                    if disowned == 1 { "y is" } else { "ies are" },
+                    if disowned == 1 { "it" } else { "them" },
+                )));
+            }
+        }
         let writer = Writer::open(path, loaded.ends_with_newline, options.fsync)?;
         if let Some(digit_at) = loaded.version_digit_at {
             match file::upgrade_header(path, digit_at, options.fsync) {
@@ -145,6 +185,31 @@ impl Session {
                 projection: Projection::of(&loaded.tree),
                 tree: loaded.tree,
                 writer: Some(writer),
+                options,
+            },
+            loaded.warnings,
+        ))
+    }
+
+    /// Loads a session file to read or copy, without writing it or taking its lock: exporting
+    /// or forking a session another process is writing works. [`SessionStore::fork`] of such a
+    /// session writes the copy to a file of its own.
+    pub fn load_copy(
+        path: &Path,
+        options: SessionOptions,
+        provenance: Provenance,
+    ) -> Result<(Session, Vec<LoadWarning>), SessionError> {
+        let mut loaded = file::load_file(path)?;
+        if provenance == Provenance::Foreign {
+            loaded.tree.disown_customs();
+        }
+        Ok((
+            Session {
+                header: loaded.header,
+                path: Some(path.to_owned()),
+                projection: Projection::of(&loaded.tree),
+                tree: loaded.tree,
+                writer: None,
                 options,
             },
             loaded.warnings,

@@ -6,7 +6,9 @@
 //! `permissions.toml` in the plugin's data directory, and the project's
 //! `$WORKSPACE/.tack/permissions.toml`. When no rule matches, the mode decides ([`mode`]);
 //! `/permissions <mode>` switches it for the session (kept in a `permission-gate` custom entry,
-//! so it follows the branch). An `ask` shows "Allow once", "Always allow for this project"
+//! so it follows the branch). `--permissions <mode>` on the command line beats what the session
+//! stored: when a session starts (or is switched to) with it, the mode is recorded in the session
+//! if it differs, so the run and everything after it use what the user said last. An `ask` shows "Allow once", "Always allow for this project"
 //! (which appends an allow rule to the project file) or "Deny"; without a UI it is a denial.
 //!
 //! The project file ships with the repository, so until the user trusts the project (the host
@@ -22,8 +24,8 @@ mod store;
 
 use serde::{Deserialize, Serialize};
 use tack_sdk::{
-    export_plugin, log, project, session, ui, HookKind, InitContext, Level, Plugin, Registration,
-    ToolCall, ToolDecision,
+    export_plugin, log, project, session, ui, EventKind, HookKind, InitContext, Level, Plugin,
+    Registration, ToolCall, ToolDecision,
 };
 
 use policy_common::readonly::Trust;
@@ -43,6 +45,8 @@ const ALLOW_ALWAYS: u32 = 1;
 struct PermissionGate {
     workspace: String,
     config_mode: Mode,
+    /// `--permissions`, which beats the session's stored mode.
+    command_line_mode: Option<Mode>,
     defaults: Vec<Rule>,
     project_file: String,
     global_file: Option<String>,
@@ -60,6 +64,9 @@ struct PermissionGate {
 struct Config {
     #[serde(default)]
     mode: Option<String>,
+    /// What `--permissions` said for this run (the manifest's flag sets it).
+    #[serde(default)]
+    command_line_mode: Option<String>,
     #[serde(default = "default_true")]
     defaults: bool,
 }
@@ -83,11 +90,21 @@ impl Plugin for PermissionGate {
     fn init(&mut self, ctx: &InitContext) -> Result<Registration, String> {
         let config: Config = serde_json::from_str(&ctx.config)
             .map_err(|e| format!("invalid permission-gate config: {e}"))?;
-        self.config_mode = match config.mode.as_deref() {
-            None => Mode::default(),
-            Some(name) => Mode::parse(name).ok_or_else(|| {
+        let parse = |name: &str| {
+            Mode::parse(name).ok_or_else(|| {
                 format!("invalid permission-gate config: unknown mode `{name}` (read-only, ask, auto or yolo)")
-            })?,
+            })
+        };
+        self.command_line_mode = config.command_line_mode.as_deref().map(parse).transpose()?;
+        // A session that stored no mode (a new one, a sub-agent's) starts in the command line's.
+        self.config_mode = match self.command_line_mode {
+            Some(mode) => mode,
+            None => config
+                .mode
+                .as_deref()
+                .map(parse)
+                .transpose()?
+                .unwrap_or_default(),
         };
         self.workspace = ctx.workspace.trim_end_matches('/').to_string();
         self.defaults = if config.defaults {
@@ -123,7 +140,14 @@ impl Plugin for PermissionGate {
                 "permissions",
                 "Show the permission mode and rules, or switch mode: /permissions [read-only|ask|auto|yolo]",
             )
-            .hook(HookKind::BeforeToolCall))
+            .hook(HookKind::BeforeToolCall)
+            .event(EventKind::SessionStart))
+    }
+
+    fn on_event(&mut self, kind: EventKind, _data: &str) {
+        if kind == EventKind::SessionStart {
+            self.settle_mode();
+        }
     }
 
     fn run_command(&mut self, name: &str, args: &str) -> Result<Option<String>, String> {
@@ -138,6 +162,10 @@ impl Plugin for PermissionGate {
             format!("unknown mode `{wanted}`; use /permissions read-only, ask, auto or yolo")
         })?;
         session::append_state(ENTRY, &ModeState { mode })?;
+        ui::set_status(
+            "permissions",
+            Some(&format!("permissions: {}", mode.name())),
+        );
         Ok(Some(format!(
             "Permission mode: {} ({}).",
             mode.name(),
@@ -188,15 +216,59 @@ impl Plugin for PermissionGate {
 
 impl PermissionGate {
     fn mode(&self) -> Mode {
+        self.stored_mode().unwrap_or(self.config_mode)
+    }
+
+    /// The mode the session's branch recorded, if any.
+    fn stored_mode(&self) -> Option<Mode> {
         match session::latest_state::<ModeState>(ENTRY) {
-            Ok(Some(state)) => state.mode,
-            Ok(None) => self.config_mode,
+            Ok(state) => state.map(|s| s.mode),
             Err(e) => {
                 log::warn(format!(
                     "permission-gate: ignoring an unreadable mode entry: {e}"
                 ));
-                self.config_mode
+                None
             }
+        }
+    }
+
+    /// At the start of a session: the command line's mode replaces the stored one (and is
+    /// recorded, so the session says what ran), and a stored mode other than the configured
+    /// default is shown, so nobody continues a session in `yolo` without being told.
+    fn settle_mode(&self) {
+        let stored = self.stored_mode();
+        let (mode, origin) = match (self.command_line_mode, stored) {
+            (Some(wanted), stored) => {
+                if stored != Some(wanted) {
+                    if let Err(e) = session::append_state(ENTRY, &ModeState { mode: wanted }) {
+                        log::warn(format!(
+                            "permission-gate: cannot record the mode --permissions set: {e}"
+                        ));
+                    }
+                }
+                let origin = match stored {
+                    Some(before) if before != wanted => {
+                        format!("from --permissions; the session had {}", before.name())
+                    }
+                    _ => "from --permissions".to_string(),
+                };
+                (wanted, Some(origin))
+            }
+            (None, Some(stored)) if stored != self.config_mode => (
+                stored,
+                Some("as this session set it; /permissions switches".to_string()),
+            ),
+            (None, stored) => (stored.unwrap_or(self.config_mode), None),
+        };
+        ui::set_status(
+            "permissions",
+            Some(&format!("permissions: {}", mode.name())),
+        );
+        if let Some(origin) = origin {
+            ui::notify(
+                Level::Info,
+                &format!("Permission mode: {} ({origin}).", mode.name()),
+            );
         }
     }
 

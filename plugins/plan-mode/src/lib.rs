@@ -1,7 +1,7 @@
 //! plan-mode: think first, then act.
 //!
-//! `/plan` (or `/plan on`, or the config `{"enabled": true}` that `tack --plan` sets) turns plan
-//! mode on: only read-only tools stay active, a before-tool-call hook blocks `write`, `edit` and
+//! `/plan` (or `/plan on`, the config `{"enabled": true}` for sessions that stored nothing, or
+//! `tack --plan`, which beats what a session stored) turns plan mode on: only read-only tools stay active, a before-tool-call hook blocks `write`, `edit` and
 //! any `bash` line that is not read-only (see [`gate`]), and the system prompt asks for numbered
 //! steps under a `Plan:` heading. The plan is read from the model's messages as they end
 //! ([`extract`]). `/plan off` asks whether to execute it; if so the full tool set comes back, the
@@ -40,6 +40,9 @@ const UI_KEY: &str = "plan";
 struct PlanMode {
     /// Plan mode is on in a branch without any plan-mode entry yet.
     default_enabled: bool,
+    /// `--plan`: plan mode is on in every session this run starts or switches to, whatever it
+    /// stored.
+    command_line: bool,
 }
 
 #[derive(Deserialize)]
@@ -47,13 +50,17 @@ struct PlanMode {
 struct Config {
     #[serde(default)]
     enabled: bool,
+    /// `--plan` was given for this run.
+    #[serde(default)]
+    command_line: bool,
 }
 
 impl Plugin for PlanMode {
     fn init(&mut self, ctx: &InitContext) -> Result<Registration, String> {
         let config: Config = serde_json::from_str(&ctx.config)
             .map_err(|e| format!("invalid plan-mode config: {e}"))?;
-        self.default_enabled = config.enabled;
+        self.default_enabled = config.enabled || config.command_line;
+        self.command_line = config.command_line;
         Ok(Registration::new()
             .command(
                 "plan",
@@ -61,7 +68,8 @@ impl Plugin for PlanMode {
             )
             .hook(HookKind::BeforeToolCall)
             .hook(HookKind::BeforeAgentStart)
-            .event(EventKind::MessageEnd))
+            .event(EventKind::MessageEnd)
+            .event(EventKind::SessionStart))
     }
 
     fn run_command(&mut self, name: &str, args: &str) -> Result<Option<String>, String> {
@@ -109,6 +117,12 @@ impl Plugin for PlanMode {
     }
 
     fn on_event(&mut self, kind: EventKind, data: &str) {
+        if kind == EventKind::SessionStart {
+            if self.command_line {
+                self.enter_from_command_line();
+            }
+            return;
+        }
         if kind != EventKind::MessageEnd {
             return;
         }
@@ -142,6 +156,26 @@ impl Plugin for PlanMode {
                 save(&state);
             }
             show(&state);
+        }
+    }
+}
+
+impl PlanMode {
+    /// `--plan` against a session that stored plan mode off: the command line wins, and the
+    /// session records it.
+    fn enter_from_command_line(&self) {
+        let state = PlanState::load(self.default_enabled);
+        if state.enabled {
+            return;
+        }
+        match turn_on(&state) {
+            Ok(_) => ui::notify(
+                Level::Info,
+                "Plan mode on (from --plan; the session had it off).",
+            ),
+            Err(e) => log::warn(format!(
+                "plan-mode: cannot record the plan mode --plan set: {e}"
+            )),
         }
     }
 }

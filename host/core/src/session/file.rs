@@ -16,13 +16,32 @@ use super::SessionError;
 /// A line of a session file that was skipped or repaired while loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadWarning {
-    /// 1-based line number.
+    /// 1-based line number; 0 for a note about the whole file.
     pub line: usize,
     pub message: String,
 }
 
+impl LoadWarning {
+    /// A warning about the whole file rather than one line.
+    pub fn note(message: String) -> Self {
+        LoadWarning { line: 0, message }
+    }
+
+    /// How a front end reports it: a skipped line, or the note.
+    pub fn report(&self) -> String {
+        if self.line == 0 {
+            self.message.clone()
+        } else {
+            format!("skipped {self}")
+        }
+    }
+}
+
 impl fmt::Display for LoadWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            return f.write_str(&self.message);
+        }
         write!(f, "line {}: {}", self.line, self.message)
     }
 }
@@ -180,6 +199,8 @@ fn trim_line(buf: &[u8]) -> &[u8] {
 #[derive(Debug)]
 pub(crate) struct Writer {
     file: File,
+    /// Held while this writer appends: no other process writes the file meanwhile.
+    _lock: std::sync::Arc<super::lock::FileLock>,
     path: PathBuf,
     fsync: bool,
     /// Set when the file may end inside a line (a failed or torn write): the next append then
@@ -238,20 +259,23 @@ impl Writer {
         });
         let _ = std::fs::remove_file(&partial);
         written.map_err(write_error)?;
+        let lock = super::lock::lock(path)?;
         let file = OpenOptions::new()
             .append(true)
             .open(path)
             .map_err(write_error)?;
         Ok(Writer {
             file,
+            _lock: lock,
             path: path.to_owned(),
             fsync,
             needs_newline: false,
         })
     }
 
-    /// Opens an existing file for appending.
+    /// Opens an existing file for appending, once no other process is writing it.
     pub fn open(path: &Path, ends_with_newline: bool, fsync: bool) -> Result<Writer, SessionError> {
+        let lock = super::lock::lock(path)?;
         let file = OpenOptions::new()
             .append(true)
             .open(path)
@@ -261,6 +285,7 @@ impl Writer {
             })?;
         Ok(Writer {
             file,
+            _lock: lock,
             path: path.to_owned(),
             fsync,
             needs_newline: !ends_with_newline,

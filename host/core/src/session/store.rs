@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use super::file::{first_user_text, io_error, last_session_name, read_header};
-use super::{new_header, LoadWarning, Session, SessionError, SessionHeader, SessionOptions};
+use super::{
+    new_header, LoadWarning, Provenance, Session, SessionError, SessionHeader, SessionOptions,
+};
 
 /// How many lines listing reads at most to find a session's first user message.
 const FIRST_MESSAGE_SCAN_LINES: usize = 200;
@@ -156,15 +158,42 @@ impl SessionStore {
         Session::create_with_header(self.path_for(&header), header, self.options)
     }
 
+    /// Opens a session file. One outside tack's own folders (the sessions root and
+    /// `--session-dir`), such as a path someone handed the user or Pi's folder, is opened with
+    /// its plugin state disowned ([`Session::open_as`]).
     pub fn open(&self, path: &Path) -> Result<(Session, Vec<LoadWarning>), SessionError> {
-        Session::open(path, self.options)
+        let provenance = if self.is_own(path) {
+            Provenance::Own
+        } else {
+            Provenance::Foreign
+        };
+        Session::open_as(path, self.options, provenance)
+    }
+
+    /// [`SessionStore::open`] without writing or locking the file, to export or fork it.
+    pub fn open_copy(&self, path: &Path) -> Result<(Session, Vec<LoadWarning>), SessionError> {
+        let provenance = if self.is_own(path) {
+            Provenance::Own
+        } else {
+            Provenance::Foreign
+        };
+        Session::load_copy(path, self.options, provenance)
+    }
+
+    /// Whether `path` lies in a folder where only tack writes sessions.
+    pub fn is_own(&self, path: &Path) -> bool {
+        let real = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_owned());
+        let file = real(path);
+        std::iter::once(&self.root)
+            .chain(self.fixed_dir.as_ref())
+            .any(|dir| file.starts_with(real(dir)))
     }
 
     /// Forks `session` at `entry_id` into a new file beside the sessions of its cwd (or into
     /// memory, when `session` is in memory).
     pub fn fork(&self, session: &Session, entry_id: &str) -> Result<Session, SessionError> {
         let header = session.fork_header();
-        let path = session.is_persistent().then(|| self.path_for(&header));
+        let path = session.path().is_some().then(|| self.path_for(&header));
         session.fork_with_header(header, path, entry_id)
     }
 

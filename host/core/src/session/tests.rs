@@ -574,6 +574,60 @@ fn plugin_state_belongs_to_the_plugin_that_wrote_it() {
     assert_eq!(reopened.plugin_state("intruder", "plan-mode"), None);
 }
 
+#[test]
+fn a_file_outside_tacks_folders_speaks_for_no_plugin() {
+    let home = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(home.path());
+    let mut session = store.create(Path::new("/work")).unwrap();
+    session
+        .append_plugin_state(
+            "permission-gate",
+            "permission-gate",
+            json!({"mode": "yolo"}),
+        )
+        .unwrap();
+    let own = session.path().unwrap().to_owned();
+    drop(session);
+
+    let (reopened, warnings) = store.open(&own).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(
+        reopened.plugin_state("permission-gate", "permission-gate"),
+        Some(&json!({"mode": "yolo"}))
+    );
+    drop(reopened);
+
+    // The same file handed over from elsewhere: the state is nobody's, and a fork of it too.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let handed = elsewhere.path().join("handed.jsonl");
+    fs::copy(&own, &handed).unwrap();
+    let (foreign, warnings) = store.open(&handed).unwrap();
+    assert_eq!(
+        foreign.plugin_state("permission-gate", "permission-gate"),
+        None
+    );
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].report().starts_with(
+            "1 plugin state entry is ignored: the file is outside tack's session folders"
+        ),
+        "{}",
+        warnings[0].report()
+    );
+    let leaf = foreign.leaf_id().unwrap().to_owned();
+    let fork = store.fork(&foreign, &leaf).unwrap();
+    let fork_path = fork.path().unwrap().to_owned();
+    drop(fork);
+    let (fork, _) = store.open(&fork_path).unwrap();
+    assert_eq!(
+        fork.plugin_state("permission-gate", "permission-gate"),
+        None
+    );
+    assert!(!fs::read_to_string(&fork_path)
+        .unwrap()
+        .contains("\"owner\""));
+}
+
 fn calling(id: &str, stop_reason: StopReason) -> Message {
     Message::Assistant(crate::message::AssistantMessage {
         content: vec![AssistantContent::ToolCall(crate::message::ToolCall {

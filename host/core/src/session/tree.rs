@@ -135,6 +135,35 @@ impl Tree {
         self.leaf = leaf;
     }
 
+    /// Makes every custom entry belong to no plugin; returns how many had an owner. For a file
+    /// whose owners nobody vouches for: plugin state is read only by the plugin that wrote it,
+    /// and a hand-written line could otherwise claim to be a policy plugin's.
+    pub fn disown_customs(&mut self) -> usize {
+        let mut disowned = 0;
+        for entry in &mut self.entries {
+            if let EntryKind::Custom { owner, .. } = &mut entry.kind {
+                if owner.take().is_some() {
+                    // The line as read still names the owner, and copies (forks) repeat it.
+                    entry.verbatim = None;
+                    disowned += 1;
+                }
+            }
+        }
+        if disowned > 0 {
+            let mut customs: HashMap<(String, String), Vec<usize>> = HashMap::new();
+            for (i, entry) in self.entries.iter().enumerate() {
+                if let EntryKind::Custom { custom_type, .. } = &entry.kind {
+                    customs
+                        .entry((String::new(), custom_type.clone()))
+                        .or_default()
+                        .push(i);
+                }
+            }
+            self.customs = customs;
+        }
+        disowned
+    }
+
     /// The newest custom entry of `custom_type` written by `owner` on the active branch.
     pub fn latest_custom(&self, owner: Option<&str>, custom_type: &str) -> Option<&Entry> {
         self.customs
