@@ -122,6 +122,7 @@ async fn load(
         trusted_project: trusted.then(|| project_root.clone()),
         cwd: cwd.clone(),
         flags: settings.command_line.flags.clone(),
+        file_copies: home.root().join("flag-files"),
     };
     crate::plugin_paths::apply(&mut specs, &places, &mut warnings);
     for (flag, _) in &settings.command_line.flags {
@@ -356,7 +357,9 @@ pub fn choose_provider(
             secrets,
             loaded.runtime.http().clone(),
         )
-        .with_user_secret(user_secret),
+        .with_user_secret(user_secret)
+        .with_timeouts(entry.timeouts)
+        .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?,
     );
     let asked = match &cli.thinking {
         Some(level) => Some(Thinking::parse(level).with_context(|| {
@@ -476,7 +479,11 @@ pub fn model_info(provider: &str, model: &api::ModelSpec) -> ModelInfo {
 }
 
 pub fn open_session(cli: &Cli, loaded: &Loaded) -> Result<Session> {
-    let store = crate::sessions::store(&loaded.home, cli.session_dir.as_deref());
+    let store = crate::sessions::store(
+        &loaded.home,
+        cli.session_dir.as_deref(),
+        &loaded.settings.sessions,
+    );
     if cli.no_session {
         return Ok(Session::in_memory(&loaded.cwd));
     }
@@ -484,11 +491,12 @@ pub fn open_session(cli: &Cli, loaded: &Loaded) -> Result<Session> {
         let path = store
             .resolve(&loaded.cwd, arg)
             .with_context(|| format!("cannot find session '{arg}' to fork"))?;
+        // Read, not locked: forking is how to go on from a session another process holds.
         let (source, warnings) = store
-            .open(&path)
+            .open_copy(&path)
             .with_context(|| format!("cannot open session {}", path.display()))?;
         for w in warnings {
-            eprintln!("tack: warning: {}: skipped {w}", path.display());
+            eprintln!("tack: warning: {}: {}", path.display(), w.report());
         }
         let Some(leaf) = source.leaf_id().map(str::to_owned) else {
             // Nothing to copy: a fork of an empty session is a new session.
@@ -517,7 +525,7 @@ pub fn open_session(cli: &Cli, loaded: &Loaded) -> Result<Session> {
                 .open(&path)
                 .with_context(|| format!("cannot open session {}", path.display()))?;
             for w in warnings {
-                eprintln!("tack: warning: {}: skipped {w}", path.display());
+                eprintln!("tack: warning: {}: {}", path.display(), w.report());
             }
             Ok(session)
         }
@@ -621,7 +629,9 @@ fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Re
             secrets.clone(),
             http.clone(),
         )
-        .with_user_secret(entry.secret_from_user);
+        .with_user_secret(entry.secret_from_user)
+        .with_timeouts(entry.timeouts)
+        .map_err(|e| e.to_string())?;
         Ok(tack_runtime::children::ResolvedModel {
             model: model.clone(),
             provider: Arc::new(provider),
@@ -707,7 +717,11 @@ pub async fn start_interactive(
     session_event(loaded, EventKind::SessionStart, &session).await;
     Ok(Interactive {
         session,
-        store: crate::sessions::store(&loaded.home, cli.session_dir.as_deref()),
+        store: crate::sessions::store(
+            &loaded.home,
+            cli.session_dir.as_deref(),
+            &loaded.settings.sessions,
+        ),
         agent: wired.agent,
         router,
         startup_provider,

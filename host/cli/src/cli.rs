@@ -69,7 +69,7 @@ pub struct Cli {
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
 
-    /// Thinking level: off, minimal, low, medium, high.
+    /// Thinking level: off, minimal, low, medium, high, xhigh.
     #[arg(long, value_name = "LEVEL")]
     pub thinking: Option<String>,
 
@@ -169,6 +169,17 @@ pub struct Cli {
     #[arg(trailing_var_arg = true)]
     pub prompt: Vec<String>,
 }
+
+/// The flags `Cli` hands to the built-in plugins (see [`Cli::plugin_flags`]): a package may not
+/// take the paths given with them.
+pub const BUILTIN_PLUGIN_FLAGS: [&str; 6] = [
+    "permissions",
+    "plan",
+    "skill",
+    "no-skills",
+    "subagents",
+    "agent",
+];
 
 impl Cli {
     /// The plugin flags given, by name without `--`, with their text if they take one. What
@@ -310,6 +321,13 @@ pub enum Command {
         #[command(subcommand)]
         command: PluginCommand,
     },
+    /// Print a completion script for your shell: `tack completions bash > …/completions/tack`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print tack's man page (roff): `tack man > ~/.local/share/man/man1/tack.1`.
+    Man,
 }
 
 #[derive(Debug, Subcommand)]

@@ -117,11 +117,40 @@ fn check_signature(
 
 fn show_capabilities(manifest: &Manifest) {
     let wants = manifest.capabilities.describe();
-    if wants.is_empty() {
+    let reads = flag_reads(manifest);
+    if wants.is_empty() && reads.is_empty() {
         eprintln!("It asks for no capabilities.");
-    } else {
+        return;
+    }
+    for line in &reads {
+        eprintln!("  {line}");
+    }
+    if !wants.is_empty() {
         eprintln!("It asks to:");
     }
+}
+
+/// What a package reads through `[[paths]]` flags, which needs no grant because the user names
+/// each path on the command line; a built-in's flag is never the package's.
+fn flag_reads(manifest: &Manifest) -> Vec<String> {
+    manifest
+        .paths
+        .iter()
+        .filter_map(|set| set.flag.as_deref())
+        .map(|flag| {
+            if crate::cli::BUILTIN_PLUGIN_FLAGS.contains(&flag) {
+                format!(
+                    "It asks for the paths you pass with --{flag}, which belong to tack's \
+                     built-in plugins: it will not get them."
+                )
+            } else {
+                format!(
+                    "It reads the files and folders you pass with --flag {flag}=<path> (a file: \
+                     that file alone)."
+                )
+            }
+        })
+        .collect()
 }
 
 /// Names are owned: a built-in's name is never a package's, and a name installed from one
