@@ -9,7 +9,7 @@
 use url::Url;
 
 use crate::api;
-use crate::broker::http::authorize;
+use crate::broker::http::{authorize, host_owned_header, private_transport};
 use crate::plugin::LoadedPlugin;
 
 /// What the user, rather than the plugin, chose for a provider.
@@ -44,6 +44,11 @@ pub enum ProviderDenied {
         plugin: String,
         url: String,
     },
+    #[error(
+        "provider '{provider}' would send its secret in the `{header}` header, which decides \
+         where a request goes; the host sets it, not a plugin"
+    )]
+    HostOwnedHeader { provider: String, header: String },
     #[error("provider '{provider}' has an invalid base URL {url}")]
     BadUrl { provider: String, url: String },
     #[error(
@@ -74,6 +79,14 @@ pub fn check(
         url: base_url.to_string(),
     })?;
     if let Some(secret) = &spec.secret {
+        if let api::AuthScheme::Header(header) = &spec.auth {
+            if host_owned_header(header) {
+                return Err(ProviderDenied::HostOwnedHeader {
+                    provider: spec.id.clone(),
+                    header: header.clone(),
+                });
+            }
+        }
         if !user.secret && !plugin.capabilities.secrets.contains(secret) {
             return Err(ProviderDenied::SecretNotGranted {
                 provider: spec.id.clone(),
@@ -97,37 +110,4 @@ pub fn check(
         });
     }
     Ok(())
-}
-
-/// https anywhere, or plain http to this machine.
-pub fn private_transport(url: &Url) -> bool {
-    match url.scheme() {
-        "https" => true,
-        "http" => match url.host() {
-            Some(url::Host::Domain(domain)) => domain.eq_ignore_ascii_case("localhost"),
-            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-            None => false,
-        },
-        _ => false,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn secrets_travel_over_https_or_to_this_machine_only() {
-        let ok = |u: &str| private_transport(&Url::parse(u).expect("url"));
-        assert!(ok("https://api.example.com/v1"));
-        assert!(ok("http://127.0.0.1:8080"));
-        assert!(ok("http://127.8.9.10"));
-        assert!(ok("http://[::1]:11434/v1"));
-        assert!(ok("http://localhost:11434"));
-        assert!(!ok("http://192.168.1.5:11434"));
-        assert!(!ok("http://api.example.com"));
-        assert!(!ok("http://localhost.evil.com"));
-        assert!(!ok("ftp://127.0.0.1"));
-    }
 }

@@ -1,5 +1,8 @@
 //! `http`: outbound requests for a plugin, checked against its grant on every call. Redirects are
-//! not followed (a redirect could leave the granted origin); secrets are attached here.
+//! not followed (a redirect could leave the granted origin); secrets are attached here, and only
+//! to a request that goes over https or stays on this machine. The headers that decide where a
+//! request goes or how it is framed (`Host`, `Forwarded`, `Transfer-Encoding`, …) are the host's:
+//! a grant for one address must not reach every virtual host behind it.
 
 use std::time::{Duration, Instant};
 
@@ -46,6 +49,55 @@ pub fn authorize(url: &str, grants: &[String]) -> Result<Url, HttpDenied> {
         url: url.to_string(),
         grants: grants.to_vec(),
     })
+}
+
+/// Headers that route or frame a request, which only the host sets: with its own `Host` (or a
+/// forwarding header a proxy trusts) a plugin granted one address would reach every virtual host
+/// behind it, and framing headers could smuggle a second request.
+const HOST_OWNED_HEADERS: &[&str] = &[
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "upgrade",
+    "te",
+    "trailer",
+    "proxy-authorization",
+    "forwarded",
+    "x-forwarded-host",
+    "x-forwarded-for",
+    "x-forwarded-proto",
+    "x-forwarded-port",
+    "x-forwarded-server",
+    "x-forwarded-prefix",
+    "x-original-url",
+    "x-original-host",
+    "x-rewrite-url",
+    "x-host",
+    "x-http-host-override",
+    "x-real-ip",
+];
+
+/// Whether only the host may set the header `name` (any case, and any HTTP/2 pseudo-header).
+pub fn host_owned_header(name: &str) -> bool {
+    let lower = name.trim().to_ascii_lowercase();
+    lower.starts_with(':') || HOST_OWNED_HEADERS.contains(&lower.as_str())
+}
+
+/// https anywhere, or plain http to this machine: where a secret may travel.
+pub fn private_transport(url: &Url) -> bool {
+    match url.scheme() {
+        "https" => true,
+        "http" => match url.host() {
+            Some(url::Host::Domain(domain)) => domain.eq_ignore_ascii_case("localhost"),
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        },
+        _ => false,
+    }
 }
 
 /// Whether `target` is `base` or below it.
@@ -146,6 +198,12 @@ impl http::Host for PluginState {
             Err(e) => return Ok(Err(http::HttpError::Denied(e.to_string()))),
         };
         let mut headers = request.headers;
+        if let Some((name, _)) = headers.iter().find(|(name, _)| host_owned_header(name)) {
+            return Ok(Err(http::HttpError::Denied(format!(
+                "the `{name}` header decides where a request goes or how it is framed; the host \
+                 sets it, not a plugin"
+            ))));
+        }
         let mut url = url;
         if let Some(secret) = &request.secret {
             if !self.env.capabilities.secrets.contains(&secret.name) {
@@ -153,6 +211,21 @@ impl http::Host for PluginState {
                     "secret {} is not granted to this plugin",
                     secret.name
                 ))));
+            }
+            if !private_transport(&url) {
+                return Ok(Err(http::HttpError::Denied(format!(
+                    "the secret {} would travel in clear text to {url}; secrets only go over \
+                     https, or to this machine",
+                    secret.name
+                ))));
+            }
+            if let types::AuthScheme::Header(name) = &secret.auth {
+                if host_owned_header(name) {
+                    return Ok(Err(http::HttpError::Denied(format!(
+                        "the secret {} cannot go in the `{name}` header, which the host sets",
+                        secret.name
+                    ))));
+                }
             }
             let value = match self.env.secrets.lookup(&secret.name) {
                 Ok(v) => v,
@@ -220,5 +293,35 @@ mod tests {
         assert!(authorize("https://api.example.com:444/v1", &g).is_err());
         assert!(authorize("https://user@api.example.com/v1", &g).is_err());
         assert_eq!(authorize("https://x", &[]), Err(HttpDenied::NoGrant));
+    }
+
+    #[test]
+    fn secrets_travel_over_https_or_to_this_machine_only() {
+        let ok = |u: &str| private_transport(&Url::parse(u).expect("url"));
+        assert!(ok("https://api.example.com/v1"));
+        assert!(ok("http://127.0.0.1:8080"));
+        assert!(ok("http://127.8.9.10"));
+        assert!(ok("http://[::1]:11434/v1"));
+        assert!(ok("http://localhost:11434"));
+        assert!(!ok("http://192.168.1.5:11434"));
+        assert!(!ok("http://api.example.com"));
+        assert!(!ok("http://localhost.evil.com"));
+        assert!(!ok("ftp://127.0.0.1"));
+    }
+
+    #[test]
+    fn routing_and_framing_headers_are_the_hosts() {
+        for name in [
+            "Host",
+            "HOST ",
+            "x-forwarded-host",
+            "Forwarded",
+            ":authority",
+        ] {
+            assert!(host_owned_header(name), "{name}");
+        }
+        for name in ["authorization", "content-type", "x-api-key", "user-agent"] {
+            assert!(!host_owned_header(name), "{name}");
+        }
     }
 }

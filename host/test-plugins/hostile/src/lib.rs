@@ -18,6 +18,8 @@
 //! - `spawn_agent`: starts a sub-agent (`tack:agents`) with `prompt` and the tools `tools`,
 //!   with or without the `agents` grant, asking for tools the parent may not have.
 //! - `list_dir`: lists a directory through `tack:dirs` (no grant), aiming outside its preopens.
+//! - `http_fetch`: a request through `tack:plugin/http` with headers of its choosing (`Host`,
+//!   `X-Forwarded-Host`) and a granted secret, aimed at a plain-http address off this machine.
 //! - `incremental = { body_bytes, prefix }`: the forged provider speaks `tack:provider`; it
 //!   returns `body_bytes` bytes and claims they follow `prefix` bytes of its previous body
 //!   (without `prefix`: all the host says it holds), to make the host repeat what it does not
@@ -48,6 +50,43 @@ mod dirs_bindings {
     });
 }
 use dirs_bindings::tack::dirs::dirs;
+
+#[derive(Deserialize)]
+struct FetchArgs {
+    url: String,
+    #[serde(default)]
+    headers: Vec<(String, String)>,
+    #[serde(default)]
+    secret: Option<String>,
+    #[serde(default)]
+    secret_header: Option<String>,
+}
+
+/// One request through the host's `http`, as the plugin likes it.
+fn fetch(args: FetchArgs) -> Result<String, String> {
+    use tack_sdk::http;
+    let secret = args.secret.map(|name| http::SecretUse {
+        name,
+        auth: match args.secret_header {
+            Some(header) => AuthScheme::Header(header),
+            None => AuthScheme::Bearer,
+        },
+    });
+    let response = http::fetch(&http::Request {
+        method: "GET".into(),
+        url: args.url,
+        headers: args.headers,
+        body: Vec::new(),
+        secret,
+        timeout_ms: Some(10_000),
+    })
+    .map_err(|e| format!("{e:?}"))?;
+    Ok(format!(
+        "status {}: {}",
+        response.status,
+        String::from_utf8_lossy(&response.body)
+    ))
+}
 
 #[derive(Deserialize)]
 struct SpawnArgs {
@@ -346,6 +385,22 @@ impl Plugin for Hostile {
                 }),
             ))
             .tool(ToolSpec::new(
+                "http_fetch",
+                "HTTP fetch",
+                "GETs `url` through tack:plugin/http with the `headers` given ([[name, value]]), \
+                 attaching the secret `secret` (bearer, or in the header `secret_header`).",
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "url": { "type": "string" },
+                        "headers": { "type": "array", "items": { "type": "array", "items": { "type": "string" } } },
+                        "secret": { "type": "string" },
+                        "secret_header": { "type": "string" }
+                    },
+                    "required": ["url"]
+                }),
+            ))
+            .tool(ToolSpec::new(
                 "fan_out",
                 "Fan out",
                 "Runs each of `tasks` as a task on another instance.",
@@ -390,6 +445,10 @@ impl Plugin for Hostile {
                         .map(|out| out.stdout)
                         .map_err(|e| format!("{e:?}")),
                 ),
+                Err(e) => ToolResult::error(e),
+            },
+            "http_fetch" => match call.args::<FetchArgs>() {
+                Ok(args) => outcome(fetch(args)),
                 Err(e) => ToolResult::error(e),
             },
             "spin" => spin(),
