@@ -68,7 +68,7 @@ const EMBEDDED: &[&str] = &[
     "subagents",
 ];
 
-const TARGET: &str = "wasm32-wasip2";
+const TARGET: &str = tack_preflight::WASM_TARGET;
 const PROFILE: &str = "guest";
 
 fn main() {
@@ -96,11 +96,9 @@ fn main() {
         println!("cargo:rerun-if-env-changed={var}");
     }
     // Fallback for machines where rustup cannot download the wasm target: Debian's rustc-web
-    // toolchain builds std for wasm32-wasip2 itself (see TOOLCHAINS.md and .ci/run).
+    // toolchain builds std for wasm32-wasip2 itself (see TOOLCHAINS.md and .ci/run). Otherwise
+    // tack-preflight's build script (a build-dependency, so it ran first) saw to the target.
     let build_std = std::env::var_os("TACK_GUEST_BUILD_STD").is_some();
-    if !build_std {
-        require_wasm_target();
-    }
 
     let target_dir = std::env::var_os("TACK_GUEST_TARGET_DIR")
         .map(PathBuf::from)
@@ -187,34 +185,4 @@ fn main() {
 
 fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("cargo did not set {name}"))
-}
-
-fn require_wasm_target() {
-    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let libdir = Command::new(&rustc)
-        .args(["--print", "target-libdir", "--target", TARGET])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
-    let installed = libdir
-        .as_deref()
-        .is_some_and(|dir| dir.join("libstd.rlib").exists() || has_std(dir));
-    if !installed {
-        panic!(
-            "\n\nThe Rust target {TARGET} is not installed, and tack's plugins are built for it.\n\
-             Install it with:\n\n    rustup target add {TARGET}\n\n\
-             (.ci/run does this for you; see README.md.)\n"
-        );
-    }
-}
-
-fn has_std(dir: &Path) -> bool {
-    std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .flatten()
-                .any(|e| e.file_name().to_string_lossy().starts_with("libstd-"))
-        })
-        .unwrap_or(false)
 }

@@ -29,6 +29,7 @@ mod session_driver;
 mod session_stats;
 mod sessions;
 mod settings;
+mod shell;
 mod startup;
 mod sync;
 mod system_files;
@@ -41,6 +42,13 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    if cli.command.is_none() {
+        let raw: Vec<String> = std::env::args().collect();
+        if let Some(subcommand) = shell::mistyped_subcommand(&cli.prompt, &raw) {
+            eprintln!("tack: {}", shell::did_you_mean(&cli.prompt[0], &subcommand));
+            return ExitCode::from(2);
+        }
+    }
     let filter = tracing_subscriber::EnvFilter::try_from_env("TACK_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt()
@@ -93,6 +101,8 @@ async fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
             command: cli::PluginCommand::Dev { ref dir, ref args },
         }) => plugin_dev::run(dir, args).await,
         Some(cli::Command::Plugin { ref command }) => scaffold::run(command),
+        Some(cli::Command::Completions { shell }) => shell::completions(shell),
+        Some(cli::Command::Man) => shell::man_page(),
         None if cli.mode == cli::Mode::Rpc => rpc::serve(cli).await,
         None => run::run(cli).await,
     }
