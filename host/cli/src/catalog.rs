@@ -16,6 +16,7 @@ use std::sync::Arc;
 use anyhow::{bail, Result};
 use tack_runtime::api::{self, InputKind, ModelCost, ModelSpec};
 use tack_runtime::bridge::provider_authority::{self, ProviderDenied, UserChoice};
+use tack_runtime::bridge::StreamTimeouts;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{LoadedPlugin, PluginSet, PluginSource};
 
@@ -32,6 +33,8 @@ pub struct ProviderEntry {
     /// `spec.secret` was named in config.toml, not by the plugin.
     pub secret_from_user: bool,
     pub options: serde_json::Value,
+    /// `[providers.<id>]` connect, first-byte and idle timeouts.
+    pub timeouts: StreamTimeouts,
 }
 
 impl ProviderEntry {
@@ -82,6 +85,7 @@ pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>>
             base_url: None,
             secret_from_user: false,
             options: serde_json::json!({}),
+            timeouts: StreamTimeouts::default(),
         })
         .collect();
     for (id, cfg) in &settings.providers {
@@ -108,6 +112,7 @@ pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>>
                     base_url: None,
                     secret_from_user: false,
                     options: serde_json::json!({}),
+                    timeouts: StreamTimeouts::default(),
                 });
                 entries.len() - 1
             }
@@ -122,6 +127,7 @@ pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>>
         }
         entry.options =
             serde_json::to_value(&cfg.options).unwrap_or_else(|_| serde_json::json!({}));
+        entry.timeouts = cfg.timeouts(id)?;
         for model in &cfg.models {
             let spec = model_spec(model);
             match entry.spec.models.iter_mut().find(|m| m.id == spec.id) {

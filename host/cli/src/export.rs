@@ -44,9 +44,9 @@ pub fn run(
 ) -> Result<std::process::ExitCode> {
     let home = crate::home::Home::locate()?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let store = crate::sessions::store(&home, session_dir);
+    let store = crate::sessions::store(&home, session_dir, &Default::default());
     let path = store.resolve(&cwd, session)?;
-    let (session, warnings) = store.open(&path)?;
+    let (session, warnings) = store.open_copy(&path)?;
     for warning in warnings {
         eprintln!("tack: warning: {}: {warning}", path.display());
     }

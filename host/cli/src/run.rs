@@ -65,7 +65,11 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     // Host commands (/compact, /tree, /fork, ...) come before plugin commands of the same name.
     // A line with `@file` arguments is a message, never a command.
     let prompt = prompts.texts.join(" ");
-    let store = crate::sessions::store(&loaded.home, cli.session_dir.as_deref());
+    let store = crate::sessions::store(
+        &loaded.home,
+        cli.session_dir.as_deref(),
+        &loaded.settings.sessions,
+    );
     let host_command = async {
         if prompts.has_files() {
             return None;

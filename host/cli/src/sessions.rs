@@ -4,14 +4,17 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use tack_core::session::{import_pi, SessionStore, SessionSummary};
+use tack_core::session::{import_pi, SessionOptions, SessionStore, SessionSummary};
 
 use crate::home::Home;
+use crate::settings::SessionSettings;
 
 /// tack's sessions, and Pi's beside them: listed, continued with `-c` and resumed in place.
 /// tack's sessions (in `session_dir` alone when `--session-dir` names one) and Pi's.
-pub fn store(home: &Home, session_dir: Option<&Path>) -> SessionStore {
-    let store = SessionStore::new(home.root());
+pub fn store(home: &Home, session_dir: Option<&Path>, settings: &SessionSettings) -> SessionStore {
+    let store = SessionStore::new(home.root()).with_options(SessionOptions {
+        fsync: settings.fsync.unwrap_or(false),
+    });
     if let Some(dir) = session_dir {
         return store.with_session_dir(dir.to_path_buf());
     }
@@ -38,7 +41,7 @@ fn pi_agent_dir() -> Option<PathBuf> {
 pub fn list(all: bool, session_dir: Option<&Path>) -> Result<ExitCode> {
     let home = Home::locate()?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let store = store(&home, session_dir);
+    let store = store(&home, session_dir, &SessionSettings::default());
     let sessions = if all {
         store.list_all()?
     } else {

@@ -83,6 +83,9 @@ pub struct Settings {
     /// a project's: a project must not be able to let children nest deeper or spend more.
     #[serde(default)]
     pub subagents: SubagentSettings,
+    /// How session files are written (`[sessions]`).
+    #[serde(default)]
+    pub sessions: SessionSettings,
     /// What this run's command line says to plugins; never read from a file.
     #[serde(skip)]
     pub command_line: PluginCommandLine,
@@ -115,6 +118,53 @@ pub struct ProviderSettings {
     /// Models added to (or replacing same-id models of) the provider's list.
     #[serde(default)]
     pub models: Vec<ModelSettings>,
+    /// Seconds to open a connection (default 30).
+    #[serde(default)]
+    pub connect_timeout_secs: Option<f64>,
+    /// Seconds from sending a request to the first event of its answer (default 300: a thinking
+    /// model may reason for minutes before it says anything).
+    #[serde(default)]
+    pub first_byte_timeout_secs: Option<f64>,
+    /// Seconds between two events of a streamed answer (default 300).
+    #[serde(default)]
+    pub idle_timeout_secs: Option<f64>,
+}
+
+impl ProviderSettings {
+    /// The stream timeouts this section sets, the defaults for the rest. A value that is not a
+    /// positive number of seconds is an error naming the key.
+    pub fn timeouts(&self, id: &str) -> anyhow::Result<tack_runtime::bridge::StreamTimeouts> {
+        let mut timeouts = tack_runtime::bridge::StreamTimeouts::default();
+        for (key, value, slot) in [
+            (
+                "connect_timeout_secs",
+                self.connect_timeout_secs,
+                &mut timeouts.connect,
+            ),
+            (
+                "first_byte_timeout_secs",
+                self.first_byte_timeout_secs,
+                &mut timeouts.first_byte,
+            ),
+            (
+                "idle_timeout_secs",
+                self.idle_timeout_secs,
+                &mut timeouts.idle,
+            ),
+        ] {
+            if let Some(secs) = value {
+                *slot = std::time::Duration::try_from_secs_f64(secs)
+                    .ok()
+                    .filter(|d| !d.is_zero())
+                    .ok_or_else(|| {
+                        anyhow::anyhow!(
+                            "config.toml: [providers.{id}] {key} must be a positive number of seconds, not {secs}"
+                        )
+                    })?;
+            }
+        }
+        Ok(timeouts)
+    }
 }
 
 /// `[subagents]`: every field optional, the runtime's defaults otherwise (depth 1, 8 at once,
@@ -127,6 +177,15 @@ pub struct SubagentSettings {
     pub max_turns: Option<u32>,
     pub max_tokens: Option<u64>,
     pub timeout_secs: Option<u64>,
+}
+
+/// `[sessions]`.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionSettings {
+    /// `fdatasync` after every entry (default off): with it, a crash of the machine, not only
+    /// of tack, loses at most the line being written, at the cost of a disk flush per entry.
+    pub fsync: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]

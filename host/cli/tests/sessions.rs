@@ -409,3 +409,139 @@ fn file_id(path: &Path) -> String {
     .unwrap();
     header["id"].as_str().unwrap().to_string()
 }
+
+#[test]
+fn a_second_process_on_a_session_another_is_writing_is_refused_and_lines_never_interleave() {
+    let env = new_env(
+        json!([
+            { "text": "waiting", "tool_calls": [{ "id": "w1", "name": "bash", "arguments": { "command": "sleep 8" } }] },
+            { "text": "done" }
+        ]),
+        100_000,
+    );
+    env.ok(&["-p", "/name shared"]);
+    let plugin = env.package_dir("scripted");
+    let plugin = plugin.to_str().expect("utf8");
+    let first = env
+        .command()
+        .args(["--plugin", plugin, "-c", "-p", "go"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("tack starts");
+    // The first process holds the session once its tool call is in the file.
+    let file = env.session_files().pop().expect("session file");
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(&file)
+        .expect("read")
+        .contains("\"w1\"")
+    {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "the first run never called its tool"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let second = env.run_scripted(&["-c", "-p", "also go"]);
+    assert!(!second.status.success());
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        err.contains("is open in another tack process, which is still writing it")
+            && err.contains("tack --fork"),
+        "{err}"
+    );
+    // Forking it, the way out the message names, works meanwhile.
+    let id = file_id(&file);
+    env.ok(&["--fork", &id, "-p", "/name the copy"]);
+
+    let first = first.wait_with_output().expect("first run ends");
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    // Every line of the file is whole JSON, and the second process wrote none of them.
+    let text = std::fs::read_to_string(&file).expect("read");
+    for line in text.lines() {
+        serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    }
+    assert!(!text.contains("also go"), "{text}");
+    // Once the first is done, the session is free again.
+    env.ok(&["-c", "-p", "/name shared again"]);
+}
+
+#[test]
+fn a_full_disk_is_a_clear_error_and_the_session_stays_valid_to_its_last_whole_line() {
+    // Each turn's command prints 40 KB; the session folder is a 400 KiB tmpfs of the test's own
+    // (a mount namespace, `unshare -rm`), so the run fills it within a few turns.
+    let turns: Vec<Value> = (0..40)
+        .map(|i| json!({ "text": format!("step {i}"), "tool_calls": [{ "id": format!("c{i}"), "name": "bash", "arguments": { "command": "head -c 40000 /dev/zero | tr '\\0' x" } }] }))
+        .chain(std::iter::once(json!({ "text": "all done" })))
+        .collect();
+    let env = new_env(Value::Array(turns), 1_000_000);
+    let small = env.root().join("small");
+    let kept = env.root().join("kept");
+    std::fs::create_dir_all(&small).expect("mkdir");
+    std::fs::create_dir_all(&kept).expect("mkdir");
+    let plugin = env.package_dir("scripted");
+    let mut tack_command = env.command();
+    tack_command.args([
+        "--plugin",
+        plugin.to_str().expect("utf8"),
+        "--session-dir",
+        small.to_str().expect("utf8"),
+        "-p",
+        "fill the disk",
+    ]);
+    // Mount, run, and copy what was written out before the namespace (and the mount) goes.
+    let script = r#"dir="$1"; out="$2"; shift 2
+mount -t tmpfs -o size=400k tmpfs "$dir" || exit 97
+"$@"; status=$?
+cp -a "$dir"/. "$out"/
+exit $status"#;
+    let mut command = std::process::Command::new("unshare");
+    command
+        .args(["-rm", "sh", "-c", script, "sh"])
+        .arg(&small)
+        .arg(&kept)
+        .arg(tack_command.get_program())
+        .args(tack_command.get_args())
+        .stdin(std::process::Stdio::null());
+    for (key, value) in tack_command.get_envs() {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
+    if let Some(dir) = tack_command.get_current_dir() {
+        command.current_dir(dir);
+    }
+    let out = command.output().expect("unshare runs");
+    assert_ne!(out.status.code(), Some(97), "could not mount a tmpfs");
+    assert!(!out.status.success(), "the run cannot have finished");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("No space left on device") && err.contains("cannot write session file"),
+        "{err}"
+    );
+    let file = std::fs::read_dir(&kept)
+        .expect("kept")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .expect("the session file");
+    let text = std::fs::read_to_string(&file).expect("read");
+    let all: Vec<&str> = text.split('\n').collect();
+    let (complete, _torn) = all.split_at(all.len() - 1);
+    assert!(complete.len() > 3, "{} lines", complete.len());
+    for line in complete {
+        serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    }
+    // tack opens it again, the torn end skipped with a warning at most.
+    let out = env.run_scripted(&["--session", file.to_str().expect("utf8"), "-p", "/session"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

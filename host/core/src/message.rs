@@ -352,7 +352,8 @@ pub const BRANCH_SUMMARY_PREFIX: &str =
 const SUMMARY_SUFFIX: &str = "\n</summary>";
 
 /// Turns a projected message list into what a provider receives: only `user`, `assistant` and
-/// `toolResult` messages.
+/// `toolResult` messages, each within the bounds of [`bounds`] (a huge tool argument or result
+/// is cut, with a marker, in the request only).
 ///
 /// Custom messages and summaries become user text (summaries with a short explanation before
 /// them). Assistant messages that failed (`stopReason: error`) or carry no content are left out,
@@ -362,6 +363,9 @@ pub fn llm_view(messages: &[Arc<Message>]) -> Vec<Arc<Message>> {
     let view = LlmView::of(messages);
     Arc::try_unwrap(view.messages).unwrap_or_else(|shared| (*shared).clone())
 }
+
+mod bounds;
+pub use bounds::{MAX_ARGUMENT_STRING, MAX_RESULT_TEXT};
 
 /// [`llm_view`] built a message at a time, so a view kept beside a growing conversation costs
 /// only what each new message adds.
@@ -397,13 +401,13 @@ impl LlmView {
                         .extend(m.tool_calls().map(|c| c.id.clone()));
                     return;
                 }
-                Arc::clone(message)
+                bounds::bounded(message).map_or_else(|| Arc::clone(message), Arc::new)
             }
             Message::ToolResult(m) => {
                 if self.dropped_calls.contains(&m.tool_call_id) {
                     return;
                 }
-                Arc::clone(message)
+                bounds::bounded(message).map_or_else(|| Arc::clone(message), Arc::new)
             }
             Message::Custom(m) => Arc::new(user_text(m.content.clone(), m.timestamp)),
             Message::BranchSummary(m) => Arc::new(user_text(

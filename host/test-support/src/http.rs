@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -44,6 +45,9 @@ pub struct Reply {
     sized: bool,
     /// Written in pieces of this many bytes, flushed one by one.
     pieces: Option<usize>,
+    /// A server that stops answering: after the head and this many bytes of the body (`None`:
+    /// before anything), it says nothing for the duration, then hangs up.
+    stall: Option<(Option<usize>, Duration)>,
 }
 
 impl Reply {
@@ -55,6 +59,7 @@ impl Reply {
             body: body.into(),
             sized: false,
             pieces: None,
+            stall: None,
         }
     }
 
@@ -66,6 +71,7 @@ impl Reply {
             body: body.into(),
             sized: true,
             pieces: None,
+            stall: None,
         }
     }
 
@@ -77,7 +83,23 @@ impl Reply {
             body: body.into(),
             sized: true,
             pieces: None,
+            stall: None,
         }
+    }
+
+    /// Takes the request and answers nothing for `wait`, then hangs up: a server that stalls
+    /// before the first byte.
+    pub fn silent(wait: Duration) -> Self {
+        let mut reply = Reply::bytes(Vec::new());
+        reply.stall = Some((None, wait));
+        reply
+    }
+
+    /// Sends the head and `bytes` bytes of the body, then nothing for `wait`, then hangs up: a
+    /// stream that stalls midway.
+    pub fn stall_after(mut self, bytes: usize, wait: Duration) -> Self {
+        self.stall = Some((Some(bytes), wait));
+        self
     }
 
     /// Writes the body in pieces of `size` bytes, as a slow network delivers it.
@@ -87,15 +109,16 @@ impl Reply {
     }
 
     fn write(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let mut head = format!("HTTP/1.1 {}\r\n", self.status);
-        if let Some(kind) = self.content_type {
-            head.push_str(&format!("content-type: {kind}\r\n"));
+        if let Some((bytes, wait)) = self.stall {
+            if let Some(bytes) = bytes {
+                out.write_all(self.head().as_bytes())?;
+                out.write_all(&self.body[..bytes.min(self.body.len())])?;
+                out.flush()?;
+            }
+            std::thread::sleep(wait);
+            return Ok(());
         }
-        if self.sized {
-            head.push_str(&format!("content-length: {}\r\n", self.body.len()));
-        }
-        head.push_str("connection: close\r\n\r\n");
-        out.write_all(head.as_bytes())?;
+        out.write_all(self.head().as_bytes())?;
         match self.pieces {
             Some(size) => {
                 for piece in self.body.chunks(size) {
@@ -106,6 +129,18 @@ impl Reply {
             }
             None => out.write_all(&self.body),
         }
+    }
+
+    fn head(&self) -> String {
+        let mut head = format!("HTTP/1.1 {}\r\n", self.status);
+        if let Some(kind) = self.content_type {
+            head.push_str(&format!("content-type: {kind}\r\n"));
+        }
+        if self.sized {
+            head.push_str(&format!("content-length: {}\r\n", self.body.len()));
+        }
+        head.push_str("connection: close\r\n\r\n");
+        head
     }
 }
 
@@ -144,8 +179,11 @@ impl MockServer {
                 if record {
                     seen.lock().expect("requests").push(request);
                 }
-                // The client may have gone; the next connection is served all the same.
-                let _ = answer.write(&mut conn);
+                // On a thread of its own, so a reply that stalls holds up no other connection;
+                // the client may have gone, and the next one is served all the same.
+                std::thread::spawn(move || {
+                    let _ = answer.write(&mut conn);
+                });
             }
         });
         MockServer {
@@ -267,4 +305,53 @@ fn read_chunked(reader: &mut impl BufRead) -> Vec<u8> {
         body.extend_from_slice(&chunk[..size]);
     }
     body
+}
+
+/// A loopback port where connecting never completes: its listener's accept queue is full and
+/// nobody takes from it, so the kernel drops each new SYN. What a connect timeout is for.
+pub struct Unreachable {
+    port: u16,
+    _listener: socket2::Socket,
+    _queued: Vec<std::net::TcpStream>,
+}
+
+impl Unreachable {
+    pub fn new() -> Self {
+        use socket2::{Domain, Socket, Type};
+        let listener = Socket::new(Domain::IPV4, Type::STREAM, None).expect("socket");
+        let addr: std::net::SocketAddr = "127.0.0.1:0".parse().expect("address");
+        listener.bind(&addr.into()).expect("bind a loopback port");
+        listener.listen(0).expect("listen");
+        let port = listener
+            .local_addr()
+            .expect("local address")
+            .as_socket()
+            .expect("an inet address")
+            .port();
+        let target: std::net::SocketAddr = ([127, 0, 0, 1], port).into();
+        // Connections completed into the queue until one no longer completes.
+        let mut queued = Vec::new();
+        while queued.len() < 16 {
+            match std::net::TcpStream::connect_timeout(&target, Duration::from_millis(300)) {
+                Ok(stream) => queued.push(stream),
+                Err(_) => break,
+            }
+        }
+        Unreachable {
+            port,
+            _listener: listener,
+            _queued: queued,
+        }
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Default for Unreachable {
+    fn default() -> Self {
+        Self::new()
+    }
 }

@@ -176,6 +176,9 @@ pub enum ProviderErrorKind {
     Server,
     /// The connection failed or broke (reported by the host, which does the I/O).
     Network,
+    /// The response stream held an event the provider plugin could not decode. The request is
+    /// safe to repeat, so it is retried once, like a broken stream.
+    Malformed,
     /// The prompt exceeded the context window.
     ContextOverflow,
     InvalidRequest,
@@ -191,6 +194,7 @@ impl ProviderErrorKind {
                 | ProviderErrorKind::Overloaded
                 | ProviderErrorKind::Server
                 | ProviderErrorKind::Network
+                | ProviderErrorKind::Malformed
         )
     }
 }
@@ -203,6 +207,7 @@ impl fmt::Display for ProviderErrorKind {
             ProviderErrorKind::Overloaded => "provider overloaded",
             ProviderErrorKind::Server => "provider server error",
             ProviderErrorKind::Network => "network error",
+            ProviderErrorKind::Malformed => "malformed response stream",
             ProviderErrorKind::ContextOverflow => "context window exceeded",
             ProviderErrorKind::InvalidRequest => "invalid request",
             ProviderErrorKind::Other => "provider error",

@@ -33,6 +33,9 @@ impl Agent {
         let policy = &config.retry;
         let max_attempts = policy.max_attempts.max(1);
         let mut attempt = 1;
+        // A stream that could not be decoded once may be a fluke; twice, it is the provider's
+        // answer, and repeating the request would only spend the budget.
+        let mut malformed_retried = false;
         loop {
             let request = ProviderRequest {
                 model: config.model.clone(),
@@ -50,8 +53,10 @@ impl Agent {
                 Some(e)
                     if e.kind.is_retryable()
                         && attempt < max_attempts
-                        && !cancel.is_cancelled() =>
+                        && !cancel.is_cancelled()
+                        && !(e.kind == ProviderErrorKind::Malformed && malformed_retried) =>
                 {
+                    malformed_retried |= e.kind == ProviderErrorKind::Malformed;
                     policy.delay(attempt, e.retry_after_ms)
                 }
                 _ => None,

@@ -20,7 +20,7 @@ use super::convert;
 use super::message_json::{self, MessageJson};
 use super::provider_authority::{self, UserChoice};
 use crate::api;
-use crate::broker::http::apply_auth;
+use crate::broker::http::{apply_auth, host_owned_header};
 use crate::broker::http::{header_pairs, under};
 use crate::broker::secrets::SecretStore;
 use crate::error::PluginError;
@@ -29,9 +29,29 @@ use crate::plugin::{LoadedPlugin, ProviderSession};
 /// Largest error body read from a failed response.
 const MAX_ERROR_BODY: usize = 64 << 10;
 
-/// A response that stalls this long between events is treated as a broken connection (and
-/// retried by the agent loop) rather than hanging the turn.
-const STREAM_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long a provider's response may take, in three parts, each of which fails the attempt
+/// with a network error naming it (the agent loop then retries with backoff), so a server that
+/// stops answering never hangs a run: print, JSON and RPC modes have no Esc to press.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamTimeouts {
+    /// Opening the connection (TCP and TLS).
+    pub connect: Duration,
+    /// From sending the request to the first event of the response. Generous by default: a
+    /// thinking model may say nothing for minutes while it reasons.
+    pub first_byte: Duration,
+    /// Between one event of the stream and the next.
+    pub idle: Duration,
+}
+
+impl Default for StreamTimeouts {
+    fn default() -> Self {
+        StreamTimeouts {
+            connect: Duration::from_secs(30),
+            first_byte: Duration::from_secs(300),
+            idle: Duration::from_secs(300),
+        }
+    }
+}
 
 /// Headers only the host may set: the transport's own, and anything carrying credentials.
 const RESERVED_HEADERS: &[&str] = &[
@@ -65,6 +85,7 @@ pub struct PluginProvider {
     left_out: AtomicUsize,
     /// How many bytes of the latest body the host repeated from the instance's previous one.
     repeated: AtomicUsize,
+    timeouts: StreamTimeouts,
 }
 
 impl PluginProvider {
@@ -93,7 +114,27 @@ impl PluginProvider {
             incremental: true,
             left_out: AtomicUsize::new(0),
             repeated: AtomicUsize::new(0),
+            timeouts: StreamTimeouts::default(),
         }
+    }
+
+    /// Timeouts other than the defaults (`[providers.<id>]` in config.toml). A connect timeout
+    /// of its own needs a client of its own: reqwest sets it per client.
+    pub fn with_timeouts(mut self, timeouts: StreamTimeouts) -> Result<Self, ProviderError> {
+        if timeouts.connect != self.timeouts.connect {
+            self.http = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .connect_timeout(timeouts.connect)
+                .build()
+                .map_err(|e| {
+                    ProviderError::new(
+                        ProviderErrorKind::Other,
+                        format!("cannot build an HTTP client: {e}"),
+                    )
+                })?;
+        }
+        self.timeouts = timeouts;
+        Ok(self)
     }
 
     /// With `false`, every request carries the whole conversation even to a plugin that could
@@ -249,8 +290,14 @@ impl PluginProvider {
         for (name, value) in &headers {
             builder = builder.header(name, value);
         }
+        // Sending includes connecting, which has a timeout of its own: the first byte is waited
+        // for once a connection could have been made, so each expiry names the right stage.
+        let first_byte = self.timeouts.first_byte;
         let response = tokio::select! {
-            r = builder.send() => r.map_err(network_error)?,
+            r = tokio::time::timeout(self.timeouts.connect + first_byte, builder.send()) => match r {
+                Ok(sent) => sent.map_err(|e| network_error(e, &self.spec.id, &self.timeouts))?,
+                Err(_) => return Err(first_byte_expired(&self.spec.id, first_byte)),
+            },
             _ = cancel.cancelled() => return Err(ProviderError::new(ProviderErrorKind::Other, "aborted")),
         };
         let status = response.status();
@@ -396,38 +443,64 @@ impl Provider for PluginProvider {
 
         let (tx, rx) = mpsc::channel::<StreamEvent>(64);
         let cancel = request.cancel.clone();
-        let plugin_name = self.plugin.name().to_string();
+        let watch = Watch {
+            plugin: self.plugin.name().to_string(),
+            provider: self.spec.id.clone(),
+            timeouts: self.timeouts,
+            // The response has begun (its head came): the first event is due within the
+            // first-byte timeout from here.
+            sent_at: tokio::time::Instant::now(),
+        };
         tokio::spawn(async move {
-            pump(session, body, tx, cancel, plugin_name).await;
+            pump(session, body, tx, cancel, watch).await;
         });
         Ok(tokio_stream::wrappers::ReceiverStream::new(rx).boxed())
     }
 }
 
+/// What the pump needs to say which timeout expired.
+struct Watch {
+    plugin: String,
+    provider: String,
+    timeouts: StreamTimeouts,
+    /// When the response's head came: its first event must come within `first_byte` of it.
+    sent_at: tokio::time::Instant,
+}
+
 /// Frames the body into SSE events, decodes them in the plugin and forwards the results. Ends
-/// at the body's end, on the first error, on abort, or when the consumer goes away.
+/// at the body's end, on the first error, on abort, on a timeout, or when the consumer goes
+/// away.
 async fn pump(
     mut session: ProviderSession,
     body: futures::stream::BoxStream<'static, Result<Bytes, String>>,
     tx: mpsc::Sender<StreamEvent>,
     cancel: tokio_util::sync::CancellationToken,
-    plugin: String,
+    watch: Watch,
 ) {
+    let plugin = watch.plugin.as_str();
     let mut events = body.eventsource();
+    let mut seen_event = false;
     loop {
+        let (deadline, expired) = if seen_event {
+            (
+                tokio::time::Instant::now() + watch.timeouts.idle,
+                idle_expired(&watch.provider, watch.timeouts.idle),
+            )
+        } else {
+            (
+                watch.sent_at + watch.timeouts.first_byte,
+                first_byte_expired(&watch.provider, watch.timeouts.first_byte),
+            )
+        };
         let next = tokio::select! {
             next = events.next() => next,
             _ = cancel.cancelled() => return,
-            _ = tokio::time::sleep(STREAM_IDLE_TIMEOUT) => {
-                let _ = tx
-                    .send(StreamEvent::Error(ProviderError::new(
-                        ProviderErrorKind::Network,
-                        format!("the provider sent nothing for {} s; giving up on this response", STREAM_IDLE_TIMEOUT.as_secs()),
-                    )))
-                    .await;
+            _ = tokio::time::sleep_until(deadline) => {
+                let _ = tx.send(StreamEvent::Error(expired)).await;
                 return;
             }
         };
+        seen_event = true;
         let decoded = match next {
             Some(Ok(event)) => {
                 session
@@ -448,12 +521,12 @@ async fn pump(
             }
             None => {
                 let finished = session.finish().await;
-                let _ = forward(&tx, finished, &plugin).await;
+                let _ = forward(&tx, finished, plugin).await;
                 session.close().await;
                 return;
             }
         };
-        if !forward(&tx, decoded, &plugin).await {
+        if !forward(&tx, decoded, plugin).await {
             return;
         }
     }
@@ -468,9 +541,14 @@ async fn forward(
     let events = match decoded {
         Ok(Ok(events)) => events,
         Ok(Err(error)) => {
-            let _ = tx
-                .send(StreamEvent::Error(convert::provider_error(error)))
-                .await;
+            let mut error = convert::provider_error(error);
+            // The decoder could not read what the server sent (a provider's own error events
+            // come as stream events, not as a failed decode): the response, not the request,
+            // was wrong, and repeating the request is safe.
+            if error.kind == ProviderErrorKind::Other {
+                error.kind = ProviderErrorKind::Malformed;
+            }
+            let _ = tx.send(StreamEvent::Error(error)).await;
             return false;
         }
         Err(e) => {
@@ -504,6 +582,7 @@ fn guest_headers(headers: Vec<(String, String)>, auth: &api::AuthScheme) -> Vec<
         .filter(|(name, _)| {
             let lower = name.to_ascii_lowercase();
             !RESERVED_HEADERS.contains(&lower.as_str())
+                && !host_owned_header(&lower)
                 && auth_header.as_deref() != Some(lower.as_str())
         })
         .collect()
@@ -527,13 +606,41 @@ fn join_base(base: &url::Url, path_and_query: &str) -> url::Url {
     url
 }
 
-fn network_error(e: reqwest::Error) -> ProviderError {
-    let message = if e.is_timeout() {
+fn network_error(e: reqwest::Error, provider: &str, timeouts: &StreamTimeouts) -> ProviderError {
+    let message = if e.is_connect() && e.is_timeout() {
+        format!(
+            "could not connect to the provider within {} s (connect timeout; \
+             [providers.{provider}] connect_timeout_secs sets it): {e}",
+            timeouts.connect.as_secs()
+        )
+    } else if e.is_timeout() {
         format!("request timed out: {e}")
     } else {
         format!("cannot reach the provider: {e}")
     };
     ProviderError::new(ProviderErrorKind::Network, message)
+}
+
+fn first_byte_expired(provider: &str, after: Duration) -> ProviderError {
+    ProviderError::new(
+        ProviderErrorKind::Network,
+        format!(
+            "the provider sent no response within {} s of the request (first-byte timeout; \
+             [providers.{provider}] first_byte_timeout_secs sets it)",
+            after.as_secs_f64()
+        ),
+    )
+}
+
+fn idle_expired(provider: &str, after: Duration) -> ProviderError {
+    ProviderError::new(
+        ProviderErrorKind::Network,
+        format!(
+            "the provider's response stalled: nothing for {} s (idle timeout; \
+             [providers.{provider}] idle_timeout_secs sets it)",
+            after.as_secs_f64()
+        ),
+    )
 }
 
 fn retry_after_ms(headers: &[(String, String)]) -> Option<u64> {
@@ -571,6 +678,7 @@ mod tests {
     fn guests_cannot_set_transport_or_credential_headers() {
         let headers = vec![
             ("Host".to_string(), "evil".to_string()),
+            ("X-Forwarded-Host".to_string(), "internal".to_string()),
             ("Authorization".to_string(), "Bearer stolen".to_string()),
             ("x-api-key".to_string(), "guess".to_string()),
             ("content-type".to_string(), "application/json".to_string()),
