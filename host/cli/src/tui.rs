@@ -92,6 +92,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         images: Default::default(),
         dev_state: crate::plugin_dev::state_file(),
         reload: Default::default(),
+        tree_edit: std::sync::Mutex::new(None),
     });
 
     controller.send(UiEvent::Display(display));

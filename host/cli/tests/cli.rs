@@ -225,30 +225,31 @@ fn a_trapping_tool_becomes_an_error_result_and_the_turn_goes_on() {
     );
 }
 
-/// kill -9 at random points of a long scripted run; every complete line survives, and `-c`
-/// resumes the session.
+/// kill -9 at chosen points of a long scripted run: each round kills the run once its session
+/// file holds a given number of complete lines (a different number each round), so every kill
+/// lands mid-run whatever the machine's load; every complete line survives, and `-c` resumes the
+/// session.
 #[test]
 fn kill_nine_mid_run_loses_at_most_the_line_being_written() {
     let env = new_env();
-    // Each turn runs a short command, so the run lasts long enough to be killed in the middle.
+    // 80 turns of about three lines each: longer than any kill point below.
     let turns: Vec<Value> = (0..80)
-        .map(|i| json!({ "text": format!("step {i}"), "tool_calls": [{ "id": format!("c{i}"), "name": "bash", "arguments": { "command": format!("echo step {i}; sleep 0.01") } }] }))
+        .map(|i| json!({ "text": format!("step {i}"), "tool_calls": [{ "id": format!("c{i}"), "name": "bash", "arguments": { "command": format!("echo step {i}") } }] }))
         .chain(std::iter::once(json!({ "text": "all done" })))
         .collect();
     let scripted = env.scripted_provider(Value::Array(turns));
     let plugin = scripted.to_str().expect("utf8").to_string();
 
-    // Warm the component cache so kill points fall inside the run, not in compilation.
-    let warm = env.run(&["--plugin", &plugin, "--no-session", "-p", "warm up"]);
-    assert!(warm.status.success(), "{}", stderr(&warm));
-
-    let mut seed: u64 = 0x5eed;
-    let mut killed_mid_run = 0;
+    let complete_lines = |path: &Path| {
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| serde_json::from_str::<Value>(l).is_ok())
+            .count()
+    };
     for round in 0..12 {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let delay = Duration::from_millis(50 + (seed >> 33) % 700);
+        let kill_at = 4 + round * 11;
+        let existing = env.session_files();
         let mut child = env
             .command()
             .args(["--plugin", &plugin, "-p", "run the long script"])
@@ -256,10 +257,29 @@ fn kill_nine_mid_run_loses_at_most_the_line_being_written() {
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn");
-        std::thread::sleep(delay);
-        if matches!(child.try_wait(), Ok(None)) {
-            killed_mid_run += 1;
+        let started = std::time::Instant::now();
+        loop {
+            let file = env
+                .session_files()
+                .into_iter()
+                .find(|p| !existing.contains(p));
+            if file.is_some_and(|f| complete_lines(&f) >= kill_at) {
+                break;
+            }
+            assert!(
+                matches!(child.try_wait(), Ok(None)),
+                "round {round}: the run ended before line {kill_at}"
+            );
+            assert!(
+                started.elapsed() < Duration::from_secs(120),
+                "round {round}: no line {kill_at} after two minutes"
+            );
+            std::thread::sleep(Duration::from_millis(2));
         }
+        assert!(
+            matches!(child.try_wait(), Ok(None)),
+            "round {round}: killed mid-run"
+        );
         let _ = child.kill();
         let _ = child.wait();
 
@@ -279,20 +299,8 @@ fn kill_nine_mid_run_loses_at_most_the_line_being_written() {
         }
     }
 
-    assert!(
-        killed_mid_run >= 6,
-        "only {killed_mid_run} of 12 kills landed mid-run; lengthen the script"
-    );
-
     // `-c` continues the most recently modified session, names breaking ties between equal
     // mtimes (several kills can land within one clock tick when the machine is busy).
-    let complete_lines = |path: &Path| {
-        std::fs::read_to_string(path)
-            .unwrap_or_default()
-            .lines()
-            .filter(|l| serde_json::from_str::<Value>(l).is_ok())
-            .count()
-    };
     let before: Vec<(PathBuf, usize)> = env
         .session_files()
         .into_iter()
@@ -676,5 +684,40 @@ fn policy_plugins_apply_in_print_mode() {
             !env.workspace().join("plan.txt").exists(),
             "{flags:?} let a write through"
         );
+    }
+}
+
+#[test]
+fn completions_pass_the_shells_own_syntax_check_and_a_typo_is_not_a_prompt() {
+    let env = new_env();
+    let out = env.run(&["completions", "bash"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let script = env.write("tack.bash", &out.stdout);
+    let checked = Command::new("bash")
+        .arg("-n")
+        .arg(&script)
+        .output()
+        .expect("bash runs");
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    assert!(stdout(&out).contains("install"), "{}", stdout(&out));
+
+    let out = env.run(&["man"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with(".ie") || stdout(&out).contains(".TH tack"));
+
+    // A near miss of a subcommand is caught before any provider is asked, and no session is
+    // written; quoted, or after `--`, it is a prompt.
+    let out = env.run(&["instal", "x"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("did you mean `tack install`?"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(env.session_files().is_empty());
+    for args in [&["-p", "--", "instal", "x"][..], &["-p", "instal x"][..]] {
+        let out = env.run(args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        assert!(stdout(&out).starts_with("[demo]"), "{}", stdout(&out));
     }
 }

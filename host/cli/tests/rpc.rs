@@ -445,6 +445,18 @@ fn a_demo_session_answers_every_query() {
         names.contains(&"permissions") && names.contains(&"plan"),
         "{names:?}"
     );
+    // A built-in's command says it is tack's own, not a package the user installed.
+    let permissions = commands["commands"]
+        .as_array()
+        .expect("commands")
+        .iter()
+        .find(|c| c["name"] == "permissions")
+        .expect("permissions");
+    assert_eq!(
+        permissions["sourceInfo"],
+        json!({ "path": "builtin:permission-gate", "source": "builtin", "scope": "builtin", "origin": "top-level" }),
+        "{permissions}"
+    );
     let output = rpc.call(Command::RunCommand {
         name: "/permissions".into(),
         args: String::new(),

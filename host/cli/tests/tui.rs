@@ -894,8 +894,39 @@ fn tree_views_and_the_branch_summary_question() {
     tui.wait_for("Leaving a branch: summarize it?");
     tui.type_keys("\r");
     tui.wait_for("Moved to");
+    // Choosing one of your own messages (here the second question) moves to the point before it
+    // and puts its text in the editor, to be edited and sent again (as Pi does).
+    let screen = tui.wait_for("› second question");
+    assert!(!screen.contains("answer two"), "{screen}");
+    tui.type_keys(" again\r");
+    tui.wait_for("answer two");
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
+    let lines = env.session_lines();
+    let users: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "message" && l["message"]["role"] == "user")
+        .collect();
+    let second = users
+        .iter()
+        .find(|l| l["message"]["content"][0]["text"] == "second question")
+        .expect("the second question");
+    let resent = users.last().expect("the message sent again");
+    assert_eq!(
+        resent["message"]["content"][0]["text"], "second question again",
+        "{resent}"
+    );
+    // Sent again from where the second question was asked: the second question is not among
+    // its ancestors, its parent is.
+    let by_id = |id: &Value| lines.iter().find(|l| l["id"] == *id);
+    let mut ancestors = Vec::new();
+    let mut at = resent["parentId"].clone();
+    while let Some(entry) = by_id(&at) {
+        ancestors.push(entry["id"].clone());
+        at = entry["parentId"].clone();
+    }
+    assert!(!ancestors.contains(&second["id"]), "{ancestors:?}");
+    assert!(ancestors.contains(&second["parentId"]), "{ancestors:?}");
 }
 
 /// A 1×1 PNG, whole (the thumbnail decodes it).

@@ -17,17 +17,42 @@ impl Server {
                 name: spec.name.clone(),
                 description: spec.description.clone(),
                 source: "extension".to_string(),
-                source_info: SourceInfo {
-                    path: plugin.name().to_string(),
-                    source: plugin.name().to_string(),
-                    scope: "user".to_string(),
-                    origin: "package".to_string(),
-                },
+                source_info: self.source_info(plugin),
                 plugin: plugin.name().to_string(),
             })
             .collect();
         commands.sort_by(|a, b| a.name.cmp(&b.name));
         data(json!({ "commands": commands }))
+    }
+
+    /// Where a plugin comes from, in Pi's terms: a built-in is tack's own (`scope: "builtin"`,
+    /// which Pi has no word for), a package is the user's (installed globally), the project's
+    /// (`.tack/`) or this run's alone (`--plugin`, Pi's "temporary").
+    fn source_info(&self, plugin: &tack_runtime::LoadedPlugin) -> SourceInfo {
+        match &plugin.source {
+            tack_runtime::PluginSource::Builtin => SourceInfo {
+                path: format!("builtin:{}", plugin.name()),
+                source: "builtin".to_string(),
+                scope: "builtin".to_string(),
+                origin: "top-level".to_string(),
+            },
+            tack_runtime::PluginSource::Path(dir) => {
+                let loaded = &self.front.loaded;
+                let scope = if dir.starts_with(loaded.home.root()) {
+                    "user"
+                } else if dir.starts_with(loaded.cwd.join(".tack")) {
+                    "project"
+                } else {
+                    "temporary"
+                };
+                SourceInfo {
+                    path: dir.display().to_string(),
+                    source: plugin.name().to_string(),
+                    scope: scope.to_string(),
+                    origin: "package".to_string(),
+                }
+            }
+        }
     }
 
     /// Runs `/name args`. A message the command queued for the model starts a turn once it

@@ -126,6 +126,10 @@ impl Controller {
                 self.release(&work);
                 if name == "tree" {
                     self.send(UiEvent::Transcript(self.front.session.lock().project()));
+                    let edit = crate::sync::lock(&self.tree_edit).take();
+                    if let (Some(text), Ok(_)) = (edit, &result) {
+                        self.send(UiEvent::EditorText(text));
+                    }
                 }
                 result
             }

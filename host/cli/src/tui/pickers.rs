@@ -219,6 +219,24 @@ impl Controller {
     /// An entry chosen in `/tree`: when the move leaves messages behind, whether to summarize
     /// them is asked first; otherwise the move is made.
     pub(super) async fn tree_chosen(self: Arc<Self>, entry_id: &str) {
+        // One of the user's own messages: move to the point before it, and put its text in the
+        // editor to be edited and sent again, so the next prompt never follows a question
+        // with no answer.
+        let (target, edit) = {
+            let session = self.front.session.lock();
+            match session.entry(entry_id) {
+                Some(entry) => match (&entry.kind, &entry.parent_id) {
+                    (EntryKind::Message(m), Some(parent)) => match m.as_ref() {
+                        Message::User(user) => (parent.clone(), Some(user.text_content())),
+                        _ => (entry_id.to_string(), None),
+                    },
+                    _ => (entry_id.to_string(), None),
+                },
+                None => (entry_id.to_string(), None),
+            }
+        };
+        *crate::sync::lock(&self.tree_edit) = edit;
+        let entry_id = target.as_str();
         let leaves_messages = {
             let session = self.front.session.lock();
             tack_core::compaction::prepare_branch_summary(&session, entry_id)
