@@ -1,6 +1,8 @@
-//! A released WIT version is frozen: every `wit/vX.Y.Z.sha256` (in `sha256sum` format) must match
-//! its folder `wit/vX.Y.Z/` file for file, so a plugin built against that version always meets the
-//! same contract. A change to the API goes into a new version folder (wit/README.md says how).
+//! A released WIT version is frozen: every `vX.Y.Z.sha256` (in `sha256sum` format) must match its
+//! folder `vX.Y.Z/` beside it file for file, so a plugin built against that version always meets
+//! the same contract. That holds for `tack:plugin` (`wit/vX.Y.Z/`) and for every package of its own
+//! (`wit/<package>/vX.Y.Z/`: agents, dirs, provider). A change to an API goes into a new version
+//! folder (wit/README.md says how).
 
 #![allow(clippy::expect_used)] // A panic is how a test reports a failed setup.
 
@@ -46,32 +48,69 @@ fn recorded_hashes(listing: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The released versions: every `vX.Y.Z.sha256` beside the folders.
-fn released() -> Vec<(String, PathBuf)> {
-    let mut versions: Vec<(String, PathBuf)> = std::fs::read_dir(wit_root())
-        .expect("wit/ is readable")
+/// A released version: its package, its version and the folder and hash listing that hold it.
+struct Released {
+    package: String,
+    version: String,
+    dir: PathBuf,
+    listing: PathBuf,
+}
+
+/// The released versions of the package whose folders are in `root`: every `vX.Y.Z.sha256`.
+fn released_in(root: &Path, package: &str) -> Vec<Released> {
+    let mut versions: Vec<Released> = std::fs::read_dir(root)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", root.display()))
         .map(|entry| entry.expect("a directory entry").path())
         .filter_map(|path| {
             let name = path.file_name()?.to_str()?;
             let version = name.strip_prefix('v')?.strip_suffix(".sha256")?.to_string();
-            Some((version, path))
+            Some(Released {
+                package: package.to_string(),
+                dir: root.join(format!("v{version}")),
+                version,
+                listing: path,
+            })
         })
         .collect();
-    versions.sort();
+    versions.sort_by(|a, b| a.version.cmp(&b.version));
     versions
+}
+
+/// Every released version of every package: `tack:plugin` at the top of `wit/`, each other
+/// package in a folder of its own name.
+fn released() -> Vec<Released> {
+    let mut all = released_in(&wit_root(), "plugin");
+    for entry in std::fs::read_dir(wit_root()).expect("wit/ is readable") {
+        let path = entry.expect("a directory entry").path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if path.is_dir() && !name.starts_with('v') {
+            all.extend(released_in(&path, name));
+        }
+    }
+    all
 }
 
 #[test]
 fn released_wit_versions_are_unchanged() {
     let versions = released();
-    assert!(
-        versions.iter().any(|(v, _)| v == "0.1.0"),
-        "wit/v0.1.0.sha256 is missing: 0.1.0 is released and its hashes must stay recorded"
-    );
-    for (version, listing) in versions {
-        let dir = wit_root().join(format!("v{version}"));
-        let recorded = recorded_hashes(&listing);
-        let on_disk = hashes_on_disk(&dir);
+    for (package, version) in [
+        ("plugin", "0.1.0"),
+        ("agents", "0.1.0"),
+        ("dirs", "0.1.0"),
+        ("provider", "0.1.0"),
+    ] {
+        assert!(
+            versions
+                .iter()
+                .any(|r| r.package == package && r.version == version),
+            "tack:{package}@{version} is released and its hashes must stay recorded"
+        );
+    }
+    for released in versions {
+        let recorded = recorded_hashes(&released.listing);
+        let on_disk = hashes_on_disk(&released.dir);
         let mut changes = Vec::new();
         for (name, hash) in &recorded {
             match on_disk.get(name) {
@@ -83,26 +122,32 @@ fn released_wit_versions_are_unchanged() {
         for name in on_disk.keys().filter(|n| !recorded.contains_key(*n)) {
             changes.push(format!("{name} was added"));
         }
-        let next = next_minor(&version);
+        let next = next_minor(&released.version);
         assert!(
             changes.is_empty(),
-            "wit/v{version}/ changed ({}).\n{version} is released: add wit/v{next} instead of \
+            "{} changed ({}).\ntack:{}@{} is released: add v{next} beside it instead of \
              editing it (wit/README.md, \"Versioning\", lists the steps).",
-            changes.join(", ")
+            released.dir.display(),
+            changes.join(", "),
+            released.package,
+            released.version
         );
     }
 }
 
 #[test]
 fn every_file_of_a_version_declares_that_version() {
-    for (version, _) in released() {
-        let dir = wit_root().join(format!("v{version}"));
-        let package = format!("package tack:plugin@{version};");
-        for name in hashes_on_disk(&dir).keys().filter(|n| n.ends_with(".wit")) {
-            let text = std::fs::read_to_string(dir.join(name)).expect("readable");
+    for released in released() {
+        let package = format!("package tack:{}@{};", released.package, released.version);
+        for name in hashes_on_disk(&released.dir)
+            .keys()
+            .filter(|n| n.ends_with(".wit"))
+        {
+            let text = std::fs::read_to_string(released.dir.join(name)).expect("readable");
             assert!(
                 text.lines().any(|line| line == package),
-                "wit/v{version}/{name} does not declare `{package}`"
+                "{}/{name} does not declare `{package}`",
+                released.dir.display()
             );
         }
     }
