@@ -140,7 +140,7 @@ async fn load(
     let context = if cli.no_context_files {
         Default::default()
     } else {
-        discover_context_files(home.root(), &cwd)
+        discover_context_files(home.root(), &cwd, places.user_home.as_deref())
     };
     warnings.extend(context.warnings);
     let prompt_files = crate::system_files::SystemPromptFiles::read(
