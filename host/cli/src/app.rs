@@ -189,6 +189,10 @@ fn trust_gated(root: &std::path::Path) -> Vec<String> {
     if !packages.is_empty() {
         gated.push(format!("plugins: {}", packages.join(", ")));
     }
+    let claude = crate::startup::claude_files(root);
+    if !claude.is_empty() {
+        gated.push(format!("Claude Code files ({})", claude.join(", ")));
+    }
     gated
 }
 
