@@ -179,9 +179,6 @@ mod tests {
             failed.error(&hook).as_deref(),
             Some("PreToolUse hook `x` exited with 1: oops")
         );
-        assert_eq!(
-            clip(&"é".repeat(MAX_FEEDBACK)).len() < MAX_FEEDBACK + 40,
-            true
-        );
+        assert!(clip(&"é".repeat(MAX_FEEDBACK)).len() < MAX_FEEDBACK + 40);
     }
 }
