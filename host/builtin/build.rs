@@ -30,6 +30,7 @@ const GUESTS: &[(&str, &str, &str)] = &[
     ("skills", "skills", "SKILLS"),
     ("prompt-templates", "prompt_templates", "PROMPT_TEMPLATES"),
     ("subagents", "subagents", "SUBAGENTS"),
+    ("hooks", "hooks", "HOOKS"),
     ("hello-rust", "hello_rust", "HELLO_RUST"),
     ("tack-test-hostile", "tack_test_hostile", "TEST_HOSTILE"),
     (
@@ -61,6 +62,7 @@ const EMBEDDED: &[&str] = &[
     "core-tools",
     "plan-mode",
     "protected-paths",
+    "hooks",
     "permission-gate",
     "todo",
     "skills",

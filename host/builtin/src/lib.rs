@@ -70,6 +70,13 @@ pub const BUILTINS: &[Builtin] = &[
         manifest: include_str!("../../../plugins/protected-paths/tack.toml"),
         wasm: embedded!(env!("TACK_GUEST_PROTECTED_PATHS")),
     },
+    // Claude Code runs PreToolUse hooks before its permission check: a hook that blocks spares
+    // the user a question.
+    Builtin {
+        name: "hooks",
+        manifest: include_str!("../../../plugins/hooks/tack.toml"),
+        wasm: embedded!(env!("TACK_GUEST_HOOKS")),
+    },
     Builtin {
         name: "permission-gate",
         manifest: include_str!("../../../plugins/permission-gate/tack.toml"),
@@ -122,6 +129,7 @@ pub mod artifacts {
     pub const PROTECTED_PATHS: &str = env!("TACK_GUEST_PROTECTED_PATHS");
     pub const TODO: &str = env!("TACK_GUEST_TODO");
     pub const SUBAGENTS: &str = env!("TACK_GUEST_SUBAGENTS");
+    pub const HOOKS: &str = env!("TACK_GUEST_HOOKS");
     pub const TEST_HOOKS: &str = env!("TACK_GUEST_TEST_HOOKS");
     pub const TEST_COMPACT_HOOK: &str = env!("TACK_GUEST_TEST_COMPACT_HOOK");
 }

@@ -141,7 +141,7 @@ async fn load(
     let context = if cli.no_context_files {
         Default::default()
     } else {
-        discover_context_files(home.root(), &cwd)
+        discover_context_files(home.root(), &cwd, places.user_home.as_deref())
     };
     warnings.extend(context.warnings);
     let prompt_files = crate::system_files::SystemPromptFiles::read(
@@ -189,6 +189,10 @@ fn trust_gated(root: &std::path::Path) -> Vec<String> {
     let packages = crate::packages::lockfile::Lockfile::package_names(&dot.join("tack.lock"));
     if !packages.is_empty() {
         gated.push(format!("plugins: {}", packages.join(", ")));
+    }
+    let claude = crate::startup::claude_files(root);
+    if !claude.is_empty() {
+        gated.push(format!("Claude Code files ({})", claude.join(", ")));
     }
     gated
 }

@@ -308,6 +308,8 @@ pub enum Command {
     },
     /// Copy a Pi session file (format versions 1 to 3) into a new session of tack's; continue it
     /// with `tack -r <id>`. (A version 3 file also opens in place: `tack --session <file>`.)
+    /// `tack import claude` / `tack import codex` instead show what of a Claude Code or Codex
+    /// set-up (commands, agents, skills, settings, hooks, prompts) tack uses, and as what.
     Import { file: PathBuf },
     /// Export a saved session (id, id prefix or path): `out.html` (the default, in this
     /// directory) is one self-contained page of the whole tree; `out.jsonl` the active branch

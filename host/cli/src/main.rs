@@ -10,6 +10,7 @@ mod file_args;
 mod home;
 mod inbox;
 mod list;
+mod migrate;
 mod model_cycle;
 mod model_pattern;
 mod model_switch;
@@ -92,7 +93,10 @@ async fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         | Some(cli::Command::Login { .. })
         | Some(cli::Command::List) => package_command(&cli).await,
         Some(cli::Command::Sessions { all }) => sessions::list(all, cli.session_dir.as_deref()),
-        Some(cli::Command::Import { ref file }) => sessions::import(file),
+        Some(cli::Command::Import { ref file }) => match migrate::Source::from_arg(file) {
+            Some(source) => migrate::run(source, (cli.trust || cli.no_trust).then_some(cli.trust)),
+            None => sessions::import(file),
+        },
         Some(cli::Command::Export {
             ref session,
             ref output,

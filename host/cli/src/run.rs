@@ -127,7 +127,26 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         }
     });
 
-    let outcome = wired.agent.prompt(content, cancel).await;
+    let mut outcome = wired.agent.prompt(content, cancel.clone()).await;
+    // As in the interactive front ends: a message a plugin queued as the run ended (a Stop hook
+    // sending the agent back to work) starts another run, which continues the answer.
+    loop {
+        let earlier = match &outcome {
+            Ok(done)
+                if done.status == RunStatus::Completed
+                    && !cancel.is_cancelled()
+                    && !wired.agent.queues().is_empty() =>
+            {
+                done.messages.clone()
+            }
+            _ => break,
+        };
+        crate::inbox::steer_follow_ups(&wired.agent.queues());
+        outcome = wired.agent.resume(cancel.clone()).await.map(|mut more| {
+            more.messages.splice(0..0, earlier);
+            more
+        });
+    }
     app::session_event(&loaded, EventKind::SessionEnd, &session).await;
     let outcome = match outcome {
         Ok(outcome) => outcome,

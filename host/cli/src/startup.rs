@@ -45,6 +45,24 @@ impl ProjectFiles {
                 sort(format!(".tack/{name}"), true);
             }
         }
+        for name in claude_files(root) {
+            if name.starts_with(".claude/settings") {
+                if trusted {
+                    files
+                        .used
+                        .push(format!("{name} (permission rules and hooks)"));
+                } else {
+                    files.used.push(format!("{name} (deny and ask rules only)"));
+                    files
+                        .ignored
+                        .push(format!("{name} (allow rules and hooks)"));
+                }
+            } else if trusted {
+                files.used.push(name);
+            } else {
+                files.ignored.push(name);
+            }
+        }
         if present("permissions.toml") {
             if trusted {
                 files.used.push(".tack/permissions.toml".into());
@@ -61,6 +79,23 @@ impl ProjectFiles {
         }
         files
     }
+}
+
+/// The Claude Code files of the project at `root` that tack reads (commands, agents, skills,
+/// settings), as `.claude/…`.
+pub fn claude_files(root: &Path) -> Vec<String> {
+    let dot = root.join(".claude");
+    [
+        "commands",
+        "agents",
+        "skills",
+        "settings.json",
+        "settings.local.json",
+    ]
+    .iter()
+    .filter(|name| std::fs::symlink_metadata(dot.join(name)).is_ok())
+    .map(|name| format!(".claude/{name}"))
+    .collect()
 }
 
 /// Everything the start-up report says.

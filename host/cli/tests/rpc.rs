@@ -1073,8 +1073,9 @@ fn set_model_moves_to_another_provider_between_runs() {
 #[test]
 fn a_prompt_an_input_hook_handles_starts_no_run() {
     let env = new_env();
-    let hooks = env.plugin("hooks", artifacts::TEST_HOOKS);
-    env.config(json!({ "plugins": { "hooks": { "input": { "do": "handled" } } } }));
+    // Not `hooks`: that name is the built-in Claude Code hooks plugin's.
+    let hooks = env.plugin("test-hooks", artifacts::TEST_HOOKS);
+    env.config(json!({ "plugins": { "test-hooks": { "input": { "do": "handled" } } } }));
     let mut rpc = env.spawn(&["--plugin", &hooks]);
     rpc.prompt("/something the hook takes");
     rpc.wait("input_handled");

@@ -427,7 +427,10 @@ fn templates_expand_every_argument_form() {
          args=alpha beta gamma delta e f from2=beta gamma delta e f two-from2=beta gamma delta"
     );
     let err = stderr(&out);
-    assert!(err.contains("prompt-templates: /forms /plain"), "{err}");
+    assert!(
+        err.contains("prompt-templates: /forms /init /plain"),
+        "{err}"
+    );
 
     let mock = MockServer::replies(vec![text_reply("done")]);
     ok(&env.run_against(&mock, &["-p", "/plain"]));

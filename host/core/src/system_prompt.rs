@@ -102,16 +102,37 @@ pub struct ContextDiscovery {
 }
 
 /// Context files from the tack home, then from the repository root (the nearest ancestor of
-/// `cwd` holding `.git`; without one, only `cwd`) down to `cwd`, in that order.
+/// `cwd` holding `.git`; without one, only `cwd`) down to `cwd`, in that order. When `cwd` lies
+/// in the user's home folder (`user_home`), every folder from the home folder down to the
+/// repository root (or to `cwd`, outside a repository) comes first, as in Pi: `~/work/AGENTS.md`
+/// holds for every project below it.
 ///
 /// A repository decides what these files are, and their text goes to the provider and to every
 /// plugin: so a file is read only if it is a regular file whose real path (symlinks followed) lies
 /// inside the repository (or, for the home's file, the tack home), and only its first
 /// [`CONTEXT_FILE_MAX_BYTES`]. `AGENTS.md -> /proc/self/environ` or `-> ~/.ssh/id_rsa` is skipped
 /// with a warning, never read.
-pub fn discover_context_files(tack_home: &Path, cwd: &Path) -> ContextDiscovery {
+pub fn discover_context_files(
+    tack_home: &Path,
+    cwd: &Path,
+    user_home: Option<&Path>,
+) -> ContextDiscovery {
     let mut dirs = vec![(tack_home.to_owned(), tack_home.to_owned())];
-    match find_repo_root(cwd) {
+    let repo = find_repo_root(cwd);
+    // The user's own folders above the repository (or the working directory): a file there may
+    // lead anywhere in the home folder, never out of it.
+    if let Some(home) = user_home.filter(|home| cwd.starts_with(home)) {
+        let below = repo.as_deref().unwrap_or(cwd);
+        let mut above: Vec<PathBuf> = below
+            .ancestors()
+            .skip(1)
+            .take_while(|dir| dir.starts_with(home))
+            .map(Path::to_owned)
+            .collect();
+        above.reverse();
+        dirs.extend(above.into_iter().map(|dir| (dir, home.to_owned())));
+    }
+    match repo {
         Some(root) => {
             let mut chain: Vec<PathBuf> = cwd
                 .ancestors()
@@ -317,10 +338,39 @@ mod tests {
         fs::write(repo.join("a").join("CLAUDE.md"), "a claude").unwrap();
         fs::write(cwd.join("AGENTS.md"), "b").unwrap();
 
-        let files = discover_context_files(&home, &cwd).files;
+        let files = discover_context_files(&home, &cwd, None).files;
         let contents: Vec<&str> = files.iter().map(|f| f.content.as_str()).collect();
         assert_eq!(contents, ["home", "root claude", "a agents", "b"]);
         assert_eq!(files[1].path, repo.join("CLAUDE.md"));
+    }
+
+    #[test]
+    fn every_folder_from_the_users_home_down_is_read_in_a_repository_or_not() {
+        let tmp = tempfile::tempdir().unwrap();
+        let user = tmp.path().join("user");
+        let repo = user.join("work").join("repo");
+        let plain = user.join("notes").join("x");
+        fs::create_dir_all(repo.join(".git")).unwrap();
+        fs::create_dir_all(&plain).unwrap();
+        fs::write(tmp.path().join("AGENTS.md"), "above home").unwrap();
+        fs::write(user.join("AGENTS.md"), "home").unwrap();
+        fs::write(user.join("work").join("CLAUDE.md"), "work").unwrap();
+        fs::write(repo.join("AGENTS.md"), "repo").unwrap();
+        fs::write(user.join("notes").join("AGENTS.md"), "notes").unwrap();
+        fs::write(plain.join("AGENTS.md"), "x").unwrap();
+        let tack_home = tmp.path().join("tack");
+        let read = |cwd: &Path| -> Vec<String> {
+            discover_context_files(&tack_home, cwd, Some(&user))
+                .files
+                .into_iter()
+                .map(|f| f.content)
+                .collect()
+        };
+        assert_eq!(read(&repo), ["home", "work", "repo"]);
+        assert_eq!(read(&plain), ["home", "notes", "x"]);
+        let outside = tmp.path().join("elsewhere");
+        fs::create_dir_all(&outside).unwrap();
+        assert!(!read(&outside).contains(&"above home".to_string()));
     }
 
     #[test]
@@ -330,7 +380,7 @@ mod tests {
         fs::create_dir_all(&cwd).unwrap();
         fs::write(tmp.path().join("AGENTS.md"), "parent").unwrap();
         fs::write(cwd.join("AGENTS.md"), "cwd").unwrap();
-        let files = discover_context_files(&tmp.path().join("no-home"), &cwd).files;
+        let files = discover_context_files(&tmp.path().join("no-home"), &cwd, None).files;
         let contents: Vec<&str> = files.iter().map(|f| f.content.as_str()).collect();
         // /tmp may itself sit in a repository on some machines; the cwd file is last either way.
         assert_eq!(contents.last(), Some(&"cwd"));
@@ -355,7 +405,7 @@ mod tests {
         std::os::unix::fs::symlink("../README.md", cwd.join("b/CLAUDE.md")).unwrap();
         fs::write(cwd.join("README.md"), "inside, through a link").unwrap();
 
-        let found = discover_context_files(&home, &cwd.join("b"));
+        let found = discover_context_files(&home, &cwd.join("b"), None);
         let contents: Vec<&str> = found.files.iter().map(|f| f.content.as_str()).collect();
         assert_eq!(contents, ["inside, through a link"]);
         assert_eq!(found.warnings.len(), 2, "{:?}", found.warnings);
@@ -374,7 +424,7 @@ mod tests {
         fs::create_dir_all(cwd.join(".git")).unwrap();
         let big = "é".repeat(CONTEXT_FILE_MAX_BYTES);
         fs::write(cwd.join("AGENTS.md"), &big).unwrap();
-        let found = discover_context_files(&tmp.path().join("no-home"), &cwd);
+        let found = discover_context_files(&tmp.path().join("no-home"), &cwd, None);
         assert_eq!(found.files.len(), 1);
         assert!(found.files[0].content.len() <= CONTEXT_FILE_MAX_BYTES);
         assert!(found.files[0].content.len() > CONTEXT_FILE_MAX_BYTES - 4);
@@ -392,7 +442,7 @@ mod tests {
         let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         // SAFETY: mkfifo(3) with a valid NUL-terminated path; touches no other memory.
         assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
-        let found = discover_context_files(&tmp.path().join("no-home"), &cwd);
+        let found = discover_context_files(&tmp.path().join("no-home"), &cwd, None);
         assert!(found.files.is_empty());
         assert!(
             found.warnings[0].contains("not a regular file"),

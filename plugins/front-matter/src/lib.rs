@@ -69,6 +69,35 @@ pub fn parse(text: &str) -> Result<Document, String> {
     })
 }
 
+/// Like [`parse`], but front matter that is not YAML is read line by line as `key: value`
+/// strings instead of failing, as Claude Code reads it: its documentation writes
+/// `argument-hint: [pr-number] [priority]`, which YAML refuses. Never fails.
+pub fn parse_lenient(text: &str) -> Document {
+    if let Ok(doc) = parse(text) {
+        return doc;
+    }
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let rest = text.strip_prefix("---").unwrap_or(&text);
+    let (yaml, after) = rest.split_once("\n---").unwrap_or(("", rest));
+    let body = after.split_once('\n').map_or("", |(_, body)| body);
+    let mut fields = Map::new();
+    for line in yaml.lines() {
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        let key = key.trim();
+        if key.is_empty() || line.starts_with([' ', '\t', '-', '#']) {
+            continue;
+        }
+        let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
+        fields.insert(key.to_string(), Value::String(value.to_string()));
+    }
+    Document {
+        fields,
+        body: body.trim().to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,5 +129,20 @@ mod tests {
         assert!(err.contains("not valid YAML"), "{err}");
         let err = parse("---\n- a\n- b\n---\nbody").expect_err("a list");
         assert!(err.contains("mapping"), "{err}");
+    }
+
+    #[test]
+    fn lenient_reads_what_yaml_refuses_line_by_line() {
+        let doc = parse_lenient(
+            "---\nargument-hint: [pr-number] [priority]\ndescription: \"Review a PR\"\n---\nBody $1\n",
+        );
+        assert_eq!(doc.text("argument-hint"), Some("[pr-number] [priority]"));
+        assert_eq!(doc.text("description"), Some("Review a PR"));
+        assert_eq!(doc.body, "Body $1");
+        let doc = parse_lenient("---\ndescription: [x]\n---\nB");
+        assert_eq!(
+            doc.fields["description"][0], "x",
+            "valid YAML is read as YAML"
+        );
     }
 }

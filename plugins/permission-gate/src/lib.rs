@@ -4,7 +4,9 @@
 //! precedence): the shipped defaults (`defaults.toml`: ask before `rm -r`, `sudo`, force pushes,
 //! piping downloads into a shell, writing outside the workspace, …), the user's global file
 //! `permissions.toml` in the plugin's data directory, and the project's
-//! `$WORKSPACE/.tack/permissions.toml`. When no rule matches, the mode decides ([`mode`]);
+//! `$WORKSPACE/.tack/permissions.toml`, and Claude Code's: `~/.claude/settings.json` counts as
+//! the user's global rules, `.claude/settings.json` and `.claude/settings.local.json` in the
+//! workspace as project rules (see [`claude`]). When no rule matches, the mode decides ([`mode`]);
 //! `/permissions <mode>` switches it for the session (kept in a `permission-gate` custom entry,
 //! so it follows the branch). `--permissions <mode>` on the command line beats what the session
 //! stored: when a session starts (or is switched to) with it, the mode is recorded in the session
@@ -17,6 +19,7 @@
 //! writes to a file of the user's own in the plugin's data directory (`projects/<hash>-<name>.toml`),
 //! which the repository cannot reach.
 
+mod claude;
 mod decide;
 mod mode;
 mod rules;
@@ -33,7 +36,7 @@ use policy_common::readonly::Trust;
 use crate::decide::{Context, Verdict};
 use crate::mode::Mode;
 use crate::rules::{Action, Rule, Source};
-use crate::store::RuleFile;
+use crate::store::{Format, RuleFile};
 
 /// The custom entry holding the session's mode.
 const ENTRY: &str = "permission-gate";
@@ -52,9 +55,11 @@ struct PermissionGate {
     global_file: Option<String>,
     /// The user's own approvals for this project while it is not trusted, kept outside it.
     approvals_file: Option<String>,
-    /// The global file and the approvals file (when the plugin has a data directory), then the
-    /// project's.
+    /// The global file and the approvals file (when the plugin has a data directory), the user's
+    /// Claude Code settings, then the project's files.
     rule_files: Vec<RuleFile>,
+    /// The project's Claude Code settings files (shared and local).
+    claude_project_files: Vec<String>,
     /// The untrusted project's allow rules have been reported as ignored.
     told_untrusted: bool,
 }
@@ -69,6 +74,14 @@ struct Config {
     command_line_mode: Option<String>,
     #[serde(default = "default_true")]
     defaults: bool,
+    /// `~/.claude/settings.json` when it exists (found by the host, see tack.toml).
+    #[serde(default)]
+    claude_settings: Vec<Place>,
+}
+
+#[derive(Deserialize)]
+struct Place {
+    path: String,
 }
 
 fn default_true() -> bool {
@@ -121,6 +134,19 @@ impl Plugin for PermissionGate {
             .data_dir
             .as_deref()
             .map(|dir| approvals_path(dir, &self.workspace));
+        // `~/.claude/settings.json` is the only place the home folder shows (the guest has no
+        // environment); Claude Code rules with `~/` need it.
+        let home = config.claude_settings.first().and_then(|place| {
+            std::path::Path::new(&place.path)
+                .parent()
+                .and_then(std::path::Path::parent)
+                .map(|home| home.display().to_string())
+        });
+        let claude = Format::Claude { home };
+        self.claude_project_files = ["settings.json", "settings.local.json"]
+            .iter()
+            .map(|name| format!("{}/.claude/{name}", self.workspace))
+            .collect();
         self.rule_files = self
             .global_file
             .iter()
@@ -130,10 +156,20 @@ impl Plugin for PermissionGate {
                     .iter()
                     .map(|path| RuleFile::new(path.clone(), Source::Approved(path.clone()))),
             )
+            .chain(config.claude_settings.iter().map(|place| {
+                RuleFile::with_format(
+                    place.path.clone(),
+                    Source::Global(place.path.clone()),
+                    claude.clone(),
+                )
+            }))
             .chain(std::iter::once(RuleFile::new(
                 self.project_file.clone(),
                 Source::Project(self.project_file.clone()),
             )))
+            .chain(self.claude_project_files.iter().map(|path| {
+                RuleFile::with_format(path.clone(), Source::Project(path.clone()), claude.clone())
+            }))
             .collect();
         Ok(Registration::new()
             .command(
@@ -194,6 +230,7 @@ impl Plugin for PermissionGate {
         let files: Vec<String> = std::iter::once(self.project_file.clone())
             .chain(self.global_file.clone())
             .chain(self.approvals_file.clone())
+            .chain(self.claude_project_files.iter().cloned())
             .collect();
         let ctx = Context {
             workspace: &self.workspace,
@@ -289,6 +326,7 @@ impl PermissionGate {
         };
         let trusted = self.trust() == Trust::Trusted;
         let mut ignored = Vec::new();
+        let mut ignored_files: Vec<String> = Vec::new();
         for file in &mut self.rule_files {
             match file.current(&self.workspace) {
                 store::Loaded::Missing => {}
@@ -297,6 +335,9 @@ impl PermissionGate {
                         let shipped = matches!(rule.source, Source::Project(_));
                         if shipped && !trusted && rule.spec.action == Action::Allow {
                             ignored.push(format!("{} `{}`", rule.spec.tool, rule.spec.pattern));
+                            if !ignored_files.contains(&file.path) {
+                                ignored_files.push(file.path.clone());
+                            }
                         } else {
                             out.rules.push(rule);
                         }
@@ -311,7 +352,7 @@ impl PermissionGate {
                 "permission-gate ignores the allow rules of {} ({}): the project is not \
                  trusted, so its own rules may only ask or deny. Start tack with --trust once \
                  you have checked them.",
-                self.project_file,
+                ignored_files.join(", "),
                 ignored.join(", ")
             );
             log::warn(message.clone());
@@ -391,8 +432,12 @@ impl PermissionGate {
                 ));
             }
         };
+        let project_files = std::iter::once(self.project_file.clone())
+            .chain(self.claude_project_files.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(", ");
         section(
-            format!("Project ({})", self.project_file),
+            format!("Project ({project_files})"),
             user.rules
                 .iter()
                 .filter(|r| matches!(r.source, Source::Project(_)))
@@ -419,6 +464,15 @@ impl PermissionGate {
         section("Shipped defaults".into(), self.defaults.iter().collect());
         for problem in &user.problems {
             out.push_str(&format!("\n\nIgnored (broken): {problem}"));
+        }
+        for file in &self.rule_files {
+            if !file.skipped.is_empty() {
+                out.push_str(&format!(
+                    "\n\nNot used from {} (no tack counterpart): {}",
+                    file.path,
+                    file.skipped.join("; ")
+                ));
+            }
         }
         out
     }

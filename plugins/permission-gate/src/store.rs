@@ -18,11 +18,23 @@ pub enum Loaded {
     Broken(String),
 }
 
+/// What a rule file is written in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// permission-gate's `[[rules]]`.
+    Toml,
+    /// A Claude Code `settings.json`; `~/` patterns resolve in `home` (see [`crate::claude`]).
+    Claude { home: Option<String> },
+}
+
 /// One rule file and what it gave when last parsed.
 pub struct RuleFile {
-    path: String,
+    pub path: String,
     source: Source,
+    format: Format,
     parsed: Option<(Stamp, Loaded)>,
+    /// Entries of a Claude Code file that have no tack counterpart, as last parsed.
+    pub skipped: Vec<String>,
 }
 
 /// What identifies a version of a file without reading it.
@@ -34,10 +46,16 @@ struct Stamp {
 
 impl RuleFile {
     pub fn new(path: String, source: Source) -> Self {
+        Self::with_format(path, source, Format::Toml)
+    }
+
+    pub fn with_format(path: String, source: Source, format: Format) -> Self {
         Self {
             path,
             source,
+            format,
             parsed: None,
+            skipped: Vec::new(),
         }
     }
 
@@ -58,7 +76,9 @@ impl RuleFile {
             // Without a modification time there is no telling an edit that kept the size.
             Some((seen, loaded)) if *seen == stamp && stamp.modified.is_some() => loaded.clone(),
             _ => {
-                let loaded = load(&self.path, self.source.clone(), workspace);
+                let (loaded, skipped) =
+                    load(&self.path, self.source.clone(), &self.format, workspace);
+                self.skipped = skipped;
                 self.parsed = Some((stamp, loaded.clone()));
                 loaded
             }
@@ -66,14 +86,34 @@ impl RuleFile {
     }
 }
 
-fn load(path: &str, source: Source, workspace: &str) -> Loaded {
-    match std::fs::read_to_string(path) {
-        Ok(text) => match rules::parse(&text, &source, workspace) {
-            Ok(rules) => Loaded::Rules(rules),
-            Err(e) => Loaded::Broken(format!("{path}: {e}")),
-        },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Loaded::Missing,
-        Err(e) => Loaded::Broken(format!("cannot read {path}: {e}")),
+/// The file's rules, and the entries of a Claude Code file left out.
+fn load(path: &str, source: Source, format: &Format, workspace: &str) -> (Loaded, Vec<String>) {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Loaded::Missing, Vec::new()),
+        Err(e) => {
+            return (
+                Loaded::Broken(format!("cannot read {path}: {e}")),
+                Vec::new(),
+            )
+        }
+    };
+    let parsed = match format {
+        Format::Toml => rules::parse(&text, &source, workspace).map(|rules| (rules, Vec::new())),
+        Format::Claude { home } => {
+            crate::claude::convert(&text, home.as_deref()).and_then(|converted| {
+                let rules = converted
+                    .specs
+                    .into_iter()
+                    .map(|spec| Rule::new(spec, source.clone(), workspace))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok((rules, converted.skipped))
+            })
+        }
+    };
+    match parsed {
+        Ok((rules, skipped)) => (Loaded::Rules(rules), skipped),
+        Err(e) => (Loaded::Broken(format!("{path}: {e}")), Vec::new()),
     }
 }
 

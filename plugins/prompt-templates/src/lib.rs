@@ -5,6 +5,9 @@
 //!
 //! Front matter: `description` (else the first line of the body) and `argument-hint`, both shown
 //! in `/` completion and RPC `get_commands`.
+//!
+//! `/init` is built in (any folder's `init.md` replaces it): it asks the model to study the
+//! repository and write or improve `AGENTS.md`, as Claude Code's and Codex's `/init` do.
 
 mod expand;
 mod templates;
@@ -14,13 +17,19 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use tack_sdk::{export_plugin, log, HookKind, InitContext, InputAction, Plugin, Registration};
 
-use crate::templates::Template;
+use crate::templates::{Layout, Template};
 
 #[derive(Deserialize)]
 struct Config {
     /// The folders the host found, weakest first.
     #[serde(default)]
     dirs: Vec<Place>,
+    /// Claude Code's `commands/` folders.
+    #[serde(default)]
+    claude_dirs: Vec<Place>,
+    /// Codex's `prompts/` folders.
+    #[serde(default)]
+    codex_dirs: Vec<Place>,
 }
 
 #[derive(Deserialize)]
@@ -38,16 +47,20 @@ impl Plugin for PromptTemplates {
     fn init(&mut self, ctx: &InitContext) -> Result<Registration, String> {
         let config: Config = serde_json::from_str(&ctx.config)
             .map_err(|e| format!("invalid prompt-templates config: {e}"))?;
-        let places: Vec<(PathBuf, String)> =
-            config.dirs.into_iter().map(|p| (p.path, p.scope)).collect();
+        // tack's own folders last: they win for a name another tool's folder also has.
+        let places: Vec<(PathBuf, String, Layout)> = [
+            (config.claude_dirs, Layout::Claude),
+            (config.codex_dirs, Layout::Codex),
+            (config.dirs, Layout::Tack),
+        ]
+        .into_iter()
+        .flat_map(|(dirs, layout)| dirs.into_iter().map(move |p| (p.path, p.scope, layout)))
+        .collect();
         let (templates, warnings) = templates::load(&places);
         for warning in warnings {
             log::warn(format!("prompt template {warning}"));
         }
         let mut registration = Registration::new();
-        if templates.is_empty() {
-            return Ok(registration);
-        }
         for template in &templates {
             registration = registration.command(&template.name, template.summary());
         }

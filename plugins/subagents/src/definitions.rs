@@ -15,6 +15,11 @@
 //! it); `tools` is a comma-separated string or a list (missing: the parent's tools); `model` is
 //! `provider/id` of any configured provider, or an id of the parent's provider (missing or
 //! `inherit`: the parent's). The body is the agent's system prompt.
+//!
+//! Claude Code's tool names (`Read, Grep, Glob, Bash`) are taken as tack's (`read, grep, find,
+//! bash`); one tack has no counterpart for (`WebSearch`, an MCP tool) is left out with a warning
+//! rather than failing every task. Claude Code's model aliases (`sonnet`, `opus`, `haiku`) name
+//! no model of a tack provider, so they mean the parent's model, also with a warning.
 
 use std::path::{Path, PathBuf};
 
@@ -33,6 +38,37 @@ pub struct AgentDef {
     pub file: PathBuf,
     /// `user`, `project` or `flag`.
     pub scope: String,
+    /// What the definition asked for that tack does not have (Claude Code tools, model aliases).
+    pub dropped: Vec<String>,
+}
+
+/// Claude Code's tool names and tack's for the same tool.
+const CLAUDE_TOOLS: &[(&str, &str)] = &[
+    ("Read", "read"),
+    ("Write", "write"),
+    ("Edit", "edit"),
+    ("MultiEdit", "edit"),
+    ("Bash", "bash"),
+    ("Grep", "grep"),
+    ("Glob", "find"),
+    ("LS", "ls"),
+    ("TodoWrite", "todo"),
+    ("Task", "task"),
+];
+
+/// Claude Code's model aliases: no tack provider has a model by these names.
+const CLAUDE_MODEL_ALIASES: &[&str] = &["sonnet", "opus", "haiku", "opusplan"];
+
+/// A tool name as tack knows it: Claude Code's names translated (a permission suffix such as
+/// `Bash(git:*)` dropped), `None` for a Claude Code tool tack lacks. Other names pass as written.
+fn tack_tool(name: &str) -> Option<String> {
+    let bare = name.split_once('(').map_or(name, |(bare, _)| bare).trim();
+    if let Some((_, tack)) = CLAUDE_TOOLS.iter().find(|(claude, _)| *claude == bare) {
+        return Some((*tack).to_string());
+    }
+    let claude_style =
+        bare.starts_with("mcp__") || bare.starts_with(|c: char| c.is_ascii_uppercase());
+    (!claude_style).then(|| bare.to_string())
 }
 
 /// The definitions in `places` (folder or file, scope), later ones replacing earlier ones of
@@ -51,6 +87,14 @@ pub fn load(places: &[(PathBuf, String)]) -> (Vec<AgentDef>, Vec<String>) {
             }
             match read(&file, scope) {
                 Ok(agent) => {
+                    if !agent.dropped.is_empty() {
+                        warnings.push(format!(
+                            "{}: tack has no {}; left out of agent '{}'",
+                            file.display(),
+                            agent.dropped.join(", "),
+                            agent.name
+                        ));
+                    }
                     agents.retain(|a| a.name != agent.name);
                     agents.push(agent);
                 }
@@ -102,7 +146,7 @@ pub fn parse(text: &str, file: &Path, scope: &str) -> Result<AgentDef, String> {
         .text("description")
         .ok_or("its front matter has no description")?
         .to_string();
-    let tools = match doc.fields.get("tools") {
+    let listed = match doc.fields.get("tools") {
         None | Some(Value::Null) => None,
         Some(Value::String(list)) => Some(
             list.split(',')
@@ -123,10 +167,28 @@ pub fn parse(text: &str, file: &Path, scope: &str) -> Result<AgentDef, String> {
         ),
         Some(_) => return Err("`tools` must be a comma-separated string or a list".into()),
     };
-    let model = doc
-        .text("model")
-        .filter(|m| *m != "inherit")
-        .map(str::to_string);
+    let mut dropped = Vec::new();
+    let tools = listed.map(|names: Vec<String>| {
+        let mut tools: Vec<String> = Vec::new();
+        for name in names {
+            match tack_tool(&name) {
+                Some(tool) if !tools.contains(&tool) => tools.push(tool),
+                Some(_) => {}
+                None => dropped.push(format!("tool {name}")),
+            }
+        }
+        tools
+    });
+    let model = match doc.text("model") {
+        None | Some("inherit") => None,
+        Some(alias) if CLAUDE_MODEL_ALIASES.contains(&alias) => {
+            dropped.push(format!(
+                "model alias '{alias}' (the parent's model is used)"
+            ));
+            None
+        }
+        Some(model) => Some(model.to_string()),
+    };
     Ok(AgentDef {
         name,
         description,
@@ -135,6 +197,7 @@ pub fn parse(text: &str, file: &Path, scope: &str) -> Result<AgentDef, String> {
         system_prompt: doc.body,
         file: file.to_path_buf(),
         scope: scope.to_string(),
+        dropped,
     })
 }
 
@@ -145,15 +208,36 @@ mod tests {
 
     #[test]
     fn reads_claude_code_style_definitions() {
-        let text = "---\nname: scout\ndescription: Finds things\ntools: read, grep\nmodel: haiku\n---\nYou are a scout.\n";
+        let text = "---\nname: scout\ndescription: Finds things\ntools: read, grep\nmodel: claude-haiku-4-5\n---\nYou are a scout.\n";
         let agent = parse(text, Path::new("/a/scout.md"), "user").expect("parses");
         assert_eq!(agent.name, "scout");
         assert_eq!(
             agent.tools,
             Some(vec!["read".to_string(), "grep".to_string()])
         );
-        assert_eq!(agent.model.as_deref(), Some("haiku"));
+        assert_eq!(agent.model.as_deref(), Some("claude-haiku-4-5"));
         assert_eq!(agent.system_prompt, "You are a scout.");
+    }
+
+    #[test]
+    fn claude_code_tool_names_and_model_aliases_are_translated() {
+        let text = "---\nname: reviewer\ndescription: Reviews\ntools: Read, Grep, Glob, Bash(git diff:*), MultiEdit, Edit, WebSearch, mcp__gh__pr\nmodel: sonnet\n---\nReview.";
+        let agent = parse(text, Path::new("/a/reviewer.md"), "project").expect("parses");
+        assert_eq!(
+            agent.tools,
+            Some(
+                ["read", "grep", "find", "bash", "edit"]
+                    .map(String::from)
+                    .to_vec()
+            )
+        );
+        assert_eq!(agent.model, None);
+        assert_eq!(agent.dropped.len(), 3, "{:?}", agent.dropped);
+        assert!(
+            agent.dropped[0].contains("WebSearch"),
+            "{:?}",
+            agent.dropped
+        );
     }
 
     #[test]

@@ -29,6 +29,9 @@ struct Config {
     enabled: bool,
     #[serde(default)]
     dirs: Vec<Place>,
+    /// Claude Code's agent folders (`~/.claude/agents`, a trusted project's `.claude/agents`).
+    #[serde(default)]
+    claude_dirs: Vec<Place>,
 }
 
 #[derive(Deserialize)]
@@ -54,11 +57,21 @@ impl Plugin for Subagents {
     fn init(&mut self, ctx: &InitContext) -> Result<Registration, String> {
         let config: Config = tack_sdk::serde_json::from_str(&ctx.config)
             .map_err(|e| format!("invalid subagents config: {e}"))?;
-        if !config.enabled {
+        // Agents defined in Claude Code's folders ask for the task tool, as they do there.
+        let claude_agents = config.claude_dirs.iter().any(|p| {
+            !definitions::load(&[(p.path.clone(), p.scope.clone())])
+                .0
+                .is_empty()
+        });
+        if !config.enabled && !claude_agents {
             return Ok(Registration::new());
         }
-        let places: Vec<(PathBuf, String)> =
-            config.dirs.into_iter().map(|p| (p.path, p.scope)).collect();
+        let places: Vec<(PathBuf, String)> = config
+            .claude_dirs
+            .into_iter()
+            .chain(config.dirs)
+            .map(|p| (p.path, p.scope))
+            .collect();
         let (agents, warnings) = definitions::load(&places);
         for warning in warnings {
             log::warn(format!("agent definition {warning}"));
