@@ -129,6 +129,12 @@ pub struct Capabilities {
     /// model tokens and time the user pays for.
     #[serde(default, skip_serializing_if = "is_false")]
     pub agents: bool,
+    /// Judges requests to run a command outside the command sandbox: a tool call whose arguments
+    /// carry `"unsandboxed": true` runs its commands unconfined only when at least one plugin
+    /// with this grant subscribes to before-tool-call, and none of the hooks blocked it. Such a
+    /// plugin's "allow" of that call is an approval, so this is a policy's grant.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub escalation: bool,
 }
 
 fn is_false(value: &bool) -> bool {
@@ -159,6 +165,7 @@ impl Capabilities {
             && self.rewrite.is_empty()
             && self.env.is_empty()
             && !self.agents
+            && !self.escalation
     }
 
     /// The part of `self` that `granted` covers.
@@ -181,6 +188,7 @@ impl Capabilities {
             rewrite: keep(&self.rewrite, &granted.rewrite),
             env: keep(&self.env, &granted.env),
             agents: self.agents && granted.agents,
+            escalation: self.escalation && granted.escalation,
         }
     }
 
@@ -224,6 +232,7 @@ impl Capabilities {
                 .cloned()
                 .collect(),
             agents: self.agents && !other.agents,
+            escalation: self.escalation && !other.escalation,
         }
     }
 
@@ -269,6 +278,13 @@ impl Capabilities {
             lines.push(
                 "start sub-agents: child runs of the model, with your session's tools and \
                  policies, that cost tokens"
+                    .into(),
+            );
+        }
+        if self.escalation {
+            lines.push(
+                "approve running commands outside the command sandbox (a policy's say, beside \
+                 the others')"
                     .into(),
             );
         }

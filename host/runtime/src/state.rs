@@ -50,6 +50,8 @@ pub enum CallKind {
         call_id: String,
         progress: Option<ProgressSink>,
         depth: u32,
+        /// Approved to run its commands outside the command sandbox.
+        unsandboxed: bool,
     },
     /// A command, hook, event or provider call.
     Other,
@@ -59,6 +61,18 @@ pub enum CallKind {
 }
 
 impl CallKind {
+    /// Whether commands this call starts run outside the command sandbox: only a tool call
+    /// that asked to and was approved (never a task, a hook or a command).
+    pub fn unsandboxed(&self) -> bool {
+        matches!(
+            self,
+            CallKind::Tool {
+                unsandboxed: true,
+                ..
+            }
+        )
+    }
+
     pub fn may_fan_out(&self) -> bool {
         matches!(self, CallKind::Tool { .. } | CallKind::Other)
     }

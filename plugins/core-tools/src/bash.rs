@@ -53,6 +53,10 @@ pub fn spec() -> ToolSpec {
                     "type": "number",
                     "exclusiveMinimum": 0,
                     "description": "Seconds before the command is killed (default 600). Raise it for long builds or test suites."
+                },
+                "unsandboxed": {
+                    "type": "boolean",
+                    "description": "Run outside the command sandbox (which keeps commands to the workspace and off the network). Only when the sandbox blocked this very command, as its result says; the user is asked first, and may refuse."
                 }
             },
             "required": ["command"],

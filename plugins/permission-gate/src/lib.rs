@@ -21,6 +21,7 @@
 
 mod claude;
 mod decide;
+mod escalation;
 mod mode;
 mod rules;
 mod store;
@@ -55,6 +56,8 @@ struct PermissionGate {
     global_file: Option<String>,
     /// The user's own approvals for this project while it is not trusted, kept outside it.
     approvals_file: Option<String>,
+    /// The plugin's data directory, where approvals to leave the sandbox are kept.
+    data_dir: Option<String>,
     /// The global file and the approvals file (when the plugin has a data directory), the user's
     /// Claude Code settings, then the project's files.
     rule_files: Vec<RuleFile>,
@@ -130,6 +133,7 @@ impl Plugin for PermissionGate {
             .data_dir
             .as_deref()
             .map(|dir| format!("{}/permissions.toml", dir.trim_end_matches('/')));
+        self.data_dir = ctx.data_dir.clone();
         self.approvals_file = ctx
             .data_dir
             .as_deref()
@@ -239,6 +243,11 @@ impl Plugin for PermissionGate {
             rule_files: &files,
             trust,
         };
+        if escalation::asked(&args) {
+            if let Some(refused) = self.judge_escalation(&call.name, &args, mode) {
+                return refused;
+            }
+        }
         let verdict = decide::evaluate(&ctx, &call.name, &args);
         match verdict.action {
             Action::Allow => ToolDecision::Allow,
@@ -252,6 +261,76 @@ impl Plugin for PermissionGate {
 }
 
 impl PermissionGate {
+    /// A call asking to run outside the command sandbox: `Some` refusal, or `None` when the
+    /// user allows it (the call's own rules then judge it as any other).
+    fn judge_escalation(
+        &self,
+        tool: &str,
+        args: &serde_json::Value,
+        mode: Mode,
+    ) -> Option<ToolDecision> {
+        let subject = escalation::subject(tool, args);
+        let shown = if subject.chars().count() > 120 {
+            format!("{}…", subject.chars().take(120).collect::<String>())
+        } else {
+            subject.clone()
+        };
+        match mode {
+            Mode::ReadOnly => {
+                return Some(ToolDecision::Block(format!(
+                    "permission-gate: read-only mode never runs a command outside the command \
+                     sandbox ({tool} `{shown}`); switch with /permissions if it must."
+                )))
+            }
+            Mode::Yolo => return None,
+            Mode::Ask | Mode::Auto => {}
+        }
+        let approvals = self.escalations();
+        if approvals.allows(tool, &subject) {
+            return None;
+        }
+        let options = vec![
+            "Allow once".to_string(),
+            "Always allow this outside the sandbox in this project".to_string(),
+            "Deny".to_string(),
+        ];
+        match ui::select(
+            &format!("Run {tool} `{shown}` outside the command sandbox?"),
+            &options,
+            None,
+        ) {
+            Some(ALLOW_ONCE) => None,
+            Some(ALLOW_ALWAYS) => {
+                if let Err(e) = approvals.remember(tool, &subject) {
+                    ui::notify(
+                        Level::Warn,
+                        &format!("permission-gate allowed it once but could not remember it: {e}"),
+                    );
+                }
+                None
+            }
+            Some(_) => Some(ToolDecision::Block(format!(
+                "permission-gate: the user would not run {tool} `{shown}` outside the command \
+                 sandbox. Find a way within it, or ask the user."
+            ))),
+            None => Some(ToolDecision::Block(format!(
+                "permission-gate: running {tool} `{shown}` outside the command sandbox needs the \
+                 user's approval, and no one answered, so it did not run."
+            ))),
+        }
+    }
+
+    /// The user's remembered approvals to leave the sandbox, for this project.
+    fn escalations(&self) -> escalation::Approvals {
+        let key = self
+            .approvals_file
+            .as_deref()
+            .and_then(|f| f.rsplit('/').next())
+            .and_then(|name| name.strip_suffix(".toml"))
+            .unwrap_or("project");
+        escalation::Approvals::new(self.data_dir.as_deref(), key)
+    }
+
     fn mode(&self) -> Mode {
         self.stored_mode().unwrap_or(self.config_mode)
     }

@@ -21,9 +21,17 @@ impl GrantFlags {
             };
             if !matches!(
                 kind.as_str(),
-                "all" | "fs" | "exec" | "http" | "secrets" | "env" | "rewrite" | "agents"
+                "all"
+                    | "fs"
+                    | "exec"
+                    | "http"
+                    | "secrets"
+                    | "env"
+                    | "rewrite"
+                    | "agents"
+                    | "escalation"
             ) {
-                bail!("--grant {flag}: expected all, fs, exec, http, secrets, env, rewrite or agents (optionally KIND=VALUE)");
+                bail!("--grant {flag}: expected all, fs, exec, http, secrets, env, rewrite, agents or escalation (optionally KIND=VALUE)");
             }
             out.push((kind, value));
         }
@@ -127,6 +135,15 @@ pub fn decide(package: &str, requested: &Capabilities, flags: &GrantFlags) -> Re
         .describe()
         .join("");
         granted.agents = ask("agents", "true", &words)?;
+    }
+    if requested.escalation {
+        let words = Capabilities {
+            escalation: true,
+            ..Default::default()
+        }
+        .describe()
+        .join("");
+        granted.escalation = ask("escalation", "true", &words)?;
     }
     Ok(granted)
 }

@@ -17,7 +17,24 @@ pub struct PluginTools {
     active: Arc<RwLock<Option<Vec<String>>>>,
 }
 
+/// Whether a tool call's arguments ask for its commands to run outside the command sandbox
+/// (`"unsandboxed": true`, which core-tools' `bash` documents; any tool may carry it).
+pub fn asks_to_leave_the_sandbox(arguments: &serde_json::Value) -> bool {
+    arguments.get("unsandboxed") == Some(&serde_json::Value::Bool(true))
+}
+
 impl PluginTools {
+    /// Whether some plugin judges requests to leave the sandbox: one holding the `escalation`
+    /// grant, enabled, with a before-tool-call hook. Its hook ran before this call (and every
+    /// hook allowed it), so the call is approved; with no such plugin, nobody approved it.
+    fn escalation_is_judged(&self) -> bool {
+        self.set.plugins().iter().any(|p| {
+            p.disabled_reason().is_none()
+                && p.capabilities.escalation
+                && p.subscribes(crate::api::HookKind::BeforeToolCall)
+        })
+    }
+
     pub fn new(set: Arc<PluginSet>) -> Self {
         Self {
             set,
@@ -81,11 +98,26 @@ impl ToolExecutor for PluginTools {
                 call.name
             )));
         };
+        let unsandboxed = asks_to_leave_the_sandbox(&call.arguments);
+        if unsandboxed && !self.escalation_is_judged() {
+            return Err(ToolError::Failed(format!(
+                "the call asks to run outside the command sandbox (`\"unsandboxed\": true`), \
+                 but no policy plugin that judges that (the `escalation` grant; \
+                 permission-gate has it) is loaded, so it did not run; call {} without it",
+                call.name
+            )));
+        }
         let depth = progress.depth();
         let sink: crate::state::ProgressSink =
             Arc::new(move |partial| progress.update(convert::result(partial)));
         match plugin
-            .call_tool_at(depth, convert::wit_call(&call), cancel.clone(), Some(sink))
+            .call_tool_at(
+                depth,
+                convert::wit_call(&call),
+                cancel.clone(),
+                Some(sink),
+                unsandboxed,
+            )
             .await
         {
             Ok(result) => Ok(convert::result(result)),

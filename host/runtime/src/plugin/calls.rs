@@ -21,17 +21,19 @@ impl LoadedPlugin {
         cancel: CancellationToken,
         progress: Option<ProgressSink>,
     ) -> Result<ToolResult, PluginError> {
-        self.call_tool_at(0, call, cancel, progress).await
+        self.call_tool_at(0, call, cancel, progress, false).await
     }
 
     /// A call of the agent `depth` levels below the session's own (what a child it starts
-    /// would be a level below).
+    /// would be a level below). `unsandboxed`: the call was approved to run its commands outside
+    /// the command sandbox (see `bridge::tools`).
     pub async fn call_tool_at(
         &self,
         depth: u32,
         call: ToolCall,
         cancel: CancellationToken,
         progress: Option<ProgressSink>,
+        unsandboxed: bool,
     ) -> Result<ToolResult, PluginError> {
         let label = format!("tool '{}'", call.name);
         let setup = CallSetup {
@@ -41,6 +43,7 @@ impl LoadedPlugin {
                 call_id: call.id.clone(),
                 progress,
                 depth,
+                unsandboxed,
             },
         };
         let result = self
