@@ -16,6 +16,10 @@
 //!
 //! A plugin's commands never see the user's whole environment: they get [`BASE_ENV`] plus the
 //! variables the plugin's `env` grant names, and never a variable that holds a secret.
+//!
+//! And they run in the session's command sandbox ([`crate::sandbox`]): what they may read and
+//! write, whether they may use the network, how many processes they may have. The user's own
+//! `!cmd` runs unconfined, as the user typed it.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -25,6 +29,8 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+
+use crate::sandbox::{BlockedWatch, SandboxPolicy};
 
 mod imports;
 
@@ -233,6 +239,13 @@ enum Chunk {
 /// a background child holding the pipe open must not keep the call waiting.
 const EXIT_DRAIN: Duration = Duration::from_millis(200);
 
+/// The sandbox a command runs in: the policy, and the workspace it opens for writing.
+#[derive(Debug, Clone, Copy)]
+pub struct Sandboxing<'a> {
+    pub policy: &'a SandboxPolicy,
+    pub workspace: &'a Path,
+}
+
 /// A running process group, owned by a plugin through the `process` resource.
 pub struct ProcessHandle {
     child: tokio::process::Child,
@@ -243,15 +256,23 @@ pub struct ProcessHandle {
     cancel: CancellationToken,
     exit: Option<(Option<i32>, Instant)>,
     finished: Option<Observed>,
+    /// Whether the output says the sandbox refused something; `None` when unconfined.
+    blocked: Option<BlockedWatch>,
+    /// Its pids cgroup, removed when the handle goes.
+    #[cfg(target_os = "linux")]
+    cgroup: Option<crate::sandbox::Cgroup>,
 }
 
 impl ProcessHandle {
+    /// Starts `plan` in its own process group, confined by `sandbox` unless that is `None` or
+    /// `full`.
     pub fn spawn(
         plan: CommandPlan,
         env: ChildEnv,
         cwd: &Path,
         timeout: Option<Duration>,
         cancel: CancellationToken,
+        sandbox: Option<Sandboxing<'_>>,
     ) -> std::io::Result<Self> {
         let vars = match &env {
             ChildEnv::Only(vars) => Some(vars.as_slice()),
@@ -289,7 +310,29 @@ impl ProcessHandle {
             // Its own process group, so a timeout or abort kills everything it started.
             .process_group(0)
             .kill_on_drop(true);
+        let sandbox = sandbox.filter(|s| s.policy.confines());
+        let prepared = match sandbox {
+            Some(s) => Some(
+                s.policy
+                    .prepare(s.workspace)
+                    .map_err(std::io::Error::other)?,
+            ),
+            None => None,
+        };
+        if let Some(prepared) = &prepared {
+            let setup = prepared.child.clone();
+            // SAFETY: `apply` only makes system calls on descriptors, strings and a program made
+            // before the fork (see `crate::sandbox`); it neither allocates nor takes locks.
+            unsafe {
+                command.pre_exec(move || setup.apply());
+            }
+        }
         let mut child = command.spawn()?;
+        // The child has what it needs; the parent's copies of the descriptors can go.
+        #[cfg(target_os = "linux")]
+        let cgroup = prepared.and_then(|p| p.cgroup);
+        #[cfg(not(target_os = "linux"))]
+        drop(prepared);
         let (tx, chunks) = mpsc::channel(64);
         if let Some(stdout) = child.stdout.take() {
             tokio::spawn(pump(stdout, tx.clone(), Chunk::Out));
@@ -306,6 +349,9 @@ impl ProcessHandle {
             cancel,
             exit: None,
             finished: None,
+            blocked: sandbox.and_then(|s| BlockedWatch::new(s.policy)),
+            #[cfg(target_os = "linux")]
+            cgroup,
         })
     }
 
@@ -325,8 +371,14 @@ impl ProcessHandle {
                 _ = self.cancel.cancelled() => return self.finish(Observed::Cancelled),
                 _ = sleep_until_opt(deadline) => return self.finish(Observed::TimedOut),
                 chunk = self.chunks.recv(), if self.streams_open => match chunk {
-                    Some(Chunk::Out(b)) => return Observed::Stdout(b),
-                    Some(Chunk::Err(b)) => return Observed::Stderr(b),
+                    Some(Chunk::Out(b)) => {
+                        self.watch(&b);
+                        return Observed::Stdout(b);
+                    }
+                    Some(Chunk::Err(b)) => {
+                        self.watch(&b);
+                        return Observed::Stderr(b);
+                    }
                     None => {
                         self.streams_open = false;
                         if let Some((code, _)) = self.exit {
@@ -357,11 +409,24 @@ impl ProcessHandle {
         }
     }
 
+    fn watch(&mut self, bytes: &[u8]) {
+        if let Some(watch) = &mut self.blocked {
+            watch.observe(bytes);
+        }
+    }
+
     fn finish(&mut self, how: Observed) -> Observed {
         if matches!(how, Observed::TimedOut | Observed::Cancelled) {
             self.kill_group();
         }
         self.finished = Some(how.clone());
+        // A failure that reads like a refusal gets a line naming the sandbox, as the last
+        // output before the exit is reported (on the next call).
+        if let Observed::Exited(code) = how {
+            if let Some(note) = self.blocked.take().and_then(|w| w.note(code)) {
+                return Observed::Stderr(note);
+            }
+        }
         how
     }
 
@@ -372,6 +437,10 @@ impl ProcessHandle {
             unsafe {
                 libc::kill(-pgid, libc::SIGKILL);
             }
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.kill_all();
         }
         let _ = self.child.start_kill();
     }
@@ -590,6 +659,7 @@ mod tests {
             dir.path(),
             None,
             CancellationToken::new(),
+            None,
         )
         .expect("spawn");
         let mut out = Vec::new();
@@ -615,6 +685,7 @@ mod tests {
             dir.path(),
             Some(Duration::from_millis(200)),
             CancellationToken::new(),
+            None,
         )
         .expect("spawn");
         let mut last = Observed::Idle;
@@ -641,6 +712,7 @@ mod tests {
             dir.path(),
             None,
             CancellationToken::new(),
+            None,
         )
         .expect("spawn");
         let mut out = Vec::new();
