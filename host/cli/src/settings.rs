@@ -83,6 +83,10 @@ pub struct Settings {
     /// a project's: a project must not be able to let children nest deeper or spend more.
     #[serde(default)]
     pub subagents: SubagentSettings,
+    /// The command sandbox (`[sandbox]`). Read from the user's config only, never a project's:
+    /// a repository must not let its own commands out.
+    #[serde(default)]
+    pub sandbox: SandboxSettings,
     /// What this run's command line says to plugins; never read from a file.
     #[serde(skip)]
     pub command_line: PluginCommandLine,
@@ -127,6 +131,18 @@ pub struct SubagentSettings {
     pub max_turns: Option<u32>,
     pub max_tokens: Option<u64>,
     pub timeout_secs: Option<u64>,
+}
+
+/// `[sandbox]`: how the commands plugins run are confined; every field optional (default:
+/// `workspace-write`, network off, 512 processes).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxSettings {
+    pub mode: Option<tack_runtime::SandboxMode>,
+    /// Whether confined commands may use the network.
+    pub network: Option<bool>,
+    /// The most processes (and threads) a command may have at once; 0 for no limit.
+    pub max_processes: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -274,6 +290,24 @@ impl Settings {
             limits.timeout = std::time::Duration::from_secs(v);
         }
         limits
+    }
+
+    /// The command sandbox of this run: `--sandbox` over `[sandbox] mode`, the user's credential
+    /// folders and the tack home (`tack_home`, with the API keys in `auth.json`) hidden.
+    pub fn sandbox_policy(
+        &self,
+        flag: Option<tack_runtime::SandboxMode>,
+        tack_home: &Path,
+    ) -> tack_runtime::SandboxPolicy {
+        let s = &self.sandbox;
+        let mut policy = tack_runtime::SandboxPolicy::new(
+            flag.or(s.mode).unwrap_or_default(),
+            s.network.unwrap_or(false),
+            s.max_processes
+                .unwrap_or(tack_runtime::sandbox::DEFAULT_MAX_PROCESSES),
+        );
+        policy.hide(tack_home);
+        policy
     }
 
     /// Applies a project's settings over these: its defaults win, its plugin and provider
