@@ -2,9 +2,11 @@
 //! waiting for it, median over 200 runs, unconfined (`full`) and in each confined mode, through
 //! the one spawn point plugins' commands take (`ProcessHandle::spawn`).
 //!
-//! A confined command is started with fork (std cannot posix_spawn with a pre-exec step), whose
-//! cost grows with the parent's memory, so each mode is measured again with 256 MiB of written
-//! ballast standing in for a long session's conversation and plugins.
+//! A confined command needs a step between its start and its exec, which std only offers by
+//! forking, and a fork's cost grows with the parent's memory (10 ms more at 64 MiB on a small VM);
+//! `broker::exec` starts it with a vfork-style clone instead. Each mode is measured again with 64
+//! and 256 MiB of written ballast, standing in for a session's plugins and conversation (tack
+//! holds about 60 MiB early in a session), to show the cost does not grow with it.
 //!
 //! Not criterion: one table, `cargo bench -p tack-runtime --bench sandbox`.
 
@@ -81,7 +83,7 @@ fn main() {
         ),
     ];
     let mut ballast: Vec<u8> = Vec::new();
-    for ballast_mib in [0usize, 256] {
+    for ballast_mib in [0usize, 64, 256] {
         ballast.resize(ballast_mib << 20, 1);
         let full = runtime.block_on(median(&policies[0].1, &workspace));
         println!("\nparent memory +{ballast_mib} MiB, median of {RUNS} runs of `sh -c true`:");

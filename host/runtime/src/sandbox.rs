@@ -21,9 +21,11 @@
 //! command never runs with less than that without failing.
 //!
 //! Everything that allocates (opening the ruleset and path descriptors, compiling the BPF
-//! program, making the cgroup, C strings) happens before the fork, in [`SandboxPolicy::prepare`];
-//! the child only makes system calls ([`ChildSetup::apply`]): allocating after a fork of a
-//! multithreaded process can deadlock on a lock another thread held.
+//! program, making the cgroup, C strings) happens before the child exists, in
+//! [`SandboxPolicy::prepare`]; the child only makes system calls ([`ChildSetup::apply`]):
+//! allocating in a child forked from a multithreaded process can deadlock on a lock another
+//! thread held, and the child `broker::exec` starts shares tack's memory until it execs (a
+//! vfork-style clone, which unlike a fork costs the same however much memory tack holds).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -245,7 +247,7 @@ impl SandboxPolicy {
     }
 }
 
-/// A command's confinement, ready before the fork.
+/// A command's confinement, ready before the child starts.
 pub struct Prepared {
     /// What the child applies to itself before `exec`.
     pub child: Arc<ChildSetup>,
@@ -267,8 +269,8 @@ pub struct ChildSetup {
 }
 
 impl ChildSetup {
-    /// Confines the calling process. Runs in the forked child before `exec`: system calls only,
-    /// no allocation, no locks.
+    /// Confines the calling process. Runs in the child before `exec`, on tack's memory: system
+    /// calls only, no allocation, no locks.
     pub fn apply(&self) -> std::io::Result<()> {
         #[cfg(target_os = "linux")]
         {

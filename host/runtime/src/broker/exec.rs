@@ -32,6 +32,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::sandbox::{BlockedWatch, SandboxPolicy};
 
+#[cfg(target_os = "linux")]
+mod confined;
 mod imports;
 
 /// How a command that passed the grant check is run.
@@ -248,7 +250,7 @@ pub struct Sandboxing<'a> {
 
 /// A running process group, owned by a plugin through the `process` resource.
 pub struct ProcessHandle {
-    child: tokio::process::Child,
+    child: Child,
     pgid: Option<i32>,
     chunks: mpsc::Receiver<Chunk>,
     streams_open: bool,
@@ -274,6 +276,9 @@ impl ProcessHandle {
         cancel: CancellationToken,
         sandbox: Option<Sandboxing<'_>>,
     ) -> std::io::Result<Self> {
+        if let Some(sandbox) = sandbox.filter(|s| s.policy.confines()) {
+            return Self::spawn_confined(plan, env, cwd, timeout, cancel, sandbox);
+        }
         let vars = match &env {
             ChildEnv::Only(vars) => Some(vars.as_slice()),
             ChildEnv::Inherit => None,
@@ -310,29 +315,7 @@ impl ProcessHandle {
             // Its own process group, so a timeout or abort kills everything it started.
             .process_group(0)
             .kill_on_drop(true);
-        let sandbox = sandbox.filter(|s| s.policy.confines());
-        let prepared = match sandbox {
-            Some(s) => Some(
-                s.policy
-                    .prepare(s.workspace)
-                    .map_err(std::io::Error::other)?,
-            ),
-            None => None,
-        };
-        if let Some(prepared) = &prepared {
-            let setup = prepared.child.clone();
-            // SAFETY: `apply` only makes system calls on descriptors, strings and a program made
-            // before the fork (see `crate::sandbox`); it neither allocates nor takes locks.
-            unsafe {
-                command.pre_exec(move || setup.apply());
-            }
-        }
         let mut child = command.spawn()?;
-        // The child has what it needs; the parent's copies of the descriptors can go.
-        #[cfg(target_os = "linux")]
-        let cgroup = prepared.and_then(|p| p.cgroup);
-        #[cfg(not(target_os = "linux"))]
-        drop(prepared);
         let (tx, chunks) = mpsc::channel(64);
         if let Some(stdout) = child.stdout.take() {
             tokio::spawn(pump(stdout, tx.clone(), Chunk::Out));
@@ -342,17 +325,77 @@ impl ProcessHandle {
         }
         Ok(Self {
             pgid: child.id().and_then(|id| i32::try_from(id).ok()),
-            child,
+            child: Child::Tokio(child),
             chunks,
             streams_open: true,
             deadline: timeout.map(|t| Instant::now() + t),
             cancel,
             exit: None,
             finished: None,
-            blocked: sandbox.and_then(|s| BlockedWatch::new(s.policy)),
+            blocked: None,
             #[cfg(target_os = "linux")]
-            cgroup,
+            cgroup: None,
         })
+    }
+
+    /// [`ProcessHandle::spawn`] in the sandbox: prepared here, applied by the child to itself
+    /// between the clone and the exec (see `confined`).
+    #[cfg(target_os = "linux")]
+    fn spawn_confined(
+        plan: CommandPlan,
+        env: ChildEnv,
+        cwd: &Path,
+        timeout: Option<Duration>,
+        cancel: CancellationToken,
+        sandbox: Sandboxing<'_>,
+    ) -> std::io::Result<Self> {
+        let prepared = sandbox
+            .policy
+            .prepare(sandbox.workspace)
+            .map_err(std::io::Error::other)?;
+        let vars = match env {
+            ChildEnv::Only(vars) => vars,
+            ChildEnv::Inherit => std::env::vars_os().collect(),
+        };
+        let (name, args) = match plan {
+            CommandPlan::Shell(line) => ("sh".to_string(), vec!["-c".to_string(), line]),
+            CommandPlan::Direct(mut words) => {
+                let name = words.remove(0);
+                (name, words)
+            }
+        };
+        let program = on_child_path(&name, &vars, cwd);
+        let spawned = confined::spawn(&program, &name, &args, &vars, cwd, &prepared.child)?;
+        let (tx, chunks) = mpsc::channel(64);
+        tokio::spawn(pump(spawned.stdout, tx.clone(), Chunk::Out));
+        tokio::spawn(pump(spawned.stderr, tx, Chunk::Err));
+        Ok(Self {
+            pgid: i32::try_from(spawned.child.id()).ok(),
+            child: Child::Confined(spawned.child),
+            chunks,
+            streams_open: true,
+            deadline: timeout.map(|t| Instant::now() + t),
+            cancel,
+            exit: None,
+            finished: None,
+            blocked: BlockedWatch::new(sandbox.policy),
+            cgroup: prepared.cgroup,
+        })
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn spawn_confined(
+        _plan: CommandPlan,
+        _env: ChildEnv,
+        _cwd: &Path,
+        _timeout: Option<Duration>,
+        _cancel: CancellationToken,
+        sandbox: Sandboxing<'_>,
+    ) -> std::io::Result<Self> {
+        match sandbox.policy.prepare(sandbox.workspace) {
+            Err(e) => Err(std::io::Error::other(e)),
+            Ok(_) => Err(std::io::Error::from(std::io::ErrorKind::Unsupported)),
+        }
     }
 
     /// Waits up to `wait` for the next thing to report.
@@ -386,8 +429,7 @@ impl ProcessHandle {
                         }
                     }
                 },
-                status = self.child.wait(), if self.exit.is_none() => {
-                    let code = status.ok().and_then(|s| s.code());
+                code = self.child.wait(), if self.exit.is_none() => {
                     if !self.streams_open {
                         return self.finish(Observed::Exited(code));
                     }
@@ -442,7 +484,7 @@ impl ProcessHandle {
         if let Some(cgroup) = &self.cgroup {
             cgroup.kill_all();
         }
-        let _ = self.child.start_kill();
+        self.child.start_kill();
     }
 }
 
@@ -452,6 +494,34 @@ impl Drop for ProcessHandle {
         // that exited normally leaves its (deliberately) backgrounded children alone.
         if self.exit.is_none() && !matches!(self.finished, Some(Observed::Exited(_))) {
             self.kill_group();
+        }
+    }
+}
+
+/// A started command, by how it was started.
+enum Child {
+    Tokio(tokio::process::Child),
+    #[cfg(target_os = "linux")]
+    Confined(confined::ConfinedChild),
+}
+
+impl Child {
+    /// Its exit code once it has exited; `None` when a signal ended it (or waiting failed).
+    async fn wait(&mut self) -> Option<i32> {
+        match self {
+            Child::Tokio(child) => child.wait().await.ok().and_then(|s| s.code()),
+            #[cfg(target_os = "linux")]
+            Child::Confined(child) => child.wait().await.ok().flatten(),
+        }
+    }
+
+    fn start_kill(&mut self) {
+        match self {
+            Child::Tokio(child) => {
+                let _ = child.start_kill();
+            }
+            #[cfg(target_os = "linux")]
+            Child::Confined(child) => child.start_kill(),
         }
     }
 }
@@ -700,6 +770,72 @@ mod tests {
         assert!(
             !marker.exists(),
             "the backgrounded child outlived the timeout"
+        );
+    }
+
+    /// Everything a command printed, and its exit code.
+    async fn collect(p: &mut ProcessHandle) -> (String, Option<i32>) {
+        let mut out = Vec::new();
+        loop {
+            match p.next(Duration::from_secs(10)).await {
+                Observed::Stdout(b) | Observed::Stderr(b) => out.extend(b),
+                Observed::Exited(code) => return (String::from_utf8_lossy(&out).into(), code),
+                Observed::Idle => {}
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_confined_command_runs_reports_and_is_refused_outside_the_workspace() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("real");
+        let (ws, outside) = (root.join("ws"), root.join("outside"));
+        std::fs::create_dir_all(&ws).expect("ws");
+        std::fs::create_dir_all(&outside).expect("outside");
+        let mut policy = SandboxPolicy::new(crate::sandbox::SandboxMode::WorkspaceWrite, false, 0);
+        policy.temp_dir = ws.clone();
+        let sandbox = Sandboxing {
+            policy: &policy,
+            workspace: &ws,
+        };
+        let env = ChildEnv::Only(vec![("PATH".into(), "/usr/bin:/bin".into())]);
+        let line = format!(
+            "echo in > here; cat here; echo out > {}/x; exit 3",
+            outside.display()
+        );
+        let mut p = ProcessHandle::spawn(
+            CommandPlan::Shell(line),
+            env.clone(),
+            &ws,
+            None,
+            CancellationToken::new(),
+            Some(sandbox),
+        )
+        .expect("spawn");
+        let (out, code) = collect(&mut p).await;
+        assert_eq!(code, Some(3), "{out}");
+        assert!(
+            out.starts_with("in\n") && out.contains("Permission denied"),
+            "{out}"
+        );
+        assert!(
+            out.contains("[tack sandbox: workspace-write, network off"),
+            "{out}"
+        );
+        assert!(!outside.join("x").exists());
+        // A program that is not there fails the spawn with the child's errno.
+        let missing = ProcessHandle::spawn(
+            CommandPlan::Direct(vec!["/nonexistent/tool".into()]),
+            env,
+            &ws,
+            None,
+            CancellationToken::new(),
+            Some(sandbox),
+        );
+        assert_eq!(
+            missing.err().map(|e| e.kind()),
+            Some(std::io::ErrorKind::NotFound)
         );
     }
 
