@@ -143,6 +143,10 @@ pub struct SandboxSettings {
     pub network: Option<bool>,
     /// The most processes (and threads) a command may have at once; 0 for no limit.
     pub max_processes: Option<u32>,
+    /// Folders also writable in `workspace-write` (`~/` is your home): a build tool's cache,
+    /// such as `~/.cargo` or `~/.npm`.
+    #[serde(default)]
+    pub writable: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -307,6 +311,13 @@ impl Settings {
                 .unwrap_or(tack_runtime::sandbox::DEFAULT_MAX_PROCESSES),
         );
         policy.hide(tack_home);
+        let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+        for dir in &s.writable {
+            match (dir.strip_prefix("~/"), &home) {
+                (Some(rest), Some(home)) => policy.allow_writes(&Path::new(home).join(rest)),
+                _ => policy.allow_writes(Path::new(dir)),
+            }
+        }
         policy
     }
 

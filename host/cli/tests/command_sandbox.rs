@@ -128,6 +128,10 @@ fn filesystem_commands(f: &Fixture) -> Vec<(&'static str, String)> {
         // and cannot judge what a script does.
         ("hook", "sh scripts/hook.sh".into()),
         ("config", "git config core.pager 'sh -c evil'".into()),
+        (
+            "allowed",
+            format!("echo ok > {}", f.outside("allowed/ok.txt").display()),
+        ),
         ("rename", "sh scripts/rename.sh".into()),
     ]
 }
@@ -148,7 +152,13 @@ fn workspace_write_keeps_writes_in_the_workspace_and_git_hooks_and_config_read_o
     let f = fixture();
     let ws = f.env.workspace().to_path_buf();
     write_scripts(&f);
-    let results = f.run(&filesystem_commands(&f), json!({}), &[]);
+    std::fs::create_dir_all(f.outside("allowed")).expect("allowed");
+    let allowed = json!({ "writable": [f.outside("allowed")] });
+    let results = f.run(&filesystem_commands(&f), allowed, &[]);
+    assert!(
+        f.outside("allowed/ok.txt").exists(),
+        "[sandbox] writable: {results:?}"
+    );
     assert!(results["inside"].contains("made"), "{results:?}");
     assert!(results["tmp"].contains('t'), "{results:?}");
     assert!(!f.outside("pwned.txt").exists(), "{results:?}");

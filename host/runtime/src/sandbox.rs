@@ -125,6 +125,9 @@ pub struct SandboxPolicy {
     pub hidden: Vec<PathBuf>,
     /// Writable in `workspace-write`, with the workspace.
     pub temp_dir: PathBuf,
+    /// Also writable in `workspace-write`: folders the user named, such as a build tool's cache
+    /// (`~/.cargo`, which `cargo build` locks and writes).
+    pub writable: Vec<PathBuf>,
 }
 
 impl Default for SandboxPolicy {
@@ -143,6 +146,7 @@ impl SandboxPolicy {
             max_processes,
             hidden: Vec::new(),
             temp_dir: real_path(&std::env::temp_dir()),
+            writable: Vec::new(),
         };
         if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
             let home = real_path(Path::new(&home));
@@ -161,6 +165,7 @@ impl SandboxPolicy {
             max_processes: 0,
             hidden: Vec::new(),
             temp_dir: std::env::temp_dir(),
+            writable: Vec::new(),
         }
     }
 
@@ -171,6 +176,14 @@ impl SandboxPolicy {
         let path = real_path(path);
         if path.parent().is_some() && !self.hidden.contains(&path) {
             self.hidden.push(path);
+        }
+    }
+
+    /// Lets commands in `workspace-write` write under `dir` too.
+    pub fn allow_writes(&mut self, dir: &Path) {
+        let dir = real_path(dir);
+        if !self.writable.contains(&dir) {
+            self.writable.push(dir);
         }
     }
 

@@ -801,7 +801,7 @@ mod tests {
         };
         let env = ChildEnv::Only(vec![("PATH".into(), "/usr/bin:/bin".into())]);
         let line = format!(
-            "echo in > here; cat here; echo out > {}/x; exit 3",
+            "echo in > here; cat here >/dev/stdout; echo out > {}/x; exit 3",
             outside.display()
         );
         let mut p = ProcessHandle::spawn(

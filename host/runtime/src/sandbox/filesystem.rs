@@ -78,6 +78,14 @@ pub(super) fn ruleset(
         })?;
         rules.push((fd, access));
     }
+    if policy.mode == SandboxMode::WorkspaceWrite {
+        // The user's own additions; one that does not exist (yet) is simply not writable.
+        for dir in &policy.writable {
+            if let Ok(fd) = open_path(dir, true) {
+                rules.push((fd, handled));
+            }
+        }
+    }
     let mut created = ruleset.create().map_err(landlock)?;
     for (fd, access) in rules {
         // The crate narrows a folder's rights to a file's when the descriptor is a file.
