@@ -95,7 +95,13 @@ async fn load(
         unattended: !interactive
             && matches!(cli.mode, crate::cli::Mode::Text | crate::cli::Mode::Json),
     };
-    let runtime = Runtime::new(crate::precompiled::runtime_config(&home))
+    let mut config = crate::precompiled::runtime_config(&home);
+    config.sandbox = settings.sandbox_policy(cli.sandbox, home.root());
+    let sandbox = (
+        config.sandbox.describe(),
+        config.sandbox.missing(tack_runtime::sandbox::probe()),
+    );
+    let runtime = Runtime::new(config)
         .map_err(|e| anyhow::anyhow!("cannot start the plugin runtime: {e:#}"))?;
     let secrets = SecretStore::new(Some(home.auth()));
     let host = HostContext {
@@ -156,6 +162,8 @@ async fn load(
             .map(|f| crate::startup::shown(&f.path, &cwd, &project_root))
             .collect(),
         project_files: ProjectFiles::classify(&project_root, trusted),
+        sandbox: sandbox.0,
+        sandbox_missing: sandbox.1,
         ..StartupReport::default()
     };
     startup.system_prompt = prompt_files

@@ -98,6 +98,13 @@ pub struct Cli {
     #[arg(long)]
     pub plan: bool,
 
+    /// The sandbox the commands plugins run (the bash tool's) are confined by: read-only,
+    /// workspace-write (write only under the workspace and the temp dir; the default) or full
+    /// (no confinement). Overrides `[sandbox] mode` in config.toml. Your own `!cmd` is never
+    /// confined.
+    #[arg(long, value_name = "MODE", value_parser = parse_sandbox_mode)]
+    pub sandbox: Option<tack_runtime::SandboxMode>,
+
     /// A flag a plugin declares in its tack.toml (`[[flags]]`), for plugins without a flag of
     /// their own here: `--flag name` or `--flag name=value`. Repeatable.
     #[arg(long = "flag", value_name = "NAME[=VALUE]")]
@@ -370,4 +377,8 @@ pub enum PluginCommand {
         /// The component to write.
         out: PathBuf,
     },
+}
+
+fn parse_sandbox_mode(text: &str) -> Result<tack_runtime::SandboxMode, String> {
+    text.parse()
 }

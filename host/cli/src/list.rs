@@ -19,6 +19,10 @@ pub async fn plugins(cli: &Cli) -> Result<ExitCode> {
     for warning in &loaded.warnings {
         let _ = writeln!(out, "not loaded: {warning}");
     }
+    let _ = writeln!(out, "commands run in: {}", loaded.startup.sandbox);
+    for missing in &loaded.startup.sandbox_missing {
+        let _ = writeln!(out, "  missing: {missing}");
+    }
     print!("{out}");
     Ok(if loaded.set.errors.is_empty() {
         ExitCode::SUCCESS

@@ -86,6 +86,10 @@ pub struct Settings {
     /// How session files are written (`[sessions]`).
     #[serde(default)]
     pub sessions: SessionSettings,
+    /// The command sandbox (`[sandbox]`). Read from the user's config only, never a project's:
+    /// a repository must not let its own commands out.
+    #[serde(default)]
+    pub sandbox: SandboxSettings,
     /// What this run's command line says to plugins; never read from a file.
     #[serde(skip)]
     pub command_line: PluginCommandLine,
@@ -186,6 +190,22 @@ pub struct SessionSettings {
     /// `fdatasync` after every entry (default off): with it, a crash of the machine, not only
     /// of tack, loses at most the line being written, at the cost of a disk flush per entry.
     pub fsync: Option<bool>,
+}
+
+/// `[sandbox]`: how the commands plugins run are confined; every field optional (default:
+/// `workspace-write`, network off, 512 processes).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxSettings {
+    pub mode: Option<tack_runtime::SandboxMode>,
+    /// Whether confined commands may use the network.
+    pub network: Option<bool>,
+    /// The most processes (and threads) a command may have at once; 0 for no limit.
+    pub max_processes: Option<u32>,
+    /// Folders also writable in `workspace-write` (`~/` is your home): a build tool's cache,
+    /// such as `~/.cargo` or `~/.npm`.
+    #[serde(default)]
+    pub writable: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -333,6 +353,31 @@ impl Settings {
             limits.timeout = std::time::Duration::from_secs(v);
         }
         limits
+    }
+
+    /// The command sandbox of this run: `--sandbox` over `[sandbox] mode`, the user's credential
+    /// folders and the tack home (`tack_home`, with the API keys in `auth.json`) hidden.
+    pub fn sandbox_policy(
+        &self,
+        flag: Option<tack_runtime::SandboxMode>,
+        tack_home: &Path,
+    ) -> tack_runtime::SandboxPolicy {
+        let s = &self.sandbox;
+        let mut policy = tack_runtime::SandboxPolicy::new(
+            flag.or(s.mode).unwrap_or_default(),
+            s.network.unwrap_or(false),
+            s.max_processes
+                .unwrap_or(tack_runtime::sandbox::DEFAULT_MAX_PROCESSES),
+        );
+        policy.hide(tack_home);
+        let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+        for dir in &s.writable {
+            match (dir.strip_prefix("~/"), &home) {
+                (Some(rest), Some(home)) => policy.allow_writes(&Path::new(home).join(rest)),
+                _ => policy.allow_writes(Path::new(dir)),
+            }
+        }
+        policy
     }
 
     /// Applies a project's settings over these: its defaults win, its plugin and provider

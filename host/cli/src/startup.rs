@@ -113,6 +113,13 @@ pub struct StartupReport {
     /// Each plugin's commands (skills and prompt templates among them), by plugin.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub commands: Vec<(String, Vec<String>)>,
+    /// The command sandbox in words (`workspace-write, network off, at most 512 processes`).
+    #[serde(skip)]
+    pub sandbox: String,
+    /// The protections of the command sandbox this system cannot give, each with what a command
+    /// can then do. Said in every mode: commands never run less confined than asked in silence.
+    #[serde(skip)]
+    pub sandbox_missing: Vec<String>,
 }
 
 impl StartupReport {
@@ -135,6 +142,12 @@ impl StartupReport {
             lines.push(format!(
                 "project files ignored (the project is not trusted; pass --trust to use them): {}",
                 self.project_files.ignored.join(", ")
+            ));
+        }
+        if !self.sandbox_missing.is_empty() {
+            lines.push(format!(
+                "command sandbox: {}",
+                self.sandbox_missing.join("; ")
             ));
         }
         lines
@@ -163,6 +176,9 @@ impl StartupReport {
     /// plugins and each plugin's commands.
     pub fn verbose_lines(&self) -> Vec<String> {
         let mut lines = self.lines();
+        if !self.sandbox.is_empty() {
+            lines.push(format!("commands run in: {}", self.sandbox));
+        }
         if !self.plugins.is_empty() {
             lines.push(format!("plugins: {}", self.plugins.join(", ")));
         }

@@ -35,6 +35,9 @@ pub async fn judged(agent: &Agent, id: &str, command: &str) -> Result<String> {
 }
 
 /// Runs `command`; `on_output` hears the output as it comes (for a streaming view).
+///
+/// Outside the command sandbox and with the user's own environment: the user typed it, with
+/// the authority of their own shell; the sandbox is for what plugins (and the model) run.
 pub async fn run(
     command: &str,
     cwd: &Path,
@@ -47,6 +50,7 @@ pub async fn run(
         cwd,
         None,
         cancel,
+        None,
     )
     .with_context(|| format!("cannot start `{command}`"))?;
     let mut tail = Tail::default();

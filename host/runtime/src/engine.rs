@@ -61,6 +61,8 @@ pub struct RuntimeConfig {
     pub budgets: crate::budget::Budgets,
     /// Components compiled ahead of time (tack's built-ins), used instead of compiling them.
     pub precompiled: Vec<crate::cache::Precompiled>,
+    /// The sandbox every command a plugin runs through `exec` is confined by.
+    pub sandbox: crate::sandbox::SandboxPolicy,
 }
 
 impl Default for RuntimeConfig {
@@ -77,6 +79,7 @@ impl Default for RuntimeConfig {
                 .min(8),
             budgets: crate::budget::Budgets::default(),
             precompiled: Vec::new(),
+            sandbox: crate::sandbox::SandboxPolicy::default(),
         }
     }
 }
@@ -89,6 +92,7 @@ pub struct Runtime {
     linker: Linker<PluginState>,
     cache: ComponentCache,
     config: RuntimeConfig,
+    sandbox: Arc<crate::sandbox::SandboxPolicy>,
     http: reqwest::Client,
     _ticker: EpochTicker,
 }
@@ -130,6 +134,7 @@ impl Runtime {
             _ticker: ticker,
             engine,
             linker,
+            sandbox: Arc::new(config.sandbox.clone()),
             config,
             http,
         }))
@@ -145,6 +150,11 @@ impl Runtime {
 
     pub fn cache(&self) -> &ComponentCache {
         &self.cache
+    }
+
+    /// The command sandbox, shared by every plugin's environment.
+    pub fn sandbox(&self) -> &Arc<crate::sandbox::SandboxPolicy> {
+        &self.sandbox
     }
 
     pub fn config(&self) -> &RuntimeConfig {

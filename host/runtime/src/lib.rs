@@ -21,6 +21,7 @@ pub mod limits;
 pub mod manifest;
 pub mod plugin;
 pub mod plugin_set;
+pub mod sandbox;
 pub mod services;
 pub mod state;
 
@@ -32,6 +33,7 @@ pub use plugin::{
     validate_component, HostContext, LoadedPlugin, PluginSource, PluginSpec, ProviderSession,
 };
 pub use plugin_set::PluginSet;
+pub use sandbox::{SandboxMode, SandboxPolicy};
 pub use services::{
     AgentServices, HeadlessUi, HostServices, PluginAgent, PluginSession, PluginUi, SessionServices,
 };

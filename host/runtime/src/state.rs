@@ -31,6 +31,8 @@ pub struct PluginEnv {
     pub budgets: crate::budget::Budgets,
     /// The directories it may use (its fs grants and its data directory), opened at load.
     pub fs_dirs: crate::broker::fs::GrantedDirs,
+    /// The sandbox its commands run in (the runtime's, one per session).
+    pub sandbox: Arc<crate::sandbox::SandboxPolicy>,
     /// The plugin these instances belong to, for fan-out; set once loading has finished.
     pub plugin: OnceLock<Weak<crate::plugin::LoadedPlugin>>,
 }

@@ -16,6 +16,10 @@
 //!
 //! A plugin's commands never see the user's whole environment: they get [`BASE_ENV`] plus the
 //! variables the plugin's `env` grant names, and never a variable that holds a secret.
+//!
+//! And they run in the session's command sandbox ([`crate::sandbox`]): what they may read and
+//! write, whether they may use the network, how many processes they may have. The user's own
+//! `!cmd` runs unconfined, as the user typed it.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -26,6 +30,10 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::sandbox::{BlockedWatch, SandboxPolicy};
+
+#[cfg(target_os = "linux")]
+mod confined;
 mod imports;
 
 /// How a command that passed the grant check is run.
@@ -233,9 +241,16 @@ enum Chunk {
 /// a background child holding the pipe open must not keep the call waiting.
 const EXIT_DRAIN: Duration = Duration::from_millis(200);
 
+/// The sandbox a command runs in: the policy, and the workspace it opens for writing.
+#[derive(Debug, Clone, Copy)]
+pub struct Sandboxing<'a> {
+    pub policy: &'a SandboxPolicy,
+    pub workspace: &'a Path,
+}
+
 /// A running process group, owned by a plugin through the `process` resource.
 pub struct ProcessHandle {
-    child: tokio::process::Child,
+    child: Child,
     pgid: Option<i32>,
     chunks: mpsc::Receiver<Chunk>,
     streams_open: bool,
@@ -243,16 +258,27 @@ pub struct ProcessHandle {
     cancel: CancellationToken,
     exit: Option<(Option<i32>, Instant)>,
     finished: Option<Observed>,
+    /// Whether the output says the sandbox refused something; `None` when unconfined.
+    blocked: Option<BlockedWatch>,
+    /// Its pids cgroup, removed when the handle goes.
+    #[cfg(target_os = "linux")]
+    cgroup: Option<crate::sandbox::Cgroup>,
 }
 
 impl ProcessHandle {
+    /// Starts `plan` in its own process group, confined by `sandbox` unless that is `None` or
+    /// `full`.
     pub fn spawn(
         plan: CommandPlan,
         env: ChildEnv,
         cwd: &Path,
         timeout: Option<Duration>,
         cancel: CancellationToken,
+        sandbox: Option<Sandboxing<'_>>,
     ) -> std::io::Result<Self> {
+        if let Some(sandbox) = sandbox.filter(|s| s.policy.confines()) {
+            return Self::spawn_confined(plan, env, cwd, timeout, cancel, sandbox);
+        }
         let vars = match &env {
             ChildEnv::Only(vars) => Some(vars.as_slice()),
             ChildEnv::Inherit => None,
@@ -299,14 +325,77 @@ impl ProcessHandle {
         }
         Ok(Self {
             pgid: child.id().and_then(|id| i32::try_from(id).ok()),
-            child,
+            child: Child::Tokio(child),
             chunks,
             streams_open: true,
             deadline: timeout.map(|t| Instant::now() + t),
             cancel,
             exit: None,
             finished: None,
+            blocked: None,
+            #[cfg(target_os = "linux")]
+            cgroup: None,
         })
+    }
+
+    /// [`ProcessHandle::spawn`] in the sandbox: prepared here, applied by the child to itself
+    /// between the clone and the exec (see `confined`).
+    #[cfg(target_os = "linux")]
+    fn spawn_confined(
+        plan: CommandPlan,
+        env: ChildEnv,
+        cwd: &Path,
+        timeout: Option<Duration>,
+        cancel: CancellationToken,
+        sandbox: Sandboxing<'_>,
+    ) -> std::io::Result<Self> {
+        let prepared = sandbox
+            .policy
+            .prepare(sandbox.workspace)
+            .map_err(std::io::Error::other)?;
+        let vars = match env {
+            ChildEnv::Only(vars) => vars,
+            ChildEnv::Inherit => std::env::vars_os().collect(),
+        };
+        let (name, args) = match plan {
+            CommandPlan::Shell(line) => ("sh".to_string(), vec!["-c".to_string(), line]),
+            CommandPlan::Direct(mut words) => {
+                let name = words.remove(0);
+                (name, words)
+            }
+        };
+        let program = on_child_path(&name, &vars, cwd);
+        let spawned = confined::spawn(&program, &name, &args, &vars, cwd, &prepared.child)?;
+        let (tx, chunks) = mpsc::channel(64);
+        tokio::spawn(pump(spawned.stdout, tx.clone(), Chunk::Out));
+        tokio::spawn(pump(spawned.stderr, tx, Chunk::Err));
+        Ok(Self {
+            pgid: i32::try_from(spawned.child.id()).ok(),
+            child: Child::Confined(spawned.child),
+            chunks,
+            streams_open: true,
+            deadline: timeout.map(|t| Instant::now() + t),
+            cancel,
+            exit: None,
+            finished: None,
+            blocked: BlockedWatch::new(sandbox.policy),
+            cgroup: prepared.cgroup,
+        })
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn spawn_confined(
+        _plan: CommandPlan,
+        _env: ChildEnv,
+        _cwd: &Path,
+        _timeout: Option<Duration>,
+        _cancel: CancellationToken,
+        sandbox: Sandboxing<'_>,
+    ) -> std::io::Result<Self> {
+        match sandbox.policy.prepare(sandbox.workspace) {
+            Err(e) => Err(std::io::Error::other(e)),
+            Ok(_) => Err(std::io::Error::from(std::io::ErrorKind::Unsupported)),
+        }
     }
 
     /// Waits up to `wait` for the next thing to report.
@@ -325,8 +414,14 @@ impl ProcessHandle {
                 _ = self.cancel.cancelled() => return self.finish(Observed::Cancelled),
                 _ = sleep_until_opt(deadline) => return self.finish(Observed::TimedOut),
                 chunk = self.chunks.recv(), if self.streams_open => match chunk {
-                    Some(Chunk::Out(b)) => return Observed::Stdout(b),
-                    Some(Chunk::Err(b)) => return Observed::Stderr(b),
+                    Some(Chunk::Out(b)) => {
+                        self.watch(&b);
+                        return Observed::Stdout(b);
+                    }
+                    Some(Chunk::Err(b)) => {
+                        self.watch(&b);
+                        return Observed::Stderr(b);
+                    }
                     None => {
                         self.streams_open = false;
                         if let Some((code, _)) = self.exit {
@@ -334,8 +429,7 @@ impl ProcessHandle {
                         }
                     }
                 },
-                status = self.child.wait(), if self.exit.is_none() => {
-                    let code = status.ok().and_then(|s| s.code());
+                code = self.child.wait(), if self.exit.is_none() => {
                     if !self.streams_open {
                         return self.finish(Observed::Exited(code));
                     }
@@ -357,11 +451,24 @@ impl ProcessHandle {
         }
     }
 
+    fn watch(&mut self, bytes: &[u8]) {
+        if let Some(watch) = &mut self.blocked {
+            watch.observe(bytes);
+        }
+    }
+
     fn finish(&mut self, how: Observed) -> Observed {
         if matches!(how, Observed::TimedOut | Observed::Cancelled) {
             self.kill_group();
         }
         self.finished = Some(how.clone());
+        // A failure that reads like a refusal gets a line naming the sandbox, as the last
+        // output before the exit is reported (on the next call).
+        if let Observed::Exited(code) = how {
+            if let Some(note) = self.blocked.take().and_then(|w| w.note(code)) {
+                return Observed::Stderr(note);
+            }
+        }
         how
     }
 
@@ -373,7 +480,11 @@ impl ProcessHandle {
                 libc::kill(-pgid, libc::SIGKILL);
             }
         }
-        let _ = self.child.start_kill();
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.kill_all();
+        }
+        self.child.start_kill();
     }
 }
 
@@ -383,6 +494,34 @@ impl Drop for ProcessHandle {
         // that exited normally leaves its (deliberately) backgrounded children alone.
         if self.exit.is_none() && !matches!(self.finished, Some(Observed::Exited(_))) {
             self.kill_group();
+        }
+    }
+}
+
+/// A started command, by how it was started.
+enum Child {
+    Tokio(tokio::process::Child),
+    #[cfg(target_os = "linux")]
+    Confined(confined::ConfinedChild),
+}
+
+impl Child {
+    /// Its exit code once it has exited; `None` when a signal ended it (or waiting failed).
+    async fn wait(&mut self) -> Option<i32> {
+        match self {
+            Child::Tokio(child) => child.wait().await.ok().and_then(|s| s.code()),
+            #[cfg(target_os = "linux")]
+            Child::Confined(child) => child.wait().await.ok().flatten(),
+        }
+    }
+
+    fn start_kill(&mut self) {
+        match self {
+            Child::Tokio(child) => {
+                let _ = child.start_kill();
+            }
+            #[cfg(target_os = "linux")]
+            Child::Confined(child) => child.start_kill(),
         }
     }
 }
@@ -590,6 +729,7 @@ mod tests {
             dir.path(),
             None,
             CancellationToken::new(),
+            None,
         )
         .expect("spawn");
         let mut out = Vec::new();
@@ -615,6 +755,7 @@ mod tests {
             dir.path(),
             Some(Duration::from_millis(200)),
             CancellationToken::new(),
+            None,
         )
         .expect("spawn");
         let mut last = Observed::Idle;
@@ -632,6 +773,72 @@ mod tests {
         );
     }
 
+    /// Everything a command printed, and its exit code.
+    async fn collect(p: &mut ProcessHandle) -> (String, Option<i32>) {
+        let mut out = Vec::new();
+        loop {
+            match p.next(Duration::from_secs(10)).await {
+                Observed::Stdout(b) | Observed::Stderr(b) => out.extend(b),
+                Observed::Exited(code) => return (String::from_utf8_lossy(&out).into(), code),
+                Observed::Idle => {}
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_confined_command_runs_reports_and_is_refused_outside_the_workspace() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("real");
+        let (ws, outside) = (root.join("ws"), root.join("outside"));
+        std::fs::create_dir_all(&ws).expect("ws");
+        std::fs::create_dir_all(&outside).expect("outside");
+        let mut policy = SandboxPolicy::new(crate::sandbox::SandboxMode::WorkspaceWrite, false, 0);
+        policy.temp_dir = ws.clone();
+        let sandbox = Sandboxing {
+            policy: &policy,
+            workspace: &ws,
+        };
+        let env = ChildEnv::Only(vec![("PATH".into(), "/usr/bin:/bin".into())]);
+        let line = format!(
+            "echo in > here; cat here >/dev/stdout; echo out > {}/x; exit 3",
+            outside.display()
+        );
+        let mut p = ProcessHandle::spawn(
+            CommandPlan::Shell(line),
+            env.clone(),
+            &ws,
+            None,
+            CancellationToken::new(),
+            Some(sandbox),
+        )
+        .expect("spawn");
+        let (out, code) = collect(&mut p).await;
+        assert_eq!(code, Some(3), "{out}");
+        assert!(
+            out.starts_with("in\n") && out.contains("Permission denied"),
+            "{out}"
+        );
+        assert!(
+            out.contains("[tack sandbox: workspace-write, network off"),
+            "{out}"
+        );
+        assert!(!outside.join("x").exists());
+        // A program that is not there fails the spawn with the child's errno.
+        let missing = ProcessHandle::spawn(
+            CommandPlan::Direct(vec!["/nonexistent/tool".into()]),
+            env,
+            &ws,
+            None,
+            CancellationToken::new(),
+            Some(sandbox),
+        );
+        assert_eq!(
+            missing.err().map(|e| e.kind()),
+            Some(std::io::ErrorKind::NotFound)
+        );
+    }
+
     #[tokio::test]
     async fn output_then_exit_code() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -641,6 +848,7 @@ mod tests {
             dir.path(),
             None,
             CancellationToken::new(),
+            None,
         )
         .expect("spawn");
         let mut out = Vec::new();

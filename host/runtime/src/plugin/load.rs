@@ -123,6 +123,7 @@ impl LoadedPlugin {
             budgets: runtime.config().budgets.clone(),
             plugin: std::sync::OnceLock::new(),
             fs_dirs,
+            sandbox: runtime.sandbox().clone(),
         });
         let config_json = serde_json::to_string(&spec.config).unwrap_or_else(|_| "{}".into());
         Ok(LoadedPlugin {

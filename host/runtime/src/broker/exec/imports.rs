@@ -1,12 +1,12 @@
 //! The host side of `tack:plugin/exec`: each spawn is authorized against the plugin's grant,
 //! runs in the workspace (or a folder inside it) with the minimal environment, and is cancelled
-//! with the call that started it.
+//! with the call that started it, confined by the session's command sandbox.
 
 use std::time::{Duration, Instant};
 
 use wasmtime::component::Resource;
 
-use super::{authorize, child_env, AuthorizeError, ChildEnv, Observed, ProcessHandle};
+use super::{authorize, child_env, AuthorizeError, ChildEnv, Observed, ProcessHandle, Sandboxing};
 use crate::bindings::latest::tack::plugin::exec;
 use crate::state::PluginState;
 
@@ -52,7 +52,21 @@ impl exec::Host for PluginState {
             &self.env.capabilities.env,
             |name| self.env.secrets.holds(name),
         ));
-        match ProcessHandle::spawn(plan, env, &cwd, timeout, self.call.cancel.clone()) {
+        let sandbox = Sandboxing {
+            policy: &self.env.sandbox,
+            workspace: &self.env.workspace,
+        };
+        let spawned = ProcessHandle::spawn(
+            plan,
+            env,
+            &cwd,
+            timeout,
+            self.call.cancel.clone(),
+            // A tool call the user (through a policy with the `escalation` grant) let out of
+            // the sandbox runs its commands unconfined; nothing else does.
+            (!self.call.kind.unsandboxed()).then_some(sandbox),
+        );
+        match spawned {
             Ok(handle) => Ok(Ok(self.table.push(handle)?)),
             Err(e) => Ok(Err(exec::ExecError::Failed(format!(
                 "cannot start `{}`: {e}",
