@@ -335,3 +335,61 @@ fn start_up_names_the_sandbox_in_verbose_and_plugins_output() {
     // This machine has every protection: nothing is said missing.
     assert!(!stdout(&out).contains("missing:"), "{}", stdout(&out));
 }
+
+/// Runs one prompt in JSON mode under `permissions`, the model calling `bash` with `arguments`;
+/// returns the call's result.
+fn escalation_run(f: &Fixture, arguments: Value, permissions: &str) -> String {
+    let script = json!([
+        { "text": "working", "tool_calls": [{ "id": "e1", "name": "bash", "arguments": arguments }] },
+        { "text": "done" }
+    ]);
+    let scripted = f
+        .env
+        .package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
+    f.env.config(json!({
+        "provider": "scripted",
+        "plugins": { "scripted": { "script": script } },
+    }));
+    let out = f.env.run(&[
+        "--plugin",
+        scripted.to_str().expect("utf8"),
+        "--permissions",
+        permissions,
+        "--mode",
+        "json",
+        "go",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    tool_results(&stdout(&out))
+        .remove("e1")
+        .expect("the call's result")
+}
+
+#[test]
+fn leaving_the_sandbox_takes_a_policys_approval() {
+    let f = fixture();
+    let target = f.outside("escaped.txt");
+    let command = format!("echo out > {}", target.display());
+    // Confined, the write fails and the result says the sandbox may be why.
+    let result = escalation_run(&f, json!({ "command": command }), "yolo");
+    assert!(!target.exists(), "{result}");
+    assert!(result.contains(NOTE), "{result}");
+    // Asking to leave: read-only never lets it, and with nobody to answer (print and JSON
+    // modes) the ask is a refusal.
+    let asking = json!({ "command": command, "unsandboxed": true });
+    let result = escalation_run(&f, asking.clone(), "read-only");
+    assert!(!target.exists(), "{result}");
+    assert!(
+        result.contains("read-only mode never runs a command outside the command sandbox"),
+        "{result}"
+    );
+    let result = escalation_run(&f, asking.clone(), "ask");
+    assert!(!target.exists(), "{result}");
+    assert!(
+        result.contains("outside the command sandbox needs the user's approval"),
+        "{result}"
+    );
+    // In yolo mode the policy approves, and the command runs unconfined.
+    let result = escalation_run(&f, asking, "yolo");
+    assert!(target.exists(), "{result}");
+}

@@ -1148,3 +1148,79 @@ fn compact_summarizes_on_request_when_automatic_compaction_is_off() {
     assert!(messages.len() < before, "{} < {before}", messages.len());
     assert!(rpc.finish().0.success());
 }
+
+/// A call asking to run outside the command sandbox is put to the user by permission-gate;
+/// "always" is remembered for that exact command, so the next time only the call's own rules ask.
+#[test]
+fn leaving_the_sandbox_is_asked_and_always_is_remembered() {
+    let env = new_env();
+    let target = env.root().join("escaped.txt");
+    let command = format!("echo out > {}", target.display());
+    let call = |id: &str| {
+        json!({ "tool_calls": [{ "id": id, "name": "bash",
+                "arguments": { "command": command, "unsandboxed": true } }] })
+    };
+    let plugin = env.scripted(
+        json!([call("e1"), { "text": "written" }, call("e2"), { "text": "again" }]),
+        json!({}),
+    );
+    let mut rpc = env.spawn(&["--plugin", &plugin]);
+
+    rpc.prompt("write it outside");
+    let ask = rpc.dialog();
+    assert_eq!(ask["plugin"], "permission-gate");
+    assert!(
+        ask["title"]
+            .as_str()
+            .is_some_and(|t| t.contains("outside the command sandbox")),
+        "{ask}"
+    );
+    assert_eq!(
+        ask["options"][1],
+        "Always allow this outside the sandbox in this project"
+    );
+    rpc.client
+        .answer(&UiResponse::select_index(
+            ask["id"].as_str().expect("id"),
+            1,
+        ))
+        .expect("answer");
+    // The write itself, outside the workspace, is asked about as any such write is.
+    let write = rpc.dialog();
+    assert!(
+        !write["title"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("outside the command sandbox"),
+        "{write}"
+    );
+    rpc.client
+        .answer(&UiResponse::select_index(
+            write["id"].as_str().expect("id"),
+            0,
+        ))
+        .expect("answer");
+    rpc.wait("agent_end");
+    assert!(target.exists());
+    std::fs::remove_file(&target).expect("remove");
+
+    // The same command again: only the write is asked about now.
+    rpc.prompt("and again");
+    let write = rpc.dialog();
+    assert!(
+        !write["title"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("outside the command sandbox"),
+        "{write}"
+    );
+    rpc.client
+        .answer(&UiResponse::select_index(
+            write["id"].as_str().expect("id"),
+            0,
+        ))
+        .expect("answer");
+    rpc.wait("agent_end");
+    assert!(target.exists());
+    assert!(rpc.finish().0.success());
+}
