@@ -780,3 +780,47 @@ fn a_package_does_not_get_the_paths_given_with_a_builtins_flag() {
         "{err}"
     );
 }
+
+#[test]
+fn a_plugin_cannot_let_its_own_commands_out_of_the_sandbox() {
+    let env = new_env();
+    let outside = env.root().join("outside");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    let target = outside.join("escaped.txt");
+    let command = format!("echo out > {}", target.display());
+    let script = json!([
+        turn(vec![call(
+            "x1",
+            "exec",
+            json!({ "command": command, "unsandboxed": true })
+        )]),
+        done()
+    ]);
+    // It asks for the escalation grant too, which the user does not give: only a granted
+    // policy's word counts, and permission-gate's, with nobody to answer, is no.
+    let base = hostile_run(
+        &env,
+        script,
+        json!({}),
+        "exec = [\"**\"]\nescalation = true",
+    );
+    env.grant("hostile", "exec = [\"**\"]");
+    let tmp = env.root().join("tmp");
+    std::fs::create_dir_all(&tmp).expect("tmp");
+    let out = env
+        .command()
+        .env("TMPDIR", &tmp)
+        .args(args(&base, &["--mode", "json", "go"]))
+        .output()
+        .expect("tack runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_events(&out);
+    let end = event(&events, "tool_execution_end", "x1");
+    assert_eq!(end["isError"], true, "{end}");
+    assert!(
+        end.to_string()
+            .contains("outside the command sandbox needs the user's approval"),
+        "{end}"
+    );
+    assert!(!target.exists());
+}
