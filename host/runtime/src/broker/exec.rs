@@ -359,10 +359,10 @@ impl ProcessHandle {
         };
         let (name, args) = match plan {
             CommandPlan::Shell(line) => ("sh".to_string(), vec!["-c".to_string(), line]),
-            CommandPlan::Direct(mut words) => {
-                let name = words.remove(0);
-                (name, words)
-            }
+            CommandPlan::Direct(words) => match words.split_first() {
+                Some((name, args)) => (name.clone(), args.to_vec()),
+                None => return Err(std::io::ErrorKind::InvalidInput.into()),
+            },
         };
         let program = on_child_path(&name, &vars, cwd);
         let spawned = confined::spawn(&program, &name, &args, &vars, cwd, &prepared.child)?;

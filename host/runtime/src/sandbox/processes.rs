@@ -133,15 +133,27 @@ pub(super) fn prepare(
         ProcessLimit::Cgroup(parent) => {
             sweep();
             static NEXT: AtomicU64 = AtomicU64::new(0);
-            let dir = parent.join(format!(
-                "tack-{}-{}",
-                std::process::id(),
-                NEXT.fetch_add(1, Ordering::Relaxed)
-            ));
             let io = |what: &'static str, path: PathBuf| {
                 move |source| SandboxError::Io { what, path, source }
             };
-            std::fs::create_dir(&dir).map_err(io("cannot create the cgroup", dir.clone()))?;
+            let dir = loop {
+                let dir = parent.join(format!(
+                    "tack-{}-{}",
+                    std::process::id(),
+                    NEXT.fetch_add(1, Ordering::Relaxed)
+                ));
+                match std::fs::create_dir(&dir) {
+                    Ok(()) => break dir,
+                    // Left by an earlier tack with this pid whose last command still had
+                    // processes when it exited: removed if empty, else another name.
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                        if std::fs::remove_dir(&dir).is_ok() && std::fs::create_dir(&dir).is_ok() {
+                            break dir;
+                        }
+                    }
+                    Err(e) => return Err(io("cannot create the cgroup", dir)(e)),
+                }
+            };
             let cgroup = Cgroup { dir };
             let max_file = cgroup.dir.join("pids.max");
             std::fs::write(&max_file, max.to_string()).map_err(io("cannot write", max_file))?;
@@ -174,7 +186,10 @@ pub(super) fn probe() -> Result<ProcessLimit, String> {
         .flatten()
     {
         match try_cgroup(&parent) {
-            Ok(()) => return Ok(ProcessLimit::Cgroup(parent)),
+            Ok(()) => {
+                remove_stale(&parent);
+                return Ok(ProcessLimit::Cgroup(parent));
+            }
             Err(e) => tried.push(format!("{}: {e}", parent.display())),
         }
     }
@@ -189,6 +204,28 @@ pub(super) fn probe() -> Result<ProcessLimit, String> {
             tried.join("; ")
         )
     })
+}
+
+/// Removes the empty cgroups of tack processes that have exited: a command's cgroup outlives its
+/// tack when processes it left in the background were still alive then.
+fn remove_stale(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("tack-"))
+            .and_then(|rest| rest.split('-').next())
+        else {
+            continue;
+        };
+        if !Path::new("/proc").join(pid).exists() {
+            // Fails, harmlessly, while a process is still in it.
+            let _ = std::fs::remove_dir(entry.path());
+        }
+    }
 }
 
 /// Makes and removes a cgroup under `parent`, and checks it has `pids.max`.
