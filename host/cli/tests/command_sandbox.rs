@@ -257,7 +257,9 @@ fn a_fork_bomb_is_held_by_the_process_limit_and_tack_keeps_working() {
     let f = fixture();
     // A name in every bomb process's command line, to find any left behind.
     let marker = format!("tack-bomb-{}", std::process::id());
-    let bomb = format!("sh -c 'b() {{ b | b & }}; b; sleep 30' {marker}");
+    // The sleep starts before the bomb, so its own fork cannot be the one that fails and end
+    // the command early; `wait` forks nothing.
+    let bomb = format!("sh -c 'sleep 30 & b() {{ b | b & }}; b; wait' {marker}");
     let calls = json!([
         { "text": "bomb", "tool_calls": [
             { "id": "bomb", "name": "bash", "arguments": { "command": bomb, "timeout": 3 } } ] },
