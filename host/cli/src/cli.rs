@@ -179,14 +179,7 @@ pub struct Cli {
 
 /// The flags `Cli` hands to the built-in plugins (see [`Cli::plugin_flags`]): a package may not
 /// take the paths given with them.
-pub const BUILTIN_PLUGIN_FLAGS: [&str; 6] = [
-    "permissions",
-    "plan",
-    "skill",
-    "no-skills",
-    "subagents",
-    "agent",
-];
+pub use tack_packages::BUILTIN_PLUGIN_FLAGS;
 
 impl Cli {
     /// The plugin flags given, by name without `--`, with their text if they take one. What
@@ -345,7 +338,7 @@ pub enum PluginCommand {
     New {
         /// Language of the plugin.
         #[arg(long, value_enum)]
-        lang: crate::scaffold::Lang,
+        lang: Lang,
         /// Plugin name: lowercase letters, digits and '-'.
         name: String,
         /// Folder to create (default: ./<name>).
@@ -381,4 +374,14 @@ pub enum PluginCommand {
 
 fn parse_sandbox_mode(text: &str) -> Result<tack_runtime::SandboxMode, String> {
     text.parse()
+}
+
+/// The language of a new plugin (`tack plugin new --lang`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Lang {
+    Rust,
+    Js,
+    Python,
+    C,
+    Zig,
 }

@@ -1,12 +1,20 @@
-//! `tack sessions` (list the saved sessions) and `tack import <file>` (bring in a Pi session).
+//! Sessions: where they are stored, `tack sessions` (list the saved ones) and `tack import
+//! <file>` (bring in a Pi session); changing the session in the interactive modes, its
+//! statistics, and exporting it.
+
+pub mod change;
+pub mod export;
+pub mod export_html;
+pub mod stats;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use tack_core::session::{import_pi, SessionOptions, SessionStore, SessionSummary};
+use tack_core::text::human_size;
+use tack_packages::Home;
 
-use crate::home::Home;
 use crate::settings::SessionSettings;
 
 /// tack's sessions, and Pi's beside them: listed, continued with `-c` and resumed in place.
@@ -124,22 +132,6 @@ pub fn short_id(id: &str) -> &str {
 /// `2025-01-10T09:00:00.000Z` → `2025-01-10 09:00`.
 fn date(rfc3339: &str) -> String {
     rfc3339.get(..16).unwrap_or(rfc3339).replacen('T', " ", 1)
-}
-
-/// `1536` → `1.5 KiB`.
-pub fn human_size(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    let mut size = bytes as f64;
-    let mut unit = 0;
-    while size >= 1024.0 && unit < UNITS.len() - 1 {
-        size /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{size:.1} {}", UNITS[unit])
-    }
 }
 
 pub fn clip(text: &str, max_chars: usize) -> String {

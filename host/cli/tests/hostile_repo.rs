@@ -12,9 +12,9 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tack::rpc_client::RpcClient;
-use tack::rpc_protocol::{Command as RpcCommand, State};
 use tack_builtin::artifacts;
+use tack_protocol::client::RpcClient;
+use tack_protocol::{Command as RpcCommand, State};
 use tack_test_support::http::{MockServer, Reply};
 use tack_test_support::{stderr, stdout, tack, Env};
 

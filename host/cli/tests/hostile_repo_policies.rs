@@ -17,8 +17,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tack::rpc_client::RpcClient;
-use tack::rpc_protocol::{Command as RpcCommand, UiResponse};
+use tack_protocol::client::RpcClient;
+use tack_protocol::{Command as RpcCommand, UiResponse};
 use tack_test_support::{tack, Env};
 
 const WAIT: Duration = Duration::from_secs(90);

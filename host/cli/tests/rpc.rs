@@ -11,12 +11,12 @@ use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
-use tack::rpc_client::{ClientError, Incoming, RpcClient};
-use tack::rpc_protocol::{
+use tack_builtin::artifacts;
+use tack_protocol::client::{ClientError, Incoming, RpcClient};
+use tack_protocol::{
     BashResult, Command, ForkMessage, Model, ModelChoice, QueueMode, Request, Response, SessionRef,
     SessionStats, State, StreamingBehavior, UiResponse,
 };
-use tack_builtin::artifacts;
 use tack_test_support::{tack, Env};
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -70,7 +70,7 @@ impl RpcEnv for Env {
 
 /// A validator for one definition of the protocol schema.
 fn validator(definition: &str) -> jsonschema::Validator {
-    let text = include_str!("../rpc-protocol.schema.json");
+    let text = include_str!("../../protocol/rpc-protocol.schema.json");
     let mut schema: Value = serde_json::from_str(text).expect("the schema is JSON");
     let root = schema.as_object_mut().expect("object");
     root.remove("oneOf");

@@ -1,0 +1,10 @@
+//! Providers and models: the catalog plugins offer, which one a run uses, `--model` patterns,
+//! cycling and switching models between runs, and the router that sends each request to the
+//! provider of its model.
+
+pub mod catalog;
+pub mod choose;
+pub mod cycle;
+pub mod pattern;
+pub mod router;
+pub mod switch;

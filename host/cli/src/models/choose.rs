@@ -1,0 +1,263 @@
+//! Which provider and model a run uses: `--provider`/`--model` (a pattern, maybe with a thinking
+//! level), else the model a continued session was using, else the settings, else the first
+//! provider whose key is set, else an offline one.
+
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use tack_core::agent::{InputKind, ModelCost, ModelInfo, ReasoningLevel};
+use tack_core::session::SessionHandle;
+use tack_runtime::api;
+use tack_runtime::bridge::PluginProvider;
+use tack_runtime::broker::secrets::SecretStore;
+
+use super::pattern::{self as model_pattern, Candidate, Thinking};
+use crate::cli::Cli;
+use crate::start::load::Loaded;
+
+/// A provider chosen for this run.
+pub struct Chosen {
+    pub provider: Arc<dyn tack_core::Provider>,
+    pub model: ModelInfo,
+    pub options: serde_json::Value,
+    /// The thinking level asked for (`--thinking`, or `--model …:level`), clamped to the model.
+    pub reasoning: Option<ReasoningLevel>,
+    /// What to tell the user about the choice: an offline fallback, a clamped level.
+    pub notices: Vec<String>,
+}
+
+/// [`choose`] for `session`, taking the model it last recorded into account.
+pub fn for_session(cli: &Cli, loaded: &Loaded, session: &SessionHandle) -> Result<Chosen> {
+    let session_model = session
+        .lock()
+        .model()
+        .map(|(p, m)| (p.to_string(), m.to_string()));
+    choose(cli, loaded, session_model)
+}
+
+/// `--provider`/`--model`, else the model a continued session was using, else config, else the
+/// first provider with a key whose API key is available, else an offline provider (one that
+/// needs no key and whose plugin has no network grant, such as the demo).
+pub fn choose(
+    cli: &Cli,
+    loaded: &Loaded,
+    session_model: Option<(String, String)>,
+) -> Result<Chosen> {
+    let catalog = crate::models::catalog::build(&loaded.set, &loaded.settings)?;
+    let mut secrets = loaded.secrets.clone();
+    let by_pattern = match &cli.model {
+        Some(pattern) => Some(model_by_pattern(
+            pattern,
+            &catalog,
+            cli.provider.as_deref(),
+            &secrets,
+        )?),
+        None => None,
+    };
+    let from_session = session_model.filter(|(p, _)| {
+        cli.provider.is_none() && by_pattern.is_none() && catalog.iter().any(|e| &e.id == p)
+    });
+    let wanted = cli
+        .provider
+        .clone()
+        .or_else(|| by_pattern.as_ref().map(|m| m.provider.clone()))
+        .or_else(|| from_session.as_ref().map(|(p, _)| p.clone()))
+        .or_else(|| loaded.settings.provider.clone());
+    let mut notices = Vec::new();
+    let entry = match wanted {
+        Some(id) => catalog.iter().find(|e| e.id == id).with_context(|| {
+            let known: Vec<&str> = catalog.iter().map(|e| e.id.as_str()).collect();
+            format!("unknown provider '{id}' (available: {})", known.join(", "))
+        })?,
+        // Only providers whose key is set and whose plugin may send it there, first-party before
+        // third-party, then by id (the catalog's order): the same choice on every run.
+        None => match catalog
+            .iter()
+            .filter(|e| e.spec.secret.is_some() && e.usable(&secrets))
+            .min_by_key(|e| !e.first_party())
+        {
+            Some(entry) => entry,
+            None => {
+                let offline = catalog
+                    .iter()
+                    .filter(|e| e.offline())
+                    .min_by_key(|e| !e.first_party())
+                    .context(
+                        "no provider is usable: set an API key (ANTHROPIC_API_KEY, \
+                         OPENAI_API_KEY, …) or pass --provider and --api-key",
+                    )?;
+                notices.push(format!(
+                    "using the offline {} provider (no API key found). Set ANTHROPIC_API_KEY or \
+                     OPENAI_API_KEY, or pass --provider and --api-key, to use a real model.",
+                    offline.id
+                ));
+                offline
+            }
+        },
+    };
+    let mut user_secret = entry.secret_from_user;
+    if let (Some(key), Some(secret)) = (&cli.api_key, &entry.spec.secret) {
+        secrets = secrets.with_override(secret, key.clone());
+        // `--api-key` is the user handing this provider a key themselves.
+        user_secret = true;
+    }
+    let model_id = by_pattern
+        .as_ref()
+        .map(|m| m.model.clone())
+        .or_else(|| {
+            from_session
+                .as_ref()
+                .filter(|(p, _)| *p == entry.id)
+                .map(|(_, m)| m.clone())
+        })
+        .or_else(|| {
+            loaded
+                .settings
+                .model
+                .clone()
+                .filter(|_| cli.provider.is_none())
+        });
+    let spec = &entry.spec;
+    let model = match &model_id {
+        Some(id) => spec.models.iter().find(|m| &m.id == id).with_context(|| {
+            let known: Vec<&str> = spec.models.iter().map(|m| m.id.as_str()).collect();
+            format!(
+                "provider '{}' has no model '{id}' (available: {})",
+                entry.id,
+                known.join(", ")
+            )
+        })?,
+        None => spec
+            .models
+            .first()
+            .with_context(|| format!("provider '{}' lists no models", entry.id))?,
+    };
+    let base_url = cli.base_url.clone().or_else(|| entry.base_url.clone());
+    let provider = Arc::new(
+        PluginProvider::new(
+            entry.plugin.clone(),
+            spec.clone(),
+            base_url,
+            secrets,
+            loaded.runtime.http().clone(),
+        )
+        .with_user_secret(user_secret)
+        .with_timeouts(entry.timeouts)
+        .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?,
+    );
+    let asked = match &cli.thinking {
+        Some(level) => Some(Thinking::parse(level).with_context(|| {
+            format!(
+                "unknown thinking level '{level}' ({})",
+                model_pattern::LEVELS
+            )
+        })?),
+        None => by_pattern.and_then(|m| m.thinking).or_else(|| {
+            // The user's default applies to a model that thinks; a bad value is ignored here
+            // (and refused when `/settings` writes it).
+            let default = loaded.settings.default_thinking.as_deref()?;
+            Thinking::parse(default).filter(|_| model.reasoning)
+        }),
+    };
+    let reasoning = asked.map(|asked| {
+        let (level, note) = model_pattern::clamp(asked, model.reasoning, &model.id);
+        notices.extend(note);
+        level
+    });
+    Ok(Chosen {
+        model: model_info(&entry.id, model),
+        provider,
+        options: entry.options.clone(),
+        reasoning,
+        notices,
+    })
+}
+
+/// What `--model` named: a provider's model and maybe a thinking level.
+struct ModelByPattern {
+    provider: String,
+    model: String,
+    thinking: Option<Thinking>,
+}
+
+/// Resolves `--model` (see [`model_pattern`]) among the models of `--provider` when given, else
+/// among the models that can be used right away (their key set, or offline), else among all.
+fn model_by_pattern(
+    pattern: &str,
+    catalog: &[crate::models::catalog::ProviderEntry],
+    provider: Option<&str>,
+    secrets: &SecretStore,
+) -> Result<ModelByPattern> {
+    let candidates = |keep: &dyn Fn(&crate::models::catalog::ProviderEntry) -> bool| {
+        catalog
+            .iter()
+            .filter(|e| keep(e))
+            .flat_map(|e| {
+                e.spec.models.iter().map(|m| Candidate {
+                    provider: e.id.clone(),
+                    id: m.id.clone(),
+                    name: m.name.clone(),
+                })
+            })
+            .collect::<Vec<_>>()
+    };
+    let pools = match provider {
+        Some(id) => vec![candidates(&|e| e.id == id)],
+        None => vec![
+            candidates(&|e| e.offline() || e.usable(secrets)),
+            candidates(&|_| true),
+        ],
+    };
+    for pool in &pools {
+        if let Some(found) = model_pattern::resolve(pattern, pool) {
+            let c = &pool[found.index];
+            return Ok(ModelByPattern {
+                provider: c.provider.clone(),
+                model: c.id.clone(),
+                thinking: found.thinking,
+            });
+        }
+    }
+    match provider {
+        Some(id) if catalog.iter().any(|e| e.id == id) => {
+            let known: Vec<String> = pools[0].iter().map(|c| c.id.clone()).collect();
+            bail!(
+                "provider '{id}' has no model '{pattern}' (available: {})",
+                known.join(", ")
+            )
+        }
+        Some(id) => {
+            let known: Vec<&str> = catalog.iter().map(|e| e.id.as_str()).collect();
+            bail!("unknown provider '{id}' (available: {})", known.join(", "))
+        }
+        None => bail!(
+            "no model matches '{pattern}' (an id, provider/id or part of a model's id or name, \
+             optionally with :level; `tack models` lists them)"
+        ),
+    }
+}
+
+pub fn model_info(provider: &str, model: &api::ModelSpec) -> ModelInfo {
+    ModelInfo {
+        provider: provider.to_string(),
+        id: model.id.clone(),
+        name: model.name.clone(),
+        context_window: model.context_window,
+        max_output_tokens: model.max_output_tokens,
+        reasoning: model.reasoning,
+        input: model
+            .input
+            .iter()
+            .map(|k| match k {
+                api::InputKind::Text => InputKind::Text,
+                api::InputKind::Image => InputKind::Image,
+            })
+            .collect(),
+        cost: ModelCost {
+            input: model.cost.input,
+            output: model.cost.output,
+            cache_read: model.cost.cache_read,
+            cache_write: model.cost.cache_write,
+        },
+    }
+}

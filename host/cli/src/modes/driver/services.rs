@@ -1,0 +1,235 @@
+//! What plugins reach in an interactive front end. Dialogs are shown on the front end's
+//! [`Screen`] and wait for the user (or their timeout, or an abort, or shutdown); notifications,
+//! status segments and widgets go to the screen; messages a plugin sends are delivered as the
+//! WIT `delivery` says, starting a turn when the agent is idle. The session and the tool
+//! registry are the CLI's.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tack_core::event::NoticeLevel;
+use tack_protocol::CloseReason;
+use tack_runtime::api::{Delivery, Level, OutgoingMessage};
+use tack_runtime::{AgentServices, HostServices, PluginAgent, PluginUi};
+use tokio::sync::oneshot;
+
+use crate::start::inbox::Inbox;
+use crate::start::services::{notice_level, Backends};
+
+/// A dialog a plugin opens, as every front end shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Dialog {
+    Confirm { title: String, message: String },
+    Select { title: String, options: Vec<String> },
+    Input { title: String, placeholder: String },
+}
+
+/// Where a front end shows what plugins and runs have to say, and how it reads answers.
+pub trait Screen: Send + Sync + 'static {
+    /// The user's answer to a dialog, as this front end gets it.
+    type Answer: Send + 'static;
+
+    /// Shows dialog `id`; the answer goes to `reply`.
+    fn show_dialog(
+        &self,
+        id: &str,
+        plugin: &str,
+        dialog: Dialog,
+        timeout_ms: Option<u32>,
+        reply: oneshot::Sender<Self::Answer>,
+    );
+    /// Dialog `id` was not answered in time.
+    fn dialog_timed_out(&self, id: &str);
+    /// The plugin no longer waits for dialog `id` (answered, timed out or dropped).
+    fn dialog_over(&self, _id: &str) {}
+    /// Every open dialog ends with its default.
+    fn close_dialogs(&self, reason: CloseReason);
+
+    fn is_cancelled(answer: &Self::Answer) -> bool;
+    fn confirmed(answer: Self::Answer) -> bool;
+    fn selected(answer: Self::Answer, options: &[String]) -> Option<u32>;
+    fn text(answer: Self::Answer) -> Option<String>;
+
+    fn notify(&self, plugin: &str, level: NoticeLevel, message: &str);
+    fn set_status(&self, plugin: &str, key: &str, text: Option<&str>);
+    fn set_widget(&self, plugin: &str, key: &str, lines: &[String]);
+
+    /// An input hook handled the prompt: no `agent_end` follows.
+    fn input_handled(&self) {}
+    /// A run failed with `message`.
+    fn run_failed(&self, message: String);
+    /// A run (with whatever was queued meanwhile) is over and the agent idle.
+    fn run_finished(&self) {}
+}
+
+pub struct InteractiveServices<S: Screen> {
+    /// The tool registry; messages go through the inbox instead.
+    agent: Arc<AgentServices>,
+    pub screen: S,
+    /// Once shutting down, dialogs resolve to their defaults without asking.
+    closed: AtomicBool,
+    /// Messages plugins send the agent.
+    pub inbox: Inbox,
+}
+
+impl<S: Screen> InteractiveServices<S> {
+    pub fn new(agent: Arc<AgentServices>, screen: S, inbox: Inbox) -> Self {
+        InteractiveServices {
+            agent,
+            screen,
+            closed: AtomicBool::new(false),
+            inbox,
+        }
+    }
+
+    /// From now on dialogs are not shown: nobody is left to answer them.
+    pub fn shut(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        self.screen.close_dialogs(CloseReason::Shutdown);
+    }
+
+    pub fn is_shut(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    /// Shows a dialog and waits for the answer; `None` when it closed unanswered.
+    async fn ask(
+        &self,
+        plugin: &str,
+        dialog: Dialog,
+        timeout_ms: Option<u32>,
+    ) -> Option<S::Answer> {
+        if self.is_shut() {
+            return None;
+        }
+        let id = uuid::Uuid::now_v7().to_string();
+        let (reply, answer) = oneshot::channel();
+        let _open = OpenDialog {
+            screen: &self.screen,
+            id: &id,
+        };
+        self.screen
+            .show_dialog(&id, plugin, dialog, timeout_ms, reply);
+        let answer = match timeout_ms {
+            None => answer.await.ok(),
+            Some(ms) => {
+                match tokio::time::timeout(Duration::from_millis(ms.into()), answer).await {
+                    Ok(answer) => answer.ok(),
+                    Err(_) => {
+                        self.screen.dialog_timed_out(&id);
+                        None
+                    }
+                }
+            }
+        };
+        answer.filter(|a| !S::is_cancelled(a))
+    }
+}
+
+/// Tells the screen a dialog is over however its plugin call ends, also when it is dropped.
+struct OpenDialog<'a, S: Screen> {
+    screen: &'a S,
+    id: &'a str,
+}
+
+impl<S: Screen> Drop for OpenDialog<'_, S> {
+    fn drop(&mut self) {
+        self.screen.dialog_over(self.id);
+    }
+}
+
+#[async_trait::async_trait]
+impl<S: Screen> PluginUi for InteractiveServices<S> {
+    async fn confirm(
+        &self,
+        plugin: &str,
+        title: &str,
+        message: &str,
+        timeout_ms: Option<u32>,
+    ) -> bool {
+        let dialog = Dialog::Confirm {
+            title: title.to_string(),
+            message: message.to_string(),
+        };
+        self.ask(plugin, dialog, timeout_ms)
+            .await
+            .is_some_and(S::confirmed)
+    }
+
+    async fn select(
+        &self,
+        plugin: &str,
+        title: &str,
+        options: &[String],
+        timeout_ms: Option<u32>,
+    ) -> Option<u32> {
+        let dialog = Dialog::Select {
+            title: title.to_string(),
+            options: options.to_vec(),
+        };
+        let answer = self.ask(plugin, dialog, timeout_ms).await?;
+        S::selected(answer, options).filter(|index| (*index as usize) < options.len())
+    }
+
+    async fn input(
+        &self,
+        plugin: &str,
+        title: &str,
+        placeholder: &str,
+        timeout_ms: Option<u32>,
+    ) -> Option<String> {
+        let dialog = Dialog::Input {
+            title: title.to_string(),
+            placeholder: placeholder.to_string(),
+        };
+        S::text(self.ask(plugin, dialog, timeout_ms).await?)
+    }
+
+    fn notify(&self, plugin: &str, level: Level, message: &str) {
+        self.screen.notify(plugin, notice_level(level), message);
+    }
+
+    fn set_status(&self, plugin: &str, key: &str, text: Option<&str>) {
+        self.screen.set_status(plugin, key, text);
+    }
+
+    fn set_widget(&self, plugin: &str, key: &str, lines: &[String]) {
+        self.screen.set_widget(plugin, key, lines);
+    }
+}
+
+/// Messages go through the inbox, which starts a turn on an idle agent.
+impl<S: Screen> PluginAgent for InteractiveServices<S> {
+    fn send_message(&self, plugin: &str, message: OutgoingMessage, delivery: Delivery) {
+        self.inbox.deliver(plugin, message, delivery);
+    }
+
+    fn all_tools(&self) -> Vec<String> {
+        self.agent.all_tools()
+    }
+
+    fn active_tools(&self) -> Vec<String> {
+        self.agent.active_tools()
+    }
+
+    fn set_active_tools(&self, plugin: &str, names: Vec<String>) -> Result<(), String> {
+        self.agent.set_active_tools(plugin, names)
+    }
+
+    fn children(&self) -> Option<Arc<tack_runtime::children::ChildRuns>> {
+        self.agent.children()
+    }
+}
+
+/// What an interactive front end gives plugins: its screen and inbox, over the CLI's session.
+pub fn interactive_host<S: Screen>(
+    services: &Arc<InteractiveServices<S>>,
+    backends: &Backends,
+) -> HostServices {
+    HostServices {
+        ui: services.clone(),
+        session: backends.session.clone(),
+        agent: services.clone(),
+    }
+}

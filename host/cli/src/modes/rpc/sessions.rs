@@ -1,0 +1,120 @@
+//! Changing the session: `new_session`, `switch_session`, `fork`, `clone`, `set_session_name`,
+//! the RPC replies around [`crate::sessions::change`].
+
+use anyhow::{bail, Result};
+use serde_json::json;
+use tack_core::session::{EntryKind, Session};
+use tack_protocol::SessionRef;
+
+use super::server::{data, occupied, Reply, Server};
+use crate::modes::driver::BusyKind;
+use crate::sessions;
+
+impl Server {
+    /// A fresh session; `parentSession` (a session file) is recorded in its header, as Pi does.
+    pub async fn new_session(&self, parent_session: Option<String>) -> Reply {
+        if let Some(parent) = &parent_session {
+            if !std::path::Path::new(parent).is_file() {
+                bail!("parentSession {parent:?} is not a session file");
+            }
+        }
+        self.change(|server| {
+            let session = sessions::change::create_child(
+                &server.front.cli,
+                &server.front.loaded,
+                &server.front.store,
+                parent_session,
+            )?;
+            Ok((session, None))
+        })
+        .await
+    }
+
+    pub async fn switch_session(&self, path: Option<String>, id: Option<String>) -> Reply {
+        let arg = match (path, id) {
+            (Some(arg), None) | (None, Some(arg)) => arg,
+            _ => bail!("give either sessionPath or sessionId"),
+        };
+        self.change(|server| {
+            let (session, warnings) =
+                sessions::change::open(&server.front.loaded, &server.front.store, &arg)?;
+            for w in warnings {
+                eprintln!("tack: warning: {w}");
+            }
+            Ok((session, None))
+        })
+        .await
+    }
+
+    /// A new session holding the conversation before the user message `entry_id`; the message's
+    /// text comes back so the client can edit and resend it.
+    pub async fn fork(&self, entry_id: &str) -> Reply {
+        self.change(|server| {
+            let s = server.front.session.lock();
+            match sessions::change::fork(&server.front.loaded, &server.front.store, &s, entry_id)? {
+                Some((forked, text)) => Ok((forked, Some(text))),
+                None => bail!("entry {entry_id:?} is not a user message (see get_fork_messages)"),
+            }
+        })
+        .await
+    }
+
+    /// A new session holding the whole active branch, which goes on there.
+    pub async fn clone_session(&self) -> Reply {
+        self.change(|server| {
+            let s = server.front.session.lock();
+            let cloned = match s.leaf_id() {
+                Some(leaf) => server.front.store.fork(&s, leaf)?,
+                None => sessions::change::create(
+                    &server.front.cli,
+                    &server.front.loaded,
+                    &server.front.store,
+                )?,
+            };
+            Ok((cloned, None))
+        })
+        .await
+    }
+
+    pub fn set_session_name(&self, name: &str) -> Reply {
+        let name = name.trim();
+        if name.is_empty() {
+            bail!("the session name is empty");
+        }
+        self.front.session.lock().append(EntryKind::SessionInfo {
+            name: Some(name.to_string()),
+        })?;
+        data(json!({ "name": name }))
+    }
+
+    /// Replaces the session with the one `make` opens (and the text it returns for the client),
+    /// while no run can start.
+    async fn change(&self, make: impl FnOnce(&Self) -> Result<(Session, Option<String>)>) -> Reply {
+        let work = self
+            .driver
+            .occupy(BusyKind::ChangingSession)
+            .await
+            .map_err(occupied)?;
+        let result = match make(self) {
+            Ok((session, text)) => self.swap(session).await.map(|()| text),
+            Err(e) => Err(e),
+        };
+        self.driver.release(&work);
+        let text = result?;
+        let s = self.front.session.lock();
+        data(SessionRef {
+            cancelled: false,
+            session_id: s.id().to_string(),
+            session_file: s.path().map(|p| p.display().to_string()),
+            text,
+        })
+    }
+
+    async fn swap(&self, session: Session) -> Result<()> {
+        self.front
+            .replace_session(&self.services.inbox, session, |warning| {
+                eprintln!("tack: warning: {warning}")
+            })
+            .await
+    }
+}

@@ -1,0 +1,130 @@
+//! The terminal UI's [`Screen`]: dialogs open as overlays and wait for the user; notifications,
+//! status segments, widgets and run failures go to the screen, and the footer is redrawn when a
+//! run is over.
+
+use std::sync::{Arc, OnceLock, Weak};
+
+use tack_core::event::NoticeLevel;
+use tack_protocol::CloseReason;
+use tack_tui::{DialogAnswer, DialogKind, DialogRequest, UiEvent};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::modes::driver::{Dialog, InteractiveServices, Screen};
+use crate::start::AgentSession;
+
+pub type TuiServices = InteractiveServices<TuiScreen>;
+
+pub struct TuiScreen {
+    ui: mpsc::UnboundedSender<UiEvent>,
+    /// What the footer shows, once the agent exists (plugins are loaded before it). Weak, as
+    /// the state holds the plugins, which hold this screen.
+    front: OnceLock<Weak<AgentSession>>,
+}
+
+impl TuiScreen {
+    pub fn new(ui: mpsc::UnboundedSender<UiEvent>) -> Self {
+        TuiScreen {
+            ui,
+            front: OnceLock::new(),
+        }
+    }
+
+    pub fn attach(&self, front: &Arc<AgentSession>) {
+        let _ = self.front.set(Arc::downgrade(front));
+    }
+
+    fn send(&self, event: UiEvent) {
+        // The UI is gone only while tack shuts down; there is nobody to show anything to then.
+        let _ = self.ui.send(event);
+    }
+}
+
+impl Screen for TuiScreen {
+    type Answer = DialogAnswer;
+
+    fn show_dialog(
+        &self,
+        id: &str,
+        plugin: &str,
+        dialog: Dialog,
+        _timeout_ms: Option<u32>,
+        reply: oneshot::Sender<DialogAnswer>,
+    ) {
+        let kind = match dialog {
+            Dialog::Confirm { title, message } => DialogKind::Confirm { title, message },
+            Dialog::Select { title, options } => DialogKind::Select { title, options },
+            Dialog::Input { title, placeholder } => DialogKind::Input { title, placeholder },
+        };
+        self.send(UiEvent::Dialog(DialogRequest {
+            id: id.to_string(),
+            plugin: plugin.to_string(),
+            kind,
+            reply,
+        }));
+    }
+
+    fn dialog_timed_out(&self, id: &str) {
+        self.send(UiEvent::DialogClosed(id.to_string()));
+    }
+
+    /// Every open dialog ends with its default: the overlay drops its reply.
+    fn close_dialogs(&self, _reason: CloseReason) {
+        self.send(UiEvent::CloseDialogs);
+    }
+
+    fn is_cancelled(answer: &DialogAnswer) -> bool {
+        *answer == DialogAnswer::Cancelled
+    }
+
+    fn confirmed(answer: DialogAnswer) -> bool {
+        answer == DialogAnswer::Confirmed(true)
+    }
+
+    fn selected(answer: DialogAnswer, _options: &[String]) -> Option<u32> {
+        match answer {
+            DialogAnswer::Selected(index) => u32::try_from(index).ok(),
+            _ => None,
+        }
+    }
+
+    fn text(answer: DialogAnswer) -> Option<String> {
+        match answer {
+            DialogAnswer::Text(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    fn notify(&self, plugin: &str, level: NoticeLevel, message: &str) {
+        self.send(UiEvent::Notify {
+            plugin: plugin.to_string(),
+            level,
+            message: message.to_string(),
+        });
+    }
+
+    fn set_status(&self, plugin: &str, key: &str, text: Option<&str>) {
+        self.send(UiEvent::Status {
+            plugin: plugin.to_string(),
+            key: key.to_string(),
+            text: text.map(str::to_string),
+        });
+    }
+
+    fn set_widget(&self, plugin: &str, key: &str, lines: &[String]) {
+        self.send(UiEvent::Widget {
+            plugin: plugin.to_string(),
+            key: key.to_string(),
+            lines: lines.to_vec(),
+        });
+    }
+
+    fn run_failed(&self, message: String) {
+        self.send(UiEvent::Error(message));
+    }
+
+    fn run_finished(&self) {
+        if let Some(front) = self.front.get().and_then(Weak::upgrade) {
+            self.send(UiEvent::Footer(super::info::footer(&front)));
+        }
+    }
+}
