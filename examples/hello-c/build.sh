@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds hello-c.wasm: C bindings from ../../wit/v0.1.0, zig (from the in-clone venv that
+# Builds hello-c.wasm: C bindings from ../../wit/plugin/v0.1.0, zig (from the in-clone venv that
 # scripts/install-sdk-toolchains creates) as the wasm32-wasi compiler, then a component.
 # TACK_C defaults to running sdk/c/tool through cargo; CC may name another compiler.
 set -eu
@@ -9,7 +9,7 @@ TACK_C=${TACK_C:-cargo run -q --manifest-path $root/Cargo.toml -p tack-c-tool --
 CC=${CC:-$root/target/sdk-toolchains/venv/bin/python -m ziglang cc -target wasm32-wasi}
 export ZIG_GLOBAL_CACHE_DIR=${ZIG_GLOBAL_CACHE_DIR:-$PWD/$root/target/sdk-toolchains/zig-cache}
 mkdir -p build
-$TACK_C bindgen $root/wit/v0.1.0 build/gen >/dev/null
+$TACK_C bindgen $root/wit/plugin/v0.1.0 build/gen >/dev/null
 $CC -mexec-model=reactor -O2 -s -I$root/sdk/c/include -Ibuild/gen src/*.c \
   $root/sdk/c/src/tack_helpers.c $root/sdk/c/src/tack_defaults.c build/gen/plugin.c \
   build/gen/plugin_component_type.o -o build/core.wasm

@@ -4,6 +4,6 @@
 set -eu
 cd "$(dirname "$0")"
 COMPONENTIZE_PY=${COMPONENTIZE_PY:-../../target/sdk-toolchains/venv/bin/componentize-py}
-PYTHONDONTWRITEBYTECODE=1 "$COMPONENTIZE_PY" -d ../../wit/v0.1.0 -w plugin-extended componentize app \
+PYTHONDONTWRITEBYTECODE=1 "$COMPONENTIZE_PY" -d ../../wit/plugin/v0.1.0 -w plugin-extended componentize app \
   -p src -p ../../sdk/python -o hello-python.wasm
 echo "built hello-python.wasm"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds hello-zig.wasm: C bindings from ../../wit/v0.1.0, the Zig SDK over them, zig (from the
+# Builds hello-zig.wasm: C bindings from ../../wit/plugin/v0.1.0, the Zig SDK over them, zig (from the
 # in-clone venv that scripts/install-sdk-toolchains creates) for the wasm32-wasi core module, then
 # a component. TACK_C defaults to running sdk/c/tool through cargo; ZIG may name another zig.
 set -eu
@@ -10,7 +10,7 @@ ZIG=${ZIG:-$root/target/sdk-toolchains/venv/bin/python -m ziglang}
 export ZIG_GLOBAL_CACHE_DIR=${ZIG_GLOBAL_CACHE_DIR:-$PWD/$root/target/sdk-toolchains/zig-cache}
 export ZIG_LOCAL_CACHE_DIR=${ZIG_LOCAL_CACHE_DIR:-$PWD/build/zig-cache}
 mkdir -p build
-$TACK_C bindgen $root/wit/v0.1.0 build/gen >/dev/null
+$TACK_C bindgen $root/wit/plugin/v0.1.0 build/gen >/dev/null
 $ZIG translate-c -target wasm32-wasi -lc -I$root/sdk/c/include -Ibuild/gen \
   $root/sdk/c/include/tack.h >build/c.zig
 $ZIG build-exe -target wasm32-wasi -O ReleaseSmall -fno-entry -mexec-model=reactor -lc \

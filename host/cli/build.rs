@@ -79,7 +79,7 @@ fn embed_scaffold_sources(out_dir: &std::path::Path) {
     let root = PathBuf::from(env("CARGO_MANIFEST_DIR")).join("../..");
     let mut code = String::new();
     for (konst, dir, ext) in [
-        ("WIT_FILES", "wit/v0.1.0", "wit"),
+        ("WIT_FILES", "wit/plugin/v0.1.0", "wit"),
         ("AGENTS_WIT_FILES", "wit/agents/v0.1.0", "wit"),
         ("PROVIDER_WIT_FILES", "wit/provider/v0.1.0", "wit"),
         ("SDK_RUST_FILES", "sdk/rust/src", "rs"),

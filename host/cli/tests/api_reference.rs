@@ -55,7 +55,7 @@ fn generate() -> BTreeMap<PathBuf, String> {
     pages
 }
 
-/// Every folder under `wit/` that holds `.wit` files (a package: `v0.1.0/`, `agents/v0.1.0/`).
+/// Every folder under `wit/` that holds `.wit` files (a package version: `plugin/v0.1.0/`, `agents/v0.1.0/`).
 fn package_dirs(wit: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![wit.to_path_buf()];

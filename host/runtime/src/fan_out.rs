@@ -1,5 +1,5 @@
 //! The host side of `tack:plugin/tasks`: a plugin splits one call into tasks that run at the same
-//! time on other instances of itself (see `wit/v0.1.0/tasks.wit` and [`LoadedPlugin::run_tasks`]).
+//! time on other instances of itself (see `wit/plugin/v0.1.0/tasks.wit` and [`LoadedPlugin::run_tasks`]).
 //!
 //! Task instances come from the plugin's own pool, so they carry exactly its grants: fan-out adds
 //! cores, never capabilities.

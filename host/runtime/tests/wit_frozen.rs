@@ -1,7 +1,7 @@
 //! A released WIT version is frozen: every `vX.Y.Z.sha256` (in `sha256sum` format) must match its
 //! folder `vX.Y.Z/` beside it file for file, so a plugin built against that version always meets
-//! the same contract. That holds for `tack:plugin` (`wit/vX.Y.Z/`) and for every package of its own
-//! (`wit/<package>/vX.Y.Z/`: agents, dirs, provider). A change to an API goes into a new version
+//! the same contract. Every package has the same layout, `wit/<package>/vX.Y.Z/` (plugin, agents,
+//! dirs, provider), and one test checks them all. A change to an API goes into a new version
 //! folder (wit/README.md says how).
 
 #![allow(clippy::expect_used)] // A panic is how a test reports a failed setup.
@@ -76,20 +76,37 @@ fn released_in(root: &Path, package: &str) -> Vec<Released> {
     versions
 }
 
-/// Every released version of every package: `tack:plugin` at the top of `wit/`, each other
-/// package in a folder of its own name.
+/// Every released version of every package: each package is a folder of `wit/` named for it.
 fn released() -> Vec<Released> {
-    let mut all = released_in(&wit_root(), "plugin");
+    let mut all = Vec::new();
     for entry in std::fs::read_dir(wit_root()).expect("wit/ is readable") {
         let path = entry.expect("a directory entry").path();
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             continue;
         };
-        if path.is_dir() && !name.starts_with('v') {
+        if path.is_dir() {
             all.extend(released_in(&path, name));
         }
     }
     all
+}
+
+/// Nothing but package folders (and the README) at the top of `wit/`: a version folder there
+/// would be a second layout.
+#[test]
+fn every_package_has_a_folder_of_its_own() {
+    for entry in std::fs::read_dir(wit_root()).expect("wit/ is readable") {
+        let path = entry.expect("a directory entry").path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            name == "README.md" || (path.is_dir() && !name.starts_with('v')),
+            "wit/{name}: the top of wit/ holds one folder per package (wit/<package>/vX.Y.Z/)"
+        );
+    }
 }
 
 #[test]

@@ -95,7 +95,7 @@ pub fn repo_root() -> PathBuf {
 
 /// The WIT package the example plugins are built against: the newest released `tack:plugin`.
 pub fn wit_dir() -> PathBuf {
-    repo_root().join("wit").join("v0.1.0")
+    repo_root().join("wit").join("plugin").join("v0.1.0")
 }
 
 /// The workspace's target dir, where build outputs and the in-clone toolchains live.

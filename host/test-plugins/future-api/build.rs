@@ -1,5 +1,5 @@
 //! Writes the WIT this plugin is built against into OUT_DIR: the newest released `tack:plugin`
-//! (`wit/v0.1.0`) as version 0.9.0, plus an interface no host has yet. The plugin is thus what a
+//! (`wit/plugin/v0.1.0`) as version 0.9.0, plus an interface no host has yet. The plugin is thus what a
 //! plugin built against a future API looks like, and it follows every change to `wit/` instead of
 //! drifting from a copy.
 
@@ -30,7 +30,7 @@ world plugin-future {
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     let released = manifest_dir
-        .join("../../../wit")
+        .join("../../../wit/plugin")
         .join(format!("v{RELEASED}"));
     println!("cargo:rerun-if-changed={}", released.display());
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("wit");

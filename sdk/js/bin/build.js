@@ -7,7 +7,7 @@
 // the SDK as "./tack.js", which this script places next to it (unless the plugin has its own),
 // so the build needs no bundler.
 // The WIT is `<plugin-dir>/wit` when the plugin carries its own copy (scaffolded plugins do),
-// else the repository's `wit/v0.1.0/`.
+// else the repository's `wit/plugin/v0.1.0/`.
 
 import { componentize } from "@bytecodealliance/componentize-js";
 import {
@@ -31,7 +31,7 @@ if (!pluginArg) {
 }
 const plugin = resolve(pluginArg);
 const out = resolve(outArg ?? join(plugin, "plugin.wasm"));
-const wit = existsSync(join(plugin, "wit")) ? join(plugin, "wit") : resolve(sdk, "..", "..", "wit", "v0.1.0");
+const wit = existsSync(join(plugin, "wit")) ? join(plugin, "wit") : resolve(sdk, "..", "..", "wit", "plugin", "v0.1.0");
 
 // Stage the sources with the SDK beside them in a scratch folder.
 const stage = mkdtempSync(join(tmpdir(), "tack-js-build-"));

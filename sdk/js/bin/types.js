@@ -12,7 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const sdk = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const wit = resolve(sdk, "..", "..", "wit", "v0.1.0");
+const wit = resolve(sdk, "..", "..", "wit", "plugin", "v0.1.0");
 const files = readdirSync(wit).filter((f) => f.endsWith(".wit")).sort();
 let pkg = "";
 const bodies = [];

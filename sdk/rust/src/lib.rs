@@ -1,7 +1,7 @@
 //! Rust SDK for tack plugins.
 //!
 //! A tack plugin is a WebAssembly component exporting the `guest` interface of the WIT package
-//! `tack:plugin@0.1.0` (see `wit/v0.1.0/` at the repository root). This crate wraps the generated
+//! `tack:plugin@0.1.0` (see `wit/plugin/v0.1.0/` at the repository root). This crate wraps the generated
 //! bindings in a [`Plugin`] trait whose methods all have defaults except [`Plugin::init`], so a
 //! plugin implements only what it registers, and [`export_plugin!`] turns a type implementing it
 //! into the component's exports.
@@ -114,7 +114,7 @@ pub mod sse_local;
 #[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../../wit/v0.1.0",
+        path: "../../wit/plugin/v0.1.0",
         // `plugin` plus the optional extensions; a plugin imports only the extensions it calls
         // (unused imports are left out of the component), and one that never starts tasks
         // answers `run-task` with an error.

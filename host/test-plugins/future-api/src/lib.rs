@@ -1,4 +1,4 @@
-//! A plugin built against `tack:plugin@0.9.0`: the released WIT (`wit/v0.1.0`) under that version
+//! A plugin built against `tack:plugin@0.9.0`: the released WIT (`wit/plugin/v0.1.0`) under that version
 //! plus a `clock` import no host has, written by build.rs. The host must refuse the API version it
 //! does not support, with a message naming both versions, before it looks for the imports. It is
 //! otherwise a complete, working plugin.

@@ -4,7 +4,7 @@
 
 use crate::cli::Lang;
 
-// `WIT_FILES` (wit/v0.1.0/*.wit), `AGENTS_WIT_FILES` (wit/agents/v0.1.0/*.wit),
+// `WIT_FILES` (wit/plugin/v0.1.0/*.wit), `AGENTS_WIT_FILES` (wit/agents/v0.1.0/*.wit),
 // `PROVIDER_WIT_FILES` (wit/provider/v0.1.0/*.wit) and `SDK_RUST_FILES` (sdk/rust/src/*.rs),
 // listed by build.rs.
 include!(concat!(env!("OUT_DIR"), "/scaffold_sources.rs"));
@@ -46,10 +46,10 @@ fn wit(dir: &str) -> impl Iterator<Item = TemplateFile> + '_ {
         .map(move |(name, text)| verbatim(format!("{dir}/{name}"), text))
 }
 
-/// The Rust SDK's sources bind the WIT of the repository (`../../wit/v0.1.0`,
+/// The Rust SDK's sources bind the WIT of the repository (`../../wit/plugin/v0.1.0`,
 /// `../../wit/agents/v0.1.0` for its `agents` module and `../../wit/provider/v0.1.0` for
 /// incremental providers); the vendored copy binds the ones beside it.
-const SDK_WIT_PATH: &str = "\"../../wit/v0.1.0\"";
+const SDK_WIT_PATH: &str = "\"../../wit/plugin/v0.1.0\"";
 const SDK_AGENTS_WIT_PATH: &str = "\"../../wit/agents/v0.1.0\"";
 const SDK_PROVIDER_WIT_PATH: &str = "\"../../wit/provider/v0.1.0\"";
 
@@ -279,7 +279,7 @@ mod tests {
 
     #[test]
     fn scaffolds_carry_the_whole_released_wit_package_and_rust_sdk() {
-        assert_eq!(shipped(WIT_FILES), on_disk("wit/v0.1.0", "wit"));
+        assert_eq!(shipped(WIT_FILES), on_disk("wit/plugin/v0.1.0", "wit"));
         assert_eq!(
             shipped(AGENTS_WIT_FILES),
             on_disk("wit/agents/v0.1.0", "wit")
