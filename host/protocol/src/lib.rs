@@ -358,16 +358,6 @@ pub enum UiMethod {
     },
 }
 
-impl UiMethod {
-    /// Whether the request waits for an `extension_ui_response`.
-    pub fn is_dialog(&self) -> bool {
-        matches!(
-            self,
-            UiMethod::Select { .. } | UiMethod::Confirm { .. } | UiMethod::Input { .. }
-        )
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum NotifyType {

@@ -192,11 +192,6 @@ impl SandboxPolicy {
         self.mode != SandboxMode::Full
     }
 
-    /// Whether confined commands may use the network.
-    pub fn network_allowed(&self) -> bool {
-        !self.confines() || self.network
-    }
-
     /// The policy in words: `workspace-write, network off, at most 512 processes`.
     pub fn describe(&self) -> String {
         if !self.confines() {

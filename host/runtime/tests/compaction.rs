@@ -21,12 +21,12 @@ use tack_core::message::{
     AssistantContent, AssistantMessage, Message, StopReason, TextContent, ToolCall, Usage,
 };
 use tack_core::session::{import_pi, EntryKind, Session, SessionHandle, SessionStore};
-use tack_core::{Agent, AgentConfig, RunOutcome, RunStatus};
+use tack_core::{Agent, RunOutcome, RunStatus};
 use tack_runtime::api::Level;
-use tack_runtime::bridge::{PluginHooks, PluginTools};
-use tack_runtime::broker::secrets::SecretStore;
-use tack_runtime::{Capabilities, HostContext, HostServices, PluginSet, PluginUi};
-use tack_test_support::runtime::{builtin_spec, cached_runtime, provider, spec, Events};
+use tack_runtime::{Capabilities, PluginUi};
+use tack_test_support::runtime::{
+    builtin_spec, scripted_provider, spec, wire_agent, AgentOptions, Events, Scene, Services,
+};
 use tack_test_support::session::{compactions, tool_result};
 use tokio_util::sync::CancellationToken;
 
@@ -52,35 +52,22 @@ struct Harness {
     events: Arc<Events>,
     logs: Arc<Logs>,
     workspace: PathBuf,
-    _home: tempfile::TempDir,
-    _workspace: tempfile::TempDir,
+    _scene: Scene,
 }
 
 impl Harness {
     /// The scripted provider with a 6000-token window (compaction past 5000 tokens, about 800
     /// kept), core-tools, then `hooks`: (name, compact-hook config) in load order.
     async fn new(script: Vec<Value>, hooks: &[(&str, Value)]) -> Harness {
-        let home = tempfile::tempdir().expect("home");
-        let workspace_dir = tempfile::tempdir().expect("workspace");
-        let workspace = workspace_dir.path().canonicalize().expect("workspace");
-        std::fs::write(workspace.join("a.txt"), "alpha\n").expect("a.txt");
-        std::fs::write(workspace.join("notes.md"), "# Notes\n").expect("notes");
-        let runtime = cached_runtime(home.path().join("cache"));
+        let scene = Scene::new();
+        scene
+            .write("a.txt", "alpha\n")
+            .write("notes.md", "# Notes\n");
         let logs = Arc::new(Logs::default());
-        let host = HostContext {
-            workspace: workspace.clone(),
-            data_root: None,
-            services: HostServices::with_ui(logs.clone()),
-            secrets: SecretStore::new(None),
-            project_trusted: false,
-        };
+        let services = Services::new(logs.clone());
+        let host = scene.host(services.host(), false);
         let mut specs = vec![
-            spec(
-                "scripted",
-                artifacts::TEST_SCRIPTED_PROVIDER,
-                Capabilities::default(),
-                json!({ "script": script, "context_window": 6000 }),
-            ),
+            scripted_provider(json!({ "script": script, "context_window": 6000 })),
             builtin_spec("core-tools", json!({})),
         ];
         for (name, config) in hooks {
@@ -91,38 +78,34 @@ impl Harness {
                 config.clone(),
             ));
         }
-        let set = PluginSet::load(&runtime, specs, &host).await;
-        let errors: Vec<String> = set.errors.iter().map(|e| e.to_string()).collect();
-        assert!(errors.is_empty(), "plugins failed to load: {errors:?}");
-        let set = Arc::new(set);
-        let (model, provider) = provider(&set, &runtime, "scripted");
-        assert_eq!(model.context_window, 6000);
-        let store = SessionStore::new(home.path());
-        let session = SessionHandle::new(store.create(&workspace).expect("session"));
+        let set = scene.load(specs, &host).await;
+        let (store, session) = scene.session();
         let events = Arc::new(Events::default());
-        let mut config = AgentConfig::new(model, "You are a test.");
-        config.compaction = CompactionSettings {
-            enabled: true,
-            reserve_tokens: 1_000,
-            keep_recent_tokens: 800,
-        };
-        let agent = Agent::new(
-            config,
-            provider,
-            Arc::new(PluginTools::new(set.clone())),
-            session.clone(),
-        )
-        .with_hooks(Arc::new(PluginHooks::new(set)))
-        .with_events(events.clone());
+        let wired = wire_agent(
+            &scene,
+            &set,
+            &session,
+            &services,
+            AgentOptions {
+                configure: Box::new(|config| {
+                    config.compaction = CompactionSettings {
+                        enabled: true,
+                        reserve_tokens: 1_000,
+                        keep_recent_tokens: 800,
+                    };
+                }),
+                ..AgentOptions::default()
+            },
+        );
+        assert_eq!(wired.model.context_window, 6000);
         Harness {
-            agent,
+            agent: wired.agent.with_events(events.clone()),
             session,
             store,
             events,
             logs,
-            workspace,
-            _home: home,
-            _workspace: workspace_dir,
+            workspace: scene.workspace.clone(),
+            _scene: scene,
         }
     }
 

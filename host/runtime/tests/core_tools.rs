@@ -21,12 +21,12 @@ use tack_core::session::{Session, SessionHandle};
 use tack_core::{Agent, AgentConfig, AgentEvent, RunOutcome, RunStatus};
 use tack_runtime::api::{ContentBlock, ToolResult};
 use tack_runtime::bridge::PluginTools;
-use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
     Capabilities, HostContext, HostServices, LoadedPlugin, PluginSet, PluginSpec, Runtime,
+    RuntimeConfig,
 };
 use tack_test_support::runtime::{
-    builtin_spec, cached_runtime, provider, result_text as text, spec, tool_call as call, Events,
+    builtin_spec, provider, result_text as text, spec, tool_call as call, Events, Scene,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -49,12 +49,10 @@ fn core_tools_spec() -> PluginSpec {
     builtin_spec("core-tools", json!({}))
 }
 
-/// A scratch directory holding the workspace (`ws/`), the data root (`data/`) and a directory
-/// outside the workspace (`outside/`) for escape attempts, with core-tools loaded over it.
+/// The scene's workspace, a directory outside it (`outside/`) for escape attempts, and
+/// core-tools loaded over them.
 struct Fixture {
-    _dir: tempfile::TempDir,
-    /// Canonical, because the guest sees the workspace at its canonical path and absolute paths
-    /// given to the tools must match it.
+    _scene: Scene,
     ws: PathBuf,
     outside: PathBuf,
     runtime: Arc<Runtime>,
@@ -63,30 +61,21 @@ struct Fixture {
 }
 
 async fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let base = dir.path().canonicalize().expect("canonical tempdir");
-    let ws = base.join("ws");
-    let outside = base.join("outside");
-    std::fs::create_dir_all(&ws).expect("ws");
-    std::fs::create_dir_all(&outside).expect("outside");
-    let runtime = cached_runtime(cache_dir());
-    let host = HostContext {
-        workspace: ws.clone(),
-        data_root: Some(base.join("data")),
-        services: HostServices::headless(),
-        secrets: SecretStore::new(None),
-        project_trusted: false,
-    };
-    let plugin = LoadedPlugin::load(&runtime, core_tools_spec(), &host)
+    let scene = Scene::with_config(RuntimeConfig {
+        cache_dir: Some(cache_dir()),
+        ..RuntimeConfig::default()
+    });
+    let host = scene.host(HostServices::headless(), false);
+    let plugin = LoadedPlugin::load(&scene.runtime, core_tools_spec(), &host)
         .await
         .expect("core-tools loads");
     Fixture {
-        _dir: dir,
-        ws,
-        outside,
-        runtime,
+        ws: scene.workspace.clone(),
+        outside: scene.outside(),
+        runtime: scene.runtime.clone(),
         host,
         plugin,
+        _scene: scene,
     }
 }
 

@@ -4,19 +4,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tack_builtin::artifacts;
 use tack_core::session::{EntryKind, Session, SessionHandle};
 use tack_runtime::api::{InputAction, Level, ToolDecision, ToolResult};
-use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{
     AgentServices, CallLimits, Capabilities, HostContext, HostServices, LoadError, LoadedPlugin,
     Manifest, PluginError, PluginUi, Runtime, RuntimeConfig, SessionServices,
 };
-use tack_test_support::runtime::{manifest_spec, result_text as text, tool_call as call};
+use tack_test_support::runtime::{manifest_spec, result_text as text, tool_call as call, Scene};
 use tokio_util::sync::CancellationToken;
 
 /// Records what plugins log.
@@ -52,34 +51,22 @@ struct Fixture {
     host: HostContext,
     services: Arc<Recorder>,
     session: SessionHandle,
-    workspace: tempfile::TempDir,
-    _home: tempfile::TempDir,
+    /// A folder outside the workspace, for escape attempts.
+    outside: PathBuf,
+    _scene: Scene,
 }
 
 fn fixture(config: RuntimeConfig) -> Fixture {
-    let home = tempfile::tempdir().expect("home");
-    let workspace = tempfile::tempdir().expect("workspace");
-    let (host_services, services, session) = recording_services(workspace.path());
-    let runtime = Runtime::new(RuntimeConfig {
-        cache_dir: Some(home.path().join("cache")),
-        ..config
-    })
-    .expect("runtime");
-    let host = HostContext {
-        workspace: workspace.path().join("ws"),
-        data_root: Some(home.path().join("data")),
-        services: host_services,
-        secrets: SecretStore::new(None),
-        project_trusted: false,
-    };
-    std::fs::create_dir_all(&host.workspace).expect("ws");
+    let scene = Scene::with_config(config);
+    let (host_services, services, session) = recording_services(&scene.workspace);
+    let host = scene.host(host_services, false);
     Fixture {
-        runtime,
+        runtime: scene.runtime.clone(),
         host,
         services,
         session,
-        workspace,
-        _home: home,
+        outside: scene.outside(),
+        _scene: scene,
     }
 }
 
@@ -233,7 +220,7 @@ async fn example_plugin_round_trips_every_entry_point() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn filesystem_escapes_are_refused() {
     let f = fixture(quick_limits());
-    let outside = f.workspace.path().join("secret.txt");
+    let outside = f.outside.join("secret.txt");
     std::fs::write(&outside, "top secret").expect("write secret");
     std::os::unix::fs::symlink(&outside, f.host.workspace.join("link")).expect("symlink");
     std::fs::write(f.host.workspace.join("inside.txt"), "fine").expect("inside");
@@ -432,7 +419,7 @@ async fn repeated_faults_disable_the_plugin_but_not_its_neighbours() {
 async fn permission_bits_change_only_inside_a_read_write_grant() {
     use std::os::unix::fs::PermissionsExt;
     let f = fixture(quick_limits());
-    let outside = f.workspace.path().join("secret.txt");
+    let outside = f.outside.join("secret.txt");
     std::fs::write(&outside, "top secret").expect("write secret");
     std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o600)).expect("chmod");
     std::os::unix::fs::symlink(&outside, f.host.workspace.join("link")).expect("symlink");
@@ -477,7 +464,7 @@ async fn permission_bits_change_only_inside_a_read_write_grant() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn directory_listings_stay_inside_the_grants() {
     let f = fixture(quick_limits());
-    let outside = f.workspace.path().join("outside");
+    let outside = f.outside.join("outside");
     std::fs::create_dir(&outside).expect("outside dir");
     std::fs::write(outside.join("secret.txt"), "top secret").expect("write secret");
     std::os::unix::fs::symlink(&outside, f.host.workspace.join("link")).expect("symlink");
@@ -530,7 +517,7 @@ async fn tasks_run_at_once_on_instances_with_the_same_grants() {
         },
         ..quick_limits()
     });
-    let outside = f.workspace.path().join("secret.txt");
+    let outside = f.outside.join("secret.txt");
     std::fs::write(&outside, "top secret").expect("write secret");
     std::fs::write(f.host.workspace.join("inside.txt"), "fine").expect("inside");
     let p = hostile(&f).await;
@@ -674,17 +661,11 @@ component = "x.wasm"
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn warm_start_loads_from_the_cache_without_compiling() {
-    let home = tempfile::tempdir().expect("home");
-    let workspace = tempfile::tempdir().expect("ws");
-    let host = HostContext {
-        workspace: workspace.path().to_path_buf(),
-        data_root: None,
-        services: HostServices::headless(),
-        secrets: SecretStore::new(None),
-        project_trusted: false,
-    };
+    // Two runtimes over one cache folder: the scene's first, then a second, warm one.
+    let scene = Scene::new();
+    let host = scene.host(HostServices::headless(), false);
     let config = RuntimeConfig {
-        cache_dir: Some(home.path().join("cache")),
+        cache_dir: Some(scene.home.path().join("cache")),
         ..RuntimeConfig::default()
     };
     let manifest = std::fs::read_to_string(artifacts::HELLO_RUST_MANIFEST).expect("manifest");

@@ -15,16 +15,14 @@ use serde_json::{json, Value};
 use tack_builtin::artifacts;
 use tack_core::agent::{AgentStartPatch, Hooks, InputAction, ToolDecision};
 use tack_core::message::{Content, Message, ToolCall, ToolResult, ToolResultMessage};
-use tack_core::session::{EntryKind, SessionHandle, SessionStore};
-use tack_core::{Agent, AgentConfig, RunOutcome, RunStatus};
+use tack_core::session::{EntryKind, SessionHandle};
+use tack_core::{Agent, RunOutcome, RunStatus};
 use tack_runtime::api::Level;
-use tack_runtime::bridge::{PluginHooks, PluginTools};
-use tack_runtime::broker::secrets::SecretStore;
-use tack_runtime::{
-    AgentServices, HostContext, HostServices, Manifest, PluginAgent, PluginSet, PluginSpec,
-    PluginUi, SessionServices,
+use tack_runtime::bridge::PluginHooks;
+use tack_runtime::{AgentServices, Manifest, PluginAgent, PluginSet, PluginSpec, PluginUi};
+use tack_test_support::runtime::{
+    builtin_spec, manifest_spec, wire_agent, AgentOptions, Scene, Services,
 };
-use tack_test_support::runtime::{builtin_spec, cached_runtime, manifest_spec, provider};
 use tokio_util::sync::CancellationToken;
 
 // ---- the test UI and session --------------------------------------------------------------
@@ -128,8 +126,7 @@ struct Harness {
     agents: Arc<AgentServices>,
     session: SessionHandle,
     workspace: PathBuf,
-    _home: tempfile::TempDir,
-    _workspace_dir: tempfile::TempDir,
+    scene: Scene,
 }
 
 impl Harness {
@@ -153,28 +150,11 @@ impl Harness {
         prepare: impl FnOnce(&Path),
         project_trusted: bool,
     ) -> Harness {
-        let home = tempfile::tempdir().expect("home");
-        let workspace_dir = tempfile::tempdir().expect("workspace");
-        let workspace = workspace_dir
-            .path()
-            .canonicalize()
-            .expect("canonical workspace");
-        prepare(&workspace);
-        let runtime = cached_runtime(home.path().join("cache"));
+        let scene = Scene::new();
+        prepare(&scene.workspace);
         let ui = Arc::new(TestUi::default());
-        let sessions = Arc::new(SessionServices::default());
-        let agents = Arc::new(AgentServices::default());
-        let host = HostContext {
-            workspace: workspace.clone(),
-            data_root: Some(home.path().join("data")),
-            services: HostServices {
-                ui: ui.clone(),
-                session: sessions.clone(),
-                agent: agents.clone(),
-            },
-            secrets: SecretStore::new(None),
-            project_trusted,
-        };
+        let services = Services::new(ui.clone());
+        let host = scene.host(services.host(), project_trusted);
         let mut specs = vec![
             test_spec(
                 "scripted",
@@ -191,36 +171,18 @@ impl Harness {
                 test_spec(e.name, e.wasm, e.config, &e.rewrite)
             });
         }
-        let set = PluginSet::load(&runtime, specs, &host).await;
-        let errors: Vec<String> = set.errors.iter().map(|e| e.to_string()).collect();
-        assert!(errors.is_empty(), "plugins failed to load: {errors:?}");
-        let set = Arc::new(set);
-
-        let (model, provider) = provider(&set, &runtime, "scripted");
-        let tools = Arc::new(PluginTools::new(set.clone()));
-        let hooks = Arc::new(PluginHooks::new(set.clone()));
-        let store = SessionStore::new(home.path());
-        let session = SessionHandle::new(store.create(&workspace).expect("session"));
-        sessions.attach(session.clone());
-        agents.attach_tools(tools.clone());
-        let agent = Agent::new(
-            AgentConfig::new(model, "You are a test."),
-            provider,
-            tools,
-            session.clone(),
-        )
-        .with_hooks(hooks.clone());
-        agents.attach_queues(agent.queues());
+        let set = scene.load(specs, &host).await;
+        let (_store, session) = scene.session();
+        let wired = wire_agent(&scene, &set, &session, &services, AgentOptions::default());
         Harness {
-            agent,
+            agent: wired.agent,
             set,
-            hooks,
+            hooks: wired.hooks,
             ui,
-            agents,
+            agents: services.agent,
             session,
-            workspace,
-            _home: home,
-            _workspace_dir: workspace_dir,
+            workspace: scene.workspace.clone(),
+            scene,
         }
     }
 
@@ -776,7 +738,7 @@ async fn an_untrusted_projects_rules_only_make_the_gate_stricter() {
     );
     // The user's answer is kept outside the repository, where it cannot be shipped.
     assert_eq!(h.file(".tack/permissions.toml").as_deref(), Some(shipped));
-    let approvals = std::fs::read_dir(h._home.path().join("data/permission-gate/projects"))
+    let approvals = std::fs::read_dir(h.scene.home.path().join("data/permission-gate/projects"))
         .expect("approvals dir")
         .flatten()
         .map(|e| std::fs::read_to_string(e.path()).expect("approvals"))

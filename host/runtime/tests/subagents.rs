@@ -12,16 +12,14 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tack_builtin::artifacts;
 use tack_core::message::Message;
-use tack_core::session::{EntryKind, SessionHandle, SessionStore};
-use tack_core::{Agent, AgentConfig, RunOutcome, RunStatus};
-use tack_runtime::bridge::{PluginHooks, PluginTools};
-use tack_runtime::broker::secrets::SecretStore;
+use tack_core::session::{EntryKind, SessionHandle};
+use tack_core::{Agent, RunOutcome, RunStatus};
+use tack_runtime::bridge::PluginTools;
 use tack_runtime::children::{ChildLimits, ChildRuns, TRANSCRIPT_ENTRY_TYPE};
-use tack_runtime::{
-    Access, AgentServices, Capabilities, FsGrant, HostContext, HostServices, PluginSet, PluginSpec,
-    SessionServices,
+use tack_runtime::{Access, Capabilities, FsGrant, PluginSpec};
+use tack_test_support::runtime::{
+    builtin_spec, manifest_spec, scripted_provider, wire_agent, AgentOptions, Scene, Services,
 };
-use tack_test_support::runtime::{builtin_spec, cached_runtime, manifest_spec, provider, spec};
 use tokio_util::sync::CancellationToken;
 
 struct Harness {
@@ -29,8 +27,7 @@ struct Harness {
     children: Arc<ChildRuns>,
     session: SessionHandle,
     workspace: PathBuf,
-    _home: tempfile::TempDir,
-    _workspace_dir: tempfile::TempDir,
+    _scene: Scene,
 }
 
 #[derive(Default)]
@@ -77,40 +74,21 @@ impl tack_core::ToolExecutor for OnOtherTasks {
 
 /// The scripted provider, core-tools, `extras`, then the subagents plugin (enabled).
 async fn harness(setup: Setup) -> Harness {
-    let home = tempfile::tempdir().expect("home");
-    let workspace_dir = tempfile::tempdir().expect("workspace");
-    let workspace = workspace_dir.path().canonicalize().expect("canonical");
-    std::fs::write(workspace.join("README.md"), "# Demo\n").expect("readme");
-    let agents_dir = home.path().join("agents");
+    let scene = Scene::new();
+    scene.write("README.md", "# Demo\n");
+    let agents_dir = scene.home.path().join("agents");
     std::fs::create_dir_all(&agents_dir).expect("agents dir");
     for (name, text) in &setup.agents {
         std::fs::write(agents_dir.join(format!("{name}.md")), text).expect("definition");
     }
     let agents_dir = agents_dir.canonicalize().expect("canonical");
-    let runtime = cached_runtime(home.path().join("cache"));
-    let sessions = Arc::new(SessionServices::default());
-    let agents = Arc::new(AgentServices::default());
-    let host = HostContext {
-        workspace: workspace.clone(),
-        data_root: Some(home.path().join("data")),
-        services: HostServices {
-            ui: Arc::new(tack_runtime::HeadlessUi),
-            session: sessions.clone(),
-            agent: agents.clone(),
-        },
-        secrets: SecretStore::new(None),
-        project_trusted: true,
-    };
+    let services = Services::new(Arc::new(tack_runtime::HeadlessUi));
+    let host = scene.host(services.host(), true);
     let mut specs = vec![
-        spec(
-            "scripted",
-            artifacts::TEST_SCRIPTED_PROVIDER,
-            Capabilities::default(),
-            json!({
-                "script": setup.script,
-                "branches": if setup.branches.is_null() { json!({}) } else { setup.branches },
-            }),
-        ),
+        scripted_provider(json!({
+            "script": setup.script,
+            "branches": if setup.branches.is_null() { json!({}) } else { setup.branches },
+        })),
         builtin_spec("core-tools", json!({})),
     ];
     specs.extend(setup.extras);
@@ -129,40 +107,38 @@ async fn harness(setup: Setup) -> Harness {
         subagents.granted.agents = false;
     }
     specs.push(subagents);
-    let set = PluginSet::load(&runtime, specs, &host).await;
-    let errors: Vec<String> = set.errors.iter().map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "plugins failed to load: {errors:?}");
-    let set = Arc::new(set);
-    let (model, provider) = provider(&set, &runtime, "scripted");
-    let tools = Arc::new(PluginTools::new(set.clone()));
-    let hooks = Arc::new(PluginHooks::new(set.clone()));
-    let store = SessionStore::new(home.path());
-    let session = SessionHandle::new(store.create(&workspace).expect("session"));
-    sessions.attach(session.clone());
-    agents.attach_tools(tools.clone());
-    let executor: Arc<dyn tack_core::ToolExecutor> = if setup.calls_on_other_tasks {
-        Arc::new(OnOtherTasks { inner: tools })
-    } else {
-        tools
-    };
-    let agent = Agent::new(
-        AgentConfig::new(model.clone(), "You are a test."),
-        provider,
-        executor,
-        session.clone(),
-    )
-    .with_hooks(hooks);
-    agents.attach_queues(agent.queues());
+    let set = scene.load(specs, &host).await;
+    let (_store, session) = scene.session();
+    let on_other_tasks = setup.calls_on_other_tasks;
+    let wired = wire_agent(
+        &scene,
+        &set,
+        &session,
+        &services,
+        AgentOptions {
+            executor: Box::new(move |tools| -> Arc<dyn tack_core::ToolExecutor> {
+                if on_other_tasks {
+                    Arc::new(OnOtherTasks { inner: tools })
+                } else {
+                    tools
+                }
+            }),
+            ..AgentOptions::default()
+        },
+    );
     let children = Arc::new(ChildRuns::new(setup.limits));
-    children.attach(agent.child_factory(), session.clone(), vec![model]);
-    agents.attach_children(children.clone());
+    children.attach(
+        wired.agent.child_factory(),
+        session.clone(),
+        vec![wired.model],
+    );
+    services.agent.attach_children(children.clone());
     Harness {
-        agent,
+        agent: wired.agent,
         children,
         session,
-        workspace,
-        _home: home,
-        _workspace_dir: workspace_dir,
+        workspace: scene.workspace.clone(),
+        _scene: scene,
     }
 }
 

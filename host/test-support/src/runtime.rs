@@ -2,6 +2,10 @@
 //! specs, the provider a loaded set offers as a model, a recorder of agent events, and tool
 //! calls and their results.
 
+mod harness;
+
+pub use harness::{scripted_provider, wire_agent, AgentOptions, Scene, Services, Wired};
+
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
