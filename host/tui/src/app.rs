@@ -32,7 +32,7 @@ impl App {
     pub fn new(theme: Theme) -> App {
         let mut regions = Regions::new();
         regions
-            .add(Region::Transcript, TranscriptPane)
+            .add(Region::Transcript, TranscriptPane::default())
             .add(Region::AboveEditor, StatusPane)
             .add(Region::AboveEditor, QueuePane::default())
             .add(Region::AboveEditor, WidgetsPane::above())

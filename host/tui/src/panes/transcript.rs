@@ -1,5 +1,7 @@
 //! The conversation: the end of it, or from where the user scrolled back. Only the blocks on
-//! screen (and those scrolled past) are laid out, each caching its lines.
+//! screen (and those scrolled past) are laid out, each caching its lines; the lines on screen
+//! are kept too, so a frame in which only another pane changed (a key typed in the editor)
+//! copies them instead of walking the blocks again.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -14,13 +16,64 @@ use crate::theme::Theme;
 use crate::transcript::{Item, Rendered};
 
 #[derive(Default)]
-pub(crate) struct TranscriptPane;
+pub(crate) struct TranscriptPane {
+    shown: Option<Shown>,
+    /// Frames whose lines were gathered again rather than reused.
+    #[cfg(test)]
+    pub(crate) gathered: usize,
+}
+
+/// The lines on screen and what they were drawn from.
+struct Shown {
+    key: ShownKey,
+    lines: Vec<Line<'static>>,
+}
+
+#[derive(PartialEq, Eq)]
+struct ShownKey {
+    width: u16,
+    height: u16,
+    revision: u64,
+    options: u8,
+    anchor: Option<(usize, usize)>,
+}
+
+impl ShownKey {
+    fn of(state: &State, width: u16, height: u16) -> ShownKey {
+        ShownKey {
+            width,
+            height,
+            revision: state.transcript.revision(),
+            options: state.options.bits(),
+            anchor: state.scroll.anchor,
+        }
+    }
+}
 
 impl Pane for TranscriptPane {
     fn render(&mut self, frame: &mut Frame, area: Rect, cx: &mut RenderContext) {
         cx.state.view_height = area.height;
-        let lines = visible_lines(cx.state, area.width, area.height);
-        frame.render_widget(Paragraph::new(lines), area);
+        let lines = self.lines(cx.state, area.width, area.height);
+        frame.render_widget(Paragraph::new(lines.to_vec()), area);
+    }
+}
+
+impl TranscriptPane {
+    fn lines(&mut self, state: &mut State, width: u16, height: u16) -> &[Line<'static>] {
+        let settled = state.scroll.pending == 0 && !state.scroll.to_top;
+        let fresh = settled
+            && matches!(&self.shown, Some(shown) if shown.key == ShownKey::of(state, width, height));
+        if !fresh {
+            let lines = visible_lines(state, width, height);
+            // Scrolling resolved above, so the key holds the anchor the lines start at.
+            let key = ShownKey::of(state, width, height);
+            #[cfg(test)]
+            {
+                self.gathered += 1;
+            }
+            self.shown = Some(Shown { key, lines });
+        }
+        self.shown.as_ref().map_or(&[], |shown| &shown.lines)
     }
 }
 
@@ -100,4 +153,58 @@ fn lay_out(item: &mut Item, width: u16, theme: &Theme, options: ViewOptions) -> 
         });
     }
     item.cache.as_ref().map_or(0, |c| c.lines.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+    use tack_core::message::Message;
+
+    use super::*;
+    use crate::panes::Areas;
+    use crate::transcript::Block;
+
+    fn draw(pane: &mut TranscriptPane, state: &mut State, terminal: &mut Terminal<TestBackend>) {
+        let areas = Areas::default();
+        let result = terminal.draw(|frame| {
+            let area = frame.area();
+            let mut cx = RenderContext {
+                state: &mut *state,
+                areas: &areas,
+                compact: false,
+            };
+            pane.render(frame, area, &mut cx);
+        });
+        assert!(result.is_ok());
+    }
+
+    #[test]
+    fn a_key_in_the_editor_reuses_the_lines_on_screen() {
+        let mut state = State::new(Theme::colored());
+        let messages: Vec<Arc<Message>> = (0..50)
+            .map(|i| Arc::new(Message::user(format!("prompt {i}"))))
+            .collect();
+        state.transcript.load(&messages);
+        let Ok(mut terminal) = Terminal::new(TestBackend::new(40, 10));
+        let mut pane = TranscriptPane::default();
+        draw(&mut pane, &mut state, &mut terminal);
+        assert_eq!(pane.gathered, 1);
+
+        state.edit(|editor| editor.insert_char('a'));
+        draw(&mut pane, &mut state, &mut terminal);
+        assert_eq!(pane.gathered, 1, "typing does not touch the transcript");
+
+        state.scroll.by(-3);
+        draw(&mut pane, &mut state, &mut terminal);
+        assert_eq!(pane.gathered, 2, "scrolling moves the view");
+        draw(&mut pane, &mut state, &mut terminal);
+        assert_eq!(pane.gathered, 2);
+
+        state.transcript.push(Block::Info("more".into()));
+        draw(&mut pane, &mut state, &mut terminal);
+        assert_eq!(pane.gathered, 3, "a new block is drawn");
+    }
 }
