@@ -54,7 +54,21 @@ impl Pane for TranscriptPane {
     fn render(&mut self, frame: &mut Frame, area: Rect, cx: &mut RenderContext) {
         cx.state.view_height = area.height;
         let lines = self.lines(cx.state, area.width, area.height);
-        frame.render_widget(Paragraph::new(lines.to_vec()), area);
+        let lines: Vec<Line> = lines.iter().map(borrowed).collect();
+        frame.render_widget(Paragraph::new(lines), area);
+    }
+}
+
+/// The line with its text borrowed: the kept lines are drawn without copying their text.
+fn borrowed<'a>(line: &'a Line<'static>) -> Line<'a> {
+    Line {
+        style: line.style,
+        alignment: line.alignment,
+        spans: line
+            .spans
+            .iter()
+            .map(|span| Span::styled(span.content.as_ref(), span.style))
+            .collect(),
     }
 }
 
