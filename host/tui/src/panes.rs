@@ -39,16 +39,16 @@ pub enum Region {
 }
 
 impl Region {
-    /// Top to bottom; the overlay last, as it is drawn last.
-    pub const ALL: [Region; 7] = [
+    /// The regions stacked top to bottom; the overlay is over them all.
+    pub const STACKED: [Region; 6] = [
         Region::Header,
         Region::Transcript,
         Region::AboveEditor,
         Region::Editor,
         Region::BelowEditor,
         Region::Footer,
-        Region::Overlay,
     ];
+    const COUNT: usize = Region::STACKED.len() + 1;
 
     fn index(self) -> usize {
         self as usize
@@ -106,7 +106,7 @@ pub(crate) trait Pane {
 
 /// The panes by region, and which one has the keys no overlay takes.
 pub(crate) struct Regions {
-    panes: [Vec<Box<dyn Pane>>; Region::ALL.len()],
+    panes: [Vec<Box<dyn Pane>>; Region::COUNT],
     focus: (Region, usize),
 }
 
@@ -154,7 +154,7 @@ impl Regions {
 /// Where each region is in a frame.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Areas {
-    rects: [Rect; Region::ALL.len()],
+    rects: [Rect; Region::COUNT],
 }
 
 impl Areas {

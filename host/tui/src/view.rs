@@ -18,12 +18,11 @@ impl App {
             return;
         }
         let compact = area.height < COMPACT_HEIGHT;
-        let stacked = &Region::ALL[..Region::ALL.len() - 1];
 
         // One constraint per pane, so a frame too short for all of them squeezes each pane
         // the way a flat list of rows would.
         let mut constraints = Vec::new();
-        for &region in stacked {
+        for region in Region::STACKED {
             for pane in self.regions.panes_mut(region) {
                 constraints.push(if region == Region::Transcript {
                     Constraint::Min(1)
@@ -37,7 +36,7 @@ impl App {
         let mut areas = Areas::default();
         let mut next = 0;
         let mut top = area.y;
-        for &region in stacked {
+        for region in Region::STACKED {
             let count = self.regions.panes(region).len();
             let mine = &rects[next..next + count];
             let rect = match (mine.first(), mine.last()) {
@@ -52,7 +51,7 @@ impl App {
         areas.set(Region::Overlay, area);
 
         let mut next = 0;
-        for &region in stacked {
+        for region in Region::STACKED {
             for pane in self.regions.panes_mut(region) {
                 let mut cx = RenderContext {
                     state: &mut self.state,
