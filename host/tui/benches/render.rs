@@ -1,6 +1,7 @@
 //! Frame render time over a 10k-message session: the first frame after loading it (only the
 //! blocks on screen are laid out), a frame with warm caches, a frame while the last message
-//! streams, and paging up through the scrollback.
+//! streams, a frame after typing one key (only the editor changes), and paging up through the
+//! scrollback.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 
@@ -65,6 +66,24 @@ fn frames(c: &mut Criterion) {
                     delta: " more".into(),
                 },
             }));
+            terminal.draw(|f| app.render(f)).expect("draw").area
+        })
+    });
+
+    // A key typed in the editor changes the editor alone; the transcript's lines are reused.
+    let mut app = loaded(&messages);
+    let key = Event::Key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE));
+    let backspace = Event::Key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE));
+    let mut typed = false;
+    c.bench_function("type one key + frame, 10k messages", |b| {
+        b.iter(|| {
+            // Typing and erasing in turn keeps every frame the same size.
+            typed = !typed;
+            app.handle_event(if typed {
+                key.clone()
+            } else {
+                backspace.clone()
+            });
             terminal.draw(|f| app.render(f)).expect("draw").area
         })
     });

@@ -10,20 +10,24 @@ mod complete;
 mod editor;
 mod external_editor;
 pub mod keymap;
+mod panes;
 mod picker;
 pub mod protocol;
 pub mod render;
 mod runner;
 mod scroll;
+mod state;
 pub mod terminal;
 pub mod theme;
 pub mod transcript;
+mod usage;
 mod view;
 
-pub use app::{App, Usage};
+pub use app::App;
 pub use protocol::{
     Action, CommandInfo, DialogAnswer, DialogKind, DialogRequest, Display, FooterInfo, Picker,
     PickerEdit, PickerItem, PickerKind, PickerView, UiEvent,
 };
 pub use runner::{run, terminal_events};
 pub use theme::Theme;
+pub use usage::Usage;

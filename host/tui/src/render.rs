@@ -3,6 +3,7 @@
 //! so a block's height is the number of its lines and the view can skip what is off screen.
 
 pub mod blocks;
+pub(crate) mod count;
 pub mod highlight;
 pub mod image;
 pub mod markdown;

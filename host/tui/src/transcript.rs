@@ -102,6 +102,8 @@ pub struct Transcript {
     streaming: Option<usize>,
     /// The call whose arguments are streaming.
     streaming_call: Option<String>,
+    /// Counts changes to what the blocks show, so a view can tell its lines are still good.
+    revision: u64,
 }
 
 impl Transcript {
@@ -109,6 +111,8 @@ impl Transcript {
         &self.items
     }
 
+    /// For laying blocks out into their caches; blocks change through the methods that count
+    /// the change in [`Transcript::revision`].
     pub fn items_mut(&mut self) -> &mut [Item] {
         &mut self.items
     }
@@ -121,11 +125,16 @@ impl Transcript {
         self.items.is_empty()
     }
 
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
     pub fn push(&mut self, block: Block) -> usize {
         if let Block::Tool(card) = &block {
             self.cards.insert(card.id.clone(), self.items.len());
         }
         self.items.push(Item { block, cache: None });
+        self.revision += 1;
         self.items.len() - 1
     }
 
@@ -134,6 +143,7 @@ impl Transcript {
         if let Some(item) = self.items.get_mut(index) {
             f(&mut item.block);
             item.cache = None;
+            self.revision += 1;
         }
     }
 
@@ -169,11 +179,15 @@ impl Transcript {
         for item in &mut self.items {
             item.cache = None;
         }
+        self.revision += 1;
     }
 
     /// Rebuilds the transcript from a session's messages.
     pub fn load(&mut self, messages: &[Arc<Message>]) {
-        *self = Transcript::default();
+        *self = Transcript {
+            revision: self.revision + 1,
+            ..Transcript::default()
+        };
         for message in messages {
             self.add_message(message, false);
         }

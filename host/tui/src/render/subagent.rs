@@ -8,11 +8,11 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use super::blocks::ViewOptions;
+use super::count::human;
 use super::markdown;
 use super::wrap::{truncate, wrap_line};
 use crate::theme::Theme;
 use crate::transcript::{ChildRun, ToolCard, ToolState};
-use crate::view::human;
 
 /// What the card's header shows after the tool's name: the agent and the task's description
 /// (from the call's arguments until the child's own reports say).

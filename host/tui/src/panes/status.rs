@@ -1,0 +1,69 @@
+//! The status line over the editor: the spinner while the agent or the host works, the quit
+//! warning, whether the transcript is scrolled back, and plugins' status segments on the right.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::{Pane, RenderContext};
+use crate::render::wrap::truncate;
+use crate::state::State;
+
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+#[derive(Default)]
+pub(crate) struct StatusPane;
+
+impl Pane for StatusPane {
+    fn measure(&mut self, _state: &State, _width: u16, compact: bool) -> u16 {
+        u16::from(!compact)
+    }
+
+    fn render(&mut self, frame: &mut Frame, area: Rect, cx: &mut RenderContext) {
+        if !cx.compact {
+            frame.render_widget(Paragraph::new(status_line(cx.state, area.width)), area);
+        }
+    }
+}
+
+fn status_line(state: &State, width: u16) -> Line<'static> {
+    let theme = &state.theme;
+    let mut left: Vec<Span> = Vec::new();
+    if let Some(busy) = &state.busy {
+        left.push(Span::styled(
+            format!("{} {busy}", SPINNER[state.spinner % SPINNER.len()]),
+            theme.running(),
+        ));
+    } else if state.running {
+        left.push(Span::styled(
+            format!(
+                "{} Working… (Esc to abort)",
+                SPINNER[state.spinner % SPINNER.len()]
+            ),
+            theme.running(),
+        ));
+    } else if state.quit_armed {
+        left.push(Span::styled("Press Ctrl+C again to quit", theme.warn()));
+    }
+    if state.scroll.is_back() {
+        if !left.is_empty() {
+            left.push(Span::raw("  "));
+        }
+        left.push(Span::styled(
+            "↑ scrolled back (Ctrl+End or Esc: follow the end)",
+            theme.dim(),
+        ));
+    }
+    let right: Vec<String> = state.statuses.values().cloned().collect();
+    let right = right.join(" · ");
+    let used: usize = left.iter().map(|s| s.width()).sum();
+    let room = usize::from(width).saturating_sub(used + 1);
+    if !right.is_empty() && room > 3 {
+        let right = truncate(&right, room);
+        let pad = usize::from(width) - used - right.chars().count();
+        left.push(Span::raw(" ".repeat(pad.max(1))));
+        left.push(Span::styled(right, theme.accent()));
+    }
+    Line::from(left)
+}

@@ -1,0 +1,237 @@
+//! What the panes show and change: the conversation, the prompt being written, the agent's
+//! progress, what plugins put on screen, and the actions waiting for the program. Events from
+//! the agent and the host change it here; keys change it through the panes.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use tack_core::event::{AgentEvent, NoticeLevel};
+
+use crate::attachments::Attachments;
+use crate::complete::Completion;
+use crate::editor::Editor;
+use crate::keymap::Keymap;
+use crate::panes::dialog::OpenDialog;
+use crate::picker::PickerState;
+use crate::protocol::{Action, CommandInfo, Display, FooterInfo, UiEvent};
+use crate::render::blocks::ViewOptions;
+use crate::scroll::Scroll;
+use crate::theme::Theme;
+use crate::transcript::{Block, Transcript};
+use crate::usage::Usage;
+
+mod editing;
+
+/// How long a dialog ignores keys that would answer it, counted from when it comes on screen:
+/// Enter typed to send a message a moment before a permission question pops up must not answer
+/// "allow". Esc (the safe answer) and moving the highlight always work.
+pub const DIALOG_TYPEAHEAD_GUARD: Duration = Duration::from_millis(300);
+
+pub(crate) struct State {
+    pub theme: Theme,
+    pub transcript: Transcript,
+    pub options: ViewOptions,
+    pub scroll: Scroll,
+    /// Height of the transcript view in the last frame, for paging.
+    pub view_height: u16,
+    pub editor: Editor,
+    /// Blank columns on each side of the editor (`editor_padding`).
+    pub editor_padding: u16,
+    pub completion: Option<Completion>,
+    pub completion_dismissed: bool,
+    pub commands: Vec<CommandInfo>,
+    pub files: Vec<String>,
+    pub attachments: Attachments,
+    pub keymap: Keymap,
+    pub dialogs: VecDeque<OpenDialog>,
+    pub dialog_guard: Duration,
+    pub picker: Option<PickerState>,
+    /// Queued steering and follow-up messages.
+    pub queue: (Vec<String>, Vec<String>),
+    pub running: bool,
+    pub busy: Option<String>,
+    pub spinner: usize,
+    /// Ctrl+C on an empty, idle editor arms quitting; a second one quits.
+    pub quit_armed: bool,
+    pub statuses: BTreeMap<(String, String), String>,
+    pub widgets: BTreeMap<(String, String), Vec<String>>,
+    pub footer: FooterInfo,
+    pub usage: Usage,
+    pub actions: Vec<Action>,
+    /// Texts for the clipboard that the runner has yet to send to the terminal.
+    pub clipboard: Vec<String>,
+    /// Ctrl+G was pressed: the runner hands the text to the external editor.
+    pub external_edit: bool,
+    pub quit: bool,
+}
+
+impl State {
+    pub fn new(theme: Theme) -> State {
+        State {
+            theme,
+            transcript: Transcript::default(),
+            options: ViewOptions {
+                show_images: Display::default().show_images,
+                ..ViewOptions::default()
+            },
+            scroll: Scroll::default(),
+            view_height: 20,
+            editor: Editor::default(),
+            editor_padding: Display::default().editor_padding,
+            completion: None,
+            completion_dismissed: false,
+            commands: Vec::new(),
+            files: Vec::new(),
+            attachments: Attachments::default(),
+            keymap: Keymap::default(),
+            dialogs: VecDeque::new(),
+            dialog_guard: DIALOG_TYPEAHEAD_GUARD,
+            picker: None,
+            queue: Default::default(),
+            running: false,
+            busy: None,
+            spinner: 0,
+            quit_armed: false,
+            statuses: BTreeMap::new(),
+            widgets: BTreeMap::new(),
+            footer: FooterInfo::default(),
+            usage: Usage::default(),
+            actions: Vec::new(),
+            clipboard: Vec::new(),
+            external_edit: false,
+            quit: false,
+        }
+    }
+
+    pub fn apply(&mut self, event: UiEvent) {
+        match event {
+            UiEvent::Agent(event) => self.agent_event(event),
+            UiEvent::Transcript(messages) => {
+                self.transcript.load(&messages);
+                self.usage = Usage::default();
+                for message in &messages {
+                    self.usage.add(message);
+                }
+                self.scroll.follow();
+            }
+            UiEvent::Dialog(request) => {
+                let shown = self.dialogs.is_empty().then(Instant::now);
+                self.dialogs.push_back(OpenDialog::new(request, shown));
+            }
+            UiEvent::DialogClosed(id) => {
+                self.dialogs.retain(|d| d.request.id != id);
+                self.show_next_dialog();
+            }
+            UiEvent::CloseDialogs => self.dialogs.clear(),
+            UiEvent::Notify {
+                plugin,
+                level,
+                message,
+            } => {
+                self.transcript.push(Block::Notice {
+                    level,
+                    text: format!("[{plugin}] {message}"),
+                });
+            }
+            UiEvent::Status { plugin, key, text } => match text {
+                Some(text) => {
+                    self.statuses.insert((plugin, key), text);
+                }
+                None => {
+                    self.statuses.remove(&(plugin, key));
+                }
+            },
+            UiEvent::Widget { plugin, key, lines } => {
+                if lines.is_empty() {
+                    self.widgets.remove(&(plugin, key));
+                } else {
+                    self.widgets.insert((plugin, key), lines);
+                }
+            }
+            UiEvent::Info(text) => {
+                self.transcript.push(Block::Info(text));
+                self.scroll.follow();
+            }
+            UiEvent::Error(text) => {
+                self.transcript.push(Block::Notice {
+                    level: NoticeLevel::Error,
+                    text,
+                });
+                self.scroll.follow();
+            }
+            UiEvent::Footer(footer) => self.footer = footer,
+            UiEvent::Commands(commands) => self.commands = commands,
+            UiEvent::Picker(picker) => match &mut self.picker {
+                Some(open) if open.picker.kind == picker.kind => open.refresh(picker),
+                _ => self.picker = Some(PickerState::new(picker)),
+            },
+            UiEvent::AttachImage(path) => {
+                let chip = self.attachments.attach_file(path);
+                self.editor.insert_str(&chip);
+                self.edited();
+            }
+            UiEvent::Display(display) => {
+                self.options.show_images = display.show_images;
+                self.editor_padding = display.editor_padding.min(Display::MAX_EDITOR_PADDING);
+            }
+            UiEvent::Busy(busy) => self.busy = busy,
+            UiEvent::History(history) => self.editor.set_history(history),
+            UiEvent::Files(files) => self.files = files,
+            UiEvent::EditorText(text) => {
+                // What the user was writing stays, after the text put back.
+                let current = self.editor.text();
+                if current.trim().is_empty() {
+                    self.editor.set_text(&text);
+                } else {
+                    self.editor.set_text(&format!("{text}\n\n{current}"));
+                }
+                self.completion = None;
+            }
+            UiEvent::Clipboard(text) => self.clipboard.push(text),
+            UiEvent::Palette(palette) => {
+                self.theme = self.theme.with_palette(palette);
+                self.transcript.invalidate();
+            }
+            UiEvent::Shutdown => self.quit(),
+        }
+    }
+
+    fn agent_event(&mut self, event: AgentEvent) {
+        self.transcript.apply(&event);
+        match &event {
+            AgentEvent::AgentStart => {
+                self.running = true;
+                self.quit_armed = false;
+            }
+            AgentEvent::AgentEnd { .. } => self.running = false,
+            AgentEvent::QueueUpdate {
+                steering,
+                follow_up,
+            } => self.queue = (steering.clone(), follow_up.clone()),
+            AgentEvent::MessageEnd { message } => self.usage.add(message),
+            AgentEvent::CompactionStart { .. } => {
+                self.busy = Some("Compacting the conversation…".into())
+            }
+            AgentEvent::CompactionEnd { aborted, .. } => {
+                self.busy = None;
+                if !aborted {
+                    // The next response tells the new size.
+                    self.usage.context_tokens = 0;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Starts the typeahead guard of the dialog now at the front.
+    pub fn show_next_dialog(&mut self) {
+        if let Some(front) = self.dialogs.front_mut() {
+            front.shown.get_or_insert_with(Instant::now);
+        }
+    }
+
+    pub fn quit(&mut self) {
+        self.quit = true;
+        self.actions.push(Action::Quit);
+    }
+}
