@@ -149,7 +149,8 @@ pub enum CompactionReason {
     Manual,
 }
 
-/// A dialog a plugin opened, as recorded in the event stream.
+/// A dialog a plugin opens: what every front end shows (the terminal UI, RPC's
+/// `extension_ui_request`) and what print mode records in the event stream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum UiRequest {
@@ -171,6 +172,17 @@ pub enum UiRequest {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_ms: Option<u32>,
     },
+}
+
+impl UiRequest {
+    /// How long the plugin waits for an answer before it takes the dialog's default.
+    pub fn timeout_ms(&self) -> Option<u32> {
+        match self {
+            UiRequest::Confirm { timeout_ms, .. }
+            | UiRequest::Select { timeout_ms, .. }
+            | UiRequest::Input { timeout_ms, .. } => *timeout_ms,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -25,8 +25,8 @@ mod view;
 
 pub use app::App;
 pub use protocol::{
-    Action, CommandInfo, DialogAnswer, DialogKind, DialogRequest, Display, FooterInfo, Picker,
-    PickerEdit, PickerItem, PickerKind, PickerView, UiEvent,
+    Action, CommandInfo, DialogAnswer, DialogRequest, Display, FooterInfo, Picker, PickerEdit,
+    PickerItem, PickerKind, PickerView, UiEvent,
 };
 pub use runner::{run, terminal_events};
 pub use theme::Theme;

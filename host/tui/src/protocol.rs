@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use tack_core::event::{AgentEvent, NoticeLevel};
+use tack_core::event::{AgentEvent, NoticeLevel, UiRequest};
 use tack_core::message::Message;
 use tokio::sync::oneshot;
 
@@ -138,15 +138,9 @@ pub enum Action {
 pub struct DialogRequest {
     pub id: String,
     pub plugin: String,
-    pub kind: DialogKind,
+    /// What to ask; a plugin's timeout is kept by the host, which closes the dialog.
+    pub kind: UiRequest,
     pub reply: oneshot::Sender<DialogAnswer>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum DialogKind {
-    Confirm { title: String, message: String },
-    Select { title: String, options: Vec<String> },
-    Input { title: String, placeholder: String },
 }
 
 #[derive(Debug, Clone, PartialEq)]

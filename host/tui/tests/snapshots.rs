@@ -11,10 +11,10 @@ mod support;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Color;
 use support::*;
-use tack_core::event::NoticeLevel;
+use tack_core::event::{NoticeLevel, UiRequest};
 use tack_tui::{
-    Action, App, CommandInfo, DialogAnswer, DialogKind, DialogRequest, Display, Picker, PickerEdit,
-    PickerItem, PickerKind, PickerView, Theme, UiEvent,
+    Action, App, CommandInfo, DialogAnswer, DialogRequest, Display, Picker, PickerEdit, PickerItem,
+    PickerKind, PickerView, Theme, UiEvent,
 };
 use tokio::sync::oneshot;
 
@@ -58,7 +58,7 @@ fn running() -> App {
     app
 }
 
-fn dialog(app: &mut App, kind: DialogKind) -> oneshot::Receiver<DialogAnswer> {
+fn dialog(app: &mut App, kind: UiRequest) -> oneshot::Receiver<DialogAnswer> {
     let (reply, answer) = oneshot::channel();
     app.apply(UiEvent::Dialog(DialogRequest {
         id: "d1".into(),
@@ -138,9 +138,10 @@ fn confirm_dialog() {
     let mut app = running();
     let answer = dialog(
         &mut app,
-        DialogKind::Confirm {
+        UiRequest::Confirm {
             title: "Execute the plan?".into(),
             message: "1. Read README.md\n2. Summarize it".into(),
+            timeout_ms: None,
         },
     );
     insta::assert_snapshot!(snapshot(&mut app, 80, 24));
@@ -154,9 +155,10 @@ fn keys_typed_just_before_a_dialog_do_not_answer_it() {
     app.set_dialog_guard(std::time::Duration::from_secs(3600));
     let mut answer = dialog(
         &mut app,
-        DialogKind::Select {
+        UiRequest::Select {
             title: "Allow bash rm -r build?".into(),
             options: vec!["Allow once".into(), "Deny".into()],
+            timeout_ms: None,
         },
     );
     key(&mut app, KeyCode::Enter);
@@ -171,13 +173,14 @@ fn select_dialog() {
     let mut app = running();
     let answer = dialog(
         &mut app,
-        DialogKind::Select {
+        UiRequest::Select {
             title: "Allow bash rm -r build?".into(),
             options: vec![
                 "Allow once".into(),
                 "Always allow for this project".into(),
                 "Deny".into(),
             ],
+            timeout_ms: None,
         },
     );
     key(&mut app, KeyCode::Down);
@@ -191,9 +194,10 @@ fn input_dialog() {
     let mut app = running();
     let answer = dialog(
         &mut app,
-        DialogKind::Input {
+        UiRequest::Input {
             title: "Name the branch".into(),
             placeholder: "feature/…".into(),
+            timeout_ms: None,
         },
     );
     type_text(&mut app, "fix/eof");

@@ -12,7 +12,9 @@ use ratatui::Frame;
 use super::popup::{centered, panel};
 use super::{Cursor, EventResult, Pane, RenderContext};
 use crate::editor::Editor;
-use crate::protocol::{DialogAnswer, DialogKind, DialogRequest};
+use tack_core::event::UiRequest;
+
+use crate::protocol::{DialogAnswer, DialogRequest};
 use crate::render::wrap::{truncate, wrap_line};
 use crate::state::State;
 use crate::theme::Theme;
@@ -86,7 +88,7 @@ fn dialog_key(state: &mut State, key: KeyEvent) {
         return;
     }
     let answer = match &dialog.request.kind {
-        DialogKind::Confirm { .. } => match key.code {
+        UiRequest::Confirm { .. } => match key.code {
             KeyCode::Char('y') | KeyCode::Char('Y') => Some(DialogAnswer::Confirmed(true)),
             KeyCode::Char('n') | KeyCode::Char('N') => Some(DialogAnswer::Confirmed(false)),
             KeyCode::Left | KeyCode::Right | KeyCode::Tab | KeyCode::BackTab => {
@@ -97,7 +99,7 @@ fn dialog_key(state: &mut State, key: KeyEvent) {
             KeyCode::Esc => Some(DialogAnswer::Cancelled),
             _ => None,
         },
-        DialogKind::Select { options, .. } => {
+        UiRequest::Select { options, .. } => {
             let count = options.len().max(1);
             match key.code {
                 KeyCode::Up | KeyCode::Char('k') => {
@@ -119,7 +121,7 @@ fn dialog_key(state: &mut State, key: KeyEvent) {
                 _ => None,
             }
         }
-        DialogKind::Input { .. } => match key.code {
+        UiRequest::Input { .. } => match key.code {
             KeyCode::Enter => Some(DialogAnswer::Text(dialog.input.text())),
             KeyCode::Esc => Some(DialogAnswer::Cancelled),
             KeyCode::Backspace => {
@@ -162,7 +164,7 @@ fn render_dialog(
     let inner = usize::from(width.saturating_sub(4)).max(1);
     let mut lines: Vec<Line> = Vec::new();
     let title = match &dialog.request.kind {
-        DialogKind::Confirm { title, message } => {
+        UiRequest::Confirm { title, message, .. } => {
             for l in message.lines() {
                 lines.extend(wrap_line(Line::from(l.to_string()), inner, &[]));
             }
@@ -179,7 +181,7 @@ fn render_dialog(
             ]));
             title
         }
-        DialogKind::Select { title, options } => {
+        UiRequest::Select { title, options, .. } => {
             for (i, option) in options.iter().enumerate() {
                 let style = if i == dialog.selected {
                     theme.selected()
@@ -194,7 +196,9 @@ fn render_dialog(
             }
             title
         }
-        DialogKind::Input { title, placeholder } => {
+        UiRequest::Input {
+            title, placeholder, ..
+        } => {
             let (input, _) = dialog
                 .input
                 .layout(width.saturating_sub(4), theme, placeholder);
@@ -204,9 +208,9 @@ fn render_dialog(
     };
     lines.push(Line::default());
     let hint = match dialog.request.kind {
-        DialogKind::Confirm { .. } => "y/n or ←/→ and Enter · Esc cancels",
-        DialogKind::Select { .. } => "↑/↓ or 1-9, Enter chooses · Esc cancels",
-        DialogKind::Input { .. } => "Enter answers · Esc cancels",
+        UiRequest::Confirm { .. } => "y/n or ←/→ and Enter · Esc cancels",
+        UiRequest::Select { .. } => "↑/↓ or 1-9, Enter chooses · Esc cancels",
+        UiRequest::Input { .. } => "Enter answers · Esc cancels",
     };
     lines.push(Line::from(Span::styled(truncate(hint, inner), theme.dim())));
     if open > 1 {
@@ -220,7 +224,7 @@ fn render_dialog(
     frame.render_widget(Clear, rect);
     let block = panel(&format!("{}: {title}", dialog.request.plugin), inner, theme);
     frame.render_widget(Paragraph::new(lines).block(block), rect);
-    let DialogKind::Input { .. } = dialog.request.kind else {
+    let UiRequest::Input { .. } = dialog.request.kind else {
         return None;
     };
     let (_, cursor) = dialog.input.layout(width.saturating_sub(4), theme, "");

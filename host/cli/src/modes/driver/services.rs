@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tack_core::event::NoticeLevel;
+use tack_core::event::{NoticeLevel, UiRequest};
 use tack_protocol::CloseReason;
 use tack_runtime::api::{Delivery, Level, OutgoingMessage};
 use tack_runtime::{AgentServices, HostServices, PluginAgent, PluginUi};
@@ -16,14 +16,6 @@ use tokio::sync::oneshot;
 
 use crate::start::inbox::Inbox;
 use crate::start::services::{notice_level, Backends};
-
-/// A dialog a plugin opens, as every front end shows it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Dialog {
-    Confirm { title: String, message: String },
-    Select { title: String, options: Vec<String> },
-    Input { title: String, placeholder: String },
-}
 
 /// Where a front end shows what plugins and runs have to say, and how it reads answers.
 pub trait Screen: Send + Sync + 'static {
@@ -35,8 +27,7 @@ pub trait Screen: Send + Sync + 'static {
         &self,
         id: &str,
         plugin: &str,
-        dialog: Dialog,
-        timeout_ms: Option<u32>,
+        dialog: UiRequest,
         reply: oneshot::Sender<Self::Answer>,
     );
     /// Dialog `id` was not answered in time.
@@ -94,12 +85,7 @@ impl<S: Screen> InteractiveServices<S> {
     }
 
     /// Shows a dialog and waits for the answer; `None` when it closed unanswered.
-    async fn ask(
-        &self,
-        plugin: &str,
-        dialog: Dialog,
-        timeout_ms: Option<u32>,
-    ) -> Option<S::Answer> {
+    async fn ask(&self, plugin: &str, dialog: UiRequest) -> Option<S::Answer> {
         if self.is_shut() {
             return None;
         }
@@ -109,8 +95,8 @@ impl<S: Screen> InteractiveServices<S> {
             screen: &self.screen,
             id: &id,
         };
-        self.screen
-            .show_dialog(&id, plugin, dialog, timeout_ms, reply);
+        let timeout_ms = dialog.timeout_ms();
+        self.screen.show_dialog(&id, plugin, dialog, reply);
         let answer = match timeout_ms {
             None => answer.await.ok(),
             Some(ms) => {
@@ -148,13 +134,12 @@ impl<S: Screen> PluginUi for InteractiveServices<S> {
         message: &str,
         timeout_ms: Option<u32>,
     ) -> bool {
-        let dialog = Dialog::Confirm {
+        let dialog = UiRequest::Confirm {
             title: title.to_string(),
             message: message.to_string(),
+            timeout_ms,
         };
-        self.ask(plugin, dialog, timeout_ms)
-            .await
-            .is_some_and(S::confirmed)
+        self.ask(plugin, dialog).await.is_some_and(S::confirmed)
     }
 
     async fn select(
@@ -164,11 +149,12 @@ impl<S: Screen> PluginUi for InteractiveServices<S> {
         options: &[String],
         timeout_ms: Option<u32>,
     ) -> Option<u32> {
-        let dialog = Dialog::Select {
+        let dialog = UiRequest::Select {
             title: title.to_string(),
             options: options.to_vec(),
+            timeout_ms,
         };
-        let answer = self.ask(plugin, dialog, timeout_ms).await?;
+        let answer = self.ask(plugin, dialog).await?;
         S::selected(answer, options).filter(|index| (*index as usize) < options.len())
     }
 
@@ -179,11 +165,12 @@ impl<S: Screen> PluginUi for InteractiveServices<S> {
         placeholder: &str,
         timeout_ms: Option<u32>,
     ) -> Option<String> {
-        let dialog = Dialog::Input {
+        let dialog = UiRequest::Input {
             title: title.to_string(),
             placeholder: placeholder.to_string(),
+            timeout_ms,
         };
-        S::text(self.ask(plugin, dialog, timeout_ms).await?)
+        S::text(self.ask(plugin, dialog).await?)
     }
 
     fn notify(&self, plugin: &str, level: Level, message: &str) {

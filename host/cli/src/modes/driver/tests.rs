@@ -10,7 +10,7 @@ use tack_core::agent::{
     AgentConfig, ModelCost, ModelInfo, Provider, ProviderError, ProviderRequest, ProviderStream,
     StopKind, StreamEvent, ToolError, ToolExecutor, ToolProgress, ToolSpec,
 };
-use tack_core::event::{AgentEvent, EventSink, NoticeLevel};
+use tack_core::event::{AgentEvent, EventSink, NoticeLevel, UiRequest};
 use tack_core::message::{Content, Message, ToolCall, ToolResult};
 use tack_core::session::{EntryKind, Session, SessionHandle};
 use tack_core::Agent;
@@ -97,11 +97,10 @@ impl Screen for Arc<Recording> {
         &self,
         _id: &str,
         plugin: &str,
-        dialog: Dialog,
-        timeout_ms: Option<u32>,
+        dialog: UiRequest,
         reply: oneshot::Sender<String>,
     ) {
-        self.note(format!("dialog {plugin} {dialog:?} {timeout_ms:?}"));
+        self.note(format!("dialog {plugin} {dialog:?}"));
         lock(&self.replies).push(reply);
     }
 

@@ -8,13 +8,15 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use tack_core::event::{AgentEvent, NoticeLevel};
+// The plugin's dialog; the protocol's `UiRequest` is the line that carries it to the client.
+use tack_core::event::UiRequest as Dialog;
 use tack_protocol::{
     CloseReason, NotifyType, RpcEvent, UiMethod, UiRequest, UiResponse, WidgetPlacement,
 };
 use tokio::sync::oneshot;
 
 use super::output::Output;
-use crate::modes::driver::{Dialog, InteractiveServices, Screen};
+use crate::modes::driver::{InteractiveServices, Screen};
 use crate::sync::lock;
 
 pub type RpcServices = InteractiveServices<RpcScreen>;
@@ -74,22 +76,33 @@ impl Screen for RpcScreen {
         id: &str,
         plugin: &str,
         dialog: Dialog,
-        timeout_ms: Option<u32>,
         reply: oneshot::Sender<UiResponse>,
     ) {
         lock(&self.dialogs).insert(id.to_string(), reply);
         let method = match dialog {
-            Dialog::Confirm { title, message } => UiMethod::Confirm {
+            Dialog::Confirm {
+                title,
+                message,
+                timeout_ms,
+            } => UiMethod::Confirm {
                 title,
                 message,
                 timeout: timeout_ms,
             },
-            Dialog::Select { title, options } => UiMethod::Select {
+            Dialog::Select {
+                title,
+                options,
+                timeout_ms,
+            } => UiMethod::Select {
                 title,
                 options,
                 timeout: timeout_ms,
             },
-            Dialog::Input { title, placeholder } => UiMethod::Input {
+            Dialog::Input {
+                title,
+                placeholder,
+                timeout_ms,
+            } => UiMethod::Input {
                 title,
                 placeholder: (!placeholder.is_empty()).then_some(placeholder),
                 timeout: timeout_ms,

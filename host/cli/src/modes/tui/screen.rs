@@ -5,11 +5,12 @@
 use std::sync::{Arc, OnceLock, Weak};
 
 use tack_core::event::NoticeLevel;
+use tack_core::event::UiRequest;
 use tack_protocol::CloseReason;
-use tack_tui::{DialogAnswer, DialogKind, DialogRequest, UiEvent};
+use tack_tui::{DialogAnswer, DialogRequest, UiEvent};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::modes::driver::{Dialog, InteractiveServices, Screen};
+use crate::modes::driver::{InteractiveServices, Screen};
 use crate::start::AgentSession;
 
 pub type TuiServices = InteractiveServices<TuiScreen>;
@@ -46,19 +47,13 @@ impl Screen for TuiScreen {
         &self,
         id: &str,
         plugin: &str,
-        dialog: Dialog,
-        _timeout_ms: Option<u32>,
+        dialog: UiRequest,
         reply: oneshot::Sender<DialogAnswer>,
     ) {
-        let kind = match dialog {
-            Dialog::Confirm { title, message } => DialogKind::Confirm { title, message },
-            Dialog::Select { title, options } => DialogKind::Select { title, options },
-            Dialog::Input { title, placeholder } => DialogKind::Input { title, placeholder },
-        };
         self.send(UiEvent::Dialog(DialogRequest {
             id: id.to_string(),
             plugin: plugin.to_string(),
-            kind,
+            kind: dialog,
             reply,
         }));
     }
