@@ -1,28 +1,29 @@
-//! Building the request at turns 50, 400 and 800 of a long scripted session (see
-//! `provider_common::script`), from scratch and with the plugin's cache of the turn before.
-//!
-//! `cargo bench -p provider-anthropic --bench long_session`
+//! `cargo bench -p provider-anthropic --bench long_session`: the Messages API body at turns 50,
+//! 400 and 800 of the scripted session (`provider_common::script`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 // A panic is how a bench reports a failed setup.
 // The plugin is a cdylib only (a native cdylib of a component does not link), so the bench
-// compiles the request modules itself; it uses only part of them (and, when checked with
-// cfg(test), none of their tests).
+// compiles the plugin's modules itself; it uses only part of them.
 #![allow(dead_code, unused_imports)]
 
+#[path = "../src/decode.rs"]
+mod decode;
+#[path = "../src/errors.rs"]
+mod errors;
 #[path = "../src/models.rs"]
 mod models;
+#[path = "../src/provider.rs"]
+mod provider;
 #[path = "../src/request.rs"]
 mod request;
 #[path = "../src/thinking.rs"]
 mod thinking;
 
-use criterion::{criterion_group, criterion_main, Criterion};
-use provider_common::script::{self, ANTHROPIC};
-
-fn long_session(c: &mut Criterion) {
-    script::bench_long_session(c, "provider-anthropic", &ANTHROPIC, request::build_with);
+fn long_session(c: &mut criterion::Criterion) {
+    use provider_common::script::{bench_kit, ANTHROPIC};
+    bench_kit::<provider::Anthropic>(c, "provider-anthropic", &ANTHROPIC);
 }
 
-criterion_group!(benches, long_session);
-criterion_main!(benches);
+criterion::criterion_group!(benches, long_session);
+criterion::criterion_main!(benches);

@@ -1,5 +1,6 @@
 //! The Claude models tack knows, with their limits and prices.
 
+use provider_common::models;
 use tack_sdk::{ModelCost, ModelSpec};
 
 pub struct Model {
@@ -54,20 +55,21 @@ pub fn find(id: &str) -> Option<&'static Model> {
     MODELS.iter().find(|model| model.id == id)
 }
 
-/// The catalogue as registration entries: every current Claude model reasons and reads images.
+/// A catalogue entry as registered: every current Claude model reasons and reads images.
+impl From<&Model> for ModelSpec {
+    fn from(m: &Model) -> Self {
+        models::spec(
+            m.id,
+            m.name,
+            m.context_window,
+            m.max_output_tokens,
+            true,
+            m.cost,
+        )
+    }
+}
+
+/// The catalogue as registration entries.
 pub fn specs() -> Vec<ModelSpec> {
-    MODELS
-        .iter()
-        .map(|model| {
-            ModelSpec::new(
-                model.id,
-                model.name,
-                model.context_window,
-                model.max_output_tokens,
-            )
-            .with_reasoning()
-            .with_images()
-            .with_cost(model.cost)
-        })
-        .collect()
+    models::specs(MODELS)
 }

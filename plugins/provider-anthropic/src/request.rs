@@ -1,13 +1,14 @@
 //! The unified request as a Messages API call (`POST /v1/messages`, streamed).
 
 use provider_common::body::{Body, Sink, Spot};
-use provider_common::cache::{Converted, Kept, Messages, Role};
+use provider_common::cache::{Converted, Role};
 use provider_common::ids;
-use provider_common::json;
-use provider_common::unified::{self, Assistant, AssistantPart, Message, Part, Tool, ToolResult};
+use provider_common::json::{self, Object};
+use provider_common::kit::{Request, Route};
+use provider_common::unified::{Assistant, AssistantPart, Message, Part, Tool, ToolResult};
 use serde::Serialize;
 use serde_json::Value;
-use tack_sdk::{HttpCall, ProviderError, ProviderRequest};
+use tack_sdk::ProviderError;
 
 use crate::{models, thinking};
 
@@ -43,88 +44,56 @@ pub struct Fragment {
     has_tool_result: bool,
 }
 
-pub type Cache = Kept<Fragment>;
-
-#[cfg(test)]
-/// The request built from scratch.
-pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
-    build_with(&mut Cache::default(), request.clone(), None)
+/// About how many bytes the blocks take in the body.
+pub fn messages_size(messages: &[Converted<'_, Fragment>]) -> usize {
+    messages
+        .iter()
+        .flat_map(|message| &message.fragment.blocks)
+        .map(|block| block.len() + 1)
+        .sum()
 }
 
-/// What a message's conversion depends on besides the message: signed thinking is replayed to
-/// the model that wrote it only.
-pub fn cache_key(provider: &str, model: &str) -> String {
-    format!("{provider}\n{model}")
-}
-
-/// The request, converting only the messages `cache` has not seen.
-pub fn build_with(
-    cache: &mut Cache,
-    request: ProviderRequest,
-    after: Option<u32>,
-) -> Result<HttpCall, ProviderError> {
-    let (provider, model_id) = (request.provider.as_str(), request.model.as_str());
-    let messages = Messages::of(request.messages, after);
-    let messages = cache
-        .messages
-        .update(&cache_key(provider, model_id), messages, |message| {
-            convert(message, provider, model_id)
-        })?;
-    let tools = unified::parse_tools(&request.tools)?;
-    let model = models::find(&request.model);
-    let answer_tokens = request.max_tokens.unwrap_or_else(|| {
+/// Writes the body; the headers depend on it (interleaved thinking with tools).
+pub fn write(
+    request: &Request<'_, Fragment>,
+    object: &mut Object<'_, Body>,
+) -> Result<Route, ProviderError> {
+    let unified = request.unified;
+    let model = models::find(&unified.model);
+    let answer_tokens = unified.max_tokens.unwrap_or_else(|| {
         model.map_or(UNKNOWN_MODEL_MAX_TOKENS, |m| {
             m.max_output_tokens.min(DEFAULT_MAX_TOKENS)
         })
     });
-    let turns = turns(&messages);
+    let turns = turns(request.messages);
     let (max_tokens, budget) = if continues_unthought_tool_use(&turns) {
         (answer_tokens, None)
     } else {
         thinking::plan(
-            request.reasoning,
+            unified.reasoning,
             answer_tokens,
             model.map(|m| m.max_output_tokens),
         )
     };
 
-    let mut headers = vec![
-        ("content-type".to_string(), "application/json".to_string()),
-        ("accept".to_string(), "text/event-stream".to_string()),
-        ("anthropic-version".to_string(), API_VERSION.to_string()),
-    ];
-    if budget.is_some() && !tools.is_empty() {
-        headers.push((
-            "anthropic-beta".to_string(),
-            INTERLEAVED_THINKING_BETA.to_string(),
-        ));
+    let mut route = Route::new("/v1/messages").header("anthropic-version", API_VERSION);
+    if budget.is_some() && !request.tools.is_empty() {
+        route = route.header("anthropic-beta", INTERLEAVED_THINKING_BETA);
     }
-    let size: usize = turns
-        .iter()
-        .flat_map(|turn| &turn.messages)
-        .flat_map(|message| &message.blocks)
-        .map(|block| block.len() + 1)
-        .sum();
-    let body = cache.body.begin(json::body_capacity(
-        size,
-        &request.tools,
-        &request.system_prompt,
-    ));
-    let mut object = json::Object::begin(body);
-    object.field("model", &request.model)?;
+    object.field("model", &unified.model)?;
     object.field("max_tokens", &max_tokens)?;
     object.field("stream", &true)?;
-    if !request.system_prompt.trim().is_empty() {
+    if !unified.system_prompt.trim().is_empty() {
         // The marker caches the tools and the system prompt, the prefix every turn shares.
         let system = [Block::Text {
-            text: &request.system_prompt,
+            text: &unified.system_prompt,
             cache_control: Some(CacheControl::EPHEMERAL),
         }];
         object.field("system", &system)?;
     }
     write_turns(object.key("messages")?, &turns);
-    if !tools.is_empty() {
-        let tools: Vec<ToolDef> = tools.iter().map(ToolDef::from).collect();
+    if !request.tools.is_empty() {
+        let tools: Vec<ToolDef> = request.tools.iter().map(ToolDef::from).collect();
         object.field("tools", &tools)?;
     }
     if let Some(budget_tokens) = budget {
@@ -134,13 +103,7 @@ pub fn build_with(
         };
         object.field("thinking", &thinking)?;
     }
-    object.end();
-    Ok(HttpCall {
-        method: "POST".to_string(),
-        path: "/v1/messages".to_string(),
-        headers,
-        body: body.finish(),
-    })
+    Ok(route)
 }
 
 // The request body's parts, serialized straight from the parsed conversation: building a `Value`
@@ -261,7 +224,7 @@ fn continues_unthought_tool_use(turns: &[Turn]) -> bool {
 }
 
 /// One message's blocks. Tool results become `tool_result` blocks of a user turn.
-fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, ProviderError> {
+pub fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, ProviderError> {
     let blocks = match message {
         Message::User(parts) => user_blocks(parts),
         Message::Assistant(assistant) => assistant_blocks(assistant, provider, model),
@@ -437,8 +400,15 @@ fn tool_result(result: &ToolResult) -> Block<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use provider_common::kit;
     use serde_json::json;
-    use tack_sdk::{ExecutionMode, ReasoningLevel, ToolSpec};
+    use tack_sdk::{ExecutionMode, HttpCall, ProviderRequest, ReasoningLevel, ToolSpec};
+
+    use crate::provider::Anthropic;
+
+    fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
+        kit::build_fresh::<Anthropic>(request)
+    }
 
     fn request(messages: Value, reasoning: ReasoningLevel) -> ProviderRequest {
         ProviderRequest {
@@ -648,17 +618,9 @@ mod tests {
 
     #[test]
     fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
-        use provider_common::script::{self, Builders, ANTHROPIC};
-        script::assert_cache_matches_fresh(
-            &ANTHROPIC,
+        provider_common::script::assert_kit_matches_fresh::<Anthropic>(
+            &provider_common::script::ANTHROPIC,
             240,
-            Builders {
-                key: cache_key,
-                cached: &|cache, request, after| {
-                    build_with(cache, request, after).expect("cached").body
-                },
-                fresh: &|request| build(&request).expect("fresh").body,
-            },
         );
     }
 }

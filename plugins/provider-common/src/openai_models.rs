@@ -3,6 +3,8 @@
 
 use tack_sdk::{ModelCost, ModelSpec, ReasoningLevel};
 
+use crate::models::{self, cost};
+
 pub struct Model {
     pub id: &'static str,
     pub name: &'static str,
@@ -13,15 +15,6 @@ pub struct Model {
     /// Accepts the `minimal` effort (the GPT-5 family); others start at `low`.
     pub minimal_effort: bool,
     pub cost: ModelCost,
-}
-
-const fn cost(input: f64, output: f64, cache_read: f64) -> ModelCost {
-    ModelCost {
-        input,
-        output,
-        cache_read,
-        cache_write: 0.0,
-    }
 }
 
 /// Prices in US dollars per million tokens, from OpenAI's price list.
@@ -104,26 +97,23 @@ pub fn find(id: &str) -> Option<&'static Model> {
     MODELS.iter().find(|model| model.id == id)
 }
 
-/// The catalogue as registration entries (all accept images).
+/// A catalogue entry as registered (all accept images).
+impl From<&Model> for ModelSpec {
+    fn from(m: &Model) -> Self {
+        models::spec(
+            m.id,
+            m.name,
+            m.context_window,
+            m.max_output_tokens,
+            m.reasoning,
+            m.cost,
+        )
+    }
+}
+
+/// The catalogue as registration entries.
 pub fn specs() -> Vec<ModelSpec> {
-    MODELS
-        .iter()
-        .map(|model| {
-            let spec = ModelSpec::new(
-                model.id,
-                model.name,
-                model.context_window,
-                model.max_output_tokens,
-            )
-            .with_images()
-            .with_cost(model.cost);
-            if model.reasoning {
-                spec.with_reasoning()
-            } else {
-                spec
-            }
-        })
-        .collect()
+    models::specs(MODELS)
 }
 
 /// The reasoning effort to send for `level`, or `None` to send none. `supported` is the user's

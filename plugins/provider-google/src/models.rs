@@ -1,5 +1,6 @@
 //! The Gemini models tack knows, with their limits, prices and how each controls thinking.
 
+use provider_common::models::{self, cost};
 use tack_sdk::{ModelCost, ModelSpec};
 
 /// How a model is told how much to think.
@@ -19,15 +20,6 @@ pub struct Model {
     pub max_output_tokens: u32,
     pub thinking: Thinking,
     pub cost: ModelCost,
-}
-
-const fn cost(input: f64, output: f64, cache_read: f64) -> ModelCost {
-    ModelCost {
-        input,
-        output,
-        cache_read,
-        cache_write: 0.0,
-    }
 }
 
 /// Prices in US dollars per million tokens, for prompts up to 200k tokens.
@@ -79,20 +71,21 @@ pub fn find(id: &str) -> Option<&'static Model> {
     MODELS.iter().find(|model| model.id == id)
 }
 
-/// The catalogue as registration entries: every model here thinks and reads images.
+/// A catalogue entry as registered: every model here thinks and reads images.
+impl From<&Model> for ModelSpec {
+    fn from(m: &Model) -> Self {
+        models::spec(
+            m.id,
+            m.name,
+            m.context_window,
+            m.max_output_tokens,
+            true,
+            m.cost,
+        )
+    }
+}
+
+/// The catalogue as registration entries.
 pub fn specs() -> Vec<ModelSpec> {
-    MODELS
-        .iter()
-        .map(|model| {
-            ModelSpec::new(
-                model.id,
-                model.name,
-                model.context_window,
-                model.max_output_tokens,
-            )
-            .with_reasoning()
-            .with_images()
-            .with_cost(model.cost)
-        })
-        .collect()
+    models::specs(MODELS)
 }

@@ -1,16 +1,17 @@
 //! The unified request as a `streamGenerateContent` call (`POST
 //! /v1beta/models/{model}:streamGenerateContent?alt=sse`).
 //!
-//! Each message's parts are kept in the plugin's [`Cache`] and reused on the next turn; only
-//! the messages the cache has not seen are converted.
+//! Each message's parts are kept by the provider kit and reused on the next turn; only the
+//! messages it has not seen are converted.
 
 use provider_common::body::{Body, Sink, Spot};
-use provider_common::cache::{Converted, Kept, Messages, Role};
-use provider_common::json::{self, Items};
-use provider_common::unified::{self, Assistant, AssistantPart, Message, Part, Tool, ToolResult};
+use provider_common::cache::{Converted, Role};
+use provider_common::json::{Items, Object};
+use provider_common::kit::{Request, Route};
+use provider_common::unified::{Assistant, AssistantPart, Message, Part, Tool, ToolResult};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use tack_sdk::{ErrorKind, HttpCall, ProviderError, ProviderRequest};
+use tack_sdk::{ErrorKind, ProviderError};
 
 use crate::thinking;
 
@@ -36,97 +37,71 @@ pub struct Fragment {
     images: Items,
 }
 
-pub type Cache = Kept<Fragment>;
-
-#[cfg(test)]
-/// The request built from scratch.
-pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
-    build_with(&mut Cache::default(), request.clone(), None)
+/// The model as the API names it: without its `models/` prefix, so that both spellings replay
+/// the same thought signatures.
+pub fn model_id(model: &str) -> &str {
+    model.strip_prefix("models/").unwrap_or(model)
 }
 
-/// What a message's conversion depends on besides the message: thought signatures go back to
-/// the model that wrote them only (named without its `models/` prefix).
-pub fn cache_key(provider: &str, model: &str) -> String {
-    let model = model.strip_prefix("models/").unwrap_or(model);
-    format!("{provider}\n{model}")
-}
-
-/// The request, converting only the messages `cache` has not seen.
-pub fn build_with(
-    cache: &mut Cache,
-    request: ProviderRequest,
-    after: Option<u32>,
-) -> Result<HttpCall, ProviderError> {
-    let model = request
-        .model
-        .strip_prefix("models/")
-        .unwrap_or(&request.model);
-    let provider = request.provider.as_str();
-    let messages = Messages::of(request.messages, after);
-    let messages = cache
-        .messages
-        .update(&cache_key(provider, model), messages, |message| {
-            convert(message, provider, model)
-        })?;
-    let tools = unified::parse_tools(&request.tools)?;
-    // The model id goes into the path: refuse anything that could change the path's meaning.
+/// The model id goes into the path: anything that could change the path's meaning is refused.
+pub fn check_model(model: &str) -> Result<(), ProviderError> {
     let valid = !model.is_empty()
         && !model.contains("..")
         && model
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if !valid {
-        return Err(ProviderError::new(
+    if valid {
+        Ok(())
+    } else {
+        Err(ProviderError::new(
             ErrorKind::InvalidRequest,
             format!("`{model}` is not a valid Gemini model id"),
-        ));
+        ))
     }
+}
 
-    // Fields in the order of their names, as the `Value` this body was once built as wrote them.
-    let size: usize = messages
+/// About how many bytes the parts take in the body.
+pub fn messages_size(messages: &[Converted<'_, Fragment>]) -> usize {
+    messages
         .iter()
         .map(|m| m.fragment.parts.byte_len() + 32)
-        .sum();
-    let body = cache.body.begin(json::body_capacity(
-        size,
-        &request.tools,
-        &request.system_prompt,
-    ));
-    let mut object = json::Object::begin(body);
-    write_contents(object.key("contents")?, &messages)?;
+        .sum()
+}
+
+/// Writes the body.
+pub fn write(
+    request: &Request<'_, Fragment>,
+    object: &mut Object<'_, Body>,
+) -> Result<Route, ProviderError> {
+    let (unified, model) = (request.unified, request.model);
+    // Fields in the order of their names, as the `Value` this body was once built as wrote them.
+    write_contents(object.key("contents")?, request.messages)?;
     let mut generation = Map::new();
-    if let Some(max_tokens) = request.max_tokens {
+    if let Some(max_tokens) = unified.max_tokens {
         generation.insert("maxOutputTokens".into(), json!(max_tokens));
     }
-    if let Some(config) = thinking::config(model, request.reasoning) {
+    if let Some(config) = thinking::config(model, unified.reasoning) {
         generation.insert("thinkingConfig".into(), config);
     }
     if !generation.is_empty() {
         object.field("generationConfig", &generation)?;
     }
-    if !request.system_prompt.trim().is_empty() {
+    if !unified.system_prompt.trim().is_empty() {
         let system = Content {
-            parts: [UserPart::text(&request.system_prompt)],
+            parts: [UserPart::text(&unified.system_prompt)],
             role: None,
         };
         object.field("systemInstruction", &system)?;
     }
-    if !tools.is_empty() {
+    if !request.tools.is_empty() {
         let declarations = [Declarations {
-            function_declarations: tools.iter().map(Declaration::from).collect(),
+            function_declarations: request.tools.iter().map(Declaration::from).collect(),
         }];
         object.field("tools", &declarations)?;
     }
-    object.end();
-    Ok(HttpCall {
-        method: "POST".to_string(),
-        path: format!("/v1beta/models/{model}:streamGenerateContent?alt=sse"),
-        headers: vec![
-            ("content-type".to_string(), "application/json".to_string()),
-            ("accept".to_string(), "text/event-stream".to_string()),
-        ],
-        body: body.finish(),
-    })
+    Ok(Route::new(format!(
+        "/v1beta/models/{model}:streamGenerateContent?alt=sse"
+    )))
 }
 
 // The body's parts, fields in the order of their names.
@@ -340,7 +315,7 @@ fn closing(role: &str) -> &'static [u8] {
 }
 
 /// One message's parts.
-fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, ProviderError> {
+pub fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, ProviderError> {
     let mut fragment = Fragment::default();
     match message {
         Message::User(parts) => {
@@ -457,7 +432,14 @@ fn model_parts<'a>(assistant: &'a Assistant, provider: &str, model: &str) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tack_sdk::{ExecutionMode, ReasoningLevel, ToolSpec};
+    use provider_common::kit;
+    use tack_sdk::{ExecutionMode, HttpCall, ProviderRequest, ReasoningLevel, ToolSpec};
+
+    use crate::provider::Google;
+
+    fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
+        kit::build_fresh::<Google>(request)
+    }
 
     fn request(model: &str, messages: Value) -> ProviderRequest {
         ProviderRequest {
@@ -606,17 +588,9 @@ mod tests {
 
     #[test]
     fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
-        use provider_common::script::{self, Builders, GOOGLE};
-        script::assert_cache_matches_fresh(
-            &GOOGLE,
+        provider_common::script::assert_kit_matches_fresh::<Google>(
+            &provider_common::script::GOOGLE,
             240,
-            Builders {
-                key: cache_key,
-                cached: &|cache, request, after| {
-                    build_with(cache, request, after).expect("cached").body
-                },
-                fresh: &|request| build(&request).expect("fresh").body,
-            },
         );
     }
 }
