@@ -1,11 +1,9 @@
-//! `cargo bench -p provider-anthropic --bench long_session`: the Messages API body at turns 50,
-//! 400 and 800 of the scripted session (`provider_common::script`).
+//! `cargo bench -p provider-anthropic --bench long_session`: the Messages API body at turns 50, 400
+//! and 800 of the scripted session (`provider_common::script`). The plugin is a `cdylib` only (a
+//! native `cdylib` of a component does not link), so the bench compiles the plugin's modules itself
+//! and uses only part of them (a panic is how it reports a failed setup).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-// A panic is how a bench reports a failed setup.
-// The plugin is a cdylib only (a native cdylib of a component does not link), so the bench
-// compiles the plugin's modules itself; it uses only part of them.
-#![allow(dead_code, unused_imports)]
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code, unused_imports)]
 
 #[path = "../src/decode.rs"]
 mod decode;
@@ -13,17 +11,9 @@ mod decode;
 mod errors;
 #[path = "../src/models.rs"]
 mod models;
-#[path = "../src/provider.rs"]
-mod provider;
 #[path = "../src/request.rs"]
 mod request;
 #[path = "../src/thinking.rs"]
 mod thinking;
 
-fn long_session(c: &mut criterion::Criterion) {
-    use provider_common::script::{bench_kit, ANTHROPIC};
-    bench_kit::<provider::Anthropic>(c, "provider-anthropic", &ANTHROPIC);
-}
-
-criterion::criterion_group!(benches, long_session);
-criterion::criterion_main!(benches);
+provider_common::bench_long_session!(request::Anthropic, ANTHROPIC);

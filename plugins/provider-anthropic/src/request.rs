@@ -4,13 +4,13 @@ use provider_common::body::{Body, Sink, Spot};
 use provider_common::cache::{Converted, Role};
 use provider_common::ids;
 use provider_common::json::{self, Object};
-use provider_common::kit::{Request, Route};
+use provider_common::kit::{self, HttpProvider, Request, Route, WithModels};
 use provider_common::unified::{Assistant, AssistantPart, Message, Part, Tool, ToolResult};
 use serde::Serialize;
 use serde_json::Value;
-use tack_sdk::ProviderError;
+use tack_sdk::{AuthScheme, ProviderError, ProviderSpec};
 
-use crate::{models, thinking};
+use crate::{decode, models, thinking};
 
 pub const API_VERSION: &str = "2023-06-01";
 
@@ -44,66 +44,79 @@ pub struct Fragment {
     has_tool_result: bool,
 }
 
-/// About how many bytes the blocks take in the body.
-pub fn messages_size(messages: &[Converted<'_, Fragment>]) -> usize {
-    messages
-        .iter()
-        .flat_map(|message| &message.fragment.blocks)
-        .map(|block| block.len() + 1)
-        .sum()
-}
+/// Anthropic as the provider kit sees it: what it registers, and how it writes requests and
+/// reads answers.
+#[derive(Default)]
+pub struct Anthropic;
 
-/// Writes the body; the headers depend on it (interleaved thinking with tools).
-pub fn write(
-    request: &Request<'_, Fragment>,
-    object: &mut Object<'_, Body>,
-) -> Result<Route, ProviderError> {
-    let unified = request.unified;
-    let model = models::find(&unified.model);
-    let answer_tokens = unified.max_tokens.unwrap_or_else(|| {
-        model.map_or(UNKNOWN_MODEL_MAX_TOKENS, |m| {
-            m.max_output_tokens.min(DEFAULT_MAX_TOKENS)
-        })
-    });
-    let turns = turns(request.messages);
-    let (max_tokens, budget) = if continues_unthought_tool_use(&turns) {
-        (answer_tokens, None)
-    } else {
-        thinking::plan(
-            unified.reasoning,
-            answer_tokens,
-            model.map(|m| m.max_output_tokens),
-        )
-    };
+impl HttpProvider for Anthropic {
+    type Fragment = Fragment;
+    type Decoder = decode::MessagesDecoder;
 
-    let mut route = Route::new("/v1/messages").header("anthropic-version", API_VERSION);
-    if budget.is_some() && !request.tools.is_empty() {
-        route = route.header("anthropic-beta", INTERLEAVED_THINKING_BETA);
+    fn spec() -> ProviderSpec {
+        ProviderSpec::new("anthropic", "Anthropic")
+            .base_url("https://api.anthropic.com")
+            .secret("ANTHROPIC_API_KEY", AuthScheme::Header("x-api-key".into()))
+            .with_models(provider_common::models::specs(models::MODELS))
     }
-    object.field("model", &unified.model)?;
-    object.field("max_tokens", &max_tokens)?;
-    object.field("stream", &true)?;
-    if !unified.system_prompt.trim().is_empty() {
-        // The marker caches the tools and the system prompt, the prefix every turn shares.
-        let system = [Block::Text {
-            text: &unified.system_prompt,
-            cache_control: Some(CacheControl::EPHEMERAL),
-        }];
-        object.field("system", &system)?;
-    }
-    write_turns(object.key("messages")?, &turns);
-    if !request.tools.is_empty() {
-        let tools: Vec<ToolDef> = request.tools.iter().map(ToolDef::from).collect();
-        object.field("tools", &tools)?;
-    }
-    if let Some(budget_tokens) = budget {
-        let thinking = ThinkingConfig {
-            kind: "enabled",
-            budget_tokens,
+
+    /// Writes the body; the headers depend on it (interleaved thinking with tools).
+    fn write(
+        &mut self,
+        request: &Request<'_, Fragment>,
+        object: &mut Object<'_, Body>,
+    ) -> Result<Route, ProviderError> {
+        let unified = request.unified;
+        let model = provider_common::models::find(models::MODELS, &unified.model);
+        let answer_tokens = unified.max_tokens.unwrap_or_else(|| {
+            model.map_or(UNKNOWN_MODEL_MAX_TOKENS, |m| {
+                m.max_output_tokens.min(DEFAULT_MAX_TOKENS)
+            })
+        });
+        let turns = turns(request.messages);
+        let (max_tokens, budget) = if continues_unthought_tool_use(&turns) {
+            (answer_tokens, None)
+        } else {
+            thinking::plan(
+                unified.reasoning,
+                answer_tokens,
+                model.map(|m| m.max_output_tokens),
+            )
         };
-        object.field("thinking", &thinking)?;
+
+        let mut route = Route::new("/v1/messages").header("anthropic-version", API_VERSION);
+        if budget.is_some() && !request.tools.is_empty() {
+            route = route.header("anthropic-beta", INTERLEAVED_THINKING_BETA);
+        }
+        object.field("model", &unified.model)?;
+        object.field("max_tokens", &max_tokens)?;
+        object.field("stream", &true)?;
+        if !unified.system_prompt.trim().is_empty() {
+            // The marker caches the tools and the system prompt, the prefix every turn shares.
+            let system = [Block::Text {
+                text: &unified.system_prompt,
+                cache_control: Some(CacheControl::EPHEMERAL),
+            }];
+            object.field("system", &system)?;
+        }
+        write_turns(object.key("messages")?, &turns);
+        if !request.tools.is_empty() {
+            let tools: Vec<ToolDef> = request.tools.iter().map(ToolDef::from).collect();
+            object.field("tools", &tools)?;
+        }
+        if let Some(budget_tokens) = budget {
+            let thinking = ThinkingConfig {
+                kind: "enabled",
+                budget_tokens,
+            };
+            object.field("thinking", &thinking)?;
+        }
+        Ok(route)
     }
-    Ok(route)
+
+    fn decoder(&self) -> decode::MessagesDecoder {
+        decode::MessagesDecoder::default()
+    }
 }
 
 // The request body's parts, serialized straight from the parsed conversation: building a `Value`
@@ -223,23 +236,30 @@ fn continues_unthought_tool_use(turns: &[Turn]) -> bool {
         && !assistant.starts_with_thinking
 }
 
-/// One message's blocks. Tool results become `tool_result` blocks of a user turn.
-pub fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, ProviderError> {
-    let blocks = match message {
-        Message::User(parts) => user_blocks(parts),
-        Message::Assistant(assistant) => assistant_blocks(assistant, provider, model),
-        Message::ToolResult(result) => vec![tool_result(result)],
-    };
-    Ok(Fragment {
-        starts_with_thinking: matches!(
-            blocks.first(),
-            Some(Block::Thinking { .. } | Block::RedactedThinking { .. })
-        ),
-        has_tool_result: matches!(message, Message::ToolResult(_)),
-        spots: vec![Spot::default(); blocks.len()],
-        turn_spot: Spot::default(),
-        blocks: blocks.iter().map(json::to_vec).collect::<Result<_, _>>()?,
-    })
+impl kit::Fragment for Fragment {
+    /// One message's blocks. Tool results become `tool_result` blocks of a user turn.
+    fn convert(message: &Message, provider: &str, model: &str) -> Result<Self, ProviderError> {
+        let blocks = match message {
+            Message::User(parts) => user_blocks(parts),
+            Message::Assistant(assistant) => assistant_blocks(assistant, provider, model),
+            Message::ToolResult(result) => vec![tool_result(result)],
+        };
+        Ok(Fragment {
+            starts_with_thinking: matches!(
+                blocks.first(),
+                Some(Block::Thinking { .. } | Block::RedactedThinking { .. })
+            ),
+            has_tool_result: matches!(message, Message::ToolResult(_)),
+            spots: vec![Spot::default(); blocks.len()],
+            turn_spot: Spot::default(),
+            blocks: blocks.iter().map(json::to_vec).collect::<Result<_, _>>()?,
+        })
+    }
+
+    /// About how many bytes it takes in the body.
+    fn size(&self) -> usize {
+        self.blocks.iter().map(|block| block.len() + 1).sum()
+    }
 }
 
 /// The messages as Messages API turns: the results of one batch share a turn, and consecutive
@@ -403,8 +423,6 @@ mod tests {
     use provider_common::kit;
     use serde_json::json;
     use tack_sdk::{ExecutionMode, HttpCall, ProviderRequest, ReasoningLevel, ToolSpec};
-
-    use crate::provider::Anthropic;
 
     fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
         kit::build_fresh::<Anthropic>(request)

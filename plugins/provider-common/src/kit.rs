@@ -19,8 +19,7 @@ use crate::unified::{self, Message, Tool};
 
 /// One API's wire format: the unified request in, its events out.
 pub trait HttpProvider: Default + 'static {
-    /// What the kept conversation holds of one message: its converted form, serialized.
-    type Fragment: Clone + Default;
+    type Fragment: Fragment;
     type Decoder: Decoder + 'static;
 
     /// The provider as it registers: id, name, base URL, secret and models.
@@ -37,16 +36,6 @@ pub trait HttpProvider: Default + 'static {
     fn cache_key(provider: &str, model: &str) -> String {
         format!("{provider}\n{model}")
     }
-
-    /// One message in the API's form.
-    fn convert(
-        message: &Message,
-        provider: &str,
-        model: &str,
-    ) -> Result<Self::Fragment, ProviderError>;
-
-    /// About how many bytes the converted messages take in the body, to size it once.
-    fn messages_size(messages: &[Converted<'_, Self::Fragment>]) -> usize;
 
     /// Decides what the request needs before its body is written (compat flags, a reasoning
     /// effort, whether the model id is usable), keeping it for [`write`](Self::write). A refusal
@@ -70,6 +59,16 @@ pub trait HttpProvider: Default + 'static {
 
     /// A decoder for the response to the request built last.
     fn decoder(&self) -> Self::Decoder;
+}
+
+/// What the kept conversation holds of one message: its converted form, serialized.
+pub trait Fragment: Clone + Default + 'static {
+    /// `message` in the API's form. `provider` and `model` are those of the request, for the
+    /// opaque data (signatures, reasoning items) that goes back only to the model that wrote it.
+    fn convert(message: &Message, provider: &str, model: &str) -> Result<Self, ProviderError>;
+
+    /// About how many bytes it takes in the body, to size the body once.
+    fn size(&self) -> usize;
 }
 
 /// A request as the provider writes it: messages converted, tools parsed.
@@ -118,7 +117,7 @@ pub fn build<P: HttpProvider>(
         cache
             .messages
             .update(&P::cache_key(provider_id, model), messages, |message| {
-                P::convert(message, provider_id, model)
+                P::Fragment::convert(message, provider_id, model)
             })?;
     let tools = unified::parse_tools(&request.tools)?;
     let view = Request {
@@ -129,7 +128,7 @@ pub fn build<P: HttpProvider>(
     };
     provider.plan(&view)?;
     let body = cache.body.begin(json::body_capacity(
-        P::messages_size(&messages),
+        messages.iter().map(|m| m.fragment.size()).sum(),
         &request.tools,
         &request.system_prompt,
     ));

@@ -33,3 +33,8 @@ pub mod unified;
 /// provider names only the kit.
 #[doc(hidden)]
 pub use tack_sdk as __sdk;
+
+/// For [`bench_long_session!`]: criterion's macros, reached through this crate.
+#[cfg(feature = "test-support")]
+#[doc(hidden)]
+pub use criterion as __criterion;

@@ -1,4 +1,5 @@
-//! Registration entries for a provider's model catalogue.
+//! A provider's model catalogue: the entries every provider registers the same way, and looking
+//! a model up in it.
 
 use tack_sdk::{ModelCost, ModelSpec};
 
@@ -12,29 +13,51 @@ pub const fn cost(input: f64, output: f64, cache_read: f64) -> ModelCost {
     }
 }
 
-/// A catalogue entry as registered: every model tack lists reads images.
-pub fn spec(
-    id: &str,
-    name: &str,
-    context_window: u32,
-    max_output_tokens: u32,
-    reasoning: bool,
-    cost: ModelCost,
-) -> ModelSpec {
-    let spec = ModelSpec::new(id, name, context_window, max_output_tokens)
-        .with_images()
-        .with_cost(cost);
-    if reasoning {
-        spec.with_reasoning()
-    } else {
-        spec
+/// What tack registers of a model. Every model tack lists reads images.
+pub struct Card {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub context_window: u32,
+    pub max_output_tokens: u32,
+    pub reasoning: bool,
+    pub cost: ModelCost,
+}
+
+/// A catalogue's entry: its card, and whatever else the provider's requests need of the model.
+pub trait Entry: Sync + 'static {
+    fn card(&self) -> &Card;
+}
+
+impl Entry for Card {
+    fn card(&self) -> &Card {
+        self
     }
 }
 
+impl From<&Card> for ModelSpec {
+    fn from(card: &Card) -> Self {
+        let spec = ModelSpec::new(
+            card.id,
+            card.name,
+            card.context_window,
+            card.max_output_tokens,
+        )
+        .with_images()
+        .with_cost(card.cost);
+        if card.reasoning {
+            spec.with_reasoning()
+        } else {
+            spec
+        }
+    }
+}
+
+/// The catalogue's entry for the model `id`, if it lists it.
+pub fn find<E: Entry>(catalogue: &'static [E], id: &str) -> Option<&'static E> {
+    catalogue.iter().find(|entry| entry.card().id == id)
+}
+
 /// A catalogue as registration entries.
-pub fn specs<'a, M: 'a>(catalogue: &'a [M]) -> Vec<ModelSpec>
-where
-    &'a M: Into<ModelSpec>,
-{
-    catalogue.iter().map(Into::into).collect()
+pub fn specs<E: Entry>(catalogue: &[E]) -> Vec<ModelSpec> {
+    catalogue.iter().map(|entry| entry.card().into()).collect()
 }

@@ -258,6 +258,20 @@ pub fn bench_kit<P: HttpProvider>(c: &mut criterion::Criterion, group: &str, scr
     );
 }
 
+/// A provider's whole `long_session` bench: [`bench_kit`] over the script `$script` (one of this
+/// module's constants) for `$provider`, under the bench's package name.
+#[macro_export]
+macro_rules! bench_long_session {
+    ($provider:ty, $script:ident) => {
+        fn long_session(c: &mut $crate::__criterion::Criterion) {
+            let script = &$crate::script::$script;
+            $crate::script::bench_kit::<$provider>(c, env!("CARGO_PKG_NAME"), script);
+        }
+        $crate::__criterion::criterion_group!(benches, long_session);
+        $crate::__criterion::criterion_main!(benches);
+    };
+}
+
 fn run_session<F: Clone>(
     script: &Script,
     turns: usize,

@@ -3,7 +3,7 @@
 //! The plugin only translates: [`request`] builds a streamed `streamGenerateContent` call
 //! (system instruction, function declarations, images, thinking config, thought signatures
 //! replayed), [`decode`] turns its chunks into unified events, and [`errors`] classifies
-//! failures; [`provider`] hands them to the provider kit. The host sends the request to the
+//! failures; the provider kit exports the [`request::Google`] they make up. The host sends the request to the
 //! configured base URL and attaches `GEMINI_API_KEY` in the `x-goog-api-key` header (not the
 //! `key` query parameter, which would put the key in URLs and logs); the key never enters the
 //! guest.
@@ -11,8 +11,7 @@
 mod decode;
 mod errors;
 mod models;
-mod provider;
 mod request;
 mod thinking;
 
-provider_common::export_http_provider!(provider::Google);
+provider_common::export_http_provider!(request::Google);

@@ -7,13 +7,13 @@
 use provider_common::body::{Body, Sink, Spot};
 use provider_common::cache::{Converted, Role};
 use provider_common::json::{Items, Object};
-use provider_common::kit::{Request, Route};
+use provider_common::kit::{self, HttpProvider, Request, Route, WithModels};
 use provider_common::unified::{Assistant, AssistantPart, Message, Part, Tool, ToolResult};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use tack_sdk::{ErrorKind, ProviderError};
+use tack_sdk::{AuthScheme, ErrorKind, ProviderError, ProviderSpec};
 
-use crate::thinking;
+use crate::{decode, errors, models, thinking};
 
 /// Introduces the images tool results returned; function responses hold text only, so the
 /// images follow in a user turn.
@@ -37,71 +37,92 @@ pub struct Fragment {
     images: Items,
 }
 
-/// The model as the API names it: without its `models/` prefix, so that both spellings replay
-/// the same thought signatures.
-pub fn model_id(model: &str) -> &str {
-    model.strip_prefix("models/").unwrap_or(model)
-}
+/// Google as the provider kit sees it: what it registers, and how it writes requests and
+/// reads answers.
+#[derive(Default)]
+pub struct Google;
 
-/// The model id goes into the path: anything that could change the path's meaning is refused.
-pub fn check_model(model: &str) -> Result<(), ProviderError> {
-    let valid = !model.is_empty()
-        && !model.contains("..")
-        && model
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if valid {
-        Ok(())
-    } else {
-        Err(ProviderError::new(
-            ErrorKind::InvalidRequest,
-            format!("`{model}` is not a valid Gemini model id"),
-        ))
-    }
-}
+impl HttpProvider for Google {
+    type Fragment = Fragment;
+    type Decoder = decode::GeminiDecoder;
 
-/// About how many bytes the parts take in the body.
-pub fn messages_size(messages: &[Converted<'_, Fragment>]) -> usize {
-    messages
-        .iter()
-        .map(|m| m.fragment.parts.byte_len() + 32)
-        .sum()
-}
+    fn spec() -> ProviderSpec {
+        ProviderSpec::new("google", "Google Gemini")
+            .base_url("https://generativelanguage.googleapis.com")
+            .secret(
+                "GEMINI_API_KEY",
+                AuthScheme::Header("x-goog-api-key".into()),
+            )
+            .with_models(provider_common::models::specs(models::MODELS))
+    }
 
-/// Writes the body.
-pub fn write(
-    request: &Request<'_, Fragment>,
-    object: &mut Object<'_, Body>,
-) -> Result<Route, ProviderError> {
-    let (unified, model) = (request.unified, request.model);
-    // Fields in the order of their names, as the `Value` this body was once built as wrote them.
-    write_contents(object.key("contents")?, request.messages)?;
-    let mut generation = Map::new();
-    if let Some(max_tokens) = unified.max_tokens {
-        generation.insert("maxOutputTokens".into(), json!(max_tokens));
+    /// Without its `models/` prefix, so that both spellings replay the same thought signatures.
+    fn model_id(model: &str) -> &str {
+        model.strip_prefix("models/").unwrap_or(model)
     }
-    if let Some(config) = thinking::config(model, unified.reasoning) {
-        generation.insert("thinkingConfig".into(), config);
+
+    /// The model id goes into the path: anything that could change the path's meaning is refused.
+    fn plan(&mut self, request: &Request<'_, Fragment>) -> Result<(), ProviderError> {
+        let model = request.model;
+        let valid = !model.is_empty()
+            && !model.contains("..")
+            && model
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        if valid {
+            Ok(())
+        } else {
+            Err(ProviderError::new(
+                ErrorKind::InvalidRequest,
+                format!("`{model}` is not a valid Gemini model id"),
+            ))
+        }
     }
-    if !generation.is_empty() {
-        object.field("generationConfig", &generation)?;
+
+    /// Writes the body.
+    fn write(
+        &mut self,
+        request: &Request<'_, Fragment>,
+        object: &mut Object<'_, Body>,
+    ) -> Result<Route, ProviderError> {
+        let (unified, model) = (request.unified, request.model);
+        // Fields in the order of their names, as the `Value` this body was once built as wrote them.
+        write_contents(object.key("contents")?, request.messages)?;
+        let mut generation = Map::new();
+        if let Some(max_tokens) = unified.max_tokens {
+            generation.insert("maxOutputTokens".into(), json!(max_tokens));
+        }
+        if let Some(config) = thinking::config(model, unified.reasoning) {
+            generation.insert("thinkingConfig".into(), config);
+        }
+        if !generation.is_empty() {
+            object.field("generationConfig", &generation)?;
+        }
+        if !unified.system_prompt.trim().is_empty() {
+            let system = Content {
+                parts: [UserPart::text(&unified.system_prompt)],
+                role: None,
+            };
+            object.field("systemInstruction", &system)?;
+        }
+        if !request.tools.is_empty() {
+            let declarations = [Declarations {
+                function_declarations: request.tools.iter().map(Declaration::from).collect(),
+            }];
+            object.field("tools", &declarations)?;
+        }
+        Ok(Route::new(format!(
+            "/v1beta/models/{model}:streamGenerateContent?alt=sse"
+        )))
     }
-    if !unified.system_prompt.trim().is_empty() {
-        let system = Content {
-            parts: [UserPart::text(&unified.system_prompt)],
-            role: None,
-        };
-        object.field("systemInstruction", &system)?;
+
+    fn decode_error(status: u16, headers: &[(String, String)], body: &[u8]) -> ProviderError {
+        errors::from_response(status, headers, body)
     }
-    if !request.tools.is_empty() {
-        let declarations = [Declarations {
-            function_declarations: request.tools.iter().map(Declaration::from).collect(),
-        }];
-        object.field("tools", &declarations)?;
+
+    fn decoder(&self) -> decode::GeminiDecoder {
+        decode::GeminiDecoder::default()
     }
-    Ok(Route::new(format!(
-        "/v1beta/models/{model}:streamGenerateContent?alt=sse"
-    )))
 }
 
 // The body's parts, fields in the order of their names.
@@ -314,29 +335,36 @@ fn closing(role: &str) -> &'static [u8] {
     }
 }
 
-/// One message's parts.
-pub fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, ProviderError> {
-    let mut fragment = Fragment::default();
-    match message {
-        Message::User(parts) => {
-            for user_part in parts.iter().filter_map(part) {
-                fragment.parts.push(&user_part)?;
+impl kit::Fragment for Fragment {
+    /// One message's parts.
+    fn convert(message: &Message, provider: &str, model: &str) -> Result<Self, ProviderError> {
+        let mut fragment = Fragment::default();
+        match message {
+            Message::User(parts) => {
+                for user_part in parts.iter().filter_map(part) {
+                    fragment.parts.push(&user_part)?;
+                }
+            }
+            Message::Assistant(assistant) => {
+                for model_part in model_parts(assistant, provider, model) {
+                    fragment.parts.push(&model_part)?;
+                }
+            }
+            Message::ToolResult(result) => {
+                let text = result.text();
+                fragment.parts.push(&function_response(result, &text))?;
+                for image in result.images().filter_map(part) {
+                    fragment.images.push(&image)?;
+                }
             }
         }
-        Message::Assistant(assistant) => {
-            for model_part in model_parts(assistant, provider, model) {
-                fragment.parts.push(&model_part)?;
-            }
-        }
-        Message::ToolResult(result) => {
-            let text = result.text();
-            fragment.parts.push(&function_response(result, &text))?;
-            for image in result.images().filter_map(part) {
-                fragment.images.push(&image)?;
-            }
-        }
+        Ok(fragment)
     }
-    Ok(fragment)
+
+    /// About how many bytes it takes in the body.
+    fn size(&self) -> usize {
+        self.parts.byte_len() + 32
+    }
 }
 
 fn part(part: &Part) -> Option<UserPart<'_>> {
@@ -434,8 +462,6 @@ mod tests {
     use super::*;
     use provider_common::kit;
     use tack_sdk::{ExecutionMode, HttpCall, ProviderRequest, ReasoningLevel, ToolSpec};
-
-    use crate::provider::Google;
 
     fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
         kit::build_fresh::<Google>(request)

@@ -1,11 +1,9 @@
-//! `cargo bench -p provider-openai-responses --bench long_session`: the Responses API body at
-//! turns 50, 400 and 800 of the scripted session (`provider_common::script`).
+//! `cargo bench -p provider-openai-responses --bench long_session`: the Responses API body at turns
+//! 50, 400 and 800 of the scripted session (`provider_common::script`). The plugin is a `cdylib`
+//! only (a native `cdylib` of a component does not link), so the bench compiles the plugin's
+//! modules itself and uses only part of them (a panic is how it reports a failed setup).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-// A panic is how a bench reports a failed setup.
-// The plugin is a cdylib only (a native cdylib of a component does not link), so the bench
-// compiles the plugin's modules itself; it uses only part of them.
-#![allow(dead_code, unused_imports)]
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code, unused_imports)]
 
 #[path = "../src/call_ids.rs"]
 mod call_ids;
@@ -18,10 +16,4 @@ mod provider;
 #[path = "../src/request.rs"]
 mod request;
 
-fn long_session(c: &mut criterion::Criterion) {
-    use provider_common::script::{bench_kit, OPENAI_RESPONSES};
-    bench_kit::<provider::OpenAiResponses>(c, "provider-openai-responses", &OPENAI_RESPONSES);
-}
-
-criterion::criterion_group!(benches, long_session);
-criterion::criterion_main!(benches);
+provider_common::bench_long_session!(provider::OpenAiResponses, OPENAI_RESPONSES);

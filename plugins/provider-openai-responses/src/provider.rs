@@ -2,12 +2,10 @@
 //! modules write its requests and read its answers.
 
 use provider_common::body::Body;
-use provider_common::cache::Converted;
 use provider_common::json::Object;
-use provider_common::kit::{HttpProvider, Request, Route, WithModels};
+use provider_common::kit::{HttpProvider, Request, Route};
 use provider_common::openai_models;
-use provider_common::unified::Message;
-use tack_sdk::{AuthScheme, ProviderError, ProviderSpec};
+use tack_sdk::{ProviderError, ProviderSpec};
 
 use crate::{decode, request};
 
@@ -22,22 +20,7 @@ impl HttpProvider for OpenAiResponses {
     type Decoder = decode::ResponsesDecoder;
 
     fn spec() -> ProviderSpec {
-        ProviderSpec::new("openai-responses", "OpenAI (Responses API)")
-            .base_url("https://api.openai.com/v1")
-            .secret("OPENAI_API_KEY", AuthScheme::Bearer)
-            .with_models(openai_models::specs())
-    }
-
-    fn convert(
-        message: &Message,
-        provider: &str,
-        model: &str,
-    ) -> Result<request::Fragment, ProviderError> {
-        request::convert(message, provider, model)
-    }
-
-    fn messages_size(messages: &[Converted<'_, request::Fragment>]) -> usize {
-        request::messages_size(messages)
+        openai_models::provider("openai-responses", "OpenAI (Responses API)")
     }
 
     fn plan(&mut self, request: &Request<'_, request::Fragment>) -> Result<(), ProviderError> {

@@ -10,7 +10,7 @@
 use provider_common::body::{Body, Sink, Spot};
 use provider_common::cache::{Converted, Role};
 use provider_common::json::{self, DataUrl, Items, Object};
-use provider_common::kit::{Request, Route};
+use provider_common::kit::{self, Request, Route};
 use provider_common::openai_models;
 use provider_common::options::Options;
 use provider_common::unified::{Assistant, AssistantPart, Message, Part, Tool};
@@ -39,17 +39,6 @@ enum InputItem {
     /// The `content` of an assistant output message, whose id is numbered across the whole
     /// conversation when the request is written.
     Output(Vec<u8>, Spot),
-}
-
-/// About how many bytes the items take in the body.
-pub fn messages_size(messages: &[Converted<'_, Fragment>]) -> usize {
-    messages
-        .iter()
-        .flat_map(|m| &m.fragment.items)
-        .map(|item| match item {
-            InputItem::Raw(bytes, _) | InputItem::Output(bytes, _) => bytes.len() + 128,
-        })
-        .sum()
 }
 
 /// The reasoning effort to send: `supports_reasoning_effort` (bool) sends one to models outside
@@ -235,46 +224,58 @@ fn flush_tool_images(
     Ok(())
 }
 
-/// One message's input items.
-pub fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, ProviderError> {
-    let mut fragment = Fragment::default();
-    match message {
-        Message::User(parts) => {
-            let content: Vec<InputPart> = parts.iter().filter_map(input_part).collect();
-            if !content.is_empty() {
-                let item = UserItem {
-                    content,
-                    role: "user",
+impl kit::Fragment for Fragment {
+    /// One message's input items.
+    fn convert(message: &Message, provider: &str, model: &str) -> Result<Self, ProviderError> {
+        let mut fragment = Fragment::default();
+        match message {
+            Message::User(parts) => {
+                let content: Vec<InputPart> = parts.iter().filter_map(input_part).collect();
+                if !content.is_empty() {
+                    let item = UserItem {
+                        content,
+                        role: "user",
+                    };
+                    fragment
+                        .items
+                        .push(InputItem::Raw(json::to_vec(&item)?, Spot::default()));
+                }
+            }
+            Message::Assistant(assistant) => {
+                assistant_items(assistant, provider, model, &mut fragment.items)?;
+            }
+            Message::ToolResult(result) => {
+                let (call_id, _) = call_ids::split(&result.call_id);
+                let text = result.text();
+                let output = FunctionCallOutput {
+                    call_id,
+                    output: if text.trim().is_empty() {
+                        "(no output)"
+                    } else {
+                        &text
+                    },
+                    kind: "function_call_output",
                 };
                 fragment
                     .items
-                    .push(InputItem::Raw(json::to_vec(&item)?, Spot::default()));
+                    .push(InputItem::Raw(json::to_vec(&output)?, Spot::default()));
+                for image in result.images().filter_map(input_part) {
+                    fragment.images.push(&image)?;
+                }
             }
         }
-        Message::Assistant(assistant) => {
-            assistant_items(assistant, provider, model, &mut fragment.items)?;
-        }
-        Message::ToolResult(result) => {
-            let (call_id, _) = call_ids::split(&result.call_id);
-            let text = result.text();
-            let output = FunctionCallOutput {
-                call_id,
-                output: if text.trim().is_empty() {
-                    "(no output)"
-                } else {
-                    &text
-                },
-                kind: "function_call_output",
-            };
-            fragment
-                .items
-                .push(InputItem::Raw(json::to_vec(&output)?, Spot::default()));
-            for image in result.images().filter_map(input_part) {
-                fragment.images.push(&image)?;
-            }
-        }
+        Ok(fragment)
     }
-    Ok(fragment)
+
+    /// About how many bytes it takes in the body.
+    fn size(&self) -> usize {
+        self.items
+            .iter()
+            .map(|item| match item {
+                InputItem::Raw(bytes, _) | InputItem::Output(bytes, _) => bytes.len() + 128,
+            })
+            .sum()
+    }
 }
 
 fn input_text(text: &str) -> InputPart<'_> {

@@ -2,13 +2,11 @@
 //! modules write its requests and read its answers.
 
 use provider_common::body::Body;
-use provider_common::cache::Converted;
 use provider_common::json::Object;
-use provider_common::kit::{HttpProvider, Request, Route, WithModels};
+use provider_common::kit::{HttpProvider, Request, Route};
 use provider_common::openai_models;
 use provider_common::options::Options;
-use provider_common::unified::Message;
-use tack_sdk::{AuthScheme, ErrorKind, ProviderError, ProviderSpec};
+use tack_sdk::{ErrorKind, ProviderError, ProviderSpec};
 
 use crate::compat::{self, Compat};
 use crate::{decode, request};
@@ -28,27 +26,12 @@ impl HttpProvider for OpenAi {
     type Decoder = decode::ChatDecoder;
 
     fn spec() -> ProviderSpec {
-        ProviderSpec::new("openai", "OpenAI")
-            .base_url("https://api.openai.com/v1")
-            .secret("OPENAI_API_KEY", AuthScheme::Bearer)
-            .with_models(openai_models::specs())
+        openai_models::provider("openai", "OpenAI")
     }
 
     /// Nothing: Chat Completions replays no signatures.
     fn cache_key(_provider: &str, _model: &str) -> String {
         String::new()
-    }
-
-    fn convert(
-        message: &Message,
-        _provider: &str,
-        _model: &str,
-    ) -> Result<request::Fragment, ProviderError> {
-        request::convert(message)
-    }
-
-    fn messages_size(messages: &[Converted<'_, request::Fragment>]) -> usize {
-        request::messages_size(messages)
     }
 
     fn plan(&mut self, request: &Request<'_, request::Fragment>) -> Result<(), ProviderError> {

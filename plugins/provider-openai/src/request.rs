@@ -7,7 +7,7 @@ use provider_common::body::{Body, Spot};
 use provider_common::cache::{Converted, Role};
 use provider_common::ids;
 use provider_common::json::{self, DataUrl, Items, Object};
-use provider_common::kit::{Request, Route};
+use provider_common::kit::{self, Request, Route};
 use provider_common::openai_models;
 use provider_common::unified::{Assistant, AssistantPart, Message, Part, Tool};
 use serde::Serialize;
@@ -70,13 +70,6 @@ pub fn write(
         object.field("tools", &tools)?;
     }
     Ok(Route::new("/chat/completions"))
-}
-
-pub fn messages_size(messages: &[Converted<'_, Fragment>]) -> usize {
-    messages
-        .iter()
-        .map(|m| m.fragment.message.as_ref().map_or(0, Vec::len) + 1)
-        .sum::<usize>()
 }
 
 // The body's parts, fields in the order of their names.
@@ -225,36 +218,43 @@ fn flush_tool_images(
     Ok(())
 }
 
-/// One message's Chat Completions form.
-pub fn convert(message: &Message) -> Result<Fragment, ProviderError> {
-    let mut fragment = Fragment::default();
-    match message {
-        Message::User(parts) => {
-            fragment.message = user_message(parts)?;
-        }
-        Message::Assistant(assistant) => {
-            fragment.message = assistant_message(assistant)?;
-        }
-        Message::ToolResult(result) => {
-            let text = result.text();
-            let content = if text.trim().is_empty() {
-                "(no output)"
-            } else {
-                text.as_str()
-            };
-            let message = ChatMessage {
-                tool_call_id: Some(ids::sanitize(&result.call_id, MAX_ID_CHARS)),
-                ..ChatMessage::new("tool", Some(content))
-            };
-            fragment.message = Some(json::to_vec(&message)?);
-            for part in result.images() {
-                if let Some(image) = image_part(part) {
-                    fragment.images.push(&image)?;
+impl kit::Fragment for Fragment {
+    /// One message's Chat Completions form.
+    fn convert(message: &Message, _provider: &str, _model: &str) -> Result<Self, ProviderError> {
+        let mut fragment = Fragment::default();
+        match message {
+            Message::User(parts) => {
+                fragment.message = user_message(parts)?;
+            }
+            Message::Assistant(assistant) => {
+                fragment.message = assistant_message(assistant)?;
+            }
+            Message::ToolResult(result) => {
+                let text = result.text();
+                let content = if text.trim().is_empty() {
+                    "(no output)"
+                } else {
+                    text.as_str()
+                };
+                let message = ChatMessage {
+                    tool_call_id: Some(ids::sanitize(&result.call_id, MAX_ID_CHARS)),
+                    ..ChatMessage::new("tool", Some(content))
+                };
+                fragment.message = Some(json::to_vec(&message)?);
+                for part in result.images() {
+                    if let Some(image) = image_part(part) {
+                        fragment.images.push(&image)?;
+                    }
                 }
             }
         }
+        Ok(fragment)
     }
-    Ok(fragment)
+
+    /// About how many bytes it takes in the body.
+    fn size(&self) -> usize {
+        self.message.as_ref().map_or(0, Vec::len) + 1
+    }
 }
 
 /// A plain string when the message is text only (what every compatible server accepts), else
