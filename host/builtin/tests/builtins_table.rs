@@ -21,8 +21,13 @@ fn guests() -> Vec<table::Guest> {
 #[test]
 fn every_entry_names_a_crate_and_every_built_in_has_a_manifest() {
     let guests = guests();
-    let mut packages = BTreeSet::new();
+    let (mut packages, mut envs) = (BTreeSet::new(), BTreeSet::new());
     for guest in &guests {
+        assert!(
+            envs.insert(guest.env()),
+            "two guests are artifacts::{}",
+            guest.env()
+        );
         assert!(
             packages.insert(&guest.package),
             "{} is listed twice",
