@@ -4,71 +4,12 @@
 
 #![allow(clippy::expect_used)] // A build script reports failure by panicking.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// (cargo package, artifact stem, env name).
-const GUESTS: &[(&str, &str, &str)] = &[
-    ("provider-demo", "provider_demo", "PROVIDER_DEMO"),
-    (
-        "provider-anthropic",
-        "provider_anthropic",
-        "PROVIDER_ANTHROPIC",
-    ),
-    ("provider-openai", "provider_openai", "PROVIDER_OPENAI"),
-    (
-        "provider-openai-responses",
-        "provider_openai_responses",
-        "PROVIDER_OPENAI_RESPONSES",
-    ),
-    ("provider-google", "provider_google", "PROVIDER_GOOGLE"),
-    ("core-tools", "core_tools", "CORE_TOOLS"),
-    ("plan-mode", "plan_mode", "PLAN_MODE"),
-    ("protected-paths", "protected_paths", "PROTECTED_PATHS"),
-    ("permission-gate", "permission_gate", "PERMISSION_GATE"),
-    ("todo", "todo", "TODO"),
-    ("skills", "skills", "SKILLS"),
-    ("prompt-templates", "prompt_templates", "PROMPT_TEMPLATES"),
-    ("subagents", "subagents", "SUBAGENTS"),
-    ("hooks", "hooks", "HOOKS"),
-    ("hello-rust", "hello_rust", "HELLO_RUST"),
-    ("tack-test-hostile", "tack_test_hostile", "TEST_HOSTILE"),
-    (
-        "tack-test-scripted-provider",
-        "tack_test_scripted_provider",
-        "TEST_SCRIPTED_PROVIDER",
-    ),
-    (
-        "tack-test-future-api",
-        "tack_test_future_api",
-        "TEST_FUTURE_API",
-    ),
-    ("tack-test-hooks", "tack_test_hooks", "TEST_HOOKS"),
-    (
-        "tack-test-compact-hook",
-        "tack_test_compact_hook",
-        "TEST_COMPACT_HOOK",
-    ),
-];
-
-/// The guests embedded in tack as built-in plugins (`BUILTINS` in lib.rs); the rest are examples
-/// and test plugins.
-const EMBEDDED: &[&str] = &[
-    "provider-demo",
-    "provider-anthropic",
-    "provider-openai",
-    "provider-openai-responses",
-    "provider-google",
-    "core-tools",
-    "plan-mode",
-    "protected-paths",
-    "hooks",
-    "permission-gate",
-    "todo",
-    "skills",
-    "prompt-templates",
-    "subagents",
-];
+#[path = "table.rs"]
+mod table;
 
 const TARGET: &str = tack_preflight::WASM_TARGET;
 const PROFILE: &str = "guest";
@@ -90,6 +31,11 @@ fn main() {
     ] {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
     }
+    let table_path = manifest_dir.join("builtins.toml");
+    println!("cargo:rerun-if-changed={}", table_path.display());
+    let text = std::fs::read_to_string(&table_path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", table_path.display()));
+    let guests = table::parse(&text).unwrap_or_else(|e| panic!("{e}")).guests;
     for var in [
         "TACK_GUEST_TARGET_DIR",
         "TACK_GUEST_CARGO",
@@ -118,8 +64,8 @@ fn main() {
         .arg(PROFILE)
         .arg("--target-dir")
         .arg(&target_dir);
-    for (package, _, _) in GUESTS {
-        cmd.arg("-p").arg(package);
+    for guest in &guests {
+        cmd.arg("-p").arg(&guest.package);
     }
     // The outer build's flags and wrappers (clippy's driver, host RUSTFLAGS, coverage) are for the
     // host target; guests get a clean environment. The jobserver (CARGO_MAKEFLAGS) is kept, so the
@@ -158,18 +104,18 @@ fn main() {
     let out_dir = PathBuf::from(env("OUT_DIR"));
     // For dependents' build scripts (`links`): tack's precompiles the embedded ones.
     println!("cargo:out_dir={}", out_dir.display());
-    let embedded: Vec<String> = EMBEDDED
+    let embedded: Vec<String> = guests
         .iter()
-        .map(|package| {
-            let (_, stem, _) = GUESTS
-                .iter()
-                .find(|(p, _, _)| p == package)
-                .expect("every embedded plugin is a guest");
-            format!("{package}:{stem}")
-        })
+        .filter(|guest| guest.embedded)
+        .map(|guest| format!("{}:{}", guest.package, guest.stem()))
         .collect();
     println!("cargo:embedded={}", embedded.join(","));
-    for (package, stem, env_name) in GUESTS {
+    // lib.rs `include!`s the list and the paths: `include_bytes!` and `include_str!` take only
+    // literals, so they are written out here.
+    let mut builtins = String::from("&[\n");
+    let mut artifacts = String::new();
+    for guest in &guests {
+        let stem = guest.stem();
         let built = target_dir
             .join(TARGET)
             .join(PROFILE)
@@ -177,12 +123,32 @@ fn main() {
         let dest = out_dir.join(format!("{stem}.wasm"));
         std::fs::copy(&built, &dest).unwrap_or_else(|e| {
             panic!(
-                "guest {package} built but {} is missing: {e}",
+                "guest {} built but {} is missing: {e}",
+                guest.package,
                 built.display()
             )
         });
-        println!("cargo:rustc-env=TACK_GUEST_{env_name}={}", dest.display());
+        let dest = dest.display().to_string();
+        writeln!(artifacts, "pub const {}: &str = {dest:?};", guest.env()).expect("a String");
+        if guest.embedded {
+            let manifest = root.join(&guest.folder).join("tack.toml");
+            println!("cargo:rerun-if-changed={}", manifest.display());
+            writeln!(
+                builtins,
+                "    Builtin {{ name: {:?}, manifest: include_str!({:?}), wasm: embedded!({dest:?}) }},",
+                guest.package,
+                manifest.display().to_string(),
+            )
+            .expect("a String");
+        }
     }
+    builtins.push(']');
+    write(&out_dir.join("builtins.rs"), &builtins);
+    write(&out_dir.join("artifacts.rs"), &artifacts);
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
 }
 
 fn env(name: &str) -> String {

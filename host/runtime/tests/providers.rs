@@ -207,6 +207,168 @@ async fn a_provider_serving_a_whole_session_sends_the_bytes_of_a_fresh_one() {
     }
 }
 
+/// The exact request each provider sends for representative requests (method, target, the
+/// headers the guest chose, body bytes), so that a change to how a plugin is put together
+/// cannot change what goes on the wire unnoticed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wire_requests() {
+    let env = Env::new().await;
+    let server = Server::start().await;
+    for case in [&ANTHROPIC, &OPENAI, &OPENAI_RESPONSES, &GOOGLE] {
+        let provider = env
+            .provider(case, Some(format!("{}{}", server.url, case.base_path)))
+            .await;
+        for (scenario, request) in wire_scenarios(case) {
+            server.reply(Reply::Stream(fixture(case.id, "text.sse")));
+            let outcome = match provider.stream(request).await {
+                Ok(stream) => {
+                    stream.collect::<Vec<_>>().await;
+                    None
+                }
+                Err(error) => Some(format!("refused: {}", self::error(&error))),
+            };
+            let requests = server.requests();
+            let rendered = match (outcome, requests.as_slice()) {
+                (None, [recorded]) => wire(case, recorded),
+                (refused, recorded) => format!("{refused:?}, {} requests", recorded.len()),
+            };
+            insta::assert_snapshot!(format!("wire__{}__{scenario}", case.id), rendered);
+            // A refused request leaves its reply queued; the next scenario must not get it.
+            server.replies.lock().expect("replies").clear();
+        }
+    }
+}
+
+/// The requests `wire_requests` sends to each provider.
+fn wire_scenarios(case: &Case) -> Vec<(&'static str, ProviderRequest)> {
+    let plain = {
+        let mut request = request(case);
+        request.tools.clear();
+        request.system_prompt.clear();
+        request.max_tokens = None;
+        request.reasoning = ReasoningLevel::Off;
+        request
+    };
+    let tools = request(case);
+    let thinking = {
+        let mut request = request(case);
+        request.reasoning = ReasoningLevel::High;
+        let mut messages = request.messages.to_vec();
+        messages.push(session_message(json!({
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "Both files, in parallel.", "signature": wire_signature(case)},
+                {"type": "text", "text": "Reading both."},
+                {"type": "toolCall", "id": "call_a", "name": "read", "arguments": {"path": "src/main.rs"}},
+                {"type": "toolCall", "id": "call_b", "name": "read", "arguments": {"path": "Cargo.toml", "limit": 40}},
+            ],
+            "api": "test", "provider": case.id, "model": case.model,
+            "usage": {"input": 100, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 110},
+            "stopReason": "toolUse",
+            "timestamp": 1_733_011_200_100_i64,
+        })));
+        for (id, text) in [("call_a", "fn main() {}\n"), ("call_b", "[package]\n")] {
+            messages.push(session_message(json!({
+                "role": "toolResult", "toolCallId": id, "toolName": "read",
+                "content": [{"type": "text", "text": text}],
+                "isError": false,
+                "timestamp": 1_733_011_200_200_i64,
+            })));
+        }
+        messages.push(session_message(json!({
+            "role": "user",
+            "content": [{"type": "text", "text": "Now explain them."}],
+            "timestamp": 1_733_011_200_300_i64,
+        })));
+        request.messages = Arc::new(messages);
+        request
+    };
+    let images = {
+        let mut request = request(case);
+        request.reasoning = ReasoningLevel::Off;
+        let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+        request.messages = Arc::new(vec![
+            session_message(json!({
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Read src/main.rs and Cargo.toml, and look at this."},
+                    {"type": "image", "data": png, "mimeType": "image/png"},
+                ],
+                "timestamp": 1_733_011_200_000_i64,
+            })),
+            session_message(json!({
+                "role": "assistant",
+                "content": [
+                    {"type": "toolCall", "id": "call_shot", "name": "read", "arguments": {"path": "shot.png"}},
+                ],
+                "api": "test", "provider": case.id, "model": case.model,
+                "usage": {"input": 100, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 110},
+                "stopReason": "toolUse",
+                "timestamp": 1_733_011_200_100_i64,
+            })),
+            session_message(json!({
+                "role": "toolResult", "toolCallId": "call_shot", "toolName": "read",
+                "content": [
+                    {"type": "text", "text": "Read image file [image/png]"},
+                    {"type": "image", "data": png, "mimeType": "image/png"},
+                ],
+                "isError": false,
+                "timestamp": 1_733_011_200_200_i64,
+            })),
+        ]);
+        request
+    };
+    let mut scenarios = vec![
+        ("plain", plain),
+        ("tools", tools),
+        ("thinking", thinking),
+        ("images", images),
+    ];
+    let options = match case.id {
+        "openai" => Some(json!({
+            "max_tokens_field": "max_tokens",
+            "supports_usage_in_stream": false,
+            "supports_developer_role": true,
+            "supports_reasoning_effort": true,
+        })),
+        "openai-responses" => Some(json!({ "supports_reasoning_effort": false })),
+        _ => None,
+    };
+    if let Some(options) = options {
+        let mut request = request(case);
+        request.options = options;
+        scenarios.push(("options", request));
+    }
+    scenarios
+}
+
+/// A signature each API would accept back on its thinking.
+fn wire_signature(case: &Case) -> String {
+    match case.id {
+        // The Responses API's signature is the whole encrypted reasoning item.
+        "openai-responses" => json!({
+            "type": "reasoning", "id": "rs_1", "summary": [],
+            "encrypted_content": "gAAAAB-encrypted"
+        })
+        .to_string(),
+        _ => "c2lnbmF0dXJl".to_string(),
+    }
+}
+
+/// A recorded request as the snapshot holds it: the headers the transport or the host adds
+/// (host, length, the key) are left out, the body is the exact bytes.
+fn wire(case: &Case, recorded: &Recorded) -> String {
+    let mut out = format!("{} {}\n", recorded.method, recorded.target);
+    for (name, value) in &recorded.headers {
+        if !matches!(name.as_str(), "host" | "content-length") && name != case.auth.0 {
+            out.push_str(&format!("{name}: {value}\n"));
+        }
+    }
+    out.push('\n');
+    out.push_str(&String::from_utf8_lossy(&recorded.body));
+    out
+}
+
 /// One message of a scripted session, as the session file holds it.
 fn session_message(value: Value) -> Arc<Message> {
     Arc::new(serde_json::from_value(value).expect("a message"))

@@ -1,15 +1,14 @@
-//! Building the request at turns 50, 400 and 800 of a long scripted session (see
-//! `provider_common::script`), from scratch and with the plugin's cache of the turn before.
-//!
-//! `cargo bench -p provider-anthropic --bench long_session`
+//! `cargo bench -p provider-anthropic --bench long_session`: the Messages API body at turns 50, 400
+//! and 800 of the scripted session (`provider_common::script`). The plugin is a `cdylib` only (a
+//! native `cdylib` of a component does not link), so the bench compiles the plugin's modules itself
+//! and uses only part of them (a panic is how it reports a failed setup).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-// A panic is how a bench reports a failed setup.
-// The plugin is a cdylib only (a native cdylib of a component does not link), so the bench
-// compiles the request modules itself; it uses only part of them (and, when checked with
-// cfg(test), none of their tests).
-#![allow(dead_code, unused_imports)]
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code, unused_imports)]
 
+#[path = "../src/decode.rs"]
+mod decode;
+#[path = "../src/errors.rs"]
+mod errors;
 #[path = "../src/models.rs"]
 mod models;
 #[path = "../src/request.rs"]
@@ -17,12 +16,4 @@ mod request;
 #[path = "../src/thinking.rs"]
 mod thinking;
 
-use criterion::{criterion_group, criterion_main, Criterion};
-use provider_common::script::{self, ANTHROPIC};
-
-fn long_session(c: &mut Criterion) {
-    script::bench_long_session(c, "provider-anthropic", &ANTHROPIC, request::build_with);
-}
-
-criterion_group!(benches, long_session);
-criterion_main!(benches);
+provider_common::bench_long_session!(request::Anthropic, ANTHROPIC);

@@ -1,14 +1,12 @@
 //! Anthropic's errors: HTTP error responses and `error` events inside a stream, both shaped
 //! `{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}`.
 
-use provider_common::errors::{classify_response, is_overflow_message};
-use tack_sdk::{ErrorKind, ProviderError};
+//!
+//! A non-2xx response needs nothing of its own: the kit's classification by status (529 is
+//! Anthropic's "overloaded") and overflow wording ("prompt is too long") fits it.
 
-/// A non-2xx response. The status decides (529 is Anthropic's "overloaded"); a 400 saying
-/// "prompt is too long" is a context overflow.
-pub fn from_response(status: u16, headers: &[(String, String)], body: &[u8]) -> ProviderError {
-    classify_response(status, headers, body)
-}
+use provider_common::errors::is_overflow_message;
+use tack_sdk::ErrorKind;
 
 /// The kind of an error by its `error.type`, refined by its message for overflows.
 pub fn kind(error_type: &str, message: &str) -> ErrorKind {
@@ -28,6 +26,7 @@ pub fn kind(error_type: &str, message: &str) -> ErrorKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use provider_common::errors::classify_response as from_response;
 
     #[test]
     fn responses_and_stream_errors() {

@@ -1,22 +1,17 @@
-//! The Claude models tack knows, with their limits and prices.
+//! The Claude models tack knows, with their limits and prices. Every current Claude model reasons
+//! and reads images.
 
-use tack_sdk::{ModelCost, ModelSpec};
-
-pub struct Model {
-    pub id: &'static str,
-    pub name: &'static str,
-    pub context_window: u32,
-    pub max_output_tokens: u32,
-    pub cost: ModelCost,
-}
+use provider_common::models::Card;
+use tack_sdk::ModelCost;
 
 /// Prices in US dollars per million tokens; cache writes are the 5-minute tier.
-pub const MODELS: &[Model] = &[
-    Model {
+pub const MODELS: &[Card] = &[
+    Card {
         id: "claude-sonnet-4-5",
         name: "Claude Sonnet 4.5",
         context_window: 200_000,
         max_output_tokens: 64_000,
+        reasoning: true,
         cost: ModelCost {
             input: 3.0,
             output: 15.0,
@@ -24,11 +19,12 @@ pub const MODELS: &[Model] = &[
             cache_write: 3.75,
         },
     },
-    Model {
+    Card {
         id: "claude-opus-4-1",
         name: "Claude Opus 4.1",
         context_window: 200_000,
         max_output_tokens: 32_000,
+        reasoning: true,
         cost: ModelCost {
             input: 15.0,
             output: 75.0,
@@ -36,11 +32,12 @@ pub const MODELS: &[Model] = &[
             cache_write: 18.75,
         },
     },
-    Model {
+    Card {
         id: "claude-haiku-4-5",
         name: "Claude Haiku 4.5",
         context_window: 200_000,
         max_output_tokens: 64_000,
+        reasoning: true,
         cost: ModelCost {
             input: 1.0,
             output: 5.0,
@@ -49,25 +46,3 @@ pub const MODELS: &[Model] = &[
         },
     },
 ];
-
-pub fn find(id: &str) -> Option<&'static Model> {
-    MODELS.iter().find(|model| model.id == id)
-}
-
-/// The catalogue as registration entries: every current Claude model reasons and reads images.
-pub fn specs() -> Vec<ModelSpec> {
-    MODELS
-        .iter()
-        .map(|model| {
-            ModelSpec::new(
-                model.id,
-                model.name,
-                model.context_window,
-                model.max_output_tokens,
-            )
-            .with_reasoning()
-            .with_images()
-            .with_cost(model.cost)
-        })
-        .collect()
-}

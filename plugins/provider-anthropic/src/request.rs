@@ -1,15 +1,16 @@
 //! The unified request as a Messages API call (`POST /v1/messages`, streamed).
 
 use provider_common::body::{Body, Sink, Spot};
-use provider_common::cache::{Converted, Kept, Messages, Role};
+use provider_common::cache::{Converted, Role};
 use provider_common::ids;
-use provider_common::json;
-use provider_common::unified::{self, Assistant, AssistantPart, Message, Part, Tool, ToolResult};
+use provider_common::json::{self, Object};
+use provider_common::kit::{self, HttpProvider, Request, Route, WithModels};
+use provider_common::unified::{Assistant, AssistantPart, Message, Part, Tool, ToolResult};
 use serde::Serialize;
 use serde_json::Value;
-use tack_sdk::{HttpCall, ProviderError, ProviderRequest};
+use tack_sdk::{AuthScheme, ProviderError, ProviderSpec};
 
-use crate::{models, thinking};
+use crate::{decode, models, thinking};
 
 pub const API_VERSION: &str = "2023-06-01";
 
@@ -43,104 +44,79 @@ pub struct Fragment {
     has_tool_result: bool,
 }
 
-pub type Cache = Kept<Fragment>;
+/// Anthropic as the provider kit sees it: what it registers, and how it writes requests and
+/// reads answers.
+#[derive(Default)]
+pub struct Anthropic;
 
-#[cfg(test)]
-/// The request built from scratch.
-pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
-    build_with(&mut Cache::default(), request.clone(), None)
-}
+impl HttpProvider for Anthropic {
+    type Fragment = Fragment;
+    type Decoder = decode::MessagesDecoder;
 
-/// What a message's conversion depends on besides the message: signed thinking is replayed to
-/// the model that wrote it only.
-pub fn cache_key(provider: &str, model: &str) -> String {
-    format!("{provider}\n{model}")
-}
-
-/// The request, converting only the messages `cache` has not seen.
-pub fn build_with(
-    cache: &mut Cache,
-    request: ProviderRequest,
-    after: Option<u32>,
-) -> Result<HttpCall, ProviderError> {
-    let (provider, model_id) = (request.provider.as_str(), request.model.as_str());
-    let messages = Messages::of(request.messages, after);
-    let messages = cache
-        .messages
-        .update(&cache_key(provider, model_id), messages, |message| {
-            convert(message, provider, model_id)
-        })?;
-    let tools = unified::parse_tools(&request.tools)?;
-    let model = models::find(&request.model);
-    let answer_tokens = request.max_tokens.unwrap_or_else(|| {
-        model.map_or(UNKNOWN_MODEL_MAX_TOKENS, |m| {
-            m.max_output_tokens.min(DEFAULT_MAX_TOKENS)
-        })
-    });
-    let turns = turns(&messages);
-    let (max_tokens, budget) = if continues_unthought_tool_use(&turns) {
-        (answer_tokens, None)
-    } else {
-        thinking::plan(
-            request.reasoning,
-            answer_tokens,
-            model.map(|m| m.max_output_tokens),
-        )
-    };
-
-    let mut headers = vec![
-        ("content-type".to_string(), "application/json".to_string()),
-        ("accept".to_string(), "text/event-stream".to_string()),
-        ("anthropic-version".to_string(), API_VERSION.to_string()),
-    ];
-    if budget.is_some() && !tools.is_empty() {
-        headers.push((
-            "anthropic-beta".to_string(),
-            INTERLEAVED_THINKING_BETA.to_string(),
-        ));
+    fn spec() -> ProviderSpec {
+        ProviderSpec::new("anthropic", "Anthropic")
+            .base_url("https://api.anthropic.com")
+            .secret("ANTHROPIC_API_KEY", AuthScheme::Header("x-api-key".into()))
+            .with_models(provider_common::models::specs(models::MODELS))
     }
-    let size: usize = turns
-        .iter()
-        .flat_map(|turn| &turn.messages)
-        .flat_map(|message| &message.blocks)
-        .map(|block| block.len() + 1)
-        .sum();
-    let body = cache.body.begin(json::body_capacity(
-        size,
-        &request.tools,
-        &request.system_prompt,
-    ));
-    let mut object = json::Object::begin(body);
-    object.field("model", &request.model)?;
-    object.field("max_tokens", &max_tokens)?;
-    object.field("stream", &true)?;
-    if !request.system_prompt.trim().is_empty() {
-        // The marker caches the tools and the system prompt, the prefix every turn shares.
-        let system = [Block::Text {
-            text: &request.system_prompt,
-            cache_control: Some(CacheControl::EPHEMERAL),
-        }];
-        object.field("system", &system)?;
-    }
-    write_turns(object.key("messages")?, &turns);
-    if !tools.is_empty() {
-        let tools: Vec<ToolDef> = tools.iter().map(ToolDef::from).collect();
-        object.field("tools", &tools)?;
-    }
-    if let Some(budget_tokens) = budget {
-        let thinking = ThinkingConfig {
-            kind: "enabled",
-            budget_tokens,
+
+    /// Writes the body; the headers depend on it (interleaved thinking with tools).
+    fn write(
+        &mut self,
+        request: &Request<'_, Fragment>,
+        object: &mut Object<'_, Body>,
+    ) -> Result<Route, ProviderError> {
+        let unified = request.unified;
+        let model = provider_common::models::find(models::MODELS, &unified.model);
+        let answer_tokens = unified.max_tokens.unwrap_or_else(|| {
+            model.map_or(UNKNOWN_MODEL_MAX_TOKENS, |m| {
+                m.max_output_tokens.min(DEFAULT_MAX_TOKENS)
+            })
+        });
+        let turns = turns(request.messages);
+        let (max_tokens, budget) = if continues_unthought_tool_use(&turns) {
+            (answer_tokens, None)
+        } else {
+            thinking::plan(
+                unified.reasoning,
+                answer_tokens,
+                model.map(|m| m.max_output_tokens),
+            )
         };
-        object.field("thinking", &thinking)?;
+
+        let mut route = Route::new("/v1/messages").header("anthropic-version", API_VERSION);
+        if budget.is_some() && !request.tools.is_empty() {
+            route = route.header("anthropic-beta", INTERLEAVED_THINKING_BETA);
+        }
+        object.field("model", &unified.model)?;
+        object.field("max_tokens", &max_tokens)?;
+        object.field("stream", &true)?;
+        if !unified.system_prompt.trim().is_empty() {
+            // The marker caches the tools and the system prompt, the prefix every turn shares.
+            let system = [Block::Text {
+                text: &unified.system_prompt,
+                cache_control: Some(CacheControl::EPHEMERAL),
+            }];
+            object.field("system", &system)?;
+        }
+        write_turns(object.key("messages")?, &turns);
+        if !request.tools.is_empty() {
+            let tools: Vec<ToolDef> = request.tools.iter().map(ToolDef::from).collect();
+            object.field("tools", &tools)?;
+        }
+        if let Some(budget_tokens) = budget {
+            let thinking = ThinkingConfig {
+                kind: "enabled",
+                budget_tokens,
+            };
+            object.field("thinking", &thinking)?;
+        }
+        Ok(route)
     }
-    object.end();
-    Ok(HttpCall {
-        method: "POST".to_string(),
-        path: "/v1/messages".to_string(),
-        headers,
-        body: body.finish(),
-    })
+
+    fn decoder(&self) -> decode::MessagesDecoder {
+        decode::MessagesDecoder::default()
+    }
 }
 
 // The request body's parts, serialized straight from the parsed conversation: building a `Value`
@@ -260,23 +236,30 @@ fn continues_unthought_tool_use(turns: &[Turn]) -> bool {
         && !assistant.starts_with_thinking
 }
 
-/// One message's blocks. Tool results become `tool_result` blocks of a user turn.
-fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, ProviderError> {
-    let blocks = match message {
-        Message::User(parts) => user_blocks(parts),
-        Message::Assistant(assistant) => assistant_blocks(assistant, provider, model),
-        Message::ToolResult(result) => vec![tool_result(result)],
-    };
-    Ok(Fragment {
-        starts_with_thinking: matches!(
-            blocks.first(),
-            Some(Block::Thinking { .. } | Block::RedactedThinking { .. })
-        ),
-        has_tool_result: matches!(message, Message::ToolResult(_)),
-        spots: vec![Spot::default(); blocks.len()],
-        turn_spot: Spot::default(),
-        blocks: blocks.iter().map(json::to_vec).collect::<Result<_, _>>()?,
-    })
+impl kit::Fragment for Fragment {
+    /// One message's blocks. Tool results become `tool_result` blocks of a user turn.
+    fn convert(message: &Message, provider: &str, model: &str) -> Result<Self, ProviderError> {
+        let blocks = match message {
+            Message::User(parts) => user_blocks(parts),
+            Message::Assistant(assistant) => assistant_blocks(assistant, provider, model),
+            Message::ToolResult(result) => vec![tool_result(result)],
+        };
+        Ok(Fragment {
+            starts_with_thinking: matches!(
+                blocks.first(),
+                Some(Block::Thinking { .. } | Block::RedactedThinking { .. })
+            ),
+            has_tool_result: matches!(message, Message::ToolResult(_)),
+            spots: vec![Spot::default(); blocks.len()],
+            turn_spot: Spot::default(),
+            blocks: blocks.iter().map(json::to_vec).collect::<Result<_, _>>()?,
+        })
+    }
+
+    /// About how many bytes it takes in the body.
+    fn size(&self) -> usize {
+        self.blocks.iter().map(|block| block.len() + 1).sum()
+    }
 }
 
 /// The messages as Messages API turns: the results of one batch share a turn, and consecutive
@@ -437,8 +420,13 @@ fn tool_result(result: &ToolResult) -> Block<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use provider_common::kit;
     use serde_json::json;
-    use tack_sdk::{ExecutionMode, ReasoningLevel, ToolSpec};
+    use tack_sdk::{ExecutionMode, HttpCall, ProviderRequest, ReasoningLevel, ToolSpec};
+
+    fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
+        kit::build_fresh::<Anthropic>(request)
+    }
 
     fn request(messages: Value, reasoning: ReasoningLevel) -> ProviderRequest {
         ProviderRequest {
@@ -648,17 +636,9 @@ mod tests {
 
     #[test]
     fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
-        use provider_common::script::{self, Builders, ANTHROPIC};
-        script::assert_cache_matches_fresh(
-            &ANTHROPIC,
+        provider_common::script::assert_kit_matches_fresh::<Anthropic>(
+            &provider_common::script::ANTHROPIC,
             240,
-            Builders {
-                key: cache_key,
-                cached: &|cache, request, after| {
-                    build_with(cache, request, after).expect("cached").body
-                },
-                fresh: &|request| build(&request).expect("fresh").body,
-            },
         );
     }
 }

@@ -2,6 +2,7 @@
 //! whose only mark is its wording, which differs per API and per compatible server, so that
 //! wording is matched here for every provider (the host compacts and retries on an overflow).
 
+use serde_json::Value;
 use tack_sdk::{default_decode_error, ErrorKind, ProviderError};
 
 /// How APIs word "the prompt does not fit the context window", lower case.
@@ -47,6 +48,27 @@ pub fn classify_response(status: u16, headers: &[(String, String)], body: &[u8])
             || is_overflow_message(&String::from_utf8_lossy(body)))
     {
         error.kind = ErrorKind::ContextOverflow;
+    }
+    error
+}
+
+/// A non-2xx response from OpenAI (both APIs), whose error body is `{"error": {"message",
+/// "type", "code"}}`. `insufficient_quota` comes as a 429 but waiting does not help, so it is
+/// not reported as a rate limit.
+pub fn openai_response(status: u16, headers: &[(String, String)], body: &[u8]) -> ProviderError {
+    let mut error = classify_response(status, headers, body);
+    let code = serde_json::from_slice::<Value>(body).ok().and_then(|json| {
+        json.pointer("/error/code")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    });
+    match code.as_deref() {
+        Some("context_length_exceeded") => error.kind = ErrorKind::ContextOverflow,
+        Some("insufficient_quota") => {
+            error.kind = ErrorKind::Other;
+            error.retry_after_ms = None;
+        }
+        _ => {}
     }
     error
 }

@@ -11,6 +11,8 @@
 //! - [`ids`]: tool-call ids rewritten to what an API accepts.
 //! - [`errors`]: classifying error responses, including each API's context-overflow wording.
 //! - [`stream`]: helpers for decoders: event payloads, block indices, cut streams.
+//! - [`kit`]: an HTTP provider as a trait of its wire format, and the macro that exports it.
+//! - [`models`]: registration entries for a provider's model catalogue.
 //! - [`openai_models`]: OpenAI's model catalogue, served by both OpenAI plugins.
 
 pub mod body;
@@ -18,9 +20,21 @@ pub mod cache;
 pub mod errors;
 pub mod ids;
 pub mod json;
+pub mod kit;
+pub mod models;
 pub mod openai_models;
 pub mod options;
 #[cfg(feature = "test-support")]
 pub mod script;
 pub mod stream;
 pub mod unified;
+
+/// For [`export_http_provider!`]: the SDK's export macros, reached through this crate so that a
+/// provider names only the kit.
+#[doc(hidden)]
+pub use tack_sdk as __sdk;
+
+/// For [`bench_long_session!`]: criterion's macros, reached through this crate.
+#[cfg(feature = "test-support")]
+#[doc(hidden)]
+pub use criterion as __criterion;

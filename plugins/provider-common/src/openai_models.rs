@@ -1,129 +1,122 @@
 //! OpenAI's models, served by both OpenAI plugins (Chat Completions and Responses), and the
 //! reasoning effort each accepts.
 
-use tack_sdk::{ModelCost, ModelSpec, ReasoningLevel};
+use tack_sdk::{AuthScheme, ProviderSpec, ReasoningLevel};
 
+use crate::kit::WithModels;
+use crate::models::{self, cost, Card, Entry};
+
+/// `card.reasoning`: accepts a reasoning effort.
 pub struct Model {
-    pub id: &'static str,
-    pub name: &'static str,
-    pub context_window: u32,
-    pub max_output_tokens: u32,
-    /// Accepts a reasoning effort.
-    pub reasoning: bool,
+    pub card: Card,
     /// Accepts the `minimal` effort (the GPT-5 family); others start at `low`.
     pub minimal_effort: bool,
-    pub cost: ModelCost,
 }
 
-const fn cost(input: f64, output: f64, cache_read: f64) -> ModelCost {
-    ModelCost {
-        input,
-        output,
-        cache_read,
-        cache_write: 0.0,
+impl Entry for Model {
+    fn card(&self) -> &Card {
+        &self.card
     }
 }
 
 /// Prices in US dollars per million tokens, from OpenAI's price list.
 pub const MODELS: &[Model] = &[
     Model {
-        id: "gpt-5",
-        name: "GPT-5",
-        context_window: 400_000,
-        max_output_tokens: 128_000,
-        reasoning: true,
+        card: Card {
+            id: "gpt-5",
+            name: "GPT-5",
+            context_window: 400_000,
+            max_output_tokens: 128_000,
+            reasoning: true,
+            cost: cost(1.25, 10.0, 0.125),
+        },
         minimal_effort: true,
-        cost: cost(1.25, 10.0, 0.125),
     },
     Model {
-        id: "gpt-5-mini",
-        name: "GPT-5 mini",
-        context_window: 400_000,
-        max_output_tokens: 128_000,
-        reasoning: true,
+        card: Card {
+            id: "gpt-5-mini",
+            name: "GPT-5 mini",
+            context_window: 400_000,
+            max_output_tokens: 128_000,
+            reasoning: true,
+            cost: cost(0.25, 2.0, 0.025),
+        },
         minimal_effort: true,
-        cost: cost(0.25, 2.0, 0.025),
     },
     Model {
-        id: "gpt-4.1",
-        name: "GPT-4.1",
-        context_window: 1_047_576,
-        max_output_tokens: 32_768,
-        reasoning: false,
+        card: Card {
+            id: "gpt-4.1",
+            name: "GPT-4.1",
+            context_window: 1_047_576,
+            max_output_tokens: 32_768,
+            reasoning: false,
+            cost: cost(2.0, 8.0, 0.5),
+        },
         minimal_effort: false,
-        cost: cost(2.0, 8.0, 0.5),
     },
     Model {
-        id: "gpt-4.1-mini",
-        name: "GPT-4.1 mini",
-        context_window: 1_047_576,
-        max_output_tokens: 32_768,
-        reasoning: false,
+        card: Card {
+            id: "gpt-4.1-mini",
+            name: "GPT-4.1 mini",
+            context_window: 1_047_576,
+            max_output_tokens: 32_768,
+            reasoning: false,
+            cost: cost(0.4, 1.6, 0.1),
+        },
         minimal_effort: false,
-        cost: cost(0.4, 1.6, 0.1),
     },
     Model {
-        id: "gpt-4o",
-        name: "GPT-4o",
-        context_window: 128_000,
-        max_output_tokens: 16_384,
-        reasoning: false,
+        card: Card {
+            id: "gpt-4o",
+            name: "GPT-4o",
+            context_window: 128_000,
+            max_output_tokens: 16_384,
+            reasoning: false,
+            cost: cost(2.5, 10.0, 1.25),
+        },
         minimal_effort: false,
-        cost: cost(2.5, 10.0, 1.25),
     },
     Model {
-        id: "gpt-4o-mini",
-        name: "GPT-4o mini",
-        context_window: 128_000,
-        max_output_tokens: 16_384,
-        reasoning: false,
+        card: Card {
+            id: "gpt-4o-mini",
+            name: "GPT-4o mini",
+            context_window: 128_000,
+            max_output_tokens: 16_384,
+            reasoning: false,
+            cost: cost(0.15, 0.6, 0.075),
+        },
         minimal_effort: false,
-        cost: cost(0.15, 0.6, 0.075),
     },
     Model {
-        id: "o3",
-        name: "o3",
-        context_window: 200_000,
-        max_output_tokens: 100_000,
-        reasoning: true,
+        card: Card {
+            id: "o3",
+            name: "o3",
+            context_window: 200_000,
+            max_output_tokens: 100_000,
+            reasoning: true,
+            cost: cost(2.0, 8.0, 0.5),
+        },
         minimal_effort: false,
-        cost: cost(2.0, 8.0, 0.5),
     },
     Model {
-        id: "o4-mini",
-        name: "o4-mini",
-        context_window: 200_000,
-        max_output_tokens: 100_000,
-        reasoning: true,
+        card: Card {
+            id: "o4-mini",
+            name: "o4-mini",
+            context_window: 200_000,
+            max_output_tokens: 100_000,
+            reasoning: true,
+            cost: cost(1.1, 4.4, 0.275),
+        },
         minimal_effort: false,
-        cost: cost(1.1, 4.4, 0.275),
     },
 ];
 
-pub fn find(id: &str) -> Option<&'static Model> {
-    MODELS.iter().find(|model| model.id == id)
-}
-
-/// The catalogue as registration entries (all accept images).
-pub fn specs() -> Vec<ModelSpec> {
-    MODELS
-        .iter()
-        .map(|model| {
-            let spec = ModelSpec::new(
-                model.id,
-                model.name,
-                model.context_window,
-                model.max_output_tokens,
-            )
-            .with_images()
-            .with_cost(model.cost);
-            if model.reasoning {
-                spec.with_reasoning()
-            } else {
-                spec
-            }
-        })
-        .collect()
+/// A provider serving this catalogue from OpenAI's API, as both OpenAI plugins register.
+pub fn provider(id: &str, name: &str) -> ProviderSpec {
+    ProviderSpec::new(id, name)
+        .base_url("https://api.openai.com/v1")
+        .secret("OPENAI_API_KEY", AuthScheme::Bearer)
+        .with_models(models::specs(MODELS))
 }
 
 /// The reasoning effort to send for `level`, or `None` to send none. `supported` is the user's
@@ -135,8 +128,8 @@ pub fn effort(
     level: ReasoningLevel,
     supported: Option<bool>,
 ) -> Option<&'static str> {
-    let known = find(model_id);
-    if !supported.unwrap_or_else(|| known.is_some_and(|m| m.reasoning)) {
+    let known = models::find(MODELS, model_id);
+    if !supported.unwrap_or_else(|| known.is_some_and(|m| m.card.reasoning)) {
         return None;
     }
     let minimal = known.is_some_and(|m| m.minimal_effort);
@@ -177,7 +170,7 @@ mod tests {
 
     #[test]
     fn specs_cover_the_catalogue() {
-        let specs = specs();
+        let specs = models::specs(MODELS);
         assert_eq!(specs.len(), MODELS.len());
         assert!(specs.iter().any(|s| s.id == "o4-mini" && s.reasoning));
         assert!(specs.iter().any(|s| s.id == "gpt-4o" && !s.reasoning));

@@ -7,6 +7,7 @@
 use serde_json::{json, Value};
 
 use crate::cache::Kept;
+use crate::kit::{self, HttpProvider};
 
 /// How the provider under test names what it produced: the assistant messages carry these, so
 /// that their opaque data (signatures, reasoning items, item ids) is replayed.
@@ -224,6 +225,51 @@ pub fn assert_cache_matches_fresh<F: Clone>(
     for incremental in [false, true] {
         run_session(script, turns, &builders, &mut cache, incremental);
     }
+}
+
+/// [`assert_cache_matches_fresh`] for a provider of the kit: its own cache against fresh
+/// instances.
+#[allow(clippy::expect_used)] // A panic is how a test reports a failed build.
+pub fn assert_kit_matches_fresh<P: HttpProvider>(script: &Script, turns: usize) {
+    assert_cache_matches_fresh(
+        script,
+        turns,
+        Builders {
+            key: |provider, model| P::cache_key(provider, P::model_id(model)),
+            cached: &|cache, request, after| {
+                kit::build(&mut P::default(), cache, request, after)
+                    .expect("cached")
+                    .body
+            },
+            fresh: &|request| kit::build_fresh::<P>(&request).expect("fresh").body,
+        },
+    );
+}
+
+/// [`bench_long_session`] for a provider of the kit.
+pub fn bench_kit<P: HttpProvider>(c: &mut criterion::Criterion, group: &str, script: &Script) {
+    bench_long_session(
+        c,
+        group,
+        script,
+        |cache: &mut Kept<P::Fragment>, request, after| {
+            kit::build(&mut P::default(), cache, request, after)
+        },
+    );
+}
+
+/// A provider's whole `long_session` bench: [`bench_kit`] over the script `$script` (one of this
+/// module's constants) for `$provider`, under the bench's package name.
+#[macro_export]
+macro_rules! bench_long_session {
+    ($provider:ty, $script:ident) => {
+        fn long_session(c: &mut $crate::__criterion::Criterion) {
+            let script = &$crate::script::$script;
+            $crate::script::bench_kit::<$provider>(c, env!("CARGO_PKG_NAME"), script);
+        }
+        $crate::__criterion::criterion_group!(benches, long_session);
+        $crate::__criterion::criterion_main!(benches);
+    };
 }
 
 fn run_session<F: Clone>(

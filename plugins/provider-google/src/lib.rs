@@ -3,9 +3,10 @@
 //! The plugin only translates: [`request`] builds a streamed `streamGenerateContent` call
 //! (system instruction, function declarations, images, thinking config, thought signatures
 //! replayed), [`decode`] turns its chunks into unified events, and [`errors`] classifies
-//! failures. The host sends the request to the configured base URL and attaches `GEMINI_API_KEY`
-//! in the `x-goog-api-key` header (not the `key` query parameter, which would put the key in
-//! URLs and logs); the key never enters the guest.
+//! failures; the provider kit exports the [`request::Google`] they make up. The host sends the request to the
+//! configured base URL and attaches `GEMINI_API_KEY` in the `x-goog-api-key` header (not the
+//! `key` query parameter, which would put the key in URLs and logs); the key never enters the
+//! guest.
 
 mod decode;
 mod errors;
@@ -13,68 +14,4 @@ mod models;
 mod request;
 mod thinking;
 
-use tack_sdk::{
-    export_incremental_provider, export_plugin, AuthScheme, Decoder, IncrementalProvider,
-    InitContext, Plugin, ProviderError, ProviderRequest, ProviderSpec, Registration, RequestPlan,
-};
-
-#[derive(Default)]
-struct Google {
-    /// The conversation converted for the previous request: the host serves a session's turns
-    /// from the same instance when it can, and each turn converts only the new messages.
-    cache: request::Cache,
-}
-
-impl Plugin for Google {
-    fn init(&mut self, _ctx: &InitContext) -> Result<Registration, String> {
-        let mut spec = ProviderSpec::new("google", "Google Gemini")
-            .base_url("https://generativelanguage.googleapis.com")
-            .secret(
-                "GEMINI_API_KEY",
-                AuthScheme::Header("x-goog-api-key".into()),
-            );
-        for model in models::specs() {
-            spec = spec.model(model);
-        }
-        Ok(Registration::new().provider(spec))
-    }
-
-    fn build_request(&mut self, request: ProviderRequest) -> Result<RequestPlan, ProviderError> {
-        let after = self.cache.take_after();
-        request::build_with(&mut self.cache, request, after).map(RequestPlan::Http)
-    }
-
-    fn decode_error(
-        &mut self,
-        _provider: &str,
-        status: u16,
-        headers: &[(String, String)],
-        body: &[u8],
-    ) -> ProviderError {
-        errors::from_response(status, headers, body)
-    }
-
-    fn new_decoder(&mut self, _provider: &str, _model: &str) -> Box<dyn Decoder> {
-        Box::<decode::GeminiDecoder>::default()
-    }
-}
-
-impl IncrementalProvider for Google {
-    fn expect_messages_after(
-        &mut self,
-        kept: u32,
-        provider: &str,
-        model: &str,
-        held_body: u64,
-    ) -> bool {
-        self.cache
-            .expect(&request::cache_key(provider, model), kept, held_body)
-    }
-
-    fn body_prefix(&mut self) -> u64 {
-        self.cache.body_prefix()
-    }
-}
-
-export_plugin!(Google);
-export_incremental_provider!(Google);
+provider_common::export_http_provider!(request::Google);

@@ -1,6 +1,7 @@
-//! The Gemini models tack knows, with their limits, prices and how each controls thinking.
+//! The Gemini models tack knows, with their limits, prices and how each controls thinking. Every
+//! model here thinks and reads images.
 
-use tack_sdk::{ModelCost, ModelSpec};
+use provider_common::models::{cost, Card, Entry};
 
 /// How a model is told how much to think.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,86 +14,69 @@ pub enum Thinking {
 }
 
 pub struct Model {
-    pub id: &'static str,
-    pub name: &'static str,
-    pub context_window: u32,
-    pub max_output_tokens: u32,
+    pub card: Card,
     pub thinking: Thinking,
-    pub cost: ModelCost,
 }
 
-const fn cost(input: f64, output: f64, cache_read: f64) -> ModelCost {
-    ModelCost {
-        input,
-        output,
-        cache_read,
-        cache_write: 0.0,
+impl Entry for Model {
+    fn card(&self) -> &Card {
+        &self.card
     }
 }
 
 /// Prices in US dollars per million tokens, for prompts up to 200k tokens.
 pub const MODELS: &[Model] = &[
     Model {
-        id: "gemini-2.5-pro",
-        name: "Gemini 2.5 Pro",
-        context_window: 1_048_576,
-        max_output_tokens: 65_536,
+        card: Card {
+            id: "gemini-2.5-pro",
+            name: "Gemini 2.5 Pro",
+            context_window: 1_048_576,
+            max_output_tokens: 65_536,
+            reasoning: true,
+            cost: cost(1.25, 10.0, 0.125),
+        },
         thinking: Thinking::Budget {
             min: 128,
             max: 32_768,
         },
-        cost: cost(1.25, 10.0, 0.125),
     },
     Model {
-        id: "gemini-2.5-flash",
-        name: "Gemini 2.5 Flash",
-        context_window: 1_048_576,
-        max_output_tokens: 65_536,
+        card: Card {
+            id: "gemini-2.5-flash",
+            name: "Gemini 2.5 Flash",
+            context_window: 1_048_576,
+            max_output_tokens: 65_536,
+            reasoning: true,
+            cost: cost(0.3, 2.5, 0.03),
+        },
         thinking: Thinking::Budget {
             min: 0,
             max: 24_576,
         },
-        cost: cost(0.3, 2.5, 0.03),
     },
     Model {
-        id: "gemini-2.5-flash-lite",
-        name: "Gemini 2.5 Flash-Lite",
-        context_window: 1_048_576,
-        max_output_tokens: 65_536,
+        card: Card {
+            id: "gemini-2.5-flash-lite",
+            name: "Gemini 2.5 Flash-Lite",
+            context_window: 1_048_576,
+            max_output_tokens: 65_536,
+            reasoning: true,
+            cost: cost(0.1, 0.4, 0.01),
+        },
         thinking: Thinking::Budget {
             min: 0,
             max: 24_576,
         },
-        cost: cost(0.1, 0.4, 0.01),
     },
     Model {
-        id: "gemini-3-pro-preview",
-        name: "Gemini 3 Pro (preview)",
-        context_window: 1_048_576,
-        max_output_tokens: 65_536,
+        card: Card {
+            id: "gemini-3-pro-preview",
+            name: "Gemini 3 Pro (preview)",
+            context_window: 1_048_576,
+            max_output_tokens: 65_536,
+            reasoning: true,
+            cost: cost(2.0, 12.0, 0.2),
+        },
         thinking: Thinking::Level,
-        cost: cost(2.0, 12.0, 0.2),
     },
 ];
-
-pub fn find(id: &str) -> Option<&'static Model> {
-    MODELS.iter().find(|model| model.id == id)
-}
-
-/// The catalogue as registration entries: every model here thinks and reads images.
-pub fn specs() -> Vec<ModelSpec> {
-    MODELS
-        .iter()
-        .map(|model| {
-            ModelSpec::new(
-                model.id,
-                model.name,
-                model.context_window,
-                model.max_output_tokens,
-            )
-            .with_reasoning()
-            .with_images()
-            .with_cost(model.cost)
-        })
-        .collect()
-}

@@ -1,18 +1,19 @@
 //! The unified request as a `streamGenerateContent` call (`POST
 //! /v1beta/models/{model}:streamGenerateContent?alt=sse`).
 //!
-//! Each message's parts are kept in the plugin's [`Cache`] and reused on the next turn; only
-//! the messages the cache has not seen are converted.
+//! Each message's parts are kept by the provider kit and reused on the next turn; only the
+//! messages it has not seen are converted.
 
 use provider_common::body::{Body, Sink, Spot};
-use provider_common::cache::{Converted, Kept, Messages, Role};
-use provider_common::json::{self, Items};
-use provider_common::unified::{self, Assistant, AssistantPart, Message, Part, Tool, ToolResult};
+use provider_common::cache::{Converted, Role};
+use provider_common::json::{Items, Object};
+use provider_common::kit::{self, HttpProvider, Request, Route, WithModels};
+use provider_common::unified::{Assistant, AssistantPart, Message, Part, Tool, ToolResult};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use tack_sdk::{ErrorKind, HttpCall, ProviderError, ProviderRequest};
+use tack_sdk::{AuthScheme, ErrorKind, ProviderError, ProviderSpec};
 
-use crate::thinking;
+use crate::{decode, errors, models, thinking};
 
 /// Introduces the images tool results returned; function responses hold text only, so the
 /// images follow in a user turn.
@@ -36,97 +37,92 @@ pub struct Fragment {
     images: Items,
 }
 
-pub type Cache = Kept<Fragment>;
+/// Google as the provider kit sees it: what it registers, and how it writes requests and
+/// reads answers.
+#[derive(Default)]
+pub struct Google;
 
-#[cfg(test)]
-/// The request built from scratch.
-pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
-    build_with(&mut Cache::default(), request.clone(), None)
-}
+impl HttpProvider for Google {
+    type Fragment = Fragment;
+    type Decoder = decode::GeminiDecoder;
 
-/// What a message's conversion depends on besides the message: thought signatures go back to
-/// the model that wrote them only (named without its `models/` prefix).
-pub fn cache_key(provider: &str, model: &str) -> String {
-    let model = model.strip_prefix("models/").unwrap_or(model);
-    format!("{provider}\n{model}")
-}
-
-/// The request, converting only the messages `cache` has not seen.
-pub fn build_with(
-    cache: &mut Cache,
-    request: ProviderRequest,
-    after: Option<u32>,
-) -> Result<HttpCall, ProviderError> {
-    let model = request
-        .model
-        .strip_prefix("models/")
-        .unwrap_or(&request.model);
-    let provider = request.provider.as_str();
-    let messages = Messages::of(request.messages, after);
-    let messages = cache
-        .messages
-        .update(&cache_key(provider, model), messages, |message| {
-            convert(message, provider, model)
-        })?;
-    let tools = unified::parse_tools(&request.tools)?;
-    // The model id goes into the path: refuse anything that could change the path's meaning.
-    let valid = !model.is_empty()
-        && !model.contains("..")
-        && model
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if !valid {
-        return Err(ProviderError::new(
-            ErrorKind::InvalidRequest,
-            format!("`{model}` is not a valid Gemini model id"),
-        ));
+    fn spec() -> ProviderSpec {
+        ProviderSpec::new("google", "Google Gemini")
+            .base_url("https://generativelanguage.googleapis.com")
+            .secret(
+                "GEMINI_API_KEY",
+                AuthScheme::Header("x-goog-api-key".into()),
+            )
+            .with_models(provider_common::models::specs(models::MODELS))
     }
 
-    // Fields in the order of their names, as the `Value` this body was once built as wrote them.
-    let size: usize = messages
-        .iter()
-        .map(|m| m.fragment.parts.byte_len() + 32)
-        .sum();
-    let body = cache.body.begin(json::body_capacity(
-        size,
-        &request.tools,
-        &request.system_prompt,
-    ));
-    let mut object = json::Object::begin(body);
-    write_contents(object.key("contents")?, &messages)?;
-    let mut generation = Map::new();
-    if let Some(max_tokens) = request.max_tokens {
-        generation.insert("maxOutputTokens".into(), json!(max_tokens));
+    /// Without its `models/` prefix, so that both spellings replay the same thought signatures.
+    fn model_id(model: &str) -> &str {
+        model.strip_prefix("models/").unwrap_or(model)
     }
-    if let Some(config) = thinking::config(model, request.reasoning) {
-        generation.insert("thinkingConfig".into(), config);
+
+    /// The model id goes into the path: anything that could change the path's meaning is refused.
+    fn plan(&mut self, request: &Request<'_, Fragment>) -> Result<(), ProviderError> {
+        let model = request.model;
+        let valid = !model.is_empty()
+            && !model.contains("..")
+            && model
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        if valid {
+            Ok(())
+        } else {
+            Err(ProviderError::new(
+                ErrorKind::InvalidRequest,
+                format!("`{model}` is not a valid Gemini model id"),
+            ))
+        }
     }
-    if !generation.is_empty() {
-        object.field("generationConfig", &generation)?;
+
+    /// Writes the body.
+    fn write(
+        &mut self,
+        request: &Request<'_, Fragment>,
+        object: &mut Object<'_, Body>,
+    ) -> Result<Route, ProviderError> {
+        let (unified, model) = (request.unified, request.model);
+        // Fields in the order of their names, as the `Value` this body was once built as wrote them.
+        write_contents(object.key("contents")?, request.messages)?;
+        let mut generation = Map::new();
+        if let Some(max_tokens) = unified.max_tokens {
+            generation.insert("maxOutputTokens".into(), json!(max_tokens));
+        }
+        if let Some(config) = thinking::config(model, unified.reasoning) {
+            generation.insert("thinkingConfig".into(), config);
+        }
+        if !generation.is_empty() {
+            object.field("generationConfig", &generation)?;
+        }
+        if !unified.system_prompt.trim().is_empty() {
+            let system = Content {
+                parts: [UserPart::text(&unified.system_prompt)],
+                role: None,
+            };
+            object.field("systemInstruction", &system)?;
+        }
+        if !request.tools.is_empty() {
+            let declarations = [Declarations {
+                function_declarations: request.tools.iter().map(Declaration::from).collect(),
+            }];
+            object.field("tools", &declarations)?;
+        }
+        Ok(Route::new(format!(
+            "/v1beta/models/{model}:streamGenerateContent?alt=sse"
+        )))
     }
-    if !request.system_prompt.trim().is_empty() {
-        let system = Content {
-            parts: [UserPart::text(&request.system_prompt)],
-            role: None,
-        };
-        object.field("systemInstruction", &system)?;
+
+    fn decode_error(status: u16, headers: &[(String, String)], body: &[u8]) -> ProviderError {
+        errors::from_response(status, headers, body)
     }
-    if !tools.is_empty() {
-        let declarations = [Declarations {
-            function_declarations: tools.iter().map(Declaration::from).collect(),
-        }];
-        object.field("tools", &declarations)?;
+
+    fn decoder(&self) -> decode::GeminiDecoder {
+        decode::GeminiDecoder::default()
     }
-    object.end();
-    Ok(HttpCall {
-        method: "POST".to_string(),
-        path: format!("/v1beta/models/{model}:streamGenerateContent?alt=sse"),
-        headers: vec![
-            ("content-type".to_string(), "application/json".to_string()),
-            ("accept".to_string(), "text/event-stream".to_string()),
-        ],
-        body: body.finish(),
-    })
 }
 
 // The body's parts, fields in the order of their names.
@@ -339,29 +335,36 @@ fn closing(role: &str) -> &'static [u8] {
     }
 }
 
-/// One message's parts.
-fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, ProviderError> {
-    let mut fragment = Fragment::default();
-    match message {
-        Message::User(parts) => {
-            for user_part in parts.iter().filter_map(part) {
-                fragment.parts.push(&user_part)?;
+impl kit::Fragment for Fragment {
+    /// One message's parts.
+    fn convert(message: &Message, provider: &str, model: &str) -> Result<Self, ProviderError> {
+        let mut fragment = Fragment::default();
+        match message {
+            Message::User(parts) => {
+                for user_part in parts.iter().filter_map(part) {
+                    fragment.parts.push(&user_part)?;
+                }
+            }
+            Message::Assistant(assistant) => {
+                for model_part in model_parts(assistant, provider, model) {
+                    fragment.parts.push(&model_part)?;
+                }
+            }
+            Message::ToolResult(result) => {
+                let text = result.text();
+                fragment.parts.push(&function_response(result, &text))?;
+                for image in result.images().filter_map(part) {
+                    fragment.images.push(&image)?;
+                }
             }
         }
-        Message::Assistant(assistant) => {
-            for model_part in model_parts(assistant, provider, model) {
-                fragment.parts.push(&model_part)?;
-            }
-        }
-        Message::ToolResult(result) => {
-            let text = result.text();
-            fragment.parts.push(&function_response(result, &text))?;
-            for image in result.images().filter_map(part) {
-                fragment.images.push(&image)?;
-            }
-        }
+        Ok(fragment)
     }
-    Ok(fragment)
+
+    /// About how many bytes it takes in the body.
+    fn size(&self) -> usize {
+        self.parts.byte_len() + 32
+    }
 }
 
 fn part(part: &Part) -> Option<UserPart<'_>> {
@@ -457,7 +460,12 @@ fn model_parts<'a>(assistant: &'a Assistant, provider: &str, model: &str) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tack_sdk::{ExecutionMode, ReasoningLevel, ToolSpec};
+    use provider_common::kit;
+    use tack_sdk::{ExecutionMode, HttpCall, ProviderRequest, ReasoningLevel, ToolSpec};
+
+    fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
+        kit::build_fresh::<Google>(request)
+    }
 
     fn request(model: &str, messages: Value) -> ProviderRequest {
         ProviderRequest {
@@ -606,17 +614,9 @@ mod tests {
 
     #[test]
     fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
-        use provider_common::script::{self, Builders, GOOGLE};
-        script::assert_cache_matches_fresh(
-            &GOOGLE,
+        provider_common::script::assert_kit_matches_fresh::<Google>(
+            &provider_common::script::GOOGLE,
             240,
-            Builders {
-                key: cache_key,
-                cached: &|cache, request, after| {
-                    build_with(cache, request, after).expect("cached").body
-                },
-                fresh: &|request| build(&request).expect("fresh").body,
-            },
         );
     }
 }

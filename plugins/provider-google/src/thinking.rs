@@ -10,7 +10,7 @@ const UNKNOWN_MODEL_MAX_BUDGET: u32 = 24_576;
 
 /// The `thinkingConfig` for `level` on `model`, or `None` to leave the model's default.
 pub fn config(model: &str, level: ReasoningLevel) -> Option<Value> {
-    let thinking = match models::find(model) {
+    let thinking = match provider_common::models::find(models::MODELS, model) {
         Some(known) => known.thinking,
         // Models outside the catalogue may not think at all, and refuse a config: send one
         // only when asked to think.

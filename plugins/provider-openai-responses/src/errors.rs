@@ -1,29 +1,9 @@
 //! Responses API errors: HTTP error bodies (`{"error": {"message", "type", "code"}}`), and in
 //! the stream an `error` event or a `response.failed` whose `response.error` has a code.
 
-use provider_common::errors::{classify_response, is_overflow_message};
+use provider_common::errors::is_overflow_message;
 use serde_json::Value;
 use tack_sdk::{ErrorKind, ProviderError};
-
-/// A non-2xx response. `insufficient_quota` comes as a 429 but waiting does not help, so it is
-/// not reported as a rate limit.
-pub fn from_response(status: u16, headers: &[(String, String)], body: &[u8]) -> ProviderError {
-    let mut error = classify_response(status, headers, body);
-    let code = serde_json::from_slice::<Value>(body).ok().and_then(|json| {
-        json.pointer("/error/code")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    });
-    match code.as_deref() {
-        Some("context_length_exceeded") => error.kind = ErrorKind::ContextOverflow,
-        Some("insufficient_quota") => {
-            error.kind = ErrorKind::Other;
-            error.retry_after_ms = None;
-        }
-        _ => {}
-    }
-    error
-}
 
 /// An error object from the stream: `{"code": "...", "message": "..."}`.
 pub fn from_stream(error: &Value) -> ProviderError {
@@ -47,6 +27,7 @@ pub fn from_stream(error: &Value) -> ProviderError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use provider_common::errors::openai_response as from_response;
     use serde_json::json;
 
     #[test]

@@ -4,18 +4,19 @@
 //! encrypted reasoning items the previous responses returned: the decoder keeps each item,
 //! whole, as its thinking block's signature, and they go back here in place.
 //!
-//! Each message's items are kept in the plugin's [`Cache`] and reused on the next turn; only
-//! the messages the cache has not seen are converted.
+//! Each message's items are kept by the provider kit and reused on the next turn; only the
+//! messages it has not seen are converted.
 
 use provider_common::body::{Body, Sink, Spot};
-use provider_common::cache::{Converted, Kept, Messages, Role};
-use provider_common::json::{self, DataUrl, Items};
+use provider_common::cache::{Converted, Role};
+use provider_common::json::{self, DataUrl, Items, Object};
+use provider_common::kit::{self, Request, Route};
 use provider_common::openai_models;
 use provider_common::options::Options;
-use provider_common::unified::{self, Assistant, AssistantPart, Message, Part, Tool};
+use provider_common::unified::{Assistant, AssistantPart, Message, Part, Tool};
 use serde::Serialize;
 use serde_json::Value;
-use tack_sdk::{HttpCall, ProviderError, ProviderRequest, ReasoningLevel};
+use tack_sdk::{ProviderError, ProviderRequest, ReasoningLevel};
 
 use crate::call_ids;
 
@@ -40,86 +41,51 @@ enum InputItem {
     Output(Vec<u8>, Spot),
 }
 
-pub type Cache = Kept<Fragment>;
-
-#[cfg(test)]
-/// The request built from scratch.
-pub fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
-    build_with(&mut Cache::default(), request.clone(), None)
-}
-
-/// What a message's conversion depends on besides the message: reasoning items go back to the
-/// model that wrote them only.
-pub fn cache_key(provider: &str, model: &str) -> String {
-    format!("{provider}\n{model}")
-}
-
-/// The request, converting only the messages `cache` has not seen.
-pub fn build_with(
-    cache: &mut Cache,
-    request: ProviderRequest,
-    after: Option<u32>,
-) -> Result<HttpCall, ProviderError> {
-    let (provider, model) = (request.provider.as_str(), request.model.as_str());
-    let messages = Messages::of(request.messages, after);
-    let messages = cache
-        .messages
-        .update(&cache_key(provider, model), messages, |message| {
-            convert(message, provider, model)
-        })?;
-    let tools = unified::parse_tools(&request.tools)?;
+/// The reasoning effort to send: `supports_reasoning_effort` (bool) sends one to models outside
+/// the catalogue, or withholds it from catalogue models.
+pub fn effort(request: &ProviderRequest) -> Result<Option<&'static str>, ProviderError> {
     let options = Options::parse(&request.options)?;
     let supported = options.bool("supports_reasoning_effort")?;
-    let effort = openai_models::effort(&request.model, request.reasoning, supported);
+    Ok(openai_models::effort(
+        &request.model,
+        request.reasoning,
+        supported,
+    ))
+}
 
+/// Writes the body with the reasoning effort [`effort`] chose.
+pub fn write(
+    request: &Request<'_, Fragment>,
+    effort: Option<&'static str>,
+    object: &mut Object<'_, Body>,
+) -> Result<Route, ProviderError> {
+    let unified = request.unified;
     // Fields in the order of their names, as the `Value` this body was once built as wrote them.
-    let size: usize = messages
-        .iter()
-        .flat_map(|m| &m.fragment.items)
-        .map(|item| match item {
-            InputItem::Raw(bytes, _) | InputItem::Output(bytes, _) => bytes.len() + 128,
-        })
-        .sum();
-    let body = cache.body.begin(json::body_capacity(
-        size,
-        &request.tools,
-        &request.system_prompt,
-    ));
-    let mut object = json::Object::begin(body);
     if effort.is_some() {
         object.field("include", &["reasoning.encrypted_content"])?;
     }
-    write_input(object.key("input")?, &messages)?;
-    if !request.system_prompt.trim().is_empty() {
-        object.field("instructions", &request.system_prompt)?;
+    write_input(object.key("input")?, request.messages)?;
+    if !unified.system_prompt.trim().is_empty() {
+        object.field("instructions", &unified.system_prompt)?;
     }
-    if let Some(max_tokens) = request.max_tokens {
+    if let Some(max_tokens) = unified.max_tokens {
         object.field("max_output_tokens", &max_tokens)?;
     }
-    object.field("model", &request.model)?;
+    object.field("model", &unified.model)?;
     if let Some(effort) = effort {
         let reasoning = Reasoning {
             effort,
-            summary: (request.reasoning != ReasoningLevel::Off).then_some("auto"),
+            summary: (unified.reasoning != ReasoningLevel::Off).then_some("auto"),
         };
         object.field("reasoning", &reasoning)?;
     }
     object.field("store", &false)?;
     object.field("stream", &true)?;
-    if !tools.is_empty() {
-        let tools: Vec<ToolDef> = tools.iter().map(ToolDef::from).collect();
+    if !request.tools.is_empty() {
+        let tools: Vec<ToolDef> = request.tools.iter().map(ToolDef::from).collect();
         object.field("tools", &tools)?;
     }
-    object.end();
-    Ok(HttpCall {
-        method: "POST".to_string(),
-        path: "/responses".to_string(),
-        headers: vec![
-            ("content-type".to_string(), "application/json".to_string()),
-            ("accept".to_string(), "text/event-stream".to_string()),
-        ],
-        body: body.finish(),
-    })
+    Ok(Route::new("/responses"))
 }
 
 // The body's parts, fields in the order of their names.
@@ -258,46 +224,58 @@ fn flush_tool_images(
     Ok(())
 }
 
-/// One message's input items.
-fn convert(message: &Message, provider: &str, model: &str) -> Result<Fragment, ProviderError> {
-    let mut fragment = Fragment::default();
-    match message {
-        Message::User(parts) => {
-            let content: Vec<InputPart> = parts.iter().filter_map(input_part).collect();
-            if !content.is_empty() {
-                let item = UserItem {
-                    content,
-                    role: "user",
+impl kit::Fragment for Fragment {
+    /// One message's input items.
+    fn convert(message: &Message, provider: &str, model: &str) -> Result<Self, ProviderError> {
+        let mut fragment = Fragment::default();
+        match message {
+            Message::User(parts) => {
+                let content: Vec<InputPart> = parts.iter().filter_map(input_part).collect();
+                if !content.is_empty() {
+                    let item = UserItem {
+                        content,
+                        role: "user",
+                    };
+                    fragment
+                        .items
+                        .push(InputItem::Raw(json::to_vec(&item)?, Spot::default()));
+                }
+            }
+            Message::Assistant(assistant) => {
+                assistant_items(assistant, provider, model, &mut fragment.items)?;
+            }
+            Message::ToolResult(result) => {
+                let (call_id, _) = call_ids::split(&result.call_id);
+                let text = result.text();
+                let output = FunctionCallOutput {
+                    call_id,
+                    output: if text.trim().is_empty() {
+                        "(no output)"
+                    } else {
+                        &text
+                    },
+                    kind: "function_call_output",
                 };
                 fragment
                     .items
-                    .push(InputItem::Raw(json::to_vec(&item)?, Spot::default()));
+                    .push(InputItem::Raw(json::to_vec(&output)?, Spot::default()));
+                for image in result.images().filter_map(input_part) {
+                    fragment.images.push(&image)?;
+                }
             }
         }
-        Message::Assistant(assistant) => {
-            assistant_items(assistant, provider, model, &mut fragment.items)?;
-        }
-        Message::ToolResult(result) => {
-            let (call_id, _) = call_ids::split(&result.call_id);
-            let text = result.text();
-            let output = FunctionCallOutput {
-                call_id,
-                output: if text.trim().is_empty() {
-                    "(no output)"
-                } else {
-                    &text
-                },
-                kind: "function_call_output",
-            };
-            fragment
-                .items
-                .push(InputItem::Raw(json::to_vec(&output)?, Spot::default()));
-            for image in result.images().filter_map(input_part) {
-                fragment.images.push(&image)?;
-            }
-        }
+        Ok(fragment)
     }
-    Ok(fragment)
+
+    /// About how many bytes it takes in the body.
+    fn size(&self) -> usize {
+        self.items
+            .iter()
+            .map(|item| match item {
+                InputItem::Raw(bytes, _) | InputItem::Output(bytes, _) => bytes.len() + 128,
+            })
+            .sum()
+    }
 }
 
 fn input_text(text: &str) -> InputPart<'_> {
@@ -380,8 +358,17 @@ fn assistant_items(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use provider_common::kit;
+    use tack_sdk::HttpCall;
+
+    use crate::provider::OpenAiResponses;
+
     use serde_json::json;
     use tack_sdk::{ExecutionMode, ToolSpec};
+
+    fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
+        kit::build_fresh::<OpenAiResponses>(request)
+    }
 
     const REASONING: &str = r#"{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Look, then read."}],"encrypted_content":"gAAA"}"#;
 
@@ -503,17 +490,9 @@ mod tests {
 
     #[test]
     fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
-        use provider_common::script::{self, Builders, OPENAI_RESPONSES};
-        script::assert_cache_matches_fresh(
-            &OPENAI_RESPONSES,
+        provider_common::script::assert_kit_matches_fresh::<OpenAiResponses>(
+            &provider_common::script::OPENAI_RESPONSES,
             240,
-            Builders {
-                key: cache_key,
-                cached: &|cache, request, after| {
-                    build_with(cache, request, after).expect("cached").body
-                },
-                fresh: &|request| build(&request).expect("fresh").body,
-            },
         );
     }
 }

@@ -35,7 +35,8 @@ pub struct Compat {
 
 impl Compat {
     pub fn from_options(options: &Options, model: &str) -> Result<Self, ProviderError> {
-        let reasoning_model = openai_models::find(model).is_some_and(|m| m.reasoning);
+        let reasoning_model = provider_common::models::find(openai_models::MODELS, model)
+            .is_some_and(|m| m.card.reasoning);
         Ok(Compat {
             max_tokens_field: options
                 .choice("max_tokens_field", &["max_completion_tokens", "max_tokens"])?

@@ -1,18 +1,18 @@
 //! The unified request as a Chat Completions call (`POST /chat/completions`, streamed).
 //!
-//! Each message's Chat Completions form is kept in the plugin's [`Cache`] and reused on the next
-//! turn; only the messages the cache has not seen are converted.
+//! Each message's Chat Completions form is kept by the provider kit and reused on the next
+//! turn; only the messages it has not seen are converted.
 
 use provider_common::body::{Body, Spot};
-use provider_common::cache::{Converted, Kept, Messages, Role};
+use provider_common::cache::{Converted, Role};
 use provider_common::ids;
-use provider_common::json::{self, DataUrl, Items};
+use provider_common::json::{self, DataUrl, Items, Object};
+use provider_common::kit::{self, Request, Route};
 use provider_common::openai_models;
-use provider_common::options::Options;
-use provider_common::unified::{self, Assistant, AssistantPart, Message, Part, Tool};
+use provider_common::unified::{Assistant, AssistantPart, Message, Part, Tool};
 use serde::Serialize;
 use serde_json::Value;
-use tack_sdk::{HttpCall, ProviderError, ProviderRequest};
+use tack_sdk::ProviderError;
 
 use crate::compat::Compat;
 
@@ -33,54 +33,26 @@ pub struct Fragment {
     spot: Spot,
 }
 
-pub type Cache = Kept<Fragment>;
-
-#[cfg(test)]
-/// The request built from scratch, and the compat flags it was built with (the decoder needs
-/// some of them).
-pub fn build(request: &ProviderRequest) -> Result<(HttpCall, Compat), ProviderError> {
-    build_with(&mut Cache::default(), request.clone(), None)
-}
-
-/// What a message's conversion depends on besides the message: nothing.
-pub fn cache_key(_provider: &str, _model: &str) -> String {
-    String::new()
-}
-
-/// The request, converting only the messages `cache` has not seen.
-pub fn build_with(
-    cache: &mut Cache,
-    request: ProviderRequest,
-    after: Option<u32>,
-) -> Result<(HttpCall, Compat), ProviderError> {
-    let messages = Messages::of(request.messages, after);
-    let messages = cache.messages.update(
-        &cache_key(&request.provider, &request.model),
-        messages,
-        convert,
-    )?;
-    let tools = unified::parse_tools(&request.tools)?;
-    let compat = Compat::from_options(&Options::parse(&request.options)?, &request.model)?;
-
+/// Writes the body with the compat flags the request's options set.
+pub fn write(
+    request: &Request<'_, Fragment>,
+    compat: &Compat,
+    object: &mut Object<'_, Body>,
+) -> Result<Route, ProviderError> {
+    let unified = request.unified;
     // Fields in the order of their names, as the `Value` this body was once built as wrote them.
-    let body = cache.body.begin(json::body_capacity(
-        messages_size(&messages),
-        &request.tools,
-        &request.system_prompt,
-    ));
-    let mut object = json::Object::begin(body);
-    if let Some(max_tokens) = request.max_tokens {
+    if let Some(max_tokens) = unified.max_tokens {
         object.field(compat.max_tokens_field, &max_tokens)?;
     }
     write_messages(
         object.key("messages")?,
-        &request.system_prompt,
-        &messages,
-        &compat,
+        &unified.system_prompt,
+        request.messages,
+        compat,
     )?;
-    object.field("model", &request.model)?;
+    object.field("model", &unified.model)?;
     if let Some(effort) =
-        openai_models::effort(&request.model, request.reasoning, compat.reasoning_effort)
+        openai_models::effort(&unified.model, unified.reasoning, compat.reasoning_effort)
     {
         object.field("reasoning_effort", &effort)?;
     }
@@ -93,28 +65,11 @@ pub fn build_with(
             },
         )?;
     }
-    if !tools.is_empty() {
-        let tools: Vec<ToolDef> = tools.iter().map(ToolDef::from).collect();
+    if !request.tools.is_empty() {
+        let tools: Vec<ToolDef> = request.tools.iter().map(ToolDef::from).collect();
         object.field("tools", &tools)?;
     }
-    object.end();
-    let call = HttpCall {
-        method: "POST".to_string(),
-        path: "/chat/completions".to_string(),
-        headers: vec![
-            ("content-type".to_string(), "application/json".to_string()),
-            ("accept".to_string(), "text/event-stream".to_string()),
-        ],
-        body: body.finish(),
-    };
-    Ok((call, compat))
-}
-
-fn messages_size(messages: &[Converted<'_, Fragment>]) -> usize {
-    messages
-        .iter()
-        .map(|m| m.fragment.message.as_ref().map_or(0, Vec::len) + 1)
-        .sum::<usize>()
+    Ok(Route::new("/chat/completions"))
 }
 
 // The body's parts, fields in the order of their names.
@@ -263,36 +218,43 @@ fn flush_tool_images(
     Ok(())
 }
 
-/// One message's Chat Completions form.
-fn convert(message: &Message) -> Result<Fragment, ProviderError> {
-    let mut fragment = Fragment::default();
-    match message {
-        Message::User(parts) => {
-            fragment.message = user_message(parts)?;
-        }
-        Message::Assistant(assistant) => {
-            fragment.message = assistant_message(assistant)?;
-        }
-        Message::ToolResult(result) => {
-            let text = result.text();
-            let content = if text.trim().is_empty() {
-                "(no output)"
-            } else {
-                text.as_str()
-            };
-            let message = ChatMessage {
-                tool_call_id: Some(ids::sanitize(&result.call_id, MAX_ID_CHARS)),
-                ..ChatMessage::new("tool", Some(content))
-            };
-            fragment.message = Some(json::to_vec(&message)?);
-            for part in result.images() {
-                if let Some(image) = image_part(part) {
-                    fragment.images.push(&image)?;
+impl kit::Fragment for Fragment {
+    /// One message's Chat Completions form.
+    fn convert(message: &Message, _provider: &str, _model: &str) -> Result<Self, ProviderError> {
+        let mut fragment = Fragment::default();
+        match message {
+            Message::User(parts) => {
+                fragment.message = user_message(parts)?;
+            }
+            Message::Assistant(assistant) => {
+                fragment.message = assistant_message(assistant)?;
+            }
+            Message::ToolResult(result) => {
+                let text = result.text();
+                let content = if text.trim().is_empty() {
+                    "(no output)"
+                } else {
+                    text.as_str()
+                };
+                let message = ChatMessage {
+                    tool_call_id: Some(ids::sanitize(&result.call_id, MAX_ID_CHARS)),
+                    ..ChatMessage::new("tool", Some(content))
+                };
+                fragment.message = Some(json::to_vec(&message)?);
+                for part in result.images() {
+                    if let Some(image) = image_part(part) {
+                        fragment.images.push(&image)?;
+                    }
                 }
             }
         }
+        Ok(fragment)
     }
-    Ok(fragment)
+
+    /// About how many bytes it takes in the body.
+    fn size(&self) -> usize {
+        self.message.as_ref().map_or(0, Vec::len) + 1
+    }
 }
 
 /// A plain string when the message is text only (what every compatible server accepts), else
@@ -372,8 +334,15 @@ fn assistant_message(assistant: &Assistant) -> Result<Option<Vec<u8>>, ProviderE
 #[cfg(test)]
 mod tests {
     use super::*;
+    use provider_common::kit;
     use serde_json::json;
-    use tack_sdk::{ExecutionMode, ReasoningLevel, ToolSpec};
+    use tack_sdk::{ExecutionMode, HttpCall, ProviderRequest, ReasoningLevel, ToolSpec};
+
+    use crate::provider::OpenAi;
+
+    fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
+        kit::build_fresh::<OpenAi>(request)
+    }
 
     fn request(model: &str, messages: Value, options: Value) -> ProviderRequest {
         ProviderRequest {
@@ -396,7 +365,7 @@ mod tests {
     }
 
     fn body(request: &ProviderRequest) -> Value {
-        let (call, _) = build(request).unwrap();
+        let call = build(request).unwrap();
         serde_json::from_slice(&call.body).unwrap()
     }
 
@@ -421,7 +390,7 @@ mod tests {
 
     #[test]
     fn golden_body_with_text_image_tool_call_result_and_thinking() {
-        let (call, _) = build(&request("o4-mini", conversation(), json!({}))).unwrap();
+        let call = build(&request("o4-mini", conversation(), json!({}))).unwrap();
         assert_eq!(
             (call.method.as_str(), call.path.as_str()),
             ("POST", "/chat/completions")
@@ -509,17 +478,9 @@ mod tests {
 
     #[test]
     fn cached_bodies_are_the_bytes_of_fresh_ones_through_a_long_session() {
-        use provider_common::script::{self, Builders, OPENAI};
-        script::assert_cache_matches_fresh(
-            &OPENAI,
+        provider_common::script::assert_kit_matches_fresh::<OpenAi>(
+            &provider_common::script::OPENAI,
             240,
-            Builders {
-                key: cache_key,
-                cached: &|cache, request, after| {
-                    build_with(cache, request, after).expect("cached").0.body
-                },
-                fresh: &|request| build(&request).expect("fresh").0.body,
-            },
         );
     }
 }
