@@ -20,7 +20,6 @@ use crate::panes::{EventResult, Region, Regions};
 use crate::protocol::{Action, UiEvent};
 use crate::state::State;
 use crate::theme::Theme;
-use crate::transcript::Block;
 
 pub struct App {
     pub(crate) state: State,
@@ -80,15 +79,6 @@ impl App {
 
     pub fn is_running(&self) -> bool {
         self.state.running
-    }
-
-    pub fn transcript_len(&self) -> usize {
-        self.state.transcript.len()
-    }
-
-    pub fn push_block(&mut self, block: Block) {
-        self.state.transcript.push(block);
-        self.dirty = true;
     }
 
     /// The keys of the remappable actions (`keybindings.toml`).

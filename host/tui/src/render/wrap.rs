@@ -80,14 +80,6 @@ pub fn wrap_line(
     out
 }
 
-/// Wraps every line of `lines`.
-pub fn wrap_all(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
-    lines
-        .into_iter()
-        .flat_map(|l| wrap_line(l, width, &[]))
-        .collect()
-}
-
 fn char_width(c: char) -> usize {
     if c == '\t' {
         4
