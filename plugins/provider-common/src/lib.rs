@@ -14,6 +14,7 @@
 //! - [`kit`]: an HTTP provider as a trait of its wire format, and the macro that exports it.
 //! - [`models`]: registration entries for a provider's model catalogue.
 //! - [`openai_models`]: OpenAI's model catalogue, served by both OpenAI plugins.
+//! - [`tool_images`]: images from tool results, for APIs whose tool results take only text.
 
 pub mod body;
 pub mod cache;
@@ -27,6 +28,7 @@ pub mod options;
 #[cfg(feature = "test-support")]
 pub mod script;
 pub mod stream;
+pub mod tool_images;
 pub mod unified;
 
 /// For [`export_http_provider!`]: the SDK's export macros, reached through this crate so that a

@@ -8,16 +8,13 @@ use provider_common::body::{Body, Sink, Spot};
 use provider_common::cache::{Converted, Role};
 use provider_common::json::{Items, Object};
 use provider_common::kit::{self, HttpProvider, Request, Route, WithModels};
+use provider_common::tool_images::TOOL_IMAGES_NOTE;
 use provider_common::unified::{Assistant, AssistantPart, Message, Part, Tool, ToolResult};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use tack_sdk::{AuthScheme, ErrorKind, ProviderError, ProviderSpec};
 
 use crate::{decode, errors, models, thinking};
-
-/// Introduces the images tool results returned; function responses hold text only, so the
-/// images follow in a user turn.
-pub const TOOL_IMAGES_NOTE: &str = "Images returned by the tool calls above:";
 
 /// Gemini 3 refuses a function call without a thought signature when it thinks; calls written by
 /// another model have none, and this documented value tells it not to check.

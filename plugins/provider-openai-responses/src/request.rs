@@ -13,16 +13,13 @@ use provider_common::json::{self, DataUrl, Items, Object};
 use provider_common::kit::{self, Request, Route};
 use provider_common::openai_models;
 use provider_common::options::Options;
+use provider_common::tool_images::{flush as flush_tool_images, TOOL_IMAGES_NOTE};
 use provider_common::unified::{Assistant, AssistantPart, Message, Part, Tool};
 use serde::Serialize;
 use serde_json::Value;
 use tack_sdk::{ProviderError, ProviderRequest, ReasoningLevel};
 
 use crate::call_ids;
-
-/// Introduces the images tool results returned; function outputs hold text only, so the images
-/// follow in a user message.
-pub const TOOL_IMAGES_NOTE: &str = "Images returned by the tool calls above:";
 
 /// What the cache keeps of one message: its input items, serialized, and for a tool result its
 /// images, which follow the run of results.
@@ -176,7 +173,7 @@ fn write_input(out: &mut Body, messages: &[Converted<'_, Fragment>]) -> Result<(
     let mut text_items = 0usize;
     for message in messages {
         if message.role != Role::ToolResult {
-            flush_tool_images(&mut tool_images, &mut items)?;
+            flush_tool_images(&mut tool_images, &mut items, &input_text(TOOL_IMAGES_NOTE))?;
         }
         let fragment: &Fragment = &message.fragment;
         for item in &fragment.items {
@@ -200,27 +197,8 @@ fn write_input(out: &mut Body, messages: &[Converted<'_, Fragment>]) -> Result<(
             tool_images.push(&fragment.images);
         }
     }
-    flush_tool_images(&mut tool_images, &mut items)?;
+    flush_tool_images(&mut tool_images, &mut items, &input_text(TOOL_IMAGES_NOTE))?;
     items.end();
-    Ok(())
-}
-
-fn flush_tool_images(
-    images: &mut Vec<&Items>,
-    items: &mut json::Array<'_, Body>,
-) -> Result<(), ProviderError> {
-    if images.is_empty() {
-        return Ok(());
-    }
-    let mut object = json::Object::begin(items.item());
-    let mut content = json::Array::begin(object.key("content")?);
-    json::write(content.item(), &input_text(TOOL_IMAGES_NOTE))?;
-    for image in images.drain(..) {
-        image.write_to(&mut content);
-    }
-    content.end();
-    object.field("role", &"user")?;
-    object.end();
     Ok(())
 }
 

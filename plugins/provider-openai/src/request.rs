@@ -9,6 +9,7 @@ use provider_common::ids;
 use provider_common::json::{self, DataUrl, Items, Object};
 use provider_common::kit::{self, Request, Route};
 use provider_common::openai_models;
+use provider_common::tool_images::{flush as flush_tool_images, TOOL_IMAGES_NOTE};
 use provider_common::unified::{Assistant, AssistantPart, Message, Part, Tool};
 use serde::Serialize;
 use serde_json::Value;
@@ -18,10 +19,6 @@ use crate::compat::Compat;
 
 /// OpenAI refuses tool-call ids longer than this.
 const MAX_ID_CHARS: usize = 40;
-
-/// Introduces the images tool results returned; Chat Completions' tool messages hold text only,
-/// so the images follow in a user message.
-pub const TOOL_IMAGES_NOTE: &str = "Images returned by the tool calls above:";
 
 /// What the cache keeps of one message: its Chat Completions message (none when there is
 /// nothing to send) and, for a tool result, its images, which follow the run of results.
@@ -185,7 +182,7 @@ fn write_messages(
     let mut tool_images: Vec<&Items> = Vec::new();
     for message in messages {
         if message.role != Role::ToolResult {
-            flush_tool_images(&mut tool_images, &mut array)?;
+            flush_tool_images(&mut tool_images, &mut array, &text_part(TOOL_IMAGES_NOTE))?;
         }
         if let Some(bytes) = &message.fragment.message {
             array.fragment(bytes, &message.fragment.spot);
@@ -194,27 +191,8 @@ fn write_messages(
             tool_images.push(&message.fragment.images);
         }
     }
-    flush_tool_images(&mut tool_images, &mut array)?;
+    flush_tool_images(&mut tool_images, &mut array, &text_part(TOOL_IMAGES_NOTE))?;
     array.end();
-    Ok(())
-}
-
-fn flush_tool_images(
-    images: &mut Vec<&Items>,
-    array: &mut json::Array<'_, Body>,
-) -> Result<(), ProviderError> {
-    if images.is_empty() {
-        return Ok(());
-    }
-    let mut message = json::Object::begin(array.item());
-    let mut content = json::Array::begin(message.key("content")?);
-    json::write(content.item(), &text_part(TOOL_IMAGES_NOTE))?;
-    for items in images.drain(..) {
-        items.write_to(&mut content);
-    }
-    content.end();
-    message.field("role", &"user")?;
-    message.end();
     Ok(())
 }
 
