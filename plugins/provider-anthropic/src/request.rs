@@ -420,9 +420,10 @@ fn tool_result(result: &ToolResult) -> Block<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use provider_common::fixtures::{self, READ_PARAMETERS};
     use provider_common::kit;
     use serde_json::json;
-    use tack_sdk::{ExecutionMode, HttpCall, ProviderRequest, ReasoningLevel, ToolSpec};
+    use tack_sdk::{HttpCall, ProviderRequest, ReasoningLevel};
 
     fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
         kit::build_fresh::<Anthropic>(request)
@@ -430,21 +431,9 @@ mod tests {
 
     fn request(messages: Value, reasoning: ReasoningLevel) -> ProviderRequest {
         ProviderRequest {
-            provider: "anthropic".into(),
-            model: "claude-sonnet-4-5".into(),
-            system_prompt: "You are terse.".into(),
-            messages: messages.to_string(),
-            tools: vec![ToolSpec {
-                name: "read".into(),
-                label: "Read".into(),
-                description: "Reads a file".into(),
-                parameters: r#"{"type":"object","properties":{"path":{"type":"string"}}}"#.into(),
-                mode: ExecutionMode::Parallel,
-                prompt_snippet: None,
-            }],
             max_tokens: Some(4096),
             reasoning,
-            options: "{}".into(),
+            ..fixtures::request("anthropic", "claude-sonnet-4-5", &messages, READ_PARAMETERS)
         }
     }
 

@@ -19,6 +19,8 @@
 pub mod body;
 pub mod cache;
 pub mod errors;
+#[cfg(feature = "test-support")]
+pub mod fixtures;
 pub mod ids;
 pub mod json;
 pub mod kit;

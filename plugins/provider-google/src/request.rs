@@ -457,32 +457,22 @@ fn model_parts<'a>(assistant: &'a Assistant, provider: &str, model: &str) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+    use provider_common::fixtures;
     use provider_common::kit;
-    use tack_sdk::{ExecutionMode, HttpCall, ProviderRequest, ReasoningLevel, ToolSpec};
+    use tack_sdk::{HttpCall, ProviderRequest};
 
     fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
         kit::build_fresh::<Google>(request)
     }
 
     fn request(model: &str, messages: Value) -> ProviderRequest {
-        ProviderRequest {
-            provider: "google".into(),
-            model: model.into(),
-            system_prompt: "You are terse.".into(),
-            messages: messages.to_string(),
-            tools: vec![ToolSpec {
-                name: "read".into(),
-                label: "Read".into(),
-                description: "Reads a file".into(),
-                parameters: r#"{"type":"object","properties":{"path":{"type":"string"}},"additionalProperties":false}"#
-                    .into(),
-                mode: ExecutionMode::Parallel,
-                prompt_snippet: None,
-            }],
-            max_tokens: Some(2048),
-            reasoning: ReasoningLevel::Medium,
-            options: "{}".into(),
-        }
+        // Gemini refuses `additionalProperties`; the request must drop it.
+        fixtures::request(
+            "google",
+            model,
+            &messages,
+            r#"{"type":"object","properties":{"path":{"type":"string"}},"additionalProperties":false}"#,
+        )
     }
 
     fn conversation(model: &str) -> Value {

@@ -336,13 +336,13 @@ fn assistant_items(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use provider_common::fixtures::{self, READ_PARAMETERS};
     use provider_common::kit;
     use tack_sdk::HttpCall;
 
     use crate::provider::OpenAiResponses;
 
     use serde_json::json;
-    use tack_sdk::{ExecutionMode, ToolSpec};
 
     fn build(request: &ProviderRequest) -> Result<HttpCall, ProviderError> {
         kit::build_fresh::<OpenAiResponses>(request)
@@ -351,23 +351,7 @@ mod tests {
     const REASONING: &str = r#"{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Look, then read."}],"encrypted_content":"gAAA"}"#;
 
     fn request(model: &str, messages: Value) -> ProviderRequest {
-        ProviderRequest {
-            provider: "openai-responses".into(),
-            model: model.into(),
-            system_prompt: "You are terse.".into(),
-            messages: messages.to_string(),
-            tools: vec![ToolSpec {
-                name: "read".into(),
-                label: "Read".into(),
-                description: "Reads a file".into(),
-                parameters: r#"{"type":"object","properties":{"path":{"type":"string"}}}"#.into(),
-                mode: ExecutionMode::Parallel,
-                prompt_snippet: None,
-            }],
-            max_tokens: Some(2048),
-            reasoning: ReasoningLevel::Medium,
-            options: "{}".into(),
-        }
+        fixtures::request("openai-responses", model, &messages, READ_PARAMETERS)
     }
 
     fn body(request: &ProviderRequest) -> Value {

@@ -312,9 +312,10 @@ fn assistant_message(assistant: &Assistant) -> Result<Option<Vec<u8>>, ProviderE
 #[cfg(test)]
 mod tests {
     use super::*;
+    use provider_common::fixtures::{self, READ_PARAMETERS};
     use provider_common::kit;
     use serde_json::json;
-    use tack_sdk::{ExecutionMode, HttpCall, ProviderRequest, ReasoningLevel, ToolSpec};
+    use tack_sdk::{HttpCall, ProviderRequest, ReasoningLevel};
 
     use crate::provider::OpenAi;
 
@@ -324,21 +325,9 @@ mod tests {
 
     fn request(model: &str, messages: Value, options: Value) -> ProviderRequest {
         ProviderRequest {
-            provider: "openai".into(),
-            model: model.into(),
-            system_prompt: "You are terse.".into(),
-            messages: messages.to_string(),
-            tools: vec![ToolSpec {
-                name: "read".into(),
-                label: "Read".into(),
-                description: "Reads a file".into(),
-                parameters: r#"{"type":"object","properties":{"path":{"type":"string"}}}"#.into(),
-                mode: ExecutionMode::Parallel,
-                prompt_snippet: None,
-            }],
-            max_tokens: Some(2048),
             reasoning: ReasoningLevel::High,
             options: options.to_string(),
+            ..fixtures::request("openai", model, &messages, READ_PARAMETERS)
         }
     }
 
