@@ -2,7 +2,7 @@
 //!
 //! The crate holds the UI's state, its views and key handling, and the event loop; it knows
 //! nothing of plugins or sessions on disk. The program around it feeds [`UiEvent`]s in and
-//! carries out the [`Action`]s the user asks for (see `host/cli/src/tui.rs`).
+//! carries out the [`Action`]s the user asks for (see `host/cli/src/modes/tui.rs`).
 
 mod app;
 mod attachments;
