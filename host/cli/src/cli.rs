@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-#[derive(Debug, Parser)]
+#[derive(Debug, Clone, Parser)]
 #[command(
     name = "tack",
     version,
@@ -225,7 +225,7 @@ pub enum Mode {
     Rpc,
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum Command {
     /// List loaded plugins: version, API version, what each provides, granted capabilities.
     Plugins,
@@ -332,7 +332,7 @@ pub enum Command {
     Man,
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum PluginCommand {
     /// Create a ready-to-build plugin package: tack.toml, sources, SDK files and build.sh.
     New {

@@ -1059,3 +1059,44 @@ fn plugin_dev_starts_again_on_a_new_component_and_on_reload() {
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 }
+
+/// `/reload` outside `tack plugin dev`: what was added since start (here a prompt template in
+/// the tack home, whose folder did not exist then) is there afterwards, on the same session.
+#[test]
+fn reload_reads_plugins_again_on_the_same_session() {
+    let env = new_env();
+    let plugin = env.scripted(
+        json!([{ "text": "answer one" }, { "text": "answer two" }]),
+        json!({}),
+    );
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    tui.wait_for("Ask anything");
+    tui.submit("first question");
+    tui.wait_for("answer one");
+
+    std::fs::create_dir_all(env.home().join("prompts")).expect("prompts");
+    env.write_home("prompts/greet.md", "Say hello to $1.\n");
+    tui.submit("/reload");
+    tui.wait_until("the session again after the reload", |screen| {
+        screen.contains("first question") && screen.contains("Ask anything")
+    });
+    tui.type_keys("/gree");
+    tui.wait_for("/greet");
+    tui.type_keys("\x15");
+    tui.submit("/greet world");
+    tui.wait_for("answer two");
+
+    let files = env.session_files();
+    assert_eq!(files.len(), 1, "one session all along: {files:?}");
+    let lines: Vec<Value> = std::fs::read_to_string(&files[0])
+        .expect("session")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(
+        texts_of(&lines, "user"),
+        ["first question", "Say hello to world."]
+    );
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}

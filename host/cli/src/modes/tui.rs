@@ -40,7 +40,37 @@ impl EventSink for UiSink {
     }
 }
 
-pub async fn run(cli: Cli) -> Result<ExitCode> {
+/// How one run of the UI ended.
+enum Ended {
+    Exit(ExitCode),
+    /// `/reload`: start again on the session file at this path.
+    Reload(std::path::PathBuf),
+}
+
+/// The UI, started again by `/reload` on the same session: settings, plugins (installed
+/// packages, skills, prompt templates, Claude Code files), context files, the theme and the keys
+/// are read anew, as a new `tack -r <session>` with the same command line would read them.
+pub async fn run(mut cli: Cli) -> Result<ExitCode> {
+    loop {
+        let again = cli.clone();
+        match run_once(cli).await? {
+            Ended::Exit(code) => return Ok(code),
+            Ended::Reload(session) => cli = reloading(again, session),
+        }
+    }
+}
+
+/// The command line of a reload: the same flags, on the session that was open, without the
+/// prompts it started with (they ran already).
+fn reloading(mut cli: Cli, session: std::path::PathBuf) -> Cli {
+    cli.prompt.clear();
+    cli.continue_session = false;
+    cli.fork = None;
+    cli.resume = Some(session.display().to_string());
+    cli
+}
+
+async fn run_once(cli: Cli) -> Result<Ended> {
     // Read before the terminal is taken over, so a bad `@file` is an ordinary error.
     let cwd = std::env::current_dir().context("reading the current directory")?;
     let prompts = Prompts::read(&cli.prompt, &cwd)?;
@@ -202,9 +232,29 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         }
     }
     if controller.reload.load(std::sync::atomic::Ordering::SeqCst) {
-        return Ok(ExitCode::from(
-            crate::commands::plugin_dev::RELOAD_EXIT_CODE,
-        ));
+        if controller.dev_state.is_some() {
+            // `tack plugin dev` rebuilds the plugin, then starts tack again itself.
+            return Ok(Ended::Exit(ExitCode::from(
+                crate::commands::plugin_dev::RELOAD_EXIT_CODE,
+            )));
+        }
+        let path = controller
+            .front
+            .session
+            .lock()
+            .path()
+            .map(|p| p.to_path_buf());
+        if let Some(path) = path {
+            // The file is given up here, lock and all, whatever still holds the handle: the
+            // next run opens it.
+            let cwd = controller.front.loaded.cwd.clone();
+            let file = controller
+                .front
+                .session
+                .replace(tack_core::session::Session::in_memory(&cwd));
+            drop(file);
+            return Ok(Ended::Reload(path));
+        }
     }
     let resume = {
         let session = controller.front.session.lock();
@@ -215,7 +265,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
     if let Some(id) = resume {
         println!("Continue this session with: tack -r {id}");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Ended::Exit(ExitCode::SUCCESS))
 }
 
 #[cfg(unix)]

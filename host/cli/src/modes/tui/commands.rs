@@ -54,7 +54,7 @@ const HOST_COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "reload",
-        "Rebuild the plugin under development and start again on this session (tack plugin dev)",
+        "Read settings, plugins, skills, prompts, context files, theme and keys again, on this session",
     ),
     ("quit", "Quit tack"),
 ];
@@ -303,12 +303,13 @@ impl Controller {
         adopted
     }
 
-    /// `/reload`: ends the UI with the status `tack plugin dev` rebuilds on.
+    /// `/reload`: ends this run of the UI, which starts again on the same session with
+    /// everything read anew (under `tack plugin dev`, after the plugin is rebuilt).
     fn reload(&self) -> Result<Option<String>> {
-        if self.dev_state.is_none() {
+        if !self.front.session.lock().is_persistent() {
             bail!(
-                "reloading works in a session started by `tack plugin dev <dir>`, which \
-                 rebuilds the plugin and starts tack again on the same session"
+                "this session is kept in memory only (--no-session): a reload would lose it; \
+                 restart tack to read settings and plugins again"
             );
         }
         if self.driver.is_running() {
