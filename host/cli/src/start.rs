@@ -98,11 +98,17 @@ impl Starting {
     /// The session the command line asks for: `--no-session`, `--fork`, `--resume`,
     /// `--continue`, else a new one.
     pub fn open_session(self) -> Result<Opened> {
-        let session = session_file::open(&self.cli, &self.loaded)?;
+        let store = crate::sessions::store(
+            &self.loaded.home,
+            self.cli.session_dir.as_deref(),
+            &self.loaded.settings.sessions,
+        );
+        let session = session_file::open(&self.cli, &self.loaded, &store)?;
         Ok(Opened {
             cli: self.cli,
             loaded: self.loaded,
             session: SessionHandle::new(session),
+            store,
         })
     }
 }
@@ -112,6 +118,7 @@ pub struct Opened {
     cli: Cli,
     loaded: Loaded,
     session: SessionHandle,
+    store: SessionStore,
 }
 
 impl Opened {
@@ -131,6 +138,7 @@ impl Opened {
             cli,
             loaded,
             session,
+            store,
         } = self;
         let chosen = crate::models::choose::for_session(&cli, &loaded, &session)?;
         let startup_provider = chosen.model.provider.clone();
@@ -142,11 +150,6 @@ impl Opened {
         if let Some(inbox) = inbox {
             inbox.attach_queues(agent.queues());
         }
-        let store = crate::sessions::store(
-            &loaded.home,
-            cli.session_dir.as_deref(),
-            &loaded.settings.sessions,
-        );
         let running = AgentSession {
             cli,
             loaded,

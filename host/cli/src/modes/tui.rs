@@ -219,17 +219,15 @@ async fn run_once(cli: Cli) -> Result<Ended> {
     controller.driver.shut_down().await;
     controller.front.end().await;
     result.context("the terminal UI failed")?;
-    if let Some(state) = &controller.dev_state {
-        let path = controller
-            .front
-            .session
-            .lock()
-            .path()
-            .map(|p| p.to_path_buf());
-        if let Some(path) = path {
-            std::fs::write(state, path.display().to_string())
-                .with_context(|| format!("writing {}", state.display()))?;
-        }
+    let session_file = controller
+        .front
+        .session
+        .lock()
+        .path()
+        .map(|p| p.to_path_buf());
+    if let (Some(state), Some(path)) = (&controller.dev_state, &session_file) {
+        std::fs::write(state, path.display().to_string())
+            .with_context(|| format!("writing {}", state.display()))?;
     }
     if controller.reload.load(std::sync::atomic::Ordering::SeqCst) {
         if controller.dev_state.is_some() {
@@ -238,13 +236,7 @@ async fn run_once(cli: Cli) -> Result<Ended> {
                 crate::commands::plugin_dev::RELOAD_EXIT_CODE,
             )));
         }
-        let path = controller
-            .front
-            .session
-            .lock()
-            .path()
-            .map(|p| p.to_path_buf());
-        if let Some(path) = path {
+        if let Some(path) = session_file {
             // The file is given up here, lock and all, whatever still holds the handle: the
             // next run opens it.
             let cwd = controller.front.loaded.cwd.clone();

@@ -3,17 +3,12 @@
 //! `--resume` and `--continue` open one; else a new one.
 
 use anyhow::{Context, Result};
-use tack_core::session::Session;
+use tack_core::session::{Session, SessionStore};
 
 use super::load::Loaded;
 use crate::cli::Cli;
 
-pub(super) fn open(cli: &Cli, loaded: &Loaded) -> Result<Session> {
-    let store = crate::sessions::store(
-        &loaded.home,
-        cli.session_dir.as_deref(),
-        &loaded.settings.sessions,
-    );
+pub(super) fn open(cli: &Cli, loaded: &Loaded, store: &SessionStore) -> Result<Session> {
     if cli.no_session {
         return Ok(Session::in_memory(&loaded.cwd));
     }
