@@ -80,6 +80,7 @@ fn embed_scaffold_sources(out_dir: &std::path::Path) {
     let mut code = String::new();
     for (konst, dir, ext) in [
         ("WIT_FILES", "wit/plugin/v0.1.0", "wit"),
+        ("PLUGIN_V0_2_WIT_FILES", "wit/plugin/v0.2.0", "wit"),
         ("AGENTS_WIT_FILES", "wit/agents/v0.1.0", "wit"),
         ("PROVIDER_WIT_FILES", "wit/provider/v0.1.0", "wit"),
         ("SDK_RUST_FILES", "sdk/rust/src", "rs"),

@@ -26,6 +26,11 @@ fn generate() -> BTreeMap<PathBuf, String> {
             .to_string_lossy()
             .into_owned();
         let mut resolve = Resolve::default();
+        // A version that only adds to its predecessors (tack:plugin@0.2.0) uses them as
+        // dependencies: push every earlier version of the package first.
+        for earlier in earlier_versions(&dir) {
+            resolve.push_dir(&earlier).expect("the earlier WIT parses");
+        }
         let (package, _) = resolve.push_dir(&dir).expect("the WIT parses");
         let worlds: Vec<_> = resolve.packages[package].worlds.values().copied().collect();
         let mut all_text = String::new();
@@ -53,6 +58,22 @@ fn generate() -> BTreeMap<PathBuf, String> {
         }
     }
     pages
+}
+
+/// The other version folders beside `dir` (`plugin/v0.1.0/` for `plugin/v0.2.0/`) that sort
+/// before it, oldest first.
+fn earlier_versions(dir: &Path) -> Vec<PathBuf> {
+    let Some(parent) = dir.parent() else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = std::fs::read_dir(parent)
+        .expect("package folder")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir() && p.as_path() < dir)
+        .collect();
+    found.sort();
+    found
 }
 
 /// Every folder under `wit/` that holds `.wit` files (a package version: `plugin/v0.1.0/`, `agents/v0.1.0/`).

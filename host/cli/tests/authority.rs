@@ -824,3 +824,73 @@ fn a_plugin_cannot_let_its_own_commands_out_of_the_sandbox() {
     );
     assert!(!target.exists());
 }
+
+#[test]
+fn a_plugin_reaches_no_process_but_its_own_and_starts_none_without_the_process_grant() {
+    let env = new_env();
+    let script = json!([
+        turn(vec![call("own", "converse", json!({ "line": "first" }))]),
+        turn(vec![
+            call("bare", "process_spawn", json!({ "command": "cat" })),
+            call("poke", "process_poke", json!({ "id": 1 })),
+        ]),
+        turn(vec![call("still", "converse", json!({ "line": "second" }))]),
+        done(),
+    ]);
+    let mut base = hostile_run(&env, script, json!({}), "process = [\"cat\"]");
+    let talker = env.package("talker", artifacts::TEST_PROCESS, "process = [\"cat\"]");
+    base.extend(["--plugin".into(), talker.display().to_string()]);
+    let mut config: Value =
+        toml::from_str(&std::fs::read_to_string(env.home().join("config.toml")).expect("config"))
+            .expect("toml");
+    config["plugins"]["talker"] = json!({ "command": "cat" });
+    env.config(config);
+    // Only the talker is granted its program; the hostile plugin asked and was not.
+    env.grant("talker", "process = [\"cat\"]");
+    let out = env
+        .command()
+        .args(args(&base, &["--mode", "json", "go"]))
+        .output()
+        .expect("tack runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_events(&out);
+    assert_eq!(
+        result_text(event(&events, "tool_execution_end", "own")),
+        "reply: first (process 1)"
+    );
+    let bare = result_text(event(&events, "tool_execution_end", "bare"));
+    assert!(
+        bare.starts_with("failed: ProcessError::Denied") && bare.contains("no `process` grant"),
+        "{bare}"
+    );
+    let poke = result_text(event(&events, "tool_execution_end", "poke"));
+    assert_eq!(poke, "failed: process 1 is unknown to this plugin");
+    // The talker's program was neither written to nor killed.
+    assert_eq!(
+        result_text(event(&events, "tool_execution_end", "still")),
+        "reply: second (process 1)"
+    );
+
+    // Granted one program, the hostile plugin cannot start another through it.
+    env.grant("hostile", "process = [\"cat\"]");
+    let script = json!([
+        turn(vec![call(
+            "sh",
+            "process_spawn",
+            json!({ "command": "sh -c id" })
+        )]),
+        done(),
+    ]);
+    let base = hostile_run(&env, script, json!({}), "process = [\"cat\"]");
+    let out = env
+        .command()
+        .args(args(&base, &["--mode", "json", "go"]))
+        .output()
+        .expect("tack runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sh = result_text(event(&json_events(&out), "tool_execution_end", "sh"));
+    assert!(
+        sh.starts_with("failed: ProcessError::Denied") && sh.contains("`sh -c id` matches none"),
+        "{sh}"
+    );
+}

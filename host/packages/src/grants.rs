@@ -6,9 +6,9 @@ use std::io::{BufRead, IsTerminal, Write};
 use anyhow::{bail, Result};
 use tack_runtime::{Capabilities, FsGrant};
 
-/// What `--grant` said: `all`, a kind (`fs`, `exec`, `http`, `secrets`, `rewrite`), or one item
-/// (`exec=git status *`, `http=https://api.example.com`, `secrets=NAME`, `fs=$WORKSPACE`,
-/// `rewrite=bash`).
+/// What `--grant` said: `all`, a kind (`fs`, `exec`, `process`, `http`, `secrets`, `rewrite`), or
+/// one item (`exec=git status *`, `process=npx -y some-mcp-server`, `http=https://api.example.com`,
+/// `secrets=NAME`, `fs=$WORKSPACE`, `rewrite=bash`).
 pub struct GrantFlags(Vec<(String, Option<String>)>);
 
 impl GrantFlags {
@@ -24,6 +24,7 @@ impl GrantFlags {
                 "all"
                     | "fs"
                     | "exec"
+                    | "process"
                     | "http"
                     | "secrets"
                     | "env"
@@ -31,7 +32,7 @@ impl GrantFlags {
                     | "agents"
                     | "escalation"
             ) {
-                bail!("--grant {flag}: expected all, fs, exec, http, secrets, env, rewrite, agents or escalation (optionally KIND=VALUE)");
+                bail!("--grant {flag}: expected all, fs, exec, process, http, secrets, env, rewrite, agents or escalation (optionally KIND=VALUE)");
             }
             out.push((kind, value));
         }
@@ -92,6 +93,17 @@ pub fn decide(package: &str, requested: &Capabilities, flags: &GrantFlags) -> Re
         .join("");
         if ask("exec", pattern, &words)? {
             granted.exec.push(pattern.clone());
+        }
+    }
+    for pattern in &requested.process {
+        let words = Capabilities {
+            process: vec![pattern.clone()],
+            ..Default::default()
+        }
+        .describe()
+        .join("");
+        if ask("process", pattern, &words)? {
+            granted.process.push(pattern.clone());
         }
     }
     for url in &requested.http {

@@ -7,5 +7,6 @@ pub mod exec;
 pub mod files;
 pub mod fs;
 pub mod http;
+pub mod process;
 pub mod project;
 pub mod secrets;

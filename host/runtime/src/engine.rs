@@ -118,6 +118,7 @@ impl Runtime {
             &mut linker,
             |s| s,
         )?;
+        crate::bindings::v0_2_0::Additions::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(30))

@@ -108,6 +108,11 @@ pub struct Capabilities {
     /// `broker::exec` for options and `..`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exec: Vec<String>,
+    /// Command patterns, as `exec` takes them, of long-lived programs the plugin may start and
+    /// write to (`tack:plugin/process`, 0.2.0). Apart from `exec` because a program that reads
+    /// its input can be told to do anything it can do.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub process: Vec<String>,
     /// URL prefixes: scheme, host and port must match exactly, the path by prefix.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub http: Vec<String>,
@@ -160,6 +165,7 @@ impl Capabilities {
     pub fn is_empty(&self) -> bool {
         self.fs.is_empty()
             && self.exec.is_empty()
+            && self.process.is_empty()
             && self.http.is_empty()
             && self.secrets.is_empty()
             && self.rewrite.is_empty()
@@ -183,6 +189,7 @@ impl Capabilities {
                 .cloned()
                 .collect(),
             exec: keep(&self.exec, &granted.exec),
+            process: keep(&self.process, &granted.process),
             http: keep(&self.http, &granted.http),
             secrets: keep(&self.secrets, &granted.secrets),
             rewrite: keep(&self.rewrite, &granted.rewrite),
@@ -205,6 +212,12 @@ impl Capabilities {
                 .exec
                 .iter()
                 .filter(|x| !other.exec.contains(x))
+                .cloned()
+                .collect(),
+            process: self
+                .process
+                .iter()
+                .filter(|x| !other.process.contains(x))
                 .cloned()
                 .collect(),
             http: self
@@ -251,6 +264,20 @@ impl Capabilities {
                 lines.push("run any command as you (full access to your account)".into());
             } else {
                 lines.push(format!("run commands matching `{pattern}`"));
+            }
+        }
+        for pattern in &self.process {
+            if pattern.trim() == "**" {
+                lines.push(
+                    "start any program as you and keep it running, writing to its input (full \
+                     access to your account)"
+                        .into(),
+                );
+            } else {
+                lines.push(format!(
+                    "start programs matching `{pattern}` and keep them running, writing to their \
+                     input (so they do whatever that input asks)"
+                ));
             }
         }
         for url in &self.http {

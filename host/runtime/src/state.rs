@@ -35,6 +35,9 @@ pub struct PluginEnv {
     pub sandbox: Arc<crate::sandbox::SandboxPolicy>,
     /// The plugin these instances belong to, for fan-out; set once loading has finished.
     pub plugin: OnceLock<Weak<crate::plugin::LoadedPlugin>>,
+    /// Its long-lived processes (`tack:plugin/process`), reachable from every instance and
+    /// killed when the plugin goes.
+    pub processes: crate::broker::process::ProcessTable,
 }
 
 pub type ProgressSink = Arc<dyn Fn(types::ToolResult) + Send + Sync>;

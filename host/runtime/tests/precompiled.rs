@@ -192,7 +192,8 @@ async fn an_unselected_provider_is_not_instantiated_until_a_call_reaches_it() {
     assert_eq!(demo_spec.models[0].id, "demo-1");
     assert!(!openai_spec.models.is_empty());
     assert_eq!(openai_spec.secret.as_deref(), Some("OPENAI_API_KEY"));
-    assert_eq!(openai.api_version, tack_runtime::API_VERSION);
+    // The version the component speaks, remembered with what it registered.
+    assert_eq!(openai.api_version, "0.1.0");
     assert!(set.get("todo").expect("todo").is_loaded());
 
     // Selected later, it loads on its first call and works; the other stays unloaded.

@@ -101,6 +101,8 @@
 //!   `agents` grant), with a typed request builder.
 //! - [`tasks`]: fan-out of one call over several instances of the plugin, for work that wants
 //!   more than one core ([`Plugin::run_task`] handles each task).
+//! - [`process`]: long-lived programs the plugin writes to and reads from (0.2.0, needs the
+//!   `process` grant), for MCP servers, language servers and shells.
 //! - [`files`]: permission bits, which WASI's filesystem API lacks.
 //! - [`project`]: whether the user trusts the project.
 //! - [`log`]: one-line logging through the host.
@@ -122,6 +124,19 @@ pub mod bindings {
         pub_export_macro: true,
         export_macro_name: "__export_plugin_bindings",
         default_bindings_module: "tack_sdk::bindings",
+        additional_derives: [PartialEq],
+    });
+}
+
+/// What `tack:plugin@0.2.0` adds to 0.1.0 (see [`process`]). Its world includes 0.1.0's
+/// unchanged, so only the additions are generated here, beside [`bindings`]; a plugin that calls
+/// none of them imports none, and stays a 0.1.0 plugin any 0.1 host loads.
+#[doc(hidden)]
+#[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
+pub mod additions {
+    wit_bindgen::generate!({
+        path: ["../../wit/plugin/v0.1.0", "../../wit/plugin/v0.2.0"],
+        world: "tack:plugin/additions@0.2.0",
         additional_derives: [PartialEq],
     });
 }
@@ -217,6 +232,7 @@ pub mod http {
 pub mod agents;
 pub mod exec;
 pub mod log;
+pub mod process;
 pub mod session;
 
 /// Exports a type implementing [`Plugin`] as this component's `guest` interface.

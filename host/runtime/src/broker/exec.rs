@@ -221,6 +221,38 @@ fn on_child_path(name: &str, vars: &[(OsString, OsString)], cwd: &Path) -> PathB
         .unwrap_or_else(|| name.into())
 }
 
+/// Why a requested working directory was refused.
+#[derive(Debug)]
+pub struct CwdError {
+    /// It resolves outside the workspace (a refusal), rather than not existing.
+    pub outside: bool,
+    pub message: String,
+}
+
+/// The working directory a plugin asked for, relative to the workspace or absolute inside it,
+/// with symbolic links resolved; `None` is the workspace.
+pub fn resolve_cwd(workspace: &Path, cwd: Option<&str>) -> Result<PathBuf, CwdError> {
+    let Some(dir) = cwd else {
+        return Ok(workspace.to_path_buf());
+    };
+    let dir = workspace.join(dir);
+    match dir.canonicalize() {
+        Ok(real) if real.starts_with(workspace) => Ok(real),
+        Ok(_) => Err(CwdError {
+            outside: true,
+            message: format!(
+                "working directory {} is outside the workspace {}",
+                dir.display(),
+                workspace.display()
+            ),
+        }),
+        Err(e) => Err(CwdError {
+            outside: false,
+            message: format!("working directory {}: {e}", dir.display()),
+        }),
+    }
+}
+
 /// What `next` reports; mirrors the WIT `process-event`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Observed {
@@ -248,6 +280,9 @@ pub struct Sandboxing<'a> {
     pub workspace: &'a Path,
 }
 
+/// The write end of a command's standard input.
+pub type Stdin = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
+
 /// A running process group, owned by a plugin through the `process` resource.
 pub struct ProcessHandle {
     child: Child,
@@ -260,6 +295,9 @@ pub struct ProcessHandle {
     finished: Option<Observed>,
     /// Whether the output says the sandbox refused something; `None` when unconfined.
     blocked: Option<BlockedWatch>,
+    /// The write end of its standard input, until [`ProcessHandle::spawn_interactive`] hands it
+    /// out; `None` for a command whose input is `/dev/null`.
+    stdin: Option<Stdin>,
     /// Its pids cgroup, removed when the handle goes.
     #[cfg(target_os = "linux")]
     cgroup: Option<crate::sandbox::Cgroup>,
@@ -276,8 +314,37 @@ impl ProcessHandle {
         cancel: CancellationToken,
         sandbox: Option<Sandboxing<'_>>,
     ) -> std::io::Result<Self> {
+        Self::start(plan, env, cwd, timeout, cancel, sandbox, false)
+    }
+
+    /// [`ProcessHandle::spawn`] with a pipe to the command's standard input, and no timeout:
+    /// the program lives until it ends or is killed (`tack:plugin/process`).
+    pub fn spawn_interactive(
+        plan: CommandPlan,
+        env: ChildEnv,
+        cwd: &Path,
+        cancel: CancellationToken,
+        sandbox: Option<Sandboxing<'_>>,
+    ) -> std::io::Result<(Self, Stdin)> {
+        let mut handle = Self::start(plan, env, cwd, None, cancel, sandbox, true)?;
+        let stdin = handle
+            .stdin
+            .take()
+            .ok_or_else(|| std::io::Error::other("the command's standard input was not opened"))?;
+        Ok((handle, stdin))
+    }
+
+    fn start(
+        plan: CommandPlan,
+        env: ChildEnv,
+        cwd: &Path,
+        timeout: Option<Duration>,
+        cancel: CancellationToken,
+        sandbox: Option<Sandboxing<'_>>,
+        with_stdin: bool,
+    ) -> std::io::Result<Self> {
         if let Some(sandbox) = sandbox.filter(|s| s.policy.confines()) {
-            return Self::spawn_confined(plan, env, cwd, timeout, cancel, sandbox);
+            return Self::spawn_confined(plan, env, cwd, timeout, cancel, sandbox, with_stdin);
         }
         let vars = match &env {
             ChildEnv::Only(vars) => Some(vars.as_slice()),
@@ -309,13 +376,18 @@ impl ProcessHandle {
         }
         command
             .current_dir(cwd)
-            .stdin(Stdio::null())
+            .stdin(if with_stdin {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             // Its own process group, so a timeout or abort kills everything it started.
             .process_group(0)
             .kill_on_drop(true);
         let mut child = command.spawn()?;
+        let stdin = child.stdin.take().map(|pipe| Box::new(pipe) as Stdin);
         let (tx, chunks) = mpsc::channel(64);
         if let Some(stdout) = child.stdout.take() {
             tokio::spawn(pump(stdout, tx.clone(), Chunk::Out));
@@ -333,6 +405,7 @@ impl ProcessHandle {
             exit: None,
             finished: None,
             blocked: None,
+            stdin,
             #[cfg(target_os = "linux")]
             cgroup: None,
         })
@@ -348,6 +421,7 @@ impl ProcessHandle {
         timeout: Option<Duration>,
         cancel: CancellationToken,
         sandbox: Sandboxing<'_>,
+        with_stdin: bool,
     ) -> std::io::Result<Self> {
         let prepared = sandbox
             .policy
@@ -365,7 +439,15 @@ impl ProcessHandle {
             },
         };
         let program = on_child_path(&name, &vars, cwd);
-        let spawned = confined::spawn(&program, &name, &args, &vars, cwd, &prepared.child)?;
+        let spawned = confined::spawn(
+            &program,
+            &name,
+            &args,
+            &vars,
+            cwd,
+            &prepared.child,
+            with_stdin,
+        )?;
         let (tx, chunks) = mpsc::channel(64);
         tokio::spawn(pump(spawned.stdout, tx.clone(), Chunk::Out));
         tokio::spawn(pump(spawned.stderr, tx, Chunk::Err));
@@ -379,6 +461,7 @@ impl ProcessHandle {
             exit: None,
             finished: None,
             blocked: BlockedWatch::new(sandbox.policy),
+            stdin: spawned.stdin.map(|pipe| Box::new(pipe) as Stdin),
             cgroup: prepared.cgroup,
         })
     }
@@ -391,6 +474,7 @@ impl ProcessHandle {
         _timeout: Option<Duration>,
         _cancel: CancellationToken,
         sandbox: Sandboxing<'_>,
+        _with_stdin: bool,
     ) -> std::io::Result<Self> {
         match sandbox.policy.prepare(sandbox.workspace) {
             Err(e) => Err(std::io::Error::other(e)),
@@ -440,6 +524,20 @@ impl ProcessHandle {
                     return self.finish(Observed::Exited(code));
                 }
                 _ = tokio::time::sleep_until(idle_at) => return Observed::Idle,
+            }
+        }
+    }
+
+    /// Sends `signal` to the whole process group, unless it has already been reaped.
+    pub fn signal(&self, signal: i32) {
+        if self.exit.is_some() || self.finished.is_some() {
+            return;
+        }
+        if let Some(pgid) = self.pgid {
+            // SAFETY: kill(2) with a negative pid signals the process group we created for this
+            // child; it touches no memory.
+            unsafe {
+                libc::kill(-pgid, signal);
             }
         }
     }

@@ -124,6 +124,7 @@ impl LoadedPlugin {
             plugin: std::sync::OnceLock::new(),
             fs_dirs,
             sandbox: runtime.sandbox().clone(),
+            processes: Default::default(),
         });
         let config_json = serde_json::to_string(&spec.config).unwrap_or_else(|_| "{}".into());
         Ok(LoadedPlugin {
@@ -290,21 +291,53 @@ fn check_wasm_header(plugin: &str, path: &str, bytes: &[u8]) -> Result<(), LoadE
     Ok(())
 }
 
-/// Reads the `tack:plugin/guest@X` export and refuses versions this host cannot speak.
+/// Orders `X.Y.Z` versions numerically; anything unparsable sorts first.
+fn version_key(version: &str) -> Vec<u64> {
+    version
+        .split('.')
+        .map(|part| part.parse().unwrap_or(0))
+        .collect()
+}
+
+/// The `tack:plugin` version a component speaks: the newest one among its `tack:plugin`
+/// imports and exports (a 0.2.0 plugin exports 0.1.0's `guest` and imports 0.2.0's additions),
+/// refusing versions this host cannot speak. A component without the `guest` export is no plugin.
 fn guest_api_version(
     plugin: &str,
     runtime: &Runtime,
     component: &wasmtime::component::Component,
 ) -> Result<String, LoadError> {
     let ty = component.component_type();
-    let mut found = None;
-    for (name, _) in ty.exports(runtime.engine()) {
-        if let Some(version) = name.strip_prefix("tack:plugin/guest@") {
+    let engine = runtime.engine();
+    let mut is_plugin = false;
+    let mut found: Option<String> = None;
+    let mut note = |version: &str| {
+        let newer = match &found {
+            None => true,
+            Some(seen) => version_key(version) > version_key(seen),
+        };
+        if newer {
             found = Some(version.to_string());
+        }
+    };
+    for (name, _) in ty.exports(engine) {
+        if let Some(version) = name.strip_prefix("tack:plugin/guest@") {
+            is_plugin = true;
+            note(version);
         } else if name == "tack:plugin/guest" {
-            found = Some(String::new());
+            is_plugin = true;
+            note("");
         }
     }
+    for (name, _) in ty.imports(engine) {
+        if let Some((_, version)) = name
+            .strip_prefix("tack:plugin/")
+            .and_then(|rest| rest.split_once('@'))
+        {
+            note(version);
+        }
+    }
+    let found = if is_plugin { found } else { None };
     let Some(version) = found else {
         return Err(LoadError::NotAPlugin {
             plugin: plugin.into(),

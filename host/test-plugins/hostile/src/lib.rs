@@ -24,6 +24,9 @@
 //!   returns `body_bytes` bytes and claims they follow `prefix` bytes of its previous body
 //!   (without `prefix`: all the host says it holds), to make the host repeat what it does not
 //!   hold or build a body larger than the plugin could.
+//! - `process_spawn`: starts a long-lived program (`tack:plugin/process`, 0.2.0) without the
+//!   `process` grant, or one the grant does not cover; `process_poke`: writes to a process id
+//!   it never started (another plugin's), then reads and signals it.
 
 use std::hint::black_box;
 use std::io::Write;
@@ -163,6 +166,37 @@ struct PortArgs {
 #[derive(Deserialize)]
 struct CommandArgs {
     command: String,
+}
+
+#[derive(Deserialize)]
+struct IdArgs {
+    id: u64,
+}
+
+/// Tries every way to reach a process by an id it did not get from the host.
+fn poke(id: u64) -> Result<String, String> {
+    let target = tack_sdk::process::Process::from_id(id);
+    let mut reached = Vec::new();
+    if target.write_line("rm -rf ~").is_ok() {
+        reached.push("write");
+    }
+    if target
+        .read_line(std::time::Duration::from_millis(100))
+        .is_ok()
+    {
+        reached.push("read");
+    }
+    if target.signal(tack_sdk::process::Signal::Kill).is_ok() {
+        reached.push("signal");
+    }
+    if target.release().is_ok() {
+        reached.push("release");
+    }
+    if reached.is_empty() {
+        Err(format!("process {id} is unknown to this plugin"))
+    } else {
+        Ok(format!("reached process {id}: {}", reached.join(", ")))
+    }
 }
 
 #[derive(Deserialize)]
@@ -401,6 +435,26 @@ impl Plugin for Hostile {
                 }),
             ))
             .tool(ToolSpec::new(
+                "process_spawn",
+                "Process spawn",
+                "Starts `command` as a long-lived process through tack:plugin/process.",
+                json!({
+                    "type": "object",
+                    "properties": { "command": { "type": "string" } },
+                    "required": ["command"]
+                }),
+            ))
+            .tool(ToolSpec::new(
+                "process_poke",
+                "Process poke",
+                "Writes to, reads from and kills the process `id`, which it did not start.",
+                json!({
+                    "type": "object",
+                    "properties": { "id": { "type": "integer" } },
+                    "required": ["id"]
+                }),
+            ))
+            .tool(ToolSpec::new(
                 "fan_out",
                 "Fan out",
                 "Runs each of `tasks` as a task on another instance.",
@@ -449,6 +503,18 @@ impl Plugin for Hostile {
             },
             "http_fetch" => match call.args::<FetchArgs>() {
                 Ok(args) => outcome(fetch(args)),
+                Err(e) => ToolResult::error(e),
+            },
+            "process_spawn" => match call.args::<CommandArgs>() {
+                Ok(args) => outcome(
+                    tack_sdk::process::Process::spawn(&args.command)
+                        .map(|p| format!("started process {}", p.id()))
+                        .map_err(|e| format!("{e:?}")),
+                ),
+                Err(e) => ToolResult::error(e),
+            },
+            "process_poke" => match call.args::<IdArgs>() {
+                Ok(args) => outcome(poke(args.id)),
                 Err(e) => ToolResult::error(e),
             },
             "spin" => spin(),

@@ -4,7 +4,8 @@
 
 use crate::cli::Lang;
 
-// `WIT_FILES` (wit/plugin/v0.1.0/*.wit), `AGENTS_WIT_FILES` (wit/agents/v0.1.0/*.wit),
+// `WIT_FILES` (wit/plugin/v0.1.0/*.wit), `PLUGIN_V0_2_WIT_FILES` (wit/plugin/v0.2.0/*.wit, what
+// 0.2.0 adds), `AGENTS_WIT_FILES` (wit/agents/v0.1.0/*.wit),
 // `PROVIDER_WIT_FILES` (wit/provider/v0.1.0/*.wit) and `SDK_RUST_FILES` (sdk/rust/src/*.rs),
 // listed by build.rs.
 include!(concat!(env!("OUT_DIR"), "/scaffold_sources.rs"));
@@ -46,10 +47,11 @@ fn wit(dir: &str) -> impl Iterator<Item = TemplateFile> + '_ {
         .map(move |(name, text)| verbatim(format!("{dir}/{name}"), text))
 }
 
-/// The Rust SDK's sources bind the WIT of the repository (`../../wit/plugin/v0.1.0`,
-/// `../../wit/agents/v0.1.0` for its `agents` module and `../../wit/provider/v0.1.0` for
+/// The Rust SDK's sources bind the WIT of the repository (`../../wit/plugin/v0.1.0` and
+/// `../../wit/plugin/v0.2.0`, `../../wit/agents/v0.1.0` for its `agents` module and `../../wit/provider/v0.1.0` for
 /// incremental providers); the vendored copy binds the ones beside it.
 const SDK_WIT_PATH: &str = "\"../../wit/plugin/v0.1.0\"";
+const SDK_V0_2_WIT_PATH: &str = "\"../../wit/plugin/v0.2.0\"";
 const SDK_AGENTS_WIT_PATH: &str = "\"../../wit/agents/v0.1.0\"";
 const SDK_PROVIDER_WIT_PATH: &str = "\"../../wit/provider/v0.1.0\"";
 
@@ -85,11 +87,17 @@ fn rust() -> Vec<TemplateFile> {
             format!("tack-sdk/src/{name}"),
             &text
                 .replace(SDK_WIT_PATH, "\"wit\"")
+                .replace(SDK_V0_2_WIT_PATH, "\"wit-0.2\"")
                 .replace(SDK_AGENTS_WIT_PATH, "\"wit-agents\"")
                 .replace(SDK_PROVIDER_WIT_PATH, "\"wit-provider\""),
         )
     }));
     files.extend(wit("tack-sdk/wit"));
+    files.extend(
+        PLUGIN_V0_2_WIT_FILES
+            .iter()
+            .map(|(name, text)| verbatim(format!("tack-sdk/wit-0.2/{name}"), text)),
+    );
     files.extend(
         AGENTS_WIT_FILES
             .iter()
@@ -281,6 +289,10 @@ mod tests {
     fn scaffolds_carry_the_whole_released_wit_package_and_rust_sdk() {
         assert_eq!(shipped(WIT_FILES), on_disk("wit/plugin/v0.1.0", "wit"));
         assert_eq!(
+            shipped(PLUGIN_V0_2_WIT_FILES),
+            on_disk("wit/plugin/v0.2.0", "wit")
+        );
+        assert_eq!(
             shipped(AGENTS_WIT_FILES),
             on_disk("wit/agents/v0.1.0", "wit")
         );
@@ -304,6 +316,11 @@ mod tests {
         assert!(!lib.contents.contains(SDK_AGENTS_WIT_PATH));
         assert!(lib.contents.contains("path: \"wit-provider\""));
         assert!(!lib.contents.contains(SDK_PROVIDER_WIT_PATH));
+        assert!(lib.contents.contains("path: [\"wit\", \"wit-0.2\"]"));
+        assert!(!lib.contents.contains(SDK_V0_2_WIT_PATH));
+        assert!(files
+            .iter()
+            .any(|f| f.path == "tack-sdk/wit-0.2/process.wit"));
         assert!(files
             .iter()
             .any(|f| f.path == "tack-sdk/wit-provider/provider.wit"));

@@ -20,11 +20,13 @@ use tokio::net::unix::pipe;
 
 use crate::sandbox::ChildSetup;
 
-/// What [`spawn`] started: the child and the read ends of its stdout and stderr.
+/// What [`spawn`] started: the child, the read ends of its stdout and stderr, and the write end
+/// of its stdin when it was asked for.
 pub(super) struct Spawned {
     pub child: ConfinedChild,
     pub stdout: pipe::Receiver,
     pub stderr: pipe::Receiver,
+    pub stdin: Option<pipe::Sender>,
 }
 
 /// A child started by [`spawn`], waited for through its pidfd.
@@ -110,7 +112,7 @@ struct ChildArgs<'a> {
 const STACK: usize = 256 * 1024;
 
 /// Starts `program` (a path) as `argv0` with `args`, exactly `env`, in `cwd`, in a process group
-/// of its own, confined by `setup`.
+/// of its own, confined by `setup`; its stdin is a pipe when `with_stdin`, else `/dev/null`.
 pub(super) fn spawn(
     program: &Path,
     argv0: &str,
@@ -118,6 +120,7 @@ pub(super) fn spawn(
     env: &[(OsString, OsString)],
     cwd: &Path,
     setup: &ChildSetup,
+    with_stdin: bool,
 ) -> io::Result<Spawned> {
     let invalid = || io::Error::from_raw_os_error(libc::EINVAL);
     let c = |bytes: &[u8]| CString::new(bytes).map_err(|_| invalid());
@@ -150,7 +153,12 @@ pub(super) fn spawn(
     let (out_r, out_w) = pipe_pair()?;
     let (err_r, err_w) = pipe_pair()?;
     let (report_r, report_w) = pipe_pair()?;
-    let stdin = std::fs::File::open("/dev/null")?;
+    let (stdin, stdin_w): (OwnedFd, Option<OwnedFd>) = if with_stdin {
+        let (r, w) = pipe_pair()?;
+        (r, Some(w))
+    } else {
+        (std::fs::File::open("/dev/null")?.into(), None)
+    };
     let args = ChildArgs {
         path: &path,
         argv: &argv,
@@ -214,6 +222,10 @@ pub(super) fn spawn(
         child,
         stdout: pipe::Receiver::from_owned_fd(nonblocking(out_r)?)?,
         stderr: pipe::Receiver::from_owned_fd(nonblocking(err_r)?)?,
+        stdin: match stdin_w {
+            Some(w) => Some(pipe::Sender::from_owned_fd(nonblocking(w)?)?),
+            None => None,
+        },
     })
 }
 

@@ -6,7 +6,10 @@ use std::time::{Duration, Instant};
 
 use wasmtime::component::Resource;
 
-use super::{authorize, child_env, AuthorizeError, ChildEnv, Observed, ProcessHandle, Sandboxing};
+use super::{
+    authorize, child_env, resolve_cwd, AuthorizeError, ChildEnv, Observed, ProcessHandle,
+    Sandboxing,
+};
 use crate::bindings::latest::tack::plugin::exec;
 use crate::state::PluginState;
 
@@ -24,27 +27,10 @@ impl exec::Host for PluginState {
                 return Ok(Err(exec::ExecError::Invalid(e.to_string())))
             }
         };
-        let cwd = match &request.cwd {
-            None => self.env.workspace.clone(),
-            Some(dir) => {
-                let dir = self.env.workspace.join(dir);
-                match dir.canonicalize() {
-                    Ok(real) if real.starts_with(&self.env.workspace) => real,
-                    Ok(_) => {
-                        return Ok(Err(exec::ExecError::Denied(format!(
-                            "working directory {} is outside the workspace {}",
-                            dir.display(),
-                            self.env.workspace.display()
-                        ))))
-                    }
-                    Err(e) => {
-                        return Ok(Err(exec::ExecError::Invalid(format!(
-                            "working directory {}: {e}",
-                            dir.display()
-                        ))))
-                    }
-                }
-            }
+        let cwd = match resolve_cwd(&self.env.workspace, request.cwd.as_deref()) {
+            Ok(cwd) => cwd,
+            Err(e) if e.outside => return Ok(Err(exec::ExecError::Denied(e.message))),
+            Err(e) => return Ok(Err(exec::ExecError::Invalid(e.message))),
         };
         let timeout = request.timeout_ms.map(Duration::from_millis);
         let env = ChildEnv::Only(child_env(

@@ -1,0 +1,177 @@
+//! `tack:plugin/process` (0.2.0) through the real binary: a plugin keeps a program running across
+//! turns and tool calls, talks to it over its standard input and output, and the program ends
+//! with tack.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tack_builtin::artifacts;
+use tack_test_support::{stderr, tack, Env};
+
+fn call(id: &str, name: &str, arguments: Value) -> Value {
+    json!({ "text": "working", "tool_calls": [{ "id": id, "name": name, "arguments": arguments }] })
+}
+
+fn json_events(out: &std::process::Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn result_of(events: &[Value], call_id: &str) -> (bool, String) {
+    let end = events
+        .iter()
+        .find(|e| e["type"] == "tool_execution_end" && e["toolCallId"] == call_id)
+        .unwrap_or_else(|| panic!("no result for {call_id} in {events:#?}"));
+    (
+        end["isError"] == true,
+        end["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    )
+}
+
+/// Pids of the `cat` processes whose working directory is `dir`.
+fn cats_in(dir: &Path) -> Vec<u32> {
+    let Ok(dir) = dir.canonicalize() else {
+        return Vec::new();
+    };
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd == dir)
+                && std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                    .is_ok_and(|comm| comm.trim() == "cat")
+        })
+        .collect()
+}
+
+/// The process test plugin asking for `capabilities`, beside the scripted provider playing
+/// `script`; returns the `--plugin` arguments.
+fn process_run(env: &Env, script: Value, capabilities: &str) -> Vec<String> {
+    let scripted = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
+    let plugin = env.package("talker", artifacts::TEST_PROCESS, capabilities);
+    env.config(json!({
+        "provider": "scripted",
+        "plugins": { "scripted": { "script": script }, "talker": { "command": "cat" } }
+    }));
+    vec![
+        "--plugin".into(),
+        scripted.display().to_string(),
+        "--plugin".into(),
+        plugin.display().to_string(),
+    ]
+}
+
+#[test]
+fn a_plugins_program_lives_across_turns_answers_on_stdout_and_ends_with_tack() {
+    let env = Env::new(tack!());
+    let base = process_run(
+        &env,
+        json!([
+            call("c1", "converse", json!({ "line": "hello" })),
+            call("c2", "converse", json!({ "line": "hello again" })),
+            call("l1", "processes", json!({})),
+            call("b1", "bash", json!({ "command": "sleep 3" })),
+            { "text": "all done" }
+        ]),
+        "process = [\"cat\"]",
+    );
+    env.grant("talker", "process = [\"cat\"]");
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.extend(["--mode", "json", "talk to it"]);
+    let run = env
+        .command()
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tack starts");
+    // While the last turn's command sleeps, the program is running in the workspace.
+    let mut seen = false;
+    for _ in 0..300 {
+        if !cats_in(env.workspace()).is_empty() {
+            seen = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = run.wait_with_output().expect("tack ends");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(seen, "the program ran in the workspace while tack did");
+    let events = json_events(&out);
+    assert_eq!(
+        result_of(&events, "c1"),
+        (false, "reply: hello (process 1)".into())
+    );
+    // The same program, started by an earlier call (possibly in another instance), still runs.
+    assert_eq!(
+        result_of(&events, "c2"),
+        (false, "reply: hello again (process 1)".into())
+    );
+    let (failed, listed) = result_of(&events, "l1");
+    assert!(!failed, "{listed}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&listed).expect("json"),
+        json!([{ "id": 1, "command": "cat", "ended": false }])
+    );
+    // Killed as tack exits; a signal is delivered asynchronously, so allow it a moment.
+    for _ in 0..100 {
+        if cats_in(env.workspace()).is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        cats_in(env.workspace()).is_empty(),
+        "the program ended with tack: {:?}",
+        cats_in(env.workspace())
+    );
+
+    // `tack plugins` names the API version the component speaks.
+    let listing = env.run(
+        &base
+            .iter()
+            .map(String::as_str)
+            .chain(["plugins"])
+            .collect::<Vec<_>>(),
+    );
+    let text = String::from_utf8_lossy(&listing.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.contains("talker") && l.contains("0.2.0")),
+        "{text}"
+    );
+}
+
+#[test]
+fn without_the_process_grant_nothing_starts_and_the_grant_is_named() {
+    let env = Env::new(tack!());
+    let base = process_run(
+        &env,
+        json!([
+            call("c1", "converse", json!({ "line": "hello" })),
+            { "text": "all done" }
+        ]),
+        "process = [\"cat\"]",
+    );
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.extend(["--mode", "json", "talk to it"]);
+    let out = env.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (failed, text) = result_of(&json_events(&out), "c1");
+    assert!(failed, "{text}");
+    assert!(
+        text.contains("Denied") && text.contains("`process` grant"),
+        "{text}"
+    );
+    assert!(cats_in(env.workspace()).is_empty());
+}

@@ -1,0 +1,13 @@
+//! `tack:plugin@0.2.0` (`wit/plugin/v0.2.0/`): what 0.2.0 adds to 0.1.0. The 0.2.0 world
+//! includes every 0.1.0 interface unchanged, so those stay bound once, by [`super::v0_1_0`]; this
+//! module binds only the additions, and a component that imports none of them is exactly a 0.1.0
+//! plugin to the host.
+
+/// The package version these bindings speak.
+pub const VERSION: &str = "0.2.0";
+
+wasmtime::component::bindgen!({
+    path: ["../../wit/plugin/v0.1.0", "../../wit/plugin/v0.2.0"],
+    world: "tack:plugin/additions@0.2.0",
+    imports: { default: async | trappable },
+});

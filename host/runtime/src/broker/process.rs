@@ -1,0 +1,476 @@
+//! The host side of `tack:plugin/process` (0.2.0): long-lived programs a plugin writes to and
+//! reads from, such as an MCP server or a language server.
+//!
+//! A process belongs to the plugin, not to the instance or the call that started it: the host
+//! runs a plugin in several instances, and a server started while one served a tool call must be
+//! reachable from the next. So processes live in a table shared by the plugin's instances
+//! ([`ProcessTable`], held by its `PluginEnv`), under ids that mean nothing to another plugin;
+//! they are killed when the plugin releases them or when the table goes (tack exits, `/reload`).
+//! Each is authorized against the `process` grant and confined by the command sandbox exactly
+//! like an `exec` command, and never leaves it.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncWriteExt as _;
+use tokio_util::sync::CancellationToken;
+
+use super::exec::{authorize, AuthorizeError, CommandPlan, Observed, ProcessHandle, Stdin};
+
+mod imports;
+
+/// How many processes a plugin may hold at once (running, or ended and not released).
+pub const MAX_PROCESSES: usize = 8;
+/// Unread standard output kept per process; beyond it the host stops reading the pipe, so the
+/// program blocks on its writes instead of losing output.
+pub const STDOUT_CAP: usize = 1 << 20;
+/// Unread standard error kept per process: the newest bytes, the oldest dropped and counted.
+pub const STDERR_KEEP: usize = 256 << 10;
+/// The longest one read, line read or wait may block.
+pub const MAX_WAIT: Duration = Duration::from_secs(60);
+/// How long a write may wait for a program that reads nothing.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why a process call failed; mirrors the WIT `process-error`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProcessError {
+    #[error("{0}")]
+    Denied(String),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Failed(String),
+    #[error("{0}")]
+    Limit(String),
+    #[error("no process {0}")]
+    Unknown(u64),
+}
+
+/// One of a process's output streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// What a read found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Output {
+    Data(Vec<u8>),
+    Idle,
+    Closed,
+}
+
+/// A process as listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessInfo {
+    pub id: u64,
+    pub command: String,
+    /// `None` while it runs; `Some(code)` once it ended (`code` is `None` for a signal).
+    pub exit: Option<Option<i32>>,
+}
+
+/// The processes of one plugin, shared by all its instances.
+#[derive(Default)]
+pub struct ProcessTable {
+    inner: Mutex<Entries>,
+}
+
+#[derive(Default)]
+struct Entries {
+    next_id: u64,
+    live: BTreeMap<u64, Arc<tokio::sync::Mutex<Running>>>,
+}
+
+/// A started program and what it sent that the plugin has not read yet.
+struct Running {
+    command: String,
+    handle: ProcessHandle,
+    stdin: Option<Stdin>,
+    stdout: VecDeque<u8>,
+    stderr: VecDeque<u8>,
+    stderr_dropped: u64,
+    /// Set once the handle reported the end: the program exited and its output is drained.
+    exit: Option<Option<i32>>,
+}
+
+impl ProcessTable {
+    /// Authorizes `command` against `patterns` (the `process` grant) and starts it in `cwd`.
+    pub fn spawn(
+        &self,
+        command: &str,
+        patterns: &[String],
+        start: impl FnOnce(CommandPlan, CancellationToken) -> std::io::Result<(ProcessHandle, Stdin)>,
+    ) -> Result<u64, ProcessError> {
+        let plan = match authorize(command, patterns) {
+            Ok(plan) => plan,
+            Err(AuthorizeError::NoGrant) => {
+                return Err(ProcessError::Denied(format!(
+                    "`{command}` was not started: this plugin has no `process` grant"
+                )))
+            }
+            Err(e @ AuthorizeError::NotCovered { .. }) => {
+                return Err(ProcessError::Denied(format!(
+                    "{e} of the `process` grant, so it was not started"
+                )))
+            }
+            Err(e @ AuthorizeError::Invalid(_)) => {
+                return Err(ProcessError::Invalid(e.to_string()))
+            }
+        };
+        let mut entries = self.lock();
+        if entries.live.len() >= MAX_PROCESSES {
+            return Err(ProcessError::Limit(format!(
+                "the plugin already holds {MAX_PROCESSES} processes, the most it may; release \
+                 one it no longer needs"
+            )));
+        }
+        // Nobody cancels it but the table: it outlives the call that started it.
+        let (handle, stdin) = start(plan, CancellationToken::new())
+            .map_err(|e| ProcessError::Failed(format!("cannot start `{command}`: {e}")))?;
+        entries.next_id += 1;
+        let id = entries.next_id;
+        entries.live.insert(
+            id,
+            Arc::new(tokio::sync::Mutex::new(Running {
+                command: command.to_string(),
+                handle,
+                stdin: Some(stdin),
+                stdout: VecDeque::new(),
+                stderr: VecDeque::new(),
+                stderr_dropped: 0,
+                exit: None,
+            })),
+        );
+        Ok(id)
+    }
+
+    pub async fn write(&self, id: u64, data: &[u8]) -> Result<(), ProcessError> {
+        let entry = self.get(id)?;
+        let mut running = entry.lock().await;
+        let Some(stdin) = running.stdin.as_mut() else {
+            return Err(ProcessError::Failed(format!(
+                "process {id}'s standard input is closed"
+            )));
+        };
+        let written = tokio::time::timeout(WRITE_TIMEOUT, async {
+            stdin.write_all(data).await?;
+            stdin.flush().await
+        })
+        .await;
+        match written {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => {
+                running.stdin = None;
+                Err(ProcessError::Failed(format!(
+                    "cannot write to process {id} (`{}`): {e}",
+                    running.command
+                )))
+            }
+            Err(_) => Err(ProcessError::Failed(format!(
+                "process {id} (`{}`) read none of its input for {} s",
+                running.command,
+                WRITE_TIMEOUT.as_secs()
+            ))),
+        }
+    }
+
+    pub async fn close_stdin(&self, id: u64) -> Result<(), ProcessError> {
+        let entry = self.get(id)?;
+        let mut running = entry.lock().await;
+        if let Some(mut stdin) = running.stdin.take() {
+            // Closing is what matters; a program that already went away has nothing to flush to.
+            let _ = stdin.shutdown().await;
+        }
+        Ok(())
+    }
+
+    /// Reads up to `max` bytes, or one line when `line`, waiting up to `wait`.
+    pub async fn read(
+        &self,
+        id: u64,
+        stream: Stream,
+        max: usize,
+        line: bool,
+        wait: Duration,
+    ) -> Result<Output, ProcessError> {
+        if max == 0 {
+            return Err(ProcessError::Invalid("max-bytes must be at least 1".into()));
+        }
+        let entry = self.get(id)?;
+        let mut running = entry.lock().await;
+        let deadline = Instant::now() + wait.min(MAX_WAIT);
+        loop {
+            if let Some(data) = running.take(stream, max, line) {
+                return Ok(Output::Data(data));
+            }
+            if running.exit.is_some() {
+                // Whatever is left of a last line without its newline.
+                let buffer = running.buffer(stream);
+                if buffer.is_empty() {
+                    return Ok(Output::Closed);
+                }
+                let n = buffer.len().min(if line { STDOUT_CAP } else { max });
+                return Ok(Output::Data(buffer.drain(..n).collect()));
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || !running.pull(left).await {
+                return Ok(Output::Idle);
+            }
+        }
+    }
+
+    pub async fn stderr_dropped(&self, id: u64) -> Result<u64, ProcessError> {
+        Ok(self.get(id)?.lock().await.stderr_dropped)
+    }
+
+    pub async fn signal(&self, id: u64, signal: i32) -> Result<(), ProcessError> {
+        let entry = self.get(id)?;
+        let mut running = entry.lock().await;
+        if signal == libc::SIGKILL {
+            running.handle.kill();
+        } else {
+            running.handle.signal(signal);
+        }
+        Ok(())
+    }
+
+    /// Waits up to `wait` for the end; `Some(code)` once it ended.
+    pub async fn wait(&self, id: u64, wait: Duration) -> Result<Option<Option<i32>>, ProcessError> {
+        let entry = self.get(id)?;
+        let mut running = entry.lock().await;
+        let deadline = Instant::now() + wait.min(MAX_WAIT);
+        loop {
+            if let Some(code) = running.exit {
+                return Ok(Some(code));
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || !running.pull(left).await {
+                return Ok(running.exit);
+            }
+        }
+    }
+
+    /// Forgets the process, killing its group if it still runs.
+    pub async fn release(&self, id: u64) -> Result<(), ProcessError> {
+        let entry = self
+            .lock()
+            .live
+            .remove(&id)
+            .ok_or(ProcessError::Unknown(id))?;
+        let mut running = entry.lock().await;
+        if running.exit.is_none() {
+            running.handle.kill();
+        }
+        Ok(())
+    }
+
+    pub async fn list(&self) -> Vec<ProcessInfo> {
+        let entries: Vec<(u64, Arc<tokio::sync::Mutex<Running>>)> = self
+            .lock()
+            .live
+            .iter()
+            .map(|(id, e)| (*id, e.clone()))
+            .collect();
+        let mut infos = Vec::with_capacity(entries.len());
+        for (id, entry) in entries {
+            let running = entry.lock().await;
+            infos.push(ProcessInfo {
+                id,
+                command: running.command.clone(),
+                exit: running.exit,
+            });
+        }
+        infos
+    }
+
+    fn get(&self, id: u64) -> Result<Arc<tokio::sync::Mutex<Running>>, ProcessError> {
+        self.lock()
+            .live
+            .get(&id)
+            .cloned()
+            .ok_or(ProcessError::Unknown(id))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {
+        // The table holds no invariant a panicking holder could break halfway.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Running {
+    fn buffer(&mut self, stream: Stream) -> &mut VecDeque<u8> {
+        match stream {
+            Stream::Stdout => &mut self.stdout,
+            Stream::Stderr => &mut self.stderr,
+        }
+    }
+
+    /// What a read can return now: `max` bytes, or a whole line (a line over the cap comes in
+    /// pieces of the cap).
+    fn take(&mut self, stream: Stream, max: usize, line: bool) -> Option<Vec<u8>> {
+        let buffer = self.buffer(stream);
+        if buffer.is_empty() {
+            return None;
+        }
+        let n = if line {
+            match buffer.iter().position(|b| *b == b'\n') {
+                Some(at) => at + 1,
+                None if buffer.len() >= STDOUT_CAP => STDOUT_CAP,
+                None => return None,
+            }
+        } else {
+            buffer.len().min(max)
+        };
+        Some(buffer.drain(..n).collect())
+    }
+
+    /// Takes the next thing the program did, waiting up to `wait`; `false` when nothing
+    /// happened (or nothing may be read while standard output is full).
+    async fn pull(&mut self, wait: Duration) -> bool {
+        if self.exit.is_some() || self.stdout.len() >= STDOUT_CAP {
+            // Stopping here is the back-pressure: the pipe fills and the program waits.
+            if self.exit.is_none() {
+                tokio::time::sleep(wait.min(Duration::from_millis(50))).await;
+            }
+            return false;
+        }
+        match self.handle.next(wait).await {
+            Observed::Stdout(bytes) => {
+                self.stdout.extend(bytes);
+                true
+            }
+            Observed::Stderr(bytes) => {
+                self.stderr.extend(bytes);
+                let over = self.stderr.len().saturating_sub(STDERR_KEEP);
+                if over > 0 {
+                    self.stderr.drain(..over);
+                    self.stderr_dropped += over as u64;
+                }
+                true
+            }
+            Observed::Exited(code) => {
+                self.exit = Some(code);
+                self.stdin = None;
+                true
+            }
+            // Nobody cancels the handle and it has no timeout, so the end can only be a kill.
+            Observed::TimedOut | Observed::Cancelled => {
+                self.exit = Some(None);
+                self.stdin = None;
+                true
+            }
+            Observed::Idle => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::broker::exec::ChildEnv;
+
+    fn start(table: &ProcessTable, command: &str, grant: &[&str]) -> Result<u64, ProcessError> {
+        let dir = std::env::temp_dir();
+        let patterns: Vec<String> = grant.iter().map(|s| s.to_string()).collect();
+        table.spawn(command, &patterns, |plan, cancel| {
+            ProcessHandle::spawn_interactive(plan, ChildEnv::Inherit, &dir, cancel, None)
+        })
+    }
+
+    #[tokio::test]
+    async fn a_line_written_comes_back_and_the_process_outlives_each_read() {
+        let table = ProcessTable::default();
+        let id = start(&table, "cat", &["cat"]).expect("spawn");
+        for round in 0..3 {
+            let line = format!("round {round}\n");
+            table.write(id, line.as_bytes()).await.expect("write");
+            let got = table
+                .read(id, Stream::Stdout, 1024, true, Duration::from_secs(10))
+                .await
+                .expect("read");
+            assert_eq!(got, Output::Data(line.into_bytes()));
+        }
+        table.close_stdin(id).await.expect("close");
+        assert_eq!(
+            table.wait(id, Duration::from_secs(10)).await,
+            Ok(Some(Some(0)))
+        );
+        assert_eq!(
+            table
+                .read(id, Stream::Stdout, 10, false, Duration::from_millis(10))
+                .await,
+            Ok(Output::Closed)
+        );
+        table.release(id).await.expect("release");
+        assert_eq!(
+            table.wait(id, Duration::ZERO).await,
+            Err(ProcessError::Unknown(id))
+        );
+    }
+
+    #[tokio::test]
+    async fn an_ungranted_program_is_denied_and_the_budget_holds() {
+        let table = ProcessTable::default();
+        assert!(matches!(
+            start(&table, "sh -c id", &["cat"]),
+            Err(ProcessError::Denied(_))
+        ));
+        let ids: Vec<u64> = (0..MAX_PROCESSES)
+            .map(|_| start(&table, "cat", &["cat"]).expect("spawn"))
+            .collect();
+        assert!(matches!(
+            start(&table, "cat", &["cat"]),
+            Err(ProcessError::Limit(_))
+        ));
+        table.release(ids[0]).await.expect("release");
+        start(&table, "cat", &["cat"]).expect("a released place is free again");
+    }
+
+    #[tokio::test]
+    async fn a_flood_on_stderr_keeps_the_newest_bytes_and_never_stops_the_program() {
+        let table = ProcessTable::default();
+        // 2 MiB of stderr, then one line on stdout: reading stdout must get there.
+        let id = start(
+            &table,
+            "sh -c 'head -c 2097152 /dev/zero >&2; echo done'",
+            &["**"],
+        )
+        .expect("spawn");
+        let got = table
+            .read(id, Stream::Stdout, 1024, true, Duration::from_secs(30))
+            .await
+            .expect("read");
+        assert_eq!(got, Output::Data(b"done\n".to_vec()));
+        let dropped = table.stderr_dropped(id).await.expect("dropped");
+        assert!(
+            dropped >= (2 << 20) - STDERR_KEEP as u64 - 64 * 1024,
+            "{dropped}"
+        );
+    }
+
+    #[tokio::test]
+    async fn signals_reach_the_group_and_release_kills_a_running_program() {
+        let table = ProcessTable::default();
+        let id = start(&table, "sleep 30", &["sleep *"]).expect("spawn");
+        assert_eq!(table.wait(id, Duration::from_millis(50)).await, Ok(None));
+        table.signal(id, libc::SIGTERM).await.expect("signal");
+        assert_eq!(
+            table.wait(id, Duration::from_secs(10)).await,
+            Ok(Some(None)),
+            "a signal ended it"
+        );
+        let listed = table.list().await;
+        assert_eq!(listed.len(), 1);
+        assert_eq!(
+            listed[0].exit,
+            Some(None),
+            "an ended process stays until released"
+        );
+        table.release(id).await.expect("release");
+        let id = start(&table, "sleep 30", &["sleep *"]).expect("spawn");
+        table.release(id).await.expect("release");
+        assert!(table.list().await.is_empty());
+    }
+}

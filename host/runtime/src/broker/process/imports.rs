@@ -1,0 +1,167 @@
+//! `tack:plugin/process@0.2.0` on a plugin's [`ProcessTable`]: every call reaches only the
+//! calling plugin's own processes, and time spent waiting on a program is not the plugin's.
+
+use std::time::{Duration, Instant};
+
+use super::{Output, ProcessError, Stream};
+use crate::bindings::v0_2_0::tack::plugin0_2_0::process;
+use crate::broker::exec::{child_env, resolve_cwd, ChildEnv, ProcessHandle, Sandboxing};
+use crate::state::PluginState;
+
+type Result<T> = wasmtime::Result<std::result::Result<T, process::ProcessError>>;
+
+fn wit_error(e: ProcessError) -> process::ProcessError {
+    match e {
+        ProcessError::Denied(m) => process::ProcessError::Denied(m),
+        ProcessError::Invalid(m) => process::ProcessError::Invalid(m),
+        ProcessError::Failed(m) => process::ProcessError::Failed(m),
+        ProcessError::Limit(m) => process::ProcessError::Limit(m),
+        ProcessError::Unknown(id) => process::ProcessError::Unknown(id),
+    }
+}
+
+fn stream(s: process::OutputStream) -> Stream {
+    match s {
+        process::OutputStream::Stdout => Stream::Stdout,
+        process::OutputStream::Stderr => Stream::Stderr,
+    }
+}
+
+fn output(o: Output) -> process::Output {
+    match o {
+        Output::Data(d) => process::Output::Data(d),
+        Output::Idle => process::Output::Idle,
+        Output::Closed => process::Output::Closed,
+    }
+}
+
+fn wait(ms: u32) -> Duration {
+    Duration::from_millis(u64::from(ms))
+}
+
+impl process::Host for PluginState {
+    async fn spawn(&mut self, request: process::SpawnRequest) -> Result<u64> {
+        let env = self.env.clone();
+        let cwd = match resolve_cwd(&env.workspace, request.cwd.as_deref()) {
+            Ok(cwd) => cwd,
+            Err(e) if e.outside => return Ok(Err(process::ProcessError::Denied(e.message))),
+            Err(e) => return Ok(Err(process::ProcessError::Invalid(e.message))),
+        };
+        let vars = ChildEnv::Only(child_env(std::env::vars_os(), &env.capabilities.env, |n| {
+            env.secrets.holds(n)
+        }));
+        let sandbox = Sandboxing {
+            policy: &env.sandbox,
+            workspace: &env.workspace,
+        };
+        // Always confined: a program that lives on is never let out with the call that
+        // started it.
+        let spawned = env.processes.spawn(
+            &request.command,
+            &env.capabilities.process,
+            |plan, cancel| {
+                ProcessHandle::spawn_interactive(plan, vars, &cwd, cancel, Some(sandbox))
+            },
+        );
+        Ok(spawned.map_err(wit_error))
+    }
+
+    async fn write(&mut self, id: u64, data: Vec<u8>) -> Result<()> {
+        let started = Instant::now();
+        let written = self.env.clone().processes.write(id, &data).await;
+        self.resume_after(started);
+        Ok(written.map_err(wit_error))
+    }
+
+    async fn close_stdin(&mut self, id: u64) -> Result<()> {
+        Ok(self.env.processes.close_stdin(id).await.map_err(wit_error))
+    }
+
+    async fn read(
+        &mut self,
+        id: u64,
+        which: process::OutputStream,
+        max_bytes: u32,
+        wait_ms: u32,
+    ) -> Result<process::Output> {
+        let started = Instant::now();
+        let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+        let got = self
+            .env
+            .clone()
+            .processes
+            .read(id, stream(which), max, false, wait(wait_ms))
+            .await;
+        self.resume_after(started);
+        Ok(got.map(output).map_err(wit_error))
+    }
+
+    async fn read_line(
+        &mut self,
+        id: u64,
+        which: process::OutputStream,
+        wait_ms: u32,
+    ) -> Result<process::Output> {
+        let started = Instant::now();
+        let got = self
+            .env
+            .clone()
+            .processes
+            .read(id, stream(which), usize::MAX, true, wait(wait_ms))
+            .await;
+        self.resume_after(started);
+        Ok(got.map(output).map_err(wit_error))
+    }
+
+    async fn stderr_dropped(&mut self, id: u64) -> Result<u64> {
+        Ok(self
+            .env
+            .processes
+            .stderr_dropped(id)
+            .await
+            .map_err(wit_error))
+    }
+
+    async fn send_signal(&mut self, id: u64, sig: process::Signal) -> Result<()> {
+        let number = match sig {
+            process::Signal::Interrupt => libc::SIGINT,
+            process::Signal::Terminate => libc::SIGTERM,
+            process::Signal::Kill => libc::SIGKILL,
+            process::Signal::Hangup => libc::SIGHUP,
+        };
+        Ok(self
+            .env
+            .processes
+            .signal(id, number)
+            .await
+            .map_err(wit_error))
+    }
+
+    async fn wait(&mut self, id: u64, wait_ms: u32) -> Result<Option<process::ExitStatus>> {
+        let started = Instant::now();
+        let ended = self.env.clone().processes.wait(id, wait(wait_ms)).await;
+        self.resume_after(started);
+        Ok(ended
+            .map(|end| end.map(|code| process::ExitStatus { code }))
+            .map_err(wit_error))
+    }
+
+    async fn release(&mut self, id: u64) -> Result<()> {
+        Ok(self.env.processes.release(id).await.map_err(wit_error))
+    }
+
+    async fn list(&mut self) -> wasmtime::Result<Vec<process::ProcessInfo>> {
+        Ok(self
+            .env
+            .processes
+            .list()
+            .await
+            .into_iter()
+            .map(|p| process::ProcessInfo {
+                id: p.id,
+                command: p.command,
+                exit: p.exit.map(|code| process::ExitStatus { code }),
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,130 @@
+//! A `tack:plugin@0.2.0` plugin that keeps one program running across tool calls (and across
+//! the instances the host runs the plugin in) and talks to it line by line, as an MCP client
+//! talks to a stdio server.
+//!
+//! Configuration: `{"command": "cat"}`, the program to start (matched against the `process`
+//! grant).
+//!
+//! Tools:
+//! - `converse {line}`: starts the program on first use (its id kept as plugin state in the
+//!   session), writes `line`, and answers with the line the program writes back.
+//! - `stop_server`: releases the program.
+//! - `processes`: the plugin's processes as JSON.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use tack_sdk::process::{self, Process};
+use tack_sdk::serde_json::json;
+use tack_sdk::{
+    export_plugin, session, InitContext, Plugin, Registration, ToolCall, ToolResult, ToolSpec,
+};
+
+const STATE: &str = "server";
+
+#[derive(Default)]
+struct ProcessPlugin {
+    command: String,
+}
+
+#[derive(Deserialize)]
+struct Config {
+    command: String,
+}
+
+#[derive(Deserialize)]
+struct LineArgs {
+    line: String,
+}
+
+impl ProcessPlugin {
+    /// The running program, started on first use.
+    fn server(&self) -> Result<Process, String> {
+        let kept: Option<u64> = session::latest_state(STATE)?;
+        if let Some(id) = kept {
+            let server = Process::from_id(id);
+            if matches!(server.wait(Duration::ZERO), Ok(None)) {
+                return Ok(server);
+            }
+        }
+        let server = Process::spawn(&self.command).map_err(|e| format!("{e:?}"))?;
+        session::append_state(STATE, &server.id())?;
+        Ok(server)
+    }
+
+    fn converse(&self, line: &str) -> Result<String, String> {
+        let server = self.server()?;
+        server.write_line(line).map_err(|e| e.to_string())?;
+        match server.read_line(Duration::from_secs(20)) {
+            Ok(Some(reply)) => Ok(format!("reply: {reply} (process {})", server.id())),
+            Ok(None) => Err(format!("process {} sent no line", server.id())),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+impl Plugin for ProcessPlugin {
+    fn init(&mut self, ctx: &InitContext) -> Result<Registration, String> {
+        let config: Config = serde_json::from_str(&ctx.config).map_err(|e| e.to_string())?;
+        self.command = config.command;
+        Ok(Registration::new()
+            .tool(ToolSpec::new(
+                "converse",
+                "Converse",
+                "Sends `line` to the running program and returns the line it answers with.",
+                json!({
+                    "type": "object",
+                    "properties": { "line": { "type": "string" } },
+                    "required": ["line"]
+                }),
+            ))
+            .tool(ToolSpec::new(
+                "stop_server",
+                "Stop server",
+                "Stops the running program.",
+                json!({ "type": "object", "properties": {} }),
+            ))
+            .tool(ToolSpec::new(
+                "processes",
+                "Processes",
+                "Lists the plugin's processes.",
+                json!({ "type": "object", "properties": {} }),
+            )))
+    }
+
+    fn call_tool(&mut self, call: ToolCall) -> ToolResult {
+        match call.name.as_str() {
+            "converse" => match call.args::<LineArgs>() {
+                Ok(args) => match self.converse(&args.line) {
+                    Ok(text) => ToolResult::text(text),
+                    Err(e) => ToolResult::error(e),
+                },
+                Err(e) => ToolResult::error(e),
+            },
+            "stop_server" => match session::latest_state::<u64>(STATE) {
+                Ok(Some(id)) => match Process::from_id(id).release() {
+                    Ok(()) => ToolResult::text(format!("released process {id}")),
+                    Err(e) => ToolResult::error(e.to_string()),
+                },
+                Ok(None) => ToolResult::error("no server was started"),
+                Err(e) => ToolResult::error(e),
+            },
+            "processes" => {
+                let list: Vec<_> = process::list()
+                    .into_iter()
+                    .map(|p| {
+                        json!({
+                            "id": p.id,
+                            "command": p.command,
+                            "ended": p.exit.is_some(),
+                        })
+                    })
+                    .collect();
+                ToolResult::text(json!(list).to_string())
+            }
+            other => ToolResult::error(format!("unknown tool `{other}`")),
+        }
+    }
+}
+
+export_plugin!(ProcessPlugin);
