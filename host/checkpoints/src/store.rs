@@ -28,6 +28,8 @@ pub struct CheckpointStore {
     index: Index,
     /// The store's size on disk, once measured.
     size: Option<u64>,
+    /// The last snapshot: a turn that changed nothing costs no tree to write out and hash.
+    last: Option<(String, Tree)>,
 }
 
 /// One snapshot taken.
@@ -85,6 +87,13 @@ impl CheckpointStore {
         let key = hex::encode(Sha256::digest(workspace.to_string_lossy().as_bytes()));
         let root = dir.join(&key[..16]);
         fs::create_dir_all(&root).map_err(Error::io("create", &root))?;
+        // Copies of the user's files (a `.env` nobody ignored among them): theirs alone.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                .map_err(Error::io("set the mode of", dir))?;
+        }
         let note = root.join("workspace");
         if !note.exists() {
             write_atomic(&note, workspace.to_string_lossy().as_bytes())?;
@@ -103,6 +112,7 @@ impl CheckpointStore {
             options,
             index: Index::default(),
             size: None,
+            last: None,
         })
     }
 
@@ -122,6 +132,18 @@ impl CheckpointStore {
             &mut self.index,
             Some(&self.objects),
         )?;
+        let files = tree.files.len();
+        let skipped = tree.skipped.clone();
+        if let Some((id, last)) = &self.last {
+            if *last == tree && self.tree_path(id).is_file() {
+                return Ok(Snapshot {
+                    tree: id.clone(),
+                    files,
+                    skipped,
+                    stored_bytes: stored,
+                });
+            }
+        }
         let text = tree.to_text();
         let id = Tree::id_of(&text);
         let path = self.tree_path(&id);
@@ -133,10 +155,11 @@ impl CheckpointStore {
         if let Some(size) = &mut self.size {
             *size += stored_bytes;
         }
+        self.last = Some((id.clone(), tree));
         Ok(Snapshot {
             tree: id,
-            files: tree.files.len(),
-            skipped: tree.skipped,
+            files,
+            skipped,
             stored_bytes,
         })
     }
@@ -360,8 +383,9 @@ impl CheckpointStore {
         }
         sweep(&self.root.join("trees"), &trees);
         sweep(&self.root.join("objects"), &objects);
-        // Remembered hashes may name objects just deleted.
+        // Remembered hashes may name objects (and trees) just deleted.
         self.index.clear();
+        self.last = None;
         Ok(())
     }
 }
