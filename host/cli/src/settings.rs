@@ -502,6 +502,30 @@ option = "defaults"
 value = false
 "#;
 
+    #[test]
+    fn checkpoints_are_on_by_default_and_their_caps_are_read() {
+        let settings = Settings::default();
+        assert_eq!(settings.checkpoints.enabled, None);
+        assert_eq!(
+            settings.checkpoints.options().max_file_bytes,
+            2 * 1024 * 1024
+        );
+        let settings: Settings =
+            toml::from_str("[checkpoints]\nenabled = false\nmax_file_size = 1000\n")
+                .expect("parse");
+        assert_eq!(settings.checkpoints.enabled, Some(false));
+        assert_eq!(settings.checkpoints.options().max_file_bytes, 1000);
+        let project: Settings = toml::from_str("[checkpoints]\nenabled = true\n").expect("parse");
+        let mut user = settings;
+        user.merge(project);
+        assert_eq!(
+            user.checkpoints.enabled,
+            Some(false),
+            "a project cannot turn them back on"
+        );
+        assert!(toml::from_str::<Settings>("[checkpoints]\nmax_size = 1\n").is_err());
+    }
+
     fn config(settings: &Settings) -> serde_json::Value {
         settings.plugin_config(&Manifest::parse(GATE).expect("manifest"))
     }
