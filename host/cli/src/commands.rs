@@ -7,6 +7,7 @@ pub mod migrate;
 pub mod packages;
 pub mod plugin_dev;
 pub mod prompt;
+pub mod rewind;
 pub mod scaffold;
 pub mod shell;
 pub mod user_bash;

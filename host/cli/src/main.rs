@@ -1,5 +1,6 @@
 //! The `tack` binary.
 
+mod checkpoints;
 mod cli;
 mod commands;
 mod models;

@@ -86,6 +86,10 @@ pub struct Settings {
     /// How session files are written (`[sessions]`).
     #[serde(default)]
     pub sessions: SessionSettings,
+    /// File checkpoints for `/rewind` (`[checkpoints]`). Read from the user's config only, never
+    /// a project's: a repository must not switch off the user's safety net.
+    #[serde(default)]
+    pub checkpoints: CheckpointSettings,
     /// The command sandbox (`[sandbox]`). Read from the user's config only, never a project's:
     /// a repository must not let its own commands out.
     #[serde(default)]
@@ -190,6 +194,32 @@ pub struct SessionSettings {
     /// `fdatasync` after every entry (default off): with it, a crash of the machine, not only
     /// of tack, loses at most the line being written, at the cost of a disk flush per entry.
     pub fsync: Option<bool>,
+}
+
+/// `[checkpoints]`: every field optional (default: on, files up to 2 MiB, a store of up to
+/// 2 GiB per workspace, workspaces of up to 100,000 files).
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointSettings {
+    pub enabled: Option<bool>,
+    /// Bytes; larger files are not recorded (a note names them) and never restored.
+    pub max_file_size: Option<u64>,
+    /// Bytes per workspace; past it the oldest checkpoints are pruned.
+    pub max_store_size: Option<u64>,
+    /// A workspace with more files is not checkpointed (a note says so).
+    pub max_files: Option<usize>,
+}
+
+impl CheckpointSettings {
+    pub fn options(&self) -> tack_checkpoints::Options {
+        let d = tack_checkpoints::Options::default();
+        tack_checkpoints::Options {
+            max_file_bytes: self.max_file_size.unwrap_or(d.max_file_bytes),
+            max_store_bytes: self.max_store_size.unwrap_or(d.max_store_bytes),
+            max_files: self.max_files.unwrap_or(d.max_files),
+            exclude: d.exclude,
+        }
+    }
 }
 
 /// `[sandbox]`: how the commands plugins run are confined; every field optional (default:
@@ -471,6 +501,30 @@ name = "strict"
 option = "defaults"
 value = false
 "#;
+
+    #[test]
+    fn checkpoints_are_on_by_default_and_their_caps_are_read() {
+        let settings = Settings::default();
+        assert_eq!(settings.checkpoints.enabled, None);
+        assert_eq!(
+            settings.checkpoints.options().max_file_bytes,
+            2 * 1024 * 1024
+        );
+        let settings: Settings =
+            toml::from_str("[checkpoints]\nenabled = false\nmax_file_size = 1000\n")
+                .expect("parse");
+        assert_eq!(settings.checkpoints.enabled, Some(false));
+        assert_eq!(settings.checkpoints.options().max_file_bytes, 1000);
+        let project: Settings = toml::from_str("[checkpoints]\nenabled = true\n").expect("parse");
+        let mut user = settings;
+        user.merge(project);
+        assert_eq!(
+            user.checkpoints.enabled,
+            Some(false),
+            "a project cannot turn them back on"
+        );
+        assert!(toml::from_str::<Settings>("[checkpoints]\nmax_size = 1\n").is_err());
+    }
 
     fn config(settings: &Settings) -> serde_json::Value {
         settings.plugin_config(&Manifest::parse(GATE).expect("manifest"))

@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 use tack_builtin::artifacts;
 use tack_protocol::client::{ClientError, Incoming, RpcClient};
 use tack_protocol::{
-    BashResult, Command, ForkMessage, Model, ModelChoice, QueueMode, Request, Response, SessionRef,
-    SessionStats, State, StreamingBehavior, UiResponse,
+    BashResult, Command, ForkMessage, Model, ModelChoice, QueueMode, Request, Response, RewindMode,
+    RewindPoints, Rewound, SessionRef, SessionStats, State, StreamingBehavior, UiResponse,
 };
 use tack_test_support::{tack, Env};
 
@@ -1223,4 +1223,86 @@ fn leaving_the_sandbox_is_asked_and_always_is_remembered() {
     rpc.wait("agent_end");
     assert!(target.exists());
     assert!(rpc.finish().0.success());
+}
+
+/// One prompt whose tools edit a file, delete one with `bash`, and create two (`write` and
+/// `bash`): `rewind` puts the files back (`code`), then the conversation (`conversation`).
+#[test]
+fn rewind_restores_the_files_and_the_conversation_of_a_turn() {
+    let env = new_env();
+    env.write("notes.txt", "keep me\n");
+    env.write("doomed.txt", "do not lose me\n");
+    env.write(".gitignore", "*.log\n");
+    env.write("build.log", "ignored\n");
+    let plugin = env.scripted(
+        json!([
+            { "tool_calls": [
+                { "id": "e", "name": "edit", "arguments": {
+                    "path": "notes.txt", "oldText": "keep me", "newText": "changed" } },
+                { "id": "b", "name": "bash", "arguments": {
+                    "command": "rm doomed.txt && mkdir -p out && echo made > out/made.txt && echo x > build.log" } },
+                { "id": "w", "name": "write", "arguments": { "path": "new.txt", "content": "new\n" } }
+            ] },
+            { "text": "all done" }
+        ]),
+        json!({ "permission-gate": { "mode": "yolo" } }),
+    );
+    let mut rpc = env.spawn(&["--plugin", &plugin]);
+    rpc.run("change the files");
+    let ws = env.workspace();
+    assert_eq!(
+        std::fs::read_to_string(ws.join("notes.txt")).unwrap(),
+        "changed\n"
+    );
+    assert!(!ws.join("doomed.txt").exists());
+
+    let points: RewindPoints = rpc.call_as(Command::GetRewindPoints);
+    assert_eq!(points.points.len(), 1, "{points:?}");
+    let point = &points.points[0];
+    assert_eq!(point.text, "change the files");
+    assert_eq!(point.changed, ["doomed.txt", "notes.txt"]);
+    assert_eq!(point.created, ["new.txt", "out/made.txt"]);
+    let mut wire = json!(points);
+    wire["points"][0]["entryId"] = json!("[id]");
+    wire["points"][0]["timestamp"] = json!("[ms]");
+    insta::assert_json_snapshot!("rewind_points", wire);
+
+    let messages = rpc.messages().len();
+    let done: Rewound = rpc.call_as(Command::Rewind {
+        entry_id: point.entry_id.clone(),
+        mode: RewindMode::Code,
+    });
+    assert_eq!(done.restored, ["doomed.txt", "notes.txt"]);
+    assert_eq!(done.deleted, ["new.txt", "out/made.txt"]);
+    assert_eq!(done.text, None);
+    assert_eq!(
+        std::fs::read_to_string(ws.join("notes.txt")).unwrap(),
+        "keep me\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("doomed.txt")).unwrap(),
+        "do not lose me\n"
+    );
+    assert!(!ws.join("new.txt").exists() && !ws.join("out").exists());
+    assert_eq!(
+        std::fs::read_to_string(ws.join("build.log")).unwrap(),
+        "x\n"
+    );
+    assert_eq!(rpc.messages().len(), messages, "the conversation stays");
+
+    let done: Rewound = rpc.call_as(Command::Rewind {
+        entry_id: point.entry_id[..8].to_string(),
+        mode: RewindMode::Conversation,
+    });
+    assert_eq!(done.text.as_deref(), Some("change the files"));
+    assert!(done.restored.is_empty() && done.deleted.is_empty());
+    assert!(rpc.messages().is_empty(), "back to before the first prompt");
+
+    let error = rpc.fails(Command::Rewind {
+        entry_id: "no-such-entry".into(),
+        mode: RewindMode::Both,
+    });
+    assert!(error.contains("no entry"), "{error}");
+    let (status, _) = rpc.finish();
+    assert!(status.success());
 }

@@ -1100,3 +1100,65 @@ fn reload_reads_plugins_again_on_the_same_session() {
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 }
+
+/// `/rewind` lists the prompts with the files changed since, asks what to restore, and puts
+/// back a file `edit` changed, one `bash` deleted, and removes one the turn created; the
+/// conversation goes back to before the prompt, whose text is in the editor again.
+#[test]
+fn rewind_restores_the_files_and_the_conversation() {
+    let env = new_env();
+    env.write("notes.txt", "keep me\n");
+    env.write("doomed.txt", "precious\n");
+    let plugin = env.scripted(
+        json!([
+            { "tool_calls": [
+                { "id": "e", "name": "edit", "arguments": {
+                    "path": "notes.txt", "oldText": "keep me", "newText": "changed" } },
+                { "id": "b", "name": "bash", "arguments": {
+                    "command": "rm doomed.txt && echo made > made.txt" } }
+            ] },
+            { "text": "files changed" }
+        ]),
+        json!({ "permission-gate": { "mode": "yolo" } }),
+    );
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    tui.wait_for("Ask anything");
+    tui.submit("change the files");
+    tui.wait_for("files changed");
+    let ws = env.workspace();
+    assert!(ws.join("made.txt").exists() && !ws.join("doomed.txt").exists());
+
+    tui.submit("/rewind");
+    let screen = tui.wait_for("Rewind: go back to before a prompt");
+    assert!(screen.contains("change the files"), "{screen}");
+    assert!(
+        screen.contains("doomed.txt, notes.txt written back; made.txt deleted"),
+        "{screen}"
+    );
+    tui.type_keys("\r");
+    let screen = tui.wait_for("restore what?");
+    assert!(screen.contains("Conversation only"), "{screen}");
+    tui.type_keys("\r");
+    tui.wait_for("Restored the files");
+    let screen = tui.wait_for("› change the files");
+    assert!(!screen.contains("files changed"), "{screen}");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("notes.txt")).unwrap(),
+        "keep me\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("doomed.txt")).unwrap(),
+        "precious\n"
+    );
+    assert!(!ws.join("made.txt").exists());
+    // Sent again from before the first prompt: the script starts over (its turn is the number
+    // of answers in the request), and its edit applies again to the restored text.
+    tui.type_keys("\r");
+    tui.wait_for("files changed");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("notes.txt")).unwrap(),
+        "changed\n"
+    );
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}

@@ -161,6 +161,18 @@ pub enum Command {
         #[serde(default)]
         args: String,
     },
+    /// tack: the user messages of this session whose files can be restored (a checkpoint is
+    /// taken before each run in RPC mode and the terminal UI), newest first, with the files a
+    /// `rewind` would change now. Answered once a running run is over.
+    GetRewindPoints,
+    /// tack: goes back to before a user message (an entry id from `get_rewind_points`):
+    /// its files (`code`), the conversation (`conversation`, as `fork` without a new session:
+    /// the text comes back for editing), or both (the default).
+    Rewind {
+        entry_id: String,
+        #[serde(default)]
+        mode: RewindMode,
+    },
 }
 
 impl Command {
@@ -197,6 +209,8 @@ impl Command {
             Command::SetSessionName { .. } => "set_session_name",
             Command::GetCommands => "get_commands",
             Command::RunCommand { .. } => "run_command",
+            Command::GetRewindPoints => "get_rewind_points",
+            Command::Rewind { .. } => "rewind",
         }
     }
 }
@@ -601,6 +615,73 @@ pub struct SessionRef {
 pub struct ForkMessage {
     pub entry_id: String,
     pub text: String,
+}
+
+/// What `rewind` restores.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum RewindMode {
+    /// The files and the conversation.
+    #[default]
+    Both,
+    /// The conversation only: the session moves to before the message, files stay as they are.
+    Conversation,
+    /// The files only: the conversation stays as it is.
+    Code,
+}
+
+/// `data` of `get_rewind_points`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RewindPoints {
+    /// Newest first.
+    pub points: Vec<RewindPoint>,
+}
+
+/// A user message with a file checkpoint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RewindPoint {
+    pub entry_id: String,
+    pub text: String,
+    /// When the checkpoint was taken, in milliseconds since the epoch.
+    pub timestamp: u64,
+    /// Workspace-relative paths a code restore would write back (changed or deleted since).
+    pub changed: Vec<String>,
+    /// Workspace-relative paths a code restore would delete (they appeared since).
+    pub created: Vec<String>,
+    /// Files the checkpoint left out, which a restore does not touch.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedFile>,
+}
+
+/// A file a checkpoint did not record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SkippedFile {
+    pub path: String,
+    pub size: u64,
+    pub reason: String,
+}
+
+/// `data` of `rewind`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Rewound {
+    pub mode: RewindMode,
+    /// Files written back.
+    pub restored: Vec<String>,
+    /// Files deleted (made after the checkpoint).
+    pub deleted: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedFile>,
+    /// For `conversation` and `both`: the entry the session moved to (absent when the message
+    /// was the session's first entry: the conversation is empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved_to: Option<String>,
+    /// For `conversation` and `both`: the message's text, for the client to edit and resend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// `data` of `get_session_stats`, over every entry of the session file (abandoned branches cost

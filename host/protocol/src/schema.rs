@@ -12,7 +12,7 @@ const DESCRIPTION: &str = "LF-delimited JSON, one object per line, in the shapes
 mode. The client writes ClientLine objects to stdin; tack writes ServerLine objects to stdout \
 (nothing else; logs go to stderr). Every command gets exactly one Response with its id; events \
 carry no id. Commands that reach plugins or wait (prompt runs, run_command, bash, abort, compact, \
-new_session, switch_session, fork, clone) answer when done, possibly after later commands: match \
+new_session, switch_session, fork, clone, get_rewind_points, rewind) answer when done, possibly after later commands: match \
 responses by id. EOF on stdin aborts a running prompt, waits for its entries to be written, and \
 exits 0.";
 

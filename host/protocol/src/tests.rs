@@ -58,6 +58,11 @@ fn command_names_match_their_tags() {
         },
         Command::SetAutoRetry { enabled: true },
         Command::AbortRetry,
+        Command::GetRewindPoints,
+        Command::Rewind {
+            entry_id: "e1".into(),
+            mode: RewindMode::Code,
+        },
         Command::ExportHtml { output_path: None },
         Command::Clone,
         Command::GetForkMessages,
@@ -128,4 +133,51 @@ fn the_schema_file_is_generated_from_the_wire_types() {
         "{path} is not what the wire types generate; rerun this test with TACK_WRITE_SCHEMA=1 \
          to rewrite it"
     );
+}
+
+#[test]
+fn rewind_commands_and_answers_on_the_wire() {
+    let bare: Request =
+        serde_json::from_value(json!({"type": "rewind", "entryId": "abc"})).expect("rewind");
+    assert_eq!(
+        bare.command,
+        Command::Rewind {
+            entry_id: "abc".into(),
+            mode: RewindMode::Both
+        }
+    );
+    let request = Request {
+        id: Some("3".into()),
+        command: Command::Rewind {
+            entry_id: "abc".into(),
+            mode: RewindMode::Conversation,
+        },
+    };
+    let points = RewindPoints {
+        points: vec![RewindPoint {
+            entry_id: "abc".into(),
+            text: "fix it".into(),
+            timestamp: 1_700_000_000_000,
+            changed: vec!["src/a.rs".into()],
+            created: vec!["new.rs".into()],
+            skipped: vec![SkippedFile {
+                path: "big.bin".into(),
+                size: 9_000_000,
+                reason: "larger than the checkpoint size cap".into(),
+            }],
+        }],
+    };
+    let done = Rewound {
+        mode: RewindMode::Both,
+        restored: vec!["src/a.rs".into()],
+        deleted: vec!["new.rs".into()],
+        skipped: Vec::new(),
+        moved_to: Some("parent".into()),
+        text: Some("fix it".into()),
+    };
+    insta::assert_json_snapshot!(json!({
+        "request": request,
+        "getRewindPoints": points,
+        "rewind": done,
+    }));
 }

@@ -181,6 +181,10 @@ pub enum PickerKind {
     Fork,
     Thinking,
     Settings,
+    /// `/rewind`: a user message to go back to.
+    Rewind,
+    /// What `/rewind` restores: files, conversation or both.
+    RewindMode,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -102,6 +102,31 @@ async fn tree(agent: &Agent, args: &str, cancel: CancellationToken) -> Result<St
     Ok(out)
 }
 
+/// Moves the conversation to `target` (to before the first entry with `None`) with no summary,
+/// recording the move as `/tree` does; for `/rewind`.
+pub(crate) async fn move_to(
+    agent: &Agent,
+    target: Option<&str>,
+    cancel: CancellationToken,
+) -> Result<()> {
+    let from = agent.session().lock().leaf_id().map(str::to_owned);
+    match target {
+        Some(target) => {
+            agent.navigate(target, false, None, cancel).await?;
+        }
+        None => agent.session().lock().set_leaf(None)?,
+    }
+    let mut session = agent.session().lock();
+    if session.is_persistent() {
+        session.append(EntryKind::Custom {
+            custom_type: TREE_MOVE_CUSTOM_TYPE.into(),
+            data: json!({ "from": from, "to": target }),
+            owner: None,
+        })?;
+    }
+    Ok(())
+}
+
 fn fork(agent: &Agent, store: &SessionStore, args: &str) -> Result<String> {
     if args.is_empty() {
         bail!("usage: /fork <entry-id> (see /tree for the ids)");
@@ -188,7 +213,7 @@ fn resume(agent: &Agent, store: &SessionStore, cwd: &Path) -> Result<String> {
 }
 
 /// An entry id, or a prefix of exactly one.
-fn resolve_entry(session: &Session, arg: &str) -> Result<String> {
+pub(crate) fn resolve_entry(session: &Session, arg: &str) -> Result<String> {
     if session.entry(arg).is_some() {
         return Ok(arg.to_owned());
     }

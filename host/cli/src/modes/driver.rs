@@ -10,11 +10,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tack_core::agent::RunStatus;
+use tack_core::event::NoticeLevel;
 use tack_core::message::{now_ms, Content, Message, UserMessage};
 use tack_core::session::{EntryKind, SessionHandle};
 use tack_core::{Agent, AgentError};
 use tokio_util::sync::CancellationToken;
 
+use crate::checkpoints::Checkpoints;
 use crate::start::inbox::steer_follow_ups;
 use crate::sync::lock;
 pub use services::{interactive_host, InteractiveServices, Screen};
@@ -30,6 +32,8 @@ pub struct SessionDriver<S: Screen> {
     run_ended: Arc<AtomicBool>,
     /// Session entries that wait for the agent to be idle, so none lands inside a turn.
     deferred: Mutex<Vec<EntryKind>>,
+    /// Snapshots of the workspace around each run, for `/rewind`.
+    pub checkpoints: Arc<Checkpoints>,
 }
 
 /// The agent is running, compacting, running a host command, or its session is being changed.
@@ -126,7 +130,16 @@ impl<S: Screen> SessionDriver<S> {
             busy: Mutex::new(None),
             run_ended,
             deferred: Mutex::default(),
+            checkpoints: Arc::new(Checkpoints::off(
+                "file checkpoints are not kept in this mode",
+            )),
         }
+    }
+
+    /// Takes file checkpoints around each run in `checkpoints`.
+    pub fn with_checkpoints(mut self, checkpoints: Checkpoints) -> Self {
+        self.checkpoints = Arc::new(checkpoints);
+        self
     }
 
     /// A user message: the prompt of a new run when idle; queued in `queue` for the running run
@@ -305,7 +318,15 @@ impl<S: Screen> SessionDriver<S> {
         tokio::spawn(async move {
             let agent = &driver.agent;
             let mut next = Some(first);
+            let note = |text: String| {
+                driver
+                    .services
+                    .screen
+                    .notify("checkpoints", NoticeLevel::Warn, &text)
+            };
             while let Some(start) = next.take() {
+                // Before the run's first tool call can change a file.
+                let checkpoint = driver.checkpoints.before_run(&driver.session, note).await;
                 let result = match start {
                     Start::Prompt(content) => {
                         driver.services.inbox.steer_next_turn(&agent.queues());
@@ -329,6 +350,12 @@ impl<S: Screen> SessionDriver<S> {
                         false
                     }
                 };
+                if let Some(pending) = checkpoint {
+                    driver
+                        .checkpoints
+                        .after_run(&driver.session, pending, note)
+                        .await;
+                }
                 // Decided under the lock: a message queued after the loop's last look at the
                 // queues is either seen here or finds the agent idle and starts its own run.
                 let mut busy = lock(&driver.busy);

@@ -11,6 +11,7 @@ mod models;
 mod output;
 mod queries;
 mod queue_modes;
+mod rewind;
 mod run;
 mod screen;
 mod server;
@@ -71,12 +72,20 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
             .start(sink, Some(&services.inbox))
             .await?,
     );
-    let driver = Arc::new(SessionDriver::new(
-        front.agent.clone(),
-        front.session.clone(),
-        services.clone(),
-        run_ended,
-    ));
+    let checkpoints = crate::checkpoints::Checkpoints::open(
+        front.loaded.home.root(),
+        &front.loaded.cwd,
+        &front.loaded.settings.checkpoints,
+    );
+    let driver = Arc::new(
+        SessionDriver::new(
+            front.agent.clone(),
+            front.session.clone(),
+            services.clone(),
+            run_ended,
+        )
+        .with_checkpoints(checkpoints),
+    );
     let server = Arc::new(Server {
         front,
         driver,

@@ -9,6 +9,7 @@ mod controller;
 mod info;
 mod models;
 mod pickers;
+mod rewind;
 mod screen;
 mod settings;
 mod shell;
@@ -110,12 +111,20 @@ async fn run_once(cli: Cli) -> Result<Ended> {
     let provider_notices = front.provider_notices.clone();
     services.screen.attach(&front);
     // Nothing here shows a run's end before its task is done, so the flag stays down.
-    let driver = Arc::new(SessionDriver::new(
-        front.agent.clone(),
-        front.session.clone(),
-        services.clone(),
-        Arc::default(),
-    ));
+    let checkpoints = crate::checkpoints::Checkpoints::open(
+        front.loaded.home.root(),
+        &front.loaded.cwd,
+        &front.loaded.settings.checkpoints,
+    );
+    let driver = Arc::new(
+        SessionDriver::new(
+            front.agent.clone(),
+            front.session.clone(),
+            services.clone(),
+            Arc::default(),
+        )
+        .with_checkpoints(checkpoints),
+    );
     let controller = Arc::new(Controller {
         front,
         driver,

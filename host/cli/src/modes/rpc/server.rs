@@ -179,6 +179,12 @@ impl Server {
                 name,
                 |s| async move { s.run_command(&command, &args).await },
             ),
+            Command::GetRewindPoints => {
+                self.later(id, name, |s| async move { s.rewind_points().await })
+            }
+            Command::Rewind { entry_id, mode } => {
+                self.later(id, name, |s| async move { s.rewind(&entry_id, mode).await })
+            }
         }
     }
 

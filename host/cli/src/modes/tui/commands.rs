@@ -1,5 +1,5 @@
 //! Slash commands in the terminal UI. The host's own (`/model`, `/thinking`, `/resume`, `/new`,
-//! `/tree`, `/fork`, `/compact`, `/clone`, `/name`, `/label`, `/plugins`, `/help`) come first;
+//! `/tree`, `/fork`, `/rewind`, `/compact`, `/clone`, `/name`, `/label`, `/plugins`, `/help`) come first;
 //! without arguments the ones that choose something open a picker. Other names go to the
 //! plugin that registered them.
 
@@ -28,6 +28,10 @@ const HOST_COMMANDS: &[(&str, &str)] = &[
     ),
     ("tree", "Move to another point of the session tree"),
     ("fork", "Start a new session from an earlier prompt"),
+    (
+        "rewind",
+        "Go back to before an earlier prompt: files, conversation or both",
+    ),
     ("clone", "Copy this session into a new one and switch to it"),
     (
         "export",
@@ -107,6 +111,8 @@ impl Controller {
             ("new", _) => self.new_session().await,
             ("tree", true) => self.open(self.tree_picker()),
             ("fork", true) => self.open(self.fork_picker()),
+            ("rewind", true) => self.open(self.rewind_picker().await?),
+            ("rewind", false) => self.rewind(args).await,
             ("fork", false) => self.fork(args).await,
             ("clone", _) => self.clone_session().await,
             ("copy", _) => self.copy_last_answer(),
@@ -201,6 +207,8 @@ impl Controller {
             PickerKind::Settings => self.change_setting(value),
             PickerKind::Tree => return self.tree_chosen(value).await,
             PickerKind::TreeSummary => return self.tree_summary_chosen(value).await,
+            PickerKind::Rewind => self.rewind_chosen(value),
+            PickerKind::RewindMode => self.rewind(value).await,
         };
         match result {
             Ok(Some(text)) => self.send(UiEvent::Info(text)),

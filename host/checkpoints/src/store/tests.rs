@@ -1,0 +1,207 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fs;
+use std::path::Path;
+
+use super::*;
+use crate::SkipReason;
+
+fn store(home: &Path, workspace: &Path) -> CheckpointStore {
+    CheckpointStore::open(&home.join("checkpoints"), workspace, Options::default()).unwrap()
+}
+
+fn start(store: &mut CheckpointStore, entry: &str) {
+    let snap = store.snapshot().unwrap();
+    store
+        .record(
+            "s1",
+            &Record::new(RecordKind::Start, Some(entry.into()), snap.tree),
+        )
+        .unwrap();
+}
+
+fn end(store: &mut CheckpointStore) {
+    let snap = store.snapshot().unwrap();
+    store
+        .record("s1", &Record::new(RecordKind::End, None, snap.tree))
+        .unwrap();
+}
+
+#[test]
+fn a_restore_undoes_edits_deletions_and_new_files_but_not_what_tack_never_saw() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let w = ws.path();
+    fs::write(w.join("a.txt"), "one\n").unwrap();
+    fs::write(w.join("b.txt"), "bee\n").unwrap();
+    fs::write(w.join(".gitignore"), "*.log\n").unwrap();
+    fs::write(w.join("build.log"), "old log\n").unwrap();
+    let mut store = store(home.path(), w);
+    start(&mut store, "e1");
+
+    fs::write(w.join("a.txt"), "two\n").unwrap();
+    fs::remove_file(w.join("b.txt")).unwrap();
+    fs::create_dir_all(w.join("new/deep")).unwrap();
+    fs::write(w.join("new/deep/c.txt"), "made\n").unwrap();
+    fs::write(w.join("build.log"), "new log\n").unwrap();
+    end(&mut store);
+    fs::write(w.join("by-hand.txt"), "mine\n").unwrap();
+
+    let current = store.current().unwrap();
+    let plan = store.plan("s1", "e1", &current).unwrap();
+    assert_eq!(plan.write, ["a.txt", "b.txt"]);
+    assert_eq!(plan.delete, ["new/deep/c.txt"]);
+
+    let done = store.restore("s1", "e1").unwrap();
+    assert_eq!(done.written, ["a.txt", "b.txt"]);
+    assert_eq!(done.deleted, ["new/deep/c.txt"]);
+    assert_eq!(fs::read_to_string(w.join("a.txt")).unwrap(), "one\n");
+    assert_eq!(fs::read_to_string(w.join("b.txt")).unwrap(), "bee\n");
+    assert!(
+        !w.join("new").exists(),
+        "the folders the session made go too"
+    );
+    assert_eq!(fs::read_to_string(w.join("by-hand.txt")).unwrap(), "mine\n");
+    assert_eq!(
+        fs::read_to_string(w.join("build.log")).unwrap(),
+        "new log\n"
+    );
+    let current = store.current().unwrap();
+    assert!(store.plan("s1", "e1", &current).unwrap().is_empty());
+}
+
+#[test]
+fn unchanged_files_are_stored_once_and_big_files_are_named_not_stored() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    fs::write(ws.path().join("small.txt"), "x").unwrap();
+    fs::write(ws.path().join("big.bin"), vec![0u8; 64]).unwrap();
+    let options = Options {
+        max_file_bytes: 10,
+        ..Options::default()
+    };
+    let mut store =
+        CheckpointStore::open(&home.path().join("checkpoints"), ws.path(), options).unwrap();
+    let first = store.snapshot().unwrap();
+    assert_eq!(first.files, 1);
+    assert_eq!(first.skipped.len(), 1);
+    assert_eq!(first.skipped[0].path, "big.bin");
+    assert_eq!(first.skipped[0].reason, SkipReason::TooLarge);
+    let second = store.snapshot().unwrap();
+    assert_eq!(second.tree, first.tree);
+    assert_eq!(second.stored_bytes, 0);
+}
+
+#[test]
+fn the_store_inside_the_workspace_is_not_recorded() {
+    let ws = tempfile::tempdir().unwrap();
+    fs::write(ws.path().join("a.txt"), "a").unwrap();
+    let mut store = store(&ws.path().join(".tack"), ws.path());
+    store.snapshot().unwrap();
+    let again = store.snapshot().unwrap();
+    assert_eq!(again.files, 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_restore_never_writes_through_a_symbolic_link() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let w = ws.path();
+    fs::create_dir(w.join("d")).unwrap();
+    fs::write(w.join("d/f.txt"), "inside\n").unwrap();
+    let mut store = store(home.path(), w);
+    start(&mut store, "e1");
+    fs::remove_dir_all(w.join("d")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), w.join("d")).unwrap();
+    let err = store.restore("s1", "e1").unwrap_err().to_string();
+    assert!(
+        err.contains("d/f.txt") && err.contains("symbolic link"),
+        "{err}"
+    );
+    assert!(!outside.path().join("f.txt").exists());
+
+    // A link where a file was is replaced by the file, and its target is left alone.
+    fs::remove_file(w.join("d")).unwrap();
+    fs::create_dir(w.join("d")).unwrap();
+    fs::write(outside.path().join("target.txt"), "theirs").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("target.txt"), w.join("d/f.txt")).unwrap();
+    store.restore("s1", "e1").unwrap();
+    assert_eq!(fs::read_to_string(w.join("d/f.txt")).unwrap(), "inside\n");
+    assert!(!fs::symlink_metadata(w.join("d/f.txt"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        fs::read_to_string(outside.path().join("target.txt")).unwrap(),
+        "theirs"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn the_executable_bit_comes_back() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let script = ws.path().join("run.sh");
+    fs::write(&script, "#!/bin/sh\n").unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    let mut store = store(home.path(), ws.path());
+    start(&mut store, "e1");
+    fs::remove_file(&script).unwrap();
+    store.restore("s1", "e1").unwrap();
+    assert_eq!(
+        fs::metadata(&script).unwrap().permissions().mode() & 0o777,
+        0o755
+    );
+}
+
+#[test]
+fn a_damaged_store_is_an_error_naming_it_never_a_panic() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    fs::write(ws.path().join("a.txt"), "a").unwrap();
+    let mut store = store(home.path(), ws.path());
+    start(&mut store, "e1");
+    let records = store.records("s1").unwrap();
+    fs::write(store.tree_path(&records[0].tree), "garbage").unwrap();
+    let err = store.restore("s1", "e1").unwrap_err();
+    assert!(matches!(err, Error::Corrupt { .. }), "{err}");
+    assert!(err.to_string().contains("damaged"), "{err}");
+
+    let sessions = store.root().join("sessions/s1.jsonl");
+    fs::write(&sessions, "{not json}\n").unwrap();
+    let err = store.checkpoints("s1").unwrap_err().to_string();
+    assert!(err.contains("s1.jsonl line 1"), "{err}");
+
+    let err = store.restore("s1", "nope").unwrap_err().to_string();
+    assert!(err.contains("s1.jsonl"), "{err}");
+}
+
+#[test]
+fn a_missing_or_altered_object_is_reported_with_its_file() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    fs::write(ws.path().join("a.txt"), "a").unwrap();
+    let mut store = store(home.path(), ws.path());
+    start(&mut store, "e1");
+    fs::write(ws.path().join("a.txt"), "b").unwrap();
+    let hash = hex::encode(Sha256::digest(b"a"));
+    fs::write(store.objects.path(&hash), "tampered").unwrap();
+    let err = store.restore("s1", "e1").unwrap_err().to_string();
+    assert!(err.contains("does not match its hash"), "{err}");
+    assert_eq!(fs::read_to_string(ws.path().join("a.txt")).unwrap(), "b");
+}
+
+#[test]
+fn unknown_entries_and_sessions_have_no_checkpoint() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let mut store = store(home.path(), ws.path());
+    assert!(store.checkpoints("s1").unwrap().is_empty());
+    let err = store.restore("s1", "e9").unwrap_err();
+    assert!(matches!(err, Error::NoCheckpoint { .. }), "{err}");
+    assert!(store.records("../etc").is_err());
+}
