@@ -894,3 +894,49 @@ fn a_plugin_reaches_no_process_but_its_own_and_starts_none_without_the_process_g
         "{sh}"
     );
 }
+
+#[test]
+fn a_plugin_cannot_take_a_tool_name_another_plugin_holds() {
+    let env = new_env();
+    let script = json!([
+        turn(vec![call("own", "add_tool", json!({ "name": "weather" }))]),
+        turn(vec![
+            call("builtin", "shadow_tool", json!({ "command": "read" })),
+            call("runtime", "shadow_tool", json!({ "command": "weather" })),
+        ]),
+        turn(vec![
+            call("still", "weather", json!({ "say": "mine" })),
+            neighbour_read("n1"),
+        ]),
+        done(),
+    ]);
+    let mut base = hostile_run(&env, script, json!({}), "");
+    let talker = env.package("talker", artifacts::TEST_PROCESS, "");
+    base.extend(["--plugin".into(), talker.display().to_string()]);
+    let mut config: Value =
+        toml::from_str(&std::fs::read_to_string(env.home().join("config.toml")).expect("config"))
+            .expect("toml");
+    config["plugins"]["talker"] = json!({ "command": "cat" });
+    env.config(config);
+    let out = env
+        .command()
+        .args(args(&base, &["--mode", "json", "go"]))
+        .output()
+        .expect("tack runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_events(&out);
+    for (id, holder) in [("builtin", "core-tools"), ("runtime", "talker")] {
+        let text = result_text(event(&events, "tool_execution_end", id));
+        assert!(
+            text.starts_with("failed: RegisterError::Taken")
+                && text.contains(holder)
+                && text.ends_with("removed: false"),
+            "{id}: {text}"
+        );
+    }
+    assert_eq!(
+        result_text(event(&events, "tool_execution_end", "still")),
+        "dynamic weather: {\"say\":\"mine\"}"
+    );
+    assert_neighbour_worked(&events, "n1");
+}

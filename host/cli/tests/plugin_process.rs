@@ -175,3 +175,60 @@ fn without_the_process_grant_nothing_starts_and_the_grant_is_named() {
     );
     assert!(cats_in(env.workspace()).is_empty());
 }
+
+#[test]
+fn a_tool_registered_while_running_is_offered_from_the_next_turn_and_can_be_removed() {
+    let env = Env::new(tack!());
+    let base = process_run(
+        &env,
+        json!([
+            call("a1", "add_tool", json!({ "name": "weather" })),
+            call("w1", "weather", json!({ "say": "sunny?" })),
+            call("l1", "list_tools", json!({})),
+            call("a2", "add_tool", json!({ "name": "read" })),
+            call("r1", "remove_tool", json!({ "name": "weather" })),
+            call("w2", "weather", json!({ "say": "still there?" })),
+            { "text": "all done" }
+        ]),
+        "",
+    );
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.extend(["--mode", "json", "add a tool"]);
+    let out = env.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_events(&out);
+    assert_eq!(
+        result_of(&events, "a1"),
+        (false, "registered weather".into())
+    );
+    assert_eq!(
+        result_of(&events, "w1"),
+        (false, "dynamic weather: {\"say\":\"sunny?\"}".into())
+    );
+    let (_, listed) = result_of(&events, "l1");
+    let listed: Vec<Value> = serde_json::from_str(&listed).expect("json");
+    assert!(
+        listed.contains(&json!(["weather", "talker", true])),
+        "{listed:?}"
+    );
+    assert!(
+        listed.contains(&json!(["read", "core-tools", true])),
+        "{listed:?}"
+    );
+    // A name another plugin registered at start is not for the taking.
+    let (failed, taken) = result_of(&events, "a2");
+    assert!(
+        failed && taken.starts_with("RegisterError::Taken") && taken.contains("core-tools"),
+        "{taken}"
+    );
+    assert_eq!(
+        result_of(&events, "r1"),
+        (false, "removed weather: true".into())
+    );
+    // The agent checks each call against the tools it offers: after removal, none is offered.
+    let (failed, gone) = result_of(&events, "w2");
+    assert!(
+        failed && gone.contains("weather"),
+        "a removed tool is not called: {gone}"
+    );
+}

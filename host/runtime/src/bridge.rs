@@ -10,4 +10,4 @@ mod tools;
 pub use hooks::PluginHooks;
 pub use provider::{PluginProvider, StreamTimeouts};
 pub use provider_authority::{ProviderDenied, UserChoice};
-pub use tools::PluginTools;
+pub use tools::{PluginTools, RegisterError, ToolInfo};

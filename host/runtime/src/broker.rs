@@ -10,3 +10,4 @@ pub mod http;
 pub mod process;
 pub mod project;
 pub mod secrets;
+pub mod tools;

@@ -10,7 +10,7 @@ mod calls;
 mod load;
 mod pool;
 mod provider_session;
-mod validate;
+pub(crate) mod validate;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};

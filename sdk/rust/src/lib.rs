@@ -103,6 +103,8 @@
 //!   more than one core ([`Plugin::run_task`] handles each task).
 //! - [`process`]: long-lived programs the plugin writes to and reads from (0.2.0, needs the
 //!   `process` grant), for MCP servers, language servers and shells.
+//! - [`tools`]: register and remove tools while running, and list every plugin's tools with
+//!   their schemas (0.2.0).
 //! - [`files`]: permission bits, which WASI's filesystem API lacks.
 //! - [`project`]: whether the user trusts the project.
 //! - [`log`]: one-line logging through the host.
@@ -137,6 +139,9 @@ pub mod additions {
     wit_bindgen::generate!({
         path: ["../../wit/plugin/v0.1.0", "../../wit/plugin/v0.2.0"],
         world: "tack:plugin/additions@0.2.0",
+        with: {
+            "tack:plugin/types@0.1.0": crate::bindings::tack::plugin::types,
+        },
         additional_derives: [PartialEq],
     });
 }
@@ -234,6 +239,7 @@ pub mod exec;
 pub mod log;
 pub mod process;
 pub mod session;
+pub mod tools;
 
 /// Exports a type implementing [`Plugin`] as this component's `guest` interface.
 ///

@@ -10,4 +10,7 @@ wasmtime::component::bindgen!({
     path: ["../../wit/plugin/v0.1.0", "../../wit/plugin/v0.2.0"],
     world: "tack:plugin/additions@0.2.0",
     imports: { default: async | trappable },
+    with: {
+        "tack:plugin/types@0.1.0": super::v0_1_0::tack::plugin::types,
+    },
 });

@@ -1,6 +1,7 @@
 //! The tool registry over plugins: every tool a loaded plugin registered, filtered by the active
 //! set, each call routed to its plugin.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
 use tack_core::agent::{ToolError, ToolExecutor, ToolProgress, ToolSpec};
@@ -8,6 +9,7 @@ use tack_core::message::{ToolCall, ToolResult};
 use tokio_util::sync::CancellationToken;
 
 use super::convert;
+use crate::api;
 use crate::error::PluginError;
 use crate::plugin_set::PluginSet;
 
@@ -15,6 +17,32 @@ pub struct PluginTools {
     set: Arc<PluginSet>,
     /// `None`: every registered tool is active.
     active: Arc<RwLock<Option<Vec<String>>>>,
+    /// Tools plugins registered after `init` (`tack:plugin/tools`, 0.2.0): name -> (plugin, spec).
+    registered: RwLock<BTreeMap<String, (String, api::ToolSpec)>>,
+}
+
+/// How many tools one plugin may register after `init`.
+pub const MAX_REGISTERED_TOOLS: usize = 128;
+/// The largest spec (name, label, description, schema, snippet) one registration may carry.
+pub const MAX_TOOL_SPEC_BYTES: usize = 64 * 1024;
+
+/// Why [`PluginTools::register`] refused a tool; mirrors the WIT `register-error`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegisterError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Taken(String),
+    #[error("{0}")]
+    Limit(String),
+}
+
+/// A tool as `tools.all` lists it.
+#[derive(Debug, Clone)]
+pub struct ToolInfo {
+    pub spec: api::ToolSpec,
+    pub plugin: String,
+    pub active: bool,
 }
 
 /// Whether a tool call's arguments ask for its commands to run outside the command sandbox
@@ -39,14 +67,124 @@ impl PluginTools {
         Self {
             set,
             active: Arc::new(RwLock::new(None)),
+            registered: RwLock::new(BTreeMap::new()),
         }
     }
 
     pub fn all_names(&self) -> Vec<String> {
-        self.set
+        let mut names: Vec<String> = self
+            .set
             .tools()
             .map(|(_, spec)| spec.name.clone())
-            .collect()
+            .collect();
+        names.extend(self.read_registered().keys().cloned());
+        names
+    }
+
+    fn read_registered(
+        &self,
+    ) -> std::sync::RwLockReadGuard<'_, BTreeMap<String, (String, api::ToolSpec)>> {
+        // A map of plain values: a writer that panicked left it whole.
+        self.registered.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers (or replaces) one of `plugin`'s tools after its `init`. A name held by another
+    /// plugin, or by any plugin's `init` registration, is refused: no plugin shadows another's
+    /// tool.
+    pub fn register(&self, plugin: &str, spec: api::ToolSpec) -> Result<(), RegisterError> {
+        crate::plugin::validate::check_tool_spec(&spec).map_err(RegisterError::Invalid)?;
+        let size = spec.name.len()
+            + spec.label.len()
+            + spec.description.len()
+            + spec.parameters.len()
+            + spec.prompt_snippet.as_ref().map_or(0, String::len);
+        if size > MAX_TOOL_SPEC_BYTES {
+            return Err(RegisterError::Limit(format!(
+                "tool '{}': its spec is {size} bytes, over the {MAX_TOOL_SPEC_BYTES}-byte cap",
+                spec.name
+            )));
+        }
+        if let Some((owner, _)) = self.set.tool(&spec.name) {
+            return Err(RegisterError::Taken(format!(
+                "tool '{}' is registered by plugin '{}' at start",
+                spec.name,
+                owner.name()
+            )));
+        }
+        let mut registered = self.registered.write().unwrap_or_else(|e| e.into_inner());
+        match registered.get(&spec.name) {
+            Some((owner, _)) if owner != plugin => {
+                return Err(RegisterError::Taken(format!(
+                    "tool '{}' is registered by plugin '{owner}'",
+                    spec.name
+                )))
+            }
+            Some(_) => {}
+            None => {
+                let held = registered.values().filter(|(o, _)| o == plugin).count();
+                if held >= MAX_REGISTERED_TOOLS {
+                    return Err(RegisterError::Limit(format!(
+                        "plugin '{plugin}' has registered {held} tools, the most it may"
+                    )));
+                }
+            }
+        }
+        registered.insert(spec.name.clone(), (plugin.to_string(), spec));
+        Ok(())
+    }
+
+    /// Removes a tool `plugin` registered after `init`; `false` when it has none of that name.
+    pub fn unregister(&self, plugin: &str, name: &str) -> bool {
+        let mut registered = self.registered.write().unwrap_or_else(|e| e.into_inner());
+        if registered
+            .get(name)
+            .is_some_and(|(owner, _)| owner == plugin)
+        {
+            registered.remove(name);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Every tool of every loaded plugin, with its spec and whether the model may call it now.
+    pub fn infos(&self) -> Vec<ToolInfo> {
+        let active = self.active.read().ok().and_then(|a| a.clone());
+        let is_active = |name: &str| {
+            active
+                .as_ref()
+                .is_none_or(|names| names.iter().any(|n| n == name))
+        };
+        let mut infos: Vec<ToolInfo> = self
+            .set
+            .tools()
+            .map(|(plugin, spec)| ToolInfo {
+                spec: spec.clone(),
+                plugin: plugin.name().to_string(),
+                active: plugin.disabled_reason().is_none() && is_active(&spec.name),
+            })
+            .collect();
+        for (owner, spec) in self.read_registered().values() {
+            let enabled = self
+                .set
+                .get(owner)
+                .is_some_and(|p| p.disabled_reason().is_none());
+            infos.push(ToolInfo {
+                spec: spec.clone(),
+                plugin: owner.clone(),
+                active: enabled && is_active(&spec.name),
+            });
+        }
+        infos
+    }
+
+    /// The plugin serving `name`, from `init` or registered later.
+    fn owner_of(&self, name: &str) -> Option<Arc<crate::plugin::LoadedPlugin>> {
+        if let Some((plugin, _)) = self.set.tool(name) {
+            return Some(plugin.clone());
+        }
+        let owner = self.read_registered().get(name)?.0.clone();
+        self.set.get(&owner).cloned()
     }
 
     pub fn active_names(&self) -> Vec<String> {
@@ -55,14 +193,16 @@ impl PluginTools {
 
     /// Replaces the active set; names no plugin registered are an error naming them.
     pub fn set_active(&self, names: Vec<String>) -> Result<(), String> {
+        let registered = self.read_registered();
         let unknown: Vec<&String> = names
             .iter()
-            .filter(|n| self.set.tool(n).is_none())
+            .filter(|n| self.set.tool(n).is_none() && !registered.contains_key(n.as_str()))
             .collect();
         if !unknown.is_empty() {
             let list: Vec<&str> = unknown.iter().map(|s| s.as_str()).collect();
             return Err(format!("unknown tools: {}", list.join(", ")));
         }
+        drop(registered);
         if let Ok(mut active) = self.active.write() {
             *active = Some(names);
         }
@@ -73,16 +213,10 @@ impl PluginTools {
 #[async_trait::async_trait]
 impl ToolExecutor for PluginTools {
     fn tools(&self) -> Vec<ToolSpec> {
-        let active = self.active.read().ok().and_then(|a| a.clone());
-        self.set
-            .tools()
-            .filter(|(plugin, spec)| {
-                plugin.disabled_reason().is_none()
-                    && active
-                        .as_ref()
-                        .is_none_or(|names| names.contains(&spec.name))
-            })
-            .filter_map(|(_, spec)| convert::tool_spec(spec))
+        self.infos()
+            .iter()
+            .filter(|info| info.active)
+            .filter_map(|info| convert::tool_spec(&info.spec))
             .collect()
     }
 
@@ -92,7 +226,7 @@ impl ToolExecutor for PluginTools {
         cancel: CancellationToken,
         progress: ToolProgress,
     ) -> Result<ToolResult, ToolError> {
-        let Some((plugin, _)) = self.set.tool(&call.name) else {
+        let Some(plugin) = self.owner_of(&call.name) else {
             return Err(ToolError::Failed(format!(
                 "no plugin provides the tool '{}'",
                 call.name

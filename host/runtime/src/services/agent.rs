@@ -6,8 +6,8 @@ use std::sync::{Arc, OnceLock};
 use tack_core::agent::MessageQueues;
 use tack_core::message::Message;
 
-use crate::api::{Delivery, OutgoingMessage};
-use crate::bridge::PluginTools;
+use crate::api::{Delivery, OutgoingMessage, ToolSpec};
+use crate::bridge::{PluginTools, RegisterError, ToolInfo};
 use crate::children::ChildRuns;
 
 pub trait PluginAgent: Send + Sync + 'static {
@@ -15,6 +15,22 @@ pub trait PluginAgent: Send + Sync + 'static {
     fn all_tools(&self) -> Vec<String>;
     fn active_tools(&self) -> Vec<String>;
     fn set_active_tools(&self, plugin: &str, names: Vec<String>) -> Result<(), String>;
+    /// Registers one of `plugin`'s tools after its `init` (`tack:plugin/tools`).
+    fn register_tool(&self, plugin: &str, spec: ToolSpec) -> Result<(), RegisterError> {
+        let _ = (plugin, spec);
+        Err(RegisterError::Limit(
+            "no agent is running to take tools".into(),
+        ))
+    }
+    /// Removes a tool `plugin` registered after its `init`.
+    fn unregister_tool(&self, plugin: &str, name: &str) -> bool {
+        let _ = (plugin, name);
+        false
+    }
+    /// Every tool of every plugin, with its spec.
+    fn tool_infos(&self) -> Vec<ToolInfo> {
+        Vec::new()
+    }
     /// The session's child runs (`tack:agents`), once an agent exists to start them from.
     fn children(&self) -> Option<Arc<ChildRuns>> {
         None
@@ -74,6 +90,25 @@ impl PluginAgent for AgentServices {
             .get()
             .ok_or("no agent is running")?
             .set_active(names)
+    }
+
+    fn register_tool(&self, plugin: &str, spec: ToolSpec) -> Result<(), RegisterError> {
+        match self.tools.get() {
+            Some(tools) => tools.register(plugin, spec),
+            None => Err(RegisterError::Limit(
+                "no agent is running yet: during `init`, return tools in the registration".into(),
+            )),
+        }
+    }
+
+    fn unregister_tool(&self, plugin: &str, name: &str) -> bool {
+        self.tools
+            .get()
+            .is_some_and(|tools| tools.unregister(plugin, name))
+    }
+
+    fn tool_infos(&self) -> Vec<ToolInfo> {
+        self.tools.get().map(|t| t.infos()).unwrap_or_default()
     }
 
     fn children(&self) -> Option<Arc<ChildRuns>> {

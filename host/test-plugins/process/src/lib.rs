@@ -10,12 +10,16 @@
 //!   session), writes `line`, and answers with the line the program writes back.
 //! - `stop_server`: releases the program.
 //! - `processes`: the plugin's processes as JSON.
+//! - `add_tool {name}`, `remove_tool {name}`: registers or removes a tool `name` while running
+//!   (`tack:plugin/tools`); calling it answers `dynamic <name>: <arguments>`.
+//! - `list_tools`: every plugin's tools as `[name, plugin, active]`, JSON.
 
 use std::time::Duration;
 
 use serde::Deserialize;
 use tack_sdk::process::{self, Process};
 use tack_sdk::serde_json::json;
+use tack_sdk::tools;
 use tack_sdk::{
     export_plugin, session, InitContext, Plugin, Registration, ToolCall, ToolResult, ToolSpec,
 };
@@ -35,6 +39,11 @@ struct Config {
 #[derive(Deserialize)]
 struct LineArgs {
     line: String,
+}
+
+#[derive(Deserialize)]
+struct NameArgs {
+    name: String,
 }
 
 impl ProcessPlugin {
@@ -85,6 +94,32 @@ impl Plugin for ProcessPlugin {
                 json!({ "type": "object", "properties": {} }),
             ))
             .tool(ToolSpec::new(
+                "add_tool",
+                "Add tool",
+                "Registers a tool named `name`.",
+                json!({
+                    "type": "object",
+                    "properties": { "name": { "type": "string" } },
+                    "required": ["name"]
+                }),
+            ))
+            .tool(ToolSpec::new(
+                "remove_tool",
+                "Remove tool",
+                "Removes the tool named `name`.",
+                json!({
+                    "type": "object",
+                    "properties": { "name": { "type": "string" } },
+                    "required": ["name"]
+                }),
+            ))
+            .tool(ToolSpec::new(
+                "list_tools",
+                "List tools",
+                "Lists every plugin's tools.",
+                json!({ "type": "object", "properties": {} }),
+            ))
+            .tool(ToolSpec::new(
                 "processes",
                 "Processes",
                 "Lists the plugin's processes.",
@@ -122,7 +157,35 @@ impl Plugin for ProcessPlugin {
                     .collect();
                 ToolResult::text(json!(list).to_string())
             }
-            other => ToolResult::error(format!("unknown tool `{other}`")),
+            "add_tool" => match call.args::<NameArgs>() {
+                Ok(args) => match tools::register(ToolSpec::new(
+                    &args.name,
+                    &args.name,
+                    "A tool registered while running; it echoes its arguments.",
+                    json!({ "type": "object", "properties": { "say": { "type": "string" } } }),
+                )) {
+                    Ok(()) => ToolResult::text(format!("registered {}", args.name)),
+                    Err(e) => ToolResult::error(format!("{e:?}")),
+                },
+                Err(e) => ToolResult::error(e),
+            },
+            "remove_tool" => match call.args::<NameArgs>() {
+                Ok(args) => ToolResult::text(format!(
+                    "removed {}: {}",
+                    args.name,
+                    tools::unregister(&args.name)
+                )),
+                Err(e) => ToolResult::error(e),
+            },
+            "list_tools" => {
+                let list: Vec<_> = tools::all()
+                    .into_iter()
+                    .map(|t| json!([t.spec.name, t.plugin, t.active]))
+                    .collect();
+                ToolResult::text(json!(list).to_string())
+            }
+            // A tool `add_tool` registered: any instance may be asked to run it.
+            other => ToolResult::text(format!("dynamic {other}: {}", call.arguments)),
         }
     }
 }
