@@ -232,3 +232,50 @@ fn a_tool_registered_while_running_is_offered_from_the_next_turn_and_can_be_remo
         "a removed tool is not called: {gone}"
     );
 }
+
+#[test]
+fn events_subscribed_by_name_arrive_streamed_deltas_included_and_no_others() {
+    let env = Env::new(tack!());
+    let scripted = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
+    let plugin = env.package("talker", artifacts::TEST_PROCESS, "");
+    env.config(json!({
+        "provider": "scripted",
+        "plugins": {
+            "scripted": { "script": [
+                call("p1", "processes", json!({})),
+                call("o1", "observed", json!({})),
+                { "text": "all done" }
+            ] },
+            "talker": { "command": "cat", "observe": ["turn_end", "message_update", "tool_execution_end"] }
+        }
+    }));
+    let out = env.run(&[
+        "--plugin",
+        scripted.to_str().expect("utf8"),
+        "--plugin",
+        plugin.to_str().expect("utf8"),
+        "--mode",
+        "json",
+        "watch",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_events(&out);
+    let count = |kind: &str| events.iter().filter(|e| e["type"] == kind).count() as u64;
+    let (failed, observed) = result_of(&events, "o1");
+    assert!(!failed, "{observed}");
+    let observed: Value = serde_json::from_str(&observed).expect("json");
+    // By the second tool call: one turn ended, one tool ran, and every streamed delta so far
+    // reached the plugin, named and shaped as JSON mode prints them.
+    assert_eq!(observed["turn_end"], 1, "{observed}");
+    assert_eq!(observed["tool_execution_end"], 1, "{observed}");
+    let deltas = observed["message_update"].as_u64().unwrap_or(0);
+    assert!(
+        deltas >= 1 && deltas <= count("message_update"),
+        "{observed}"
+    );
+    assert!(observed.get("mismatch turn_end").is_none(), "{observed}");
+    assert!(
+        observed.get("turn_start").is_none(),
+        "only what it subscribed to: {observed}"
+    );
+}

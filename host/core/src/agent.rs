@@ -277,7 +277,7 @@ impl Agent {
 
     async fn emit(&self, event: AgentEvent) {
         self.sink.emit(&event);
-        if event.is_observable() {
+        if event.is_observable() || self.hooks.observes_streaming() {
             self.hooks.on_event(&event).await;
         }
     }

@@ -195,8 +195,9 @@ pub enum NoticeLevel {
 }
 
 impl AgentEvent {
-    /// Whether plugins may observe this event through [`crate::agent::Hooks::on_event`]. Streaming
-    /// deltas and tool progress are left out: they are many and no plugin event kind covers them.
+    /// Whether every [`crate::agent::Hooks::on_event`] sees this event. Streaming deltas and tool
+    /// progress are left out unless [`crate::agent::Hooks::observes_streaming`] asks for them:
+    /// they are many, and only a plugin subscribed to them by name (0.2.0) wants them.
     pub fn is_observable(&self) -> bool {
         !matches!(
             self,

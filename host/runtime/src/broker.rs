@@ -3,6 +3,7 @@
 
 pub mod agents;
 pub mod dirs;
+pub mod events;
 pub mod exec;
 pub mod files;
 pub mod fs;

@@ -22,6 +22,7 @@ use crate::api::{EventKind, HookKind, Registration};
 use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::GuestIndices as TaskRunnerIndices;
 use crate::bindings::latest::PluginIndices;
 use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::GuestIndices as IncrementalIndices;
+use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::GuestIndices as ObserverIndices;
 use crate::broker::secrets::SecretStore;
 use crate::cache::CodeOrigin;
 use crate::engine::Runtime;
@@ -104,6 +105,7 @@ pub(crate) struct Linked {
     indices: PluginIndices,
     pub(crate) task_indices: Option<TaskRunnerIndices>,
     pub(crate) incremental_indices: Option<IncrementalIndices>,
+    pub(crate) observer_indices: Option<ObserverIndices>,
     origin: CodeOrigin,
 }
 

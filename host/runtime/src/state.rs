@@ -38,6 +38,8 @@ pub struct PluginEnv {
     /// Its long-lived processes (`tack:plugin/process`), reachable from every instance and
     /// killed when the plugin goes.
     pub processes: crate::broker::process::ProcessTable,
+    /// The events it subscribed to by name (`tack:plugin/events`).
+    pub events: crate::broker::events::Subscriptions,
 }
 
 pub type ProgressSink = Arc<dyn Fn(types::ToolResult) + Send + Sync>;

@@ -195,6 +195,26 @@ impl<T: IncrementalProvider>
     }
 }
 
+/// A plugin that receives the events it subscribed to with [`crate::events::subscribe`]
+/// (`tack:plugin/observer`, 0.2.0); export it with [`crate::export_observer!`].
+pub trait Observer: Plugin {
+    /// One event: `name` is its `type`, `data` the event as JSON in tack's own event shape (see
+    /// `wit/plugin/v0.2.0/events.wit`).
+    fn on_named_event(&mut self, name: &str, data: &str);
+}
+
+/// Bridges an [`Observer`] to the generated `observer` export.
+#[doc(hidden)]
+pub struct ObserverAdapter<T>(PhantomData<fn() -> T>);
+
+impl<T: Observer> crate::observer_bindings::exports::tack::plugin0_2_0::observer::Guest
+    for ObserverAdapter<T>
+{
+    fn on_event(name: String, data: String) {
+        with_plugin::<T, _>(|p| p.on_named_event(&name, &data))
+    }
+}
+
 thread_local! {
     // A component instance is single-threaded and holds one plugin; `Any` lets this non-generic
     // slot hold whichever type `export_plugin!` named.

@@ -103,6 +103,8 @@
 //!   more than one core ([`Plugin::run_task`] handles each task).
 //! - [`process`]: long-lived programs the plugin writes to and reads from (0.2.0, needs the
 //!   `process` grant), for MCP servers, language servers and shells.
+//! - [`events`]: subscribe to the agent's events by name (every event of `tack --mode json`,
+//!   `message_update` included) and receive them with [`Observer`] (0.2.0).
 //! - [`tools`]: register and remove tools while running, and list every plugin's tools with
 //!   their schemas (0.2.0).
 //! - [`files`]: permission bits, which WASI's filesystem API lacks.
@@ -146,6 +148,23 @@ pub mod additions {
     });
 }
 
+/// The optional export of `tack:plugin@0.2.0`, `observer` (see [`events`]), generated apart so
+/// only a plugin that calls [`export_observer!`] exports it.
+#[doc(hidden)]
+#[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
+pub mod observer_bindings {
+    wit_bindgen::generate!({
+        path: ["../../wit/plugin/v0.1.0", "../../wit/plugin/v0.2.0"],
+        world: "tack:plugin/observer-export@0.2.0",
+        with: {
+            "tack:plugin/types@0.1.0": crate::bindings::tack::plugin::types,
+        },
+        pub_export_macro: true,
+        export_macro_name: "__export_observer_bindings",
+        default_bindings_module: "tack_sdk::observer_bindings",
+    });
+}
+
 /// `tack:agents@0.1.0`, a package of its own beside `tack:plugin` (see [`agents`]).
 #[doc(hidden)]
 #[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
@@ -171,9 +190,9 @@ pub mod incremental_bindings {
     });
 }
 
-pub use adapter::{Decoder, IncrementalProvider, Plugin};
+pub use adapter::{Decoder, IncrementalProvider, Observer, Plugin};
 #[doc(hidden)]
-pub use adapter::{DecoderAdapter, IncrementalAdapter, PluginAdapter};
+pub use adapter::{DecoderAdapter, IncrementalAdapter, ObserverAdapter, PluginAdapter};
 pub use helpers::{default_decode_error, progress};
 
 pub use bindings::exports::tack::plugin::guest::{
@@ -235,6 +254,7 @@ pub mod http {
 }
 
 pub mod agents;
+pub mod events;
 pub mod exec;
 pub mod log;
 pub mod process;
@@ -252,6 +272,19 @@ macro_rules! export_plugin {
         type __TackPluginExport = $crate::PluginAdapter<$plugin>;
         $crate::bindings::__export_plugin_bindings!(
             __TackPluginExport with_types_in $crate::bindings
+        );
+    };
+}
+
+/// Exports a type implementing [`Observer`] as this component's `tack:plugin/observer` export
+/// (0.2.0), beside [`export_plugin!`] for the same type: `tack_sdk::export_observer!(MyPlugin);`.
+#[macro_export]
+macro_rules! export_observer {
+    ($plugin:ty) => {
+        #[doc(hidden)]
+        type __TackObserverExport = $crate::ObserverAdapter<$plugin>;
+        $crate::observer_bindings::__export_observer_bindings!(
+            __TackObserverExport with_types_in $crate::observer_bindings
         );
     };
 }

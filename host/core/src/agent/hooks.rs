@@ -52,6 +52,12 @@ pub trait Hooks: Send + Sync {
 
     /// Observe-only delivery of the loop's events (see [`AgentEvent::is_observable`]).
     async fn on_event(&self, _event: &AgentEvent) {}
+
+    /// Whether someone observes the streamed events too (deltas and tool progress), which are
+    /// otherwise kept from [`Hooks::on_event`]. Asked per streamed event, so it must be cheap.
+    fn observes_streaming(&self) -> bool {
+        false
+    }
 }
 
 /// WIT `compact-request`.

@@ -14,3 +14,13 @@ wasmtime::component::bindgen!({
         "tack:plugin/types@0.1.0": super::v0_1_0::tack::plugin::types,
     },
 });
+
+/// The optional exports of 0.2.0 (`observer`), bound apart so a component without them still
+/// matches `additions`.
+pub mod observer {
+    wasmtime::component::bindgen!({
+        path: ["../../wit/plugin/v0.1.0", "../../wit/plugin/v0.2.0"],
+        world: "tack:plugin/observer-export@0.2.0",
+        exports: { default: async },
+    });
+}

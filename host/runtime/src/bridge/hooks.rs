@@ -246,7 +246,15 @@ impl Hooks for PluginHooks {
         CompactDecision::Proceed
     }
 
+    fn observes_streaming(&self) -> bool {
+        self.set
+            .plugins()
+            .iter()
+            .any(|p| p.wants_event("message_update") || p.wants_event("tool_execution_update"))
+    }
+
     async fn on_event(&self, event: &AgentEvent) {
+        self.deliver_named(event).await;
         let Some(kind) = event_kind(event) else {
             return;
         };
@@ -266,6 +274,52 @@ impl Hooks for PluginHooks {
             }
         }
     }
+}
+
+impl PluginHooks {
+    /// 0.2.0's events by name: to each plugin that subscribed to this one, in load order. With
+    /// no subscriber this is one atomic load per plugin, so a streamed delta costs nothing.
+    async fn deliver_named(&self, event: &AgentEvent) {
+        let Some(name) = event_name(event) else {
+            return;
+        };
+        let mut data: Option<String> = None;
+        for plugin in self.set.plugins() {
+            if !plugin.wants_event(name) || plugin.disabled_reason().is_some() {
+                continue;
+            }
+            let data = data.get_or_insert_with(|| event.to_json_line());
+            if let Err(e) = plugin.on_named_event(name, data).await {
+                self.warn(plugin, format!("event observer failed on {name}: {e}"));
+            }
+        }
+    }
+}
+
+/// The event's `type` in `tack --mode json`, for the events a plugin may subscribe to
+/// ([`crate::broker::events::EVENT_NAMES`]). Another plugin's dialog and the host's own notices
+/// are not among them.
+fn event_name(event: &AgentEvent) -> Option<&'static str> {
+    Some(match event {
+        AgentEvent::AgentStart => "agent_start",
+        AgentEvent::AgentEnd { .. } => "agent_end",
+        AgentEvent::TurnStart => "turn_start",
+        AgentEvent::TurnEnd { .. } => "turn_end",
+        AgentEvent::MessageStart { .. } => "message_start",
+        AgentEvent::MessageUpdate { .. } => "message_update",
+        AgentEvent::MessageEnd { .. } => "message_end",
+        AgentEvent::ToolExecutionStart { .. } => "tool_execution_start",
+        AgentEvent::ToolExecutionUpdate { .. } => "tool_execution_update",
+        AgentEvent::ToolExecutionEnd { .. } => "tool_execution_end",
+        AgentEvent::QueueUpdate { .. } => "queue_update",
+        AgentEvent::CompactionStart { .. } => "compaction_start",
+        AgentEvent::CompactionEnd { .. } => "compaction_end",
+        AgentEvent::AutoRetryStart { .. } => "auto_retry_start",
+        AgentEvent::AutoRetryEnd { .. } => "auto_retry_end",
+        AgentEvent::PluginUiRequest { .. }
+        | AgentEvent::Error { .. }
+        | AgentEvent::Notice { .. } => return None,
+    })
 }
 
 fn event_kind(event: &AgentEvent) -> Option<EventKind> {

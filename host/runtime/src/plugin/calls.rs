@@ -196,6 +196,30 @@ impl LoadedPlugin {
         .await
     }
 
+    /// Delivers an event the plugin subscribed to by name (`tack:plugin/events`, 0.2.0) to its
+    /// `observer` export; a plugin without the export gets nothing.
+    pub async fn on_named_event(&self, name: &str, data: &str) -> Result<(), PluginError> {
+        let (name, data) = (name.to_string(), data.to_string());
+        self.with_instance(
+            "event observer",
+            CallSetup::plain(self.limits().hook),
+            move |store, _, optional| {
+                Box::pin(async move {
+                    match &optional.observer {
+                        Some(observer) => observer.call_on_event(store, &name, &data).await,
+                        None => Ok(()),
+                    }
+                })
+            },
+        )
+        .await
+    }
+
+    /// Whether the plugin subscribed to the event named `name` (`tack:plugin/events`).
+    pub fn wants_event(&self, name: &str) -> bool {
+        self.env.events.wants(name)
+    }
+
     pub async fn on_event(&self, kind: EventKind, data: &str) -> Result<(), PluginError> {
         let data = data.to_string();
         self.with_instance(

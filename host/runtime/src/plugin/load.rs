@@ -15,6 +15,7 @@ use crate::api::Registration;
 use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::GuestIndices as TaskRunnerIndices;
 use crate::bindings::latest::PluginIndices;
 use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::GuestIndices as IncrementalIndices;
+use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::GuestIndices as ObserverIndices;
 use crate::bindings::SUPPORTED_API_VERSIONS;
 use crate::cache::CodeOrigin;
 use crate::engine::Runtime;
@@ -125,6 +126,7 @@ impl LoadedPlugin {
             fs_dirs,
             sandbox: runtime.sandbox().clone(),
             processes: Default::default(),
+            events: Default::default(),
         });
         let config_json = serde_json::to_string(&spec.config).unwrap_or_else(|_| "{}".into());
         Ok(LoadedPlugin {
@@ -206,12 +208,15 @@ fn link(
     let task_indices = TaskRunnerIndices::new(&pre).ok();
     // So are incremental requests: a provider without the export is sent whole conversations.
     let incremental_indices = IncrementalIndices::new(&pre).ok();
+    // And observing events by name (0.2.0): without the export, nothing is delivered.
+    let observer_indices = ObserverIndices::new(&pre).ok();
     tracing::debug!(plugin = %name, ?origin, "plugin component ready");
     Ok(Linked {
         pre,
         indices,
         task_indices,
         incremental_indices,
+        observer_indices,
         origin,
     })
 }

@@ -19,6 +19,7 @@ use crate::bindings::latest::exports::tack::plugin::guest::Guest;
 use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::Guest as TaskRunner;
 use crate::bindings::latest::Plugin as Bindings;
 use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::Guest as Incremental;
+use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::Guest as Observer;
 use crate::bindings::API_VERSION;
 use crate::budget::BudgetExceeded;
 use crate::error::PluginError;
@@ -56,6 +57,7 @@ pub(crate) struct Sent {
 pub(crate) struct OptionalExports {
     pub task_runner: Option<TaskRunner>,
     pub incremental: Option<Incremental>,
+    pub observer: Option<Observer>,
 }
 
 /// What runs on a checked-out instance: given the store, the guest exports and the optional
@@ -296,11 +298,16 @@ impl LoadedPlugin {
                     Some(indices) => Some(indices.load(&mut store, &instance)?),
                     None => None,
                 };
+                let observer = match &linked.observer_indices {
+                    Some(indices) => Some(indices.load(&mut store, &instance)?),
+                    None => None,
+                };
                 Ok((
                     bindings,
                     OptionalExports {
                         task_runner,
                         incremental,
+                        observer,
                     },
                 ))
             });

@@ -2,8 +2,10 @@
 //! the instances the host runs the plugin in) and talks to it line by line, as an MCP client
 //! talks to a stdio server.
 //!
-//! Configuration: `{"command": "cat"}`, the program to start (matched against the `process`
-//! grant).
+//! Configuration: `{"command": "cat", "observe": ["turn_end", "message_update"]}`: the program
+//! to start (matched against the `process` grant), and the events to subscribe to by name
+//! (`tack:plugin/events`); each event observed is appended, by name, to `events.log` in the
+//! plugin's data directory.
 //!
 //! Tools:
 //! - `converse {line}`: starts the program on first use (its id kept as plugin state in the
@@ -13,6 +15,7 @@
 //! - `add_tool {name}`, `remove_tool {name}`: registers or removes a tool `name` while running
 //!   (`tack:plugin/tools`); calling it answers `dynamic <name>: <arguments>`.
 //! - `list_tools`: every plugin's tools as `[name, plugin, active]`, JSON.
+//! - `observed`: how many of each event were observed so far, JSON.
 
 use std::time::Duration;
 
@@ -21,7 +24,8 @@ use tack_sdk::process::{self, Process};
 use tack_sdk::serde_json::json;
 use tack_sdk::tools;
 use tack_sdk::{
-    export_plugin, session, InitContext, Plugin, Registration, ToolCall, ToolResult, ToolSpec,
+    events, export_observer, export_plugin, session, InitContext, Observer, Plugin, Registration,
+    ToolCall, ToolResult, ToolSpec,
 };
 
 const STATE: &str = "server";
@@ -29,11 +33,14 @@ const STATE: &str = "server";
 #[derive(Default)]
 struct ProcessPlugin {
     command: String,
+    log: Option<String>,
 }
 
 #[derive(Deserialize)]
 struct Config {
     command: String,
+    #[serde(default)]
+    observe: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -76,6 +83,11 @@ impl Plugin for ProcessPlugin {
     fn init(&mut self, ctx: &InitContext) -> Result<Registration, String> {
         let config: Config = serde_json::from_str(&ctx.config).map_err(|e| e.to_string())?;
         self.command = config.command;
+        self.log = ctx.data_dir.as_ref().map(|d| format!("{d}/events.log"));
+        if !config.observe.is_empty() {
+            let names: Vec<&str> = config.observe.iter().map(String::as_str).collect();
+            events::subscribe(&names)?;
+        }
         Ok(Registration::new()
             .tool(ToolSpec::new(
                 "converse",
@@ -117,6 +129,12 @@ impl Plugin for ProcessPlugin {
                 "list_tools",
                 "List tools",
                 "Lists every plugin's tools.",
+                json!({ "type": "object", "properties": {} }),
+            ))
+            .tool(ToolSpec::new(
+                "observed",
+                "Observed",
+                "Counts the events observed so far, by name.",
                 json!({ "type": "object", "properties": {} }),
             ))
             .tool(ToolSpec::new(
@@ -177,6 +195,18 @@ impl Plugin for ProcessPlugin {
                 )),
                 Err(e) => ToolResult::error(e),
             },
+            "observed" => {
+                let text = self
+                    .log
+                    .as_ref()
+                    .and_then(|log| std::fs::read_to_string(log).ok())
+                    .unwrap_or_default();
+                let mut counts = std::collections::BTreeMap::<&str, u64>::new();
+                for name in text.lines() {
+                    *counts.entry(name).or_default() += 1;
+                }
+                ToolResult::text(json!(counts).to_string())
+            }
             "list_tools" => {
                 let list: Vec<_> = tools::all()
                     .into_iter()
@@ -190,4 +220,26 @@ impl Plugin for ProcessPlugin {
     }
 }
 
+impl Observer for ProcessPlugin {
+    fn on_named_event(&mut self, name: &str, data: &str) {
+        let parsed: serde_json::Value = serde_json::from_str(data).unwrap_or_default();
+        // What arrives is the event as JSON, tagged with its name.
+        let line = if parsed["type"] == name {
+            format!("{name}\n")
+        } else {
+            format!("mismatch {name}\n")
+        };
+        if let Some(log) = &self.log {
+            if let Ok(mut file) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(log)
+            {
+                let _ = std::io::Write::write_all(&mut file, line.as_bytes());
+            }
+        }
+    }
+}
+
 export_plugin!(ProcessPlugin);
+export_observer!(ProcessPlugin);
