@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::fs::{self, Metadata};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -121,11 +121,29 @@ impl Known {
 
 pub type Index = HashMap<String, Known>;
 
-/// A file the walk found, with its `lstat`.
+/// A file whose stamp is not in the index: read and hashed after the walk.
+struct Fresh {
+    name: String,
+    size: u64,
+    stamp: Stamp,
+    executable: bool,
+}
+
+/// What one walker thread found. Index look-ups and the copies of known hashes happen on the
+/// walker threads: on a tree that barely changed they are most of what is left after the walk.
+#[derive(Default)]
 struct Found {
-    path: PathBuf,
-    name: Option<String>,
-    meta: Metadata,
+    known: Vec<(String, FileRecord)>,
+    fresh: Vec<Fresh>,
+    skipped: Vec<Skipped>,
+}
+
+impl Found {
+    fn append(&mut self, other: &mut Found) {
+        self.known.append(&mut other.known);
+        self.fresh.append(&mut other.fresh);
+        self.skipped.append(&mut other.skipped);
+    }
 }
 
 /// The workspace as a tree. With `objects`, new contents are stored and the index learns them;
@@ -137,42 +155,21 @@ pub fn scan(
     index: &mut Index,
     objects: Option<&Objects>,
 ) -> Result<(Tree, u64)> {
-    let mut tree = Tree::default();
+    let found = walk(workspace, options, index)?;
+    let mut tree = Tree {
+        files: found.known.into_iter().collect(),
+        skipped: found.skipped,
+    };
     let mut stored = 0;
-    for found in walk(workspace, options)? {
-        let size = found.meta.len();
-        let Some(name) = found.name else {
-            let rel = found.path.strip_prefix(workspace).unwrap_or(&found.path);
-            tree.skipped.push(Skipped {
-                path: rel.to_string_lossy().replace(['\n', '\r'], "?"),
-                size,
-                reason: SkipReason::Name,
-            });
-            continue;
-        };
-        if size > options.max_file_bytes {
-            tree.skipped.push(Skipped {
-                path: name,
-                size,
-                reason: SkipReason::TooLarge,
-            });
-            continue;
-        }
-        let stamp = Stamp::of(&found.meta);
-        let executable = is_executable(&found.meta);
-        if let Some(known) = index.get(&name).filter(|k| k.still(&stamp)) {
-            tree.files.insert(
-                name,
-                FileRecord {
-                    hash: known.hash.clone(),
-                    size,
-                    executable,
-                },
-            );
-            continue;
-        }
+    for fresh in found.fresh {
+        let Fresh {
+            name,
+            size,
+            stamp,
+            executable,
+        } = fresh;
         let hashed_at_ns = now_ns();
-        let bytes = match fs::read(&found.path) {
+        let bytes = match fs::read(workspace.join(&name)) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(_) => {
@@ -209,24 +206,26 @@ pub fn scan(
     Ok((tree, stored))
 }
 
-/// The regular files of the workspace. The walk and the `lstat` of each file run on every core:
-/// on a tree whose files did not change they are nearly all the cost. Folders that cannot be
-/// read are passed over (their files cannot be restored either); the workspace itself must be
-/// readable.
-fn walk(workspace: &Path, options: &Options) -> Result<Vec<Found>> {
+/// The regular files of the workspace, sorted out against the index. The walk and the `lstat`
+/// of each file run on every core: on a tree whose files did not change they are nearly all the
+/// cost. Folders that cannot be read are passed over (their files cannot be restored either);
+/// the workspace itself must be readable.
+fn walk(workspace: &Path, options: &Options, index: &Index) -> Result<Found> {
     fs::read_dir(workspace).map_err(Error::io("read", workspace))?;
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
-    let found = Mutex::new(Vec::new());
+    let all = Mutex::new(Found::default());
     let count = AtomicUsize::new(0);
     let max = options.max_files;
+    let max_file_bytes = options.max_file_bytes;
+    let prefix = workspace.as_os_str().as_encoded_bytes();
     walker(workspace, options)
         .threads(threads)
         .build_parallel()
         .run(|| {
             let count = &count;
-            let mut batch = Batch {
-                files: Vec::new(),
-                into: &found,
+            let mut part = Part {
+                found: Found::default(),
+                into: &all,
             };
             Box::new(move |entry| {
                 let Ok(entry) = entry else {
@@ -242,20 +241,42 @@ fn walk(workspace: &Path, options: &Options) -> Result<Vec<Found>> {
                 let Ok(meta) = entry.metadata() else {
                     return WalkState::Continue;
                 };
-                let name = entry
-                    .path()
-                    .strip_prefix(workspace)
-                    .ok()
-                    .and_then(Path::to_str)
-                    .filter(|s| !s.contains(['\n', '\r']))
-                    .map(|s| s.replace(std::path::MAIN_SEPARATOR, "/"));
-                batch.files.push(Found {
-                    path: entry.into_path(),
-                    name,
-                    meta,
-                });
-                if batch.files.len() >= 256 {
-                    batch.flush();
+                let size = meta.len();
+                let Some(name) = relative_name(entry.path(), workspace, prefix) else {
+                    let path = entry.path();
+                    let rel = path.strip_prefix(workspace).unwrap_or(path);
+                    part.found.skipped.push(Skipped {
+                        path: rel.to_string_lossy().replace(['\n', '\r'], "?"),
+                        size,
+                        reason: SkipReason::Name,
+                    });
+                    return WalkState::Continue;
+                };
+                if size > max_file_bytes {
+                    part.found.skipped.push(Skipped {
+                        path: name,
+                        size,
+                        reason: SkipReason::TooLarge,
+                    });
+                    return WalkState::Continue;
+                }
+                let stamp = Stamp::of(&meta);
+                let executable = is_executable(&meta);
+                match index.get(&name).filter(|k| k.still(&stamp)) {
+                    Some(known) => part.found.known.push((
+                        name,
+                        FileRecord {
+                            hash: known.hash.clone(),
+                            size,
+                            executable,
+                        },
+                    )),
+                    None => part.found.fresh.push(Fresh {
+                        name,
+                        size,
+                        stamp,
+                        executable,
+                    }),
                 }
                 WalkState::Continue
             })
@@ -263,25 +284,38 @@ fn walk(workspace: &Path, options: &Options) -> Result<Vec<Found>> {
     if count.load(Ordering::Relaxed) > max {
         return Err(Error::TooManyFiles { max });
     }
-    Ok(found.into_inner().unwrap_or_else(|e| e.into_inner()))
+    Ok(all.into_inner().unwrap_or_else(|e| e.into_inner()))
 }
 
-/// What one walker thread found, handed over in batches (and the rest when the thread is done).
-struct Batch<'a> {
-    files: Vec<Found>,
-    into: &'a Mutex<Vec<Found>>,
-}
-
-impl Batch<'_> {
-    fn flush(&mut self) {
-        let mut all = self.into.lock().unwrap_or_else(|e| e.into_inner());
-        all.append(&mut self.files);
+/// `path` relative to the workspace, `/`-separated, if it is a name a tree can hold (UTF-8,
+/// no line break). The walker's paths are the workspace's path joined with names, so the
+/// prefix is cut as bytes; the component-wise cut is the fallback.
+fn relative_name(path: &Path, workspace: &Path, prefix: &[u8]) -> Option<String> {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let rel = match bytes.strip_prefix(prefix) {
+        Some([b'/', rest @ ..]) if cfg!(unix) => std::str::from_utf8(rest).ok()?,
+        _ => path.strip_prefix(workspace).ok()?.to_str()?,
+    };
+    if rel.contains(['\n', '\r']) {
+        return None;
     }
+    Some(if std::path::MAIN_SEPARATOR == '/' {
+        rel.to_owned()
+    } else {
+        rel.replace(std::path::MAIN_SEPARATOR, "/")
+    })
 }
 
-impl Drop for Batch<'_> {
+/// What one walker thread found, handed over when the thread is done.
+struct Part<'a> {
+    found: Found,
+    into: &'a Mutex<Found>,
+}
+
+impl Drop for Part<'_> {
     fn drop(&mut self) {
-        self.flush();
+        let mut all = self.into.lock().unwrap_or_else(|e| e.into_inner());
+        all.append(&mut self.found);
     }
 }
 
@@ -298,7 +332,16 @@ fn walker(workspace: &Path, options: &Options) -> ignore::WalkBuilder {
         .follow_links(false);
     let exclude = options.exclude.clone();
     builder.filter_entry(move |e| {
-        e.file_name() != ".git" && !exclude.iter().any(|x| e.path().starts_with(x))
+        e.file_name() != ".git"
+            && !exclude.iter().any(|x| {
+                // A path that starts with a folder's path starts with its bytes: the cheap test
+                // first, on every entry.
+                let (p, x) = (e.path(), x.as_path());
+                p.as_os_str()
+                    .as_encoded_bytes()
+                    .starts_with(x.as_os_str().as_encoded_bytes())
+                    && p.starts_with(x)
+            })
     });
     builder
 }

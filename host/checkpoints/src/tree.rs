@@ -26,11 +26,17 @@ pub struct Tree {
 
 impl Tree {
     pub fn to_text(&self) -> String {
-        use std::fmt::Write as _;
         let mut out = String::with_capacity(self.files.len() * 100);
+        // Pushed piece by piece: the formatting machinery per line cost more than the hash of
+        // the whole text.
+        let mut digits = [0u8; 20];
         for (path, f) in &self.files {
-            let mode = if f.executable { 'x' } else { '-' };
-            let _ = writeln!(out, "{} {} {mode} {path}", f.hash, f.size);
+            out.push_str(&f.hash);
+            out.push(' ');
+            out.push_str(decimal(f.size, &mut digits));
+            out.push_str(if f.executable { " x " } else { " - " });
+            out.push_str(path);
+            out.push('\n');
         }
         for s in &self.skipped {
             out.push_str(&format!("skip {} {} {}\n", s.size, s.reason.word(), s.path));
@@ -90,6 +96,20 @@ impl Tree {
     }
 }
 
+/// `n` in decimal, written into `buf`.
+fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &str {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[at..]).unwrap_or("0")
+}
+
 /// A relative path that stays inside the folder it is relative to.
 pub fn checked_path(path: &str) -> Result<String, String> {
     let ok = !path.is_empty()
@@ -128,11 +148,21 @@ mod tests {
             reason: SkipReason::TooLarge,
         });
         let text = tree.to_text();
+        assert_eq!(
+            text,
+            format!(
+                "{} 12 x src/a b.rs\nskip 99 large big.bin\n",
+                "ab".repeat(32)
+            )
+        );
         assert_eq!(Tree::parse(&text).unwrap(), tree);
         for bad in ["../x", "/etc/passwd", "a//b", "a/./b", ""] {
             let line = format!("{} 1 - {bad}\n", "ab".repeat(32));
             assert!(Tree::parse(&line).is_err(), "{bad:?} accepted");
         }
         assert!(Tree::parse("zz 1 - a\n").unwrap_err().contains("line 1"));
+        for n in [0, 7, 10, 4096, u64::MAX] {
+            assert_eq!(decimal(n, &mut [0; 20]), n.to_string());
+        }
     }
 }

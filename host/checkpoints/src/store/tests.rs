@@ -205,3 +205,44 @@ fn unknown_entries_and_sessions_have_no_checkpoint() {
     assert!(matches!(err, Error::NoCheckpoint { .. }), "{err}");
     assert!(store.records("../etc").is_err());
 }
+
+#[test]
+fn ignore_rules_links_git_and_odd_names_are_honoured() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let w = ws.path();
+    fs::create_dir_all(w.join(".git/info")).unwrap();
+    fs::write(w.join(".git/info/exclude"), "secret.txt\n").unwrap();
+    fs::write(w.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    fs::write(w.join(".gitignore"), "*.tmp\nout/\n").unwrap();
+    fs::write(w.join("secret.txt"), "s").unwrap();
+    fs::write(w.join("a.tmp"), "t").unwrap();
+    fs::create_dir_all(w.join("out")).unwrap();
+    fs::write(w.join("out/o.txt"), "o").unwrap();
+    fs::create_dir_all(w.join("sub")).unwrap();
+    fs::write(w.join("sub/.gitignore"), "!keep.tmp\n").unwrap();
+    fs::write(w.join("sub/keep.tmp"), "k").unwrap();
+    fs::write(w.join("sub/.ignore"), "local.txt\n").unwrap();
+    fs::write(w.join("sub/local.txt"), "l").unwrap();
+    fs::write(w.join("sub/line\nbreak.txt"), "n").unwrap();
+    fs::write(w.join(".hidden"), "h").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(w.join(".hidden"), w.join("link")).unwrap();
+    let mut store = store(home.path(), w);
+    let snap = store.snapshot().unwrap();
+    let tree = store.tree(&snap.tree).unwrap();
+    let names: Vec<&str> = tree.files.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            ".gitignore",
+            ".hidden",
+            "sub/.gitignore",
+            "sub/.ignore",
+            "sub/keep.tmp"
+        ]
+    );
+    assert_eq!(snap.skipped.len(), 1);
+    assert_eq!(snap.skipped[0].reason, SkipReason::Name);
+    assert_eq!(snap.skipped[0].path, "sub/line?break.txt");
+}
