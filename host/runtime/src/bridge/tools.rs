@@ -149,33 +149,38 @@ impl PluginTools {
 
     /// Every tool of every loaded plugin, with its spec and whether the model may call it now.
     pub fn infos(&self) -> Vec<ToolInfo> {
+        let mut infos = Vec::new();
+        self.each_tool(|plugin, spec, active| {
+            infos.push(ToolInfo {
+                spec: spec.clone(),
+                plugin: plugin.to_string(),
+                active,
+            })
+        });
+        infos
+    }
+
+    /// Visits every tool, from `init` and registered later, with its plugin's name and whether
+    /// the model may call it now; nothing is copied, so the per-turn tool list clones only what
+    /// it keeps.
+    fn each_tool(&self, mut visit: impl FnMut(&str, &api::ToolSpec, bool)) {
         let active = self.active.read().ok().and_then(|a| a.clone());
         let is_active = |name: &str| {
             active
                 .as_ref()
                 .is_none_or(|names| names.iter().any(|n| n == name))
         };
-        let mut infos: Vec<ToolInfo> = self
-            .set
-            .tools()
-            .map(|(plugin, spec)| ToolInfo {
-                spec: spec.clone(),
-                plugin: plugin.name().to_string(),
-                active: plugin.disabled_reason().is_none() && is_active(&spec.name),
-            })
-            .collect();
+        for (plugin, spec) in self.set.tools() {
+            let on = plugin.disabled_reason().is_none() && is_active(&spec.name);
+            visit(plugin.name(), spec, on);
+        }
         for (owner, spec) in self.read_registered().values() {
             let enabled = self
                 .set
                 .get(owner)
                 .is_some_and(|p| p.disabled_reason().is_none());
-            infos.push(ToolInfo {
-                spec: spec.clone(),
-                plugin: owner.clone(),
-                active: enabled && is_active(&spec.name),
-            });
+            visit(owner, spec, enabled && is_active(&spec.name));
         }
-        infos
     }
 
     /// The plugin serving `name`, from `init` or registered later.
@@ -213,11 +218,13 @@ impl PluginTools {
 #[async_trait::async_trait]
 impl ToolExecutor for PluginTools {
     fn tools(&self) -> Vec<ToolSpec> {
-        self.infos()
-            .iter()
-            .filter(|info| info.active)
-            .filter_map(|info| convert::tool_spec(&info.spec))
-            .collect()
+        let mut tools = Vec::new();
+        self.each_tool(|_, spec, active| {
+            if let Some(spec) = active.then(|| convert::tool_spec(spec)).flatten() {
+                tools.push(spec);
+            }
+        });
+        tools
     }
 
     async fn execute(
