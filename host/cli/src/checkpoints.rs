@@ -43,6 +43,15 @@ pub struct Point {
 }
 
 impl Checkpoints {
+    /// The checkpoints of the workspace a start-up loaded, under its home and settings.
+    pub fn for_start(loaded: &crate::start::Loaded) -> Checkpoints {
+        Checkpoints::open(
+            loaded.home.root(),
+            &loaded.cwd,
+            &loaded.settings.checkpoints,
+        )
+    }
+
     pub fn open(home: &Path, cwd: &Path, settings: &CheckpointSettings) -> Checkpoints {
         if settings.enabled == Some(false) {
             return Checkpoints::off("file checkpoints are off ([checkpoints] enabled = false)");

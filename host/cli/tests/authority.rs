@@ -36,6 +36,18 @@ fn hostile_run(env: &Env, script: Value, hostile: Value, capabilities: &str) -> 
     ]
 }
 
+/// Adds the 0.2.0 test plugin (as `talker`, asking for `capabilities`, talking to `cat`) to a
+/// [`hostile_run`]: the neighbour whose processes and tools the hostile plugin goes after.
+fn with_talker(env: &Env, base: &mut Vec<String>, capabilities: &str) {
+    let talker = env.package("talker", artifacts::TEST_PROCESS, capabilities);
+    base.extend(["--plugin".into(), talker.display().to_string()]);
+    let mut config: Value =
+        toml::from_str(&std::fs::read_to_string(env.home().join("config.toml")).expect("config"))
+            .expect("toml");
+    config["plugins"]["talker"] = json!({ "command": "cat" });
+    env.config(config);
+}
+
 fn args<'a>(base: &'a [String], more: &[&'a str]) -> Vec<&'a str> {
     base.iter()
         .map(String::as_str)
@@ -838,13 +850,7 @@ fn a_plugin_reaches_no_process_but_its_own_and_starts_none_without_the_process_g
         done(),
     ]);
     let mut base = hostile_run(&env, script, json!({}), "process = [\"cat\"]");
-    let talker = env.package("talker", artifacts::TEST_PROCESS, "process = [\"cat\"]");
-    base.extend(["--plugin".into(), talker.display().to_string()]);
-    let mut config: Value =
-        toml::from_str(&std::fs::read_to_string(env.home().join("config.toml")).expect("config"))
-            .expect("toml");
-    config["plugins"]["talker"] = json!({ "command": "cat" });
-    env.config(config);
+    with_talker(&env, &mut base, "process = [\"cat\"]");
     // Only the talker is granted its program; the hostile plugin asked and was not.
     env.grant("talker", "process = [\"cat\"]");
     let out = env
@@ -911,13 +917,7 @@ fn a_plugin_cannot_take_a_tool_name_another_plugin_holds() {
         done(),
     ]);
     let mut base = hostile_run(&env, script, json!({}), "");
-    let talker = env.package("talker", artifacts::TEST_PROCESS, "");
-    base.extend(["--plugin".into(), talker.display().to_string()]);
-    let mut config: Value =
-        toml::from_str(&std::fs::read_to_string(env.home().join("config.toml")).expect("config"))
-            .expect("toml");
-    config["plugins"]["talker"] = json!({ "command": "cat" });
-    env.config(config);
+    with_talker(&env, &mut base, "");
     let out = env
         .command()
         .args(args(&base, &["--mode", "json", "go"]))

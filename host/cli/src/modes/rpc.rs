@@ -72,11 +72,7 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
             .start(sink, Some(&services.inbox))
             .await?,
     );
-    let checkpoints = crate::checkpoints::Checkpoints::open(
-        front.loaded.home.root(),
-        &front.loaded.cwd,
-        &front.loaded.settings.checkpoints,
-    );
+    let checkpoints = crate::checkpoints::Checkpoints::for_start(&front.loaded);
     let driver = Arc::new(
         SessionDriver::new(
             front.agent.clone(),

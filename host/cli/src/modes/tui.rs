@@ -111,11 +111,7 @@ async fn run_once(cli: Cli) -> Result<Ended> {
     let provider_notices = front.provider_notices.clone();
     services.screen.attach(&front);
     // Nothing here shows a run's end before its task is done, so the flag stays down.
-    let checkpoints = crate::checkpoints::Checkpoints::open(
-        front.loaded.home.root(),
-        &front.loaded.cwd,
-        &front.loaded.settings.checkpoints,
-    );
+    let checkpoints = crate::checkpoints::Checkpoints::for_start(&front.loaded);
     let driver = Arc::new(
         SessionDriver::new(
             front.agent.clone(),
