@@ -257,9 +257,10 @@ fn a_fork_bomb_is_held_by_the_process_limit_and_tack_keeps_working() {
     let f = fixture();
     // A name in every bomb process's command line, to find any left behind.
     let marker = format!("tack-bomb-{}", std::process::id());
-    // The sleep starts before the bomb, so its own fork cannot be the one that fails and end
-    // the command early; `wait` forks nothing.
-    let bomb = format!("sh -c 'sleep 30 & b() {{ b | b & }}; b; wait' {marker}");
+    // The sleep starts before the bomb, so its own fork cannot be the one that fails. The bomb
+    // runs in a subshell: dash exits with "Cannot fork" when a fork of its own fails, and the
+    // outer shell must outlive the bomb to be stopped by the timeout; `wait` forks nothing.
+    let bomb = format!("sh -c 'sleep 30 & (b() {{ b | b & }}; b); wait' {marker}");
     let calls = json!([
         { "text": "bomb", "tool_calls": [
             { "id": "bomb", "name": "bash", "arguments": { "command": bomb, "timeout": 3 } } ] },
