@@ -323,6 +323,12 @@ pub enum Command {
         #[command(subcommand)]
         command: PluginCommand,
     },
+    /// MCP servers whose tools tack uses: `tack mcp add <name> -- <command> [args…]`, `list`,
+    /// `get`, `remove`, and `import` from Codex's config.toml.
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
+    },
     /// Print a completion script for your shell: `tack completions bash > …/completions/tack`.
     Completions {
         #[arg(value_enum)]
@@ -330,6 +336,48 @@ pub enum Command {
     },
     /// Print tack's man page (roff): `tack man > ~/.local/share/man/man1/tack.1`.
     Man,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum McpCommand {
+    /// The servers of this run, user and project, and whether each is used.
+    List,
+    /// One server: what it runs, and the variables it sets (names only).
+    Get { name: String },
+    /// Add a server that tack starts: `tack mcp add github -e GITHUB_TOKEN=... -- npx -y
+    /// @modelcontextprotocol/server-github`. Adding it is your grant for tack to run it.
+    Add {
+        /// `user` (~/.tack/mcp.json, every project) or `project` (.mcp.json here, shared with the
+        /// repository).
+        #[arg(short = 's', long, value_enum, default_value_t = McpScope::User)]
+        scope: McpScope,
+        /// A variable the server gets, `KEY=VALUE` (`${VAR}` is expanded when tack starts it).
+        #[arg(short = 'e', long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        name: String,
+        /// The program and its arguments, after `--`.
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<String>,
+    },
+    /// Remove a server (from the user's file, else the project's, or the `--scope` given).
+    Remove {
+        name: String,
+        #[arg(short = 's', long, value_enum)]
+        scope: Option<McpScope>,
+    },
+    /// Copy the `[mcp_servers]` of Codex's config.toml (`$CODEX_HOME`, else ~/.codex) into the
+    /// user's servers; a name already there is kept as it is.
+    Import {
+        /// Another config.toml to read.
+        #[arg(long, value_name = "PATH")]
+        from: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum McpScope {
+    User,
+    Project,
 }
 
 #[derive(Debug, Clone, Subcommand)]

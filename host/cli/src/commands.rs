@@ -3,6 +3,7 @@
 
 pub mod host;
 pub mod list;
+pub mod mcp;
 pub mod migrate;
 pub mod packages;
 pub mod plugin_dev;

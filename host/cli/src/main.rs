@@ -3,6 +3,7 @@
 mod checkpoints;
 mod cli;
 mod commands;
+mod mcp;
 mod models;
 mod modes;
 mod sessions;
@@ -85,6 +86,7 @@ async fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
             command: cli::PluginCommand::Dev { ref dir, ref args },
         }) => commands::plugin_dev::run(dir, args).await,
         Some(cli::Command::Plugin { ref command }) => commands::scaffold::run(command),
+        Some(cli::Command::Mcp { ref command }) => commands::mcp::run(command),
         Some(cli::Command::Completions { shell }) => commands::shell::completions(shell),
         Some(cli::Command::Man) => commands::shell::man_page(),
         None if cli.mode == cli::Mode::Rpc => modes::rpc::serve(cli).await,

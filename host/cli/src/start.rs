@@ -11,6 +11,7 @@
 mod agent;
 pub mod inbox;
 pub mod load;
+pub mod mcp_servers;
 pub mod package_spec;
 pub mod packages;
 pub mod plugin_paths;

@@ -95,6 +95,12 @@ pub struct PluginSection {
     pub component: String,
     #[serde(default)]
     pub description: String,
+    /// At most this many instances of the plugin at once (never more than the host's own cap).
+    /// `1` runs every call in turn on one instance: for a plugin that keeps one conversation
+    /// with a program (an MCP or language server), where two instances reading the program's
+    /// output at once would each take the other's answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instances: Option<u32>,
 }
 
 /// What a plugin may touch. A capability is usable only if the manifest declares it and the user

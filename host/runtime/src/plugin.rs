@@ -93,8 +93,10 @@ pub struct LoadedPlugin {
     data_dir: Option<PathBuf>,
     config_json: String,
     pool: Mutex<Vec<Live>>,
-    /// Permits for checked-out instances (`Budgets::live_instances`).
+    /// Permits for checked-out instances: `Budgets::live_instances`, or fewer where the
+    /// manifest's `instances` asks for fewer.
     in_use: Arc<tokio::sync::Semaphore>,
+    instance_cap: usize,
     faults: AtomicU32,
     disabled: Mutex<Option<String>>,
 }

@@ -97,6 +97,19 @@ pub(super) async fn load(
         file_copies: home.root().join("flag-files"),
     };
     crate::start::plugin_paths::apply(&mut specs, &places, &mut warnings);
+    let mcp_servers = crate::mcp::servers(
+        home.root(),
+        trusted.then_some(project_root.as_path()),
+        &|name| std::env::var(name).ok(),
+        &mut warnings,
+    );
+    if !trusted && crate::mcp::project_file(&project_root).is_file() {
+        warnings.push(format!(
+            "ignoring the MCP servers of {} (the project is not trusted; pass --trust to use them)",
+            crate::mcp::project_file(&project_root).display()
+        ));
+    }
+    crate::start::mcp_servers::apply(&mut specs, &mcp_servers);
     for (flag, _) in &settings.command_line.flags {
         if !specs.iter().any(|s| {
             s.manifest.flags.iter().any(|f| f.name == *flag)
@@ -163,6 +176,24 @@ fn trust_gated(root: &std::path::Path) -> Vec<String> {
     let packages = tack_packages::lockfile::Lockfile::package_names(&dot.join("tack.lock"));
     if !packages.is_empty() {
         gated.push(format!("plugins: {}", packages.join(", ")));
+    }
+    if let Ok(file) = crate::mcp::read(&crate::mcp::project_file(root)) {
+        if !file.servers.is_empty() {
+            let servers: Vec<String> = file
+                .servers
+                .iter()
+                .map(|(name, entry)| match (&entry.command, &entry.url) {
+                    (Some(command), _) => {
+                        let mut words = vec![command.clone()];
+                        words.extend(entry.args.iter().cloned());
+                        format!("{name}: runs `{}`", crate::mcp::join(&words))
+                    }
+                    (None, Some(url)) => format!("{name}: {url}"),
+                    (None, None) => name.clone(),
+                })
+                .collect();
+            gated.push(format!("MCP servers (.mcp.json: {})", servers.join("; ")));
+        }
     }
     let claude = crate::start::report::claude_files(root);
     if !claude.is_empty() {

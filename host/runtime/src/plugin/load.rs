@@ -129,6 +129,13 @@ impl LoadedPlugin {
             events: Default::default(),
         });
         let config_json = serde_json::to_string(&spec.config).unwrap_or_else(|_| "{}".into());
+        let host_cap = runtime.config().budgets.live_instances;
+        let live_instances = spec
+            .manifest
+            .plugin
+            .instances
+            .map_or(host_cap, |asked| (asked as usize).min(host_cap))
+            .max(1);
         Ok(LoadedPlugin {
             manifest: spec.manifest,
             source: spec.source,
@@ -144,9 +151,8 @@ impl LoadedPlugin {
             data_dir,
             config_json,
             pool: Mutex::new(Vec::new()),
-            in_use: Arc::new(tokio::sync::Semaphore::new(
-                runtime.config().budgets.live_instances.max(1),
-            )),
+            in_use: Arc::new(tokio::sync::Semaphore::new(live_instances)),
+            instance_cap: live_instances,
             faults: AtomicU32::new(0),
             disabled: Mutex::new(None),
         })

@@ -229,7 +229,7 @@ impl LoadedPlugin {
                 .and_then(Result::ok),
         };
         let Some(permit) = permit else {
-            let cap = self.env.budgets.live_instances;
+            let cap = self.instance_cap;
             let over =
                 BudgetExceeded::items("the number of its instances alive at once", cap + 1, cap);
             let err = over_budget(self.name(), "checkout", &over);

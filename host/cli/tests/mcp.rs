@@ -1,0 +1,326 @@
+//! MCP servers through the real binary: the reference servers from npm (installed by
+//! `scripts/install-mcp-servers` into `tests/mcp-peers`), and tiny servers that crash, hang and
+//! change their tools, all started by the built-in `mcp` plugin under the command sandbox.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+use tack_test_support::{stderr, stdout, tack, Env};
+
+fn call(id: &str, name: &str, arguments: Value) -> Value {
+    json!({ "text": "working", "tool_calls": [{ "id": id, "name": name, "arguments": arguments }] })
+}
+
+fn events(out: &std::process::Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// A call's result: whether it failed, its text blocks, and its content blocks.
+fn result_of(events: &[Value], call_id: &str) -> (bool, String, Vec<Value>) {
+    let end = events
+        .iter()
+        .find(|e| e["type"] == "tool_execution_end" && e["toolCallId"] == call_id)
+        .unwrap_or_else(|| panic!("no result for {call_id} in {events:#?}"));
+    let blocks = end["result"]["content"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let text = blocks
+        .iter()
+        .filter_map(|b| b["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    (end["isError"] == true, text, blocks)
+}
+
+/// The npm package `name`'s entry point, installed by `scripts/install-mcp-servers`; `None`
+/// (the test is skipped) when it is missing, unless `TACK_REQUIRE_MCP=1`.
+fn npm_server(name: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/mcp-peers/node_modules/@modelcontextprotocol")
+        .join(name)
+        .join("dist/index.js");
+    if path.is_file() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var("TACK_REQUIRE_MCP").as_deref() != Ok("1"),
+        "{} is missing (run scripts/install-mcp-servers), and TACK_REQUIRE_MCP=1",
+        path.display()
+    );
+    eprintln!("skipped: {} is missing", path.display());
+    None
+}
+
+/// Runs one prompt in JSON mode with the scripted provider playing `script`, the mcp plugin's
+/// settings `mcp`, and `extra` arguments.
+fn run(env: &Env, script: Value, mut mcp: Value, extra: &[&str]) -> std::process::Output {
+    // Node takes a while to start on a machine busy with other tests; the first turn waits as
+    // long as the host's deadline for an event lets it.
+    if mcp.get("startup_wait_ms").is_none() {
+        mcp["startup_wait_ms"] = json!(4500);
+    }
+    let scripted = env.scripted_provider_with(json!({ "script": script }), json!({ "mcp": mcp }));
+    let mut args = vec![
+        "--plugin",
+        scripted.to_str().expect("utf8"),
+        "--permissions",
+        "yolo",
+        "--mode",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    args.push("go");
+    env.run(&args)
+}
+
+fn write_user_servers(env: &Env, servers: Value) {
+    std::fs::write(
+        env.home().join("mcp.json"),
+        json!({ "mcpServers": servers }).to_string(),
+    )
+    .expect("mcp.json");
+}
+
+#[test]
+fn the_reference_servers_tools_answer_through_tack() {
+    let (Some(everything), Some(filesystem)) = (
+        npm_server("server-everything"),
+        npm_server("server-filesystem"),
+    ) else {
+        return;
+    };
+    let env = Env::new(tack!());
+    env.write("notes/hello.txt", "hello from the workspace\n");
+    let workspace = env.workspace().display().to_string();
+    write_user_servers(
+        &env,
+        json!({
+            "everything": {
+                "command": "node",
+                "args": [everything, "stdio"],
+                "env": { "TACK_MCP_PROBE": "${PROBE_SOURCE:-probe-default}" }
+            },
+            "fs": { "command": "node", "args": [filesystem, workspace] }
+        }),
+    );
+    let out = run(
+        &env,
+        json!([
+            call("echo", "everything_echo", json!({ "message": "hi there" })),
+            call("sum", "everything_get-sum", json!({ "a": 2, "b": 40 })),
+            call("env", "everything_get-env", json!({})),
+            call("image", "everything_get-tiny-image", json!({})),
+            call("read", "fs_read_text_file", json!({ "path": format!("{workspace}/notes/hello.txt") })),
+            call("write", "fs_write_file", json!({
+                "path": format!("{workspace}/notes/new.txt"), "content": "written by MCP"
+            })),
+            call("outside", "fs_read_text_file", json!({ "path": "/etc/hostname" })),
+            call("bad", "everything_get-sum", json!({ "a": "two" })),
+            { "text": "all done" }
+        ]),
+        json!({}),
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = events(&out);
+    let (failed, text, _) = result_of(&events, "echo");
+    assert!(!failed && text.contains("hi there"), "{text}");
+    let (failed, text, _) = result_of(&events, "sum");
+    assert!(!failed && text.contains("42"), "{text}");
+    // The variable the entry sets reaches the server, expanded from its default.
+    let (_, text, _) = result_of(&events, "env");
+    assert!(text.contains("probe-default"), "{text}");
+    let (failed, _, blocks) = result_of(&events, "image");
+    assert!(!failed);
+    assert!(
+        blocks.iter().any(|b| b["type"] == "image"),
+        "an image block: {blocks:?}"
+    );
+    let (failed, text, _) = result_of(&events, "read");
+    assert!(
+        !failed && text.contains("hello from the workspace"),
+        "{text}"
+    );
+    let (failed, text, _) = result_of(&events, "write");
+    assert!(!failed, "{text}");
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("notes/new.txt")).expect("written"),
+        "written by MCP"
+    );
+    // The server keeps to the folder it was given, and says so.
+    let (failed, text, _) = result_of(&events, "outside");
+    assert!(failed, "{text}");
+    // tack checks the arguments against the server's schema before the server sees them.
+    let (failed, text, _) = result_of(&events, "bad");
+    assert!(failed, "{text}");
+    assert!(stdout(&out).contains("all done"));
+}
+
+/// A server in Python that answers `initialize` and `tools/list` and then does what its first
+/// argument says to `tools/call`: `crash` writes to stderr and exits 3, `hang` never answers,
+/// `grow` adds a tool (saying its tools changed) and answers.
+const SCRIPT_SERVER: &str = r#"
+import json, sys
+mode = sys.argv[1]
+tools = [{"name": "act", "description": "Acts.", "inputSchema": {"type": "object"}}]
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+for line in sys.stdin:
+    message = json.loads(line)
+    method, rid = message.get("method"), message.get("id")
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": "2025-06-18",
+              "capabilities": {"tools": {"listChanged": True}}, "serverInfo": {"name": mode, "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"tools": tools}})
+    elif method == "tools/call":
+        name = message["params"]["name"]
+        if mode == "crash":
+            sys.stderr.write("crash server: out of cheese\n")
+            sys.exit(3)
+        if mode == "hang":
+            continue
+        sys.stdout.write("this line is not JSON-RPC\n")
+        # As the TypeScript SDK does: the tool is added (and announced) while the call runs.
+        if name == "act" and len(tools) == 1:
+            tools.append({"name": "added", "description": "Added later.", "inputSchema": {"type": "object"}})
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "did " + name}]}})
+"#;
+
+#[test]
+fn a_crashing_or_hanging_server_fails_its_call_clearly_and_the_session_goes_on() {
+    let env = Env::new(tack!());
+    let script = env.root().join("server.py");
+    std::fs::write(&script, SCRIPT_SERVER).expect("script");
+    let server = |mode: &str| json!({ "command": "python3", "args": [script, mode] });
+    write_user_servers(
+        &env,
+        json!({ "crash": server("crash"), "hang": server("hang"), "grow": server("grow") }),
+    );
+    let out = run(
+        &env,
+        json!([
+            call("crash1", "crash_act", json!({})),
+            call("hang1", "hang_act", json!({})),
+            call("grow1", "grow_act", json!({})),
+            // The tool the server added after the last call, from this turn on.
+            call("grow2", "grow_added", json!({})),
+            // Both broken servers start again for their next call.
+            call("crash2", "crash_act", json!({})),
+            call("hang2", "hang_act", json!({})),
+            { "text": "still here" }
+        ]),
+        json!({ "tool_timeout_ms": 2000 }),
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = events(&out);
+    for id in ["crash1", "crash2"] {
+        let (failed, text, _) = result_of(&events, id);
+        assert!(failed, "{text}");
+        assert!(text.contains("MCP server 'crash' ended"), "{text}");
+        assert!(text.contains("exit code 3"), "{text}");
+        assert!(text.contains("out of cheese"), "{text}");
+    }
+    for id in ["hang1", "hang2"] {
+        let (failed, text, _) = result_of(&events, id);
+        assert!(failed, "{text}");
+        assert!(
+            text.contains("MCP server 'hang' did not answer tools/call in time"),
+            "{text}"
+        );
+    }
+    let (failed, text, _) = result_of(&events, "grow1");
+    assert!(!failed && text.contains("did act"), "{text}");
+    let (failed, text, _) = result_of(&events, "grow2");
+    assert!(!failed && text.contains("did added"), "{text}");
+    assert!(stdout(&out).contains("still here"));
+}
+
+#[test]
+fn a_projects_mcp_json_is_used_once_trusted_and_ignored_otherwise() {
+    let env = Env::new(tack!());
+    let script = env.root().join("server.py");
+    std::fs::write(&script, SCRIPT_SERVER).expect("script");
+    // As Claude Code writes it, in the repository.
+    std::fs::create_dir_all(env.workspace().join(".git")).expect(".git");
+    env.write(
+        ".mcp.json",
+        json!({ "mcpServers": { "proj": {
+            "type": "stdio", "command": "python3", "args": [script, "grow"], "env": {}
+        } } })
+        .to_string(),
+    );
+    let script = json!([call("c", "proj_act", json!({})), { "text": "done" }]);
+    let trusted = run(&env, script.clone(), json!({}), &["--trust"]);
+    assert!(trusted.status.success(), "{}", stderr(&trusted));
+    let (failed, text, _) = result_of(&events(&trusted), "c");
+    assert!(!failed && text.contains("did act"), "{text}");
+
+    let untrusted = run(&env, script, json!({}), &["--no-trust"]);
+    assert!(untrusted.status.success(), "{}", stderr(&untrusted));
+    let (failed, text, _) = result_of(&events(&untrusted), "c");
+    assert!(failed, "{text}");
+    assert!(
+        stdout(&untrusted).contains("ignoring the MCP servers of")
+            || stderr(&untrusted).contains("ignoring the MCP servers of"),
+        "the run says why: {}",
+        stderr(&untrusted)
+    );
+}
+
+#[test]
+fn tack_mcp_adds_lists_gets_and_removes_servers_without_showing_values() {
+    let env = Env::new(tack!());
+    let out = env.run(&[
+        "mcp",
+        "add",
+        "ev",
+        "-e",
+        "API_TOKEN=s3cret",
+        "--",
+        "node",
+        "server.js",
+        "--flag",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("will run `node server.js --flag` with API_TOKEN"));
+    assert!(!stdout(&out).contains("s3cret"));
+    let file: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.home().join("mcp.json")).expect("file"))
+            .expect("json");
+    assert_eq!(
+        file["mcpServers"]["ev"],
+        json!({ "command": "node", "args": ["server.js", "--flag"], "env": { "API_TOKEN": "s3cret" } })
+    );
+    let list = env.run(&["mcp", "list"]);
+    assert!(stdout(&list).contains("ev (user): runs `node server.js --flag` with API_TOKEN"));
+    assert!(!stdout(&list).contains("s3cret"));
+    let get = env.run(&["mcp", "get", "ev"]);
+    assert!(get.status.success(), "{}", stderr(&get));
+    let bad = env.run(&["mcp", "add", "bad name", "--", "x"]);
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("bad name"), "{}", stderr(&bad));
+    let removed = env.run(&["mcp", "remove", "ev"]);
+    assert!(removed.status.success(), "{}", stderr(&removed));
+    assert!(!env.run(&["mcp", "get", "ev"]).status.success());
+
+    // Codex's servers come over as they are.
+    let codex = env.root().join("codex.toml");
+    std::fs::write(
+        &codex,
+        "[mcp_servers.docs]\ncommand = \"npx\"\nargs = [\"-y\", \"docs-server\"]\n",
+    )
+    .expect("codex config");
+    let imported = env.run(&["mcp", "import", "--from", codex.to_str().expect("utf8")]);
+    assert!(imported.status.success(), "{}", stderr(&imported));
+    assert!(stdout(&env.run(&["mcp", "list"])).contains("docs (user): runs `npx -y docs-server`"));
+}

@@ -1,0 +1,300 @@
+//! tack's MCP client (`tack:plugin@0.2.0`): the tools of the MCP servers the user configured,
+//! as tack tools named `<server>_<tool>`.
+//!
+//! The host hands over the servers (`servers` in the config) and makes exactly their command
+//! lines the plugin's `process` grant, so this plugin can start what the user configured and
+//! nothing else. Servers start at the first turn; the turn waits a little for them
+//! (`startup_wait_ms`), and a slower server's tools arrive from a later turn. A server that says
+//! its tools changed is listed again at the next turn. Each call waits at most `tool_timeout_ms`
+//! for its answer; a server that does not answer, or exits, is stopped and starts again on the
+//! next call. `/mcp` shows the servers; `/mcp restart [name]` starts them afresh.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::json;
+use tack_sdk::{
+    events, export_observer, export_plugin, log, process, tools, InitContext, Observer, Plugin,
+    Registration, ToolCall, ToolResult, ToolSpec,
+};
+
+mod content;
+mod rpc;
+mod server;
+
+use server::{Phase, Server, ServerConfig};
+
+/// How long a call waits for a server that must start first.
+const START_FOR_CALL: Duration = Duration::from_secs(30);
+/// How long a server that failed is left alone by the start of a turn (a call still tries it).
+const RETRY_AFTER: Duration = Duration::from_secs(30);
+
+#[derive(Deserialize)]
+struct Config {
+    #[serde(default)]
+    servers: Vec<ServerConfig>,
+    #[serde(default = "default_tool_timeout")]
+    tool_timeout_ms: u64,
+    #[serde(default = "default_startup_wait")]
+    startup_wait_ms: u64,
+}
+
+fn default_tool_timeout() -> u64 {
+    100_000
+}
+
+fn default_startup_wait() -> u64 {
+    3_500
+}
+
+#[derive(Default)]
+struct McpPlugin {
+    servers: Vec<Server>,
+    tool_timeout: Duration,
+    startup_wait: Duration,
+}
+
+impl McpPlugin {
+    /// Starts the servers not running (a broken one at most every 30 s), waits until `deadline`
+    /// for them to list their tools, and brings tack's tools in line with what they list.
+    fn connect(&mut self, deadline: Instant, only: Option<&str>) {
+        for server in &mut self.servers {
+            if only.is_some_and(|name| name != server.config.name) {
+                continue;
+            }
+            let resting = server
+                .failed_at
+                .is_some_and(|at| at.elapsed() < RETRY_AFTER && only.is_none());
+            if server.phase == Phase::Stopped && !resting {
+                if let Err(e) = server.start() {
+                    log::warn(e);
+                }
+            }
+        }
+        // Every server started at once above, so waiting for them one after another costs the
+        // slowest one's time, not the sum.
+        for server in &mut self.servers {
+            if let Err(e) = server
+                .drain()
+                .and_then(|()| server.pump(deadline, &Server::settled))
+            {
+                log::warn(e);
+            }
+        }
+        self.sync_tools();
+    }
+
+    /// Registers the tools of servers whose list changed, and removes the tools of servers that
+    /// no longer list them.
+    fn sync_tools(&mut self) {
+        let registered: BTreeSet<String> = tools::all()
+            .into_iter()
+            .filter(|t| t.plugin == "mcp")
+            .map(|t| t.spec.name)
+            .collect();
+        let mut wanted = BTreeSet::new();
+        for server in &mut self.servers {
+            wanted.extend(server.tools.keys().cloned());
+            if !server.tools_changed {
+                continue;
+            }
+            server.tools_changed = false;
+            for (name, tool) in &server.tools {
+                let mut description = tool.description.clone();
+                if !description.is_empty() {
+                    description.push_str("\n\n");
+                }
+                description.push_str(&format!(
+                    "(Tool '{}' of the MCP server '{}'.)",
+                    tool.name, server.config.name
+                ));
+                let spec = ToolSpec::new(
+                    name,
+                    tool.title.as_deref().unwrap_or(&tool.name),
+                    description,
+                    tool.schema.clone(),
+                )
+                .sequential();
+                if let Err(e) = tools::register(spec) {
+                    log::warn(format!(
+                        "MCP server '{}': tool '{}' is not available as {name}: {}",
+                        server.config.name,
+                        tool.name,
+                        e.message()
+                    ));
+                }
+            }
+        }
+        for stale in registered.difference(&wanted) {
+            tools::unregister(stale);
+        }
+    }
+
+    fn route(&self, tack_name: &str) -> Option<(usize, String)> {
+        self.servers.iter().enumerate().find_map(|(i, server)| {
+            server
+                .tools
+                .get(tack_name)
+                .map(|tool| (i, tool.name.clone()))
+        })
+    }
+
+    fn call(&mut self, call: &ToolCall) -> ToolResult {
+        if self.route(&call.name).is_none() {
+            // A new instance (after a fault) knows no server yet; the tool is still registered.
+            self.connect(Instant::now() + START_FOR_CALL, None);
+        }
+        let Some((index, tool)) = self.route(&call.name) else {
+            return ToolResult::error(format!(
+                "no MCP server offers {} any more; see /mcp",
+                call.name
+            ));
+        };
+        let arguments = match call.args_value() {
+            Ok(value) => value,
+            Err(e) => return ToolResult::error(e),
+        };
+        let timeout = self.tool_timeout;
+        let server = &mut self.servers[index];
+        let name = server.config.name.clone();
+        if let Err(e) = server.ready(Instant::now() + START_FOR_CALL) {
+            return ToolResult::error(e);
+        }
+        let outcome = server.call(
+            "tools/call",
+            json!({ "name": tool, "arguments": arguments }),
+            Instant::now() + timeout,
+        );
+        // What came with the answer may include a changed tool list.
+        if let Err(e) = server.drain() {
+            log::warn(e);
+        }
+        self.sync_tools();
+        match outcome {
+            Ok(result) => content::tool_result(&name, &tool, &result),
+            Err(e) => ToolResult::error(e),
+        }
+    }
+
+    fn status(&self) -> String {
+        let mut lines = Vec::new();
+        for server in &self.servers {
+            let state = match server.phase {
+                Phase::Ready => format!(
+                    "ready, {} tool(s){}",
+                    server.tools.len(),
+                    server
+                        .server_info
+                        .as_deref()
+                        .map(|info| format!(", {info}"))
+                        .unwrap_or_default()
+                ),
+                Phase::Initializing => "starting".to_string(),
+                Phase::Stopped => match &server.last_error {
+                    Some(why) => format!("stopped: {why}"),
+                    None => "not started yet".to_string(),
+                },
+            };
+            let env = if server.config.env.is_empty() {
+                String::new()
+            } else {
+                format!(" with {}", server.config.env.join(", "))
+            };
+            lines.push(format!(
+                "{} ({}): {state}\n  runs `{}`{env}",
+                server.config.name, server.config.scope, server.config.shown
+            ));
+            if server.phase == Phase::Ready && !server.tools.is_empty() {
+                let names: Vec<&str> = server.tools.keys().map(String::as_str).collect();
+                lines.push(format!("  tools: {}", names.join(", ")));
+            }
+        }
+        if lines.is_empty() {
+            return "No MCP servers are configured (tack mcp add <name> -- <command>).".into();
+        }
+        lines.join("\n")
+    }
+}
+
+impl Plugin for McpPlugin {
+    fn init(&mut self, ctx: &InitContext) -> Result<Registration, String> {
+        let config: Config = serde_json::from_str(&ctx.config)
+            .map_err(|e| format!("the mcp plugin's configuration is malformed: {e}"))?;
+        self.tool_timeout = Duration::from_millis(config.tool_timeout_ms.max(1));
+        self.startup_wait = Duration::from_millis(config.startup_wait_ms);
+        self.servers = config.servers.into_iter().map(Server::new).collect();
+        // The host runs this plugin in one instance at a time (`instances = 1`), so processes
+        // left from an instance before this one have no conversation anyone remembers.
+        for orphan in process::list() {
+            let _ = process::Process::from_id(orphan.id).release();
+        }
+        events::subscribe(&["turn_start"])?;
+        Ok(Registration::new().command(
+            "mcp",
+            "MCP servers and their tools; `/mcp restart [server]` starts them afresh",
+        ))
+    }
+
+    fn call_tool(&mut self, call: ToolCall) -> ToolResult {
+        self.call(&call)
+    }
+
+    fn run_command(&mut self, name: &str, args: &str) -> Result<Option<String>, String> {
+        if name != "mcp" {
+            return Err(format!("unknown command /{name}"));
+        }
+        let mut words = args.split_whitespace();
+        match words.next() {
+            None | Some("list") => Ok(Some(self.status())),
+            Some("restart") => {
+                let only = words.next();
+                if let Some(name) = only {
+                    if !self.servers.iter().any(|s| s.config.name == name) {
+                        return Err(format!("no MCP server named '{name}'"));
+                    }
+                }
+                for server in &mut self.servers {
+                    if only.is_none_or(|name| name == server.config.name) {
+                        server.stop(None);
+                        server.failed_at = None;
+                    }
+                }
+                self.connect(Instant::now() + Duration::from_secs(20), only);
+                Ok(Some(self.status()))
+            }
+            Some(other) => Err(format!(
+                "/mcp {other}: say /mcp to list the servers or /mcp restart [server]"
+            )),
+        }
+    }
+}
+
+impl Observer for McpPlugin {
+    fn on_named_event(&mut self, name: &str, _data: &str) {
+        if name == "turn_start" {
+            let deadline = Instant::now() + self.startup_wait;
+            self.connect(deadline, None);
+        }
+    }
+}
+
+export_plugin!(McpPlugin);
+export_observer!(McpPlugin);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hosts_config_is_read_with_defaults() {
+        let config: Config = serde_json::from_value(json!({
+            "servers": [{
+                "name": "ev", "scope": "user", "command": "node ev.js", "shown": "node ev.js"
+            }]
+        }))
+        .expect("config");
+        assert_eq!(config.servers[0].name, "ev");
+        assert_eq!(config.tool_timeout_ms, 100_000);
+    }
+}

@@ -1,0 +1,486 @@
+//! One MCP server over stdio: started as a process of the plugin, initialized, its tools listed,
+//! and called. Every wait has an end: a server that stops answering is stopped, one that exits
+//! is reported with what it wrote to standard error, and either starts again on the next call.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tack_sdk::process::{Output, OutputStream, Process};
+
+use crate::rpc::{self, Incoming, RpcError};
+
+/// The protocol revision tack asks for first.
+pub const PROTOCOL: &str = "2025-11-25";
+/// Revisions tack speaks: a server may answer `initialize` with any of them.
+pub const PROTOCOLS: [&str; 4] = [PROTOCOL, "2025-06-18", "2025-03-26", "2024-11-05"];
+/// The most pages of `tools/list` read from one server.
+const MAX_PAGES: usize = 32;
+
+/// A server as the host hands it over (see the host's `start/mcp_servers.rs`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct ServerConfig {
+    pub name: String,
+    pub scope: String,
+    /// The command line, exactly as the `process` grant names it.
+    pub command: String,
+    /// The program and its arguments without the variables' values, for showing.
+    pub shown: String,
+    #[serde(default)]
+    pub env: Vec<String>,
+}
+
+/// A tool a server lists.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemoteTool {
+    pub name: String,
+    pub title: Option<String>,
+    pub description: String,
+    pub schema: Value,
+}
+
+/// Where a server's conversation stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Stopped,
+    /// Started; `initialize` sent and not answered yet.
+    Initializing,
+    Ready,
+}
+
+pub struct Server {
+    pub config: ServerConfig,
+    process: Option<Process>,
+    pub phase: Phase,
+    next_id: u64,
+    init_id: Option<u64>,
+    /// The `tools/list` in flight, and the pages read so far.
+    list_id: Option<u64>,
+    pages: Vec<Value>,
+    /// The server said its tools changed since they were listed.
+    list_dirty: bool,
+    /// Its tools by tack name, once listed.
+    pub tools: BTreeMap<String, RemoteTool>,
+    /// Set when `tools` changed and tack's registrations have not caught up.
+    pub tools_changed: bool,
+    answers: HashMap<u64, Result<Value, RpcError>>,
+    malformed: u32,
+    first_malformed: Option<String>,
+    pub last_error: Option<String>,
+    pub protocol: Option<String>,
+    pub server_info: Option<String>,
+    /// When it last failed to start or ended, to not retry a broken server every turn.
+    pub failed_at: Option<Instant>,
+}
+
+impl Server {
+    pub fn new(config: ServerConfig) -> Self {
+        Server {
+            config,
+            process: None,
+            phase: Phase::Stopped,
+            next_id: 0,
+            init_id: None,
+            list_id: None,
+            pages: Vec::new(),
+            list_dirty: false,
+            tools: BTreeMap::new(),
+            tools_changed: false,
+            answers: HashMap::new(),
+            malformed: 0,
+            first_malformed: None,
+            last_error: None,
+            protocol: None,
+            server_info: None,
+            failed_at: None,
+        }
+    }
+
+    fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    /// Whether the tools are listed and nothing is in flight: nothing to wait for.
+    pub fn settled(&self) -> bool {
+        self.phase == Phase::Stopped
+            || (self.phase == Phase::Ready && self.list_id.is_none() && !self.list_dirty)
+    }
+
+    /// Starts the program and sends `initialize`.
+    pub fn start(&mut self) -> Result<(), String> {
+        if self.phase != Phase::Stopped {
+            return Ok(());
+        }
+        let process = match Process::spawn(&self.config.command) {
+            Ok(process) => process,
+            Err(e) => {
+                let why = format!(
+                    "MCP server '{}' could not start: {}",
+                    self.name(),
+                    e.message()
+                );
+                self.fail(why.clone());
+                return Err(why);
+            }
+        };
+        self.process = Some(process);
+        self.phase = Phase::Initializing;
+        self.malformed = 0;
+        self.first_malformed = None;
+        let id = self.fresh_id();
+        self.init_id = Some(id);
+        self.send(&rpc::request(
+            id,
+            "initialize",
+            json!({
+                "protocolVersion": PROTOCOL,
+                "capabilities": {},
+                "clientInfo": { "name": "tack", "version": env!("CARGO_PKG_VERSION") },
+            }),
+        ))
+    }
+
+    /// Stops the program (its process group) and forgets the conversation; `why` is what the
+    /// next caller is told.
+    pub fn stop(&mut self, why: Option<String>) {
+        if let Some(process) = self.process.take() {
+            // Already gone is fine: releasing is about freeing the place in the budget.
+            let _ = process.release();
+        }
+        self.phase = Phase::Stopped;
+        self.init_id = None;
+        self.list_id = None;
+        self.pages.clear();
+        self.answers.clear();
+        if let Some(why) = why {
+            self.fail(why);
+        }
+    }
+
+    fn fail(&mut self, why: String) {
+        self.last_error = Some(why);
+        self.failed_at = Some(Instant::now());
+    }
+
+    fn fresh_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), String> {
+        let Some(process) = self.process else {
+            return Err(format!("MCP server '{}' is not running", self.name()));
+        };
+        match process.write_line(line) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let why = self.ended(&format!("writing to it failed ({})", e.message()));
+                Err(why)
+            }
+        }
+    }
+
+    /// Reads what the server wrote until `done` holds or `deadline` passes.
+    pub fn pump(
+        &mut self,
+        deadline: Instant,
+        done: &dyn Fn(&Server) -> bool,
+    ) -> Result<(), String> {
+        loop {
+            if done(self) {
+                return Ok(());
+            }
+            if self.list_dirty && self.phase == Phase::Ready && self.list_id.is_none() {
+                self.list_dirty = false;
+                self.request_list(None)?;
+            }
+            let Some(process) = self.process else {
+                return Err(self
+                    .last_error
+                    .clone()
+                    .unwrap_or_else(|| format!("MCP server '{}' is not running", self.name())));
+            };
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(());
+            }
+            match process.read_line_from(OutputStream::Stdout, left.min(Duration::from_secs(50))) {
+                Ok(Output::Data(bytes)) => {
+                    let text = String::from_utf8_lossy(&bytes);
+                    let line = text.trim_end_matches(['\n', '\r']);
+                    if !line.trim().is_empty() {
+                        self.handle(line)?;
+                    }
+                }
+                Ok(Output::Idle) => {}
+                Ok(Output::Closed) => return Err(self.ended("it closed its output")),
+                Err(e) => return Err(self.ended(&e.message())),
+            }
+        }
+    }
+
+    /// Reads what the server has already written, without waiting: a notification that came
+    /// after the last answer (its tools changed) is seen before the next turn.
+    pub fn drain(&mut self) -> Result<(), String> {
+        while let Some(process) = self.process {
+            match process.read_line_from(OutputStream::Stdout, Duration::ZERO) {
+                Ok(Output::Data(bytes)) => {
+                    let text = String::from_utf8_lossy(&bytes);
+                    let line = text.trim_end_matches(['\n', '\r']);
+                    if !line.trim().is_empty() {
+                        self.handle(line)?;
+                    }
+                }
+                Ok(Output::Idle) => break,
+                Ok(Output::Closed) => return Err(self.ended("it closed its output")),
+                Err(e) => return Err(self.ended(&e.message())),
+            }
+        }
+        Ok(())
+    }
+
+    fn handle(&mut self, line: &str) -> Result<(), String> {
+        match rpc::parse(line) {
+            Incoming::Response { id, outcome } if Some(id) == self.init_id => {
+                self.init_id = None;
+                self.initialized(outcome)
+            }
+            Incoming::Response { id, outcome } if Some(id) == self.list_id => {
+                self.list_id = None;
+                self.listed(outcome)
+            }
+            Incoming::Response { id, outcome } => {
+                self.answers.insert(id, outcome);
+                Ok(())
+            }
+            Incoming::Notification { method } => {
+                if method == "notifications/tools/list_changed" {
+                    self.list_dirty = true;
+                }
+                Ok(())
+            }
+            Incoming::Request { id, method } => {
+                let line = if method == "ping" {
+                    rpc::reply(&id, json!({}))
+                } else {
+                    // tack declares no client capability (roots, sampling, elicitation), so a
+                    // server has no business asking for one; saying so keeps it from waiting.
+                    rpc::reply_error(&id, -32601, &format!("tack does not offer {method}"))
+                };
+                self.send(&line)
+            }
+            Incoming::Malformed(text) => {
+                self.malformed += 1;
+                if self.first_malformed.is_none() {
+                    self.first_malformed = Some(text);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn initialized(&mut self, outcome: Result<Value, RpcError>) -> Result<(), String> {
+        let result = match outcome {
+            Ok(result) => result,
+            Err(e) => {
+                let why = format!("MCP server '{}' refused to initialize: {e}", self.name());
+                self.stop(Some(why.clone()));
+                return Err(why);
+            }
+        };
+        let version = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !PROTOCOLS.contains(&version) {
+            let why = format!(
+                "MCP server '{}' speaks protocol revision '{version}', which tack does not ({})",
+                self.name(),
+                PROTOCOLS.join(", ")
+            );
+            self.stop(Some(why.clone()));
+            return Err(why);
+        }
+        self.protocol = Some(version.to_string());
+        self.server_info = result.get("serverInfo").map(|info| {
+            let text = |key: &str| info.get(key).and_then(Value::as_str).unwrap_or("");
+            format!("{} {}", text("name"), text("version"))
+                .trim()
+                .to_string()
+        });
+        self.phase = Phase::Ready;
+        self.last_error = None;
+        self.failed_at = None;
+        // What came before our answer (a list_changed sent at start-up) is covered by the list.
+        self.list_dirty = false;
+        self.send(&rpc::notification("notifications/initialized", None))?;
+        self.request_list(None)
+    }
+
+    fn request_list(&mut self, cursor: Option<&str>) -> Result<(), String> {
+        if cursor.is_none() {
+            self.pages.clear();
+        }
+        let id = self.fresh_id();
+        self.list_id = Some(id);
+        let params = match cursor {
+            Some(cursor) => json!({ "cursor": cursor }),
+            None => json!({}),
+        };
+        self.send(&rpc::request(id, "tools/list", params))
+    }
+
+    fn listed(&mut self, outcome: Result<Value, RpcError>) -> Result<(), String> {
+        let result = match outcome {
+            Ok(result) => result,
+            Err(e) => {
+                let why = format!("MCP server '{}' could not list its tools: {e}", self.name());
+                self.last_error = Some(why.clone());
+                return Err(why);
+            }
+        };
+        self.pages
+            .push(result.get("tools").cloned().unwrap_or_default());
+        if let Some(cursor) = result.get("nextCursor").and_then(Value::as_str) {
+            if self.pages.len() < MAX_PAGES {
+                let cursor = cursor.to_string();
+                return self.request_list(Some(&cursor));
+            }
+        }
+        let mut tools = BTreeMap::new();
+        let pages = std::mem::take(&mut self.pages);
+        for tool in pages.into_iter().flat_map(|page| match page {
+            Value::Array(items) => items,
+            _ => Vec::new(),
+        }) {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            let mut schema = tool
+                .get("inputSchema")
+                .cloned()
+                .filter(Value::is_object)
+                .unwrap_or_else(|| json!({ "type": "object" }));
+            if schema.get("type").is_none() {
+                schema["type"] = json!("object");
+            }
+            let remote = RemoteTool {
+                name: name.to_string(),
+                title: tool
+                    .get("title")
+                    .or_else(|| tool.get("annotations").and_then(|a| a.get("title")))
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                description: tool
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                schema,
+            };
+            tools.insert(crate::content::tool_name(self.name(), name), remote);
+        }
+        if tools != self.tools {
+            self.tools = tools;
+            self.tools_changed = true;
+        }
+        Ok(())
+    }
+
+    /// Sends a request and waits for its answer until `deadline`. A server that does not answer
+    /// in time is told the request is cancelled and stopped.
+    pub fn call(
+        &mut self,
+        method: &str,
+        params: Value,
+        deadline: Instant,
+    ) -> Result<Value, String> {
+        let id = self.fresh_id();
+        self.send(&rpc::request(id, method, params))?;
+        self.pump(deadline, &|server| server.answers.contains_key(&id))?;
+        match self.answers.remove(&id) {
+            Some(Ok(result)) => Ok(result),
+            Some(Err(e)) => Err(format!(
+                "MCP server '{}' answered with an error: {e}",
+                self.name()
+            )),
+            None => {
+                let _ = self.send(&rpc::notification(
+                    "notifications/cancelled",
+                    Some(json!({ "requestId": id, "reason": "tack stopped waiting" })),
+                ));
+                let mut why = format!(
+                    "MCP server '{}' did not answer {method} in time; tack stopped it, and it \
+                     starts again on the next call",
+                    self.name()
+                );
+                if let Some(first) = &self.first_malformed {
+                    why.push_str(&format!(
+                        ". It wrote {} line(s) that are not JSON-RPC, the first: {first}",
+                        self.malformed
+                    ));
+                }
+                self.stop(Some(why.clone()));
+                Err(why)
+            }
+        }
+    }
+
+    /// Waits (until `deadline`) for a started server to be ready for calls.
+    pub fn ready(&mut self, deadline: Instant) -> Result<(), String> {
+        if self.phase == Phase::Stopped {
+            self.start()?;
+        }
+        self.pump(deadline, &|server| server.phase == Phase::Ready)?;
+        if self.phase == Phase::Ready {
+            return Ok(());
+        }
+        let mut why = format!(
+            "MCP server '{}' did not finish starting in time; tack stopped it",
+            self.name()
+        );
+        if let Some(first) = &self.first_malformed {
+            why.push_str(&format!(
+                ". It wrote {} line(s) that are not JSON-RPC, the first: {first}",
+                self.malformed
+            ));
+        }
+        self.stop(Some(why.clone()));
+        Err(why)
+    }
+
+    /// The program ended or cannot be written to: says how, with the end of what it wrote to
+    /// standard error, and stops the conversation.
+    fn ended(&mut self, how: &str) -> String {
+        let mut why = format!("MCP server '{}' ended: {how}", self.name());
+        if let Some(process) = self.process {
+            if let Ok(Some(status)) = process.wait(Duration::from_millis(500)) {
+                match status.code {
+                    Some(code) => why.push_str(&format!(" (exit code {code})")),
+                    None => why.push_str(" (killed by a signal)"),
+                }
+            }
+            let mut stderr = Vec::new();
+            while let Ok(Output::Data(bytes)) =
+                process.read(OutputStream::Stderr, 64 << 10, Duration::ZERO)
+            {
+                stderr.extend_from_slice(&bytes);
+            }
+            let text = String::from_utf8_lossy(&stderr);
+            let tail: Vec<&str> = text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .rev()
+                .take(5)
+                .collect();
+            if !tail.is_empty() {
+                let tail: Vec<&str> = tail.into_iter().rev().collect();
+                why.push_str(&format!("; its last words: {}", tail.join(" | ")));
+            }
+        }
+        why.push_str("; it starts again on the next call");
+        self.stop(Some(why.clone()));
+        why
+    }
+}
