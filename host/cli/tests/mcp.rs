@@ -69,11 +69,12 @@ fn run(env: &Env, script: Value, mut mcp: Value, extra: &[&str]) -> std::process
     let mut args = vec![
         "--plugin",
         scripted.to_str().expect("utf8"),
-        "--permissions",
-        "yolo",
         "--mode",
         "json",
     ];
+    if !extra.contains(&"--permissions") {
+        args.extend(["--permissions", "yolo"]);
+    }
     args.extend_from_slice(extra);
     args.push("go");
     env.run(&args)
@@ -243,6 +244,32 @@ fn a_crashing_or_hanging_server_fails_its_call_clearly_and_the_session_goes_on()
     let (failed, text, _) = result_of(&events, "grow2");
     assert!(!failed && text.contains("did added"), "{text}");
     assert!(stdout(&out).contains("still here"));
+}
+
+#[test]
+fn permission_gate_asks_about_a_servers_tools_and_read_only_mode_denies_them() {
+    let env = Env::new(tack!());
+    let script = env.root().join("server.py");
+    std::fs::write(&script, SCRIPT_SERVER).expect("script");
+    write_user_servers(
+        &env,
+        json!({ "grow": { "command": "python3", "args": [script, "grow"] } }),
+    );
+    let calls = json!([call("c", "grow_act", json!({})), { "text": "done" }]);
+    let read_only = run(
+        &env,
+        calls.clone(),
+        json!({}),
+        &["--permissions", "read-only"],
+    );
+    assert!(read_only.status.success(), "{}", stderr(&read_only));
+    let (failed, text, _) = result_of(&events(&read_only), "c");
+    assert!(failed && text.contains("MCP server 'grow'"), "{text}");
+    // Nobody is there to answer in JSON mode, so the question is a refusal.
+    let asked = run(&env, calls, json!({}), &["--permissions", "ask"]);
+    assert!(asked.status.success(), "{}", stderr(&asked));
+    let (failed, text, _) = result_of(&events(&asked), "c");
+    assert!(failed && text.contains("MCP server 'grow'"), "{text}");
 }
 
 #[test]

@@ -10,7 +10,10 @@
 //!   any depth, and one naming a folder covers what is below it (gitignore's rules).
 //! - `Task` is tack's task tool (sub-agents).
 //!
-//! Anything else (`WebFetch(domain:…)`, `WebSearch`, MCP tools) names a tool tack does not have;
+//! - `mcp__github__create_issue` is the tool `github_create_issue` of tack's mcp plugin;
+//!   `mcp__github` (or `mcp__github__*`) every tool of that server, `github_*`.
+//!
+//! Anything else (`WebFetch(domain:…)`, `WebSearch`) names a tool tack does not have;
 //! it is left out and listed by `/permissions`. Precedence stays permission-gate's: the most
 //! specific rule decides, deny winning ties.
 
@@ -92,6 +95,16 @@ fn rule_specs(entry: &str, action: Action, home: Option<&str>) -> Result<Vec<Rul
             return Ok(vec![rule]);
         }
         "Task" if specifier.is_none() => return Ok(vec![spec("task", "*".into(), None)]),
+        mcp if mcp.starts_with("mcp__") => {
+            if specifier.is_some() {
+                return Err("an MCP tool's rule takes no pattern".into());
+            }
+            return Ok(vec![spec(
+                &mcp_tool(&mcp["mcp__".len()..]),
+                "*".into(),
+                None,
+            )]);
+        }
         "Read" => &["read", "ls", "find", "grep"],
         "Edit" => &["edit", "write"],
         "Write" => &["write"],
@@ -109,6 +122,32 @@ fn rule_specs(entry: &str, action: Action, home: Option<&str>) -> Result<Vec<Rul
         .iter()
         .flat_map(|tool| patterns.iter().map(|p| spec(tool, p.clone(), None)))
         .collect())
+}
+
+/// tack's name for Claude Code's `mcp__<server>__<tool>`: the mcp plugin's `<server>_<tool>`
+/// (characters outside `[a-zA-Z0-9_-]` made `_`, as the plugin names them); `mcp__<server>` and
+/// `mcp__<server>__*`, every tool of the server: `<server>_*`.
+fn mcp_tool(rest: &str) -> String {
+    let clean = |text: &str| -> String {
+        text.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    match rest.split_once("__") {
+        Some((server, "*")) | Some((server, "")) => format!("{}_*", clean(server)),
+        Some((server, tool)) => {
+            let mut name = clean(&format!("{server}_{tool}"));
+            name.truncate(64);
+            name
+        }
+        None => format!("{}_*", clean(rest)),
+    }
 }
 
 /// permission-gate path globs (absolute, or from `$WORKSPACE`) for a Claude Code path pattern.
@@ -153,6 +192,27 @@ mod tests {
             .iter()
             .map(|s| (s.tool.clone(), s.pattern.clone(), s.action))
             .collect()
+    }
+
+    #[test]
+    fn mcp_rules_name_the_mcp_plugins_tools() {
+        let converted = convert(
+            r#"{"permissions": {
+                "allow": ["mcp__github", "mcp__fs__read_file"],
+                "deny": ["mcp__github__delete.repo", "mcp__x__*", "mcp__y__z(arg)"]}}"#,
+            None,
+        )
+        .expect("converts");
+        assert_eq!(
+            pairs(&converted),
+            [
+                ("github_*".into(), "*".into(), Action::Allow),
+                ("fs_read_file".into(), "*".into(), Action::Allow),
+                ("github_delete_repo".into(), "*".into(), Action::Deny),
+                ("x_*".into(), "*".into(), Action::Deny),
+            ]
+        );
+        assert!(converted.skipped[0].contains("takes no pattern"));
     }
 
     #[test]

@@ -30,6 +30,9 @@ pub struct Context<'a> {
     /// Whether the user trusts the project (git and other programs it configures count as
     /// read-only only then).
     pub trust: Trust,
+    /// The MCP servers of this run: a tool named `<server>_…` is a server's, whose effects
+    /// nobody here can see, so it asks (and is denied in read-only mode) unless a rule says.
+    pub mcp_servers: &'a [String],
 }
 
 /// The outcome for one call.
@@ -340,7 +343,7 @@ fn other_tool(ctx: &Context<'_>, tool: &str) -> Finding {
     let best = ctx
         .rules
         .iter()
-        .filter(|r| r.spec.tool == tool && r.matches_any())
+        .filter(|r| r.names_tool(tool) && r.matches_any())
         .fold(None, |best: Option<&Rule>, rule| {
             if is_better(rule, best) {
                 Some(rule)
@@ -362,8 +365,41 @@ fn other_tool(ctx: &Context<'_>, tool: &str) -> Finding {
                 kind: None,
             }),
         ),
-        None => Finding::allow(),
+        None => match mcp_server_of(ctx, tool) {
+            None => Finding::allow(),
+            Some(server) if ctx.mode == Mode::ReadOnly => Finding {
+                action: Action::Deny,
+                why: format!(
+                    "read-only mode: `{tool}` is a tool of the MCP server '{server}', which may \
+                     change anything"
+                ),
+                remember: None,
+            },
+            Some(server) => Finding {
+                action: Action::Ask,
+                why: format!("`{tool}` is a tool of the MCP server '{server}'"),
+                remember: Some(RuleSpec {
+                    tool: tool.to_string(),
+                    pattern: "*".into(),
+                    action: Action::Allow,
+                    kind: None,
+                }),
+            },
+        },
     }
+}
+
+/// The MCP server whose tool `tool` is, by its name's prefix (`github_` for `github`; the
+/// longest name wins where one server's name starts another's).
+fn mcp_server_of<'a>(ctx: &Context<'a>, tool: &str) -> Option<&'a str> {
+    ctx.mcp_servers
+        .iter()
+        .filter(|server| {
+            tool.strip_prefix(server.as_str())
+                .is_some_and(|rest| rest.starts_with('_'))
+        })
+        .max_by_key(|server| server.len())
+        .map(String::as_str)
 }
 
 fn is_better(rule: &Rule, best: Option<&Rule>) -> bool {
@@ -532,6 +568,7 @@ mod tests {
         rules: Vec<Rule>,
         files: Vec<String>,
         trust: Trust,
+        mcp_servers: Vec<String>,
     }
 
     impl Fixture {
@@ -549,6 +586,7 @@ mod tests {
                 rules,
                 files: vec!["/ws/.tack/permissions.toml".into()],
                 trust: Trust::Trusted,
+                mcp_servers: vec!["github".into(), "git".into()],
             }
         }
 
@@ -565,6 +603,7 @@ mod tests {
                 rules: &refs,
                 rule_files: &self.files,
                 trust: self.trust,
+                mcp_servers: &self.mcp_servers,
             };
             evaluate(&ctx, tool, &args)
         }
@@ -590,6 +629,54 @@ tool = "write"
 pattern = "/tmp/**"
 action = "allow"
 "#;
+
+    #[test]
+    fn a_rule_for_every_tool_of_an_mcp_server_yields_to_one_for_a_single_tool() {
+        let f = Fixture::new(
+            r#"
+[[rules]]
+tool = "github_*"
+pattern = "*"
+action = "allow"
+
+[[rules]]
+tool = "github_delete_repo"
+pattern = "*"
+action = "deny"
+"#,
+        );
+        let args = json!({});
+        assert_eq!(
+            f.decide(Mode::Ask, "github_list_issues", args.clone())
+                .action,
+            Action::Allow
+        );
+        assert_eq!(
+            f.decide(Mode::Ask, "github_delete_repo", args.clone())
+                .action,
+            Action::Deny
+        );
+        // A tool of no server and no rule runs, as plugin tools do.
+        assert_eq!(
+            f.decide(Mode::Ask, "gitlab_list", args.clone()).action,
+            Action::Allow
+        );
+        // A server's tool without a rule asks, and read-only mode denies it.
+        let asked = f.decide(Mode::Auto, "git_log", args.clone());
+        assert_eq!(asked.action, Action::Ask);
+        assert!(asked.why.contains("MCP server 'git'"), "{}", asked.why);
+        assert_eq!(asked.remember[0].tool, "git_log");
+        let denied = f.decide(Mode::ReadOnly, "github_list_issues", args.clone());
+        assert_eq!(
+            denied.action,
+            Action::Allow,
+            "the rule allows it: {}",
+            denied.why
+        );
+        let denied = f.decide(Mode::ReadOnly, "git_log", args.clone());
+        assert_eq!(denied.action, Action::Deny);
+        assert_eq!(f.decide(Mode::Yolo, "git_log", args).action, Action::Allow);
+    }
 
     #[test]
     fn ask_mode() {

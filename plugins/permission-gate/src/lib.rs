@@ -65,6 +65,8 @@ struct PermissionGate {
     claude_project_files: Vec<String>,
     /// The untrusted project's allow rules have been reported as ignored.
     told_untrusted: bool,
+    /// The MCP servers the mcp plugin runs (set by the host); their tools (`<server>_…`) ask.
+    mcp_servers: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -80,6 +82,9 @@ struct Config {
     /// `~/.claude/settings.json` when it exists (found by the host, see tack.toml).
     #[serde(default)]
     claude_settings: Vec<Place>,
+    /// The MCP servers of this run, by name (the host sets this when the mcp plugin loads).
+    #[serde(default)]
+    mcp_servers: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -123,6 +128,7 @@ impl Plugin for PermissionGate {
                 .unwrap_or_default(),
         };
         self.workspace = ctx.workspace.trim_end_matches('/').to_string();
+        self.mcp_servers = config.mcp_servers.clone();
         self.defaults = if config.defaults {
             rules::defaults(&self.workspace)?
         } else {
@@ -242,6 +248,7 @@ impl Plugin for PermissionGate {
             rules: &rules,
             rule_files: &files,
             trust,
+            mcp_servers: &self.mcp_servers,
         };
         if escalation::asked(&args) {
             if let Some(refused) = self.judge_escalation(&call.name, &args, mode) {

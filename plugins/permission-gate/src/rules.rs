@@ -162,7 +162,9 @@ impl Rule {
             };
             (MatchKind::Glob, specificity, matcher)
         } else if matches!(pattern, "" | "*" | "**") {
-            (MatchKind::Glob, 0, Matcher::Any)
+            // A rule for one tool is more specific than one for every tool of an MCP server.
+            let specificity = usize::from(!spec.tool.ends_with('*'));
+            (MatchKind::Glob, specificity, Matcher::Any)
         } else {
             return Err(bad(format!(
                 "tool `{}` has no subject to match; use the pattern \"*\"",
@@ -228,6 +230,15 @@ impl Rule {
         match &self.matcher {
             Matcher::Path { glob, negated } => glob.is_match(absolute) != *negated,
             _ => false,
+        }
+    }
+
+    /// Whether the rule is about `tool`: its name, or, for a name ending in `_*` (every tool of
+    /// an MCP server, `github_*`), a tool whose name starts with the rest.
+    pub fn names_tool(&self, tool: &str) -> bool {
+        match self.spec.tool.strip_suffix('*') {
+            Some(prefix) if prefix.ends_with('_') => tool.starts_with(prefix),
+            _ => self.spec.tool == tool,
         }
     }
 

@@ -41,6 +41,16 @@ pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[StdioServer]) {
     if let Some(config) = spec.config.as_object_mut() {
         config.insert("servers".into(), serde_json::Value::Array(list));
     }
+    // permission-gate asks about a server's tools by their names' prefix, since a hook sees a
+    // call's tool name and not the plugin behind it.
+    let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+    for gate in specs.iter_mut().filter(|s| {
+        s.manifest.plugin.name == "permission-gate" && matches!(s.source, PluginSource::Builtin)
+    }) {
+        if let Some(config) = gate.config.as_object_mut() {
+            config.insert("mcp_servers".into(), json!(names));
+        }
+    }
 }
 
 #[cfg(test)]
