@@ -121,6 +121,7 @@ fn the_reference_servers_tools_answer_through_tack() {
             call("write", "fs_write_file", json!({
                 "path": format!("{workspace}/notes/new.txt"), "content": "written by MCP"
             })),
+            call("long", "everything_trigger-long-running-operation", json!({ "duration": 1, "steps": 2 })),
             call("outside", "fs_read_text_file", json!({ "path": "/etc/hostname" })),
             call("bad", "everything_get-sum", json!({ "a": "two" })),
             { "text": "all done" }
@@ -153,6 +154,18 @@ fn the_reference_servers_tools_answer_through_tack() {
     assert_eq!(
         std::fs::read_to_string(env.workspace().join("notes/new.txt")).expect("written"),
         "written by MCP"
+    );
+    // The server's progress notifications are the call's live progress.
+    let (failed, text, _) = result_of(&events, "long");
+    assert!(!failed && text.contains("completed"), "{text}");
+    let updates: Vec<String> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_execution_update" && e["toolCallId"] == "long")
+        .map(Value::to_string)
+        .collect();
+    assert!(
+        updates.iter().any(|u| u.contains("everything: 1/2")),
+        "{updates:?}"
     );
     // The server keeps to the folder it was given, and says so.
     let (failed, text, _) = result_of(&events, "outside");

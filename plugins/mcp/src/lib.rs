@@ -165,6 +165,7 @@ impl McpPlugin {
             "tools/call",
             json!({ "name": tool, "arguments": arguments }),
             Instant::now() + timeout,
+            Some(&call.id),
         );
         // What came with the answer may include a changed tool list.
         if let Err(e) = server.drain() {

@@ -11,7 +11,7 @@ pub enum Incoming {
         outcome: Result<Value, RpcError>,
     },
     /// A notification (`notifications/tools/list_changed`, a log message, progress).
-    Notification { method: String },
+    Notification { method: String, params: Value },
     /// A request the server makes of the client (`ping`, `roots/list`, `sampling/createMessage`).
     Request { id: Value, method: String },
     /// A line that is not a JSON-RPC message we can use.
@@ -76,6 +76,7 @@ pub fn parse(line: &str) -> Incoming {
         },
         (Some(method), None) => Incoming::Notification {
             method: method.to_string(),
+            params: message.get("params").cloned().unwrap_or(Value::Null),
         },
         (None, Some(id)) => {
             // Our ids are numbers; a server that answers with another kind of id answered
@@ -127,7 +128,8 @@ mod tests {
         assert_eq!(
             parse(r#"{"method":"notifications/tools/list_changed","jsonrpc":"2.0"}"#),
             Incoming::Notification {
-                method: "notifications/tools/list_changed".into()
+                method: "notifications/tools/list_changed".into(),
+                params: Value::Null
             }
         );
         assert_eq!(

@@ -65,6 +65,9 @@ pub struct Server {
     /// Set when `tools` changed and tack's registrations have not caught up.
     pub tools_changed: bool,
     answers: HashMap<u64, Result<Value, RpcError>>,
+    /// The request whose progress notifications go to a tool call's progress: its id (the
+    /// progress token) and the call's id.
+    progress: Option<(u64, String)>,
     malformed: u32,
     first_malformed: Option<String>,
     pub last_error: Option<String>,
@@ -88,6 +91,7 @@ impl Server {
             tools: BTreeMap::new(),
             tools_changed: false,
             answers: HashMap::new(),
+            progress: None,
             malformed: 0,
             first_malformed: None,
             last_error: None,
@@ -254,9 +258,11 @@ impl Server {
                 self.answers.insert(id, outcome);
                 Ok(())
             }
-            Incoming::Notification { method } => {
-                if method == "notifications/tools/list_changed" {
-                    self.list_dirty = true;
+            Incoming::Notification { method, params } => {
+                match method.as_str() {
+                    "notifications/tools/list_changed" => self.list_dirty = true,
+                    "notifications/progress" => self.forward_progress(&params),
+                    _ => {}
                 }
                 Ok(())
             }
@@ -277,6 +283,31 @@ impl Server {
                 }
                 Ok(())
             }
+        }
+    }
+
+    /// A progress notification for the call in flight, as that call's progress: `3/5 Working`.
+    fn forward_progress(&self, params: &Value) {
+        let Some((token, call_id)) = &self.progress else {
+            return;
+        };
+        if params.get("progressToken").and_then(Value::as_u64) != Some(*token) {
+            return;
+        }
+        let number = |key: &str| params.get(key).and_then(Value::as_f64);
+        let mut text = match (number("progress"), number("total")) {
+            (Some(done), Some(total)) => format!("{done}/{total}"),
+            (Some(done), None) => format!("{done}"),
+            _ => String::new(),
+        };
+        if let Some(message) = params.get("message").and_then(Value::as_str) {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.push_str(message);
+        }
+        if !text.is_empty() {
+            tack_sdk::progress(call_id, format!("{}: {text}", self.name()));
         }
     }
 
@@ -389,16 +420,25 @@ impl Server {
     }
 
     /// Sends a request and waits for its answer until `deadline`. A server that does not answer
-    /// in time is told the request is cancelled and stopped.
+    /// in time is told the request is cancelled and stopped. With `progress_for` (a tool call's
+    /// id), the request carries a progress token, and the server's progress notifications become
+    /// that call's progress.
     pub fn call(
         &mut self,
         method: &str,
-        params: Value,
+        mut params: Value,
         deadline: Instant,
+        progress_for: Option<&str>,
     ) -> Result<Value, String> {
         let id = self.fresh_id();
+        if let Some(call_id) = progress_for {
+            params["_meta"] = json!({ "progressToken": id });
+            self.progress = Some((id, call_id.to_string()));
+        }
         self.send(&rpc::request(id, method, params))?;
-        self.pump(deadline, &|server| server.answers.contains_key(&id))?;
+        let waited = self.pump(deadline, &|server| server.answers.contains_key(&id));
+        self.progress = None;
+        waited?;
         match self.answers.remove(&id) {
             Some(Ok(result)) => Ok(result),
             Some(Err(e)) => Err(format!(
