@@ -131,17 +131,13 @@ fn main() {
             .collect(),
     );
     let own = direct(&script, runs);
-    let added = through_tack.saturating_sub(own);
+    // Signed: on a busy machine the two medians' noise can put tack's below the server's own.
+    let added_us = (through_tack.as_secs_f64() - own.as_secs_f64()) * 1e6;
     println!("MCP tool call over stdio ({runs} calls, medians)");
     println!("  the server's own round trip:   {}", us(own));
     println!("  through tack's mcp plugin:     {}", us(through_tack));
     println!(
-        "  added by tack:                 {} (target ≤ 1000 µs: {})",
-        us(added),
-        if added <= Duration::from_millis(1) {
-            "met"
-        } else {
-            "NOT met"
-        }
+        "  added by tack:                 {added_us:.0} µs (target ≤ 1000 µs: {})",
+        if added_us <= 1000.0 { "met" } else { "NOT met" }
     );
 }
