@@ -209,18 +209,24 @@ impl Server {
             if left.is_zero() {
                 return Ok(());
             }
-            match process.read_line_from(OutputStream::Stdout, left.min(Duration::from_secs(50))) {
-                Ok(Output::Data(bytes)) => {
-                    let text = String::from_utf8_lossy(&bytes);
-                    let line = text.trim_end_matches(['\n', '\r']);
-                    if !line.trim().is_empty() {
-                        self.handle(line)?;
-                    }
+            self.read_one(process, left.min(Duration::from_secs(50)))?;
+        }
+    }
+
+    /// Reads one line, waiting up to `wait`, and acts on it; `false` when none came.
+    fn read_one(&mut self, process: Process, wait: Duration) -> Result<bool, String> {
+        match process.read_line_from(OutputStream::Stdout, wait) {
+            Ok(Output::Data(bytes)) => {
+                let text = String::from_utf8_lossy(&bytes);
+                let line = text.trim_end_matches(['\n', '\r']);
+                if !line.trim().is_empty() {
+                    self.handle(line)?;
                 }
-                Ok(Output::Idle) => {}
-                Ok(Output::Closed) => return Err(self.ended("it closed its output")),
-                Err(e) => return Err(self.ended(&e.message())),
+                Ok(true)
             }
+            Ok(Output::Idle) => Ok(false),
+            Ok(Output::Closed) => Err(self.ended("it closed its output")),
+            Err(e) => Err(self.ended(&e.message())),
         }
     }
 
@@ -228,17 +234,8 @@ impl Server {
     /// after the last answer (its tools changed) is seen before the next turn.
     pub fn drain(&mut self) -> Result<(), String> {
         while let Some(process) = self.process {
-            match process.read_line_from(OutputStream::Stdout, Duration::ZERO) {
-                Ok(Output::Data(bytes)) => {
-                    let text = String::from_utf8_lossy(&bytes);
-                    let line = text.trim_end_matches(['\n', '\r']);
-                    if !line.trim().is_empty() {
-                        self.handle(line)?;
-                    }
-                }
-                Ok(Output::Idle) => break,
-                Ok(Output::Closed) => return Err(self.ended("it closed its output")),
-                Err(e) => return Err(self.ended(&e.message())),
+            if !self.read_one(process, Duration::ZERO)? {
+                break;
             }
         }
         Ok(())
@@ -450,19 +447,12 @@ impl Server {
                     "notifications/cancelled",
                     Some(json!({ "requestId": id, "reason": "tack stopped waiting" })),
                 ));
-                let mut why = format!(
+                let why = format!(
                     "MCP server '{}' did not answer {method} in time; tack stopped it, and it \
                      starts again on the next call",
                     self.name()
                 );
-                if let Some(first) = &self.first_malformed {
-                    why.push_str(&format!(
-                        ". It wrote {} line(s) that are not JSON-RPC, the first: {first}",
-                        self.malformed
-                    ));
-                }
-                self.stop(Some(why.clone()));
-                Err(why)
+                Err(self.gave_up(why))
             }
         }
     }
@@ -476,10 +466,16 @@ impl Server {
         if self.phase == Phase::Ready {
             return Ok(());
         }
-        let mut why = format!(
+        let why = format!(
             "MCP server '{}' did not finish starting in time; tack stopped it",
             self.name()
         );
+        Err(self.gave_up(why))
+    }
+
+    /// Stops a server tack stopped waiting for, `why` followed by the lines it wrote that were
+    /// not JSON-RPC (often the reason: a server logging to standard output); returns the whole.
+    fn gave_up(&mut self, mut why: String) -> String {
         if let Some(first) = &self.first_malformed {
             why.push_str(&format!(
                 ". It wrote {} line(s) that are not JSON-RPC, the first: {first}",
@@ -487,7 +483,7 @@ impl Server {
             ));
         }
         self.stop(Some(why.clone()));
-        Err(why)
+        why
     }
 
     /// The program ended or cannot be written to: says how, with the end of what it wrote to
