@@ -151,10 +151,12 @@ impl Opened {
         if let Some(inbox) = inbox {
             inbox.attach_queues(agent.queues());
         }
+        let agent = Arc::new(agent);
+        loaded.backends.agent.attach_agent(&agent);
         let running = AgentSession {
             cli,
             loaded,
-            agent: Arc::new(agent),
+            agent,
             session,
             store,
             router,

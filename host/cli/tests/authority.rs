@@ -940,3 +940,53 @@ fn a_plugin_cannot_take_a_tool_name_another_plugin_holds() {
     );
     assert_neighbour_worked(&events, "n1");
 }
+
+/// `tack:plugin/control` needs no grant, so what it writes is budgeted: a name or label is one
+/// line of at most 200 characters, a label names an entry that exists, and compaction
+/// instructions are at most 8 KiB. None of the oversized or malformed requests reaches the
+/// session, and no compaction runs.
+#[test]
+fn a_plugin_without_grants_cannot_flood_the_session_through_control() {
+    let env = new_env();
+    let script = json!([
+        turn(vec![
+            call("flood", "control_flood", json!({})),
+            neighbour_read("n1")
+        ]),
+        done(),
+    ]);
+    let base = hostile_run(&env, script, json!({}), "");
+    let out = env
+        .command()
+        .args(args(&base, &["--mode", "json", "go"]))
+        .output()
+        .expect("tack runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_events(&out);
+    let text = result_text(event(&events, "tool_execution_end", "flood"));
+    let outcomes: Vec<&str> = text.lines().collect();
+    assert_eq!(outcomes.len(), 6, "{text}");
+    assert!(
+        outcomes.iter().all(|o| o.starts_with("refused: ")),
+        "{text}"
+    );
+    assert!(outcomes[0].contains("at most 200"), "{text}");
+    assert!(outcomes[1].contains("one line"), "{text}");
+    assert!(outcomes[2].contains("empty"), "{text}");
+    assert!(outcomes[3].contains("no entry 'no-such-entry'"), "{text}");
+    assert!(outcomes[4].contains("at most 200"), "{text}");
+    assert!(outcomes[5].contains("at most 8192"), "{text}");
+    assert!(
+        !events.iter().any(|e| e["type"] == "compaction_start"),
+        "no compaction ran"
+    );
+    let written = env.session_lines();
+    assert!(
+        !written
+            .iter()
+            .any(|l| ["session_info", "label", "compaction"]
+                .contains(&l["type"].as_str().unwrap_or_default())),
+        "nothing reached the session: {written:?}"
+    );
+    assert_neighbour_worked(&events, "n1");
+}

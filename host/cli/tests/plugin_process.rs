@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use tack_builtin::artifacts;
-use tack_test_support::{stderr, tack, Env};
+use tack_test_support::{stderr, stdout, tack, Env};
 
 fn call(id: &str, name: &str, arguments: Value) -> Value {
     json!({ "text": "working", "tool_calls": [{ "id": id, "name": name, "arguments": arguments }] })
@@ -277,5 +277,149 @@ fn events_subscribed_by_name_arrive_streamed_deltas_included_and_no_others() {
     assert!(
         observed.get("turn_start").is_none(),
         "only what it subscribed to: {observed}"
+    );
+}
+
+/// `tack:plugin/control` (0.2.0): a plugin reads the agent as Pi's `ctx` does, and labels
+/// entries as `/label` does, with bad ids and over-long labels refused.
+#[test]
+fn a_plugin_reads_the_agent_and_labels_entries_through_control() {
+    let env = Env::new(tack!());
+    let base = process_run(
+        &env,
+        json!([
+            call("s1", "agent_state", json!({})),
+            call("l1", "label", json!({ "entry_id": "nope", "label": "x" })),
+            call("l2", "label", json!({ "entry_id": "first", "label": "x".repeat(201) })),
+            call("l3", "label", json!({ "entry_id": "first", "label": "where it began" })),
+            { "text": "all done" }
+        ]),
+        "",
+    );
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.extend(["--mode", "json", "look around"]);
+    let out = env.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_events(&out);
+
+    let (failed, state) = result_of(&events, "s1");
+    assert!(!failed, "{state}");
+    let state: Value = serde_json::from_str(&state).expect("json");
+    assert_eq!(state["model"]["provider"], "scripted", "{state}");
+    assert_eq!(state["thinking_level"], "off");
+    assert_eq!(state["idle"], false, "asked from inside a run: {state}");
+    assert_eq!(state["pending"], false);
+    assert!(state["usage"]["tokens"].as_u64() > Some(0), "{state}");
+    assert_eq!(
+        state["usage"]["context_window"],
+        state["model"]["context_window"]
+    );
+    assert!(state["system_prompt_chars"].as_u64() > Some(100), "{state}");
+    assert_eq!(state["session_name"], Value::Null);
+
+    let (failed, error) = result_of(&events, "l1");
+    assert!(failed && error.contains("no entry 'nope'"), "{error}");
+    let (failed, error) = result_of(&events, "l2");
+    assert!(failed && error.contains("at most 200"), "{error}");
+    assert!(!result_of(&events, "l3").0, "labelling the first entry works");
+    let lines = env.session_lines();
+    let first = lines
+        .iter()
+        .find(|l| l["type"] != "session")
+        .expect("an entry");
+    let label = lines
+        .iter()
+        .find(|l| l["type"] == "label")
+        .expect("a label entry");
+    assert_eq!(label["targetId"], first["id"]);
+    assert_eq!(label["label"], "where it began");
+}
+
+/// Pi's `session-name.ts`, ported: `/session-name <name>` names the session and a later run on
+/// it shows the name.
+#[test]
+fn pi_session_name_names_the_session_and_shows_the_name() {
+    let env = Env::new(tack!());
+    let plugin = env.package("pi-session-name", artifacts::PI_SESSION_NAME, "");
+    let plugin = plugin.display().to_string();
+    let out = env.run(&["--plugin", &plugin, "hello"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let out = env.run(&["--plugin", &plugin, "-c", "/session-name"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "No session name set");
+
+    let out = env.run(&["--plugin", &plugin, "-c", "/session-name parser rewrite"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "Session named: parser rewrite");
+
+    let out = env.run(&["--plugin", &plugin, "-c", "/session-name"]);
+    assert_eq!(stdout(&out).trim(), "Session: parser rewrite");
+    assert!(
+        env.session_lines()
+            .iter()
+            .any(|l| l["type"] == "session_info" && l["name"] == "parser rewrite"),
+        "{:?}",
+        env.session_lines()
+    );
+    assert_eq!(env.session_files().len(), 1, "one session, continued");
+}
+
+/// Pi's `trigger-compact.ts`, ported: `/trigger-compact <instructions>` in print mode asks for a
+/// compaction, which runs before tack exits; the plugin hears how it went from `compaction_end`.
+#[test]
+fn pi_trigger_compact_compacts_on_command_in_print_mode() {
+    let env = Env::new(tack!());
+    let scripted = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
+    let plugin = env.package("pi-trigger-compact", artifacts::PI_TRIGGER_COMPACT, "");
+    // A small window, so that two long prompts are worth compacting; the summary request has no
+    // assistant messages, so the scripted provider answers it with turn 0.
+    env.config(json!({
+        "provider": "scripted",
+        "compaction": { "enabled": false },
+        "plugins": { "scripted": {
+            "context_window": 4000,
+            "script": [
+                { "text": "The user asked two long questions about the project." },
+                { "text": "second answer" },
+                { "text": "third answer" }
+            ]
+        } }
+    }));
+    let scripted = scripted.display().to_string();
+    let plugin = plugin.display().to_string();
+    let base = ["--plugin", scripted.as_str(), "--plugin", plugin.as_str()];
+    for (i, continued) in [(0, false), (1, true)] {
+        let prompt = format!("question {i}: {}", "tell me more about it ".repeat(200));
+        let mut args = base.to_vec();
+        if continued {
+            args.push("-c");
+        }
+        args.push(&prompt);
+        let out = env.run(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let mut args = base.to_vec();
+    args.extend(["-c", "--mode", "json", "/trigger-compact keep the numbers"]);
+    let out = env.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_events(&out);
+    let end = events
+        .iter()
+        .find(|e| e["type"] == "compaction_end")
+        .unwrap_or_else(|| panic!("no compaction_end in {events:#?}"));
+    assert_eq!(end["reason"], "manual", "{end}");
+    assert_eq!(end["aborted"], false, "{end}");
+    assert!(
+        end["result"]["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("two long questions")),
+        "{end}"
+    );
+    assert!(
+        env.session_lines()
+            .iter()
+            .any(|l| l["type"] == "compaction"),
+        "the compaction is in the session"
     );
 }

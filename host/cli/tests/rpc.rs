@@ -1306,3 +1306,82 @@ fn rewind_restores_the_files_and_the_conversation_of_a_turn() {
     let (status, _) = rpc.finish();
     assert!(status.success());
 }
+
+/// Run-time tool registration (`tack:plugin/tools`) reaches the agent in RPC mode as it does in
+/// print mode: the interactive front ends once refused it as "no agent is running".
+#[test]
+fn a_tool_a_plugin_registers_while_running_is_offered_in_rpc_mode() {
+    let env = new_env();
+    let scripted = env.scripted(
+        json!([
+            { "tool_calls": [{ "id": "a1", "name": "add_tool", "arguments": { "name": "weather" } }] },
+            { "tool_calls": [{ "id": "w1", "name": "weather", "arguments": { "say": "sunny?" } }] },
+            { "text": "done" }
+        ]),
+        json!({ "talker": { "command": "cat" } }),
+    );
+    let talker = env.plugin("talker", artifacts::TEST_PROCESS);
+    let mut rpc = env.spawn(&["--plugin", &scripted, "--plugin", &talker]);
+    rpc.prompt("add a tool");
+    let added = rpc.wait_for("tool_execution_end", |e| e["toolCallId"] == "a1");
+    assert_eq!(added["isError"], false, "{added}");
+    assert_eq!(
+        added["result"]["content"][0]["text"], "registered weather",
+        "{added}"
+    );
+    let called = rpc.wait_for("tool_execution_end", |e| e["toolCallId"] == "w1");
+    assert_eq!(called["isError"], false, "{called}");
+    assert_eq!(
+        called["result"]["content"][0]["text"],
+        "dynamic weather: {\"say\":\"sunny?\"}"
+    );
+    rpc.wait("agent_end");
+    let (status, _) = rpc.finish();
+    assert!(status.success());
+}
+
+/// Pi's `trigger-compact.ts`, ported: a turn that takes the context past the plugin's threshold
+/// asks for a compaction (`tack:plugin/control`), which runs once the run is over; the plugin
+/// hears the outcome from `compaction_end` and tells the user.
+#[test]
+fn pi_trigger_compact_compacts_after_the_turn_that_crossed_the_threshold() {
+    let env = new_env();
+    let scripted = env.plugin("scripted", artifacts::TEST_SCRIPTED_PROVIDER);
+    let trigger = env.plugin("pi-trigger-compact", artifacts::PI_TRIGGER_COMPACT);
+    env.config(json!({
+        "provider": "scripted",
+        "plugins": {
+            "scripted": {
+                "context_window": 4000,
+                "script": [
+                    { "text": "The user greeted and asked a long question." },
+                    { "text": "second answer" }
+                ]
+            },
+            "pi-trigger-compact": { "threshold": 500 }
+        }
+    }));
+    let mut rpc = env.spawn(&["--plugin", &scripted, "--plugin", &trigger]);
+    rpc.call(Command::SetAutoCompaction { enabled: false });
+    rpc.run("hi");
+    assert!(rpc.position_of_event("compaction_start").is_none());
+    rpc.run(&format!(
+        "question: {}",
+        "tell me more about it ".repeat(300)
+    ));
+    let end = rpc.wait("compaction_end");
+    assert_eq!(end["reason"], "manual", "{end}");
+    assert_eq!(end["aborted"], false, "{end}");
+    assert!(
+        end["result"]["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("greeted")),
+        "{end}"
+    );
+    rpc.wait_for("extension_ui_request", |e| {
+        e["method"] == "notify" && e["message"] == "Compaction completed"
+    });
+    let messages = rpc.messages();
+    assert_eq!(messages[0]["role"], "compactionSummary", "{messages:?}");
+    assert!(rpc.finish().0.success());
+}

@@ -35,7 +35,8 @@ pub use plugin::{
 pub use plugin_set::PluginSet;
 pub use sandbox::{SandboxMode, SandboxPolicy};
 pub use services::{
-    AgentServices, HeadlessUi, HostServices, PluginAgent, PluginSession, PluginUi, SessionServices,
+    AgentServices, CompactionRequest, HeadlessUi, HostServices, PluginAgent, PluginSession,
+    PluginUi, SessionServices,
 };
 
 /// Types of the newest WIT version, used across the host whatever version a plugin speaks.

@@ -14,7 +14,9 @@ mod ui;
 
 use std::sync::Arc;
 
-pub use agent::{outgoing_message, AgentServices, PluginAgent, PLUGIN_MESSAGE_TYPE};
+pub use agent::{
+    outgoing_message, AgentServices, CompactionRequest, PluginAgent, PLUGIN_MESSAGE_TYPE,
+};
 pub use session::{PluginSession, SessionServices};
 pub use ui::{HeadlessUi, PluginUi};
 

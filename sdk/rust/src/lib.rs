@@ -107,6 +107,8 @@
 //!   `message_update` included) and receive them with [`Observer`] (0.2.0).
 //! - [`tools`]: register and remove tools while running, and list every plugin's tools with
 //!   their schemas (0.2.0).
+//! - [`control`]: the model, context usage, idleness, the session's name and labels, and
+//!   compaction on request, as Pi's `ctx` gives them (0.2.0).
 //! - [`files`]: permission bits, which WASI's filesystem API lacks.
 //! - [`project`]: whether the user trusts the project.
 //! - [`log`]: one-line logging through the host.
@@ -254,6 +256,7 @@ pub mod http {
 }
 
 pub mod agents;
+pub mod control;
 pub mod events;
 pub mod exec;
 pub mod log;

@@ -212,15 +212,40 @@ impl<S: Screen> SessionDriver<S> {
         }
     }
 
-    /// A plugin queued a message: an idle agent starts a turn for it.
+    /// A plugin queued a message or asked for a compaction: an idle agent compacts first, then
+    /// starts a turn for the queued messages.
     pub fn wake(self: &Arc<Self>) {
         let mut busy = lock(&self.busy);
-        if busy.is_some() || self.agent.queues().is_empty() || self.services.is_shut() {
+        if busy.is_some() || self.services.is_shut() {
+            return;
+        }
+        if self.compact_if_requested(&mut busy) || self.agent.queues().is_empty() {
             return;
         }
         let run = self.begin_run(&mut busy);
         drop(busy);
         self.spawn_run(Start::Resume, run);
+    }
+
+    /// Starts the compaction a plugin asked for (`tack:plugin/control`), if one waits; the busy
+    /// slot is locked by the caller and empty. Its `compaction_start` / `compaction_end` events
+    /// tell the front end and the plugins how it went; then queued messages start a run.
+    fn compact_if_requested(self: &Arc<Self>, busy: &mut Option<Busy>) -> bool {
+        let Some(request) = self.services.take_compaction() else {
+            return false;
+        };
+        let work = Busy::new(BusyKind::Compacting);
+        *busy = Some(work.share());
+        let driver = Arc::clone(self);
+        tokio::spawn(async move {
+            let _ = driver
+                .agent
+                .compact(request.instructions.as_deref(), work.cancel.clone())
+                .await;
+            driver.release(&work);
+            driver.wake();
+        });
+        true
     }
 
     /// Stops the run or other work: open dialogs close with their defaults, running tools are
@@ -366,6 +391,8 @@ impl<S: Screen> SessionDriver<S> {
                 }
                 driver.flush_deferred();
                 *busy = None;
+                // A compaction a plugin asked for during the run.
+                driver.compact_if_requested(&mut busy);
             }
             run.finished.cancel();
             driver.services.screen.run_finished();

@@ -61,8 +61,30 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
         }
     }
     let code = answer(&running, prompts).await;
+    compact_if_requested(&running).await;
     running.end().await;
     code
+}
+
+/// A compaction a plugin asked for during the run or its command (`tack:plugin/control`) runs
+/// before tack exits; JSON mode shows its events, and a failure is reported.
+async fn compact_if_requested(running: &AgentSession) {
+    let Some(request) = running.loaded.backends.agent.take_compaction() else {
+        return;
+    };
+    let compacted = running
+        .agent
+        .compact(request.instructions.as_deref(), CancellationToken::new())
+        .await;
+    if let Err(e) = compacted {
+        eprintln!(
+            "tack: {}",
+            shown(&format!(
+                "the compaction plugin {} asked for failed: {e}",
+                request.plugin
+            ))
+        );
+    }
 }
 
 /// Runs the prompt (or the command it names) on the started session; the caller ends it.

@@ -62,6 +62,13 @@ impl Inbox {
         } else {
             queues.follow_up(message);
         }
+        self.wake();
+    }
+}
+
+impl Inbox {
+    /// Tells the front end to look for work: a queued message or a compaction a plugin asked for.
+    pub fn wake(&self) {
         let _ = self.wake.send(());
     }
 }

@@ -1,40 +1,43 @@
 //! The agent part of [`HostServices`](super::HostServices): messages a plugin sends the agent,
 //! and the active tool set.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use tack_core::agent::MessageQueues;
 use tack_core::message::Message;
+use tack_core::Agent;
 
 use crate::api::{Delivery, OutgoingMessage, ToolSpec};
 use crate::bridge::{PluginTools, RegisterError, ToolInfo};
 use crate::children::ChildRuns;
 
+/// Agent control for plugins. No method has a default: a front end that forgot one would
+/// silently refuse what every other mode serves (as run-time tool registration once was in the
+/// TUI and RPC modes).
 pub trait PluginAgent: Send + Sync + 'static {
     fn send_message(&self, plugin: &str, message: OutgoingMessage, delivery: Delivery);
     fn all_tools(&self) -> Vec<String>;
     fn active_tools(&self) -> Vec<String>;
     fn set_active_tools(&self, plugin: &str, names: Vec<String>) -> Result<(), String>;
     /// Registers one of `plugin`'s tools after its `init` (`tack:plugin/tools`).
-    fn register_tool(&self, plugin: &str, spec: ToolSpec) -> Result<(), RegisterError> {
-        let _ = (plugin, spec);
-        Err(RegisterError::Limit(
-            "no agent is running to take tools".into(),
-        ))
-    }
+    fn register_tool(&self, plugin: &str, spec: ToolSpec) -> Result<(), RegisterError>;
     /// Removes a tool `plugin` registered after its `init`.
-    fn unregister_tool(&self, plugin: &str, name: &str) -> bool {
-        let _ = (plugin, name);
-        false
-    }
+    fn unregister_tool(&self, plugin: &str, name: &str) -> bool;
     /// Every tool of every plugin, with its spec.
-    fn tool_infos(&self) -> Vec<ToolInfo> {
-        Vec::new()
-    }
+    fn tool_infos(&self) -> Vec<ToolInfo>;
     /// The session's child runs (`tack:agents`), once an agent exists to start them from.
-    fn children(&self) -> Option<Arc<ChildRuns>> {
-        None
-    }
+    fn children(&self) -> Option<Arc<ChildRuns>>;
+    /// The running agent, for what `tack:plugin/control` reads; `None` before it exists.
+    fn agent(&self) -> Option<Arc<Agent>>;
+    /// `plugin` asks for a compaction once the agent is idle (`tack:plugin/control`).
+    fn request_compaction(&self, plugin: &str, instructions: Option<String>);
+}
+
+/// A compaction a plugin asked for, waiting for the agent to be idle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompactionRequest {
+    pub plugin: String,
+    pub instructions: Option<String>,
 }
 
 /// The agent of a run and its tool registry, attached once they exist. Messages are delivered
@@ -46,6 +49,9 @@ pub struct AgentServices {
     tools: OnceLock<Arc<PluginTools>>,
     queues: OnceLock<MessageQueues>,
     children: OnceLock<Arc<ChildRuns>>,
+    /// Weak: the agent holds the plugins that hold these services.
+    agent: OnceLock<Weak<Agent>>,
+    compaction: Mutex<Option<CompactionRequest>>,
 }
 
 impl AgentServices {
@@ -59,6 +65,18 @@ impl AgentServices {
 
     pub fn attach_children(&self, children: Arc<ChildRuns>) {
         let _ = self.children.set(children);
+    }
+
+    pub fn attach_agent(&self, agent: &Arc<Agent>) {
+        let _ = self.agent.set(Arc::downgrade(agent));
+    }
+
+    /// The compaction a plugin asked for, if one waits; it waits no more.
+    pub fn take_compaction(&self) -> Option<CompactionRequest> {
+        self.compaction
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
     }
 }
 
@@ -113,6 +131,17 @@ impl PluginAgent for AgentServices {
 
     fn children(&self) -> Option<Arc<ChildRuns>> {
         self.children.get().cloned()
+    }
+
+    fn agent(&self) -> Option<Arc<Agent>> {
+        self.agent.get()?.upgrade()
+    }
+
+    fn request_compaction(&self, plugin: &str, instructions: Option<String>) {
+        *self.compaction.lock().unwrap_or_else(|e| e.into_inner()) = Some(CompactionRequest {
+            plugin: plugin.to_string(),
+            instructions,
+        });
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::sync::OnceLock;
 
-use tack_core::session::SessionHandle;
+use tack_core::session::{EntryKind, SessionHandle};
 
 /// A plugin's view of the session. Every method answers for `plugin` only: it sees no other
 /// plugin's state and appends entries it owns.
@@ -19,6 +19,37 @@ pub trait PluginSession: Send + Sync + 'static {
 
     /// Appends a `custom` entry owned by `plugin`; returns its id.
     fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String>;
+
+    /// The session's name (`tack:plugin/control`, 0.2.0).
+    fn session_name(&self) -> Option<String>;
+
+    /// Names the session as `/name` does.
+    fn set_session_name(&self, name: &str) -> Result<(), String>;
+
+    /// Labels entry `entry_id` (or clears its label) as `/label` does.
+    fn set_label(&self, entry_id: &str, label: Option<&str>) -> Result<(), String>;
+}
+
+/// The longest session name or entry label a plugin may write: what a session list or `/tree`
+/// shows on one line.
+pub const MAX_LABEL_CHARS: usize = 200;
+
+/// A name or label a plugin gives: one line, not empty, at most [`MAX_LABEL_CHARS`].
+fn one_line(what: &str, text: &str) -> Result<String, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(format!("the {what} is empty"));
+    }
+    if text.contains(['\n', '\r']) {
+        return Err(format!("the {what} must be one line"));
+    }
+    let chars = text.chars().count();
+    if chars > MAX_LABEL_CHARS {
+        return Err(format!(
+            "the {what} has {chars} characters; at most {MAX_LABEL_CHARS} are allowed"
+        ));
+    }
+    Ok(text.to_string())
 }
 
 /// The session a run has open, attached once it exists (plugins are loaded before it).
@@ -70,5 +101,35 @@ impl PluginSession for SessionServices {
             .append_plugin_state(plugin, custom_type, data)
             .map_err(|e| e.to_string())?;
         Ok(entry.id.clone())
+    }
+
+    fn session_name(&self) -> Option<String> {
+        self.session.get()?.lock().name().map(str::to_string)
+    }
+
+    fn set_session_name(&self, name: &str) -> Result<(), String> {
+        let name = one_line("session name", name)?;
+        let session = self.session.get().ok_or("no session is open")?;
+        session
+            .lock()
+            .append(EntryKind::SessionInfo { name: Some(name) })
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    fn set_label(&self, entry_id: &str, label: Option<&str>) -> Result<(), String> {
+        let label = label.map(|l| one_line("label", l)).transpose()?;
+        let session = self.session.get().ok_or("no session is open")?;
+        let mut session = session.lock();
+        if session.entry(entry_id).is_none() {
+            return Err(format!("no entry '{entry_id}' in this session"));
+        }
+        session
+            .append(EntryKind::Label {
+                target_id: entry_id.to_string(),
+                label,
+            })
+            .map_err(|e| e.to_string())?;
+        Ok(())
     }
 }

@@ -467,6 +467,13 @@ impl Plugin for Hostile {
                 }),
             ))
             .tool(ToolSpec::new(
+                "control_flood",
+                "Control flood",
+                "Names the session and labels entries with oversized and multi-line text, and \
+                 asks for a compaction with oversized instructions (tack:plugin/control).",
+                json!({ "type": "object", "properties": {} }),
+            ))
+            .tool(ToolSpec::new(
                 "fan_out",
                 "Fan out",
                 "Runs each of `tasks` as a task on another instance.",
@@ -542,6 +549,28 @@ impl Plugin for Hostile {
                 }
                 Err(e) => ToolResult::error(e),
             },
+            "control_flood" => {
+                use tack_sdk::control;
+                let big = "x".repeat(1 << 20);
+                let outcomes = [
+                    control::set_session_name(&big),
+                    control::set_session_name("line one\nline two"),
+                    control::set_session_name("   "),
+                    control::set_label("no-such-entry", Some("x")),
+                    control::set_label("no-such-entry", Some(&big)),
+                    control::compact(Some(&big)),
+                ];
+                ToolResult::text(
+                    outcomes
+                        .iter()
+                        .map(|o| match o {
+                            Ok(()) => "accepted".to_string(),
+                            Err(e) => format!("refused: {e}"),
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                )
+            }
             "process_poke" => match call.args::<IdArgs>() {
                 Ok(args) => outcome(poke(args.id)),
                 Err(e) => ToolResult::error(e),

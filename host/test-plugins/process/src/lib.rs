@@ -16,13 +16,17 @@
 //!   (`tack:plugin/tools`); calling it answers `dynamic <name>: <arguments>`.
 //! - `list_tools`: every plugin's tools as `[name, plugin, active]`, JSON.
 //! - `observed`: how many of each event were observed so far, JSON.
+//! - `agent_state`: what `tack:plugin/control` reads (model, thinking level, context usage,
+//!   idleness, pending messages, the system prompt's length, the session's name), JSON.
+//! - `label {entry_id, label}`: labels an entry (`control.set-label`; `first` is the branch's
+//!   first entry); an error as the host says.
 
 use std::time::Duration;
 
 use serde::Deserialize;
 use tack_sdk::process::{self, Process};
 use tack_sdk::serde_json::json;
-use tack_sdk::tools;
+use tack_sdk::{control, tools};
 use tack_sdk::{
     events, export_observer, export_plugin, session, InitContext, Observer, Plugin, Registration,
     ToolCall, ToolResult, ToolSpec,
@@ -51,6 +55,12 @@ struct LineArgs {
 #[derive(Deserialize)]
 struct NameArgs {
     name: String,
+}
+
+#[derive(Deserialize)]
+struct LabelArgs {
+    entry_id: String,
+    label: Option<String>,
 }
 
 impl ProcessPlugin {
@@ -138,6 +148,25 @@ impl Plugin for ProcessPlugin {
                 json!({ "type": "object", "properties": {} }),
             ))
             .tool(ToolSpec::new(
+                "agent_state",
+                "Agent state",
+                "What the plugin reads of the running agent.",
+                json!({ "type": "object", "properties": {} }),
+            ))
+            .tool(ToolSpec::new(
+                "label",
+                "Label",
+                "Labels entry `entry_id`.",
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "entry_id": { "type": "string" },
+                        "label": { "type": "string" }
+                    },
+                    "required": ["entry_id"]
+                }),
+            ))
+            .tool(ToolSpec::new(
                 "processes",
                 "Processes",
                 "Lists the plugin's processes.",
@@ -214,10 +243,55 @@ impl Plugin for ProcessPlugin {
                     .collect();
                 ToolResult::text(json!(list).to_string())
             }
+            "agent_state" => {
+                let model = control::model();
+                let usage = control::context_usage();
+                ToolResult::text(
+                    json!({
+                        "model": model.map(|m| json!({
+                            "provider": m.provider,
+                            "id": m.id,
+                            "name": m.name,
+                            "context_window": m.context_window,
+                            "reasoning": m.reasoning,
+                            "images": m.images,
+                        })),
+                        "thinking_level": control::thinking_level(),
+                        "usage": usage.map(|u| json!({
+                            "tokens": u.tokens,
+                            "context_window": u.context_window,
+                            "percent": u.percent,
+                        })),
+                        "idle": control::is_idle(),
+                        "pending": control::has_pending_messages(),
+                        "system_prompt_chars": control::system_prompt().chars().count(),
+                        "session_name": control::session_name(),
+                    })
+                    .to_string(),
+                )
+            }
+            "label" => match call.args::<LabelArgs>() {
+                Ok(args) => {
+                    match control::set_label(&entry_id(&args.entry_id), args.label.as_deref()) {
+                        Ok(()) => ToolResult::text(format!("labelled {}", args.entry_id)),
+                        Err(e) => ToolResult::error(e),
+                    }
+                }
+                Err(e) => ToolResult::error(e),
+            },
             // A tool `add_tool` registered: any instance may be asked to run it.
             other => ToolResult::text(format!("dynamic {other}: {}", call.arguments)),
         }
     }
+}
+
+/// `first` stands for the first entry of the active branch, whose id a test cannot know.
+fn entry_id(given: &str) -> String {
+    if given != "first" {
+        return given.to_string();
+    }
+    let branch: serde_json::Value = serde_json::from_str(&session::branch()).unwrap_or_default();
+    branch[0]["id"].as_str().unwrap_or_default().to_string()
 }
 
 impl Observer for ProcessPlugin {

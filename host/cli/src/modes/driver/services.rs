@@ -204,8 +204,41 @@ impl<S: Screen> PluginAgent for InteractiveServices<S> {
         self.agent.set_active_tools(plugin, names)
     }
 
+    fn register_tool(
+        &self,
+        plugin: &str,
+        spec: tack_runtime::api::ToolSpec,
+    ) -> Result<(), tack_runtime::bridge::RegisterError> {
+        self.agent.register_tool(plugin, spec)
+    }
+
+    fn unregister_tool(&self, plugin: &str, name: &str) -> bool {
+        self.agent.unregister_tool(plugin, name)
+    }
+
+    fn tool_infos(&self) -> Vec<tack_runtime::bridge::ToolInfo> {
+        self.agent.tool_infos()
+    }
+
     fn children(&self) -> Option<Arc<tack_runtime::children::ChildRuns>> {
         self.agent.children()
+    }
+
+    fn agent(&self) -> Option<Arc<tack_core::Agent>> {
+        self.agent.agent()
+    }
+
+    /// Held until the driver finds the agent idle; woken now in case it already is.
+    fn request_compaction(&self, plugin: &str, instructions: Option<String>) {
+        self.agent.request_compaction(plugin, instructions);
+        self.inbox.wake();
+    }
+}
+
+impl<S: Screen> InteractiveServices<S> {
+    /// The compaction a plugin asked for, if one waits.
+    pub fn take_compaction(&self) -> Option<tack_runtime::CompactionRequest> {
+        self.agent.take_compaction()
     }
 }
 

@@ -1,0 +1,120 @@
+//! The host side of `tack:plugin/control` (0.2.0): the running agent and its session as Pi's
+//! `ctx` shows them. Reads go to the agent the front end attached; names and labels are written
+//! as the user's `/name` and `/label` write them; a compaction is only asked for here and runs
+//! when the front end finds the agent idle.
+
+use tack_core::agent::InputKind;
+
+use crate::bindings::v0_2_0::tack::plugin0_2_0::control;
+use crate::state::PluginState;
+
+/// The most a plugin may say about the summary it asks for: the summarizer's prompt carries it.
+const MAX_INSTRUCTIONS: usize = 8 * 1024;
+
+impl control::Host for PluginState {
+    async fn model(&mut self) -> wasmtime::Result<Option<control::ModelInfo>> {
+        let Some(agent) = self.env.services.agent.agent() else {
+            return Ok(None);
+        };
+        let model = agent.config().model;
+        Ok(Some(control::ModelInfo {
+            images: model.input.contains(&InputKind::Image),
+            provider: model.provider,
+            id: model.id,
+            name: model.name,
+            context_window: model.context_window,
+            reasoning: model.reasoning,
+        }))
+    }
+
+    async fn thinking_level(&mut self) -> wasmtime::Result<String> {
+        let level = self
+            .env
+            .services
+            .agent
+            .agent()
+            .map(|agent| agent.config().reasoning)
+            .unwrap_or_default();
+        Ok(level.as_str().to_string())
+    }
+
+    async fn context_usage(&mut self) -> wasmtime::Result<Option<control::ContextWindowUsage>> {
+        let Some(agent) = self.env.services.agent.agent() else {
+            return Ok(None);
+        };
+        let usage = agent.context_usage();
+        Ok(Some(control::ContextWindowUsage {
+            tokens: u32::try_from(usage.tokens).unwrap_or(u32::MAX),
+            context_window: usage.context_window,
+            percent: usage.percent as f32,
+        }))
+    }
+
+    async fn is_idle(&mut self) -> wasmtime::Result<bool> {
+        Ok(self
+            .env
+            .services
+            .agent
+            .agent()
+            .is_none_or(|agent| !agent.is_running()))
+    }
+
+    async fn has_pending_messages(&mut self) -> wasmtime::Result<bool> {
+        Ok(self
+            .env
+            .services
+            .agent
+            .agent()
+            .is_some_and(|agent| !agent.queues().is_empty()))
+    }
+
+    async fn system_prompt(&mut self) -> wasmtime::Result<String> {
+        Ok(self
+            .env
+            .services
+            .agent
+            .agent()
+            .map(|agent| agent.config().system_prompt)
+            .unwrap_or_default())
+    }
+
+    async fn session_name(&mut self) -> wasmtime::Result<Option<String>> {
+        Ok(self.env.services.session.session_name())
+    }
+
+    async fn set_session_name(&mut self, name: String) -> wasmtime::Result<Result<(), String>> {
+        Ok(self.env.services.session.set_session_name(&name))
+    }
+
+    async fn set_label(
+        &mut self,
+        entry_id: String,
+        label: Option<String>,
+    ) -> wasmtime::Result<Result<(), String>> {
+        Ok(self
+            .env
+            .services
+            .session
+            .set_label(&entry_id, label.as_deref()))
+    }
+
+    async fn compact(
+        &mut self,
+        instructions: Option<String>,
+    ) -> wasmtime::Result<Result<(), String>> {
+        if let Some(text) = &instructions {
+            if text.len() > MAX_INSTRUCTIONS {
+                return Ok(Err(format!(
+                    "the compaction instructions are {} bytes; at most {MAX_INSTRUCTIONS} are allowed",
+                    text.len()
+                )));
+            }
+        }
+        let instructions = instructions.filter(|i| !i.trim().is_empty());
+        self.env
+            .services
+            .agent
+            .request_compaction(&self.env.name, instructions);
+        Ok(Ok(()))
+    }
+}

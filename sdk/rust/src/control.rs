@@ -1,0 +1,29 @@
+//! The running agent and its session as Pi's `ctx` shows them (`tack:plugin/control`, new in
+//! 0.2.0): the model, the thinking level, how full the context window is, whether the agent is
+//! idle, the system prompt, the session's name and entry labels, and compaction on request.
+//! Needs no grant.
+//!
+//! ```rust,no_run
+//! use tack_sdk::control;
+//!
+//! if let Some(usage) = control::context_usage() {
+//!     if usage.percent > 80.0 {
+//!         // Runs once the agent is idle; `compaction_end` says how it went.
+//!         control::compact(Some("Keep the open questions."))?;
+//!     }
+//! }
+//! control::set_session_name("refactoring the parser")?;
+//! # Ok::<(), String>(())
+//! ```
+
+use crate::additions::tack::plugin0_2_0::control as host;
+pub use crate::additions::tack::plugin0_2_0::control::{
+    context_usage, has_pending_messages, is_idle, model, session_name, set_label, set_session_name,
+    system_prompt, thinking_level, ContextWindowUsage, ModelInfo,
+};
+
+/// Asks for the conversation to be compacted once the agent is idle, with `instructions` for
+/// the summary.
+pub fn compact(instructions: Option<&str>) -> Result<(), String> {
+    host::compact(instructions)
+}
