@@ -321,7 +321,10 @@ fn a_plugin_reads_the_agent_and_labels_entries_through_control() {
     assert!(failed && error.contains("no entry 'nope'"), "{error}");
     let (failed, error) = result_of(&events, "l2");
     assert!(failed && error.contains("at most 200"), "{error}");
-    assert!(!result_of(&events, "l3").0, "labelling the first entry works");
+    assert!(
+        !result_of(&events, "l3").0,
+        "labelling the first entry works"
+    );
     let lines = env.session_lines();
     let first = lines
         .iter()
