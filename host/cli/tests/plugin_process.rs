@@ -426,3 +426,53 @@ fn pi_trigger_compact_compacts_on_command_in_print_mode() {
         "the compaction is in the session"
     );
 }
+
+/// Pi's `input-transform.ts`, ported (a 0.1.0 plugin, the `input` hook): `?quick …` reaches the
+/// model rewritten, and `ping` is answered by the plugin with no model call.
+#[test]
+fn pi_input_transform_rewrites_quick_questions_and_answers_ping_itself() {
+    let env = Env::new(tack!());
+    let scripted = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
+    let plugin = env.package("pi-input-transform", artifacts::PI_INPUT_TRANSFORM, "");
+    env.config(json!({
+        "provider": "scripted",
+        "plugins": { "scripted": { "script": [{ "text": "Rust is a language." }] } }
+    }));
+    let scripted = scripted.display().to_string();
+    let plugin = plugin.display().to_string();
+    let out = env.run(&[
+        "--plugin",
+        &scripted,
+        "--plugin",
+        &plugin,
+        "?quick what is rust",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "Rust is a language.");
+    let user = env
+        .session_lines()
+        .into_iter()
+        .find(|l| l["type"] == "message" && l["message"]["role"] == "user")
+        .expect("the user's message is in the session");
+    assert!(
+        user.to_string()
+            .contains("Respond briefly in 1-2 sentences: what is rust"),
+        "{user}"
+    );
+
+    let out = env.run(&[
+        "--plugin", &scripted, "--plugin", &plugin, "--mode", "json", "ping",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_events(&out);
+    assert!(
+        events
+            .iter()
+            .any(|e| e["message"] == "[pi-input-transform] pong"),
+        "{events:#?}"
+    );
+    assert!(
+        !events.iter().any(|e| e["type"] == "turn_start"),
+        "no model call: {events:#?}"
+    );
+}

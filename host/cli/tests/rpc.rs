@@ -1385,3 +1385,78 @@ fn pi_trigger_compact_compacts_after_the_turn_that_crossed_the_threshold() {
     assert_eq!(messages[0]["role"], "compactionSummary", "{messages:?}");
     assert!(rpc.finish().0.success());
 }
+
+/// Pi's `dynamic-tools.ts`, ported: `echo_session` is registered when the session starts and
+/// `/add-echo-tool <name>` registers more while tack runs (a bad or taken name is refused with
+/// Pi's messages); the model calls both kinds.
+#[test]
+fn pi_dynamic_tools_registers_tools_at_session_start_and_on_command() {
+    let env = new_env();
+    let scripted = env.scripted(
+        json!([
+            { "tool_calls": [
+                { "id": "e1", "name": "echo_session", "arguments": { "message": "hi" } },
+                { "id": "s1", "name": "shout", "arguments": { "message": "loud" } }
+            ] },
+            { "text": "done" }
+        ]),
+        json!({}),
+    );
+    let dynamic = env.plugin("pi-dynamic-tools", artifacts::PI_DYNAMIC_TOOLS);
+    let mut rpc = env.spawn(&["--plugin", &scripted, "--plugin", &dynamic]);
+    let notified = |rpc: &mut Rpc, text: &str| {
+        rpc.wait_for("extension_ui_request", |e| {
+            e["method"] == "notify" && e["message"] == text
+        });
+    };
+    notified(&mut rpc, "Registered dynamic tool: echo_session");
+    for (args, notice) in [
+        ("shout", "Registered dynamic tool: shout"),
+        (
+            "Bad Name!",
+            "Usage: /add-echo-tool <tool_name> (lowercase, numbers, underscores)",
+        ),
+        ("shout", "Tool already registered: shout"),
+    ] {
+        rpc.call(Command::RunCommand {
+            name: "add-echo-tool".into(),
+            args: args.into(),
+        });
+        notified(&mut rpc, notice);
+    }
+    rpc.prompt("echo things");
+    let echoed = rpc.wait_for("tool_execution_end", |e| e["toolCallId"] == "e1");
+    assert_eq!(echoed["isError"], false, "{echoed}");
+    assert_eq!(echoed["result"]["content"][0]["text"], "[session] hi");
+    assert_eq!(
+        echoed["result"]["details"],
+        json!({ "tool": "echo_session", "prefix": "[session] " })
+    );
+    let shouted = rpc.wait_for("tool_execution_end", |e| e["toolCallId"] == "s1");
+    assert_eq!(
+        shouted["result"]["content"][0]["text"], "[shout] loud",
+        "{shouted}"
+    );
+    rpc.wait("agent_end");
+    assert!(rpc.finish().0.success());
+}
+
+/// Pi's `widget-placement.ts`, ported (`tack:plugin/screen`): the client is told where each
+/// widget goes, as Pi's RPC mode tells it.
+#[test]
+fn pi_widget_placement_puts_one_widget_above_the_editor_and_one_below() {
+    let env = new_env();
+    let placement = env.plugin("pi-widget-placement", artifacts::PI_WIDGET_PLACEMENT);
+    let mut rpc = env.spawn(&["--plugin", &placement]);
+    for (key, text, place) in [
+        ("widget-above", "Above editor widget", "aboveEditor"),
+        ("widget-below", "Below editor widget", "belowEditor"),
+    ] {
+        let widget = rpc.wait_for("extension_ui_request", |e| {
+            e["method"] == "setWidget" && e["widgetKey"] == key
+        });
+        assert_eq!(widget["widgetLines"], json!([text]), "{widget}");
+        assert_eq!(widget["widgetPlacement"], place, "{widget}");
+    }
+    assert!(rpc.finish().0.success());
+}

@@ -11,5 +11,6 @@ pub mod fs;
 pub mod http;
 pub mod process;
 pub mod project;
+pub mod screen;
 pub mod secrets;
 pub mod tools;

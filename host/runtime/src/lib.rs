@@ -36,7 +36,7 @@ pub use plugin_set::PluginSet;
 pub use sandbox::{SandboxMode, SandboxPolicy};
 pub use services::{
     AgentServices, CompactionRequest, HeadlessUi, HostServices, PluginAgent, PluginSession,
-    PluginUi, SessionServices,
+    PluginUi, SessionServices, WidgetPlacement,
 };
 
 /// Types of the newest WIT version, used across the host whatever version a plugin speaks.

@@ -14,7 +14,7 @@ use crate::broker::secrets::SecretStore;
 use crate::budget::{check_bytes, BudgetExceeded};
 use crate::limits::PluginLimiter;
 use crate::manifest::Capabilities;
-use crate::services::HostServices;
+use crate::services::{HostServices, WidgetPlacement};
 use tack_core::text::neutralize_controls;
 
 /// Who a plugin is and what it may do; shared by all its instances.
@@ -314,7 +314,19 @@ impl ui::Host for PluginState {
     }
 
     async fn set_widget(&mut self, key: String, lines: Vec<String>) -> wasmtime::Result<()> {
-        let key = self.ui_text("a widget key", &key)?;
+        self.show_widget(&key, &lines, WidgetPlacement::AboveEditor)
+    }
+}
+
+impl PluginState {
+    /// A widget of this plugin, checked against the UI budget (0.1.0 `ui` and 0.2.0 `screen`).
+    pub(crate) fn show_widget(
+        &mut self,
+        key: &str,
+        lines: &[String],
+        placement: WidgetPlacement,
+    ) -> wasmtime::Result<()> {
+        let key = self.ui_text("a widget key", key)?;
         self.ui_items("the lines of a widget", lines.len())?;
         let lines = lines
             .iter()
@@ -323,7 +335,7 @@ impl ui::Host for PluginState {
         self.env
             .services
             .ui
-            .set_widget(&self.env.name, &key, &lines);
+            .set_widget(&self.env.name, &key, &lines, placement);
         Ok(())
     }
 }

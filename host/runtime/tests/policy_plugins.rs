@@ -83,7 +83,13 @@ impl PluginUi for TestUi {
         push(&self.statuses, (key.to_string(), text.map(str::to_string)));
     }
 
-    fn set_widget(&self, _plugin: &str, key: &str, lines: &[String]) {
+    fn set_widget(
+        &self,
+        _plugin: &str,
+        key: &str,
+        lines: &[String],
+        _placement: tack_runtime::WidgetPlacement,
+    ) {
         push(&self.widgets, (key.to_string(), lines.to_vec()));
     }
 }

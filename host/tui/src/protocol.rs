@@ -32,12 +32,13 @@ pub enum UiEvent {
         key: String,
         text: Option<String>,
     },
-    /// Lines a plugin shows above the editor (below it when the key starts with `below:`); no
-    /// lines removes the widget.
+    /// Lines a plugin shows above the editor, or below it with `below`; no lines removes the
+    /// widget.
     Widget {
         plugin: String,
         key: String,
         lines: Vec<String>,
+        below: bool,
     },
     /// Output of a command, shown in the transcript as markdown.
     Info(String),

@@ -27,6 +27,13 @@ mod editing;
 /// "allow". Esc (the safe answer) and moving the highlight always work.
 pub const DIALOG_TYPEAHEAD_GUARD: Duration = Duration::from_millis(300);
 
+/// A plugin's widget: its lines, and whether they go below the editor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Widget {
+    pub lines: Vec<String>,
+    pub below: bool,
+}
+
 pub(crate) struct State {
     pub theme: Theme,
     pub transcript: Transcript,
@@ -54,7 +61,7 @@ pub(crate) struct State {
     /// Ctrl+C on an empty, idle editor arms quitting; a second one quits.
     pub quit_armed: bool,
     pub statuses: BTreeMap<(String, String), String>,
-    pub widgets: BTreeMap<(String, String), Vec<String>>,
+    pub widgets: BTreeMap<(String, String), Widget>,
     pub footer: FooterInfo,
     pub usage: Usage,
     pub actions: Vec<Action>,
@@ -141,11 +148,16 @@ impl State {
                     self.statuses.remove(&(plugin, key));
                 }
             },
-            UiEvent::Widget { plugin, key, lines } => {
+            UiEvent::Widget {
+                plugin,
+                key,
+                lines,
+                below,
+            } => {
                 if lines.is_empty() {
                     self.widgets.remove(&(plugin, key));
                 } else {
-                    self.widgets.insert((plugin, key), lines);
+                    self.widgets.insert((plugin, key), Widget { lines, below });
                 }
             }
             UiEvent::Info(text) => {

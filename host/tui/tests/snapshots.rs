@@ -123,6 +123,7 @@ fn run_in_progress_with_queue_status_and_widgets() {
         plugin: "todo".into(),
         key: "list".into(),
         lines: vec!["☐ fix the parser".into(), "☑ write the test".into()],
+        below: false,
     });
     app.apply(UiEvent::Notify {
         plugin: "todo".into(),
@@ -131,6 +132,25 @@ fn run_in_progress_with_queue_status_and_widgets() {
     });
     type_text(&mut app, "also check the");
     insta::assert_snapshot!(snapshot(&mut app, 80, 24));
+}
+
+/// `tack:plugin/screen` (0.2.0): a widget below the editor as well as one above it, as Pi's
+/// `widget-placement.ts` sets them.
+#[test]
+fn widgets_above_and_below_the_editor() {
+    let mut app = running();
+    for (key, text, below) in [
+        ("widget-above", "Above editor widget", false),
+        ("widget-below", "Below editor widget", true),
+    ] {
+        app.apply(UiEvent::Widget {
+            plugin: "pi-widget-placement".into(),
+            key: key.into(),
+            lines: vec![text.into()],
+            below,
+        });
+    }
+    insta::assert_snapshot!(snapshot(&mut app, 60, 16));
 }
 
 #[test]

@@ -109,6 +109,7 @@
 //!   their schemas (0.2.0).
 //! - [`control`]: the model, context usage, idleness, the session's name and labels, and
 //!   compaction on request, as Pi's `ctx` gives them (0.2.0).
+//! - [`screen`]: widgets below the editor as well as above it (0.2.0).
 //! - [`files`]: permission bits, which WASI's filesystem API lacks.
 //! - [`project`]: whether the user trusts the project.
 //! - [`log`]: one-line logging through the host.
@@ -261,6 +262,7 @@ pub mod events;
 pub mod exec;
 pub mod log;
 pub mod process;
+pub mod screen;
 pub mod session;
 pub mod tools;
 

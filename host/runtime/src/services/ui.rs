@@ -5,6 +5,15 @@ use async_trait::async_trait;
 
 use crate::api::{Level, ToolResult};
 
+/// Where a plugin's widget goes (`tack:plugin/screen`, 0.2.0); 0.1.0's `ui.set-widget` puts
+/// every widget above the editor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WidgetPlacement {
+    #[default]
+    AboveEditor,
+    BelowEditor,
+}
+
 /// What a front end shows of plugins. The defaults are a front end with nobody to ask: logs go
 /// to `tracing`, dialogs take their safe default, the rest is dropped.
 #[async_trait]
@@ -57,7 +66,14 @@ pub trait PluginUi: Send + Sync + 'static {
 
     fn set_status(&self, _plugin: &str, _key: &str, _text: Option<&str>) {}
 
-    fn set_widget(&self, _plugin: &str, _key: &str, _lines: &[String]) {}
+    fn set_widget(
+        &self,
+        _plugin: &str,
+        _key: &str,
+        _lines: &[String],
+        _placement: WidgetPlacement,
+    ) {
+    }
 }
 
 /// No user interface at all.

@@ -1,4 +1,4 @@
-//! Plugins' widget lines, above the editor or (keys starting `below:`) below it.
+//! Plugins' widget lines, above the editor or below it.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -48,11 +48,8 @@ impl Pane for WidgetsPane {
 
 fn widget_lines(state: &State, below: bool, width: u16) -> Vec<Line<'static>> {
     let mut out = Vec::new();
-    for ((_, key), lines) in &state.widgets {
-        if key.starts_with("below:") != below {
-            continue;
-        }
-        for line in lines.iter().take(WIDGET_MAX_LINES) {
+    for widget in state.widgets.values().filter(|w| w.below == below) {
+        for line in widget.lines.iter().take(WIDGET_MAX_LINES) {
             out.push(Line::from(Span::raw(truncate(line, usize::from(width)))));
         }
     }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use tack_core::event::{NoticeLevel, UiRequest};
 use tack_protocol::CloseReason;
 use tack_runtime::api::{Delivery, Level, OutgoingMessage};
-use tack_runtime::{AgentServices, HostServices, PluginAgent, PluginUi};
+use tack_runtime::{AgentServices, HostServices, PluginAgent, PluginUi, WidgetPlacement};
 use tokio::sync::oneshot;
 
 use crate::start::inbox::Inbox;
@@ -44,7 +44,7 @@ pub trait Screen: Send + Sync + 'static {
 
     fn notify(&self, plugin: &str, level: NoticeLevel, message: &str);
     fn set_status(&self, plugin: &str, key: &str, text: Option<&str>);
-    fn set_widget(&self, plugin: &str, key: &str, lines: &[String]);
+    fn set_widget(&self, plugin: &str, key: &str, lines: &[String], placement: WidgetPlacement);
 
     /// An input hook handled the prompt: no `agent_end` follows.
     fn input_handled(&self) {}
@@ -181,8 +181,8 @@ impl<S: Screen> PluginUi for InteractiveServices<S> {
         self.screen.set_status(plugin, key, text);
     }
 
-    fn set_widget(&self, plugin: &str, key: &str, lines: &[String]) {
-        self.screen.set_widget(plugin, key, lines);
+    fn set_widget(&self, plugin: &str, key: &str, lines: &[String], placement: WidgetPlacement) {
+        self.screen.set_widget(plugin, key, lines, placement);
     }
 }
 

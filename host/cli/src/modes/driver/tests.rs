@@ -139,7 +139,14 @@ impl Screen for Arc<Recording> {
 
     fn set_status(&self, _plugin: &str, _key: &str, _text: Option<&str>) {}
 
-    fn set_widget(&self, _plugin: &str, _key: &str, _lines: &[String]) {}
+    fn set_widget(
+        &self,
+        _plugin: &str,
+        _key: &str,
+        _lines: &[String],
+        _placement: tack_runtime::WidgetPlacement,
+    ) {
+    }
 
     fn run_failed(&self, message: String) {
         self.note(format!("failed {message}"));

@@ -189,13 +189,23 @@ impl Screen for RpcScreen {
         );
     }
 
-    fn set_widget(&self, plugin: &str, key: &str, lines: &[String]) {
+    fn set_widget(
+        &self,
+        plugin: &str,
+        key: &str,
+        lines: &[String],
+        placement: tack_runtime::WidgetPlacement,
+    ) {
+        let placement = match placement {
+            tack_runtime::WidgetPlacement::AboveEditor => WidgetPlacement::AboveEditor,
+            tack_runtime::WidgetPlacement::BelowEditor => WidgetPlacement::BelowEditor,
+        };
         self.show(
             plugin,
             UiMethod::SetWidget {
                 widget_key: key.to_string(),
                 widget_lines: (!lines.is_empty()).then(|| lines.to_vec()),
-                widget_placement: Some(WidgetPlacement::AboveEditor),
+                widget_placement: Some(placement),
             },
         );
     }

@@ -105,11 +105,18 @@ impl Screen for TuiScreen {
         });
     }
 
-    fn set_widget(&self, plugin: &str, key: &str, lines: &[String]) {
+    fn set_widget(
+        &self,
+        plugin: &str,
+        key: &str,
+        lines: &[String],
+        placement: tack_runtime::WidgetPlacement,
+    ) {
         self.send(UiEvent::Widget {
             plugin: plugin.to_string(),
             key: key.to_string(),
             lines: lines.to_vec(),
+            below: placement == tack_runtime::WidgetPlacement::BelowEditor,
         });
     }
 
