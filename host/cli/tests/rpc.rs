@@ -1425,14 +1425,23 @@ fn pi_dynamic_tools_registers_tools_at_session_start_and_on_command() {
         notified(&mut rpc, notice);
     }
     rpc.prompt("echo things");
-    let echoed = rpc.wait_for("tool_execution_end", |e| e["toolCallId"] == "e1");
+    // The two calls run in parallel on the plugin's one instance, so either may end first.
+    let mut ended = std::collections::HashMap::new();
+    while ended.len() < 2 {
+        let end = rpc.wait("tool_execution_end");
+        ended.insert(
+            end["toolCallId"].as_str().unwrap_or_default().to_string(),
+            end,
+        );
+    }
+    let echoed = &ended["e1"];
     assert_eq!(echoed["isError"], false, "{echoed}");
     assert_eq!(echoed["result"]["content"][0]["text"], "[session] hi");
     assert_eq!(
         echoed["result"]["details"],
         json!({ "tool": "echo_session", "prefix": "[session] " })
     );
-    let shouted = rpc.wait_for("tool_execution_end", |e| e["toolCallId"] == "s1");
+    let shouted = &ended["s1"];
     assert_eq!(
         shouted["result"]["content"][0]["text"], "[shout] loud",
         "{shouted}"

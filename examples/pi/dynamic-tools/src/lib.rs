@@ -51,24 +51,18 @@ impl DynamicTools {
             return Ok(false);
         }
         let prefix = prefix_of(name);
-        tools::register(
-            ToolSpec::new(
-                name,
-                label,
-                format!("Echo a message with prefix: {prefix}"),
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "message": { "type": "string", "description": "Message to echo" }
-                    },
-                    "required": ["message"]
-                }),
-            )
-            // One instance (tack.toml) serves every call; calls of two of its tools in one turn
-            // run one after the other (the host holds parallel calls to a one-instance plugin
-            // until the tool timeout: a known bug, see issue 35's note).
-            .sequential(),
-        )
+        tools::register(ToolSpec::new(
+            name,
+            label,
+            format!("Echo a message with prefix: {prefix}"),
+            json!({
+                "type": "object",
+                "properties": {
+                    "message": { "type": "string", "description": "Message to echo" }
+                },
+                "required": ["message"]
+            }),
+        ))
         .map_err(|e| e.message().to_string())?;
         self.registered.insert(name.to_string());
         Ok(true)
