@@ -15,8 +15,10 @@
 //!
 //! A snapshot walks the workspace with `.gitignore` rules (`.git` itself is never read), skips
 //! files above a size cap (named in the snapshot), and hashes only files whose size, mtime,
-//! ctime or inode changed since this process last hashed them, so a turn that changed a few
-//! files costs a walk and a `stat` per file.
+//! ctime or inode changed since this process last hashed them. On Linux the first walk also
+//! watches every folder it enters (inotify), and later snapshots read only the folders that
+//! changed since, so a turn that changed a few files costs those folders' `lstat`s, not a
+//! walk.
 //!
 //! What a restore does (docs/checkpoints.md says it for users):
 //! - every file recorded in the checkpoint gets the content and executable bit it had then,
@@ -27,10 +29,12 @@
 //! - nothing outside the workspace is written, and no symbolic link is followed.
 
 mod objects;
+mod rescan;
 mod restore;
 mod scan;
 mod store;
 mod tree;
+mod watch;
 
 use std::path::PathBuf;
 

@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 
 use crate::objects::Objects;
 use crate::tree::{FileRecord, Tree};
+use crate::watch::Watch;
 use crate::{Error, Options, Result};
 
 /// A file a snapshot left out.
@@ -122,7 +123,7 @@ impl Known {
 pub type Index = HashMap<String, Known>;
 
 /// A file whose stamp is not in the index: read and hashed after the walk.
-struct Fresh {
+pub(crate) struct Fresh {
     name: String,
     size: u64,
     stamp: Stamp,
@@ -132,10 +133,12 @@ struct Fresh {
 /// What one walker thread found. Index look-ups and the copies of known hashes happen on the
 /// walker threads: on a tree that barely changed they are most of what is left after the walk.
 #[derive(Default)]
-struct Found {
-    known: Vec<(String, FileRecord)>,
-    fresh: Vec<Fresh>,
-    skipped: Vec<Skipped>,
+pub(crate) struct Found {
+    pub known: Vec<(String, FileRecord)>,
+    pub fresh: Vec<Fresh>,
+    pub skipped: Vec<Skipped>,
+    /// The folders entered (or, in a shallow walk, seen), the walk's own folder left out.
+    pub dirs: Vec<String>,
 }
 
 impl Found {
@@ -143,25 +146,42 @@ impl Found {
         self.known.append(&mut other.known);
         self.fresh.append(&mut other.fresh);
         self.skipped.append(&mut other.skipped);
+        self.dirs.append(&mut other.dirs);
     }
 }
 
 /// The workspace as a tree. With `objects`, new contents are stored and the index learns them;
-/// without, the tree only describes what is there (to compare against a checkpoint).
+/// without, the tree only describes what is there (to compare against a checkpoint). With
+/// `watch`, every folder entered is watched before it is read.
 /// Returns the tree and the bytes newly stored.
 pub fn scan(
     workspace: &Path,
     options: &Options,
     index: &mut Index,
     objects: Option<&Objects>,
+    watch: Option<&Watch>,
 ) -> Result<(Tree, u64)> {
-    let found = walk(workspace, options, index)?;
+    let found = walk(workspace, "", Depth::All, options, index, watch)?;
     let mut tree = Tree {
         files: found.known.into_iter().collect(),
         skipped: found.skipped,
     };
+    let stored = hash_fresh(workspace, found.fresh, &mut tree, index, objects)?;
+    tree.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok((tree, stored))
+}
+
+/// Reads and hashes the files the walk did not know, into `tree`; with `objects`, stores them
+/// and teaches the index. Returns the bytes newly stored.
+pub(crate) fn hash_fresh(
+    workspace: &Path,
+    fresh: Vec<Fresh>,
+    tree: &mut Tree,
+    index: &mut Index,
+    objects: Option<&Objects>,
+) -> Result<u64> {
     let mut stored = 0;
-    for fresh in found.fresh {
+    for fresh in fresh {
         let Fresh {
             name,
             size,
@@ -202,23 +222,49 @@ pub fn scan(
             },
         );
     }
-    tree.skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok((tree, stored))
+    Ok(stored)
 }
 
-/// The regular files of the workspace, sorted out against the index. The walk and the `lstat`
-/// of each file run on every core: on a tree whose files did not change they are nearly all the
-/// cost. Folders that cannot be read are passed over (their files cannot be restored either);
-/// the workspace itself must be readable.
-fn walk(workspace: &Path, options: &Options, index: &Index) -> Result<Found> {
-    fs::read_dir(workspace).map_err(Error::io("read", workspace))?;
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
+/// How deep a walk goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Depth {
+    /// The folder's own entries: its files, and the names of its folders.
+    Shallow,
+    All,
+}
+
+/// The regular files of folder `from` of the workspace (`""`: all of it), sorted out against
+/// the index. The walk and the `lstat` of each file run on every core: on a tree whose files
+/// did not change they are nearly all the cost. Folders that cannot be read are passed over
+/// (their files cannot be restored either); `from` itself must be readable.
+pub(crate) fn walk(
+    workspace: &Path,
+    from: &str,
+    depth: Depth,
+    options: &Options,
+    index: &Index,
+    watch: Option<&Watch>,
+) -> Result<Found> {
+    let start = if from.is_empty() {
+        workspace.to_path_buf()
+    } else {
+        workspace.join(from)
+    };
+    if let Some(watch) = watch {
+        watch.add(from, &start);
+    }
+    fs::read_dir(&start).map_err(Error::io("read", &start))?;
+    let threads = match depth {
+        Depth::Shallow => 1,
+        Depth::All => std::thread::available_parallelism().map_or(2, |n| n.get().min(8)),
+    };
     let all = Mutex::new(Found::default());
     let count = AtomicUsize::new(0);
     let max = options.max_files;
     let max_file_bytes = options.max_file_bytes;
     let prefix = workspace.as_os_str().as_encoded_bytes();
-    walker(workspace, options)
+    walker(&start, options)
+        .max_depth((depth == Depth::Shallow).then_some(1))
         .threads(threads)
         .build_parallel()
         .run(|| {
@@ -231,7 +277,25 @@ fn walk(workspace: &Path, options: &Options, index: &Index) -> Result<Found> {
                 let Ok(entry) = entry else {
                     return WalkState::Continue;
                 };
-                if !entry.file_type().is_some_and(|t| t.is_file()) {
+                let Some(kind) = entry.file_type() else {
+                    return WalkState::Continue;
+                };
+                if kind.is_dir() && entry.depth() > 0 {
+                    match relative_name(entry.path(), workspace, prefix) {
+                        Some(name) => {
+                            // Before the walker reads it: a change made meanwhile is reported.
+                            if let Some(watch) = watch.filter(|_| depth == Depth::All) {
+                                watch.add(&name, entry.path());
+                            }
+                            part.found.dirs.push(name);
+                        }
+                        // A folder no tree can name cannot be told apart from others in a
+                        // watch either: later snapshots walk everything.
+                        None => watch.into_iter().for_each(Watch::give_up),
+                    }
+                    return WalkState::Continue;
+                }
+                if !kind.is_file() {
                     return WalkState::Continue;
                 }
                 if count.fetch_add(1, Ordering::Relaxed) >= max {

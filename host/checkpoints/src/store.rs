@@ -14,6 +14,7 @@ use crate::objects::{write_atomic, Objects};
 use crate::restore::{self, Plan, Restored};
 use crate::scan::{self, Index, Skipped};
 use crate::tree::Tree;
+use crate::watch::{Changed, Watch};
 use crate::{Error, Options, Result};
 
 /// Objects and trees younger than this are never pruned: another tack process on the same
@@ -30,6 +31,12 @@ pub struct CheckpointStore {
     size: Option<u64>,
     /// The last snapshot: a turn that changed nothing costs no tree to write out and hash.
     last: Option<(String, Tree)>,
+    /// What changed since the last snapshot, when the kernel can tell (see `watch`).
+    watch: Option<Watch>,
+    /// A watch could not cover the workspace (the user's inotify limits): walk every time.
+    unwatchable: bool,
+    /// Walks of the whole workspace so far (the tests check that a watch spares them).
+    full_walks: u32,
 }
 
 /// One snapshot taken.
@@ -113,6 +120,9 @@ impl CheckpointStore {
             index: Index::default(),
             size: None,
             last: None,
+            watch: None,
+            unwatchable: false,
+            full_walks: 0,
         })
     }
 
@@ -126,32 +136,38 @@ impl CheckpointStore {
 
     /// Records the workspace as it is now.
     pub fn snapshot(&mut self) -> Result<Snapshot> {
-        let (tree, stored) = scan::scan(
-            &self.workspace,
-            &self.options,
-            &mut self.index,
-            Some(&self.objects),
-        )?;
+        let (tree, stored, unchanged_id) = match (self.changes(), self.last.take()) {
+            (Some(changed), Some((id, tree))) if changed.is_empty() => (tree, 0, Some(id)),
+            (Some(changed), Some((_, mut tree))) => match self.update(&mut tree, changed) {
+                Ok(stored) => (tree, stored, None),
+                // Half updated: the walk of everything says what is there (or what is wrong).
+                Err(_) => {
+                    let (tree, stored) = self.walk_all()?;
+                    (tree, stored, None)
+                }
+            },
+            (_, last) => {
+                let (tree, stored) = self.walk_all()?;
+                let unchanged_id = last.filter(|(_, l)| *l == tree).map(|(id, _)| id);
+                (tree, stored, unchanged_id)
+            }
+        };
         let files = tree.files.len();
         let skipped = tree.skipped.clone();
-        if let Some((id, last)) = &self.last {
-            if *last == tree && self.tree_path(id).is_file() {
-                return Ok(Snapshot {
-                    tree: id.clone(),
-                    files,
-                    skipped,
-                    stored_bytes: stored,
-                });
-            }
-        }
-        let text = tree.to_text();
-        let id = Tree::id_of(&text);
-        let path = self.tree_path(&id);
         let mut stored_bytes = stored;
-        if !path.is_file() {
-            write_atomic(&path, text.as_bytes())?;
-            stored_bytes += text.len() as u64;
-        }
+        let id = match unchanged_id {
+            Some(id) if self.tree_path(&id).is_file() => id,
+            _ => {
+                let text = tree.to_text();
+                let id = Tree::id_of(&text);
+                let path = self.tree_path(&id);
+                if !path.is_file() {
+                    write_atomic(&path, text.as_bytes())?;
+                    stored_bytes += text.len() as u64;
+                }
+                id
+            }
+        };
         if let Some(size) = &mut self.size {
             *size += stored_bytes;
         }
@@ -162,6 +178,58 @@ impl CheckpointStore {
             skipped,
             stored_bytes,
         })
+    }
+
+    /// The folders changed since the last snapshot; `None` when only a walk of everything can
+    /// tell.
+    fn changes(&self) -> Option<Changed> {
+        self.watch
+            .as_ref()
+            .filter(|watch| watch.watches(""))
+            .and_then(Watch::changed)
+    }
+
+    fn update(&mut self, tree: &mut Tree, changed: Changed) -> Result<u64> {
+        let Some(watch) = &self.watch else {
+            return Err(Error::Corrupt {
+                store: self.root.clone(),
+                detail: "no folder watch to update from".into(),
+            });
+        };
+        crate::rescan::update(
+            &self.workspace,
+            &self.options,
+            &mut self.index,
+            &self.objects,
+            watch,
+            tree,
+            changed,
+        )
+    }
+
+    /// Walks the whole workspace, under a new watch when one can be had.
+    fn walk_all(&mut self) -> Result<(Tree, u64)> {
+        // Dropping the old watch ends every watch of it.
+        self.watch = None;
+        self.full_walks += 1;
+        let watch = if self.unwatchable { None } else { Watch::new() };
+        let scanned = scan::scan(
+            &self.workspace,
+            &self.options,
+            &mut self.index,
+            Some(&self.objects),
+            watch.as_ref(),
+        )?;
+        if let Some(watch) = watch {
+            // Broken already: some folder could not be watched, and never will be. (Its events
+            // stay queued: a change made during the walk is the next snapshot's to read.)
+            if !watch.is_broken() {
+                self.watch = Some(watch);
+            } else {
+                self.unwatchable = true;
+            }
+        }
+        Ok(scanned)
     }
 
     /// Adds `record` to the session's records; prunes the oldest checkpoints when the store is
@@ -236,7 +304,7 @@ impl CheckpointStore {
 
     /// The workspace as it is, without storing anything.
     pub fn current(&mut self) -> Result<Tree> {
-        let (tree, _) = scan::scan(&self.workspace, &self.options, &mut self.index, None)?;
+        let (tree, _) = scan::scan(&self.workspace, &self.options, &mut self.index, None, None)?;
         Ok(tree)
     }
 

@@ -246,3 +246,140 @@ fn ignore_rules_links_git_and_odd_names_are_honoured() {
     assert_eq!(snap.skipped[0].reason, SkipReason::Name);
     assert_eq!(snap.skipped[0].path, "sub/line?break.txt");
 }
+
+/// The snapshot taken from the folders a watch saw change must be the one a walk of
+/// everything takes, whatever the change: so each step compares the two.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_watched_snapshot_reads_only_what_changed_and_matches_a_full_walk() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let w = ws.path();
+    fs::write(w.join(".gitignore"), "*.log\nout/\n").unwrap();
+    for dir in ["src/a", "src/b", "docs"] {
+        fs::create_dir_all(w.join(dir)).unwrap();
+        for f in 0..3 {
+            fs::write(w.join(format!("{dir}/f{f}.txt")), format!("{dir} {f}\n")).unwrap();
+        }
+    }
+    fs::create_dir_all(w.join("out")).unwrap();
+    let mut store = store(home.path(), w);
+    store.snapshot().unwrap();
+    let matches_a_walk = |store: &mut CheckpointStore, step: &str| {
+        let snap = store.snapshot().unwrap();
+        let watched = store.tree(&snap.tree).unwrap();
+        assert_eq!(watched, store.current().unwrap(), "after: {step}");
+        watched
+    };
+
+    let steps: Vec<(&str, Box<dyn Fn()>)> = vec![
+        ("nothing", Box::new(|| {})),
+        (
+            "an edit",
+            Box::new(|| fs::write(w.join("src/a/f0.txt"), "edited\n").unwrap()),
+        ),
+        (
+            "a file in new nested folders",
+            Box::new(|| {
+                fs::create_dir_all(w.join("src/new/deep")).unwrap();
+                fs::write(w.join("src/new/deep/n.txt"), "new\n").unwrap();
+            }),
+        ),
+        (
+            "a file in the new folder, after it was recorded",
+            Box::new(|| fs::write(w.join("src/new/deep/m.txt"), "m\n").unwrap()),
+        ),
+        (
+            "a folder renamed",
+            Box::new(|| fs::rename(w.join("src/b"), w.join("docs/b2")).unwrap()),
+        ),
+        (
+            "a file in the renamed folder",
+            Box::new(|| fs::write(w.join("docs/b2/later.txt"), "l\n").unwrap()),
+        ),
+        (
+            "a folder deleted",
+            Box::new(|| fs::remove_dir_all(w.join("src/new")).unwrap()),
+        ),
+        (
+            "ignored files",
+            Box::new(|| {
+                fs::write(w.join("src/a/x.log"), "log\n").unwrap();
+                fs::write(w.join("out/o.txt"), "o\n").unwrap();
+            }),
+        ),
+        (
+            "a .gitignore that ignores more",
+            Box::new(|| fs::write(w.join("src/.gitignore"), "a/\n").unwrap()),
+        ),
+        (
+            "a file in the newly ignored folder",
+            Box::new(|| fs::write(w.join("src/a/f9.txt"), "9\n").unwrap()),
+        ),
+        (
+            "the .gitignore gone again",
+            Box::new(|| fs::remove_file(w.join("src/.gitignore")).unwrap()),
+        ),
+        (
+            "a .gitignore whose rule reaches files in folders further down",
+            Box::new(|| fs::write(w.join("src/.gitignore"), "f1.txt\n").unwrap()),
+        ),
+        (
+            "that rule gone",
+            Box::new(|| fs::write(w.join("src/.gitignore"), "# none\n").unwrap()),
+        ),
+        (
+            "the root's .gitignore unignores out/",
+            Box::new(|| fs::write(w.join(".gitignore"), "*.log\n").unwrap()),
+        ),
+        (
+            "the executable bit",
+            Box::new(|| {
+                use std::os::unix::fs::PermissionsExt;
+                fs::set_permissions(w.join("docs/f1.txt"), fs::Permissions::from_mode(0o755))
+                    .unwrap();
+            }),
+        ),
+        (
+            "a file replaced by a folder",
+            Box::new(|| {
+                fs::remove_file(w.join("docs/f2.txt")).unwrap();
+                fs::create_dir(w.join("docs/f2.txt")).unwrap();
+                fs::write(w.join("docs/f2.txt/inner.txt"), "i\n").unwrap();
+            }),
+        ),
+    ];
+    for (step, change) in &steps {
+        change();
+        matches_a_walk(&mut store, step);
+    }
+    let last = matches_a_walk(&mut store, "the end");
+    assert!(last.files.contains_key("out/o.txt"));
+    assert!(last.files.contains_key("docs/b2/later.txt"));
+    assert!(!last.files.keys().any(|f| f.starts_with("src/b/")));
+    assert_eq!(
+        store.full_walks, 1,
+        "every later snapshot came from the watch"
+    );
+}
+
+/// A change made to a file right after it was hashed, within the same clock tick, is still
+/// seen: the watch reports its folder, and the racy stamp makes it hashed again.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_change_in_the_same_clock_tick_as_the_last_snapshot_is_seen() {
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let w = ws.path();
+    fs::write(w.join("a.txt"), "one\n").unwrap();
+    let mut store = store(home.path(), w);
+    store.snapshot().unwrap();
+    for n in 0..20 {
+        fs::write(w.join("a.txt"), format!("{n:03}\n")).unwrap();
+        let snap = store.snapshot().unwrap();
+        let tree = store.tree(&snap.tree).unwrap();
+        let want = hex::encode(Sha256::digest(format!("{n:03}\n")));
+        assert_eq!(tree.files["a.txt"].hash, want, "round {n}");
+    }
+    assert_eq!(store.full_walks, 1);
+}
