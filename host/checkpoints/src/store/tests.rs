@@ -272,7 +272,8 @@ fn a_watched_snapshot_reads_only_what_changed_and_matches_a_full_walk() {
         watched
     };
 
-    let steps: Vec<(&str, Box<dyn Fn()>)> = vec![
+    type Change<'a> = Box<dyn Fn() + 'a>;
+    let steps: Vec<(&str, Change)> = vec![
         ("nothing", Box::new(|| {})),
         (
             "an edit",
