@@ -4,11 +4,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 
-use std::process::Output;
-
 use serde_json::{json, Value};
 use tack_builtin::artifacts;
 use tack_test_support::http::{MockServer, Reply};
+use tack_test_support::json_mode::{json_events, tool_event};
 use tack_test_support::{stderr, tack, Env};
 
 /// A project holding a README.
@@ -48,6 +47,16 @@ fn with_talker(env: &Env, base: &mut Vec<String>, capabilities: &str) {
     env.config(config);
 }
 
+/// Runs tack with the plugins of `base` and `flags` in JSON mode on the prompt "go", checks that
+/// it succeeded, and returns its events.
+fn json_run(env: &Env, base: &[String], flags: &[&str]) -> Vec<Value> {
+    let mut flags = flags.to_vec();
+    flags.extend(["--mode", "json", "go"]);
+    let out = env.run(&args(base, &flags));
+    assert!(out.status.success(), "{}", stderr(&out));
+    json_events(&out)
+}
+
 fn args<'a>(base: &'a [String], more: &[&'a str]) -> Vec<&'a str> {
     base.iter()
         .map(String::as_str)
@@ -67,20 +76,6 @@ fn done() -> Value {
     json!({ "text": "all done" })
 }
 
-fn json_events(o: &Output) -> Vec<Value> {
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
-fn event<'a>(events: &'a [Value], kind: &str, call_id: &str) -> &'a Value {
-    events
-        .iter()
-        .find(|e| e["type"] == kind && e["toolCallId"] == call_id)
-        .unwrap_or_else(|| panic!("no {kind} for {call_id} in {events:#?}"))
-}
-
 fn result_text(end: &Value) -> String {
     end["result"]["content"][0]["text"]
         .as_str()
@@ -94,7 +89,7 @@ fn neighbour_read(id: &str) -> Value {
 }
 
 fn assert_neighbour_worked(events: &[Value], id: &str) {
-    let end = event(events, "tool_execution_end", id);
+    let end = tool_event(events, "tool_execution_end", id);
     assert_eq!(end["isError"], false, "{end}");
     assert!(result_text(end).contains("# Demo"), "{end}");
 }
@@ -112,13 +107,8 @@ fn a_rewrite_without_the_grant_blocks_the_call() {
         json!({ "rewrite": { "tool": "bash", "arguments": { "command": "touch pwned" } } }),
         "",
     );
-    let out = env.run(&args(
-        &base,
-        &["--permissions", "read-only", "--mode", "json", "go"],
-    ));
-    assert!(out.status.success(), "{}", stderr(&out));
-    let events = json_events(&out);
-    let end = event(&events, "tool_execution_end", "c1");
+    let events = json_run(&env, &base, &["--permissions", "read-only"]);
+    let end = tool_event(&events, "tool_execution_end", "c1");
     assert_eq!(end["isError"], true, "{end}");
     let text = result_text(end);
     assert!(
@@ -144,13 +134,8 @@ fn a_granted_rewrite_is_judged_again_by_the_policies_that_allowed_the_original()
     );
     env.grant("hostile", "rewrite = [\"bash\"]");
     // permission-gate loads first and allows `ls` in read-only mode; the rewrite comes after it.
-    let out = env.run(&args(
-        &base,
-        &["--permissions", "read-only", "--mode", "json", "go"],
-    ));
-    assert!(out.status.success(), "{}", stderr(&out));
-    let events = json_events(&out);
-    let end = event(&events, "tool_execution_end", "c1");
+    let events = json_run(&env, &base, &["--permissions", "read-only"]);
+    let end = tool_event(&events, "tool_execution_end", "c1");
     assert_eq!(end["isError"], true, "{end}");
     assert!(
         !result_text(end).contains("`rewrite` grant"),
@@ -177,16 +162,11 @@ fn the_arguments_that_ran_and_who_changed_them_are_in_the_events_and_the_session
         "rewrite = [\"bash\"]",
     );
     env.grant("hostile", "rewrite = [\"bash\"]");
-    let out = env.run(&args(
-        &base,
-        &["--permissions", "yolo", "--mode", "json", "go"],
-    ));
-    assert!(out.status.success(), "{}", stderr(&out));
-    let events = json_events(&out);
-    let start = event(&events, "tool_execution_start", "c1");
+    let events = json_run(&env, &base, &["--permissions", "yolo"]);
+    let start = tool_event(&events, "tool_execution_start", "c1");
     assert_eq!(start["args"], json!({ "command": "echo rewritten" }));
     assert_eq!(start["rewrittenBy"], json!(["hostile"]));
-    assert!(result_text(event(&events, "tool_execution_end", "c1")).contains("rewritten"));
+    assert!(result_text(tool_event(&events, "tool_execution_end", "c1")).contains("rewritten"));
 
     let result = env
         .session_lines()
@@ -241,15 +221,16 @@ fn forged_state_moves_neither_permission_gate_nor_plan_mode() {
     // permission-gate's own state first, so there is something to read.
     let out = env.run(&args(&base, &["-p", "/permissions read-only"]));
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = env.run(&args(&base, &["-c", "--mode", "json", "go"]));
-    assert!(out.status.success(), "{}", stderr(&out));
-    let events = json_events(&out);
+    let events = json_run(&env, &base, &["-c"]);
     assert_eq!(
-        result_text(event(&events, "tool_execution_end", "r1")),
+        result_text(tool_event(&events, "tool_execution_end", "r1")),
         "ok: none",
         "another plugin's state is not readable"
     );
-    assert_eq!(event(&events, "tool_execution_end", "c1")["isError"], true);
+    assert_eq!(
+        tool_event(&events, "tool_execution_end", "c1")["isError"],
+        true
+    );
     assert!(!env.workspace().join("pwned").exists());
     assert_neighbour_worked(&events, "c2");
     let forged: Vec<Value> = env
@@ -266,13 +247,11 @@ fn forged_state_moves_neither_permission_gate_nor_plan_mode() {
     // Plan mode, with permission-gate out of the way.
     let env = new_env();
     let base = hostile_run(&env, script, json!({}), "");
-    let out = env.run(&args(
-        &base,
-        &["--plan", "--permissions", "yolo", "--mode", "json", "go"],
-    ));
-    assert!(out.status.success(), "{}", stderr(&out));
-    let events = json_events(&out);
-    assert_eq!(event(&events, "tool_execution_end", "c1")["isError"], true);
+    let events = json_run(&env, &base, &["--plan", "--permissions", "yolo"]);
+    assert_eq!(
+        tool_event(&events, "tool_execution_end", "c1")["isError"],
+        true
+    );
     assert!(!env.workspace().join("pwned").exists());
 }
 
@@ -377,21 +356,19 @@ fn what_a_plugin_hands_the_host_is_capped_and_neighbours_keep_working() {
         json!({}),
         "",
     );
-    let out = env.run(&args(&base, &["--mode", "json", "go"]));
-    assert!(out.status.success(), "{}", stderr(&out));
-    let events = json_events(&out);
-    let fan_out = result_text(event(&events, "tool_execution_end", "f1"));
+    let events = json_run(&env, &base, &[]);
+    let fan_out = result_text(tool_event(&events, "tool_execution_end", "f1"));
     assert!(
         fan_out.contains("exceeded its budget") && fan_out.contains("the output of its tasks"),
         "{fan_out}"
     );
-    let huge = result_text(event(&events, "tool_execution_end", "h1"));
+    let huge = result_text(tool_event(&events, "tool_execution_end", "h1"));
     assert!(
         huge.contains("the tool result is 9.0 MiB, over the cap of 8.0 MiB"),
         "{huge}"
     );
     // Two faults: the plugin is still enabled, and its neighbour never noticed.
-    let echo = event(&events, "tool_execution_end", "e1");
+    let echo = tool_event(&events, "tool_execution_end", "e1");
     assert_eq!(echo["isError"], false, "{echo}");
     assert_neighbour_worked(&events, "c2");
 }
@@ -525,7 +502,7 @@ fn a_policy_flag_beats_the_mode_a_session_stored_and_is_recorded() {
     ));
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
-    let end = event(&events, "tool_execution_end", "c1");
+    let end = tool_event(&events, "tool_execution_end", "c1");
     assert_eq!(end["isError"], true, "{end}");
     assert!(!env.workspace().join("pwned").exists());
     let shown = String::from_utf8_lossy(&out.stdout);
@@ -560,21 +537,11 @@ fn plan_flag_beats_a_session_that_stored_plan_mode_off() {
         latest_state(&env, "plan-mode", "plan-mode")["enabled"],
         false
     );
-    let out = env.run(&args(
-        &base,
-        &[
-            "-c",
-            "--plan",
-            "--permissions",
-            "yolo",
-            "--mode",
-            "json",
-            "go",
-        ],
-    ));
-    assert!(out.status.success(), "{}", stderr(&out));
-    let events = json_events(&out);
-    assert_eq!(event(&events, "tool_execution_end", "c1")["isError"], true);
+    let events = json_run(&env, &base, &["-c", "--plan", "--permissions", "yolo"]);
+    assert_eq!(
+        tool_event(&events, "tool_execution_end", "c1")["isError"],
+        true
+    );
     assert!(!env.workspace().join("pwned").exists());
     assert_eq!(
         latest_state(&env, "plan-mode", "plan-mode")["enabled"],
@@ -614,7 +581,7 @@ fn a_hand_written_session_file_cannot_speak_for_a_policy_plugin() {
     ));
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
-    let end = event(&events, "tool_execution_end", "c1");
+    let end = tool_event(&events, "tool_execution_end", "c1");
     assert_eq!(end["isError"], true, "{end}");
     assert!(
         env.workspace().join("victim").exists(),
@@ -704,14 +671,14 @@ fn a_plugins_http_request_leaves_routing_headers_to_the_host() {
         ("h2", "the `X-Forwarded-Host` header"),
         ("h3", "cannot go in the `host` header"),
     ] {
-        let text = result_text(event(&events, "tool_execution_end", id));
+        let text = result_text(tool_event(&events, "tool_execution_end", id));
         assert!(
             text.starts_with("failed: ") && text.contains(says),
             "{id}: {text}"
         );
     }
     // Over loopback, with no header of its own, the granted secret goes as asked.
-    let text = result_text(event(&events, "tool_execution_end", "h4"));
+    let text = result_text(tool_event(&events, "tool_execution_end", "h4"));
     assert!(text.starts_with("ok: status 200"), "{text}");
     let requests: Vec<String> = server.requests().into_iter().map(|r| r.head).collect();
     assert_eq!(requests.len(), 1, "only h4 was sent: {requests:?}");
@@ -744,7 +711,7 @@ fn a_plugins_secret_never_goes_over_plain_http_off_this_machine() {
     let out = in_own_netns(command).output().expect("unshare runs");
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
-    let text = result_text(event(&events, "tool_execution_end", "h1"));
+    let text = result_text(tool_event(&events, "tool_execution_end", "h1"));
     assert!(
         text.starts_with("failed: ")
             && text.contains("the secret TACK_CANARY_TOKEN would travel in clear text"),
@@ -781,7 +748,7 @@ fn a_package_does_not_get_the_paths_given_with_a_builtins_flag() {
     ));
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
-    let text = result_text(event(&events, "tool_execution_end", "r1"));
+    let text = result_text(tool_event(&events, "tool_execution_end", "r1"));
     assert!(
         text.starts_with("failed: "),
         "the folder of reviewer.md is not granted: {text}"
@@ -827,7 +794,7 @@ fn a_plugin_cannot_let_its_own_commands_out_of_the_sandbox() {
         .expect("tack runs");
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
-    let end = event(&events, "tool_execution_end", "x1");
+    let end = tool_event(&events, "tool_execution_end", "x1");
     assert_eq!(end["isError"], true, "{end}");
     assert!(
         end.to_string()
@@ -861,19 +828,19 @@ fn a_plugin_reaches_no_process_but_its_own_and_starts_none_without_the_process_g
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
     assert_eq!(
-        result_text(event(&events, "tool_execution_end", "own")),
+        result_text(tool_event(&events, "tool_execution_end", "own")),
         "reply: first (process 1)"
     );
-    let bare = result_text(event(&events, "tool_execution_end", "bare"));
+    let bare = result_text(tool_event(&events, "tool_execution_end", "bare"));
     assert!(
         bare.starts_with("failed: ProcessError::Denied") && bare.contains("no `process` grant"),
         "{bare}"
     );
-    let poke = result_text(event(&events, "tool_execution_end", "poke"));
+    let poke = result_text(tool_event(&events, "tool_execution_end", "poke"));
     assert_eq!(poke, "failed: process 1 is unknown to this plugin");
     // The talker's program was neither written to nor killed.
     assert_eq!(
-        result_text(event(&events, "tool_execution_end", "still")),
+        result_text(tool_event(&events, "tool_execution_end", "still")),
         "reply: second (process 1)"
     );
 
@@ -894,7 +861,7 @@ fn a_plugin_reaches_no_process_but_its_own_and_starts_none_without_the_process_g
         .output()
         .expect("tack runs");
     assert!(out.status.success(), "{}", stderr(&out));
-    let sh = result_text(event(&json_events(&out), "tool_execution_end", "sh"));
+    let sh = result_text(tool_event(&json_events(&out), "tool_execution_end", "sh"));
     assert!(
         sh.starts_with("failed: ProcessError::Denied") && sh.contains("`sh -c id` matches none"),
         "{sh}"
@@ -926,7 +893,7 @@ fn a_plugin_cannot_take_a_tool_name_another_plugin_holds() {
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
     for (id, holder) in [("builtin", "core-tools"), ("runtime", "talker")] {
-        let text = result_text(event(&events, "tool_execution_end", id));
+        let text = result_text(tool_event(&events, "tool_execution_end", id));
         assert!(
             text.starts_with("failed: RegisterError::Taken")
                 && text.contains(holder)
@@ -935,7 +902,7 @@ fn a_plugin_cannot_take_a_tool_name_another_plugin_holds() {
         );
     }
     assert_eq!(
-        result_text(event(&events, "tool_execution_end", "still")),
+        result_text(tool_event(&events, "tool_execution_end", "still")),
         "dynamic weather: {\"say\":\"mine\"}"
     );
     assert_neighbour_worked(&events, "n1");
@@ -963,7 +930,7 @@ fn a_plugin_without_grants_cannot_flood_the_session_through_control() {
         .expect("tack runs");
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
-    let text = result_text(event(&events, "tool_execution_end", "flood"));
+    let text = result_text(tool_event(&events, "tool_execution_end", "flood"));
     let outcomes: Vec<&str> = text.lines().collect();
     assert_eq!(outcomes.len(), 6, "{text}");
     assert!(

@@ -7,36 +7,10 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
+use tack_test_support::json_mode::{
+    call_turn as call, json_events as events, tool_blocks, tool_result,
+};
 use tack_test_support::{stderr, stdout, tack, Env};
-
-fn call(id: &str, name: &str, arguments: Value) -> Value {
-    json!({ "text": "working", "tool_calls": [{ "id": id, "name": name, "arguments": arguments }] })
-}
-
-fn events(out: &std::process::Output) -> Vec<Value> {
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
-/// A call's result: whether it failed, its text blocks, and its content blocks.
-fn result_of(events: &[Value], call_id: &str) -> (bool, String, Vec<Value>) {
-    let end = events
-        .iter()
-        .find(|e| e["type"] == "tool_execution_end" && e["toolCallId"] == call_id)
-        .unwrap_or_else(|| panic!("no result for {call_id} in {events:#?}"));
-    let blocks = end["result"]["content"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let text = blocks
-        .iter()
-        .filter_map(|b| b["text"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n");
-    (end["isError"] == true, text, blocks)
-}
 
 /// The npm package `name`'s entry point, installed by `scripts/install-mcp-servers`; `None`
 /// (the test is skipped) when it is missing, unless `TACK_REQUIRE_MCP=1`.
@@ -134,32 +108,33 @@ fn the_reference_servers_tools_answer_through_tack() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let events = events(&out);
-    let (failed, text, _) = result_of(&events, "echo");
+    let (failed, text) = tool_result(&events, "echo");
     assert!(!failed && text.contains("hi there"), "{text}");
-    let (failed, text, _) = result_of(&events, "sum");
+    let (failed, text) = tool_result(&events, "sum");
     assert!(!failed && text.contains("42"), "{text}");
     // The variable the entry sets reaches the server, expanded from its default.
-    let (_, text, _) = result_of(&events, "env");
+    let (_, text) = tool_result(&events, "env");
     assert!(text.contains("probe-default"), "{text}");
-    let (failed, _, blocks) = result_of(&events, "image");
+    let (failed, _) = tool_result(&events, "image");
+    let blocks = tool_blocks(&events, "image");
     assert!(!failed);
     assert!(
         blocks.iter().any(|b| b["type"] == "image"),
         "an image block: {blocks:?}"
     );
-    let (failed, text, _) = result_of(&events, "read");
+    let (failed, text) = tool_result(&events, "read");
     assert!(
         !failed && text.contains("hello from the workspace"),
         "{text}"
     );
-    let (failed, text, _) = result_of(&events, "write");
+    let (failed, text) = tool_result(&events, "write");
     assert!(!failed, "{text}");
     assert_eq!(
         std::fs::read_to_string(env.workspace().join("notes/new.txt")).expect("written"),
         "written by MCP"
     );
     // The server's progress notifications are the call's live progress.
-    let (failed, text, _) = result_of(&events, "long");
+    let (failed, text) = tool_result(&events, "long");
     assert!(!failed && text.contains("completed"), "{text}");
     let updates: Vec<String> = events
         .iter()
@@ -171,10 +146,10 @@ fn the_reference_servers_tools_answer_through_tack() {
         "{updates:?}"
     );
     // The server keeps to the folder it was given, and says so.
-    let (failed, text, _) = result_of(&events, "outside");
+    let (failed, text) = tool_result(&events, "outside");
     assert!(failed, "{text}");
     // tack checks the arguments against the server's schema before the server sees them.
-    let (failed, text, _) = result_of(&events, "bad");
+    let (failed, text) = tool_result(&events, "bad");
     assert!(failed, "{text}");
     assert!(stdout(&out).contains("all done"));
 }
@@ -241,23 +216,23 @@ fn a_crashing_or_hanging_server_fails_its_call_clearly_and_the_session_goes_on()
     assert!(out.status.success(), "{}", stderr(&out));
     let events = events(&out);
     for id in ["crash1", "crash2"] {
-        let (failed, text, _) = result_of(&events, id);
+        let (failed, text) = tool_result(&events, id);
         assert!(failed, "{text}");
         assert!(text.contains("MCP server 'crash' ended"), "{text}");
         assert!(text.contains("exit code 3"), "{text}");
         assert!(text.contains("out of cheese"), "{text}");
     }
     for id in ["hang1", "hang2"] {
-        let (failed, text, _) = result_of(&events, id);
+        let (failed, text) = tool_result(&events, id);
         assert!(failed, "{text}");
         assert!(
             text.contains("MCP server 'hang' did not answer tools/call in time"),
             "{text}"
         );
     }
-    let (failed, text, _) = result_of(&events, "grow1");
+    let (failed, text) = tool_result(&events, "grow1");
     assert!(!failed && text.contains("did act"), "{text}");
-    let (failed, text, _) = result_of(&events, "grow2");
+    let (failed, text) = tool_result(&events, "grow2");
     assert!(!failed && text.contains("did added"), "{text}");
     assert!(stdout(&out).contains("still here"));
 }
@@ -279,12 +254,12 @@ fn permission_gate_asks_about_a_servers_tools_and_read_only_mode_denies_them() {
         &["--permissions", "read-only"],
     );
     assert!(read_only.status.success(), "{}", stderr(&read_only));
-    let (failed, text, _) = result_of(&events(&read_only), "c");
+    let (failed, text) = tool_result(&events(&read_only), "c");
     assert!(failed && text.contains("MCP server 'grow'"), "{text}");
     // Nobody is there to answer in JSON mode, so the question is a refusal.
     let asked = run(&env, calls, json!({}), &["--permissions", "ask"]);
     assert!(asked.status.success(), "{}", stderr(&asked));
-    let (failed, text, _) = result_of(&events(&asked), "c");
+    let (failed, text) = tool_result(&events(&asked), "c");
     assert!(failed && text.contains("MCP server 'grow'"), "{text}");
 }
 
@@ -305,12 +280,12 @@ fn a_projects_mcp_json_is_used_once_trusted_and_ignored_otherwise() {
     let script = json!([call("c", "proj_act", json!({})), { "text": "done" }]);
     let trusted = run(&env, script.clone(), json!({}), &["--trust"]);
     assert!(trusted.status.success(), "{}", stderr(&trusted));
-    let (failed, text, _) = result_of(&events(&trusted), "c");
+    let (failed, text) = tool_result(&events(&trusted), "c");
     assert!(!failed && text.contains("did act"), "{text}");
 
     let untrusted = run(&env, script, json!({}), &["--no-trust"]);
     assert!(untrusted.status.success(), "{}", stderr(&untrusted));
-    let (failed, text, _) = result_of(&events(&untrusted), "c");
+    let (failed, text) = tool_result(&events(&untrusted), "c");
     assert!(failed, "{text}");
     assert!(
         stdout(&untrusted).contains("ignoring the MCP servers of")

@@ -10,32 +10,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use tack_builtin::artifacts;
+use tack_test_support::json_mode::{call_turn as call, json_events, tool_result};
 use tack_test_support::{stderr, stdout, tack, Env};
-
-fn call(id: &str, name: &str, arguments: Value) -> Value {
-    json!({ "text": "working", "tool_calls": [{ "id": id, "name": name, "arguments": arguments }] })
-}
-
-fn json_events(out: &std::process::Output) -> Vec<Value> {
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
-fn result_of(events: &[Value], call_id: &str) -> (bool, String) {
-    let end = events
-        .iter()
-        .find(|e| e["type"] == "tool_execution_end" && e["toolCallId"] == call_id)
-        .unwrap_or_else(|| panic!("no result for {call_id} in {events:#?}"));
-    (
-        end["isError"] == true,
-        end["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-    )
-}
 
 /// Pids of the `cat` processes whose working directory is `dir`.
 fn cats_in(dir: &Path) -> Vec<u32> {
@@ -109,15 +85,15 @@ fn a_plugins_program_lives_across_turns_answers_on_stdout_and_ends_with_tack() {
     assert!(seen, "the program ran in the workspace while tack did");
     let events = json_events(&out);
     assert_eq!(
-        result_of(&events, "c1"),
+        tool_result(&events, "c1"),
         (false, "reply: hello (process 1)".into())
     );
     // The same program, started by an earlier call (possibly in another instance), still runs.
     assert_eq!(
-        result_of(&events, "c2"),
+        tool_result(&events, "c2"),
         (false, "reply: hello again (process 1)".into())
     );
-    let (failed, listed) = result_of(&events, "l1");
+    let (failed, listed) = tool_result(&events, "l1");
     assert!(!failed, "{listed}");
     assert_eq!(
         serde_json::from_str::<Value>(&listed).expect("json"),
@@ -167,7 +143,7 @@ fn without_the_process_grant_nothing_starts_and_the_grant_is_named() {
     args.extend(["--mode", "json", "talk to it"]);
     let out = env.run(&args);
     assert!(out.status.success(), "{}", stderr(&out));
-    let (failed, text) = result_of(&json_events(&out), "c1");
+    let (failed, text) = tool_result(&json_events(&out), "c1");
     assert!(failed, "{text}");
     assert!(
         text.contains("Denied") && text.contains("`process` grant"),
@@ -198,14 +174,14 @@ fn a_tool_registered_while_running_is_offered_from_the_next_turn_and_can_be_remo
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
     assert_eq!(
-        result_of(&events, "a1"),
+        tool_result(&events, "a1"),
         (false, "registered weather".into())
     );
     assert_eq!(
-        result_of(&events, "w1"),
+        tool_result(&events, "w1"),
         (false, "dynamic weather: {\"say\":\"sunny?\"}".into())
     );
-    let (_, listed) = result_of(&events, "l1");
+    let (_, listed) = tool_result(&events, "l1");
     let listed: Vec<Value> = serde_json::from_str(&listed).expect("json");
     assert!(
         listed.contains(&json!(["weather", "talker", true])),
@@ -216,17 +192,17 @@ fn a_tool_registered_while_running_is_offered_from_the_next_turn_and_can_be_remo
         "{listed:?}"
     );
     // A name another plugin registered at start is not for the taking.
-    let (failed, taken) = result_of(&events, "a2");
+    let (failed, taken) = tool_result(&events, "a2");
     assert!(
         failed && taken.starts_with("RegisterError::Taken") && taken.contains("core-tools"),
         "{taken}"
     );
     assert_eq!(
-        result_of(&events, "r1"),
+        tool_result(&events, "r1"),
         (false, "removed weather: true".into())
     );
     // The agent checks each call against the tools it offers: after removal, none is offered.
-    let (failed, gone) = result_of(&events, "w2");
+    let (failed, gone) = tool_result(&events, "w2");
     assert!(
         failed && gone.contains("weather"),
         "a removed tool is not called: {gone}"
@@ -261,7 +237,7 @@ fn events_subscribed_by_name_arrive_streamed_deltas_included_and_no_others() {
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
     let count = |kind: &str| events.iter().filter(|e| e["type"] == kind).count() as u64;
-    let (failed, observed) = result_of(&events, "o1");
+    let (failed, observed) = tool_result(&events, "o1");
     assert!(!failed, "{observed}");
     let observed: Value = serde_json::from_str(&observed).expect("json");
     // By the second tool call: one turn ended, one tool ran, and every streamed delta so far
@@ -302,7 +278,7 @@ fn a_plugin_reads_the_agent_and_labels_entries_through_control() {
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
 
-    let (failed, state) = result_of(&events, "s1");
+    let (failed, state) = tool_result(&events, "s1");
     assert!(!failed, "{state}");
     let state: Value = serde_json::from_str(&state).expect("json");
     assert_eq!(state["model"]["provider"], "scripted", "{state}");
@@ -317,12 +293,12 @@ fn a_plugin_reads_the_agent_and_labels_entries_through_control() {
     assert!(state["system_prompt_chars"].as_u64() > Some(100), "{state}");
     assert_eq!(state["session_name"], Value::Null);
 
-    let (failed, error) = result_of(&events, "l1");
+    let (failed, error) = tool_result(&events, "l1");
     assert!(failed && error.contains("no entry 'nope'"), "{error}");
-    let (failed, error) = result_of(&events, "l2");
+    let (failed, error) = tool_result(&events, "l2");
     assert!(failed && error.contains("at most 200"), "{error}");
     assert!(
-        !result_of(&events, "l3").0,
+        !tool_result(&events, "l3").0,
         "labelling the first entry works"
     );
     let lines = env.session_lines();

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use tack_test_support::http::{MockServer, Reply, Unreachable};
+use tack_test_support::json_mode::json_events as events;
 use tack_test_support::openai::{stream, text, usage};
 use tack_test_support::{stderr, stdout, tack, Env};
 
@@ -46,13 +47,6 @@ fn run(env: &Env, base_url: &str) -> Output {
 
 fn answer() -> Reply {
     stream(&[text("hello there"), usage()])
-}
-
-fn events(out: &Output) -> Vec<Value> {
-    stdout(out)
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
 }
 
 fn retry_messages(out: &Output) -> Vec<String> {

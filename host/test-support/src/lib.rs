@@ -18,6 +18,7 @@ pub mod google;
 pub mod http;
 #[cfg(feature = "tokio")]
 pub mod http_tokio;
+pub mod json_mode;
 pub mod openai;
 pub mod openai_responses;
 #[cfg(feature = "binary")]
