@@ -403,13 +403,42 @@ fn pi_trigger_compact_compacts_on_command_in_print_mode() {
     );
 }
 
-/// Pi's `input-transform.ts`, ported (a 0.1.0 plugin, the `input` hook): `?quick …` reaches the
-/// model rewritten, and `ping` is answered by the plugin with no model call.
+/// Pi's `input-transform.ts`, ported to Rust (a 0.1.0 plugin, the `input` hook).
 #[test]
 fn pi_input_transform_rewrites_quick_questions_and_answers_ping_itself() {
+    input_transform_behaves_as_pi("pi-input-transform", artifacts::PI_INPUT_TRANSFORM);
+}
+
+/// The same port in Python (`examples/pi-python/input-transform`, componentize-py), held to the
+/// same scenario. Skipped without the Python SDK toolchain, unless `TACK_REQUIRE_SDKS` is set.
+#[test]
+fn pi_input_transform_in_python_behaves_as_the_rust_port() {
+    let dir = tack_sdk_examples::repo_root().join("examples/pi-python/input-transform");
+    let name = "pi-input-transform-python";
+    let wasm = match tack_sdk_examples::build_python_package(
+        &tack_sdk_examples::Toolchains::locate(),
+        &dir,
+        name,
+    ) {
+        Ok(wasm) => wasm,
+        Err(e @ tack_sdk_examples::BuildError::Missing { .. })
+            if !tack_sdk_examples::sdks_required() =>
+        {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "SKIPPED {name}: {e}");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    input_transform_behaves_as_pi(name, &wasm.display().to_string());
+}
+
+/// `?quick …` reaches the model rewritten; `ping` and `time` are answered by the plugin with no
+/// model call.
+fn input_transform_behaves_as_pi(name: &str, wasm: &str) {
     let env = Env::new(tack!());
     let scripted = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
-    let plugin = env.package("pi-input-transform", artifacts::PI_INPUT_TRANSFORM, "");
+    let plugin = env.package(name, wasm, "");
     env.config(json!({
         "provider": "scripted",
         "plugins": { "scripted": { "script": [{ "text": "Rust is a language." }] } }
@@ -436,19 +465,29 @@ fn pi_input_transform_rewrites_quick_questions_and_answers_ping_itself() {
         "{user}"
     );
 
-    let out = env.run(&[
-        "--plugin", &scripted, "--plugin", &plugin, "--mode", "json", "ping",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let events = json_events(&out);
-    assert!(
-        events
+    for (input, answer) in [("ping", None), ("TIME", Some(" UTC"))] {
+        let out = env.run(&[
+            "--plugin", &scripted, "--plugin", &plugin, "--mode", "json", input,
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let events = json_events(&out);
+        let prefix = format!("[{name}] ");
+        let shown = events
             .iter()
-            .any(|e| e["message"] == "[pi-input-transform] pong"),
-        "{events:#?}"
-    );
-    assert!(
-        !events.iter().any(|e| e["type"] == "turn_start"),
-        "no model call: {events:#?}"
-    );
+            .filter_map(|e| e["message"].as_str())
+            .find_map(|m| m.strip_prefix(&prefix))
+            .unwrap_or_else(|| panic!("{input}: no notification in {events:#?}"));
+        match answer {
+            None => assert_eq!(shown, "pong"),
+            // 2026-12-02 23:10:00 UTC
+            Some(zone) => assert!(
+                shown.len() == 23 && shown.ends_with(zone) && shown.as_bytes()[4] == b'-',
+                "{shown:?}"
+            ),
+        }
+        assert!(
+            !events.iter().any(|e| e["type"] == "turn_start"),
+            "{input}: no model call: {events:#?}"
+        );
+    }
 }

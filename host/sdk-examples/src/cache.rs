@@ -14,16 +14,26 @@ static BUILDING: Mutex<()> = Mutex::new(());
 /// Folders and files that are outputs or caches, not inputs.
 const SKIP: &[&str] = &["__pycache__", "node_modules", "build", ".git"];
 
-/// The component for `lang` built from `inputs`: from the cache, or made by `build`, which writes
-/// the component to the path it is given.
+/// The component for `lang`'s example built from `inputs`: from the cache, or made by `build`,
+/// which writes the component to the path it is given.
 pub fn cached(
+    lang: Lang,
+    inputs: &[PathBuf],
+    build: impl FnOnce(&Path, &Path) -> Result<(), BuildError>,
+) -> Result<PathBuf, BuildError> {
+    cached_as(&lang.plugin_name(), lang, inputs, build)
+}
+
+/// [`cached`] for plugin `name` written in `lang`.
+pub fn cached_as(
+    name: &str,
     lang: Lang,
     inputs: &[PathBuf],
     build: impl FnOnce(&Path, &Path) -> Result<(), BuildError>,
 ) -> Result<PathBuf, BuildError> {
     let key = hash_inputs(lang, inputs)?;
     let dir = target_dir().join("sdk-examples");
-    let out = dir.join(format!("{}-{key}.wasm", lang.plugin_name()));
+    let out = dir.join(format!("{name}-{key}.wasm"));
     let _guard = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
     if out.is_file() {
         return Ok(out);

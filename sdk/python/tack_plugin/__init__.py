@@ -21,6 +21,7 @@ from componentize_py_types import Err, Ok, Result
 from wit_world import exports
 from wit_world.exports import guest
 from wit_world.imports import files as _files, host, session as _session, tasks as _tasks, types
+from wit_world.imports import ui as _ui
 
 __all__ = [
     "Plugin",
@@ -31,6 +32,7 @@ __all__ = [
     "file_permissions",
     "set_file_permissions",
     "log",
+    "notify",
     "latest_state",
     "append_state",
     "tool",
@@ -214,6 +216,13 @@ class Decoder(guest.Decoder):
 def log(level: str, message: str) -> None:
     """Writes a line to tack's log; ``level`` is "debug", "info", "warn" or "error"."""
     host.log(types.Level[level.upper()], message)
+
+
+def notify(level: str, message: str) -> None:
+    """Shows ``message`` to the user (a toast in the terminal UI, an ``extension_ui_request`` in
+    RPC mode, a line on stderr in print mode); ``level`` is "debug", "info", "warn" or
+    "error"."""
+    _ui.notify(types.Level[level.upper()], message)
 
 
 def latest_state(custom_type: str) -> Any:
