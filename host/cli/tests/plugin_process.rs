@@ -413,24 +413,48 @@ fn pi_input_transform_rewrites_quick_questions_and_answers_ping_itself() {
 /// same scenario. Skipped without the Python SDK toolchain, unless `TACK_REQUIRE_SDKS` is set.
 #[test]
 fn pi_input_transform_in_python_behaves_as_the_rust_port() {
-    let dir = tack_sdk_examples::repo_root().join("examples/pi-python/input-transform");
     let name = "pi-input-transform-python";
-    let wasm = match tack_sdk_examples::build_python_package(
-        &tack_sdk_examples::Toolchains::locate(),
-        &dir,
+    let dir = tack_sdk_examples::repo_root().join("examples/pi-python/input-transform");
+    let toolchains = tack_sdk_examples::Toolchains::locate();
+    if let Some(wasm) = sdk_built(
         name,
+        tack_sdk_examples::build_python_package(&toolchains, &dir, name),
     ) {
-        Ok(wasm) => wasm,
+        input_transform_behaves_as_pi(name, &wasm);
+    }
+}
+
+/// And in JavaScript (`examples/pi-js/input-transform`, componentize-js).
+#[test]
+fn pi_input_transform_in_javascript_behaves_as_the_rust_port() {
+    let name = "pi-input-transform-js";
+    let dir = tack_sdk_examples::repo_root().join("examples/pi-js/input-transform");
+    let toolchains = tack_sdk_examples::Toolchains::locate();
+    if let Some(wasm) = sdk_built(
+        name,
+        tack_sdk_examples::build_js_package(&toolchains, &dir, name),
+    ) {
+        input_transform_behaves_as_pi(name, &wasm);
+    }
+}
+
+/// The component a non-Rust SDK built; `None` (the test is skipped, and says so) when the
+/// language's toolchain is missing, unless `TACK_REQUIRE_SDKS` is set.
+fn sdk_built(
+    name: &str,
+    built: Result<std::path::PathBuf, tack_sdk_examples::BuildError>,
+) -> Option<String> {
+    match built {
+        Ok(wasm) => Some(wasm.display().to_string()),
         Err(e @ tack_sdk_examples::BuildError::Missing { .. })
             if !tack_sdk_examples::sdks_required() =>
         {
             use std::io::Write;
             let _ = writeln!(std::io::stderr(), "SKIPPED {name}: {e}");
-            return;
+            None
         }
         Err(e) => panic!("{e}"),
-    };
-    input_transform_behaves_as_pi(name, &wasm.display().to_string());
+    }
 }
 
 /// `?quick …` reaches the model rewritten; `ping` and `time` are answered by the plugin with no

@@ -1,28 +1,38 @@
-//! The JavaScript example: sdk/js/bin/build.js (componentize-js, StarlingMonkey engine).
+//! JavaScript plugins: sdk/js/bin/build.js (componentize-js, StarlingMonkey engine).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::cache::cached;
+use crate::cache::cached_as;
 use crate::toolchains::Toolchains;
 use crate::{run, wit_dir, BuildError, Lang};
 
+/// The conformance example, `examples/hello-js`.
 pub fn build(toolchains: &Toolchains) -> Result<PathBuf, BuildError> {
+    build_package(toolchains, &Lang::Js.example_dir(), &Lang::Js.plugin_name())
+}
+
+/// The JavaScript plugin in folder `dir` (`src/plugin.js` and the repository's SDK, as its
+/// build.sh does), cached under plugin `name`.
+pub fn build_package(
+    toolchains: &Toolchains,
+    dir: &Path,
+    name: &str,
+) -> Result<PathBuf, BuildError> {
     let node = toolchains.node()?;
-    let example = Lang::Js.example_dir();
     let inputs = [
-        example.clone(),
+        dir.to_path_buf(),
         toolchains.js_sdk.join("src"),
         toolchains.js_sdk.join("bin"),
         toolchains.js_sdk.join("package-lock.json"),
         wit_dir(),
     ];
-    cached(Lang::Js, &inputs, |_, out| {
+    cached_as(name, Lang::Js, &inputs, |_, out| {
         run(
             Lang::Js,
             Command::new(&node)
                 .arg(toolchains.js_sdk.join("bin").join("build.js"))
-                .arg(&example)
+                .arg(dir)
                 .arg(out),
         )
     })

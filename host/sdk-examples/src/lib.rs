@@ -16,6 +16,7 @@ mod toolchains;
 use std::path::{Path, PathBuf};
 
 pub use lang_c::build_package as build_c_package;
+pub use lang_js::build_package as build_js_package;
 pub use lang_python::build_package as build_python_package;
 pub use toolchains::Toolchains;
 

@@ -18,6 +18,13 @@ export declare const log: {
   error(message: unknown): void;
 };
 
+export declare const notify: {
+  debug(message: unknown): void;
+  info(message: unknown): void;
+  warn(message: unknown): void;
+  error(message: unknown): void;
+};
+
 export declare const session: {
   latestState<T = unknown>(customType: string): T | undefined;
   appendState(customType: string, value: unknown): string;

@@ -9,6 +9,7 @@
 
 import { log as hostLog } from "tack:plugin/host@0.1.0";
 import { latestCustom, appendCustom } from "tack:plugin/session@0.1.0";
+import { notify as hostNotify } from "tack:plugin/ui@0.1.0";
 import { parallelism as hostParallelism, run as hostRunTasks } from "tack:plugin/tasks@0.1.0";
 import {
   permissions as hostPermissions,
@@ -21,6 +22,17 @@ export const log = {
   info: (message) => hostLog("info", String(message)),
   warn: (message) => hostLog("warn", String(message)),
   error: (message) => hostLog("error", String(message)),
+};
+
+/**
+ * Shows a message to the user at `level` ("debug", "info", "warn", "error"): a toast in the
+ * terminal UI, an `extension_ui_request` in RPC mode, a line on stderr in print mode.
+ */
+export const notify = {
+  debug: (message) => hostNotify("debug", String(message)),
+  info: (message) => hostNotify("info", String(message)),
+  warn: (message) => hostNotify("warn", String(message)),
+  error: (message) => hostNotify("error", String(message)),
 };
 
 /** Plugin state kept in `custom` session entries, so it follows the session's branches. */
