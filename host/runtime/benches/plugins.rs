@@ -1,6 +1,7 @@
 //! Plugin runtime costs: cold compile and cached load of each first-party component, a full warm
-//! plugin load (cache hit, link, instantiate, init), and the round trip of a no-op
-//! before-tool-call hook.
+//! plugin load (cache hit, link, instantiate, init), the round trip of a no-op
+//! before-tool-call hook, and what the API version costs: the same no-op hook and `message_end`
+//! handler in a 0.1.0 and a 0.2.0 plugin (issue 35's target: 0.2.0 within 1.5× of 0.1.0).
 //!
 //! `cargo bench -p tack-runtime --bench plugins`
 
@@ -104,6 +105,50 @@ fn bench(c: &mut Criterion) {
                 .expect("hook")
         })
     });
+
+    // One no-op plugin per API version: the hook is 0.1.0's `guest` export in both; the event
+    // comes through 0.1.0's `on-event` or 0.2.0's `observer` export (subscribed by name).
+    let message_end = r#"{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"Reading the file now."}],"provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"cost":0.0},"stopReason":"toolUse","timestamp":1}}"#;
+    for (version, wasm) in [
+        ("0.1.0", artifacts::TEST_NOOP_V1),
+        ("0.2.0", artifacts::TEST_NOOP_V2),
+    ] {
+        let manifest = format!(
+            "[plugin]\nname = \"noop\"\nversion = \"0.0.1\"\napi = \"{}\"\ncomponent = \"noop.wasm\"\n",
+            &version[..3]
+        );
+        let noop = tokio
+            .block_on(LoadedPlugin::load(
+                &runtime,
+                manifest_spec(
+                    &manifest,
+                    wasm,
+                    Capabilities::default(),
+                    serde_json::json!({}),
+                ),
+                &host,
+            ))
+            .expect("load");
+        c.bench_function(&format!("api/{version}/hook/before_tool_call"), |b| {
+            b.iter(|| tokio.block_on(noop.before_tool_call(&call)).expect("hook"))
+        });
+        c.bench_function(&format!("api/{version}/event/message_end"), |b| {
+            b.iter(|| {
+                if version == "0.1.0" {
+                    tokio
+                        .block_on(
+                            noop.on_event(tack_runtime::api::EventKind::MessageEnd, message_end),
+                        )
+                        .expect("event")
+                } else {
+                    assert!(noop.wants_event("message_end"));
+                    tokio
+                        .block_on(noop.on_named_event("message_end", message_end))
+                        .expect("event")
+                }
+            })
+        });
+    }
 
     // The first-party policy plugins' hooks, as an agent run calls them per tool call.
     let bash = ToolCall {
