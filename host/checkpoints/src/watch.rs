@@ -124,8 +124,10 @@ mod imp {
                         }
                     }
                 }
-                // Gone or replaced since the walk listed it: its parent's change says so.
-                Err(Errno::NOENT | Errno::NOTDIR | Errno::LOOP) => {}
+                // Gone or replaced since the walk listed it: its parent's change says so. Or
+                // not readable: the walk cannot read it either, and when its mode changes its
+                // parent is told (IN_ATTRIB), which walks it then.
+                Err(Errno::NOENT | Errno::NOTDIR | Errno::LOOP | Errno::ACCESS) => {}
                 Err(_) => self.broken.store(true, Ordering::Relaxed),
             }
         }
