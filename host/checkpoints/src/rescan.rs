@@ -42,7 +42,8 @@ pub(crate) fn update(
             whole.push(dir);
             continue;
         }
-        let found = match walk(workspace, &dir, Depth::Shallow, options, index, None) {
+        // The watch is passed so that a folder no tree can name makes it give up (see `walk`).
+        let found = match walk(workspace, &dir, Depth::Shallow, options, index, Some(watch)) {
             Ok(found) => found,
             Err(e @ Error::TooManyFiles { .. }) => return Err(e),
             // Gone, or no longer a folder: what it held goes with it.
@@ -89,6 +90,13 @@ pub(crate) fn update(
         tree.skipped.extend(found.skipped);
         fresh.extend(found.fresh);
         walked.push(dir);
+    }
+    if watch.is_broken() {
+        // A folder could not be watched, or named: only a walk of everything is whole.
+        return Err(Error::Corrupt {
+            store: workspace.to_path_buf(),
+            detail: "the folder watch lost track of the workspace".into(),
+        });
     }
     let stored = hash_fresh(workspace, fresh, tree, index, Some(objects))?;
     if tree.files.len() > options.max_files {

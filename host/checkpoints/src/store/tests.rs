@@ -384,3 +384,29 @@ fn a_change_in_the_same_clock_tick_as_the_last_snapshot_is_seen() {
     }
     assert_eq!(store.full_walks, 1);
 }
+
+/// A folder whose name no tree can hold, made after the first snapshot: the watch cannot track
+/// it, so the snapshot is a walk of everything, which names its files as left out.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_folder_with_an_unnameable_name_makes_the_watch_give_way_to_a_walk() {
+    use std::os::unix::ffi::OsStrExt;
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let w = ws.path();
+    fs::write(w.join("a.txt"), "a\n").unwrap();
+    let mut store = store(home.path(), w);
+    store.snapshot().unwrap();
+    let odd = w.join(std::ffi::OsStr::from_bytes(b"odd\xff"));
+    fs::create_dir(&odd).unwrap();
+    fs::write(odd.join("inside.txt"), "i\n").unwrap();
+    let snap = store.snapshot().unwrap();
+    assert_eq!(snap.skipped.len(), 1, "{:?}", snap.skipped);
+    assert_eq!(snap.skipped[0].reason, SkipReason::Name);
+    assert_eq!(
+        store.tree(&snap.tree).unwrap(),
+        store.current().unwrap(),
+        "the same as a walk of everything"
+    );
+    assert_eq!(store.full_walks, 2);
+}
