@@ -103,7 +103,10 @@ fn generate(path: &Path) -> u64 {
                         output: 100,
                         cache_read: 5000,
                         cache_write: 0,
-                        cost: 0.01,
+                        cost: tack_core::message::Cost {
+                            total: 0.01,
+                            ..Default::default()
+                        },
                     },
                     stop_reason: StopReason::ToolUse,
                     error_message: None,

@@ -112,7 +112,28 @@ pub struct Usage {
     pub cache_read: u64,
     pub cache_write: u64,
     #[serde(deserialize_with = "cost_number_or_breakdown")]
-    pub cost: f64,
+    pub cost: Cost,
+}
+
+/// What a response cost in US dollars, by kind of token and in all, as Pi records it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Cost {
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    pub total: f64,
+}
+
+impl std::ops::AddAssign for Cost {
+    fn add_assign(&mut self, other: Cost) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.total += other.total;
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -467,22 +488,20 @@ pub(crate) fn text_string_or_blocks<'de, D: Deserializer<'de>>(d: D) -> Result<S
     })
 }
 
-/// Pi stores the cost as a per-category breakdown with a `total`; tack stores the total.
-fn cost_number_or_breakdown<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    #[derive(Deserialize)]
-    struct Breakdown {
-        #[serde(default)]
-        total: f64,
-    }
+/// Sessions written before tack kept the breakdown store the total as a bare number.
+fn cost_number_or_breakdown<'de, D: Deserializer<'de>>(d: D) -> Result<Cost, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum Either {
         Number(f64),
-        Breakdown(Breakdown),
+        Breakdown(Cost),
     }
     Ok(match Either::deserialize(d)? {
-        Either::Number(n) => n,
-        Either::Breakdown(b) => b.total,
+        Either::Number(total) => Cost {
+            total,
+            ..Cost::default()
+        },
+        Either::Breakdown(cost) => cost,
     })
 }
 
@@ -515,7 +534,7 @@ mod tests {
 
     #[test]
     fn assistant_message_golden() {
-        let golden = r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"sig"},{"type":"text","text":"Reading."},{"type":"toolCall","id":"call_1","name":"read","arguments":{"path":"src/main.rs"}}],"provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":10,"output":20,"cacheRead":1,"cacheWrite":2,"cost":0.5},"stopReason":"toolUse","timestamp":1733011200000}"#;
+        let golden = r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"sig"},{"type":"text","text":"Reading."},{"type":"toolCall","id":"call_1","name":"read","arguments":{"path":"src/main.rs"}}],"provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":10,"output":20,"cacheRead":1,"cacheWrite":2,"cost":{"input":0.1,"output":0.3,"cacheRead":0.05,"cacheWrite":0.05,"total":0.5}},"stopReason":"toolUse","timestamp":1733011200000}"#;
         let message: Message = serde_json::from_str(golden).unwrap();
         let Message::Assistant(a) = &message else {
             panic!("not an assistant message")
@@ -529,7 +548,7 @@ mod tests {
     #[test]
     fn assistant_error_golden() {
         round_trip(
-            r#"{"role":"assistant","content":[],"provider":"demo","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"cost":0.0},"stopReason":"error","errorMessage":"boom","timestamp":1}"#,
+            r#"{"role":"assistant","content":[],"provider":"demo","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"cost":{"input":0.0,"output":0.0,"cacheRead":0.0,"cacheWrite":0.0,"total":0.0}},"stopReason":"error","errorMessage":"boom","timestamp":1}"#,
         );
     }
 
@@ -571,7 +590,17 @@ mod tests {
         let Message::Assistant(a) = assistant else {
             panic!("not an assistant message")
         };
-        assert_eq!(a.usage.cost, 0.3);
+        assert_eq!(
+            a.usage.cost,
+            Cost {
+                input: 0.1,
+                output: 0.2,
+                total: 0.3,
+                ..Cost::default()
+            }
+        );
+        let older: Usage = serde_json::from_value(json!({"input": 1, "cost": 0.25})).unwrap();
+        assert_eq!(older.cost.total, 0.25, "a bare number is the total");
         let partial: Usage = serde_json::from_value(json!({"input": 7})).unwrap();
         assert_eq!(
             partial,

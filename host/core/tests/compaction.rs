@@ -861,7 +861,7 @@ fn a_pi_v3_session_imports_with_its_tree_and_projection() {
     else {
         panic!("a0000004 is an assistant message");
     };
-    assert_eq!(first.usage.cost, 0.0048);
+    assert_eq!(first.usage.cost.total, 0.0048);
     assert!(
         matches!(&first.content[0], AssistantContent::Thinking(t) if t.signature.as_deref() == Some("sig1"))
     );

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use tack_core::message::{
-    AssistantContent, AssistantMessage, Message, StopReason, TextContent, ThinkingContent, Usage,
+    AssistantContent, AssistantMessage, Cost, Message, StopReason, TextContent, ThinkingContent,
+    Usage,
 };
 use tack_core::session::{Entry, EntryKind, Session, SessionError, SessionOptions};
 
@@ -93,25 +94,28 @@ fn pi_messages_map_onto_tack_messages_field_for_field() {
                 // Pi's short form of a user's text; tack always writes blocks.
                 object.insert("content".into(), json!([{"type": "text", "text": text}]));
             }
-            if let Some(cost) = object.get_mut("usage").and_then(|u| u.get_mut("cost")) {
-                // tack keeps the total (as a float), not its split by category.
-                let total = cost["total"].as_f64();
-                *cost = json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": total});
-            }
+            costs_as_floats(&mut expected);
             let rewritten = Entry {
                 verbatim: None,
                 ..entry.clone()
             };
-            assert_eq!(
-                json_of(&rewritten.to_line())["message"],
-                expected,
-                "{name}: {line}"
-            );
+            let mut written = json_of(&rewritten.to_line())["message"].clone();
+            costs_as_floats(&mut written);
+            assert_eq!(written, expected, "{name}: {line}");
             let reread = Entry::from_line(rewritten.to_line().as_bytes()).unwrap();
             assert_eq!(reread.message(), Some(message), "{name}");
             compared += 1;
         }
         assert!(compared >= 4, "{name}: {compared} messages");
+    }
+}
+
+/// Pi writes a zero cost as `0`, tack as `0.0`: the same number, compared as one.
+fn costs_as_floats(message: &mut Value) {
+    if let Some(Value::Object(cost)) = message.get_mut("usage").and_then(|u| u.get_mut("cost")) {
+        for value in cost.values_mut() {
+            *value = json!(value.as_f64());
+        }
     }
 }
 
@@ -181,7 +185,13 @@ fn tack_writes_assistant_messages_in_pi_shapes_and_reads_them_back() {
             output: 5,
             cache_read: 2,
             cache_write: 1,
-            cost: 0.25,
+            cost: Cost {
+                input: 0.1,
+                output: 0.1,
+                cache_read: 0.02,
+                cache_write: 0.03,
+                total: 0.25,
+            },
         },
         stop_reason: StopReason::Stop,
         error_message: None,
@@ -201,7 +211,7 @@ fn tack_writes_assistant_messages_in_pi_shapes_and_reads_them_back() {
     assert_eq!(
         stored["usage"],
         json!({"input": 10, "output": 5, "cacheRead": 2, "cacheWrite": 1, "totalTokens": 18,
-               "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.25}})
+               "cost": {"input": 0.1, "output": 0.1, "cacheRead": 0.02, "cacheWrite": 0.03, "total": 0.25}})
     );
     let (session, warnings) = Session::open(&path, SessionOptions::default()).unwrap();
     assert!(warnings.is_empty());

@@ -761,7 +761,12 @@ mod tests {
             usage: Usage {
                 input: 40,
                 output: 8,
-                cost: 0.5,
+                cost: tack_core::message::Cost {
+                    input: 0.2,
+                    output: 0.3,
+                    total: 0.5,
+                    ..Default::default()
+                },
                 ..Usage::default()
             },
             error_message: (stop_reason == StopReason::Error).then(|| "overloaded".into()),

@@ -84,7 +84,7 @@ impl ChildUsage {
         self.output += usage.output;
         self.cache_read += usage.cache_read;
         self.cache_write += usage.cache_write;
-        self.cost += usage.cost;
+        self.cost += usage.cost.total;
         self.turns += 1;
         self.tool_calls += u32::try_from(tool_calls).unwrap_or(u32::MAX);
     }

@@ -17,7 +17,7 @@ impl Usage {
             let u = &a.usage;
             self.input += u.input + u.cache_read + u.cache_write;
             self.output += u.output;
-            self.cost += u.cost;
+            self.cost += u.cost.total;
             let context = u.input + u.cache_read + u.cache_write + u.output;
             if context > 0 {
                 self.context_tokens = context;

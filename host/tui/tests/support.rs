@@ -50,7 +50,10 @@ pub fn assistant(content: Vec<AssistantContent>, stop: StopReason) -> AssistantM
             output: 800,
             cache_read: 0,
             cache_write: 0,
-            cost: 0.048,
+            cost: tack_core::message::Cost {
+                total: 0.048,
+                ..Default::default()
+            },
         },
         stop_reason: stop,
         error_message: None,

@@ -2,13 +2,27 @@
 
 use std::fmt::Write as _;
 
-use tack_core::message::Message;
+use tack_core::message::{Cost, Message};
 use tack_core::session::{EntryKind, Session};
 use tack_protocol::{SessionStats, TokenTotals};
 use tack_runtime::children::{ChildUsage, TRANSCRIPT_ENTRY_TYPE, TRANSCRIPT_USAGE_FIELD};
 
 /// Counts over every entry of the session file: abandoned branches cost tokens too.
 pub fn of(session: &Session) -> SessionStats {
+    count(session).stats
+}
+
+/// The counts, and the cost by kind of token: the session's own turns by category, sub-agents'
+/// as one sum (their transcripts keep the total only).
+struct Counted {
+    stats: SessionStats,
+    own_cost: Cost,
+    subagent_cost: f64,
+}
+
+fn count(session: &Session) -> Counted {
+    let mut own_cost = Cost::default();
+    let mut subagent_cost = 0.0;
     let mut stats = SessionStats {
         session_id: session.id().to_string(),
         session_file: session.path().map(|p| p.display().to_string()),
@@ -29,6 +43,7 @@ pub fn of(session: &Session) -> SessionStats {
             t.cache_read += child.cache_read;
             t.cache_write += child.cache_write;
             stats.cost += child.cost;
+            subagent_cost += child.cost;
             continue;
         }
         let EntryKind::Message(message) = &entry.kind else {
@@ -45,7 +60,8 @@ pub fn of(session: &Session) -> SessionStats {
                 t.output += a.usage.output;
                 t.cache_read += a.usage.cache_read;
                 t.cache_write += a.usage.cache_write;
-                stats.cost += a.usage.cost;
+                stats.cost += a.usage.cost.total;
+                own_cost += a.usage.cost;
             }
             Message::ToolResult(_) => stats.tool_results += 1,
             _ => {}
@@ -53,7 +69,11 @@ pub fn of(session: &Session) -> SessionStats {
     }
     let t = &mut stats.tokens;
     t.total = t.input + t.output + t.cache_read + t.cache_write;
-    stats
+    Counted {
+        stats,
+        own_cost,
+        subagent_cost,
+    }
 }
 
 /// What a sub-agent used, from the transcript entry the host wrote for it.
@@ -72,7 +92,11 @@ fn child_usage(kind: &EntryKind) -> Option<ChildUsage> {
 
 /// `/session`: the file, id, name, counts, tokens and cost, as markdown.
 pub fn describe(session: &Session) -> String {
-    let stats = of(session);
+    let Counted {
+        stats,
+        own_cost,
+        subagent_cost,
+    } = count(session);
     let mut out = String::from("**Session**\n\n");
     let file = stats
         .session_file
@@ -104,6 +128,15 @@ pub fn describe(session: &Session) -> String {
         "- Tokens: {} input, {} output, {} cache read, {} cache write ({} in all)",
         t.input, t.output, t.cache_read, t.cache_write, t.total
     );
-    let _ = writeln!(out, "- Cost: ${:.4}", stats.cost);
+    let mut parts = vec![
+        format!("input ${:.4}", own_cost.input),
+        format!("output ${:.4}", own_cost.output),
+        format!("cache read ${:.4}", own_cost.cache_read),
+        format!("cache write ${:.4}", own_cost.cache_write),
+    ];
+    if subagent_cost > 0.0 {
+        parts.push(format!("sub-agents ${subagent_cost:.4}"));
+    }
+    let _ = writeln!(out, "- Cost: ${:.4} ({})", stats.cost, parts.join(", "));
     out
 }

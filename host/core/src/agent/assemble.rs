@@ -321,7 +321,16 @@ mod tests {
             bad_arguments,
         } = b.finish(Ending::Complete);
         assert_eq!(message.stop_reason, StopReason::ToolUse);
-        assert_eq!(message.usage.cost, 2.0);
+        // $1 per million input tokens, $2 per million output tokens (see `model`).
+        assert_eq!(
+            message.usage.cost,
+            crate::message::Cost {
+                input: 1.0,
+                output: 1.0,
+                total: 2.0,
+                ..Default::default()
+            }
+        );
         assert_eq!(message.text_content(), "Hello");
         let calls: Vec<&ToolCall> = message.tool_calls().collect();
         assert_eq!(calls[0].arguments, json!({"path": "a"}));

@@ -226,12 +226,19 @@ impl ProviderError {
 }
 
 impl ModelCost {
-    /// Dollars for `usage`.
-    pub fn of(&self, usage: &TokenUsage) -> f64 {
-        (usage.input as f64 * self.input
-            + usage.output as f64 * self.output
-            + usage.cache_read as f64 * self.cache_read
-            + usage.cache_write as f64 * self.cache_write)
-            / 1_000_000.0
+    /// Dollars for `usage`, by kind of token (the prices are per million tokens).
+    pub fn of(&self, usage: &TokenUsage) -> crate::message::Cost {
+        let dollars = |tokens: u64, price: f64| tokens as f64 * price / 1_000_000.0;
+        let input = dollars(usage.input, self.input);
+        let output = dollars(usage.output, self.output);
+        let cache_read = dollars(usage.cache_read, self.cache_read);
+        let cache_write = dollars(usage.cache_write, self.cache_write);
+        crate::message::Cost {
+            input,
+            output,
+            cache_read,
+            cache_write,
+            total: input + output + cache_read + cache_write,
+        }
     }
 }

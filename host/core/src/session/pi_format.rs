@@ -20,10 +20,10 @@
 //! fields survive.
 //!
 //! In messages, tack writes Pi's shapes where its own JSON (the shape plugins receive) differs: a
-//! thinking block's signature is `thinkingSignature`, and usage carries `totalTokens` and a cost
-//! object (`total` is tack's figure; tack does not split it by category, so those are 0). Fields
-//! of Pi's that tack has no place for (`api`, `responseId`, text and tool-call signatures, cost
-//! per category, ...) are kept by keeping such a line verbatim ([`super::Entry::verbatim`]).
+//! thinking block's signature is `thinkingSignature`, and usage carries `totalTokens` and the
+//! cost by category with its `total`, as Pi's does. Fields of Pi's that tack has no place for
+//! (`api`, `responseId`, text and tool-call signatures, ...) are kept by keeping such a line
+//! verbatim ([`super::Entry::verbatim`]).
 
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -81,18 +81,7 @@ struct PiUsage {
     cache_read: u64,
     cache_write: u64,
     total_tokens: u64,
-    cost: PiCost,
-}
-
-/// tack knows the total cost only.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PiCost {
-    input: u8,
-    output: u8,
-    cache_read: u8,
-    cache_write: u8,
-    total: f64,
+    cost: crate::message::Cost,
 }
 
 impl<'a> From<&'a AssistantMessage> for PiAssistant<'a> {
@@ -120,13 +109,7 @@ impl<'a> From<&'a AssistantMessage> for PiAssistant<'a> {
                 cache_read: usage.cache_read,
                 cache_write: usage.cache_write,
                 total_tokens: usage.input + usage.output + usage.cache_read + usage.cache_write,
-                cost: PiCost {
-                    input: 0,
-                    output: 0,
-                    cache_read: 0,
-                    cache_write: 0,
-                    total: usage.cost,
-                },
+                cost: usage.cost,
             },
             stop_reason: message.stop_reason,
             error_message: message.error_message.as_deref(),
