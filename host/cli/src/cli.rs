@@ -230,7 +230,11 @@ pub enum Command {
     /// List loaded plugins: version, API version, what each provides, granted capabilities.
     Plugins,
     /// List providers and models, and whether each provider's API key is available.
-    Models,
+    Models {
+        /// Only models whose `provider/id` or name holds these letters in this order
+        /// (`tack models sonnet`, `tack models oai5`).
+        search: Option<String>,
+    },
     /// Install a plugin package: from a registry (oci://<registry>/<namespace>/<name>:<tag> or
     /// @sha256:<digest>), a folder, a .tar.gz (path or URL, optionally #sha256=…), or a git
     /// repository (URL ending in .git or prefixed git+, optionally @tag / @commit).

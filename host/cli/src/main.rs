@@ -61,7 +61,10 @@ fn main() -> ExitCode {
 async fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(cli::Command::Plugins) => commands::list::plugins(cli).await,
-        Some(cli::Command::Models) => commands::list::models(cli).await,
+        Some(cli::Command::Models { ref search }) => {
+            let search = search.clone();
+            commands::list::models(cli, search).await
+        }
         Some(cli::Command::Install { .. })
         | Some(cli::Command::Remove { .. })
         | Some(cli::Command::Update { .. })

@@ -159,6 +159,12 @@ impl MockServer {
         Self::serve(true, move |n, _| reply(n))
     }
 
+    /// Answers the n-th request with `reply(n, request)`, for a server with more than one
+    /// endpoint (a model listing beside the chat endpoint).
+    pub fn routed(reply: impl Fn(usize, &Request) -> Reply + Send + 'static) -> Self {
+        Self::serve(true, reply)
+    }
+
     /// Answers the n-th request with `reply(n, request)` and keeps no requests: for long runs,
     /// whose requests (each carrying the whole conversation) would fill the memory.
     pub fn unrecorded(reply: impl Fn(usize, &Request) -> Reply + Send + 'static) -> Self {

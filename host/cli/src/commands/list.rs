@@ -31,9 +31,22 @@ pub async fn plugins(cli: Cli) -> Result<ExitCode> {
     })
 }
 
-pub async fn models(cli: Cli) -> Result<ExitCode> {
+pub async fn models(cli: Cli, search: Option<String>) -> Result<ExitCode> {
     let loaded = load(cli).await?;
-    let catalog = crate::models::catalog::build(&loaded.set, &loaded.settings)?;
+    let mut catalog = crate::models::catalog::build(&loaded.set, &loaded.settings)?;
+    if let Some(search) = &search {
+        for entry in &mut catalog {
+            let provider = entry.id.clone();
+            entry.spec.models.retain(|m| {
+                fuzzy_match(search, &format!("{provider}/{}", m.id)) || fuzzy_match(search, &m.name)
+            });
+        }
+        catalog.retain(|e| !e.spec.models.is_empty());
+        if catalog.is_empty() {
+            println!("no model matches '{search}'");
+            return Ok(ExitCode::FAILURE);
+        }
+    }
     let mut out = String::new();
     for entry in &catalog {
         let key = match &entry.spec.secret {
@@ -46,6 +59,12 @@ pub async fn models(cli: Cli) -> Result<ExitCode> {
         let _ = writeln!(out, "{} ({}) — {url} — {key}", entry.id, entry.spec.name);
         if let Some(denied) = entry.denied() {
             let _ = writeln!(out, "  unusable: {denied}");
+        }
+        if entry.spec.models.is_empty() && crate::models::discover::discoverable(entry, None) {
+            let _ = writeln!(
+                out,
+                "  (the models the server lists, asked when it is used)"
+            );
         }
         for m in &entry.spec.models {
             let mut traits = vec![
@@ -69,6 +88,17 @@ pub async fn models(cli: Cli) -> Result<ExitCode> {
     }
     print!("{out}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether `text` holds the letters of `search` in order, ignoring case and spaces (Pi's
+/// `--list-models` filter).
+fn fuzzy_match(search: &str, text: &str) -> bool {
+    let mut text = text.chars().flat_map(char::to_lowercase);
+    search
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .all(|wanted| text.any(|c| c == wanted))
 }
 
 pub(crate) fn describe(out: &mut String, plugin: &LoadedPlugin) {
@@ -141,4 +171,18 @@ fn hook_name(hook: &HookKind) -> &'static str {
 /// The plugins as a run would load them, with nobody to answer dialogs.
 async fn load(cli: Cli) -> Result<Loaded> {
     Ok(Starting::load(cli, Front::headless()).await?.into_loaded())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fuzzy_match;
+
+    #[test]
+    fn a_search_matches_letters_in_order() {
+        assert!(fuzzy_match("sonnet", "anthropic/claude-sonnet-4-5"));
+        assert!(fuzzy_match("oai5", "openai/gpt-5"));
+        assert!(fuzzy_match("GPT 5", "openai/gpt-5"));
+        assert!(!fuzzy_match("5gpt", "openai/gpt-5"));
+        assert!(!fuzzy_match("opus", "anthropic/claude-sonnet-4-5"));
+    }
 }

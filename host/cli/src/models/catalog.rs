@@ -10,6 +10,10 @@
 //! options = { max_tokens_field = "max_tokens" }
 //! models = [{ id = "qwen3:8b", context_window = 32768, max_output_tokens = 8192 }]
 //! ```
+//!
+//! A provider that speaks the OpenAI API at a URL of the user's choosing may leave `models` out:
+//! the server is asked which models it serves (`GET /models`, see `discover.rs`). Local servers
+//! have presets that need no config at all: `tack --provider ollama --model qwen3-coder:30b`.
 
 use std::sync::Arc;
 
@@ -20,6 +24,7 @@ use tack_runtime::bridge::StreamTimeouts;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{LoadedPlugin, PluginSet, PluginSource};
 
+use super::discover;
 use crate::settings::{ModelSettings, Settings};
 
 pub struct ProviderEntry {
@@ -75,6 +80,44 @@ impl ProviderEntry {
     }
 }
 
+/// Local servers that speak the OpenAI API, at their usual address, with no key: the models are
+/// whatever the server lists. `[providers.<id>]` adjusts or replaces one like any provider.
+const LOCAL_SERVERS: &[(&str, &str, &str)] = &[
+    ("ollama", "Ollama", "http://localhost:11434/v1"),
+    ("lmstudio", "LM Studio", "http://localhost:1234/v1"),
+    ("llamacpp", "llama.cpp", "http://localhost:8080/v1"),
+    ("vllm", "vLLM", "http://localhost:8000/v1"),
+];
+
+fn local_server_presets(entries: &[ProviderEntry]) -> Vec<ProviderEntry> {
+    let Some(openai) = entries
+        .iter()
+        .find(|e| e.id == discover::OPENAI_API && e.first_party())
+    else {
+        return Vec::new();
+    };
+    LOCAL_SERVERS
+        .iter()
+        .filter(|(id, _, _)| !entries.iter().any(|e| e.id == *id))
+        .map(|(id, name, url)| {
+            let mut spec = openai.spec.clone();
+            spec.name = name.to_string();
+            spec.secret = None;
+            spec.models.clear();
+            ProviderEntry {
+                id: id.to_string(),
+                plugin: openai.plugin.clone(),
+                spec,
+                base_url: Some(url.to_string()),
+                secret_from_user: false,
+                // Every one of these servers reads `max_tokens`; not all know the newer name.
+                options: serde_json::json!({ "max_tokens_field": "max_tokens" }),
+                timeouts: StreamTimeouts::default(),
+            }
+        })
+        .collect()
+}
+
 pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>> {
     let mut entries: Vec<ProviderEntry> = set
         .providers()
@@ -88,7 +131,15 @@ pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>>
             timeouts: StreamTimeouts::default(),
         })
         .collect();
+    let presets = local_server_presets(&entries);
+    let preset_ids: Vec<String> = presets.iter().map(|e| e.id.clone()).collect();
+    entries.extend(presets);
     for (id, cfg) in &settings.providers {
+        // A config entry with `api` that shares a preset's name replaces the preset (configs
+        // written before the presets existed define `[providers.ollama]` this way).
+        if cfg.api.is_some() && preset_ids.contains(id) {
+            entries.retain(|e| &e.id != id);
+        }
         let index = match entries.iter().position(|e| &e.id == id) {
             Some(i) if cfg.api.is_none() => i,
             Some(_) => bail!("config.toml: [providers.{id}] sets `api`, but '{id}' is already a built-in provider; pick another name"),
@@ -125,8 +176,10 @@ pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>>
             entry.spec.secret = (!secret.is_empty()).then(|| secret.clone());
             entry.secret_from_user = true;
         }
-        entry.options =
-            serde_json::to_value(&cfg.options).unwrap_or_else(|_| serde_json::json!({}));
+        if !cfg.options.is_empty() || !preset_ids.contains(id) {
+            entry.options =
+                serde_json::to_value(&cfg.options).unwrap_or_else(|_| serde_json::json!({}));
+        }
         entry.timeouts = cfg.timeouts(id)?;
         for model in &cfg.models {
             let spec = model_spec(model);
@@ -135,7 +188,7 @@ pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>>
                 None => entry.spec.models.push(spec),
             }
         }
-        if entry.spec.models.is_empty() {
+        if entry.spec.models.is_empty() && !discover::discoverable(entry, None) {
             bail!("config.toml: [providers.{id}] has no models; add `models = [{{ id = \"…\" }}]`");
         }
     }

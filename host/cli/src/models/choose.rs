@@ -11,6 +11,7 @@ use tack_runtime::api;
 use tack_runtime::bridge::PluginProvider;
 use tack_runtime::broker::secrets::SecretStore;
 
+use super::discover;
 use super::pattern::{self as model_pattern, Candidate, Thinking};
 use crate::cli::Cli;
 use crate::start::load::Loaded;
@@ -43,15 +44,22 @@ pub fn choose(
     loaded: &Loaded,
     session_model: Option<(String, String)>,
 ) -> Result<Chosen> {
-    let catalog = crate::models::catalog::build(&loaded.set, &loaded.settings)?;
+    let mut catalog = crate::models::catalog::build(&loaded.set, &loaded.settings)?;
     let mut secrets = loaded.secrets.clone();
+    let served = discover_named(cli, loaded, &mut catalog, &secrets)?;
     let by_pattern = match &cli.model {
-        Some(pattern) => Some(model_by_pattern(
-            pattern,
-            &catalog,
-            cli.provider.as_deref(),
-            &secrets,
-        )?),
+        Some(pattern) => Some(
+            model_by_pattern(pattern, &catalog, cli.provider.as_deref(), &secrets).map_err(
+                |e| match &served {
+                    Some(served) => anyhow::anyhow!(served.unknown(
+                        pattern
+                            .strip_prefix(&format!("{}/", served.provider))
+                            .unwrap_or(pattern)
+                    )),
+                    None => e,
+                },
+            )?,
+        ),
         None => None,
     };
     let from_session = session_model.filter(|(p, _)| {
@@ -120,12 +128,17 @@ pub fn choose(
     let spec = &entry.spec;
     let model = match &model_id {
         Some(id) => spec.models.iter().find(|m| &m.id == id).with_context(|| {
-            let known: Vec<&str> = spec.models.iter().map(|m| m.id.as_str()).collect();
-            format!(
-                "provider '{}' has no model '{id}' (available: {})",
-                entry.id,
-                known.join(", ")
-            )
+            match served.as_ref().filter(|s| s.provider == entry.id) {
+                Some(served) => served.unknown(id),
+                None => {
+                    let known: Vec<&str> = spec.models.iter().map(|m| m.id.as_str()).collect();
+                    format!(
+                        "provider '{}' has no model '{id}' (available: {})",
+                        entry.id,
+                        known.join(", ")
+                    )
+                }
+            }
         })?,
         None => spec
             .models
@@ -171,6 +184,106 @@ pub fn choose(
         reasoning,
         notices,
     })
+}
+
+/// What a server was asked to list, for an error that names what it serves.
+struct Served {
+    provider: String,
+    url: String,
+    ids: Vec<String>,
+}
+
+impl Served {
+    fn unknown(&self, id: &str) -> String {
+        let ids = match self.ids.is_empty() {
+            true => "nothing".to_string(),
+            false => self.ids.join(", "),
+        };
+        format!(
+            "provider '{}' has no model '{id}': the server at {} serves {ids}",
+            self.provider, self.url
+        )
+    }
+}
+
+/// The provider this run names (`--provider`, the `provider/` of `--model`, or the settings'
+/// provider), when it speaks the OpenAI API at a URL the user chose: its server is asked which
+/// models it serves, and they join the provider's models. A provider with models listed in
+/// config.toml is asked only when the asked model is not among them, and a failed listing then
+/// leaves the error to the model lookup.
+fn discover_named(
+    cli: &Cli,
+    loaded: &Loaded,
+    catalog: &mut [crate::models::catalog::ProviderEntry],
+    secrets: &SecretStore,
+) -> Result<Option<Served>> {
+    let named = cli
+        .provider
+        .clone()
+        .or_else(|| {
+            let (prefix, _) = cli.model.as_deref()?.split_once('/')?;
+            catalog
+                .iter()
+                .any(|e| e.id == prefix)
+                .then(|| prefix.to_string())
+        })
+        .or_else(|| loaded.settings.provider.clone());
+    let Some(entry) = named.and_then(|id| catalog.iter_mut().find(|e| e.id == id)) else {
+        return Ok(None);
+    };
+    if !discover::discoverable(entry, cli.base_url.as_deref()) {
+        return Ok(None);
+    }
+    let asked = cli
+        .model
+        .as_deref()
+        .map(|pattern| {
+            pattern
+                .strip_prefix(&format!("{}/", entry.id))
+                .unwrap_or(pattern)
+                .to_string()
+        })
+        .or_else(|| loaded.settings.model.clone());
+    let listed = |entry: &crate::models::catalog::ProviderEntry, asked: &str| {
+        let pool: Vec<Candidate> = entry
+            .spec
+            .models
+            .iter()
+            .map(|m| Candidate {
+                provider: entry.id.clone(),
+                id: m.id.clone(),
+                name: m.name.clone(),
+            })
+            .collect();
+        model_pattern::resolve(asked, &pool).is_some()
+    };
+    let needed =
+        entry.spec.models.is_empty() || asked.as_deref().is_some_and(|a| !listed(entry, a));
+    if !needed {
+        return Ok(None);
+    }
+    let url = cli
+        .base_url
+        .clone()
+        .unwrap_or_else(|| entry.effective_base_url().to_string());
+    match discover::served_models(entry, &url, secrets) {
+        Ok(models) => {
+            let ids = discover::merge(entry, models);
+            Ok(Some(Served {
+                provider: entry.id.clone(),
+                url,
+                ids,
+            }))
+        }
+        Err(e) if entry.spec.models.is_empty() => Err(e.context(format!(
+            "provider '{}' lists no models of its own, and its server could not be asked",
+            entry.id
+        ))),
+        Err(e) => {
+            tracing::warn!("provider '{}': {e:#}", entry.id);
+            Ok(None)
+        }
+    }
 }
 
 /// What `--model` named: a provider's model and maybe a thinking level.

@@ -22,7 +22,7 @@ use super::provider_authority::{self, UserChoice};
 use crate::api;
 use crate::broker::http::{apply_auth, host_owned_header};
 use crate::broker::http::{header_pairs, under};
-use crate::broker::secrets::SecretStore;
+use crate::broker::secrets::{SecretError, SecretStore};
 use crate::error::PluginError;
 use crate::plugin::{LoadedPlugin, ProviderSession};
 
@@ -274,11 +274,13 @@ impl PluginProvider {
         }
         let mut headers = guest_headers(call.headers, &self.spec.auth);
         if let Some(secret) = &self.spec.secret {
-            let value = self
-                .secrets
-                .lookup(secret)
-                .map_err(|e| ProviderError::new(ProviderErrorKind::Auth, e.to_string()))?;
-            apply_auth(&self.spec.auth, &value, &mut headers, &mut url);
+            match self.secrets.lookup(secret) {
+                Ok(value) => apply_auth(&self.spec.auth, &value, &mut headers, &mut url),
+                // A server on this machine that the user pointed the provider at (Ollama,
+                // vLLM) rarely wants a key; one that does says so in its answer.
+                Err(SecretError::Missing(_)) if self.user.base_url && on_this_machine(&url) => {}
+                Err(e) => return Err(ProviderError::new(ProviderErrorKind::Auth, e.to_string())),
+            }
         }
         let method = reqwest::Method::from_bytes(call.method.as_bytes()).map_err(|_| {
             ProviderError::new(
@@ -326,6 +328,15 @@ impl PluginProvider {
             .bytes_stream()
             .map(|r| r.map_err(|e| e.to_string()))
             .boxed())
+    }
+}
+
+fn on_this_machine(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(domain)) => domain.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
     }
 }
 

@@ -1,0 +1,236 @@
+//! Providers as a new user meets them, through the real binary against loopback servers that
+//! speak the OpenAI wire: a local server's models found by asking it, a key kept in a password
+//! manager (`!command` in auth.json), and what each kind of token cost.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
+use serde_json::{json, Value};
+use tack_test_support::http::{MockServer, Reply, Request};
+use tack_test_support::json_mode::json_events;
+use tack_test_support::openai::{self, chunk, text};
+use tack_test_support::{stderr, stdout, tack, Env};
+
+/// An Ollama-style server: `GET /v1/models` lists `models`, and every other request gets a short
+/// streamed answer.
+fn local_server(models: &'static [&'static str]) -> MockServer {
+    MockServer::routed(move |_, request: &Request| {
+        if request.head.starts_with("GET /v1/models ") {
+            let data: Vec<Value> = models
+                .iter()
+                .map(|id| json!({"id": id, "object": "model", "created": 0, "owned_by": "library"}))
+                .collect();
+            Reply::json(
+                "200 OK",
+                json!({"object": "list", "data": data}).to_string(),
+            )
+        } else {
+            openai::text_reply("served locally")
+        }
+    })
+}
+
+fn chat_requests(server: &MockServer) -> Vec<Request> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| r.head.starts_with("POST /v1/chat/completions "))
+        .collect()
+}
+
+#[test]
+fn a_local_servers_models_are_found_by_asking_it() {
+    let env = Env::new(tack!());
+    let server = local_server(&["qwen3-coder:30b", "llama3.2:3b"]);
+    let base = format!("{}/v1", server.url());
+
+    // The OpenAI provider at a URL of the user's choosing takes any model the server lists.
+    let out = env.run(&[
+        "--provider",
+        "openai",
+        "--base-url",
+        &base,
+        "--model",
+        "qwen3-coder:30b",
+        "-p",
+        "hello",
+    ]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert!(stdout(&out).contains("served locally"), "{}", stdout(&out));
+    let chats = chat_requests(&server);
+    assert_eq!(chats.len(), 1);
+    assert_eq!(chats[0].json()["model"], "qwen3-coder:30b");
+    assert!(
+        !server.requests()[0].text().contains("authorization"),
+        "no key was set, and none is sent"
+    );
+
+    // The `ollama` preset needs no config beyond where the server is (here a test port); a
+    // fragment of an id is enough, as for any model.
+    env.config(json!({"providers": {"ollama": {"base_url": base}}}));
+    let out = env.run(&["--provider", "ollama", "--model", "llama3.2", "-p", "hi"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let chats = chat_requests(&server);
+    assert_eq!(chats.len(), 2);
+    let body = chats[1].json();
+    assert_eq!(body["model"], "llama3.2:3b");
+    assert!(
+        body.get("max_completion_tokens").is_none(),
+        "local servers are never sent the field some of them do not know: {body}"
+    );
+    let session = env.session_lines();
+    assert!(
+        session
+            .iter()
+            .any(|l| l["type"] == "model_change" && l["provider"] == "ollama"),
+        "the session records the preset: {session:?}"
+    );
+
+    // A model the server does not serve is refused with what it does serve.
+    let out = env.run(&["--provider", "ollama", "--model", "mistral:7b", "-p", "hi"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("has no model 'mistral:7b'"), "{err}");
+    assert!(err.contains("qwen3-coder:30b, llama3.2:3b"), "{err}");
+    assert!(err.contains(&base), "the error says which server: {err}");
+    assert_eq!(chat_requests(&server).len(), 2, "nothing was sent");
+}
+
+#[test]
+fn a_local_server_that_cannot_be_asked_is_named_in_the_error() {
+    let env = Env::new(tack!());
+    let server = MockServer::always(Reply::json("404 Not Found", r#"{"error":"no such route"}"#));
+    let base = format!("{}/v1", server.url());
+    env.config(json!({"providers": {"vllm": {"base_url": base}}}));
+    let out = env.run(&["--provider", "vllm", "-p", "hi"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("provider 'vllm' lists no models"), "{err}");
+    assert!(err.contains(&format!("{base}/models")), "{err}");
+    assert!(err.contains("404"), "{err}");
+}
+
+/// auth.json, private as the host insists.
+fn auth_json(env: &Env, value: Value) {
+    let path = env.home().join("auth.json");
+    std::fs::write(&path, value.to_string()).expect("auth.json");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    }
+}
+
+#[test]
+fn a_key_from_a_command_in_auth_json_is_sent_and_a_failing_one_is_named() {
+    let env = Env::new(tack!());
+    let server = MockServer::always(openai::text_reply("keyed"));
+    let base = format!("{}/v1", server.url());
+    // A password manager stands in: a script that prints the key.
+    let manager = env.root().join("vault");
+    std::fs::write(&manager, "#!/bin/sh\necho sk-from-the-vault\n").expect("script");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&manager, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    auth_json(
+        &env,
+        json!({"OPENAI_API_KEY": format!("!{} --field key", manager.display())}),
+    );
+    let out = env.run(&["--provider", "openai", "--base-url", &base, "-p", "hi"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    assert!(
+        requests[0]
+            .head
+            .to_ascii_lowercase()
+            .contains("authorization: bearer sk-from-the-vault\r\n"),
+        "{}",
+        requests[0].head
+    );
+
+    auth_json(
+        &env,
+        json!({"OPENAI_API_KEY": "!echo 'the vault is locked' >&2; exit 4"}),
+    );
+    let out = env.run(&["--provider", "openai", "--base-url", &base, "-p", "hi"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("OPENAI_API_KEY"), "{err}");
+    assert!(err.contains("the vault is locked"), "{err}");
+    assert_eq!(server.requests().len(), 1, "nothing sent without a key");
+}
+
+#[test]
+fn each_kind_of_token_is_priced_from_the_catalog() {
+    let env = Env::new(tack!());
+    // 1,000 prompt tokens of which 400 were read from the cache, and 200 output tokens.
+    let server = MockServer::always(openai::stream(&[
+        text("cached answer"),
+        chunk(json!({}), Some("stop")),
+        json!({
+            "id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0,
+            "model": openai::MODEL, "choices": [],
+            "usage": {"prompt_tokens": 1000, "completion_tokens": 200, "total_tokens": 1200,
+                      "prompt_tokens_details": {"cached_tokens": 400}}
+        }),
+    ]));
+    env.config(json!({"providers": {"priced": {
+        "api": "openai",
+        "base_url": format!("{}/v1", server.url()),
+        "secret": "",
+        "models": [{"id": "m1", "cost_input": 3.0, "cost_output": 15.0,
+                    "cost_cache_read": 0.3, "cost_cache_write": 3.75}],
+    }}}));
+    let out = env.run(&["--provider", "priced", "--mode", "json", "-p", "hi"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let events = json_events(&out);
+    let end = events
+        .iter()
+        .find(|e| e["type"] == "message_end" && e["message"]["role"] == "assistant")
+        .expect("the assistant's message_end");
+    let usage = &end["message"]["usage"];
+    assert_eq!(usage["input"], 600);
+    assert_eq!(usage["cacheRead"], 400);
+    let cost = &usage["cost"];
+    let close = |field: &str, dollars: f64| {
+        let got = cost[field].as_f64().unwrap_or(f64::NAN);
+        assert!((got - dollars).abs() < 1e-12, "{field}: {got} != {dollars}");
+    };
+    close("input", 600.0 * 3.0 / 1e6);
+    close("output", 200.0 * 15.0 / 1e6);
+    close("cacheRead", 400.0 * 0.3 / 1e6);
+    close("cacheWrite", 0.0);
+    close("total", (600.0 * 3.0 + 200.0 * 15.0 + 400.0 * 0.3) / 1e6);
+
+    let stored = env
+        .session_lines()
+        .into_iter()
+        .find(|l| l["message"]["role"] == "assistant")
+        .expect("the stored assistant message");
+    assert_eq!(
+        stored["message"]["usage"]["cost"], *cost,
+        "the session keeps the same"
+    );
+}
+
+#[test]
+fn models_can_be_searched_and_local_server_presets_are_listed() {
+    let env = Env::new(tack!());
+    let all = stdout(&env.run(&["models"]));
+    assert!(
+        all.contains("ollama (Ollama) — http://localhost:11434/v1 — no key needed"),
+        "{all}"
+    );
+    assert!(all.contains("(the models the server lists, asked when it is used)"));
+    let out = env.run(&["models", "sonnet"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let found = stdout(&out);
+    assert!(found.contains("claude-sonnet"), "{found}");
+    assert!(!found.contains("gpt-"), "{found}");
+    assert!(!found.contains("ollama"), "{found}");
+    let none = env.run(&["models", "zzzz-no-such-model"]);
+    assert!(!none.status.success());
+    assert!(stdout(&none).contains("no model matches 'zzzz-no-such-model'"));
+}
