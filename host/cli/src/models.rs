@@ -5,6 +5,7 @@
 pub mod catalog;
 pub mod choose;
 pub mod cycle;
+pub mod discover;
 pub mod pattern;
 pub mod router;
 pub mod switch;

@@ -45,6 +45,10 @@ pub struct Settings {
     /// (`/settings`).
     #[serde(default)]
     pub theme: Option<String>,
+    /// How the terminal UI tells a user who looks at another window that a run ended or a
+    /// plugin asks something: `auto` (by the terminal), `osc777`, `osc9`, `osc99`, `bell`, `off`.
+    #[serde(default)]
+    pub notify: Option<String>,
     /// Images in the terminal UI's transcript as thumbnails (default) or a one-line mention
     /// (`/settings`).
     #[serde(default)]

@@ -1162,3 +1162,27 @@ fn rewind_restores_the_files_and_the_conversation() {
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 }
+
+#[test]
+fn a_run_that_ends_while_the_user_looks_away_notifies_them() {
+    let env = new_env();
+    let plugin = env.scripted(
+        json!([{ "text": "All done here.\u{1b}]52;c;aGk=\u{7}" }]),
+        json!({}),
+    );
+    let config = std::fs::read_to_string(env.home().join("config.toml")).expect("config");
+    env.write_home("config.toml", &format!("notify = \"osc777\"\n{config}"));
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    tui.wait_for("Ask anything");
+    // The UI asks for focus reports, and the terminal says the user looked away.
+    tui.wait_raw("\u{1b}[?1004h");
+    tui.type_keys("\u{1b}[O");
+    tui.submit("finish up");
+    // The model's escape sequence arrives as plain text inside the notification.
+    tui.wait_raw("\u{1b}]777;notify;tack;All done here.]52,c,aGk=\u{7}");
+    let raw = String::from_utf8_lossy(&tui.raw.lock().expect("raw")).into_owned();
+    assert!(
+        !raw.contains("\u{1b}]52;c;aGk="),
+        "no clipboard write got through"
+    );
+}

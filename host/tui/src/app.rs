@@ -5,8 +5,11 @@
 use std::time::Duration;
 
 use crossterm::event::{Event, KeyCode, KeyEventKind, KeyModifiers};
+use tack_core::event::AgentEvent;
+use tack_core::message::{Message, StopReason};
 
 use crate::keymap::Keymap;
+use crate::notify::Notifier;
 use crate::panes::completion::CompletionPane;
 use crate::panes::dialog::DialogPane;
 use crate::panes::editor::EditorPane;
@@ -25,6 +28,13 @@ pub struct App {
     pub(crate) state: State,
     pub(crate) regions: Regions,
     dirty: bool,
+    notifier: Notifier,
+    inside_tmux: bool,
+    /// What the terminal last said of its focus; `None` until it says anything (a terminal
+    /// without focus reporting never does, and is never sent a notification).
+    focused: Option<bool>,
+    /// Notification sequences the runner has yet to write.
+    notifications: Vec<String>,
 }
 
 impl App {
@@ -45,7 +55,23 @@ impl App {
             state: State::new(theme),
             regions,
             dirty: true,
+            notifier: Notifier::Off,
+            inside_tmux: false,
+            focused: None,
+            notifications: Vec::new(),
         }
+    }
+
+    /// How to notify the user when a run ends or a plugin asks something while the terminal
+    /// is not focused; `inside_tmux` wraps the sequence for tmux to pass on.
+    pub fn set_notifier(&mut self, notifier: Notifier, inside_tmux: bool) {
+        self.notifier = notifier;
+        self.inside_tmux = inside_tmux;
+    }
+
+    /// The notification sequences to write since the last call.
+    pub fn take_notifications(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notifications)
     }
 
     /// The actions asked for since the last call.
@@ -115,11 +141,22 @@ impl App {
 
     pub fn apply(&mut self, event: UiEvent) {
         self.dirty = true;
+        let notice = match &event {
+            UiEvent::Agent(AgentEvent::AgentEnd { messages }) => run_ended(messages),
+            UiEvent::Dialog(request) => Some(format!("{} asks for an answer", request.plugin)),
+            _ => None,
+        };
         self.state.apply(event);
+        if let (Some(body), Some(false)) = (notice, self.focused) {
+            let sequence = self.notifier.sequence("tack", &body, self.inside_tmux);
+            self.notifications.extend(sequence);
+        }
     }
 
     pub fn handle_event(&mut self, event: Event) {
         match &event {
+            Event::FocusGained => return self.focused = Some(true),
+            Event::FocusLost => return self.focused = Some(false),
             Event::Key(key) if key.kind == KeyEventKind::Release => return,
             Event::Key(key)
                 if key.modifiers.contains(KeyModifiers::CONTROL)
@@ -169,5 +206,88 @@ impl App {
         } else {
             state.quit_armed = true;
         }
+    }
+}
+
+/// What to tell a user away from the terminal about a run that ended: its answer's first words,
+/// or why it stopped. An abort is the user's own doing and needs no notice.
+fn run_ended(messages: &[std::sync::Arc<Message>]) -> Option<String> {
+    let last = messages.iter().rev().find_map(|m| match m.as_ref() {
+        Message::Assistant(a) => Some(a),
+        _ => None,
+    });
+    let Some(last) = last else {
+        return Some("Ready for input".into());
+    };
+    match last.stop_reason {
+        StopReason::Aborted => None,
+        StopReason::Error => Some(format!(
+            "The run failed: {}",
+            last.error_message.as_deref().unwrap_or("an error")
+        )),
+        _ => {
+            let text = last.text_content();
+            Some(match text.trim().is_empty() {
+                true => "Ready for input".into(),
+                false => text,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crossterm::event::Event;
+    use tack_core::event::AgentEvent;
+    use tack_core::message::{
+        AssistantContent, AssistantMessage, Message, StopReason, TextContent,
+    };
+
+    use super::App;
+    use crate::notify::Notifier;
+    use crate::protocol::UiEvent;
+    use crate::theme::Theme;
+
+    fn run(app: &mut App, answer: &str, stop_reason: StopReason) {
+        app.apply(UiEvent::Agent(AgentEvent::AgentStart));
+        let message = Message::Assistant(AssistantMessage {
+            content: vec![AssistantContent::Text(TextContent {
+                text: answer.into(),
+            })],
+            provider: "p".into(),
+            model: "m".into(),
+            usage: Default::default(),
+            stop_reason,
+            error_message: None,
+            timestamp: 0,
+        });
+        app.apply(UiEvent::Agent(AgentEvent::AgentEnd {
+            messages: vec![Arc::new(message)],
+        }));
+    }
+
+    #[test]
+    fn a_run_that_ends_while_the_terminal_is_unfocused_notifies() {
+        let mut app = App::new(Theme::plain());
+        app.set_notifier(Notifier::Osc777, false);
+        run(&mut app, "never told: focus unknown", StopReason::Stop);
+        assert!(app.take_notifications().is_empty());
+        app.handle_event(Event::FocusLost);
+        run(
+            &mut app,
+            "All tests pass.\nDetails follow.",
+            StopReason::Stop,
+        );
+        assert_eq!(
+            app.take_notifications(),
+            vec!["\x1b]777;notify;tack;All tests pass. Details follow.\x07".to_string()]
+        );
+        run(&mut app, "stopped by the user", StopReason::Aborted);
+        assert!(app.take_notifications().is_empty(), "an abort is no news");
+        app.handle_event(Event::FocusGained);
+        run(&mut app, "watched", StopReason::Stop);
+        assert!(app.take_notifications().is_empty(), "the user is looking");
     }
 }

@@ -10,6 +10,7 @@ mod complete;
 mod editor;
 mod external_editor;
 pub mod keymap;
+pub mod notify;
 mod panes;
 mod picker;
 pub mod protocol;

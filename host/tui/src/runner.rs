@@ -49,6 +49,9 @@ where
         for text in app.take_clipboard() {
             copy_to_clipboard(terminal.backend_mut(), &text)?;
         }
+        for sequence in app.take_notifications() {
+            crate::notify::write(terminal.backend_mut(), &sequence)?;
+        }
         if let Some(text) = app.take_external_edit() {
             // The input stream reads stdin on its own thread; it must stop while the editor
             // owns the terminal, or it would steal the editor's keys.

@@ -1,13 +1,14 @@
-//! Taking over the terminal (raw mode, the alternate screen, bracketed paste, unambiguous key
-//! codes where the terminal supports them) and giving it back, also when the program panics.
+//! Taking over the terminal (raw mode, the alternate screen, bracketed paste, focus reports,
+//! unambiguous key codes where the terminal supports them) and giving it back, also when the
+//! program panics.
 
 use std::io::{self, Stdout, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
 
 use crossterm::event::{
-    DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
-    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+    DisableBracketedPaste, DisableFocusChange, EnableBracketedPaste, EnableFocusChange,
+    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use crossterm::execute;
 use crossterm::terminal::{
@@ -54,6 +55,8 @@ fn take_over() -> io::Result<()> {
         io::stdout(),
         EnterAlternateScreen,
         EnableBracketedPaste,
+        // Focus reports tell when the user looks away, so a finished run can notify them.
+        EnableFocusChange,
         // Lets terminals that speak the kitty protocol report Shift+Enter and Alt+Enter
         // distinctly; others ignore the sequence.
         PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
@@ -86,6 +89,7 @@ pub fn restore() {
     let _ = execute!(
         stdout,
         PopKeyboardEnhancementFlags,
+        DisableFocusChange,
         DisableBracketedPaste,
         LeaveAlternateScreen,
         crossterm::cursor::Show

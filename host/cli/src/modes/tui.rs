@@ -106,6 +106,11 @@ async fn run_once(cli: Cli) -> Result<Ended> {
             tack_tui::theme::Palette::DARK
         }),
     };
+    let notifier = tack_tui::notify::Notifier::from_setting(loaded.settings.notify.as_deref())
+        .unwrap_or_else(|e| {
+            warnings.push(format!("config.toml: {e}; notifications are off"));
+            tack_tui::notify::Notifier::Off
+        });
     let startup = loaded.startup.verbose_lines();
     let display = loaded.settings.display();
     let provider_notices = front.provider_notices.clone();
@@ -211,6 +216,7 @@ async fn run_once(cli: Cli) -> Result<Ended> {
         }
         let mut app = App::new(theme);
         app.set_keymap(keymap);
+        app.set_notifier(notifier, std::env::var_os("TMUX").is_some());
         tack_tui::run(
             &mut guard.terminal,
             &mut app,
