@@ -71,6 +71,25 @@ pub struct ProcessInfo {
     pub exit: Option<Option<i32>>,
 }
 
+/// Pulls made once the wait is over. The pipes are read only when the plugin reads or waits, so
+/// a zero wait (a plugin checking on a background program) must still take what has already
+/// arrived; but a program writing without pause must not keep such a call taking for ever.
+#[derive(Default)]
+struct LatePulls(u32);
+
+impl LatePulls {
+    const MAX: u32 = 256;
+
+    /// Counts a pull with `left` of the wait; true when too many came after its end.
+    fn exhausted(&mut self, left: Duration) -> bool {
+        if !left.is_zero() {
+            return false;
+        }
+        self.0 += 1;
+        self.0 > Self::MAX
+    }
+}
+
 /// The processes of one plugin, shared by all its instances.
 #[derive(Default)]
 pub struct ProcessTable {
@@ -201,6 +220,7 @@ impl ProcessTable {
         let entry = self.get(id)?;
         let mut running = entry.lock().await;
         let deadline = Instant::now() + wait.min(MAX_WAIT);
+        let mut late = LatePulls::default();
         loop {
             if let Some(data) = running.take(stream, max, line) {
                 return Ok(Output::Data(data));
@@ -215,7 +235,7 @@ impl ProcessTable {
                 return Ok(Output::Data(buffer.drain(..n).collect()));
             }
             let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() || !running.pull(left).await {
+            if late.exhausted(left) || !running.pull(left).await {
                 return Ok(Output::Idle);
             }
         }
@@ -241,12 +261,13 @@ impl ProcessTable {
         let entry = self.get(id)?;
         let mut running = entry.lock().await;
         let deadline = Instant::now() + wait.min(MAX_WAIT);
+        let mut late = LatePulls::default();
         loop {
             if let Some(code) = running.exit {
                 return Ok(Some(code));
             }
             let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() || !running.pull(left).await {
+            if late.exhausted(left) || !running.pull(left).await {
                 return Ok(running.exit);
             }
         }
@@ -407,6 +428,35 @@ mod tests {
         assert_eq!(
             table.wait(id, Duration::ZERO).await,
             Err(ProcessError::Unknown(id))
+        );
+    }
+
+    /// A plugin checking on a background program without waiting gets what it wrote so far, and
+    /// sees it end.
+    #[tokio::test]
+    async fn a_zero_wait_takes_what_has_arrived_and_sees_the_end() {
+        let table = ProcessTable::default();
+        let id = start(&table, "sh -c 'echo one; echo two >&2'", &["**"]).expect("spawn");
+        // Give the program time to write and exit without anyone reading.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(
+            table
+                .read(id, Stream::Stdout, 1024, false, Duration::ZERO)
+                .await,
+            Ok(Output::Data(b"one\n".to_vec()))
+        );
+        assert_eq!(
+            table
+                .read(id, Stream::Stderr, 1024, false, Duration::ZERO)
+                .await,
+            Ok(Output::Data(b"two\n".to_vec()))
+        );
+        assert_eq!(table.wait(id, Duration::ZERO).await, Ok(Some(Some(0))));
+        assert_eq!(
+            table
+                .read(id, Stream::Stdout, 1024, false, Duration::ZERO)
+                .await,
+            Ok(Output::Closed)
         );
     }
 
