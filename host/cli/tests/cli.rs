@@ -193,11 +193,11 @@ fn plugins_command_lists_what_each_plugin_provides_and_may_do() {
     assert!(out.status.success(), "stderr: {}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("core-tools 0.1.0 (api 0.1.0, built-in)"),
+        text.contains("core-tools 0.1.0 (api 0.2.0, built-in)"),
         "{text}"
     );
     assert!(
-        text.contains("tools: bash, edit, find, grep, ls, read, write")
+        text.contains("tools: bash, bash_kill, bash_output, edit, find, grep, ls, read, write")
             || text.contains("tools: read"),
         "{text}"
     );

@@ -1469,3 +1469,52 @@ fn pi_widget_placement_puts_one_widget_above_the_editor_and_one_below() {
     }
     assert!(rpc.finish().0.success());
 }
+
+/// A background command outlives the run that started it: the footer counts it (a status
+/// segment), `/jobs` lists it and `/jobs kill` stops it.
+#[test]
+fn a_background_command_outlives_its_run_and_jobs_lists_and_stops_it() {
+    let env = new_env();
+    let scripted = env.scripted(
+        json!([
+            { "tool_calls": [{ "id": "bg", "name": "bash", "arguments": {
+                "command": "echo serving; sleep 300", "run_in_background": true } }] },
+            { "text": "started" }
+        ]),
+        json!({}),
+    );
+    let mut rpc = env.spawn(&["--plugin", &scripted]);
+    rpc.run("start it");
+    rpc.wait_for("extension_ui_request", |e| {
+        e["method"] == "setStatus" && e["statusText"] == "1 background command"
+    });
+    let listed = rpc.call(Command::RunCommand {
+        name: "jobs".into(),
+        args: String::new(),
+    });
+    let text = listed["output"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("echo serving; sleep 300 — running"),
+        "{listed}"
+    );
+    let stopped = rpc.call(Command::RunCommand {
+        name: "jobs".into(),
+        args: "kill 1".into(),
+    });
+    assert!(
+        stopped["output"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Background command 1 was stopped"),
+        "{stopped}"
+    );
+    rpc.wait_for("extension_ui_request", |e| {
+        e["method"] == "setStatus" && e["statusKey"] == "jobs" && e["statusText"].is_null()
+    });
+    let listed = rpc.call(Command::RunCommand {
+        name: "jobs".into(),
+        args: String::new(),
+    });
+    assert_eq!(listed["output"], "No background commands.");
+    assert!(rpc.finish().0.success());
+}

@@ -208,14 +208,24 @@ fn dir_names(dir: &Path) -> Vec<String> {
 // ---- registration ---------------------------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn registers_the_seven_tools_with_their_modes() {
+async fn registers_the_nine_tools_with_their_modes() {
     let f = fixture().await;
     let specs = f.tools().tools();
     let mut names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
     names.sort_unstable();
     assert_eq!(
         names,
-        ["bash", "edit", "find", "grep", "ls", "read", "write"]
+        [
+            "bash",
+            "bash_kill",
+            "bash_output",
+            "edit",
+            "find",
+            "grep",
+            "ls",
+            "read",
+            "write"
+        ]
     );
     for spec in &specs {
         // Read-modify-write tools must not interleave within a batch; the rest may run in parallel.

@@ -338,7 +338,19 @@ async fn plan_mode_explores_read_only_then_executes_the_approved_plan() {
     let out = h.prompt("Plan how to summarize this repo").await;
     let mut active = h.agents.active_tools();
     active.sort();
-    assert_eq!(active, vec!["bash", "find", "grep", "ls", "read", "todo"]);
+    assert_eq!(
+        active,
+        vec![
+            "bash",
+            "bash_kill",
+            "bash_output",
+            "find",
+            "grep",
+            "ls",
+            "read",
+            "todo"
+        ]
+    );
 
     let edit = result(&out, "edit");
     assert!(edit.is_error, "edit must not run: {}", text(edit));

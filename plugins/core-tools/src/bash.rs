@@ -27,6 +27,10 @@ const PROGRESS_BYTES: usize = 8 * 1024;
 struct Args {
     command: String,
     timeout: Option<f64>,
+    #[serde(default)]
+    run_in_background: bool,
+    #[serde(default)]
+    unsandboxed: bool,
 }
 
 pub fn spec() -> ToolSpec {
@@ -41,7 +45,10 @@ pub fn spec() -> ToolSpec {
          50 KB of output, whichever is less; when more was produced, the full output is saved \
          to a file named in the result, which you can page through with read. A non-zero exit \
          code, a timeout or a cancellation makes the result an error that says which. Prefer \
-         read, write, edit, ls, find and grep over shell equivalents for files.",
+         read, write, edit, ls, find and grep over shell equivalents for files. For a command \
+         that keeps running (a dev server, a watcher) or a slow one you want to check on later, \
+         pass `run_in_background: true`: the call returns at once with an id for bash_output \
+         and bash_kill, and the command has no timeout.",
         json!({
             "type": "object",
             "properties": {
@@ -53,6 +60,10 @@ pub fn spec() -> ToolSpec {
                     "type": "number",
                     "exclusiveMinimum": 0,
                     "description": "Seconds before the command is killed (default 600). Raise it for long builds or test suites."
+                },
+                "run_in_background": {
+                    "type": "boolean",
+                    "description": "Start the command and return at once; read its output later with bash_output and stop it with bash_kill."
                 },
                 "unsandboxed": {
                     "type": "boolean",
@@ -88,6 +99,16 @@ enum Ending {
 fn bash(ws: &Workspace, call_id: &str, args: &Args) -> Result<ToolResult, String> {
     if args.command.trim().is_empty() {
         return Err("The command is empty.".to_string());
+    }
+    if args.run_in_background {
+        if args.unsandboxed {
+            return Err(
+                "A background command runs in the command sandbox only; run it \
+                        without `run_in_background` to run it unsandboxed."
+                    .to_string(),
+            );
+        }
+        return Ok(crate::background::start(&args.command));
     }
     let timeout_secs = args
         .timeout
@@ -200,7 +221,7 @@ fn result(ws: &Workspace, ending: Ending, out: Finished) -> ToolResult {
     }))
 }
 
-fn truncation_note(ws: &Workspace, out: &Finished) -> String {
+pub(crate) fn truncation_note(ws: &Workspace, out: &Finished) -> String {
     let shown = if out.last_line_cut {
         format!(
             "[Showing the last 50 KB of the output's last line ({} of output in {} line{} in \

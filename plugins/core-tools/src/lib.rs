@@ -1,11 +1,12 @@
-//! core-tools: the tools a coding agent lives on (read, write, edit, ls, find, grep, bash),
-//! as a tack plugin.
+//! core-tools: the tools a coding agent lives on (read, write, edit, ls, find, grep, bash, and
+//! bash_output and bash_kill for background commands), as a tack plugin.
 //!
 //! File tools work through the workspace directory the host preopens at its own path; bash goes
 //! through the host's `exec` capability. Each tool lives in its own module with its spec (what
 //! the model sees) and its implementation.
 
 mod atomic;
+mod background;
 mod bash;
 mod capture;
 mod content;
@@ -26,7 +27,7 @@ mod truncate;
 mod walk;
 mod write;
 
-use tack_sdk::{InitContext, Plugin, Registration, ToolCall, ToolResult};
+use tack_sdk::{EventKind, InitContext, Plugin, Registration, ToolCall, ToolResult};
 
 use crate::paths::Workspace;
 
@@ -46,7 +47,14 @@ impl Plugin for CoreTools {
             .tool(ls::spec())
             .tool(find::spec())
             .tool(grep::spec())
-            .tool(bash::spec()))
+            .tool(bash::spec())
+            .tool(background::output_spec())
+            .tool(background::kill_spec())
+            .command(
+                "jobs",
+                "List background commands (bash with run_in_background); /jobs kill <id> stops one",
+            )
+            .event(EventKind::AgentEnd))
     }
 
     fn call_tool(&mut self, call: ToolCall) -> ToolResult {
@@ -61,7 +69,24 @@ impl Plugin for CoreTools {
             "find" => find::run(ws, &call),
             "grep" => grep::run(ws, &call),
             "bash" => bash::run(ws, &call),
+            "bash_output" => background::output(ws, &call),
+            "bash_kill" => background::kill(ws, &call),
             other => ToolResult::error(format!("core-tools has no tool named '{other}'.")),
+        }
+    }
+
+    fn run_command(&mut self, name: &str, args: &str) -> Result<Option<String>, String> {
+        match name {
+            "jobs" => background::command(args),
+            other => Err(format!("core-tools has no command /{other}")),
+        }
+    }
+
+    /// A background command may end between calls: the footer's count is brought up to date
+    /// after every run.
+    fn on_event(&mut self, kind: EventKind, _data: &str) {
+        if kind == EventKind::AgentEnd {
+            background::refresh_status();
         }
     }
 

@@ -5,7 +5,16 @@ use serde::Deserialize;
 use tack_sdk::{ToolCall, ToolDecision};
 
 /// The tools plan mode keeps active, when they exist.
-pub const READ_ONLY_TOOLS: &[&str] = &["read", "ls", "find", "grep", "bash", "todo"];
+pub const READ_ONLY_TOOLS: &[&str] = &[
+    "read",
+    "ls",
+    "find",
+    "grep",
+    "bash",
+    "bash_output",
+    "bash_kill",
+    "todo",
+];
 
 #[derive(Deserialize)]
 struct BashArgs {

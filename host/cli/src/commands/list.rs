@@ -183,6 +183,6 @@ mod tests {
         assert!(fuzzy_match("oai5", "openai/gpt-5"));
         assert!(fuzzy_match("GPT 5", "openai/gpt-5"));
         assert!(!fuzzy_match("5gpt", "openai/gpt-5"));
-        assert!(!fuzzy_match("opus", "anthropic/claude-sonnet-4-5"));
+        assert!(!fuzzy_match("gemini", "anthropic/claude-sonnet-4-5"));
     }
 }
