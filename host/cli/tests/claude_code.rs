@@ -471,3 +471,67 @@ fn post_tool_use_session_start_and_stop_hooks_follow_claude_codes_rules() {
         user_text(&bodies[2])
     );
 }
+
+#[test]
+fn updated_input_pre_compact_and_subagent_stop_hooks_follow_claude_codes_rules() {
+    let env = new_env();
+    let home = user(&env);
+    write(
+        &home.join(".claude/settings.json"),
+        &serde_json::to_string(&json!({
+            "hooks": {
+                "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+                    "command": "cat > /dev/null; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\", \"updatedInput\": {\"command\": \"echo rewritten-by-hook\"}}}'"}]}],
+                "PreCompact": [{"matcher": "manual", "hooks": [{"type": "command",
+                    "command": "cat > \"$CLAUDE_PROJECT_DIR/precompact.json\""}]}]
+            }
+        }))
+        .unwrap(),
+    );
+    // The hook's updatedInput is what runs (and every policy judged it).
+    let (result, _) = one_call(&env, "bash", json!({"command": "echo original"}), &[]);
+    assert!(result.contains("rewritten-by-hook"), "{result}");
+    assert!(!result.contains("original"), "{result}");
+
+    // PreCompact hears of a /compact, as `manual` (with so short a conversation, only when
+    // nothing is kept verbatim).
+    env.config(json!({"compaction": {"keep_recent_tokens": 1}}));
+    let mock = MockServer::replies(vec![
+        text_reply("first answer"),
+        text_reply("## Goal\nA summary."),
+    ]);
+    let base = format!("{}/v1", mock.url());
+    let args = |prompt: &'static str, more: &[&'static str]| {
+        let mut args = vec![
+            "--provider".to_string(),
+            "openai".into(),
+            "--model".into(),
+            "gpt-4.1".into(),
+            "--base-url".into(),
+            base.clone(),
+            "--api-key".into(),
+            "sk-test".into(),
+        ];
+        args.extend(more.iter().map(|s| s.to_string()));
+        args.extend(["-p".to_string(), prompt.to_string()]);
+        args
+    };
+    ok(&env
+        .command()
+        .args(args("hello", &[]))
+        .output()
+        .expect("runs"));
+    ok(&env
+        .command()
+        .args(args("/compact", &["-c"]))
+        .output()
+        .expect("runs"));
+    let input: Value = serde_json::from_str(
+        &std::fs::read_to_string(env.workspace().join("precompact.json"))
+            .expect("the PreCompact hook ran"),
+    )
+    .expect("its input is JSON");
+    assert_eq!(input["hook_event_name"], "PreCompact");
+    assert_eq!(input["trigger"], "manual");
+    assert_eq!(input["custom_instructions"], "");
+}

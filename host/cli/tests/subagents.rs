@@ -274,3 +274,34 @@ fn a_child_runs_on_another_providers_model_and_an_unknown_model_is_refused() {
         "{why}"
     );
 }
+
+/// Claude Code's SubagentStop hook runs when a sub-agent's task ends, with its documented input.
+#[test]
+fn a_claude_code_subagent_stop_hook_hears_of_the_end_of_a_task() {
+    let env = new_env(
+        json!([
+            { "tool_calls": [{ "id": "t1", "name": "task",
+                "arguments": { "description": "look", "prompt": "KID: look" } }] },
+            { "text": "Parent done." }
+        ]),
+        json!({ "KID": [{ "text": "Child done." }] }),
+    );
+    let user = env.root().join("user");
+    std::fs::create_dir_all(user.join(".claude")).expect(".claude");
+    let heard = env.root().join("subagent-stop.json");
+    std::fs::write(
+        user.join(".claude/settings.json"),
+        json!({"hooks": {"SubagentStop": [{"hooks": [{"type": "command",
+            "command": format!("cat > {}", heard.display())}]}]}})
+        .to_string(),
+    )
+    .expect("settings");
+    let env = env.with_var("HOME", &user);
+    let out = ok(&env, &["--subagents", "-p", "delegate"]);
+    assert!(out.contains("Parent done."), "{out}");
+    let input: Value =
+        serde_json::from_str(&std::fs::read_to_string(&heard).expect("the SubagentStop hook ran"))
+            .expect("its input is JSON");
+    assert_eq!(input["hook_event_name"], "SubagentStop");
+    assert_eq!(input["stop_hook_active"], false);
+}

@@ -69,6 +69,40 @@ pub fn tool_input(tool: &str, args: &Value, workspace: &str) -> Value {
     Value::Object(input)
 }
 
+/// The arguments for tack's `tool` from a PreToolUse hook's `updatedInput`, which is in Claude
+/// Code's shape (usually the `tool_input` it was given, changed): `file_path` is `path`, an
+/// edit's `old_string`/`new_string` its one replacement. A path or edit text the hook left as it
+/// was shown keeps the call's own form, so echoing the input back changes nothing.
+pub fn tack_arguments(tool: &str, original: &Value, updated: &Value, workspace: &str) -> Value {
+    let mut args = updated.as_object().cloned().unwrap_or_else(Map::new);
+    let original_path = original.get("path").and_then(Value::as_str);
+    let shown_path = original_path.map(|p| absolute(workspace, p));
+    let file_path = args.remove("file_path");
+    if matches!(tool, "read" | "write" | "edit") {
+        if let Some(new) = file_path.as_ref().and_then(Value::as_str) {
+            args.insert("path".into(), json!(new));
+        }
+    }
+    if let (Some(original), Some(shown)) = (original_path, shown_path) {
+        if args.get("path").and_then(Value::as_str) == Some(shown.as_str()) {
+            args.insert("path".into(), json!(original));
+        }
+    }
+    if tool == "edit" {
+        let old = args.remove("old_string");
+        let new = args.remove("new_string");
+        let shown = tool_input(tool, original, workspace);
+        let changed =
+            old.as_ref() != shown.get("old_string") || new.as_ref() != shown.get("new_string");
+        if let (Some(old), Some(new), true) = (old, new, changed) {
+            args.remove("edits");
+            args.insert("old_text".into(), old);
+            args.insert("new_text".into(), new);
+        }
+    }
+    Value::Object(args)
+}
+
 /// `tool_response` for PostToolUse: what the tool returned, in the fields Claude Code's tools
 /// use most (`filePath` and `success` for file tools, `stdout` for Bash).
 pub fn tool_response(tool: &str, input: &Value, text: &str, is_error: bool) -> Value {
@@ -107,5 +141,37 @@ mod tests {
         let response = tool_response("write", &json!({"file_path": "/ws/a"}), "wrote", false);
         assert_eq!(response["filePath"], "/ws/a");
         assert_eq!(response["success"], true);
+    }
+
+    #[test]
+    fn an_updated_input_maps_back_and_an_echo_changes_nothing() {
+        let call = json!({"path": "src/a.rs", "edits": [{"old_text": "x", "new_text": "y"}]});
+        let shown = tool_input("edit", &call, "/ws");
+        assert_eq!(tack_arguments("edit", &call, &shown, "/ws"), {
+            let mut same = shown.clone();
+            let object = same.as_object_mut().unwrap();
+            object.remove("file_path");
+            object.remove("old_string");
+            object.remove("new_string");
+            same
+        });
+        let mut changed = shown.clone();
+        changed["file_path"] = json!("/ws/src/b.rs");
+        changed["new_string"] = json!("z");
+        let args = tack_arguments("edit", &call, &changed, "/ws");
+        assert_eq!(
+            args,
+            json!({"path": "/ws/src/b.rs", "old_text": "x", "new_text": "z"})
+        );
+        let bash = json!({"command": "rm -rf build"});
+        assert_eq!(
+            tack_arguments(
+                "bash",
+                &bash,
+                &json!({"command": "rm -rf build --dry-run"}),
+                "/ws"
+            ),
+            json!({"command": "rm -rf build --dry-run"})
+        );
     }
 }

@@ -11,10 +11,16 @@
 //! | Stop | agent-end event | the agent goes on, told stderr (or the reason) | |
 //! | SessionStart | session-start event | stderr is shown to you | stdout, `additionalContext` |
 //! | SessionEnd | session-end event | | |
+//! | PreCompact | compaction_start event (0.2.0), matcher `manual` or `auto` | | |
+//! | SubagentStop | tool-execution-end event of the `task` tool | | |
 //!
 //! `hookSpecificOutput.permissionDecision` of PreToolUse: `deny` blocks, `ask` asks you, `allow`
 //! lets the call go on to the other policies (it does not overrule permission-gate, as it would
-//! overrule Claude Code's own permission check). `continue: false` stops what the event is about:
+//! overrule Claude Code's own permission check). `hookSpecificOutput.updatedInput` replaces the
+//! call's arguments (in Claude Code's shape, mapped back to tack's: `file_path` is `path`,
+//! `old_string`/`new_string` an edit's texts); the host has every policy judge the new
+//! arguments, as for any rewrite. PreCompact and SubagentStop are told, as in Claude Code, and
+//! cannot stop what they are about. `continue: false` stops what the event is about:
 //! the call, the prompt, the result (with `stopReason`). Any other exit code is an error shown to
 //! you, and the agent carries on. Context reaches the model as a message of this plugin when the
 //! next run starts.
@@ -27,8 +33,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tack_sdk::session::{self, Delivery, OutgoingMessage};
 use tack_sdk::{
-    export_plugin, log, ui, AgentStartPatch, ContentBlock, EventKind, HookKind, InitContext,
-    InjectedMessage, InputAction, Level, Plugin, Registration, ToolCall, ToolDecision, ToolResult,
+    events, export_observer, export_plugin, log, ui, AgentStartPatch, ContentBlock, EventKind,
+    HookKind, InitContext, InjectedMessage, InputAction, Level, Observer, Plugin, Registration,
+    ToolCall, ToolDecision, ToolResult,
 };
 
 use crate::run::{clip, Outcome};
@@ -111,6 +118,12 @@ impl Plugin for Hooks {
         if has("Stop") {
             registration = registration.event(EventKind::AgentEnd);
         }
+        if has("SubagentStop") {
+            registration = registration.event(EventKind::ToolExecutionEnd);
+        }
+        if has("PreCompact") {
+            events::subscribe(&["compaction_start"])?;
+        }
         self.hooks = hooks;
         Ok(registration.command("hooks", "List the Claude Code hooks tack runs"))
     }
@@ -143,6 +156,7 @@ impl Plugin for Hooks {
         input["tool_use_id"] = json!(call.id);
         let mut blocks: Vec<String> = Vec::new();
         let mut asks: Vec<String> = Vec::new();
+        let mut updated: Option<Value> = None;
         for (hook, outcome) in self.run_matching("PreToolUse", &[tool, &call.name], &input) {
             if outcome.blocks() {
                 blocks.push(feedback(&outcome.stderr, &hook));
@@ -163,6 +177,14 @@ impl Plugin for Hooks {
                 (Some("ask"), _) => asks.push(or_named(reason, &hook)),
                 _ => {}
             }
+            if specific["updatedInput"].is_object() {
+                updated = Some(claude::tack_arguments(
+                    &call.name,
+                    &args,
+                    &specific["updatedInput"],
+                    &self.workspace,
+                ));
+            }
             if answer["continue"] == json!(false) {
                 blocks.push(or_named(
                     text(&answer["stopReason"]).unwrap_or_default(),
@@ -179,14 +201,14 @@ impl Plugin for Hooks {
         if !asks.is_empty() {
             let title = format!("Allow {tool}? A hook asks");
             if ui::confirm(&title, &asks.join("\n"), None) {
-                return ToolDecision::Allow;
+                return rewrite_or_allow(&args, updated);
             }
             return ToolDecision::Block(format!(
                 "A PreToolUse hook asked the user about this call, who did not allow it: {}",
                 asks.join("\n")
             ));
         }
-        ToolDecision::Allow
+        rewrite_or_allow(&args, updated)
     }
 
     fn after_tool_call(&mut self, call: &ToolCall, result: &ToolResult) -> Option<ToolResult> {
@@ -298,7 +320,7 @@ impl Plugin for Hooks {
         patch
     }
 
-    fn on_event(&mut self, kind: EventKind, _data: &str) {
+    fn on_event(&mut self, kind: EventKind, data: &str) {
         match kind {
             EventKind::SessionStart => self.session_start(),
             EventKind::SessionEnd => {
@@ -307,8 +329,42 @@ impl Plugin for Hooks {
                 let _ = self.run_matching("SessionEnd", &[], &input);
             }
             EventKind::AgentEnd => self.stop(),
+            EventKind::ToolExecutionEnd => {
+                let ended: Value = serde_json::from_str(data).unwrap_or(Value::Null);
+                if ended["tool_name"] == json!("task") {
+                    let mut input = self.base("SubagentStop");
+                    input["stop_hook_active"] = json!(false);
+                    let _ = self.run_matching("SubagentStop", &[], &input);
+                }
+            }
             _ => {}
         }
+    }
+}
+
+impl Observer for Hooks {
+    fn on_named_event(&mut self, name: &str, data: &str) {
+        if name != "compaction_start" {
+            return;
+        }
+        let event: Value = serde_json::from_str(data).unwrap_or(Value::Null);
+        let trigger = match event["reason"].as_str() {
+            Some("manual") => "manual",
+            _ => "auto",
+        };
+        let mut input = self.base("PreCompact");
+        input["trigger"] = json!(trigger);
+        // The focus of `/compact <focus>` reaches the before-compact hook, not this event.
+        input["custom_instructions"] = json!("");
+        let _ = self.run_matching("PreCompact", &[trigger], &input);
+    }
+}
+
+/// The hooks' new arguments when they differ from the call's, else the call as it is.
+fn rewrite_or_allow(args: &Value, updated: Option<Value>) -> ToolDecision {
+    match updated {
+        Some(new) if &new != args => ToolDecision::Rewrite(new.to_string()),
+        _ => ToolDecision::Allow,
     }
 }
 
@@ -471,3 +527,4 @@ fn or_named(reason: String, hook: &Hook) -> String {
 }
 
 export_plugin!(Hooks);
+export_observer!(Hooks);

@@ -23,6 +23,8 @@ pub const EVENTS: &[&str] = &[
     "Stop",
     "SessionStart",
     "SessionEnd",
+    "PreCompact",
+    "SubagentStop",
 ];
 
 /// Seconds a hook may run when its settings do not say, as in Claude Code.
