@@ -60,7 +60,7 @@ pub async fn models(cli: Cli, search: Option<String>) -> Result<ExitCode> {
         if let Some(denied) = entry.denied() {
             let _ = writeln!(out, "  unusable: {denied}");
         }
-        if entry.spec.models.is_empty() && crate::models::discover::discoverable(entry, None) {
+        if entry.spec.models.is_empty() && entry.discoverable(None) {
             let _ = writeln!(
                 out,
                 "  (the models the server lists, asked when it is used)"

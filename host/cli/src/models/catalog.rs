@@ -24,7 +24,6 @@ use tack_runtime::bridge::StreamTimeouts;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{LoadedPlugin, PluginSet, PluginSource};
 
-use super::discover;
 use crate::settings::{ModelSettings, Settings};
 
 pub struct ProviderEntry {
@@ -73,12 +72,22 @@ impl ProviderEntry {
         self.plugin.source == PluginSource::Builtin
     }
 
+    /// Whether its models can be asked of its server (`discover.rs`): it speaks the OpenAI API
+    /// at a URL the user chose (config.toml, `base_url` given here for `--base-url`, or a
+    /// local-server preset).
+    pub fn discoverable(&self, base_url: Option<&str>) -> bool {
+        self.spec.id == OPENAI_API && (base_url.is_some() || self.base_url.is_some())
+    }
+
     pub fn effective_base_url(&self) -> &str {
         self.base_url
             .as_deref()
             .unwrap_or(&self.spec.default_base_url)
     }
 }
+
+/// The plugin provider whose API has a `/models` listing that local servers copy.
+pub const OPENAI_API: &str = "openai";
 
 /// Local servers that speak the OpenAI API, at their usual address, with no key: the models are
 /// whatever the server lists. `[providers.<id>]` adjusts or replaces one like any provider.
@@ -92,7 +101,7 @@ const LOCAL_SERVERS: &[(&str, &str, &str)] = &[
 fn local_server_presets(entries: &[ProviderEntry]) -> Vec<ProviderEntry> {
     let Some(openai) = entries
         .iter()
-        .find(|e| e.id == discover::OPENAI_API && e.first_party())
+        .find(|e| e.id == OPENAI_API && e.first_party())
     else {
         return Vec::new();
     };
@@ -188,7 +197,7 @@ pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>>
                 None => entry.spec.models.push(spec),
             }
         }
-        if entry.spec.models.is_empty() && !discover::discoverable(entry, None) {
+        if entry.spec.models.is_empty() && !entry.discoverable(None) {
             bail!("config.toml: [providers.{id}] has no models; add `models = [{{ id = \"…\" }}]`");
         }
     }

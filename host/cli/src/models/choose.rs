@@ -231,7 +231,7 @@ fn discover_named(
     let Some(entry) = named.and_then(|id| catalog.iter_mut().find(|e| e.id == id)) else {
         return Ok(None);
     };
-    if !discover::discoverable(entry, cli.base_url.as_deref()) {
+    if !entry.discoverable(cli.base_url.as_deref()) {
         return Ok(None);
     }
     let asked = cli

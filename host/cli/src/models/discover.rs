@@ -13,9 +13,6 @@ use tack_runtime::broker::secrets::SecretStore;
 
 use super::catalog::ProviderEntry;
 
-/// The plugin provider whose API has a `/models` listing that local servers copy.
-pub const OPENAI_API: &str = "openai";
-
 /// What a served model is assumed to hold when the server does not say.
 const DEFAULT_CONTEXT_WINDOW: u32 = 128_000;
 const DEFAULT_MAX_OUTPUT: u32 = 8192;
@@ -39,12 +36,6 @@ struct Served {
     context_length: Option<u32>,
 }
 
-/// Whether `entry`'s models can be asked of its server: it speaks the OpenAI API at a URL the
-/// user chose (config.toml, `--base-url`, or a local-server preset).
-pub fn discoverable(entry: &ProviderEntry, base_url: Option<&str>) -> bool {
-    entry.spec.id == OPENAI_API && (base_url.is_some() || entry.base_url.is_some())
-}
-
 /// The models the server at `base_url` lists. The provider's key goes along only where the
 /// provider itself may send it (its grants, or the user's choice of URL, and a private
 /// transport), so a listing is no new way for a key to leave.
@@ -57,7 +48,7 @@ pub fn served_models(
         .with_context(|| format!("provider '{}': bad base URL {base_url}", entry.id))?;
     let mut headers = Vec::new();
     if let Some(secret) = &entry.spec.secret {
-        // `discoverable` holds: the URL is the user's choice (or a preset's).
+        // The caller checked `discoverable`: the URL is the user's choice (or a preset's).
         let user = UserChoice {
             base_url: true,
             secret: entry.secret_from_user,
