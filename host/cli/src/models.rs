@@ -7,5 +7,6 @@ pub mod choose;
 pub mod cycle;
 pub mod discover;
 pub mod pattern;
+pub mod presets;
 pub mod router;
 pub mod switch;

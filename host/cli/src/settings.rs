@@ -127,6 +127,10 @@ pub struct ProviderSettings {
     /// Compatibility flags handed to the provider plugin.
     #[serde(default)]
     pub options: toml::Table,
+    /// Headers sent with every request (`{ "X-Title" = "tack" }`); those that route, frame or
+    /// authenticate a request are the host's and refused.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
     /// Models added to (or replacing same-id models of) the provider's list.
     #[serde(default)]
     pub models: Vec<ModelSettings>,

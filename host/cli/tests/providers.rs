@@ -40,7 +40,8 @@ fn chat_requests(server: &MockServer) -> Vec<Request> {
 #[test]
 fn a_local_servers_models_are_found_by_asking_it() {
     let env = Env::new(tack!());
-    let server = local_server(&["qwen3-coder:30b", "llama3.2:3b"]);
+    // A listed id with control characters in it is nobody's model, and never printed.
+    let server = local_server(&["qwen3-coder:30b", "llama3.2:3b", "bad\u{1b}]0;title\u{7}"]);
     let base = format!("{}/v1", server.url());
 
     // The OpenAI provider at a URL of the user's choosing takes any model the server lists.
@@ -90,7 +91,12 @@ fn a_local_servers_models_are_found_by_asking_it() {
     assert!(!out.status.success());
     let err = stderr(&out);
     assert!(err.contains("has no model 'mistral:7b'"), "{err}");
-    assert!(err.contains("qwen3-coder:30b, llama3.2:3b"), "{err}");
+    assert!(
+        err.contains("serves qwen3-coder:30b, llama3.2:3b\n")
+            || err.ends_with("serves qwen3-coder:30b, llama3.2:3b"),
+        "{err}"
+    );
+    assert!(!err.contains('\u{1b}'), "{err}");
     assert!(err.contains(&base), "the error says which server: {err}");
     assert_eq!(chat_requests(&server).len(), 2, "nothing was sent");
 }
@@ -233,4 +239,103 @@ fn models_can_be_searched_and_local_server_presets_are_listed() {
     let none = env.run(&["models", "zzzz-no-such-model"]);
     assert!(!none.status.success());
     assert!(stdout(&none).contains("no model matches 'zzzz-no-such-model'"));
+}
+
+#[test]
+fn a_preset_provider_needs_only_its_key_and_is_never_chosen_unasked() {
+    let env = Env::new(tack!()).with_var("GROQ_API_KEY", "gsk-test-key");
+    let server = MockServer::always(openai::text_reply("from groq"));
+    // The preset knows Groq's own URL; the test points it at the loopback server instead.
+    let base = format!("{}/v1", server.url());
+    let out = env.run(&["--provider", "groq", "--base-url", &base, "-p", "hi"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert!(stdout(&out).contains("from groq"));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    let head = requests[0].head.to_ascii_lowercase();
+    assert!(
+        head.contains("authorization: bearer gsk-test-key\r\n"),
+        "{head}"
+    );
+    assert_eq!(
+        requests[0].json()["model"],
+        "openai/gpt-oss-120b",
+        "the model Pi starts Groq on"
+    );
+
+    // A key that happens to be set does not pick its preset: the offline demo answers.
+    let out = env.run(&["-p", "hi"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("using the offline demo provider"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(server.requests().len(), 1);
+
+    // Its models carry the catalog's prices.
+    let listed = stdout(&env.run(&["models", "groq/gpt-oss-120b"]));
+    assert!(
+        listed.contains("groq (Groq) — https://api.groq.com/openai/v1 — key: GROQ_API_KEY (set)"),
+        "{listed}"
+    );
+    assert!(listed.contains("openai/gpt-oss-120b"), "{listed}");
+    assert!(listed.contains("per Mtok"), "{listed}");
+}
+
+#[test]
+fn a_preset_on_the_anthropic_api_sends_its_headers_and_configured_headers_are_checked() {
+    let env = Env::new(tack!()).with_var("KIMI_API_KEY", "sk-kimi-test");
+    let server = MockServer::always(tack_test_support::anthropic::text_reply("from kimi"));
+    let out = env.run(&[
+        "--provider",
+        "kimi-coding",
+        "--base-url",
+        server.url(),
+        "-p",
+        "hi",
+    ]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let head = server.requests()[0].head.to_ascii_lowercase();
+    assert!(head.contains("x-api-key: sk-kimi-test\r\n"), "{head}");
+    assert!(
+        head.contains("user-agent: kimicli/1.5\r\n"),
+        "the preset's header: {head}"
+    );
+
+    // A header of the user's own goes along; one that routes the request is refused by name.
+    let openai_server = MockServer::always(openai::text_reply("titled"));
+    let base = format!("{}/v1", openai_server.url());
+    env.config(json!({"providers": {"openai": {"headers": {"X-Title": "tack tests"}}}}));
+    let out = env.run(&[
+        "--provider",
+        "openai",
+        "--base-url",
+        &base,
+        "--api-key",
+        "sk-x",
+        "-p",
+        "hi",
+    ]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let head = openai_server.requests()[0].head.to_ascii_lowercase();
+    assert!(head.contains("x-title: tack tests\r\n"), "{head}");
+    env.config(json!({"providers": {"openai": {"headers": {"Host": "elsewhere.example"}}}}));
+    let out = env.run(&[
+        "--provider",
+        "openai",
+        "--base-url",
+        &base,
+        "--api-key",
+        "sk-x",
+        "-p",
+        "hi",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("the header `Host` is set by the host"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(openai_server.requests().len(), 1, "nothing was sent");
 }

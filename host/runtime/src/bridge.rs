@@ -8,6 +8,6 @@ pub mod provider_authority;
 mod tools;
 
 pub use hooks::PluginHooks;
-pub use provider::{PluginProvider, StreamTimeouts};
+pub use provider::{PluginProvider, ReservedHeader, StreamTimeouts};
 pub use provider_authority::{ProviderDenied, UserChoice};
 pub use tools::{PluginTools, RegisterError, ToolInfo};

@@ -39,9 +39,29 @@ pub struct ProviderEntry {
     pub options: serde_json::Value,
     /// `[providers.<id>]` connect, first-byte and idle timeouts.
     pub timeouts: StreamTimeouts,
+    /// Headers added to every request (`[providers.<id>] headers`, or a preset's).
+    pub headers: Vec<(String, String)>,
+    /// The host's preset rather than a plugin's registration or the user's config: used when
+    /// named, never picked on its own because some key happens to be set.
+    pub preset: bool,
 }
 
 impl ProviderEntry {
+    /// The provider `id` served by `plugin` as `spec` says, with nothing configured.
+    fn new(id: &str, plugin: &Arc<LoadedPlugin>, spec: api::ProviderSpec) -> ProviderEntry {
+        ProviderEntry {
+            id: id.to_string(),
+            plugin: plugin.clone(),
+            spec,
+            base_url: None,
+            secret_from_user: false,
+            options: serde_json::json!({}),
+            timeouts: StreamTimeouts::default(),
+            headers: Vec::new(),
+            preset: false,
+        }
+    }
+
     pub fn key_available(&self, secrets: &SecretStore) -> bool {
         self.spec.secret.as_deref().is_none_or(|s| secrets.has(s))
     }
@@ -99,10 +119,7 @@ const LOCAL_SERVERS: &[(&str, &str, &str)] = &[
 ];
 
 fn local_server_presets(entries: &[ProviderEntry]) -> Vec<ProviderEntry> {
-    let Some(openai) = entries
-        .iter()
-        .find(|e| e.id == OPENAI_API && e.first_party())
-    else {
+    let Some(openai) = first_party(entries, OPENAI_API) else {
         return Vec::new();
     };
     LOCAL_SERVERS
@@ -114,33 +131,56 @@ fn local_server_presets(entries: &[ProviderEntry]) -> Vec<ProviderEntry> {
             spec.secret = None;
             spec.models.clear();
             ProviderEntry {
-                id: id.to_string(),
-                plugin: openai.plugin.clone(),
-                spec,
                 base_url: Some(url.to_string()),
-                secret_from_user: false,
                 // Every one of these servers reads `max_tokens`; not all know the newer name.
                 options: serde_json::json!({ "max_tokens_field": "max_tokens" }),
-                timeouts: StreamTimeouts::default(),
+                preset: true,
+                ..ProviderEntry::new(id, &openai.plugin, spec)
             }
         })
         .collect()
 }
 
+/// The API-key providers of `presets.json`, each served by the built-in plugin of its API.
+fn key_presets(entries: &[ProviderEntry]) -> Vec<ProviderEntry> {
+    super::presets::all()
+        .iter()
+        .filter(|preset| !entries.iter().any(|e| e.id == preset.id))
+        .filter_map(|preset| {
+            let base = first_party(entries, &preset.api)?;
+            let mut spec = base.spec.clone();
+            spec.name = preset.name.clone();
+            spec.secret = Some(preset.secret.clone());
+            spec.models = preset.models();
+            Some(ProviderEntry {
+                base_url: Some(preset.base_url.clone()),
+                // The host names the key and the URL, as the user would in config.toml: the
+                // plugin's own grants are for its own API's endpoint and key.
+                secret_from_user: true,
+                options: serde_json::Value::Object(preset.options.clone()),
+                headers: preset
+                    .headers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+                preset: true,
+                ..ProviderEntry::new(&preset.id, &base.plugin, spec)
+            })
+        })
+        .collect()
+}
+
+fn first_party<'a>(entries: &'a [ProviderEntry], id: &str) -> Option<&'a ProviderEntry> {
+    entries.iter().find(|e| e.id == id && e.first_party())
+}
+
 pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>> {
     let mut entries: Vec<ProviderEntry> = set
         .providers()
-        .map(|(plugin, spec)| ProviderEntry {
-            id: spec.id.clone(),
-            plugin: plugin.clone(),
-            spec: spec.clone(),
-            base_url: None,
-            secret_from_user: false,
-            options: serde_json::json!({}),
-            timeouts: StreamTimeouts::default(),
-        })
+        .map(|(plugin, spec)| ProviderEntry::new(&spec.id, plugin, spec.clone()))
         .collect();
-    let presets = local_server_presets(&entries);
+    let mut presets = local_server_presets(&entries);
+    presets.extend(key_presets(&entries));
     let preset_ids: Vec<String> = presets.iter().map(|e| e.id.clone()).collect();
     entries.extend(presets);
     for (id, cfg) in &settings.providers {
@@ -165,15 +205,8 @@ pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>>
                 };
                 let mut spec = base.spec.clone();
                 spec.models.clear();
-                entries.push(ProviderEntry {
-                    id: id.clone(),
-                    plugin: base.plugin.clone(),
-                    spec,
-                    base_url: None,
-                    secret_from_user: false,
-                    options: serde_json::json!({}),
-                    timeouts: StreamTimeouts::default(),
-                });
+                let entry = ProviderEntry::new(id, &base.plugin, spec);
+                entries.push(entry);
                 entries.len() - 1
             }
         };
@@ -190,6 +223,10 @@ pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>>
                 serde_json::to_value(&cfg.options).unwrap_or_else(|_| serde_json::json!({}));
         }
         entry.timeouts = cfg.timeouts(id)?;
+        for (name, value) in &cfg.headers {
+            entry.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+            entry.headers.push((name.clone(), value.clone()));
+        }
         for model in &cfg.models {
             let spec = model_spec(model);
             match entry.spec.models.iter_mut().find(|m| m.id == spec.id) {

@@ -81,7 +81,7 @@ pub fn choose(
         // third-party, then by id (the catalog's order): the same choice on every run.
         None => match catalog
             .iter()
-            .filter(|e| e.spec.secret.is_some() && e.usable(&secrets))
+            .filter(|e| !e.preset && e.spec.secret.is_some() && e.usable(&secrets))
             .min_by_key(|e| !e.first_party())
         {
             Some(entry) => entry,
@@ -155,6 +155,8 @@ pub fn choose(
             loaded.runtime.http().clone(),
         )
         .with_user_secret(user_secret)
+        .with_headers(entry.headers.clone())
+        .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?
         .with_timeouts(entry.timeouts)
         .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?,
     );
@@ -316,9 +318,10 @@ fn model_by_pattern(
     };
     let pools = match provider {
         Some(id) => vec![candidates(&|e| e.id == id)],
+        // A preset's models count when its key is set, or when `--provider` names it.
         None => vec![
             candidates(&|e| e.offline() || e.usable(secrets)),
-            candidates(&|_| true),
+            candidates(&|e| !e.preset),
         ],
     };
     for pool in &pools {

@@ -26,15 +26,20 @@ struct Listing {
 }
 
 /// One entry of the listing. Only `id` is standard; vLLM adds `max_model_len`, and some
-/// gateways a `context_length`.
+/// gateways a `context_length` (read when they are numbers a window can be).
 #[derive(Deserialize)]
 struct Served {
     id: String,
     #[serde(default)]
-    max_model_len: Option<u32>,
+    max_model_len: serde_json::Value,
     #[serde(default)]
-    context_length: Option<u32>,
+    context_length: serde_json::Value,
 }
+
+/// The most of a listing read: thousands of models fit many times over.
+const MAX_LISTING_BYTES: usize = 8 << 20;
+/// The most models taken from one listing.
+const MAX_SERVED: usize = 10_000;
 
 /// The models the server at `base_url` lists. The provider's key goes along only where the
 /// provider itself may send it (its grants, or the user's choice of URL, and a private
@@ -71,7 +76,14 @@ pub fn served_models(
             .unwrap_or_else(|_| Err(anyhow::anyhow!("the model listing thread failed")))
     })
     .with_context(|| format!("asking {shown}/models which models it serves"))?;
-    Ok(listing.data.into_iter().map(model_spec).collect())
+    // An id is printed in errors and pickers: one with control characters is no model's.
+    Ok(listing
+        .data
+        .into_iter()
+        .filter(|m| !m.id.is_empty() && !m.id.chars().any(char::is_control))
+        .take(MAX_SERVED)
+        .map(model_spec)
+        .collect())
 }
 
 fn fetch(url: url::Url, headers: Vec<(String, String)>) -> Result<Listing> {
@@ -89,26 +101,43 @@ fn fetch(url: url::Url, headers: Vec<(String, String)>) -> Result<Listing> {
         for (name, value) in headers {
             request = request.header(name, value);
         }
-        let response = request.send().await?;
+        let mut response = request.send().await?;
         let status = response.status();
         if !status.is_success() {
-            let body = response.text().await.unwrap_or_default();
+            let body = read_capped(&mut response, 4096).await.unwrap_or_default();
+            let body = String::from_utf8_lossy(&body);
             let body: String = body.chars().take(300).collect();
             bail!("the server answered {status}: {}", body.trim());
         }
-        let body = response.bytes().await?;
+        let body = read_capped(&mut response, MAX_LISTING_BYTES).await?;
+        if body.len() > MAX_LISTING_BYTES {
+            bail!("the answer is over {} MiB", MAX_LISTING_BYTES >> 20);
+        }
         serde_json::from_slice::<Listing>(&body)
             .context("the answer is not an OpenAI-style model list ({\"data\": [{\"id\": …}]})")
     })
+}
+
+/// The body, up to a little over `max` bytes: a server cannot make the host hold more.
+async fn read_capped(response: &mut reqwest::Response, max: usize) -> Result<Vec<u8>> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        body.extend_from_slice(&chunk);
+        if body.len() > max {
+            break;
+        }
+    }
+    Ok(body)
 }
 
 fn model_spec(served: Served) -> ModelSpec {
     ModelSpec {
         name: served.id.clone(),
         id: served.id,
-        context_window: served
-            .max_model_len
-            .or(served.context_length)
+        context_window: [&served.max_model_len, &served.context_length]
+            .into_iter()
+            .find_map(|n| n.as_u64().and_then(|n| u32::try_from(n).ok()))
+            .filter(|n| *n > 0)
             .unwrap_or(DEFAULT_CONTEXT_WINDOW),
         max_output_tokens: DEFAULT_MAX_OUTPUT,
         reasoning: false,

@@ -86,7 +86,17 @@ pub struct PluginProvider {
     /// How many bytes of the latest body the host repeated from the instance's previous one.
     repeated: AtomicUsize,
     timeouts: StreamTimeouts,
+    /// Headers the user's config (or a provider preset) adds to every request.
+    headers: Vec<(String, String)>,
 }
+
+/// Why a configured request header cannot be sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the header `{0}` is set by the host (it routes, frames or authenticates the request); it \
+     cannot be configured"
+)]
+pub struct ReservedHeader(pub String);
 
 impl PluginProvider {
     /// `base_url` overrides the provider's default (a local server, a proxy, a compatible API);
@@ -115,7 +125,21 @@ impl PluginProvider {
             left_out: AtomicUsize::new(0),
             repeated: AtomicUsize::new(0),
             timeouts: StreamTimeouts::default(),
+            headers: Vec::new(),
         }
+    }
+
+    /// Headers to send with every request (`[providers.<id>] headers`), replacing the plugin's
+    /// of the same name. Those that route, frame or authenticate a request stay the host's.
+    pub fn with_headers(mut self, headers: Vec<(String, String)>) -> Result<Self, ReservedHeader> {
+        for (name, _) in &headers {
+            let lower = name.to_ascii_lowercase();
+            if RESERVED_HEADERS.contains(&lower.as_str()) || host_owned_header(&lower) {
+                return Err(ReservedHeader(name.clone()));
+            }
+        }
+        self.headers = headers;
+        Ok(self)
     }
 
     /// Timeouts other than the defaults (`[providers.<id>]` in config.toml). A connect timeout
@@ -273,6 +297,10 @@ impl PluginProvider {
             ));
         }
         let mut headers = guest_headers(call.headers, &self.spec.auth);
+        for (name, value) in &self.headers {
+            headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+            headers.push((name.clone(), value.clone()));
+        }
         if let Some(secret) = &self.spec.secret {
             match self.secrets.lookup(secret) {
                 Ok(value) => apply_auth(&self.spec.auth, &value, &mut headers, &mut url),

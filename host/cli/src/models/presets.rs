@@ -1,0 +1,105 @@
+//! Providers a Pi user has that speak an API tack's plugins speak (OpenAI Chat Completions,
+//! Anthropic Messages): their key's variable, base URL, headers, compat options and models with
+//! prices, from `presets.json`, which `scripts/refresh-provider-presets` generates from the model
+//! catalog of the pinned Pi package (itself generated from models.dev).
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+use tack_runtime::api::{InputKind, ModelCost, ModelSpec};
+
+#[derive(Deserialize)]
+struct File {
+    providers: Vec<Preset>,
+}
+
+#[derive(Deserialize)]
+pub struct Preset {
+    pub id: String,
+    pub name: String,
+    /// The plugin provider that speaks its API: `openai` or `anthropic`.
+    pub api: String,
+    pub base_url: String,
+    /// The environment variable (or auth.json key) holding its API key.
+    pub secret: String,
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    #[serde(default)]
+    pub options: serde_json::Map<String, serde_json::Value>,
+    models: Vec<PresetModel>,
+}
+
+#[derive(Deserialize)]
+struct PresetModel {
+    id: String,
+    name: String,
+    context_window: u32,
+    max_output_tokens: u32,
+    reasoning: bool,
+    images: bool,
+    /// Dollars per million tokens: input, output, cache read, cache write.
+    cost: [f64; 4],
+}
+
+impl Preset {
+    pub fn models(&self) -> Vec<ModelSpec> {
+        self.models
+            .iter()
+            .map(|m| ModelSpec {
+                id: m.id.clone(),
+                name: m.name.clone(),
+                context_window: m.context_window,
+                max_output_tokens: m.max_output_tokens,
+                reasoning: m.reasoning,
+                input: match m.images {
+                    true => vec![InputKind::Text, InputKind::Image],
+                    false => vec![InputKind::Text],
+                },
+                cost: ModelCost {
+                    input: m.cost[0],
+                    output: m.cost[1],
+                    cache_read: m.cost[2],
+                    cache_write: m.cost[3],
+                },
+            })
+            .collect()
+    }
+}
+
+/// The presets, read once per process. The file is checked in and tested, so a parse failure
+/// is a build defect; it leaves the list empty rather than taking tack down.
+pub fn all() -> &'static [Preset] {
+    static PRESETS: OnceLock<Vec<Preset>> = OnceLock::new();
+    PRESETS.get_or_init(|| {
+        serde_json::from_str::<File>(include_str!("presets.json"))
+            .map(|file| file.providers)
+            .unwrap_or_else(|e| {
+                tracing::error!("presets.json is invalid: {e}");
+                Vec::new()
+            })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_checked_in_presets_parse_and_each_names_a_key_and_models() {
+        let presets = all();
+        assert!(presets.len() >= 10, "{}", presets.len());
+        for preset in presets {
+            assert!(
+                matches!(preset.api.as_str(), "openai" | "anthropic"),
+                "{}",
+                preset.id
+            );
+            assert!(preset.base_url.starts_with("https://"), "{}", preset.id);
+            assert!(!preset.secret.is_empty(), "{}", preset.id);
+            assert!(!preset.models().is_empty(), "{}", preset.id);
+        }
+        let groq = presets.iter().find(|p| p.id == "groq").expect("groq");
+        assert_eq!(groq.secret, "GROQ_API_KEY");
+    }
+}
