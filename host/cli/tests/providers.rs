@@ -307,30 +307,24 @@ fn a_preset_on_the_anthropic_api_sends_its_headers_and_configured_headers_are_ch
     let openai_server = MockServer::always(openai::text_reply("titled"));
     let base = format!("{}/v1", openai_server.url());
     env.config(json!({"providers": {"openai": {"headers": {"X-Title": "tack tests"}}}}));
-    let out = env.run(&[
-        "--provider",
-        "openai",
-        "--base-url",
-        &base,
-        "--api-key",
-        "sk-x",
-        "-p",
-        "hi",
-    ]);
+    let run = |env: &Env| {
+        env.run(&[
+            "--provider",
+            "openai",
+            "--base-url",
+            &base,
+            "--api-key",
+            "sk-x",
+            "-p",
+            "hi",
+        ])
+    };
+    let out = run(&env);
     assert!(out.status.success(), "stderr: {}", stderr(&out));
     let head = openai_server.requests()[0].head.to_ascii_lowercase();
     assert!(head.contains("x-title: tack tests\r\n"), "{head}");
     env.config(json!({"providers": {"openai": {"headers": {"Host": "elsewhere.example"}}}}));
-    let out = env.run(&[
-        "--provider",
-        "openai",
-        "--base-url",
-        &base,
-        "--api-key",
-        "sk-x",
-        "-p",
-        "hi",
-    ]);
+    let out = run(&env);
     assert!(!out.status.success());
     assert!(
         stderr(&out).contains("the header `Host` is set by the host"),

@@ -8,14 +8,14 @@
 //! output waiting to be read (a program that writes more before it is read waits). They stop
 //! when tack exits. Standard error is merged into standard output, as for `bash`.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde::Deserialize;
 use tack_sdk::process::{self, Output, OutputStream, Process, ProcessError, Signal};
 use tack_sdk::serde_json::json;
 use tack_sdk::{ToolCall, ToolResult, ToolSpec};
 
-use crate::capture::{spill_dir, spill_name, Capture};
+use crate::capture::Capture;
 use crate::paths::Workspace;
 
 /// The shell prefix that merges standard error into standard output, so output reads in the
@@ -44,6 +44,15 @@ struct KillArgs {
     id: u64,
 }
 
+/// The `id` argument both tools take.
+fn id_property() -> tack_sdk::serde_json::Value {
+    json!({
+        "type": "integer",
+        "minimum": 0,
+        "description": "The id `bash` returned when it started the command."
+    })
+}
+
 pub fn output_spec() -> ToolSpec {
     ToolSpec::new(
         "bash_output",
@@ -56,11 +65,7 @@ pub fn output_spec() -> ToolSpec {
         json!({
             "type": "object",
             "properties": {
-                "id": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "description": "The id `bash` returned when it started the command."
-                },
+                "id": id_property(),
                 "filter": {
                     "type": "string",
                     "description": "Only show lines matching this regular expression (Rust regex syntax)."
@@ -82,11 +87,7 @@ pub fn kill_spec() -> ToolSpec {
         json!({
             "type": "object",
             "properties": {
-                "id": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "description": "The id `bash` returned when it started the command."
-                }
+                "id": id_property()
             },
             "required": ["id"],
             "additionalProperties": false
@@ -270,13 +271,7 @@ fn read_new(
         }
         bytes = kept.into_bytes();
     }
-    let now_ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
-    let mut capture = Capture::new(
-        Some(spill_dir(ws.data_dir(), ws.root())),
-        spill_name(call_id, now_ms),
-    );
+    let mut capture = Capture::for_call(ws, call_id);
     capture.push(&bytes);
     let finished = capture.finish();
     let mut text = finished.text.clone();

@@ -1,14 +1,14 @@
 //! `bash`: a shell command on the user's machine, through the host's `exec` capability (the
 //! guest cannot start processes itself).
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use tack_sdk::exec::{self, ExecError, ExecRequest, ProcessEvent};
 use tack_sdk::serde_json::json;
 use tack_sdk::{ToolCall, ToolResult, ToolSpec};
 
-use crate::capture::{spill_dir, spill_name, Capture, Finished};
+use crate::capture::{Capture, Finished};
 use crate::paths::Workspace;
 use crate::truncate::{format_size, plural};
 
@@ -139,13 +139,7 @@ fn bash(ws: &Workspace, call_id: &str, args: &Args) -> Result<ToolResult, String
         ExecError::Failed(m) => format!("The command could not be started: {m}"),
     })?;
 
-    let now_ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
-    let mut capture = Capture::new(
-        Some(spill_dir(ws.data_dir(), ws.root())),
-        spill_name(call_id, now_ms),
-    );
+    let mut capture = Capture::for_call(ws, call_id);
     // `None` until the first update, so the first output shows at once.
     let mut last_progress: Option<Instant> = None;
     let mut progress_pending = false;

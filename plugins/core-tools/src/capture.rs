@@ -5,9 +5,11 @@
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use memchr::{memchr, memchr_iter};
 
+use crate::paths::Workspace;
 use crate::terminal;
 use crate::truncate::{self, Tail, MAX_BYTES, MAX_LINES};
 
@@ -64,6 +66,17 @@ impl Capture {
             spill: None,
             spill_error: None,
         }
+    }
+
+    /// The capture of call `call_id`'s output, saved (when long) where `read` can page it.
+    pub fn for_call(ws: &Workspace, call_id: &str) -> Self {
+        let now_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        Self::new(
+            Some(spill_dir(ws.data_dir(), ws.root())),
+            spill_name(call_id, now_ms),
+        )
     }
 
     pub fn push(&mut self, bytes: &[u8]) {

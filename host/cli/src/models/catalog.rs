@@ -24,6 +24,7 @@ use tack_runtime::bridge::StreamTimeouts;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{LoadedPlugin, PluginSet, PluginSource};
 
+use super::pattern::Candidate;
 use crate::settings::{ModelSettings, Settings};
 
 pub struct ProviderEntry {
@@ -97,6 +98,15 @@ impl ProviderEntry {
     /// local-server preset).
     pub fn discoverable(&self, base_url: Option<&str>) -> bool {
         self.spec.id == OPENAI_API && (base_url.is_some() || self.base_url.is_some())
+    }
+
+    /// Its models as `--model` patterns are matched against.
+    pub fn candidates(&self) -> impl Iterator<Item = Candidate> + '_ {
+        self.spec.models.iter().map(|m| Candidate {
+            provider: self.id.clone(),
+            id: m.id.clone(),
+            name: m.name.clone(),
+        })
     }
 
     pub fn effective_base_url(&self) -> &str {

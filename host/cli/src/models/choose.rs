@@ -247,16 +247,7 @@ fn discover_named(
         })
         .or_else(|| loaded.settings.model.clone());
     let listed = |entry: &crate::models::catalog::ProviderEntry, asked: &str| {
-        let pool: Vec<Candidate> = entry
-            .spec
-            .models
-            .iter()
-            .map(|m| Candidate {
-                provider: entry.id.clone(),
-                id: m.id.clone(),
-                name: m.name.clone(),
-            })
-            .collect();
+        let pool: Vec<Candidate> = entry.candidates().collect();
         model_pattern::resolve(asked, &pool).is_some()
     };
     let needed =
@@ -307,13 +298,7 @@ fn model_by_pattern(
         catalog
             .iter()
             .filter(|e| keep(e))
-            .flat_map(|e| {
-                e.spec.models.iter().map(|m| Candidate {
-                    provider: e.id.clone(),
-                    id: m.id.clone(),
-                    name: m.name.clone(),
-                })
-            })
+            .flat_map(|e| e.candidates())
             .collect::<Vec<_>>()
     };
     let pools = match provider {

@@ -5,6 +5,7 @@
 
 use anyhow::{bail, Result};
 
+use crate::models::catalog::ProviderEntry;
 use crate::models::pattern::{self, Candidate, Thinking};
 use crate::models::switch::ModelSwitch;
 
@@ -49,13 +50,7 @@ impl ModelSwitch<'_> {
         let usable: Vec<Candidate> = catalog
             .iter()
             .filter(|entry| self.key_available(entry))
-            .flat_map(|entry| {
-                entry.spec.models.iter().map(|m| Candidate {
-                    provider: entry.id.clone(),
-                    id: m.id.clone(),
-                    name: m.name.clone(),
-                })
-            })
+            .flat_map(ProviderEntry::candidates)
             .collect();
         let patterns = self.scope_patterns();
         if patterns.is_empty() {

@@ -20,7 +20,7 @@ use super::convert;
 use super::message_json::{self, MessageJson};
 use super::provider_authority::{self, UserChoice};
 use crate::api;
-use crate::broker::http::{apply_auth, host_owned_header};
+use crate::broker::http::{apply_auth, host_owned_header, on_this_machine};
 use crate::broker::http::{header_pairs, under};
 use crate::broker::secrets::{SecretError, SecretStore};
 use crate::error::PluginError;
@@ -356,15 +356,6 @@ impl PluginProvider {
             .bytes_stream()
             .map(|r| r.map_err(|e| e.to_string()))
             .boxed())
-    }
-}
-
-fn on_this_machine(url: &url::Url) -> bool {
-    match url.host() {
-        Some(url::Host::Domain(domain)) => domain.eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
     }
 }
 
