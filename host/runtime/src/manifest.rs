@@ -119,7 +119,9 @@ pub struct Capabilities {
     /// its input can be told to do anything it can do.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub process: Vec<String>,
-    /// URL prefixes: scheme, host and port must match exactly, the path by prefix.
+    /// URL prefixes: scheme, host and port must match exactly, the path by prefix. `https://*`
+    /// (or `http://*`) is any public address over that scheme: never one on this machine or a
+    /// private network, and never with a secret (`broker::http::public`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub http: Vec<String>,
     /// Names of secrets the host may attach to this plugin's HTTP requests (and to the requests
@@ -287,7 +289,13 @@ impl Capabilities {
             }
         }
         for url in &self.http {
-            lines.push(format!("send HTTP requests to {url}"));
+            match crate::broker::http::public::wildcard_scheme(url) {
+                Some(scheme) => lines.push(format!(
+                    "send {scheme} requests to any public address on the internet (not to this \
+                     machine or private networks, and with no secret)"
+                )),
+                None => lines.push(format!("send HTTP requests to {url}")),
+            }
         }
         for secret in &self.secrets {
             lines.push(describe_secret(secret, &self.http));
@@ -328,10 +336,15 @@ impl Capabilities {
 /// "sends ANTHROPIC_API_KEY to https://api.anthropic.com": a secret only ever goes to the
 /// plugin's granted origins, so that is what a user is asked to judge.
 pub fn describe_secret(secret: &str, http: &[String]) -> String {
-    if http.is_empty() {
-        format!("send the secret {secret} (to no endpoint: it asks for no http access)")
+    let named: Vec<&str> = http
+        .iter()
+        .map(String::as_str)
+        .filter(|grant| crate::broker::http::public::wildcard_scheme(grant).is_none())
+        .collect();
+    if named.is_empty() {
+        format!("send the secret {secret} (to no endpoint: it names no http origin)")
     } else {
-        format!("send the secret {secret} to {}", http.join(", "))
+        format!("send the secret {secret} to {}", named.join(", "))
     }
 }
 
@@ -415,6 +428,9 @@ impl Manifest {
             }
         }
         for url in &self.capabilities.http {
+            if crate::broker::http::public::wildcard_scheme(url).is_some() {
+                continue;
+            }
             let parsed = url::Url::parse(url).map_err(|e| format!("http grant '{url}': {e}"))?;
             if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
                 return Err(format!(

@@ -25,6 +25,8 @@ pub struct PluginEnv {
     pub services: HostServices,
     pub secrets: SecretStore,
     pub http: reqwest::Client,
+    /// The client for requests only a wildcard grant covers (public addresses only).
+    pub public_http: reqwest::Client,
     /// Whether the user trusts the project (`tack:plugin/project`).
     pub project_trusted: bool,
     /// What it may hand the host (the runtime's, fixed at load so `init` is held to them too).

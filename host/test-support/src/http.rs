@@ -48,6 +48,8 @@ pub struct Reply {
     /// A server that stops answering: after the head and this many bytes of the body (`None`:
     /// before anything), it says nothing for the duration, then hangs up.
     stall: Option<(Option<usize>, Duration)>,
+    /// Headers besides the content type, length and `connection`.
+    headers: Vec<(String, String)>,
 }
 
 impl Reply {
@@ -60,6 +62,7 @@ impl Reply {
             sized: false,
             pieces: None,
             stall: None,
+            headers: Vec::new(),
         }
     }
 
@@ -72,6 +75,7 @@ impl Reply {
             sized: true,
             pieces: None,
             stall: None,
+            headers: Vec::new(),
         }
     }
 
@@ -84,7 +88,37 @@ impl Reply {
             sized: true,
             pieces: None,
             stall: None,
+            headers: Vec::new(),
         }
+    }
+
+    /// `200 OK` with an HTML page in UTF-8.
+    pub fn html(body: impl Into<Vec<u8>>) -> Self {
+        Reply {
+            content_type: Some("text/html; charset=utf-8"),
+            ..Reply::bytes(body)
+        }
+    }
+
+    /// `status` (e.g. "302 Found") pointing at `location`, with an empty body.
+    pub fn redirect(status: &'static str, location: &str) -> Self {
+        Reply {
+            status,
+            ..Reply::bytes(Vec::new())
+        }
+        .with_header("location", location)
+    }
+
+    /// The same reply with `status` instead.
+    pub fn with_status(mut self, status: &'static str) -> Self {
+        self.status = status;
+        self
+    }
+
+    /// The same reply with one more header.
+    pub fn with_header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_string(), value.to_string()));
+        self
     }
 
     /// Takes the request and answers nothing for `wait`, then hangs up: a server that stalls
@@ -138,6 +172,9 @@ impl Reply {
         }
         if self.sized {
             head.push_str(&format!("content-length: {}\r\n", self.body.len()));
+        }
+        for (name, value) in &self.headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
         }
         head.push_str("connection: close\r\n\r\n");
         head

@@ -13,8 +13,10 @@
 //! - `mcp__github__create_issue` is the tool `github_create_issue` of tack's mcp plugin;
 //!   `mcp__github` (or `mcp__github__*`) every tool of that server, `github_*`.
 //!
-//! Anything else (`WebFetch(domain:…)`, `WebSearch`) names a tool tack does not have;
-//! it is left out and listed by `/permissions`. Precedence stays permission-gate's: the most
+//! - `WebFetch(domain:docs.rs)` is web_fetch of that host (`WebFetch`: of every host);
+//!   `WebSearch` is web_search.
+//!
+//! Anything else names a tool tack does not have; it is left out and listed by `/permissions`. Precedence stays permission-gate's: the most
 //! specific rule decides, deny winning ties.
 
 use serde_json::Value;
@@ -95,6 +97,17 @@ fn rule_specs(entry: &str, action: Action, home: Option<&str>) -> Result<Vec<Rul
             return Ok(vec![rule]);
         }
         "Task" if specifier.is_none() => return Ok(vec![spec("task", "*".into(), None)]),
+        "WebSearch" => return Ok(vec![spec("web_search", "*".into(), None)]),
+        "WebFetch" => {
+            let pattern = match specifier {
+                None => "*".to_string(),
+                Some(s) => match s.strip_prefix("domain:") {
+                    Some(host) if !host.trim().is_empty() => host.trim().to_ascii_lowercase(),
+                    _ => return Err("a WebFetch rule names a host as `domain:<host>`".into()),
+                },
+            };
+            return Ok(vec![spec("web_fetch", pattern, None)]);
+        }
         mcp if mcp.starts_with("mcp__") => {
             if specifier.is_some() {
                 return Err("an MCP tool's rule takes no pattern".into());
@@ -219,7 +232,7 @@ mod tests {
     fn claude_code_rules_become_gate_rules() {
         let text = r#"{
           "permissions": {
-            "allow": ["Bash(npm run test:*)", "Bash(git status)", "Edit(src/**)", "WebFetch(domain:example.com)"],
+            "allow": ["Bash(npm run test:*)", "Bash(git status)", "Edit(src/**)", "WebFetch(domain:example.com)", "WebSearch", "NotebookEdit"],
             "deny": ["Read(./secrets/**)", "Read(.env)", "Bash(curl:*)", "Read(~/.ssh/**)"],
             "ask": ["Bash"]
           },
@@ -241,8 +254,10 @@ mod tests {
         assert!(has("read", "/home/u/.ssh/**", Action::Deny), "{got:?}");
         assert!(has("bash", "curl", Action::Deny), "{got:?}");
         assert!(has("bash", "*", Action::Ask), "{got:?}");
+        assert!(has("web_fetch", "example.com", Action::Allow), "{got:?}");
+        assert!(has("web_search", "*", Action::Allow), "{got:?}");
         assert_eq!(converted.skipped.len(), 1, "{:?}", converted.skipped);
-        assert!(converted.skipped[0].contains("WebFetch"));
+        assert!(converted.skipped[0].contains("NotebookEdit"));
         assert_eq!(
             converted.specs[0].kind,
             Some(MatchKind::Prefix),

@@ -18,7 +18,9 @@ use policy_common::writes::write_targets;
 use serde_json::Value;
 
 use crate::mode::Mode;
-use crate::rules::{command_text, escape_glob, Action, MatchKind, Rule, RuleSpec, PATH_TOOLS};
+use crate::rules::{
+    command_text, escape_glob, Action, MatchKind, Rule, RuleSpec, DOMAIN_TOOLS, PATH_TOOLS,
+};
 
 /// What the gate knows when it decides.
 pub struct Context<'a> {
@@ -81,6 +83,14 @@ pub fn evaluate(ctx: &Context<'_>, tool: &str, args: &Value) -> Verdict {
             Place::Known(vec![place::resolve(ctx.workspace, &lexical)])
         };
         (path_findings(ctx, tool, raw, &place), shorten(raw))
+    } else if DOMAIN_TOOLS.contains(&tool) {
+        let raw = args.get("url").and_then(Value::as_str).unwrap_or_default();
+        let host = web_host(raw);
+        let summary = match &host {
+            Some(host) => format!("of {host} ({})", shorten(raw.trim())),
+            None => shorten(raw),
+        };
+        (vec![domain(ctx, tool, host.as_deref())], summary)
     } else {
         (vec![other_tool(ctx, tool)], shorten(&args.to_string()))
     };
@@ -336,6 +346,58 @@ fn path(ctx: &Context<'_>, tool: &str, raw: &str, absolute: &str) -> Finding {
             remember,
         },
         (true, _, _) => Finding::allow(),
+    }
+}
+
+/// The host `raw` names, as the web plugin will read it (the same URL parser, the same trim), in
+/// lower case; `None` for anything it would not fetch.
+fn web_host(raw: &str) -> Option<String> {
+    let url = url::Url::parse(raw.trim()).ok()?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return None;
+    }
+    Some(url.host_str()?.to_ascii_lowercase())
+}
+
+/// The finding for reading a web page on `host`: a rule decides; without one every mode but
+/// yolo asks, once per host when the answer is "Always allow" (a page the model reads can tell
+/// it what to do next, and a URL can carry anything out).
+fn domain(ctx: &Context<'_>, tool: &str, host: Option<&str>) -> Finding {
+    let subject = host.unwrap_or("");
+    let best = ctx
+        .rules
+        .iter()
+        .filter(|r| r.names_tool(tool) && host.is_some() && r.matches_domain(subject))
+        .fold(None, |best: Option<&Rule>, rule| {
+            if is_better(rule, best) {
+                Some(rule)
+            } else {
+                best
+            }
+        });
+    let shown = match host {
+        Some(host) => format!("{tool} of {host}"),
+        None => format!("{tool} of a URL whose host cannot be told"),
+    };
+    if ctx.mode == Mode::Yolo {
+        return user_deny(best, &shown);
+    }
+    let remember = host.map(|host| RuleSpec {
+        tool: tool.to_string(),
+        pattern: escape_glob(host),
+        action: Action::Allow,
+        kind: None,
+    });
+    if let Some(rule) = best {
+        return by_rule(rule, &shown, remember);
+    }
+    Finding {
+        action: Action::Ask,
+        why: match host {
+            Some(host) => format!("{host} is a domain no rule allows yet ({shown})"),
+            None => format!("no rule covers it ({shown})"),
+        },
+        remember,
     }
 }
 
@@ -629,6 +691,58 @@ tool = "write"
 pattern = "/tmp/**"
 action = "allow"
 "#;
+
+    #[test]
+    fn web_fetch_asks_once_per_domain_and_rules_name_hosts() {
+        let f = Fixture::new(
+            r#"
+[[rules]]
+tool = "web_fetch"
+pattern = "*.github.com"
+action = "allow"
+
+[[rules]]
+tool = "web_fetch"
+pattern = "gist.github.com"
+action = "deny"
+
+[[rules]]
+tool = "web_fetch"
+pattern = "domain:docs.rs"
+action = "allow"
+"#,
+        );
+        let fetch = |mode: Mode, url: &str| f.decide(mode, "web_fetch", json!({ "url": url }));
+        let asked = fetch(Mode::Auto, "https://Example.COM/a?b=c");
+        assert_eq!(asked.action, Action::Ask, "{asked:?}");
+        assert!(asked.summary.starts_with("of example.com ("), "{asked:?}");
+        assert_eq!(
+            asked.remember,
+            vec![RuleSpec {
+                tool: "web_fetch".into(),
+                pattern: "example.com".into(),
+                action: Action::Allow,
+                kind: None,
+            }]
+        );
+        assert_eq!(fetch(Mode::ReadOnly, "https://example.com").action, Action::Ask);
+        assert_eq!(fetch(Mode::Ask, " https://docs.rs/serde").action, Action::Allow);
+        assert_eq!(fetch(Mode::Ask, "https://api.github.com/x").action, Action::Allow);
+        let denied = fetch(Mode::Ask, "https://gist.github.com/x");
+        assert_eq!(denied.action, Action::Deny, "the more specific rule wins");
+        assert_eq!(fetch(Mode::Yolo, "https://example.com").action, Action::Allow);
+        assert_eq!(fetch(Mode::Yolo, "https://gist.github.com/").action, Action::Deny);
+        // A host the gate cannot tell is asked about, never taken for an allowed one.
+        let unknown = fetch(Mode::Auto, "docs.rs/serde");
+        assert_eq!(unknown.action, Action::Ask, "{unknown:?}");
+        assert!(unknown.remember.is_empty());
+        let bad = rules::parse(
+            "[[rules]]\ntool = \"web_fetch\"\npattern = \"https://docs.rs\"\naction = \"allow\"\n",
+            &Source::Project("p".into()),
+            WS,
+        );
+        assert!(bad.is_err_and(|e| e.contains("not a URL")));
+    }
 
     #[test]
     fn a_rule_for_every_tool_of_an_mcp_server_yields_to_one_for_a_single_tool() {

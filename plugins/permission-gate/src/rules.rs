@@ -5,7 +5,9 @@
 //! `[` or `{`, a glob over the whole command text (`curl * | sh`). `match = "exact"` makes it the
 //! exact command text. For the path tools (read, write, edit, ls, find, grep) a pattern is a glob
 //! over the path: relative to the workspace, absolute, or starting with `$WORKSPACE`; a leading
-//! `!` matches the paths the rest does not. Other tools take the pattern `*`.
+//! `!` matches the paths the rest does not. For `web_fetch` a pattern is a glob over the URL's
+//! host (`docs.rs`, `*.github.com`; Claude Code's `domain:docs.rs` reads the same). Other tools
+//! take the pattern `*`.
 //!
 //! Specificity is the length of the pattern's literal prefix (a negated pattern has none): when
 //! several rules match, the most specific decides, then a user rule beats a shipped one, then an
@@ -20,6 +22,9 @@ use serde::{Deserialize, Serialize};
 
 /// Tools whose subject is a path argument.
 pub const PATH_TOOLS: &[&str] = &["read", "write", "edit", "ls", "find", "grep"];
+
+/// Tools whose subject is the host of a `url` argument.
+pub const DOMAIN_TOOLS: &[&str] = &["web_fetch"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -107,6 +112,8 @@ enum Matcher {
     CommandGlob(Glob),
     /// A glob over the absolute path.
     Path { glob: Glob, negated: bool },
+    /// A glob over a URL's host, in lower case.
+    Domain(Glob),
     /// Every call of the tool.
     Any,
 }
@@ -161,6 +168,26 @@ impl Rule {
                 literal_prefix(&expanded)
             };
             (MatchKind::Glob, specificity, matcher)
+        } else if DOMAIN_TOOLS.contains(&spec.tool.as_str()) && !matches!(pattern, "" | "*" | "**")
+        {
+            let domain = pattern
+                .strip_prefix("domain:")
+                .unwrap_or(pattern)
+                .trim()
+                .to_ascii_lowercase();
+            if domain.is_empty() || domain.contains(['/', ':']) {
+                return Err(bad(
+                    "the pattern is a host (`docs.rs`, `*.github.com`), not a URL".into(),
+                ));
+            }
+            // `api.github.com` beats `*.github.com`: the more of the host a pattern spells out,
+            // the more specific it is.
+            let specificity = domain
+                .chars()
+                .filter(|c| !matches!(c, '*' | '?' | '[' | ']' | '{' | '}'))
+                .count();
+            let matcher = Matcher::Domain(glob(&domain, false).map_err(bad)?);
+            (MatchKind::Glob, specificity, matcher)
         } else if matches!(pattern, "" | "*" | "**") {
             // A rule for one tool is more specific than one for every tool of an MCP server.
             let specificity = usize::from(!spec.tool.ends_with('*'));
@@ -211,7 +238,7 @@ impl Rule {
             }
             Matcher::Exact(text) => *text == command_text(words),
             Matcher::CommandGlob(glob) => glob.is_match(&command_text(words)),
-            Matcher::Path { .. } | Matcher::Any => false,
+            Matcher::Path { .. } | Matcher::Domain(_) | Matcher::Any => false,
         }
     }
 
@@ -229,6 +256,15 @@ impl Rule {
     pub fn matches_path(&self, absolute: &str) -> bool {
         match &self.matcher {
             Matcher::Path { glob, negated } => glob.is_match(absolute) != *negated,
+            _ => false,
+        }
+    }
+
+    /// Whether this web rule matches `host` (lower case), or is about every host.
+    pub fn matches_domain(&self, host: &str) -> bool {
+        match &self.matcher {
+            Matcher::Domain(glob) => glob.is_match(host),
+            Matcher::Any => true,
             _ => false,
         }
     }

@@ -14,6 +14,9 @@ pub const READ_ONLY_TOOLS: &[&str] = &[
     "bash_output",
     "bash_kill",
     "todo",
+    // Reading the web changes nothing here; permission-gate still asks per domain.
+    "web_fetch",
+    "web_search",
 ];
 
 #[derive(Deserialize)]

@@ -110,6 +110,7 @@ pub(super) async fn load(
         ));
     }
     crate::start::mcp_servers::apply(&mut specs, &mcp_servers);
+    crate::start::web_origins::apply(&mut specs, &mut warnings);
     for (flag, _) in &settings.command_line.flags {
         if !specs.iter().any(|s| {
             s.manifest.flags.iter().any(|f| f.name == *flag)

@@ -102,7 +102,13 @@ pub fn check(
             });
         }
     }
-    if !user.base_url && authorize(base_url, &plugin.capabilities.http).is_err() {
+    // A provider's endpoint is an origin granted by name: a wildcard grant reaches no private
+    // address and carries no secret, and a provider client checks neither.
+    let named = matches!(
+        authorize(base_url, &plugin.capabilities.http),
+        Ok((_, crate::broker::http::Reach::Named))
+    );
+    if !user.base_url && !named {
         return Err(ProviderDenied::EndpointNotGranted {
             provider: spec.id.clone(),
             plugin: plugin.name().to_string(),

@@ -1,6 +1,7 @@
 //! `http`: outbound requests for a plugin, checked against its grant on every call. Redirects are
 //! not followed (a redirect could leave the granted origin); secrets are attached here, and only
-//! to a request that goes over https or stays on this machine. The headers that decide where a
+//! to an origin granted by name, over https or on this machine. A grant of any public address
+//! (`https://*`, see [`public`]) reaches no private address and carries no secret. The headers that decide where a
 //! request goes or how it is framed (`Host`, `Forwarded`, `Transfer-Encoding`, …) are the host's:
 //! a grant for one address must not reach every virtual host behind it.
 
@@ -10,6 +11,8 @@ use url::Url;
 
 use crate::bindings::latest::tack::plugin::{http, types};
 use crate::state::PluginState;
+
+pub mod public;
 
 /// Largest response body handed to a guest.
 pub const MAX_BODY: usize = 16 << 20;
@@ -24,9 +27,18 @@ pub enum HttpDenied {
     NotCovered { url: String, grants: Vec<String> },
 }
 
+/// How a request's URL is covered by the grant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// A granted origin names it: it may be on this machine, and may carry a granted secret.
+    Named,
+    /// Only a wildcard (`https://*`) covers it: public addresses only, and no secret.
+    Public,
+}
+
 /// Whether `url` lies under one of `grants`: same scheme, host and port, and a path that starts
-/// with the grant's path at a segment boundary.
-pub fn authorize(url: &str, grants: &[String]) -> Result<Url, HttpDenied> {
+/// with the grant's path at a segment boundary; or, failing that, under a wildcard of its scheme.
+pub fn authorize(url: &str, grants: &[String]) -> Result<(Url, Reach), HttpDenied> {
     if grants.is_empty() {
         return Err(HttpDenied::NoGrant);
     }
@@ -38,12 +50,21 @@ pub fn authorize(url: &str, grants: &[String]) -> Result<Url, HttpDenied> {
         return Err(HttpDenied::BadUrl(url.to_string()));
     }
     for grant in grants {
+        if public::wildcard_scheme(grant).is_some() {
+            continue;
+        }
         let Ok(base) = Url::parse(grant) else {
             continue;
         };
         if under(&target, &base) {
-            return Ok(target);
+            return Ok((target, Reach::Named));
         }
+    }
+    if grants
+        .iter()
+        .any(|grant| public::wildcard_scheme(grant) == Some(target.scheme()))
+    {
+        return Ok((target, Reach::Public));
     }
     Err(HttpDenied::NotCovered {
         url: url.to_string(),
@@ -140,6 +161,8 @@ pub enum FetchError {
     Transport(String),
     #[error("timed out")]
     Timeout,
+    #[error(transparent)]
+    Refused(public::PrivateAddress),
 }
 
 pub async fn fetch(
@@ -156,7 +179,9 @@ pub async fn fetch(
         builder = builder.timeout(timeout);
     }
     let classify = |e: reqwest::Error| {
-        if e.is_timeout() {
+        if let Some(refused) = public::refused_by_resolver(&e) {
+            FetchError::Refused(refused)
+        } else if e.is_timeout() {
             FetchError::Timeout
         } else if e.is_builder() {
             FetchError::Invalid(e.to_string())
@@ -198,10 +223,15 @@ impl http::Host for PluginState {
         &mut self,
         request: http::Request,
     ) -> wasmtime::Result<Result<http::Response, http::HttpError>> {
-        let url = match authorize(&request.url, &self.env.capabilities.http) {
-            Ok(url) => url,
+        let (url, reach) = match authorize(&request.url, &self.env.capabilities.http) {
+            Ok(authorized) => authorized,
             Err(e) => return Ok(Err(http::HttpError::Denied(e.to_string()))),
         };
+        if reach == Reach::Public {
+            if let Err(refused) = public::check_literal(&url) {
+                return Ok(Err(http::HttpError::Denied(refused.to_string())));
+            }
+        }
         let mut headers = request.headers;
         if let Some((name, _)) = headers.iter().find(|(name, _)| host_owned_header(name)) {
             return Ok(Err(http::HttpError::Denied(format!(
@@ -215,6 +245,14 @@ impl http::Host for PluginState {
                 return Ok(Err(http::HttpError::Denied(format!(
                     "secret {} is not granted to this plugin",
                     secret.name
+                ))));
+            }
+            if reach == Reach::Public {
+                return Ok(Err(http::HttpError::Denied(format!(
+                    "the secret {} goes only to an origin granted by name, and {} is covered by \
+                     a grant of any public address",
+                    secret.name,
+                    url.origin().ascii_serialization()
                 ))));
             }
             if !private_transport(&url) {
@@ -239,8 +277,12 @@ impl http::Host for PluginState {
             apply_auth(&secret.auth, &value, &mut headers, &mut url);
         }
         let started = Instant::now();
+        let client = match reach {
+            Reach::Named => &self.env.http,
+            Reach::Public => &self.env.public_http,
+        };
         let result = fetch(
-            &self.env.http,
+            client,
             FetchRequest {
                 method: request.method,
                 url,
@@ -260,6 +302,7 @@ impl http::Host for PluginState {
             Err(FetchError::Invalid(m)) => Err(http::HttpError::Invalid(m)),
             Err(FetchError::Transport(m)) => Err(http::HttpError::Transport(m)),
             Err(FetchError::Timeout) => Err(http::HttpError::Timeout),
+            Err(FetchError::Refused(refused)) => Err(http::HttpError::Denied(refused.to_string())),
         })
     }
 }
@@ -298,6 +341,19 @@ mod tests {
         assert!(authorize("https://api.example.com:444/v1", &g).is_err());
         assert!(authorize("https://user@api.example.com/v1", &g).is_err());
         assert_eq!(authorize("https://x", &[]), Err(HttpDenied::NoGrant));
+    }
+
+    #[test]
+    fn a_wildcard_covers_its_scheme_and_a_named_origin_wins_over_it() {
+        let g = vec![
+            "https://*".to_string(),
+            "http://127.0.0.1:8080".to_string(),
+        ];
+        let reach = |u: &str| authorize(u, &g).map(|(_, reach)| reach);
+        assert_eq!(reach("https://docs.rs/serde"), Ok(Reach::Public));
+        assert_eq!(reach("http://127.0.0.1:8080/x"), Ok(Reach::Named));
+        assert!(reach("http://docs.rs/").is_err(), "http is not covered by https://*");
+        assert!(reach("https://user:pw@docs.rs/").is_err());
     }
 
     #[test]

@@ -120,6 +120,7 @@ impl LoadedPlugin {
             services: host.services.clone(),
             secrets: host.secrets.clone(),
             http: runtime.http().clone(),
+            public_http: runtime.public_http().clone(),
             project_trusted: host.project_trusted,
             budgets: runtime.config().budgets.clone(),
             plugin: std::sync::OnceLock::new(),
