@@ -523,7 +523,7 @@ fn updated_input_pre_compact_and_subagent_stop_hooks_follow_claude_codes_rules()
         .expect("runs"));
     ok(&env
         .command()
-        .args(args("/compact", &["-c"]))
+        .args(args("/compact keep the error handling decisions", &["-c"]))
         .output()
         .expect("runs"));
     let input: Value = serde_json::from_str(
@@ -533,5 +533,8 @@ fn updated_input_pre_compact_and_subagent_stop_hooks_follow_claude_codes_rules()
     .expect("its input is JSON");
     assert_eq!(input["hook_event_name"], "PreCompact");
     assert_eq!(input["trigger"], "manual");
-    assert_eq!(input["custom_instructions"], "");
+    assert_eq!(
+        input["custom_instructions"], "keep the error handling decisions",
+        "what /compact asked for, as Claude Code's /compact <instructions>"
+    );
 }

@@ -65,6 +65,9 @@ pub enum AgentEvent {
     },
     CompactionStart {
         reason: CompactionReason,
+        /// What the user asked the summary to focus on (`/compact <focus>`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        custom_instructions: Option<String>,
     },
     CompactionEnd {
         reason: CompactionReason,

@@ -177,6 +177,7 @@ async fn passing_the_threshold_compacts_after_the_turn() {
     match &compaction_events(&h)[..] {
         [AgentEvent::CompactionStart {
             reason: CompactionReason::Threshold,
+            ..
         }, AgentEvent::CompactionEnd {
             reason: CompactionReason::Threshold,
             summary: Some(summary),
@@ -273,6 +274,7 @@ async fn overflow_compacts_and_retries_once() {
     match &compaction_events(&h)[..] {
         [AgentEvent::CompactionStart {
             reason: CompactionReason::Overflow,
+            ..
         }, AgentEvent::CompactionEnd {
             reason: CompactionReason::Overflow,
             aborted: false,
@@ -578,6 +580,7 @@ async fn manual_compaction_with_nothing_to_summarize_says_so() {
     match &compaction_events(&h)[..] {
         [AgentEvent::CompactionStart {
             reason: CompactionReason::Manual,
+            ..
         }, AgentEvent::CompactionEnd {
             aborted: true,
             error_message: Some(_),

@@ -409,7 +409,7 @@ impl EventWire {
                 steering,
                 follow_up,
             },
-            AgentEvent::CompactionStart { reason } => WireEvent::CompactionStart {
+            AgentEvent::CompactionStart { reason, .. } => WireEvent::CompactionStart {
                 reason: reason.into(),
             },
             AgentEvent::CompactionEnd {

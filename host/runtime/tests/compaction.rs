@@ -240,6 +240,7 @@ async fn threshold_compaction_then_a_second_one_that_keeps_the_file_lists() {
     match &h.events.compaction()[..] {
         [AgentEvent::CompactionStart {
             reason: CompactionReason::Threshold,
+            custom_instructions: None,
         }, AgentEvent::CompactionEnd {
             reason: CompactionReason::Threshold,
             aborted: false,
@@ -316,6 +317,7 @@ async fn overflow_compacts_and_the_turn_is_retried() {
     match &h.events.compaction()[..] {
         [AgentEvent::CompactionStart {
             reason: CompactionReason::Overflow,
+            custom_instructions: None,
         }, AgentEvent::CompactionEnd {
             reason: CompactionReason::Overflow,
             aborted: false,

@@ -354,8 +354,9 @@ impl Observer for Hooks {
         };
         let mut input = self.base("PreCompact");
         input["trigger"] = json!(trigger);
-        // The focus of `/compact <focus>` reaches the before-compact hook, not this event.
-        input["custom_instructions"] = json!("");
+        // What `/compact <focus>` asked for, as Claude Code passes `/compact <instructions>`.
+        input["custom_instructions"] =
+            json!(event["custom_instructions"].as_str().unwrap_or_default());
         let _ = self.run_matching("PreCompact", &[trigger], &input);
     }
 }

@@ -364,7 +364,7 @@ impl EventSink for TextProgress {
                 NoticeLevel::Warn => format!("tack: warning: {message}"),
                 NoticeLevel::Info | NoticeLevel::Debug => format!("tack: {message}"),
             }),
-            AgentEvent::CompactionStart { reason } => Some(format!(
+            AgentEvent::CompactionStart { reason, .. } => Some(format!(
                 "tack: compacting the conversation ({})",
                 match reason {
                     CompactionReason::Threshold => "it nears the context window",

@@ -148,7 +148,14 @@ impl Agent {
         if preparation.is_none() && reason == CompactionReason::Threshold {
             return Err(CompactionError::NothingToCompact);
         }
-        self.emit(AgentEvent::CompactionStart { reason }).await;
+        self.emit(AgentEvent::CompactionStart {
+            reason,
+            custom_instructions: focus
+                .map(str::trim)
+                .filter(|f| !f.is_empty())
+                .map(str::to_string),
+        })
+        .await;
         let result = match preparation {
             Some(preparation) => {
                 self.write_compaction(preparation, focus, config, cancel)
