@@ -757,7 +757,10 @@ fn a_grant_of_any_public_address_reaches_nothing_on_this_machine() {
         ("h3", "is ::ffff:127.0.0.1, a loopback address"),
     ] {
         let text = result_text(tool_event(&events, "tool_execution_end", id));
-        assert!(text.starts_with("failed: ") && text.contains(says), "{id}: {text}");
+        assert!(
+            text.starts_with("failed: ") && text.contains(says),
+            "{id}: {text}"
+        );
     }
     assert!(server.requests().is_empty(), "{:?}", server.requests());
 }

@@ -36,7 +36,9 @@ fn global_rules(env: &Env, rules: &str) {
 fn allow_hosts(env: &Env, hosts: &[&str]) {
     let rules: String = hosts
         .iter()
-        .map(|h| format!("[[rules]]\ntool = \"web_fetch\"\npattern = \"{h}\"\naction = \"allow\"\n\n"))
+        .map(|h| {
+            format!("[[rules]]\ntool = \"web_fetch\"\npattern = \"{h}\"\naction = \"allow\"\n\n")
+        })
         .collect();
     global_rules(env, &rules);
 }
@@ -44,7 +46,8 @@ fn allow_hosts(env: &Env, hosts: &[&str]) {
 /// The scripted model playing `calls`, with `web` configured as `web`; json mode, with a home
 /// folder of the test's own (permission-gate reads Claude Code's settings from there).
 fn command(env: &Env, calls: &[(&str, &str, Value)], web: Value) -> Command {
-    let plugin = env.scripted_provider_with(json!({ "script": script(calls) }), json!({ "web": web }));
+    let plugin =
+        env.scripted_provider_with(json!({ "script": script(calls) }), json!({ "web": web }));
     let user_home = env.root().join("user-home");
     std::fs::create_dir_all(&user_home).expect("user home");
     let mut command = env.command();
@@ -70,7 +73,13 @@ fn paths(server: &MockServer) -> Vec<String> {
     server
         .requests()
         .iter()
-        .map(|r| r.head.split_whitespace().nth(1).unwrap_or_default().to_string())
+        .map(|r| {
+            r.head
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or_default()
+                .to_string()
+        })
         .collect()
 }
 
@@ -87,7 +96,11 @@ fn an_article_page_becomes_clean_markdown_after_a_redirect_on_its_host() {
     allow_hosts(&env, &["127.0.0.1"]);
     let events = run(
         &env,
-        &[("page", "web_fetch", json!({ "url": format!("{}/old", server.url()) }))],
+        &[(
+            "page",
+            "web_fetch",
+            json!({ "url": format!("{}/old", server.url()) }),
+        )],
         json!({ "private_origins": [server.url()] }),
     );
     let (failed, text) = tool_result(&events, "page");
@@ -100,7 +113,10 @@ fn an_article_page_becomes_clean_markdown_after_a_redirect_on_its_host() {
     assert_eq!(details["status"], 200, "{details}");
     assert_eq!(paths(&server), ["/old", "/blog/borrowing"]);
     let first = &server.requests()[0].head.to_ascii_lowercase();
-    assert!(first.contains("user-agent: mozilla/5.0 (compatible; tack-web/"), "{first}");
+    assert!(
+        first.contains("user-agent: mozilla/5.0 (compatible; tack-web/"),
+        "{first}"
+    );
 }
 
 #[test]
@@ -112,9 +128,16 @@ fn a_redirect_to_another_host_is_refused_and_named() {
             let port = request
                 .head
                 .lines()
-                .find_map(|l| l.to_ascii_lowercase().strip_prefix("host: 127.0.0.1:").map(str::to_string))
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("host: 127.0.0.1:")
+                        .map(str::to_string)
+                })
                 .unwrap_or_default();
-            Reply::redirect("302 Found", &format!("http://localhost:{}/secret", port.trim()))
+            Reply::redirect(
+                "302 Found",
+                &format!("http://localhost:{}/secret", port.trim()),
+            )
         } else {
             Reply::html("<p>should not be read</p>")
         }
@@ -122,7 +145,11 @@ fn a_redirect_to_another_host_is_refused_and_named() {
     allow_hosts(&env, &["127.0.0.1", "localhost"]);
     let events = run(
         &env,
-        &[("away", "web_fetch", json!({ "url": format!("{}/away", server.url()) }))],
+        &[(
+            "away",
+            "web_fetch",
+            json!({ "url": format!("{}/away", server.url()) }),
+        )],
         json!({ "private_origins": [server.url()] }),
     );
     let (failed, text) = tool_result(&events, "away");
@@ -157,8 +184,16 @@ fn a_long_page_is_cut_with_a_note_and_binary_bodies_are_not_read() {
         &env,
         &[
             ("big", "web_fetch", json!({ "url": big })),
-            ("more", "web_fetch", json!({ "url": big, "offset": 5000, "max_chars": 100 })),
-            ("pdf", "web_fetch", json!({ "url": format!("{}/paper.pdf", server.url()) })),
+            (
+                "more",
+                "web_fetch",
+                json!({ "url": big, "offset": 5000, "max_chars": 100 }),
+            ),
+            (
+                "pdf",
+                "web_fetch",
+                json!({ "url": format!("{}/paper.pdf", server.url()) }),
+            ),
         ],
         json!({ "private_origins": [server.url()], "max_bytes": 65536, "max_chars": 5000 }),
     );
@@ -178,7 +213,10 @@ fn a_long_page_is_cut_with_a_note_and_binary_bodies_are_not_read() {
     let (_, more) = tool_result(&events, "more");
     assert!(more.contains("characters 5000–5100 of 65536"), "{more}");
     let (failed, pdf) = tool_result(&events, "pdf");
-    assert!(failed && pdf.contains("is a PDF document (15 bytes), not a page"), "{pdf}");
+    assert!(
+        failed && pdf.contains("is a PDF document (15 bytes), not a page"),
+        "{pdf}"
+    );
 }
 
 #[test]
@@ -189,7 +227,11 @@ fn a_private_address_nobody_granted_is_refused_before_anything_is_sent() {
     let events = run(
         &env,
         &[
-            ("literal", "web_fetch", json!({ "url": format!("{}/admin", server.url()) })),
+            (
+                "literal",
+                "web_fetch",
+                json!({ "url": format!("{}/admin", server.url()) }),
+            ),
             (
                 "named",
                 "web_fetch",
@@ -215,7 +257,11 @@ fn a_private_address_nobody_granted_is_refused_before_anything_is_sent() {
 fn permission_gate_asks_per_domain_and_a_claude_code_rule_answers_for_it() {
     let env = Env::new(tack!());
     let server = MockServer::always(Reply::html("<html><body><p>the docs</p></body></html>"));
-    let calls = [("page", "web_fetch", json!({ "url": format!("{}/docs", server.url()) }))];
+    let calls = [(
+        "page",
+        "web_fetch",
+        json!({ "url": format!("{}/docs", server.url()) }),
+    )];
     let web = json!({ "private_origins": [server.url()] });
     // Nobody is there to answer in print mode: a domain no rule allows is not read.
     let events = run(&env, &calls, web.clone());
@@ -262,7 +308,11 @@ fn web_search_asks_brave_with_the_key_the_host_attaches() {
     let server = MockServer::always(Reply::json("200 OK", answer.to_string()));
     let events = run(
         &env,
-        &[("find", "web_search", json!({ "query": "rust borrow checker", "count": 5 }))],
+        &[(
+            "find",
+            "web_search",
+            json!({ "query": "rust borrow checker", "count": 5 }),
+        )],
         json!({ "search": "brave", "search_url": server.url() }),
     );
     let (failed, text) = tool_result(&events, "find");
@@ -275,13 +325,20 @@ fn web_search_asks_brave_with_the_key_the_host_attaches() {
         head.starts_with("get /res/v1/web/search?q=rust+borrow+checker&count=5 "),
         "{head}"
     );
-    assert!(head.contains("x-subscription-token: brave-test-key"), "{head}");
+    assert!(
+        head.contains("x-subscription-token: brave-test-key"),
+        "{head}"
+    );
 }
 
 #[test]
 fn without_a_backend_there_is_no_web_search_tool() {
     let env = Env::new(tack!());
-    let events = run(&env, &[("find", "web_search", json!({ "query": "x" }))], json!({}));
+    let events = run(
+        &env,
+        &[("find", "web_search", json!({ "query": "x" }))],
+        json!({}),
+    );
     let (failed, text) = tool_result(&events, "find");
     assert!(failed && text.contains("web_search"), "{text}");
     let env = Env::new(tack!());
@@ -324,19 +381,37 @@ fn names_are_resolved_once_and_a_private_answer_is_refused() {
     let env = Env::new(tack!());
     let site = env.root().join("site");
     std::fs::create_dir_all(&site).expect("site");
-    std::fs::write(site.join("index.html"), "<html><body><p>hello from the internet</p></body></html>")
-        .expect("page");
+    std::fs::write(
+        site.join("index.html"),
+        "<html><body><p>hello from the internet</p></body></html>",
+    )
+    .expect("page");
     allow_hosts(&env, &["*.test", "10.9.8.7"]);
     let calls = [
-        ("public", "web_fetch", json!({ "url": "http://public.test:8080/" })),
-        ("private", "web_fetch", json!({ "url": "http://intranet.test:8080/" })),
-        ("literal", "web_fetch", json!({ "url": "http://10.9.8.7:8080/" })),
+        (
+            "public",
+            "web_fetch",
+            json!({ "url": "http://public.test:8080/" }),
+        ),
+        (
+            "private",
+            "web_fetch",
+            json!({ "url": "http://intranet.test:8080/" }),
+        ),
+        (
+            "literal",
+            "web_fetch",
+            json!({ "url": "http://10.9.8.7:8080/" }),
+        ),
     ];
     let tack_run = command(&env, &calls, json!({}));
     let mut line = String::new();
     for (key, value) in tack_run.get_envs() {
         if let (Some(value), Some(key)) = (value, key.to_str()) {
-            line.push_str(&format!("{key}={} ", shell_quote(value.to_str().expect("utf8"))));
+            line.push_str(&format!(
+                "{key}={} ",
+                shell_quote(value.to_str().expect("utf8"))
+            ));
         }
     }
     line.push_str(&shell_quote(tack_run.get_program().to_str().expect("utf8")));
@@ -356,13 +431,15 @@ fn names_are_resolved_once_and_a_private_answer_is_refused() {
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
     let (failed, public) = tool_result(&events, "public");
-    assert!(!failed && public.contains("hello from the internet"), "{public}");
+    assert!(
+        !failed && public.contains("hello from the internet"),
+        "{public}"
+    );
     let (failed, private) = tool_result(&events, "private");
     assert!(
         failed
-            && private.contains(
-                "refused: intranet.test resolves to 10.9.8.7, a private-network address"
-            ),
+            && private
+                .contains("refused: intranet.test resolves to 10.9.8.7, a private-network address"),
         "{private}"
     );
     let (failed, literal) = tool_result(&events, "literal");
@@ -371,7 +448,11 @@ fn names_are_resolved_once_and_a_private_answer_is_refused() {
         "{literal}"
     );
     let log = std::fs::read_to_string(env.root().join("server.log")).unwrap_or_default();
-    assert_eq!(log.matches("GET / ").count(), 1, "only the public fetch arrived: {log}");
+    assert_eq!(
+        log.matches("GET / ").count(),
+        1,
+        "only the public fetch arrived: {log}"
+    );
 }
 
 fn shell_quote(text: &str) -> String {

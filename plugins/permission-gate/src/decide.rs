@@ -725,13 +725,28 @@ action = "allow"
                 kind: None,
             }]
         );
-        assert_eq!(fetch(Mode::ReadOnly, "https://example.com").action, Action::Ask);
-        assert_eq!(fetch(Mode::Ask, " https://docs.rs/serde").action, Action::Allow);
-        assert_eq!(fetch(Mode::Ask, "https://api.github.com/x").action, Action::Allow);
+        assert_eq!(
+            fetch(Mode::ReadOnly, "https://example.com").action,
+            Action::Ask
+        );
+        assert_eq!(
+            fetch(Mode::Ask, " https://docs.rs/serde").action,
+            Action::Allow
+        );
+        assert_eq!(
+            fetch(Mode::Ask, "https://api.github.com/x").action,
+            Action::Allow
+        );
         let denied = fetch(Mode::Ask, "https://gist.github.com/x");
         assert_eq!(denied.action, Action::Deny, "the more specific rule wins");
-        assert_eq!(fetch(Mode::Yolo, "https://example.com").action, Action::Allow);
-        assert_eq!(fetch(Mode::Yolo, "https://gist.github.com/").action, Action::Deny);
+        assert_eq!(
+            fetch(Mode::Yolo, "https://example.com").action,
+            Action::Allow
+        );
+        assert_eq!(
+            fetch(Mode::Yolo, "https://gist.github.com/").action,
+            Action::Deny
+        );
         // A host the gate cannot tell is asked about, never taken for an allowed one.
         let unknown = fetch(Mode::Auto, "docs.rs/serde");
         assert_eq!(unknown.action, Action::Ask, "{unknown:?}");

@@ -142,9 +142,9 @@ fn follow(config: &Config, asked: &Url) -> Result<(Url, Response), String> {
         let Some(location) = header(&response, "location") else {
             return Ok((current, response));
         };
-        let next = current
-            .join(location.trim())
-            .map_err(|e| format!("{current} redirected to `{location}`, which is not a URL: {e}"))?;
+        let next = current.join(location.trim()).map_err(|e| {
+            format!("{current} redirected to `{location}`, which is not a URL: {e}")
+        })?;
         if !same_site(asked, &next) {
             return Err(format!(
                 "refused: {current} redirected to {next}, on another host ({}). web_fetch follows \
@@ -162,8 +162,8 @@ fn follow(config: &Config, asked: &Url) -> Result<(Url, Response), String> {
 
 /// The same host and port; plain http may move to https on it, never back.
 fn same_site(asked: &Url, next: &Url) -> bool {
-    let scheme_ok = next.scheme() == asked.scheme()
-        || (asked.scheme() == "http" && next.scheme() == "https");
+    let scheme_ok =
+        next.scheme() == asked.scheme() || (asked.scheme() == "http" && next.scheme() == "https");
     let port_ok = next.port_or_known_default() == asked.port_or_known_default()
         || (asked.scheme() == "http" && next.scheme() == "https" && next.port().is_none());
     scheme_ok && port_ok && next.host_str() == asked.host_str()
@@ -174,10 +174,7 @@ fn failure(url: &Url, error: HttpError, config: &Config) -> String {
         HttpError::Denied(why) => format!("refused: {why}"),
         HttpError::Invalid(why) => format!("cannot request {url}: {why}"),
         HttpError::Transport(why) => format!("cannot reach {url}: {why}"),
-        HttpError::Timeout => format!(
-            "{url} did not answer within {} s",
-            config.timeout_ms / 1000
-        ),
+        HttpError::Timeout => format!("{url} did not answer within {} s", config.timeout_ms / 1000),
     }
 }
 

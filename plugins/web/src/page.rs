@@ -221,7 +221,11 @@ mod tests {
         for (content_type, body, says) in [
             ("application/pdf", &b"%PDF-1.7"[..], "a PDF document"),
             ("image/png", &b"\x89PNG"[..], "an image (image/png)"),
-            ("application/octet-stream", &b"\x00\x01\x02"[..], "binary data"),
+            (
+                "application/octet-stream",
+                &b"\x00\x01\x02"[..],
+                "binary data",
+            ),
         ] {
             match read(content_type, body, &url()) {
                 Body::Binary(what) => assert!(what.contains(says), "{what}"),
@@ -268,11 +272,31 @@ mod tests {
         let page = include_str!("../../../host/cli/tests/web/article.html");
         let article = text(read("text/html; charset=utf-8", page.as_bytes(), &url()));
         assert!(article.readable);
-        for gone in ["BUY CHEAP", "Advertisement", "Popular posts", "All rights reserved", "Subscribe", "track("] {
-            assert!(!article.markdown.contains(gone), "{gone} kept:\n{}", article.markdown);
+        for gone in [
+            "BUY CHEAP",
+            "Advertisement",
+            "Popular posts",
+            "All rights reserved",
+            "Subscribe",
+            "track(",
+        ] {
+            assert!(
+                !article.markdown.contains(gone),
+                "{gone} kept:\n{}",
+                article.markdown
+            );
         }
-        for kept in ["## Shared and mutable references", "`&mut T`", "fn longest", "- One owner per value."] {
-            assert!(article.markdown.contains(kept), "{kept} lost:\n{}", article.markdown);
+        for kept in [
+            "## Shared and mutable references",
+            "`&mut T`",
+            "fn longest",
+            "- One owner per value.",
+        ] {
+            assert!(
+                article.markdown.contains(kept),
+                "{kept} lost:\n{}",
+                article.markdown
+            );
         }
     }
 }

@@ -107,7 +107,9 @@ impl Backend {
             }
             Kind::Tavily => (
                 "POST",
-                json!({ "query": query, "max_results": count }).to_string().into_bytes(),
+                json!({ "query": query, "max_results": count })
+                    .to_string()
+                    .into_bytes(),
             ),
             Kind::Exa => (
                 "POST",

@@ -41,10 +41,7 @@ pub fn apply(specs: &mut [PluginSpec], warnings: &mut Vec<String>) {
     for (option, text) in named {
         match origin(&text) {
             Ok(grant) => {
-                for list in [
-                    &mut spec.manifest.capabilities.http,
-                    &mut spec.granted.http,
-                ] {
+                for list in [&mut spec.manifest.capabilities.http, &mut spec.granted.http] {
                     if !list.contains(&grant) {
                         list.push(grant.clone());
                     }
@@ -109,8 +106,14 @@ mod tests {
         assert_eq!(specs[0].manifest.capabilities.http, expected);
         assert_eq!(specs[0].granted.http, expected);
         assert_eq!(warnings.len(), 3, "{warnings:?}");
-        assert!(warnings.iter().any(|w| w.contains("ftp://x")), "{warnings:?}");
-        assert!(warnings.iter().any(|w| w.contains("credentials")), "{warnings:?}");
+        assert!(
+            warnings.iter().any(|w| w.contains("ftp://x")),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings.iter().any(|w| w.contains("credentials")),
+            "{warnings:?}"
+        );
     }
 
     #[test]

@@ -345,14 +345,14 @@ mod tests {
 
     #[test]
     fn a_wildcard_covers_its_scheme_and_a_named_origin_wins_over_it() {
-        let g = vec![
-            "https://*".to_string(),
-            "http://127.0.0.1:8080".to_string(),
-        ];
+        let g = vec!["https://*".to_string(), "http://127.0.0.1:8080".to_string()];
         let reach = |u: &str| authorize(u, &g).map(|(_, reach)| reach);
         assert_eq!(reach("https://docs.rs/serde"), Ok(Reach::Public));
         assert_eq!(reach("http://127.0.0.1:8080/x"), Ok(Reach::Named));
-        assert!(reach("http://docs.rs/").is_err(), "http is not covered by https://*");
+        assert!(
+            reach("http://docs.rs/").is_err(),
+            "http is not covered by https://*"
+        );
         assert!(reach("https://user:pw@docs.rs/").is_err());
     }
 

@@ -129,9 +129,8 @@ impl Resolve for PublicOnlyResolver {
     fn resolve(&self, name: Name) -> Resolving {
         Box::pin(async move {
             let host = name.as_str().to_string();
-            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
-                .await?
-                .collect();
+            let addrs: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
             if let Some((ip, kind)) = addrs
                 .iter()
                 .find_map(|a| private_kind(a.ip()).map(|k| (a.ip(), k)))
@@ -141,7 +140,8 @@ impl Resolve for PublicOnlyResolver {
                     how: "resolves to",
                     ip,
                     kind,
-                }) as Box<dyn std::error::Error + Send + Sync>);
+                })
+                    as Box<dyn std::error::Error + Send + Sync>);
             }
             Ok(Box::new(addrs.into_iter()) as Addrs)
         })
@@ -240,7 +240,10 @@ mod tests {
         assert_eq!(refused.kind, "loopback");
         assert!(check_literal(&url("http://0x7f.1/")).is_err());
         assert!(check_literal(&url("https://203.0.113.9/")).is_ok());
-        assert!(check_literal(&url("https://localhost/")).is_ok(), "names go to the resolver");
+        assert!(
+            check_literal(&url("https://localhost/")).is_ok(),
+            "names go to the resolver"
+        );
     }
 
     #[tokio::test]
