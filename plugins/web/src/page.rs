@@ -147,24 +147,33 @@ fn html(text: &str, url: &Url) -> Read {
         let markdown = tidy(&article.text_content);
         if !markdown.trim().is_empty() {
             return Read {
-                title: Some(article.title).filter(|t| !t.trim().is_empty()),
+                title: one_line(&article.title),
                 markdown,
                 readable: true,
             };
         }
     }
     let document = Document::from(text);
-    let title = document.select("title").text().trim().to_string();
+    let title = one_line(&document.select("title").text());
     let body = document.select("body");
     let markdown = match body.nodes().first() {
         Some(node) => node.md(Some(FURNITURE)),
         None => document.md(Some(FURNITURE)),
     };
     Read {
-        title: (!title.is_empty()).then_some(title),
+        title,
         markdown: tidy(&markdown),
         readable: false,
     }
+}
+
+/// A title on one line, without control characters; `None` when nothing is left.
+fn one_line(text: &str) -> Option<String> {
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| !w.is_empty())
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
 }
 
 /// Control characters out (a page must not drive the terminal it is shown on), runs of blank
