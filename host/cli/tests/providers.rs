@@ -284,6 +284,51 @@ fn a_preset_provider_needs_only_its_key_and_is_never_chosen_unasked() {
 }
 
 #[test]
+fn deepseek_thinks_by_its_switch_and_gets_its_reasoning_back_with_the_tool_result() {
+    let env = Env::new(tack!()).with_var("DEEPSEEK_API_KEY", "sk-deepseek-test");
+    env.write("a.txt", "hello\n");
+    let server = MockServer::replies(vec![
+        openai::thinking_tool_reply(
+            "Read the file first.",
+            "call_1",
+            "read",
+            json!({ "path": "a.txt" }),
+        ),
+        openai::text_reply("It says hello."),
+    ]);
+    let base = server.url().to_string();
+    let out = env.run(&[
+        "--provider",
+        "deepseek",
+        "--base-url",
+        &base,
+        "--thinking",
+        "high",
+        "-p",
+        "what is in a.txt?",
+    ]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert!(stdout(&out).contains("It says hello."), "{}", stdout(&out));
+    let bodies = server.json_bodies();
+    assert_eq!(bodies.len(), 2);
+    assert_eq!(bodies[0]["model"], "deepseek-v4-pro");
+    assert_eq!(bodies[0]["thinking"], json!({ "type": "enabled" }));
+    assert_eq!(bodies[0]["reasoning_effort"], "high");
+    // DeepSeek refuses a tool call's follow-up in thinking mode without the reasoning that led
+    // to the call; it goes back in the field it came in.
+    let assistant = bodies[1]["messages"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["role"] == "assistant"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        assistant["reasoning_content"], "Read the file first.",
+        "{assistant}"
+    );
+    assert_eq!(assistant["tool_calls"][0]["id"], "call_1", "{assistant}");
+}
+
+#[test]
 fn a_preset_on_the_anthropic_api_sends_its_headers_and_configured_headers_are_checked() {
     let env = Env::new(tack!()).with_var("KIMI_API_KEY", "sk-kimi-test");
     let server = MockServer::always(tack_test_support::anthropic::text_reply("from kimi"));

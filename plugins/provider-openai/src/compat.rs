@@ -14,6 +14,13 @@
 //! | `supports_developer_role` | OpenAI reasoning models | send the system prompt as a `developer` message instead of `system` |
 //! | `supports_reasoning_effort` | OpenAI reasoning models | send `reasoning_effort` for the reasoning level |
 //! | `reasoning_field` | `reasoning_content`, else `reasoning` | delta field carrying reasoning text, shown as thinking |
+//! | `thinking_format` | `"openai"` | `"deepseek"`: thinking is switched with `thinking = {type = "enabled" \| "disabled"}` and its depth sent as `reasoning_effort` (DeepSeek's API) |
+//!
+//! Reasoning a model streamed in `reasoning_content`, `reasoning` or `reasoning_text` goes back
+//! in the same field of its assistant message on the next turns, to the same provider and model
+//! (DeepSeek requires it while tools are called in thinking mode; Pi replays it alike); to
+//! DeepSeek (`--provider deepseek`) an assistant message without any carries an empty
+//! `reasoning_content`, which its API requires of every assistant message.
 
 use provider_common::openai_models;
 use provider_common::options::Options;
@@ -31,6 +38,16 @@ pub struct Compat {
     /// `None`: decide by the model catalogue.
     pub reasoning_effort: Option<bool>,
     pub reasoning_fields: Vec<String>,
+    pub thinking_format: ThinkingFormat,
+}
+
+/// How a request says whether the model should think.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThinkingFormat {
+    /// `reasoning_effort` alone, for the models that take it.
+    OpenAi,
+    /// `thinking: {type}` and `reasoning_effort`, as DeepSeek's API takes them.
+    DeepSeek,
 }
 
 impl Compat {
@@ -49,6 +66,10 @@ impl Compat {
             reasoning_fields: match options.string("reasoning_field")? {
                 Some(field) => vec![field.to_string()],
                 None => default_reasoning_fields(),
+            },
+            thinking_format: match options.choice("thinking_format", &["openai", "deepseek"])? {
+                Some("deepseek") => ThinkingFormat::DeepSeek,
+                _ => ThinkingFormat::OpenAi,
             },
         })
     }
@@ -81,7 +102,7 @@ mod tests {
         let options = Options::parse(
             r#"{"max_tokens_field": "max_tokens", "supports_usage_in_stream": false,
                 "supports_developer_role": false, "reasoning_field": "thoughts",
-                "supports_reasoning_effort": true}"#,
+                "supports_reasoning_effort": true, "thinking_format": "deepseek"}"#,
         )
         .unwrap();
         let custom = Compat::from_options(&options, "o4-mini").unwrap();
@@ -93,9 +114,12 @@ mod tests {
                 developer_role: false,
                 reasoning_effort: Some(true),
                 reasoning_fields: vec!["thoughts".into()],
+                thinking_format: ThinkingFormat::DeepSeek,
             }
         );
         let bad = Options::parse(r#"{"max_tokens_field": "limit"}"#).unwrap();
         assert!(Compat::from_options(&bad, "gpt-4o").is_err());
+        let unknown = Options::parse(r#"{"thinking_format": "qwen"}"#).unwrap();
+        assert!(Compat::from_options(&unknown, "gpt-4o").is_err());
     }
 }

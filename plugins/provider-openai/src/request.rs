@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tack_sdk::ProviderError;
 
-use crate::compat::Compat;
+use crate::compat::{Compat, ThinkingFormat};
 
 /// OpenAI refuses tool-call ids longer than this.
 const MAX_ID_CHARS: usize = 40;
@@ -48,9 +48,13 @@ pub fn write(
         compat,
     )?;
     object.field("model", &unified.model)?;
-    if let Some(effort) =
-        openai_models::effort(&unified.model, unified.reasoning, compat.reasoning_effort)
-    {
+    let effort = match compat.thinking_format {
+        ThinkingFormat::OpenAi => {
+            openai_models::effort(&unified.model, unified.reasoning, compat.reasoning_effort)
+        }
+        ThinkingFormat::DeepSeek => deepseek_effort(unified.reasoning),
+    };
+    if let Some(effort) = effort {
         object.field("reasoning_effort", &effort)?;
     }
     object.field("stream", &true)?;
@@ -62,6 +66,14 @@ pub fn write(
             },
         )?;
     }
+    if compat.thinking_format == ThinkingFormat::DeepSeek {
+        let kind = if effort.is_some() {
+            "enabled"
+        } else {
+            "disabled"
+        };
+        object.field("thinking", &Thinking { kind })?;
+    }
     if !request.tools.is_empty() {
         let tools: Vec<ToolDef> = request.tools.iter().map(ToolDef::from).collect();
         object.field("tools", &tools)?;
@@ -69,11 +81,33 @@ pub fn write(
     Ok(Route::new("/chat/completions"))
 }
 
+/// DeepSeek's `reasoning_effort` for a level; none when thinking is off.
+fn deepseek_effort(level: tack_sdk::ReasoningLevel) -> Option<&'static str> {
+    use tack_sdk::ReasoningLevel;
+    match level {
+        ReasoningLevel::Off => None,
+        ReasoningLevel::Minimal | ReasoningLevel::Low => Some("low"),
+        ReasoningLevel::Medium => Some("medium"),
+        ReasoningLevel::High => Some("high"),
+    }
+}
+
+/// The delta fields whose reasoning goes back in an assistant message (a signature is the field
+/// a thinking block came in; any other name is not replayed, so it can never collide with
+/// `role` or `content`).
+const REPLAYED_REASONING_FIELDS: &[&str] = &["reasoning", "reasoning_content", "reasoning_text"];
+
 // The body's parts, fields in the order of their names.
 
 #[derive(Serialize)]
 struct StreamOptions {
     include_usage: bool,
+}
+
+#[derive(Serialize)]
+struct Thinking {
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
 #[derive(Serialize)]
@@ -107,6 +141,12 @@ impl<'a> From<&'a Tool> for ToolDef<'a> {
 struct ChatMessage<'a, C: Serialize> {
     #[serde(skip_serializing_if = "Option::is_none")]
     content: Option<C>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_content: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_text: Option<String>,
     role: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_call_id: Option<String>,
@@ -118,6 +158,9 @@ impl<'a, C: Serialize> ChatMessage<'a, C> {
     fn new(role: &'a str, content: Option<C>) -> Self {
         ChatMessage {
             content,
+            reasoning: None,
+            reasoning_content: None,
+            reasoning_text: None,
             role,
             tool_call_id: None,
             tool_calls: Vec::new(),
@@ -198,14 +241,14 @@ fn write_messages(
 
 impl kit::Fragment for Fragment {
     /// One message's Chat Completions form.
-    fn convert(message: &Message, _provider: &str, _model: &str) -> Result<Self, ProviderError> {
+    fn convert(message: &Message, provider: &str, model: &str) -> Result<Self, ProviderError> {
         let mut fragment = Fragment::default();
         match message {
             Message::User(parts) => {
                 fragment.message = user_message(parts)?;
             }
             Message::Assistant(assistant) => {
-                fragment.message = assistant_message(assistant)?;
+                fragment.message = assistant_message(assistant, provider, model)?;
             }
             Message::ToolResult(result) => {
                 let text = result.text();
@@ -276,13 +319,33 @@ fn image_part(part: &Part) -> Option<ContentPart<'_>> {
     }
 }
 
-/// The assistant's text and tool calls. Thinking is left out: Chat Completions has no field to
-/// send it back in.
-fn assistant_message(assistant: &Assistant) -> Result<Option<Vec<u8>>, ProviderError> {
+/// The assistant's text and tool calls, and its reasoning in the field it came in when it goes
+/// back to the provider and model that wrote it (see `compat`). Chat Completions itself has no
+/// field for thinking.
+fn assistant_message(
+    assistant: &Assistant,
+    provider: &str,
+    model: &str,
+) -> Result<Option<Vec<u8>>, ProviderError> {
     let mut texts = Vec::new();
     let mut calls = Vec::new();
+    let mut reasoning: Option<(&str, Vec<&str>)> = None;
+    let same_model = assistant.is_from(provider, model);
     for part in &assistant.content {
         match part {
+            AssistantPart::Thinking {
+                text,
+                signature: Some(field),
+            } if same_model
+                && !text.trim().is_empty()
+                && REPLAYED_REASONING_FIELDS.contains(&field.as_str()) =>
+            {
+                match &mut reasoning {
+                    Some((first, texts)) if *first == field.as_str() => texts.push(text),
+                    Some(_) => {}
+                    None => reasoning = Some((field.as_str(), vec![text.as_str()])),
+                }
+            }
             AssistantPart::Text(text) if !text.trim().is_empty() => texts.push(text.as_str()),
             AssistantPart::ToolCall {
                 id,
@@ -302,10 +365,17 @@ fn assistant_message(assistant: &Assistant) -> Result<Option<Vec<u8>>, ProviderE
     if texts.is_empty() && calls.is_empty() {
         return Ok(None);
     }
-    let message = ChatMessage {
+    let mut message = ChatMessage {
         tool_calls: calls,
         ..ChatMessage::new("assistant", (!texts.is_empty()).then(|| texts.join("\n")))
     };
+    match reasoning {
+        Some(("reasoning", texts)) => message.reasoning = Some(texts.join("\n")),
+        Some(("reasoning_text", texts)) => message.reasoning_text = Some(texts.join("\n")),
+        Some((_, texts)) => message.reasoning_content = Some(texts.join("\n")),
+        None if provider == "deepseek" => message.reasoning_content = Some(String::new()),
+        None => {}
+    }
     json::to_vec(&message).map(Some)
 }
 
@@ -398,6 +468,51 @@ mod tests {
                 ]
             })
         );
+    }
+
+    #[test]
+    fn deepseek_thinks_by_switch_and_gets_its_reasoning_back() {
+        let messages = json!([
+            {"role": "user", "content": [{"type": "text", "text": "Read a.txt"}]},
+            {"role": "assistant", "provider": "openai", "model": "gpt-4.1", "content": [
+                {"type": "text", "text": "An earlier model's answer."}
+            ]},
+            {"role": "user", "content": [{"type": "text", "text": "Again"}]},
+            {"role": "assistant", "provider": "deepseek", "model": "deepseek-v4-pro", "content": [
+                {"type": "thinking", "thinking": "The file first.", "thinkingSignature": "reasoning_content"},
+                {"type": "thinking", "thinking": "Then answer.", "thinkingSignature": "reasoning_content"},
+                {"type": "toolCall", "id": "call_1", "name": "read", "arguments": {"path": "a.txt"}}
+            ]},
+            {"role": "toolResult", "toolCallId": "call_1", "toolName": "read",
+             "content": [{"type": "text", "text": "hello"}], "isError": false}
+        ]);
+        let deepseek = |level: ReasoningLevel| ProviderRequest {
+            reasoning: level,
+            options: json!({"thinking_format": "deepseek", "supports_developer_role": false})
+                .to_string(),
+            ..fixtures::request("deepseek", "deepseek-v4-pro", &messages, READ_PARAMETERS)
+        };
+        let thinking = body(&deepseek(ReasoningLevel::High));
+        assert_eq!(thinking["thinking"], json!({"type": "enabled"}));
+        assert_eq!(thinking["reasoning_effort"], "high");
+        let sent = &thinking["messages"];
+        assert_eq!(
+            sent[2]["reasoning_content"], "",
+            "DeepSeek wants the field on every assistant message"
+        );
+        assert_eq!(
+            sent[4]["reasoning_content"],
+            "The file first.\nThen answer."
+        );
+        let off = body(&deepseek(ReasoningLevel::Off));
+        assert_eq!(off["thinking"], json!({"type": "disabled"}));
+        assert!(off.get("reasoning_effort").is_none(), "{off}");
+        // Another provider gets no reasoning another model wrote, and no empty field.
+        let elsewhere = body(&request("gpt-4.1", messages.clone(), json!({})));
+        for message in elsewhere["messages"].as_array().unwrap() {
+            assert!(message.get("reasoning_content").is_none(), "{message}");
+        }
+        assert!(elsewhere.get("thinking").is_none());
     }
 
     #[test]

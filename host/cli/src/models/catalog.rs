@@ -100,6 +100,16 @@ impl ProviderEntry {
         self.spec.id == OPENAI_API && (base_url.is_some() || self.base_url.is_some())
     }
 
+    /// The provider id its requests name: a host preset's own (`deepseek`, served by the OpenAI
+    /// plugin), which is also what the session records on the answers; else the plugin's.
+    pub fn request_id(&self) -> &str {
+        if self.preset {
+            &self.id
+        } else {
+            &self.spec.id
+        }
+    }
+
     /// Its models as `--model` patterns are matched against.
     pub fn candidates(&self) -> impl Iterator<Item = Candidate> + '_ {
         self.spec.models.iter().map(|m| Candidate {

@@ -155,6 +155,7 @@ pub fn choose(
             loaded.runtime.http().clone(),
         )
         .with_user_secret(user_secret)
+        .named(entry.request_id())
         .with_headers(entry.headers.clone())
         .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?
         .with_timeouts(entry.timeouts)

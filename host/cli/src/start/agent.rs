@@ -107,6 +107,7 @@ fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Re
             http.clone(),
         )
         .with_user_secret(entry.secret_from_user)
+        .named(entry.request_id())
         .with_timeouts(entry.timeouts)
         .map_err(|e| e.to_string())?;
         Ok(tack_runtime::children::ResolvedModel {

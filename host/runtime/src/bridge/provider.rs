@@ -71,6 +71,9 @@ const RESERVED_HEADERS: &[&str] = &[
 pub struct PluginProvider {
     plugin: Arc<LoadedPlugin>,
     spec: api::ProviderSpec,
+    /// The id requests name and the session records: the spec's, or the preset's the host
+    /// serves with this plugin (`deepseek` on the OpenAI plugin).
+    id: String,
     base_url: String,
     /// What the user chose rather than the plugin (see [`provider_authority`]).
     user: UserChoice,
@@ -115,6 +118,7 @@ impl PluginProvider {
         let base_url = base_url.unwrap_or_else(|| spec.default_base_url.clone());
         Self {
             plugin,
+            id: spec.id.clone(),
             spec,
             base_url,
             user,
@@ -127,6 +131,14 @@ impl PluginProvider {
             timeouts: StreamTimeouts::default(),
             headers: Vec::new(),
         }
+    }
+
+    /// Serves the host's preset `id` with this plugin's API: requests name it, so the plugin
+    /// knows which of its messages it wrote (a reasoning signature goes back only to the
+    /// provider and model that made it).
+    pub fn named(mut self, id: &str) -> Self {
+        self.id = id.to_string();
+        self
     }
 
     /// Headers to send with every request (`[providers.<id>] headers`), replacing the plugin's
@@ -276,7 +288,7 @@ impl PluginProvider {
         if self.base_url.is_empty() {
             return Err(ProviderError::new(
                 ProviderErrorKind::InvalidRequest,
-                format!("provider '{}' has no base URL configured", self.spec.id),
+                format!("provider '{}' has no base URL configured", self.id),
             ));
         }
         let base = url::Url::parse(&self.base_url).map_err(|e| {
@@ -325,8 +337,8 @@ impl PluginProvider {
         let first_byte = self.timeouts.first_byte;
         let response = tokio::select! {
             r = tokio::time::timeout(self.timeouts.connect + first_byte, builder.send()) => match r {
-                Ok(sent) => sent.map_err(|e| network_error(e, &self.spec.id, &self.timeouts))?,
-                Err(_) => return Err(first_byte_expired(&self.spec.id, first_byte)),
+                Ok(sent) => sent.map_err(|e| network_error(e, &self.id, &self.timeouts))?,
+                Err(_) => return Err(first_byte_expired(&self.id, first_byte)),
             },
             _ = cancel.cancelled() => return Err(ProviderError::new(ProviderErrorKind::Other, "aborted")),
         };
@@ -343,7 +355,7 @@ impl PluginProvider {
                 }
             }
             let decoded = session
-                .decode_error(&self.spec.id, status.as_u16(), headers, body)
+                .decode_error(&self.id, status.as_u16(), headers, body)
                 .await
                 .map_err(|e| self.plugin_error(e))?;
             let mut error = convert::provider_error(decoded);
@@ -397,7 +409,7 @@ impl Provider for PluginProvider {
             session
                 .expect_messages_after(
                     u32::try_from(held_messages).unwrap_or(0),
-                    &self.spec.id,
+                    &self.id,
                     &request.model.id,
                     held_body as u64,
                 )
@@ -417,7 +429,7 @@ impl Provider for PluginProvider {
             std::mem::take(&mut encoded.text)
         };
         let wit_request = api::ProviderRequest {
-            provider: self.spec.id.clone(),
+            provider: self.id.clone(),
             model: request.model.id.clone(),
             system_prompt: request.system_prompt.clone(),
             messages,
@@ -466,7 +478,7 @@ impl Provider for PluginProvider {
             }
         };
         session
-            .start_decoder(&self.spec.id, &request.model.id)
+            .start_decoder(&self.id, &request.model.id)
             .await
             .map_err(|e| self.plugin_error(e))?;
         let body = self.open_body(&mut session, plan, &request.cancel).await?;
@@ -475,7 +487,7 @@ impl Provider for PluginProvider {
         let cancel = request.cancel.clone();
         let watch = Watch {
             plugin: self.plugin.name().to_string(),
-            provider: self.spec.id.clone(),
+            provider: self.id.clone(),
             timeouts: self.timeouts,
             // The response has begun (its head came): the first event is due within the
             // first-byte timeout from here.
