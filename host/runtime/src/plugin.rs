@@ -59,6 +59,13 @@ pub struct PluginSpec {
     pub config: serde_json::Value,
 }
 
+impl PluginSpec {
+    /// Whether this is tack's own built-in `name` (a package may take any name it likes).
+    pub fn is_builtin(&self, name: &str) -> bool {
+        self.manifest.plugin.name == name && matches!(self.source, PluginSource::Builtin)
+    }
+}
+
 /// Per-process facts every plugin is loaded against.
 #[derive(Clone)]
 pub struct HostContext {

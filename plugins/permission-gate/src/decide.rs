@@ -230,17 +230,7 @@ fn bash_command(ctx: &Context<'_>, judge: &Judge, places: &Places, command: &Com
 }
 
 fn pipeline(ctx: &Context<'_>, text: &str) -> Finding {
-    let best = ctx
-        .rules
-        .iter()
-        .filter(|r| r.spec.tool == "bash" && r.matches_pipeline(text))
-        .fold(None, |best: Option<&Rule>, rule| {
-            if is_better(rule, best) {
-                Some(rule)
-            } else {
-                best
-            }
-        });
+    let best = best_rule(ctx, |r| r.spec.tool == "bash" && r.matches_pipeline(text));
     if ctx.mode == Mode::Yolo {
         return user_deny(best, text);
     }
@@ -287,17 +277,7 @@ fn path_findings(ctx: &Context<'_>, tool: &str, raw: &str, place: &Place) -> Vec
 /// The finding for `tool` on `absolute` (normalized, symlinks resolved), written `raw`.
 fn path(ctx: &Context<'_>, tool: &str, raw: &str, absolute: &str) -> Finding {
     let relative = paths::relative(ctx.workspace, absolute);
-    let best = ctx
-        .rules
-        .iter()
-        .filter(|r| r.spec.tool == tool && r.matches_path(absolute))
-        .fold(None, |best: Option<&Rule>, rule| {
-            if is_better(rule, best) {
-                Some(rule)
-            } else {
-                best
-            }
-        });
+    let best = best_rule(ctx, |r| r.spec.tool == tool && r.matches_path(absolute));
     let shown = if paths::absolute(ctx.workspace, raw) == absolute {
         format!("{tool} `{raw}`")
     } else {
@@ -363,18 +343,8 @@ fn web_host(raw: &str) -> Option<String> {
 /// yolo asks, once per host when the answer is "Always allow" (a page the model reads can tell
 /// it what to do next, and a URL can carry anything out).
 fn domain(ctx: &Context<'_>, tool: &str, host: Option<&str>) -> Finding {
-    let subject = host.unwrap_or("");
-    let best = ctx
-        .rules
-        .iter()
-        .filter(|r| r.names_tool(tool) && host.is_some() && r.matches_domain(subject))
-        .fold(None, |best: Option<&Rule>, rule| {
-            if is_better(rule, best) {
-                Some(rule)
-            } else {
-                best
-            }
-        });
+    let best =
+        host.and_then(|host| best_rule(ctx, |r| r.names_tool(tool) && r.matches_domain(host)));
     let shown = match host {
         Some(host) => format!("{tool} of {host}"),
         None => format!("{tool} of a URL whose host cannot be told"),
@@ -402,17 +372,7 @@ fn domain(ctx: &Context<'_>, tool: &str, host: Option<&str>) -> Finding {
 }
 
 fn other_tool(ctx: &Context<'_>, tool: &str) -> Finding {
-    let best = ctx
-        .rules
-        .iter()
-        .filter(|r| r.names_tool(tool) && r.matches_any())
-        .fold(None, |best: Option<&Rule>, rule| {
-            if is_better(rule, best) {
-                Some(rule)
-            } else {
-                best
-            }
-        });
+    let best = best_rule(ctx, |r| r.names_tool(tool) && r.matches_any());
     if ctx.mode == Mode::Yolo {
         return user_deny(best, tool);
     }
@@ -462,6 +422,22 @@ fn mcp_server_of<'a>(ctx: &Context<'a>, tool: &str) -> Option<&'a str> {
         })
         .max_by_key(|server| server.len())
         .map(String::as_str)
+}
+
+/// The rule that decides among those `applies` to: the greatest by precedence, the first of
+/// equals.
+fn best_rule<'a>(ctx: &Context<'a>, applies: impl Fn(&Rule) -> bool) -> Option<&'a Rule> {
+    ctx.rules
+        .iter()
+        .copied()
+        .filter(|rule| applies(rule))
+        .fold(None, |best, rule| {
+            if is_better(rule, best) {
+                Some(rule)
+            } else {
+                best
+            }
+        })
 }
 
 fn is_better(rule: &Rule, best: Option<&Rule>) -> bool {

@@ -77,8 +77,9 @@ pub fn run(config: &Config, args: FetchArgs) -> ToolResult {
     let shown: String = read.markdown.chars().skip(offset).take(limit).collect();
     let end = offset + shown.chars().count();
     let mut text = String::new();
-    if let Some(title) = read.title.as_deref().filter(|t| !t.trim().is_empty()) {
-        text.push_str(&format!("# {}\n", title.trim()));
+    // A title is one line, never empty (`page::one_line`).
+    if let Some(title) = &read.title {
+        text.push_str(&format!("# {title}\n"));
     }
     text.push_str(&format!("URL: {final_url}\n"));
     if final_url != asked {

@@ -4,7 +4,7 @@
 //! loaded at all.
 
 use serde_json::json;
-use tack_runtime::{PluginSource, PluginSpec};
+use tack_runtime::PluginSpec;
 
 use crate::mcp::StdioServer;
 
@@ -13,9 +13,7 @@ pub const PLUGIN: &str = "mcp";
 
 /// Sets the `mcp` plugin's servers and grant, or drops the plugin when there is none.
 pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[StdioServer]) {
-    let is_client = |s: &PluginSpec| {
-        s.manifest.plugin.name == PLUGIN && matches!(s.source, PluginSource::Builtin)
-    };
+    let is_client = |s: &PluginSpec| s.is_builtin(PLUGIN);
     if servers.is_empty() {
         specs.retain(|s| !is_client(s));
         return;
@@ -44,9 +42,7 @@ pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[StdioServer]) {
     // permission-gate asks about a server's tools by their names' prefix, since a hook sees a
     // call's tool name and not the plugin behind it.
     let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
-    for gate in specs.iter_mut().filter(|s| {
-        s.manifest.plugin.name == "permission-gate" && matches!(s.source, PluginSource::Builtin)
-    }) {
+    for gate in specs.iter_mut().filter(|s| s.is_builtin("permission-gate")) {
         if let Some(config) = gate.config.as_object_mut() {
             config.insert("mcp_servers".into(), json!(names));
         }
@@ -57,7 +53,7 @@ pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[StdioServer]) {
 mod tests {
     use super::*;
     use crate::mcp::Scope;
-    use tack_runtime::{Capabilities, Manifest};
+    use tack_runtime::{Capabilities, Manifest, PluginSource};
 
     fn spec(source: PluginSource) -> PluginSpec {
         let manifest = Manifest::parse(

@@ -4,16 +4,13 @@
 //! covers public addresses only; these become origins granted by name. The values come from the
 //! user's config.toml (or a trusted project's), never from a package.
 
-use tack_runtime::{PluginSource, PluginSpec};
+use tack_runtime::PluginSpec;
 
 /// The built-in web plugin's name.
 pub const PLUGIN: &str = "web";
 
 pub fn apply(specs: &mut [PluginSpec], warnings: &mut Vec<String>) {
-    let Some(spec) = specs
-        .iter_mut()
-        .find(|s| s.manifest.plugin.name == PLUGIN && matches!(s.source, PluginSource::Builtin))
-    else {
+    let Some(spec) = specs.iter_mut().find(|s| s.is_builtin(PLUGIN)) else {
         return;
     };
     let mut named: Vec<(&str, String)> = Vec::new();
@@ -72,7 +69,7 @@ fn origin(text: &str) -> Result<String, &'static str> {
 mod tests {
     use super::*;
     use serde_json::json;
-    use tack_runtime::Manifest;
+    use tack_runtime::{Manifest, PluginSource};
 
     fn web(config: serde_json::Value) -> PluginSpec {
         let manifest = Manifest::parse(

@@ -46,7 +46,7 @@ pub struct StreamTimeouts {
 impl Default for StreamTimeouts {
     fn default() -> Self {
         StreamTimeouts {
-            connect: Duration::from_secs(30),
+            connect: crate::broker::http::CONNECT_TIMEOUT,
             first_byte: Duration::from_secs(300),
             idle: Duration::from_secs(300),
         }
@@ -158,9 +158,7 @@ impl PluginProvider {
     /// of its own needs a client of its own: reqwest sets it per client.
     pub fn with_timeouts(mut self, timeouts: StreamTimeouts) -> Result<Self, ProviderError> {
         if timeouts.connect != self.timeouts.connect {
-            self.http = reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .connect_timeout(timeouts.connect)
+            self.http = crate::broker::http::client_builder(timeouts.connect)
                 .build()
                 .map_err(|e| {
                     ProviderError::new(

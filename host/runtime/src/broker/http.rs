@@ -17,6 +17,17 @@ pub mod public;
 /// Largest response body handed to a guest.
 pub const MAX_BODY: usize = 16 << 20;
 
+/// How long a connection may take to open unless a provider's config says otherwise.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The client every plugin and provider request starts from: it never follows a redirect,
+/// since the next address would not have been checked against any grant.
+pub fn client_builder(connect_timeout: Duration) -> reqwest::ClientBuilder {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(connect_timeout)
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HttpDenied {
     #[error("this plugin has no http grant")]

@@ -152,9 +152,7 @@ impl Resolve for PublicOnlyResolver {
 /// [`PublicOnlyResolver`] and ignores proxy settings (a proxy would make the connection, to
 /// wherever it was asked, and the check here would judge the proxy's address instead).
 pub fn client() -> reqwest::Result<reqwest::Client> {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(std::time::Duration::from_secs(30))
+    super::client_builder(super::CONNECT_TIMEOUT)
         .no_proxy()
         .dns_resolver(Arc::new(PublicOnlyResolver))
         .build()
