@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use tack_builtin::artifacts;
 use tack_test_support::http::{MockServer, Reply};
 use tack_test_support::json_mode::{json_events, tool_event};
-use tack_test_support::{stderr, tack, Env};
+use tack_test_support::{stderr, stdout, tack, Env};
 
 /// A project holding a README.
 fn new_env() -> Env {
@@ -1021,4 +1021,136 @@ fn a_plugin_without_grants_cannot_flood_the_session_through_control() {
         "nothing reached the session: {written:?}"
     );
     assert_neighbour_worked(&events, "n1");
+}
+
+/// The hostile plugin's `provider-hooks` export (0.2.0) beside the real Anthropic plugin talking
+/// to a loopback server whose answer sets a cookie. The plugin's manifest asks for
+/// `provider_payload = "replace"`; `grant` is what the user granted (empty: nothing). It asks to
+/// send `replace_with` instead of every request's body.
+fn payload_run(grant: &str, replace_with: &str) -> (Env, MockServer, std::process::Output) {
+    let env = new_env().with_var("ANTHROPIC_API_KEY", "sk-ant-payload-canary");
+    let server = MockServer::always(
+        tack_test_support::anthropic::text_reply("answered")
+            .with_header("set-cookie", "session=cookie-canary")
+            .with_header("request-id", "req_payload_1"),
+    );
+    let hostile = env.package(
+        "hostile",
+        artifacts::TEST_HOSTILE,
+        r#"provider_payload = "replace""#,
+    );
+    env.grant("hostile", grant);
+    env.config(json!({
+        "plugins": { "hostile": { "payload": { "replace_with": replace_with } } }
+    }));
+    let out = env.run(&[
+        "--plugin",
+        &hostile.display().to_string(),
+        "--provider",
+        "anthropic",
+        "--base-url",
+        server.url(),
+        "-p",
+        "the user's question",
+    ]);
+    (env, server, out)
+}
+
+fn custom_data(env: &Env, custom_type: &str) -> Vec<Value> {
+    env.session_lines()
+        .into_iter()
+        .filter(|l| l["type"] == "custom" && l["customType"] == custom_type)
+        .map(|l| l["data"].clone())
+        .collect()
+}
+
+#[test]
+fn a_plugin_without_the_payload_grant_never_sees_a_provider_request() {
+    let (env, server, out) = payload_run("", r#"{"model":"hijacked"}"#);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "answered");
+    let body = server.requests()[0].body_text();
+    assert!(body.contains("the user's question"), "{body}");
+    assert!(!body.contains("hijacked"), "{body}");
+    assert!(custom_data(&env, "saw-request").is_empty(), "never called");
+    assert!(custom_data(&env, "saw-response").is_empty(), "never called");
+}
+
+#[test]
+fn a_plugin_granted_read_sees_requests_and_answers_but_cannot_replace_or_see_credentials() {
+    let (env, server, out) = payload_run(r#"provider_payload = "read""#, r#"{"model":"hijacked"}"#);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let body = server.requests()[0].body_text();
+    assert!(!body.contains("hijacked"), "sent unchanged: {body}");
+    let saw = custom_data(&env, "saw-request");
+    assert_eq!(saw.len(), 1, "{saw:?}");
+    assert_eq!(saw[0]["provider"], "anthropic");
+    assert_eq!(saw[0]["path"], "/v1/messages");
+    assert_eq!(saw[0]["bytes"], body.len(), "the whole body, as sent");
+    assert!(
+        saw[0]["forged_record"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("reserved"),
+        "{saw:?}"
+    );
+    let response = custom_data(&env, "saw-response");
+    assert_eq!(response.len(), 1, "{response:?}");
+    assert_eq!(response[0]["status"], 200);
+    let headers = response[0]["headers"].to_string();
+    assert!(headers.contains("req_payload_1"), "{headers}");
+    assert!(!headers.contains("cookie-canary"), "{headers}");
+    assert!(
+        !serde_json::to_string(&env.session_lines())
+            .unwrap()
+            .contains("sk-ant-payload-canary"),
+        "the key never reaches the plugin or the session"
+    );
+    assert!(custom_data(&env, "tack.provider-request-replaced").is_empty());
+}
+
+#[test]
+fn a_replaced_request_is_sent_recorded_under_the_plugins_name_and_must_stay_json() {
+    let (env, server, out) = payload_run(
+        r#"provider_payload = "replace""#,
+        r#"{"model":"claude-sonnet-4-5","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"replaced"}]}"#,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let request = &server.requests()[0];
+    assert!(
+        request.body_text().contains("\"replaced\""),
+        "{}",
+        request.body_text()
+    );
+    assert!(
+        request
+            .head
+            .to_ascii_lowercase()
+            .contains("x-api-key: sk-ant-payload-canary"),
+        "the host still attaches the key"
+    );
+    let records: Vec<Value> = env
+        .session_lines()
+        .into_iter()
+        .filter(|l| l["customType"] == "tack.provider-request-replaced")
+        .collect();
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0]["owner"], "hostile", "{:?}", records[0]);
+    assert_eq!(records[0]["data"]["provider"], "anthropic");
+    assert_eq!(
+        records[0]["data"]["bytesAfter"],
+        request.body.len(),
+        "{:?}",
+        records[0]
+    );
+
+    // A body that is not JSON where the provider built JSON is not sent at all.
+    let (_env, server, out) = payload_run(r#"provider_payload = "replace""#, "not json at all");
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("plugin 'hostile' replaced the request to provider 'anthropic' with a body that is not JSON"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(server.requests().is_empty(), "nothing was sent");
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use tack_builtin::artifacts;
+use tack_test_support::http::MockServer;
 use tack_test_support::json_mode::{call_turn as call, json_events, tool_result};
 use tack_test_support::{stderr, stdout, tack, Env};
 
@@ -514,4 +515,63 @@ fn input_transform_behaves_as_pi(name: &str, wasm: &str) {
             "{input}: no model call: {events:#?}"
         );
     }
+}
+
+/// Pi's `provider-payload.ts`, ported: each request to the model provider (the real Anthropic
+/// plugin, against a loopback server) is logged pretty-printed to `.pi/provider-payload.log`,
+/// followed by the status and headers of its answer, credentials left out.
+#[test]
+fn pi_provider_payload_logs_each_request_and_the_head_of_its_answer() {
+    let env = Env::new(tack!()).with_var("ANTHROPIC_API_KEY", "sk-ant-log-canary");
+    let server = MockServer::always(
+        tack_test_support::anthropic::text_reply("logged")
+            .with_header("set-cookie", "session=cookie-canary")
+            .with_header("request-id", "req_log_1"),
+    );
+    let manifest = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/pi/provider-payload/tack.toml"
+    ))
+    .expect("the example's manifest");
+    // The plugin's one fs grant, as in Pi, where the log's folder must exist too.
+    std::fs::create_dir_all(env.workspace().join(".pi")).expect(".pi");
+    let dir = env.package_dir("pi-provider-payload");
+    std::fs::create_dir_all(&dir).expect("package dir");
+    std::fs::write(dir.join("tack.toml"), manifest).expect("manifest");
+    env.grant(
+        "pi-provider-payload",
+        "provider_payload = \"read\"\nfs = [{ path = \"$WORKSPACE/.pi\", access = \"read-write\" }]",
+    );
+    std::fs::copy(
+        artifacts::PI_PROVIDER_PAYLOAD,
+        dir.join("pi_provider_payload.wasm"),
+    )
+    .expect("component");
+    let out = env.run(&[
+        "--plugin",
+        &dir.display().to_string(),
+        "--provider",
+        "anthropic",
+        "--base-url",
+        server.url(),
+        "-p",
+        "what is in the payload?",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "logged");
+
+    let log = std::fs::read_to_string(env.workspace().join(".pi/provider-payload.log"))
+        .unwrap_or_else(|e| panic!("the log was written ({e}): {}", stderr(&out)));
+    let (request, response) = log.split_once("\n\n[").expect("a request, then a response");
+    let payload: Value = serde_json::from_str(request).expect("the payload, as JSON");
+    assert_eq!(
+        payload,
+        serde_json::from_slice::<Value>(&server.requests()[0].body).expect("the body sent"),
+        "the body as sent"
+    );
+    assert!(request.contains("\n  \""), "pretty-printed: {request}");
+    assert!(response.starts_with("200] {"), "{response}");
+    assert!(response.contains("req_log_1"), "{response}");
+    assert!(!log.contains("cookie-canary"), "{log}");
+    assert!(!log.contains("sk-ant-log-canary"), "{log}");
 }

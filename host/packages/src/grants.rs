@@ -31,8 +31,9 @@ impl GrantFlags {
                     | "rewrite"
                     | "agents"
                     | "escalation"
+                    | "provider_payload"
             ) {
-                bail!("--grant {flag}: expected all, fs, exec, process, http, secrets, env, rewrite, agents or escalation (optionally KIND=VALUE)");
+                bail!("--grant {flag}: expected all, fs, exec, process, http, secrets, env, rewrite, agents, escalation or provider_payload (optionally KIND=VALUE)");
             }
             out.push((kind, value));
         }
@@ -156,6 +157,17 @@ pub fn decide(package: &str, requested: &Capabilities, flags: &GrantFlags) -> Re
         .describe()
         .join("");
         granted.escalation = ask("escalation", "true", &words)?;
+    }
+    if let Some(access) = requested.provider_payload {
+        let words = Capabilities {
+            provider_payload: Some(access),
+            ..Default::default()
+        }
+        .describe()
+        .join("");
+        if ask("provider_payload", access.as_str(), &words)? {
+            granted.provider_payload = Some(access);
+        }
     }
     Ok(granted)
 }

@@ -5,9 +5,11 @@ mod hooks;
 mod message_json;
 mod provider;
 pub mod provider_authority;
+mod provider_hooks;
 mod tools;
 
 pub use hooks::PluginHooks;
 pub use provider::{PluginProvider, ReservedHeader, StreamTimeouts};
 pub use provider_authority::{ProviderDenied, UserChoice};
+pub use provider_hooks::{PayloadHooks, REPLACED_REQUEST_ENTRY_TYPE};
 pub use tools::{PluginTools, RegisterError, ToolInfo};

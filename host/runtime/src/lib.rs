@@ -28,7 +28,9 @@ pub mod state;
 pub use bindings::{API_VERSION, SUPPORTED_API_VERSIONS};
 pub use engine::{CallLimits, Runtime, RuntimeConfig};
 pub use error::{LoadError, PluginError};
-pub use manifest::{Access, Capabilities, FsGrant, Manifest, PackageSection, PathSet};
+pub use manifest::{
+    Access, Capabilities, FsGrant, Manifest, PackageSection, PathSet, PayloadAccess,
+};
 pub use plugin::{
     validate_component, HostContext, LoadedPlugin, PluginSource, PluginSpec, ProviderSession,
 };

@@ -148,6 +148,30 @@ pub struct Capabilities {
     /// plugin's "allow" of that call is an approval, so this is a policy's grant.
     #[serde(default, skip_serializing_if = "is_false")]
     pub escalation: bool,
+    /// Sees the body of each request sent to a model provider before it goes, and the status
+    /// and headers of the answer (`tack:plugin/provider-hooks`, 0.2.0); with `replace`, may send
+    /// another body instead. A body holds the whole conversation and system prompt (never a
+    /// credential), and a replacement changes what the model is told.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_payload: Option<PayloadAccess>,
+}
+
+/// How far the `provider_payload` grant reaches; `replace` includes `read`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PayloadAccess {
+    Read,
+    Replace,
+}
+
+impl PayloadAccess {
+    /// The word `tack.toml` and `--grant provider_payload=…` use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PayloadAccess::Read => "read",
+            PayloadAccess::Replace => "replace",
+        }
+    }
 }
 
 fn is_false(value: &bool) -> bool {
@@ -180,6 +204,7 @@ impl Capabilities {
             && self.env.is_empty()
             && !self.agents
             && !self.escalation
+            && self.provider_payload.is_none()
     }
 
     /// The part of `self` that `granted` covers.
@@ -204,6 +229,7 @@ impl Capabilities {
             env: keep(&self.env, &granted.env),
             agents: self.agents && granted.agents,
             escalation: self.escalation && granted.escalation,
+            provider_payload: self.provider_payload.min(granted.provider_payload),
         }
     }
 
@@ -254,6 +280,9 @@ impl Capabilities {
                 .collect(),
             agents: self.agents && !other.agents,
             escalation: self.escalation && !other.escalation,
+            provider_payload: self
+                .provider_payload
+                .filter(|wanted| other.provider_payload < Some(*wanted)),
         }
     }
 
@@ -328,6 +357,19 @@ impl Capabilities {
                  the others')"
                     .into(),
             );
+        }
+        match self.provider_payload {
+            Some(PayloadAccess::Read) => lines.push(
+                "see every request sent to the model provider (your whole conversation and \
+                 system prompt) and the status and headers of its answers"
+                    .into(),
+            ),
+            Some(PayloadAccess::Replace) => lines.push(
+                "see and replace every request sent to the model provider (your whole \
+                 conversation and system prompt: it can change what the model is told)"
+                    .into(),
+            ),
+            None => {}
         }
         lines
     }
@@ -596,5 +638,50 @@ secrets = ["EXAMPLE_API_KEY"]
             m.capabilities.minus(&effective).http,
             vec!["https://api.example.com"]
         );
+    }
+
+    #[test]
+    fn a_read_grant_of_the_payload_covers_read_and_not_replace() {
+        let m = Manifest::parse(&GOOD.replace(
+            "[capabilities]",
+            "[capabilities]\nprovider_payload = \"replace\"",
+        ))
+        .expect("valid");
+        let read = Capabilities {
+            provider_payload: Some(PayloadAccess::Read),
+            ..Default::default()
+        };
+        let effective = m.capabilities.intersect(&read);
+        assert_eq!(effective.provider_payload, Some(PayloadAccess::Read));
+        assert_eq!(
+            m.capabilities.minus(&effective).provider_payload,
+            Some(PayloadAccess::Replace),
+            "replacing is still ungranted"
+        );
+        assert_eq!(
+            m.capabilities
+                .intersect(&Capabilities::default())
+                .provider_payload,
+            None
+        );
+        assert!(m
+            .capabilities
+            .describe()
+            .iter()
+            .any(|l| l.contains("replace every request")));
+        let asks_read = Capabilities {
+            provider_payload: Some(PayloadAccess::Read),
+            ..Default::default()
+        };
+        let replace = Capabilities {
+            provider_payload: Some(PayloadAccess::Replace),
+            ..Default::default()
+        };
+        assert_eq!(asks_read.minus(&replace).provider_payload, None);
+        assert!(Manifest::parse(&GOOD.replace(
+            "[capabilities]",
+            "[capabilities]\nprovider_payload = \"write\""
+        ))
+        .is_err());
     }
 }

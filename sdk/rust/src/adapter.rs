@@ -215,6 +215,46 @@ impl<T: Observer> crate::observer_bindings::exports::tack::plugin0_2_0::observer
     }
 }
 
+/// A provider request about to be sent (`tack:plugin/provider-hooks`, 0.2.0).
+pub use crate::provider_hooks_bindings::exports::tack::plugin0_2_0::provider_hooks::{
+    OutgoingRequest, ProviderResponse,
+};
+
+/// Pi's `before_provider_request` and `after_provider_response`
+/// (`tack:plugin/provider-hooks`, 0.2.0); export it with [`crate::export_provider_hooks!`].
+/// The host calls these only when the user granted the plugin `provider_payload`.
+pub trait ProviderHooks: Plugin {
+    /// Each request's body before it is sent (`request.payload`, JSON text). `Some(body)` sends
+    /// `body` instead, which needs `provider_payload = "replace"`.
+    fn before_provider_request(&mut self, request: &OutgoingRequest) -> Option<String> {
+        let _ = request;
+        None
+    }
+
+    /// The status and headers of each answer (credential headers left out), when its head
+    /// arrives.
+    fn after_provider_response(&mut self, response: &ProviderResponse) {
+        let _ = response;
+    }
+}
+
+/// Bridges a [`ProviderHooks`] to the generated `provider-hooks` export.
+#[doc(hidden)]
+pub struct ProviderHooksAdapter<T>(PhantomData<fn() -> T>);
+
+impl<T: ProviderHooks>
+    crate::provider_hooks_bindings::exports::tack::plugin0_2_0::provider_hooks::Guest
+    for ProviderHooksAdapter<T>
+{
+    fn before_provider_request(request: OutgoingRequest) -> Option<String> {
+        with_plugin::<T, _>(|p| p.before_provider_request(&request))
+    }
+
+    fn after_provider_response(response: ProviderResponse) {
+        with_plugin::<T, _>(|p| p.after_provider_response(&response))
+    }
+}
+
 thread_local! {
     // A component instance is single-threaded and holds one plugin; `Any` lets this non-generic
     // slot hold whichever type `export_plugin!` named.

@@ -110,6 +110,9 @@
 //! - [`control`]: the model, context usage, idleness, the session's name and labels, and
 //!   compaction on request, as Pi's `ctx` gives them (0.2.0).
 //! - [`screen`]: widgets below the editor as well as above it (0.2.0).
+//! - [`ProviderHooks`]: see each provider request's body before it is sent, and the status and
+//!   headers of the answer, as Pi's `before_provider_request` and `after_provider_response`
+//!   (0.2.0, needs the `provider_payload` grant; replacing the body needs `"replace"`).
 //! - [`files`]: permission bits, which WASI's filesystem API lacks.
 //! - [`project`]: whether the user trusts the project.
 //! - [`log`]: one-line logging through the host.
@@ -168,6 +171,23 @@ pub mod observer_bindings {
     });
 }
 
+/// The optional export of `tack:plugin@0.2.0`, `provider-hooks` (see [`ProviderHooks`]),
+/// generated apart so only a plugin that calls [`export_provider_hooks!`] exports it.
+#[doc(hidden)]
+#[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
+pub mod provider_hooks_bindings {
+    wit_bindgen::generate!({
+        path: ["../../wit/plugin/v0.1.0", "../../wit/plugin/v0.2.0"],
+        world: "tack:plugin/provider-hooks-export@0.2.0",
+        with: {
+            "tack:plugin/types@0.1.0": crate::bindings::tack::plugin::types,
+        },
+        pub_export_macro: true,
+        export_macro_name: "__export_provider_hooks_bindings",
+        default_bindings_module: "tack_sdk::provider_hooks_bindings",
+    });
+}
+
 /// `tack:agents@0.1.0`, a package of its own beside `tack:plugin` (see [`agents`]).
 #[doc(hidden)]
 #[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
@@ -193,9 +213,14 @@ pub mod incremental_bindings {
     });
 }
 
-pub use adapter::{Decoder, IncrementalProvider, Observer, Plugin};
+pub use adapter::{
+    Decoder, IncrementalProvider, Observer, OutgoingRequest, Plugin, ProviderHooks,
+    ProviderResponse,
+};
 #[doc(hidden)]
-pub use adapter::{DecoderAdapter, IncrementalAdapter, ObserverAdapter, PluginAdapter};
+pub use adapter::{
+    DecoderAdapter, IncrementalAdapter, ObserverAdapter, PluginAdapter, ProviderHooksAdapter,
+};
 pub use helpers::{default_decode_error, progress};
 
 pub use bindings::exports::tack::plugin::guest::{
@@ -290,6 +315,21 @@ macro_rules! export_observer {
         type __TackObserverExport = $crate::ObserverAdapter<$plugin>;
         $crate::observer_bindings::__export_observer_bindings!(
             __TackObserverExport with_types_in $crate::observer_bindings
+        );
+    };
+}
+
+/// Exports a type implementing [`ProviderHooks`] as this component's
+/// `tack:plugin/provider-hooks` export (0.2.0), beside [`export_plugin!`] for the same type:
+/// `tack_sdk::export_provider_hooks!(MyPlugin);`. The host calls it only when the user granted
+/// the plugin `provider_payload` in its `tack.toml`.
+#[macro_export]
+macro_rules! export_provider_hooks {
+    ($plugin:ty) => {
+        #[doc(hidden)]
+        type __TackProviderHooksExport = $crate::ProviderHooksAdapter<$plugin>;
+        $crate::provider_hooks_bindings::__export_provider_hooks_bindings!(
+            __TackProviderHooksExport with_types_in $crate::provider_hooks_bindings
         );
     };
 }

@@ -156,6 +156,7 @@ pub fn choose(
         )
         .with_user_secret(user_secret)
         .named(entry.request_id())
+        .with_payload_hooks(tack_runtime::bridge::PayloadHooks::new(&loaded.set))
         .with_headers(entry.headers.clone())
         .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?
         .with_timeouts(entry.timeouts)

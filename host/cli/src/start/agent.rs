@@ -79,6 +79,7 @@ fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Re
     children.attach(agent.child_factory(), session, models);
     let secrets = loaded.secrets.clone();
     let http = loaded.runtime.http().clone();
+    let payload_hooks = tack_runtime::bridge::PayloadHooks::new(&loaded.set);
     children.resolve_models_with(Arc::new(move |model: &ModelInfo| {
         let entry = catalog
             .iter()
@@ -108,6 +109,7 @@ fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Re
         )
         .with_user_secret(entry.secret_from_user)
         .named(entry.request_id())
+        .with_payload_hooks(payload_hooks.clone())
         .with_timeouts(entry.timeouts)
         .map_err(|e| e.to_string())?;
         Ok(tack_runtime::children::ResolvedModel {

@@ -24,3 +24,13 @@ pub mod observer {
         exports: { default: async },
     });
 }
+
+/// The optional `provider-hooks` export of 0.2.0 (Pi's `before_provider_request` and
+/// `after_provider_response`), called only on a plugin with the `provider_payload` grant.
+pub mod provider_hooks {
+    wasmtime::component::bindgen!({
+        path: ["../../wit/plugin/v0.1.0", "../../wit/plugin/v0.2.0"],
+        world: "tack:plugin/provider-hooks-export@0.2.0",
+        exports: { default: async },
+    });
+}

@@ -19,6 +19,7 @@ use tokio::sync::mpsc;
 use super::convert;
 use super::message_json::{self, MessageJson};
 use super::provider_authority::{self, UserChoice};
+use super::provider_hooks::{PayloadHooks, RequestHead};
 use crate::api;
 use crate::broker::http::{apply_auth, host_owned_header, on_this_machine};
 use crate::broker::http::{header_pairs, under};
@@ -91,6 +92,8 @@ pub struct PluginProvider {
     timeouts: StreamTimeouts,
     /// Headers the user's config (or a provider preset) adds to every request.
     headers: Vec<(String, String)>,
+    /// Plugins granted `provider_payload`, which see each body before it goes.
+    payload_hooks: Option<Arc<PayloadHooks>>,
 }
 
 /// Why a configured request header cannot be sent.
@@ -130,7 +133,15 @@ impl PluginProvider {
             repeated: AtomicUsize::new(0),
             timeouts: StreamTimeouts::default(),
             headers: Vec::new(),
+            payload_hooks: None,
         }
+    }
+
+    /// The plugins that see (and may replace) each request's body and the head of its answer
+    /// ([`PayloadHooks::new`]).
+    pub fn with_payload_hooks(mut self, hooks: Option<Arc<PayloadHooks>>) -> Self {
+        self.payload_hooks = hooks;
+        self
     }
 
     /// Serves the host's preset `id` with this plugin's API: requests name it, so the plugin
@@ -275,6 +286,7 @@ impl PluginProvider {
         &self,
         session: &mut ProviderSession,
         plan: Outgoing,
+        model: &str,
         cancel: &tokio_util::sync::CancellationToken,
     ) -> Result<futures::stream::BoxStream<'static, Result<Bytes, String>>, ProviderError> {
         let (call, body) = match plan {
@@ -326,6 +338,17 @@ impl PluginProvider {
                 format!("bad method {}", call.method),
             )
         })?;
+        let path = call.path.split('?').next().unwrap_or_default();
+        let head = RequestHead {
+            provider: &self.id,
+            model,
+            method: &call.method,
+            path,
+        };
+        let body = match &self.payload_hooks {
+            Some(hooks) => hooks.before_request(&head, body).await?,
+            None => body,
+        };
         let mut builder = self.http.request(method, url).body(body);
         for (name, value) in &headers {
             builder = builder.header(name, value);
@@ -341,6 +364,11 @@ impl PluginProvider {
             _ = cancel.cancelled() => return Err(ProviderError::new(ProviderErrorKind::Other, "aborted")),
         };
         let status = response.status();
+        if let Some(hooks) = &self.payload_hooks {
+            hooks
+                .after_response(&head, status.as_u16(), &header_pairs(response.headers()))
+                .await;
+        }
         if !status.is_success() {
             let headers = header_pairs(response.headers());
             let retry_after = retry_after_ms(&headers);
@@ -479,7 +507,9 @@ impl Provider for PluginProvider {
             .start_decoder(&self.id, &request.model.id)
             .await
             .map_err(|e| self.plugin_error(e))?;
-        let body = self.open_body(&mut session, plan, &request.cancel).await?;
+        let body = self
+            .open_body(&mut session, plan, &request.model.id, &request.cancel)
+            .await?;
 
         let (tx, rx) = mpsc::channel::<StreamEvent>(64);
         let cancel = request.cancel.clone();

@@ -9,6 +9,9 @@ use crate::api::{
     AgentStartPatch, CompactDecision, CompactRequest, EventKind, InputAction, ToolCall,
     ToolDecision, ToolResult,
 };
+use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::{
+    OutgoingRequest, ProviderResponse,
+};
 use crate::budget::{check_bytes, Budgets};
 use crate::error::PluginError;
 use crate::state::{tool_result_size, CallKind, ProgressSink};
@@ -207,6 +210,48 @@ impl LoadedPlugin {
                 Box::pin(async move {
                     match &optional.observer {
                         Some(observer) => observer.call_on_event(store, &name, &data).await,
+                        None => Ok(()),
+                    }
+                })
+            },
+        )
+        .await
+    }
+
+    /// Pi's `before_provider_request` (`tack:plugin/provider-hooks`, 0.2.0): `Some` is the body
+    /// the plugin would send instead. A plugin without the export answers `None`. Callers check
+    /// the `provider_payload` grant first.
+    pub async fn before_provider_request(
+        &self,
+        request: OutgoingRequest,
+    ) -> Result<Option<String>, PluginError> {
+        self.with_instance(
+            "before-provider-request hook",
+            CallSetup::plain(self.limits().hook),
+            move |store, _, optional| {
+                Box::pin(async move {
+                    match &optional.provider_hooks {
+                        Some(hooks) => hooks.call_before_provider_request(store, &request).await,
+                        None => Ok(None),
+                    }
+                })
+            },
+        )
+        .await
+    }
+
+    /// Pi's `after_provider_response`: the head of the provider's answer.
+    pub async fn after_provider_response(
+        &self,
+        response: ProviderResponse,
+    ) -> Result<(), PluginError> {
+        self.with_instance(
+            "after-provider-response hook",
+            CallSetup::plain(self.limits().hook),
+            move |store, _, optional| {
+                Box::pin(async move {
+                    match &optional.provider_hooks {
+                        Some(hooks) => hooks.call_after_provider_response(store, &response).await,
                         None => Ok(()),
                     }
                 })

@@ -16,6 +16,7 @@ use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::Gue
 use crate::bindings::latest::PluginIndices;
 use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::GuestIndices as IncrementalIndices;
 use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::GuestIndices as ObserverIndices;
+use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::GuestIndices as ProviderHooksIndices;
 use crate::bindings::SUPPORTED_API_VERSIONS;
 use crate::cache::CodeOrigin;
 use crate::engine::Runtime;
@@ -217,6 +218,8 @@ fn link(
     let incremental_indices = IncrementalIndices::new(&pre).ok();
     // And observing events by name (0.2.0): without the export, nothing is delivered.
     let observer_indices = ObserverIndices::new(&pre).ok();
+    // And seeing provider requests (0.2.0), which the host calls only with the grant.
+    let provider_hooks_indices = ProviderHooksIndices::new(&pre).ok();
     tracing::debug!(plugin = %name, ?origin, "plugin component ready");
     Ok(Linked {
         pre,
@@ -224,6 +227,7 @@ fn link(
         task_indices,
         incremental_indices,
         observer_indices,
+        provider_hooks_indices,
         origin,
     })
 }

@@ -20,6 +20,7 @@ use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::Gue
 use crate::bindings::latest::Plugin as Bindings;
 use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::Guest as Incremental;
 use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::Guest as Observer;
+use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::Guest as ProviderHooks;
 use crate::bindings::API_VERSION;
 use crate::budget::BudgetExceeded;
 use crate::error::PluginError;
@@ -58,6 +59,7 @@ pub(crate) struct OptionalExports {
     pub task_runner: Option<TaskRunner>,
     pub incremental: Option<Incremental>,
     pub observer: Option<Observer>,
+    pub provider_hooks: Option<ProviderHooks>,
 }
 
 /// What runs on a checked-out instance: given the store, the guest exports and the optional
@@ -302,12 +304,17 @@ impl LoadedPlugin {
                     Some(indices) => Some(indices.load(&mut store, &instance)?),
                     None => None,
                 };
+                let provider_hooks = match &linked.provider_hooks_indices {
+                    Some(indices) => Some(indices.load(&mut store, &instance)?),
+                    None => None,
+                };
                 Ok((
                     bindings,
                     OptionalExports {
                         task_runner,
                         incremental,
                         observer,
+                        provider_hooks,
                     },
                 ))
             });

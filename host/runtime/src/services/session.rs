@@ -20,6 +20,15 @@ pub trait PluginSession: Send + Sync + 'static {
     /// Appends a `custom` entry owned by `plugin`; returns its id.
     fn append_custom(&self, plugin: &str, custom_type: &str, data: &str) -> Result<String, String>;
 
+    /// The host's own record of what `plugin` did, as a `custom` entry the plugin owns but could
+    /// not have written itself (`custom_type` is one `append_custom` refuses).
+    fn record_for(
+        &self,
+        plugin: &str,
+        custom_type: &str,
+        data: serde_json::Value,
+    ) -> Result<String, String>;
+
     /// The session's name (`tack:plugin/control`, 0.2.0).
     fn session_name(&self) -> Option<String>;
 
@@ -93,9 +102,24 @@ impl PluginSession for SessionServices {
                 "custom type '{custom_type}' is reserved for the host's sub-agent transcripts"
             ));
         }
-        let session = self.session.get().ok_or("no session is open")?;
+        if custom_type == crate::bridge::REPLACED_REQUEST_ENTRY_TYPE {
+            return Err(format!(
+                "custom type '{custom_type}' is reserved for the host's record of replaced \
+                 provider requests"
+            ));
+        }
         let data: serde_json::Value = serde_json::from_str(data)
             .map_err(|e| format!("custom entry data is not JSON: {e}"))?;
+        self.record_for(plugin, custom_type, data)
+    }
+
+    fn record_for(
+        &self,
+        plugin: &str,
+        custom_type: &str,
+        data: serde_json::Value,
+    ) -> Result<String, String> {
+        let session = self.session.get().ok_or("no session is open")?;
         let mut session = session.lock();
         let entry = session
             .append_plugin_state(plugin, custom_type, data)
