@@ -575,3 +575,66 @@ fn pi_provider_payload_logs_each_request_and_the_head_of_its_answer() {
     assert!(!log.contains("cookie-canary"), "{log}");
     assert!(!log.contains("sk-ant-log-canary"), "{log}");
 }
+
+/// Pi's `send-user-message.ts`, ported to Python on `tack:plugin@0.2.0`
+/// (`examples/pi-python/send-user-message`): `/ask` and `/askwith` send a message that starts a
+/// turn, stored as the plugin's; an empty argument shows the usage and sends nothing.
+#[test]
+fn pi_send_user_message_in_python_sends_messages_that_start_turns() {
+    let name = "pi-send-user-message-python";
+    let dir = tack_sdk_examples::repo_root().join("examples/pi-python/send-user-message");
+    let toolchains = tack_sdk_examples::Toolchains::locate();
+    let Some(wasm) = sdk_built(
+        name,
+        tack_sdk_examples::build_python_package(&toolchains, &dir, name),
+    ) else {
+        return;
+    };
+    let env = Env::new(tack!());
+    let scripted = env.scripted_provider(json!([{ "text": "4" }, { "text": "Paris." }]));
+    let plugin = env.package(name, &wasm, "");
+    let base = [
+        "--plugin".to_string(),
+        scripted.display().to_string(),
+        "--plugin".to_string(),
+        plugin.display().to_string(),
+    ];
+    let run = |more: &[&str]| {
+        let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+        args.extend_from_slice(more);
+        env.run(&args)
+    };
+
+    let out = run(&["-p", "/ask"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("Usage: /ask <message>"), "{}", stderr(&out));
+    assert!(
+        !env.session_lines().iter().any(|l| l["type"] == "message"),
+        "nothing was sent: {:?}",
+        env.session_lines()
+    );
+
+    let out = run(&["-p", "/ask What is 2+2?"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "4");
+
+    let out = run(&["-c", "-p", "/askwith the capital of France"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "Paris.");
+    let lines = env.session_lines();
+    let sent: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "message" && l["message"]["role"] == "custom")
+        .map(|l| &l["message"])
+        .collect();
+    assert_eq!(sent.len(), 2, "{lines:?}");
+    assert!(
+        sent.iter().all(|m| m["plugin"] == name),
+        "the plugin's, not the user's: {sent:?}"
+    );
+    assert_eq!(sent[0]["content"], "What is 2+2?");
+    assert_eq!(
+        sent[1]["content"],
+        "User request: the capital of France\n\nPlease respond concisely."
+    );
+}

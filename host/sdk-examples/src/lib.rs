@@ -100,6 +100,22 @@ pub fn wit_dir() -> PathBuf {
     repo_root().join("wit").join("plugin").join("v0.1.0")
 }
 
+/// The `tack:plugin` 0.2.0 folder, which plugins whose manifest says `api = "0.2"` are built
+/// against beside [`wit_dir`] (its worlds include 0.1.0's).
+pub fn wit_dir_0_2() -> PathBuf {
+    repo_root().join("wit").join("plugin").join("v0.2.0")
+}
+
+/// Whether the package in `dir` speaks `tack:plugin@0.2.0`: its `tack.toml` says `api = "0.2"`.
+pub fn speaks_0_2(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join("tack.toml")).is_ok_and(|manifest| {
+        manifest.lines().any(|line| {
+            let line: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+            line == "api=\"0.2\""
+        })
+    })
+}
+
 /// The workspace's target dir, where build outputs and the in-clone toolchains live.
 pub fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")

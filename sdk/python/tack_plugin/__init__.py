@@ -95,6 +95,20 @@ class Plugin:
         """Provider plugins return an object with ``push(event)`` and ``finish()``."""
         return None
 
+    def on_named_event(self, name: str, data: Any) -> None:
+        """An event subscribed to with :func:`tack_plugin.v2.subscribe` (0.2.0): ``name`` is its
+        ``type``, ``data`` the event, parsed."""
+
+    def before_provider_request(self, request: Any, payload: Any) -> Any:
+        """Pi's ``before_provider_request`` (0.2.0, the ``provider_payload`` grant): ``payload``
+        is the body about to be sent, parsed; return None to send it, or the body to send instead
+        (a dict, or JSON text; needs ``provider_payload = "replace"``)."""
+        return None
+
+    def after_provider_response(self, status: int, headers: dict) -> None:
+        """Pi's ``after_provider_response``: the answer's status and headers (credential
+        headers left out)."""
+
     def run_task(self, input: bytes) -> Union[bytes, str]:
         """Runs one task started by :func:`run_tasks` (on another instance of this plugin).
         Returns the task's output (a ``str`` is sent as UTF-8); raise ``Err(message)`` to fail it."""

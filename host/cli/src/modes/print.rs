@@ -119,21 +119,33 @@ async fn answer(running: &AgentSession, prompts: Prompts) -> Result<ExitCode> {
         });
     }
     let mut prompts = prompts;
+    let agent = &running.agent;
+    // A command that sent the idle agent a message (Pi's `sendUserMessage`) gets it answered
+    // here, as the interactive modes answer it: the run starts from the queued message.
+    let mut from_queue = false;
     if !prompts.has_files() {
         match run_command(&running.loaded, &prompt).await? {
             CommandLine::Prompt(text) => prompts.texts = vec![text],
-            CommandLine::Done(code) => return Ok(code),
+            CommandLine::Done(code) => {
+                if code != ExitCode::SUCCESS || agent.queues().is_empty() {
+                    return Ok(code);
+                }
+                from_queue = true;
+            }
         }
     } else {
         prompts.texts = vec![prompt];
     }
-    let agent = &running.agent;
-    let model = agent.config().model;
-    let (mut messages, note) = prompts.messages(&model.input, &model.id);
-    if let (Some(note), Mode::Text) = (note, mode) {
-        eprintln!("tack: {}", shown(&note));
-    }
-    let content = messages.swap_remove(0);
+    let content = if from_queue {
+        None
+    } else {
+        let model = agent.config().model;
+        let (mut messages, note) = prompts.messages(&model.input, &model.id);
+        if let (Some(note), Mode::Text) = (note, mode) {
+            eprintln!("tack: {}", shown(&note));
+        }
+        Some(messages.swap_remove(0))
+    };
 
     let cancel = CancellationToken::new();
     let on_interrupt = cancel.clone();
@@ -147,7 +159,13 @@ async fn answer(running: &AgentSession, prompts: Prompts) -> Result<ExitCode> {
         }
     });
 
-    let mut outcome = agent.prompt(content, cancel.clone()).await;
+    let mut outcome = match content {
+        Some(content) => agent.prompt(content, cancel.clone()).await,
+        None => {
+            steer_follow_ups(&agent.queues());
+            agent.resume(cancel.clone()).await
+        }
+    };
     // As in the interactive front ends: a message a plugin queued as the run ended (a Stop hook
     // sending the agent back to work) starts another run, which continues the answer.
     loop {

@@ -1,0 +1,184 @@
+"""What ``tack:plugin@0.2.0`` adds, for plugins built against it (``api = "0.2"`` in their
+``tack.toml``; the build binds 0.2.0's ``plugin`` world, which includes 0.1.0's
+``plugin-extended``). A 0.1.0 plugin never imports this module.
+
+- Pi's ``ctx`` reads and session naming: :func:`model`, :func:`thinking_level`,
+  :func:`context_usage`, :func:`is_idle`, :func:`has_pending_messages`, :func:`system_prompt`,
+  :func:`session_name`, :func:`set_session_name`, :func:`set_label`, :func:`compact`.
+- Tools registered while running: :func:`register_tool`, :func:`unregister_tool`,
+  :func:`all_tools`.
+- Events by name: :func:`subscribe`, :func:`unsubscribe`, delivered to
+  :meth:`tack_plugin.Plugin.on_named_event` through the ``Observer`` export.
+- Provider payloads (the ``provider_payload`` grant):
+  :meth:`tack_plugin.Plugin.before_provider_request` and
+  :meth:`tack_plugin.Plugin.after_provider_response` through the ``ProviderHooks`` export.
+- Widgets below the editor: :func:`set_widget`.
+- Long-lived programs (the ``process`` grant): the generated :mod:`process` module.
+- Messages for the agent, with Pi's ``deliverAs``: :func:`send_message`.
+
+The app module names the two exports beside ``Guest``, as it names ``TaskRunner``:
+``from tack_plugin.v2 import Observer, ProviderHooks``.
+"""
+
+import json
+from typing import Any, List, Optional
+
+from wit_world import exports
+from wit_world.imports import control as _control
+from wit_world.imports import events as _events
+from wit_world.imports import process  # noqa: F401 (re-exported)
+from wit_world.imports import screen as _screen
+from wit_world.imports import session as _session
+from wit_world.imports import tools as _tools
+from wit_world.imports import types
+
+from . import _current
+
+__all__ = [
+    "Observer",
+    "ProviderHooks",
+    "model",
+    "thinking_level",
+    "context_usage",
+    "is_idle",
+    "has_pending_messages",
+    "system_prompt",
+    "session_name",
+    "set_session_name",
+    "set_label",
+    "compact",
+    "register_tool",
+    "unregister_tool",
+    "all_tools",
+    "subscribe",
+    "unsubscribe",
+    "set_widget",
+    "send_message",
+    "process",
+]
+
+
+class Observer(exports.Observer):
+    """The ``observer`` export, delegating to :meth:`tack_plugin.Plugin.on_named_event`."""
+
+    def on_event(self, name: str, data: str) -> None:
+        _current().on_named_event(name, json.loads(data))
+
+
+class ProviderHooks(exports.ProviderHooks):
+    """The ``provider-hooks`` export, delegating to the plugin's
+    :meth:`~tack_plugin.Plugin.before_provider_request` and
+    :meth:`~tack_plugin.Plugin.after_provider_response`."""
+
+    def before_provider_request(self, request: Any) -> Optional[str]:
+        replaced = _current().before_provider_request(request, json.loads(request.payload))
+        if replaced is None:
+            return None
+        return replaced if isinstance(replaced, str) else json.dumps(replaced)
+
+    def after_provider_response(self, response: Any) -> None:
+        _current().after_provider_response(response.status, dict(response.headers))
+
+
+def model() -> Optional[_control.ModelInfo]:
+    """The model in use (provider, id, name, context window, reasoning, images), or None."""
+    return _control.model()
+
+
+def thinking_level() -> str:
+    """"off", "minimal", "low", "medium" or "high"."""
+    return _control.thinking_level()
+
+
+def context_usage() -> Optional[_control.ContextWindowUsage]:
+    """Tokens in the context, the window, and the percentage used; None before the first turn."""
+    return _control.context_usage()
+
+
+def is_idle() -> bool:
+    """Whether the agent is waiting for the user (Pi's ``ctx.isIdle()``)."""
+    return _control.is_idle()
+
+
+def has_pending_messages() -> bool:
+    return _control.has_pending_messages()
+
+
+def system_prompt() -> str:
+    return _control.system_prompt()
+
+
+def session_name() -> Optional[str]:
+    return _control.session_name()
+
+
+def set_session_name(name: str) -> None:
+    """Names the session as ``/name`` does (one line, at most 200 characters)."""
+    _control.set_session_name(name)
+
+
+def set_label(entry_id: str, label: Optional[str]) -> None:
+    _control.set_label(entry_id, label)
+
+
+def compact(instructions: Optional[str] = None) -> None:
+    """Asks for a compaction once the agent is idle; ``compaction_end`` says how it went."""
+    _control.compact(instructions)
+
+
+def register_tool(spec: types.ToolSpec) -> None:
+    """Registers (or replaces) one of this plugin's tools; the model sees it from its next turn.
+    Build ``spec`` with :func:`tack_plugin.tool`."""
+    _tools.register(spec)
+
+
+def unregister_tool(name: str) -> bool:
+    return _tools.unregister(name)
+
+
+def all_tools() -> List[_tools.ToolInfo]:
+    """Every plugin's tools with their schemas, owner and whether active (Pi's ``getAllTools``)."""
+    return _tools.all()
+
+
+def subscribe(*names: str) -> None:
+    """Subscribes to events by their ``type`` (``turn_end``, ``message_update``...)."""
+    _events.subscribe(list(names))
+
+
+def unsubscribe(*names: str) -> None:
+    _events.unsubscribe(list(names))
+
+
+def set_widget(key: str, lines: List[str], placement: str = "above") -> None:
+    """Pi's ``setWidget`` with ``placement``: "above" or "below" the editor; no lines remove
+    it."""
+    where = (
+        _screen.WidgetPlacement.BELOW_EDITOR
+        if placement == "below"
+        else _screen.WidgetPlacement.ABOVE_EDITOR
+    )
+    _screen.set_widget(key, lines, where)
+
+
+_DELIVERIES = {
+    "steer": _session.Delivery.STEER,
+    "followUp": _session.Delivery.FOLLOW_UP,
+    "nextTurn": _session.Delivery.NEXT_TURN,
+}
+
+
+def send_message(
+    text: str,
+    deliver_as: str = "steer",
+    custom_type: Optional[str] = None,
+    display: bool = True,
+) -> None:
+    """Pi's ``sendMessage`` / ``sendUserMessage``: ``deliver_as`` is Pi's ``deliverAs``
+    ("steer": before the next provider call, or a turn of its own when the agent is idle;
+    "followUp": when the agent would stop; "nextTurn": with the user's next prompt). The
+    message is stored as this plugin's, never as the user's."""
+    delivery = _DELIVERIES.get(deliver_as)
+    if delivery is None:
+        raise ValueError(f"deliver_as must be one of {', '.join(_DELIVERIES)}, not {deliver_as!r}")
+    _session.send_message(_session.OutgoingMessage(custom_type, text, display), delivery)
