@@ -12,6 +12,11 @@ use clap::{Parser, Subcommand, ValueEnum};
     after_help = "Examples:\n  tack -p \"list the files here and read README.md\"\n  echo \"search for TODO\" | tack -p\n  tack --mode json \"show git status\"\n  tack plugins"
 )]
 pub struct Cli {
+    /// This start is the terminal UI starting again after `/reload` (plugins hear
+    /// `session_start` with reason `reload`). Not a flag.
+    #[arg(skip)]
+    pub reloaded: bool,
+
     /// Print mode: run the prompt, print the final answer, exit (1 on error or abort).
     #[arg(short = 'p', long = "print")]
     pub print: bool,

@@ -165,7 +165,14 @@ impl Opened {
             provider_notices,
             ended: AtomicBool::new(false),
         };
-        running.lifecycle(EventKind::SessionStart).await;
+        let reason = if running.cli.reloaded {
+            Lifecycle::Reload
+        } else {
+            Lifecycle::Startup
+        };
+        running
+            .lifecycle(EventKind::SessionStart, reason, None)
+            .await;
         Ok(running)
     }
 }
@@ -191,8 +198,17 @@ impl AgentSession {
     /// Tells plugins the session ended. Every exit path of every mode calls it; only the first
     /// call is heard.
     pub async fn end(&self) {
+        self.end_because(Lifecycle::Quit).await;
+    }
+
+    /// [`end`](Self::end), saying why (Pi's `session_shutdown` reason).
+    pub async fn end_because(&self, reason: Lifecycle) {
+        self.end_for(reason, None).await;
+    }
+
+    async fn end_for(&self, reason: Lifecycle, target: Option<&str>) {
         if !self.ended.swap(true, Ordering::SeqCst) {
-            self.lifecycle(EventKind::SessionEnd).await;
+            self.lifecycle(EventKind::SessionEnd, reason, target).await;
         }
     }
 
@@ -205,16 +221,27 @@ impl AgentSession {
         &self,
         inbox: &Inbox,
         session: Session,
+        reason: Lifecycle,
         warn: impl FnOnce(String),
     ) -> Result<()> {
-        self.end().await;
+        let previous = self.session.lock().id().to_string();
+        let next = session.id().to_string();
+        self.end_for(reason, Some(&next)).await;
         self.session.replace(session);
         self.agent.queues().clear();
         inbox.take_next_turn();
         let adopted = self.model_switch().adopt_session_model(warn);
         self.ended.store(false, Ordering::SeqCst);
-        self.lifecycle(EventKind::SessionStart).await;
+        self.lifecycle(EventKind::SessionStart, reason, Some(&previous))
+            .await;
         adopted
+    }
+
+    /// The plugins' hooks on session moves (`tack:plugin/session-hooks`): ask
+    /// [`PluginHooks::before_switch`](tack_runtime::bridge::PluginHooks::before_switch) or
+    /// `before_fork` before replacing or forking the session.
+    pub fn plugin_hooks(&self) -> tack_runtime::bridge::PluginHooks {
+        tack_runtime::bridge::PluginHooks::new(self.loaded.set.clone())
     }
 
     /// The model switch over this session.
@@ -229,24 +256,82 @@ impl AgentSession {
         }
     }
 
-    /// Tells the plugins that observe it that the session started or ended.
-    async fn lifecycle(&self, kind: EventKind) {
+    /// Tells the plugins that observe it that the session started or ended, and why: 0.1.0's
+    /// `session-start` / `session-end` events, and 0.2.0's `session_start` / `session_shutdown`
+    /// by name (Pi's names). `other` is the session before (for a start) or after (for an end)
+    /// a replacement.
+    async fn lifecycle(&self, kind: EventKind, reason: Lifecycle, other: Option<&str>) {
         let (id, cwd) = {
             let s = self.session.lock();
             (s.id().to_string(), s.header().cwd.clone())
         };
-        let name = if kind == EventKind::SessionStart {
+        let starts = kind == EventKind::SessionStart;
+        let mut data = serde_json::json!({
+            "type": if starts { "session_start" } else { "session_end" },
+            "sessionId": id,
+            "cwd": cwd,
+            "reason": reason.as_str(),
+        });
+        if let Some(other) = other {
+            let field = if starts {
+                "previousSessionId"
+            } else {
+                "targetSessionId"
+            };
+            data[field] = other.into();
+        }
+        let text = data.to_string();
+        let named = if starts {
             "session_start"
         } else {
-            "session_end"
+            "session_shutdown"
         };
-        let data = serde_json::json!({ "type": name, "sessionId": id, "cwd": cwd }).to_string();
+        data["type"] = named.into();
+        let named_text = data.to_string();
         for plugin in self.loaded.set.plugins() {
-            if plugin.observes(kind) && plugin.disabled_reason().is_none() {
-                if let Err(e) = plugin.on_event(kind, &data).await {
+            if plugin.disabled_reason().is_some() {
+                continue;
+            }
+            if plugin.observes(kind) {
+                if let Err(e) = plugin.on_event(kind, &text).await {
                     eprintln!("tack: warning: {e}");
                 }
             }
+            if plugin.wants_event(named) {
+                if let Err(e) = plugin.on_named_event(named, &named_text).await {
+                    eprintln!("tack: warning: {e}");
+                }
+            }
+        }
+    }
+}
+
+/// Why a session started or ended (Pi's `reason` on `session_start` and `session_shutdown`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lifecycle {
+    /// tack started (a start only).
+    Startup,
+    /// `/reload` ends the session and starts it again.
+    Reload,
+    /// `/new` replaced it.
+    New,
+    /// `/resume` replaced it.
+    Resume,
+    /// `/fork` or `/clone` replaced it.
+    Fork,
+    /// tack is exiting (an end only).
+    Quit,
+}
+
+impl Lifecycle {
+    fn as_str(self) -> &'static str {
+        match self {
+            Lifecycle::Startup => "startup",
+            Lifecycle::Reload => "reload",
+            Lifecycle::New => "new",
+            Lifecycle::Resume => "resume",
+            Lifecycle::Fork => "fork",
+            Lifecycle::Quit => "quit",
         }
     }
 }

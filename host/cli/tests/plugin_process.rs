@@ -607,7 +607,11 @@ fn pi_send_user_message_in_python_sends_messages_that_start_turns() {
 
     let out = run(&["-p", "/ask"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("Usage: /ask <message>"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Usage: /ask <message>"),
+        "{}",
+        stderr(&out)
+    );
     assert!(
         !env.session_lines().iter().any(|l| l["type"] == "message"),
         "nothing was sent: {:?}",

@@ -1518,3 +1518,201 @@ fn a_background_command_outlives_its_run_and_jobs_lists_and_stops_it() {
     assert_eq!(listed["output"], "No background commands.");
     assert!(rpc.finish().0.success());
 }
+
+/// A plugin's `session-hooks` export (0.2.0) may cancel a session move, as Pi's
+/// `session_before_switch` / `session_before_fork` may: RPC answers `cancelled: true` on the
+/// session that stays open, and stderr names the plugin. The hostile plugin cancels everything.
+#[test]
+fn a_plugin_may_cancel_session_moves_and_is_named_for_it() {
+    let env = new_env();
+    let scripted = env.scripted(
+        json!([{ "text": "first answer" }]),
+        json!({ "hostile": { "sessions": "cancel" } }),
+    );
+    let hostile = env.plugin("hostile", artifacts::TEST_HOSTILE);
+    let mut rpc = env.spawn(&["--plugin", &scripted, "--plugin", &hostile]);
+    rpc.run("first question");
+    let open = rpc.state().session_id;
+
+    let new: SessionRef = rpc.call_as(Command::NewSession {
+        parent_session: None,
+    });
+    assert!(new.cancelled, "{new:?}");
+    assert_eq!(new.session_id, open);
+    let points: Vec<ForkMessage> =
+        serde_json::from_value(rpc.call(Command::GetForkMessages)["messages"].clone())
+            .expect("points");
+    let fork: SessionRef = rpc.call_as(Command::Fork {
+        entry_id: points[0].entry_id.clone(),
+    });
+    assert!(fork.cancelled && fork.text.is_none(), "{fork:?}");
+    let clone: SessionRef = rpc.call_as(Command::Clone);
+    assert!(clone.cancelled, "{clone:?}");
+    assert_eq!(rpc.state().session_id, open);
+    let err = rpc.stderr();
+    assert!(
+        err.contains("plugin 'hostile' cancelled the new session"),
+        "{err}"
+    );
+    assert!(err.contains("plugin 'hostile' cancelled the fork"), "{err}");
+    assert!(rpc.finish().0.success());
+    assert_eq!(env.session_files().len(), 1, "no session was made");
+
+    // `/tree` asks too (print mode here): the move is refused, naming the plugin.
+    let out = env.run(&[
+        "--plugin",
+        &scripted,
+        "--plugin",
+        &hostile,
+        "-c",
+        "-p",
+        &format!("/tree {}", points[0].entry_id),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        tack_test_support::stderr(&out)
+            .contains("plugin 'hostile' cancelled the move in the session tree"),
+        "{}",
+        tack_test_support::stderr(&out)
+    );
+}
+
+/// A session hook that traps is logged and cancels nothing: a broken plugin never holds the
+/// user in a session.
+#[test]
+fn a_session_hook_that_traps_cancels_nothing() {
+    let env = new_env();
+    let scripted = env.scripted(
+        json!([{ "text": "first answer" }]),
+        json!({ "hostile": { "sessions": "trap" } }),
+    );
+    let hostile = env.plugin("hostile", artifacts::TEST_HOSTILE);
+    let mut rpc = env.spawn(&["--plugin", &scripted, "--plugin", &hostile]);
+    rpc.run("first question");
+    let open = rpc.state().session_id;
+    let new: SessionRef = rpc.call_as(Command::NewSession {
+        parent_session: None,
+    });
+    assert!(!new.cancelled, "{new:?}");
+    assert_ne!(new.session_id, open);
+    assert!(rpc.finish().0.success());
+
+    // What the plugin heard by name (0.2.0 `events`): why each session started and ended.
+    let heard = |id: &str| -> Vec<Value> {
+        let file = env
+            .session_files()
+            .into_iter()
+            .find(|f| f.display().to_string().contains(id))
+            .expect("session file");
+        file_lines(&file)
+            .into_iter()
+            .filter(|l| l["customType"] == "saw-lifecycle")
+            .map(|l| l["data"].clone())
+            .collect()
+    };
+    let old = heard(&open);
+    assert_eq!(old[0]["type"], "session_start", "{old:?}");
+    assert_eq!(old[0]["reason"], "startup", "{old:?}");
+    assert_eq!(old[1]["type"], "session_shutdown", "{old:?}");
+    assert_eq!(old[1]["reason"], "new", "{old:?}");
+    assert_eq!(
+        old[1]["targetSessionId"],
+        new.session_id.as_str(),
+        "{old:?}"
+    );
+    let fresh = heard(&new.session_id);
+    assert_eq!(fresh[0]["type"], "session_start", "{fresh:?}");
+    assert_eq!(fresh[0]["reason"], "new", "{fresh:?}");
+    assert_eq!(fresh[0]["previousSessionId"], open.as_str(), "{fresh:?}");
+    assert_eq!(fresh[1]["reason"], "quit", "{fresh:?}");
+}
+
+/// Pi's `git-checkpoint.ts`, ported (`examples/pi/git-checkpoint`): the working tree is
+/// checkpointed before the model changes it for a prompt; forking at that prompt asks whether to
+/// restore it, and "yes" puts the files back as they were.
+#[test]
+fn pi_git_checkpoint_offers_the_code_of_a_prompt_back_when_forking_at_it() {
+    let env = new_env();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(env.workspace())
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["-c", "user.name=t", "-c", "user.email=t@t", "add", "."]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "start",
+    ]);
+    // A change of the user's own, not committed: the checkpoint keeps it too.
+    std::fs::write(
+        env.workspace().join("README.md"),
+        "# Demo, edited by the user\n",
+    )
+    .expect("edit");
+    let scripted = env.scripted(
+        json!([
+            { "tool_calls": [{ "id": "w1", "name": "write", "arguments": {
+                "path": "README.md", "content": "# Rewritten by the model\n" } }] },
+            { "text": "rewritten" }
+        ]),
+        // The write is the model's to make here; the permission dialog is another test's.
+        json!({ "permission-gate": { "mode": "yolo" } }),
+    );
+    let manifest = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/pi/git-checkpoint/tack.toml"
+    ))
+    .expect("the example's manifest");
+    let dir = env.package_dir("pi-git-checkpoint");
+    std::fs::create_dir_all(&dir).expect("package dir");
+    std::fs::write(dir.join("tack.toml"), manifest).expect("manifest");
+    std::fs::copy(
+        artifacts::PI_GIT_CHECKPOINT,
+        dir.join("pi_git_checkpoint.wasm"),
+    )
+    .expect("component");
+    env.grant(
+        "pi-git-checkpoint",
+        r#"exec = ["git stash create", "git rev-parse HEAD", "git checkout * -- ."]"#,
+    );
+    let checkpoint = dir.display().to_string();
+    let mut rpc = env.spawn(&["--plugin", &scripted, "--plugin", &checkpoint]);
+    rpc.run("rewrite the readme");
+    let readme = || std::fs::read_to_string(env.workspace().join("README.md")).expect("readme");
+    assert_eq!(readme(), "# Rewritten by the model\n");
+
+    let points: Vec<ForkMessage> =
+        serde_json::from_value(rpc.call(Command::GetForkMessages)["messages"].clone())
+            .expect("points");
+    let id = rpc.send(Command::Fork {
+        entry_id: points[0].entry_id.clone(),
+    });
+    let ask = rpc.dialog();
+    assert_eq!(ask["plugin"], "pi-git-checkpoint");
+    assert_eq!(ask["title"], "Restore code state?");
+    assert_eq!(ask["options"][0], "Yes, restore code to that point");
+    let dialog = ask["id"].as_str().expect("id").to_string();
+    rpc.client
+        .answer(&UiResponse::select_index(&dialog, 0))
+        .expect("answer");
+    let forked = rpc.response(&id);
+    assert!(forked.success, "{forked:?}");
+    rpc.wait_for("extension_ui_request", |e| {
+        e["method"] == "notify" && e["message"] == "Code restored to checkpoint"
+    });
+    assert_eq!(
+        readme(),
+        "# Demo, edited by the user\n",
+        "the code as it was"
+    );
+    assert!(rpc.finish().0.success());
+}

@@ -30,7 +30,7 @@ use tokio_util::sync::CancellationToken;
 pub use child::{ChildFactory, ChildParts};
 pub use hooks::{
     AgentStartPatch, CompactDecision, CompactRequest, Hooks, InjectedMessage, InputAction, NoHooks,
-    ToolDecision,
+    ToolDecision, TreeDecision, TreeRequest,
 };
 pub use provider::{
     InputKind, ModelCost, ModelInfo, Provider, ProviderError, ProviderErrorKind, ProviderRequest,

@@ -109,6 +109,8 @@ pub enum CompactionError {
     NothingToCompact,
     #[error("a plugin cancelled the compaction")]
     Cancelled,
+    #[error("plugin '{0}' cancelled the move in the session tree")]
+    TreeMoveCancelled(String),
     #[error("the summary was aborted")]
     Aborted,
     #[error("the summary request failed: {0}")]

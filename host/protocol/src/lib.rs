@@ -599,7 +599,8 @@ pub struct CycledModel {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionRef {
-    /// A plugin cancelled the change (tack's plugins cannot; always false).
+    /// A plugin cancelled the change (its `session-hooks` export, `tack:plugin@0.2.0`); the
+    /// session is the one open before.
     pub cancelled: bool,
     /// For `fork`: the text of the user message forked at, for the client to edit and resend.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -8,7 +8,7 @@ pub mod provider_authority;
 mod provider_hooks;
 mod tools;
 
-pub use hooks::PluginHooks;
+pub use hooks::{MoveCancelled, PluginHooks, SwitchReason};
 pub use provider::{PluginProvider, ReservedHeader, StreamTimeouts};
 pub use provider_authority::{ProviderDenied, UserChoice};
 pub use provider_hooks::{PayloadHooks, REPLACED_REQUEST_ENTRY_TYPE};

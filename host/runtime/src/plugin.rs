@@ -24,6 +24,7 @@ use crate::bindings::latest::PluginIndices;
 use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::GuestIndices as IncrementalIndices;
 use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::GuestIndices as ObserverIndices;
 use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::GuestIndices as ProviderHooksIndices;
+use crate::bindings::v0_2_0::session_hooks::exports::tack::plugin0_2_0::session_hooks::GuestIndices as SessionHooksIndices;
 use crate::broker::secrets::SecretStore;
 use crate::cache::CodeOrigin;
 use crate::engine::Runtime;
@@ -117,6 +118,7 @@ pub(crate) struct Linked {
     pub(crate) incremental_indices: Option<IncrementalIndices>,
     pub(crate) observer_indices: Option<ObserverIndices>,
     pub(crate) provider_hooks_indices: Option<ProviderHooksIndices>,
+    pub(crate) session_hooks_indices: Option<SessionHooksIndices>,
     origin: CodeOrigin,
 }
 

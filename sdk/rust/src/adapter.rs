@@ -255,6 +255,55 @@ impl<T: ProviderHooks>
     }
 }
 
+pub use crate::session_hooks_bindings::exports::tack::plugin0_2_0::session_hooks::{
+    ForkPosition, ForkRequest, SessionDecision, SwitchReason, SwitchRequest, TreeDecision,
+    TreeRequest,
+};
+
+/// Pi's `session_before_switch`, `session_before_fork` and `session_before_tree`
+/// (`tack:plugin/session-hooks`, 0.2.0); export it with [`crate::export_session_hooks!`]. The
+/// first plugin that cancels decides; every hook proceeds unless overridden.
+pub trait SessionHooks: Plugin {
+    /// Before `/new` or `/resume` replaces the session.
+    fn before_switch(&mut self, request: &SwitchRequest) -> SessionDecision {
+        let _ = request;
+        SessionDecision::Proceed
+    }
+
+    /// Before `/fork` or `/clone` makes a new session from this one.
+    fn before_fork(&mut self, request: &ForkRequest) -> SessionDecision {
+        let _ = request;
+        SessionDecision::Proceed
+    }
+
+    /// Before `/tree` moves the session; may supply the summary of the branch left.
+    fn before_tree(&mut self, request: &TreeRequest) -> TreeDecision {
+        let _ = request;
+        TreeDecision::Proceed
+    }
+}
+
+/// Bridges a [`SessionHooks`] to the generated `session-hooks` export.
+#[doc(hidden)]
+pub struct SessionHooksAdapter<T>(PhantomData<fn() -> T>);
+
+impl<T: SessionHooks>
+    crate::session_hooks_bindings::exports::tack::plugin0_2_0::session_hooks::Guest
+    for SessionHooksAdapter<T>
+{
+    fn before_switch(request: SwitchRequest) -> SessionDecision {
+        with_plugin::<T, _>(|p| p.before_switch(&request))
+    }
+
+    fn before_fork(request: ForkRequest) -> SessionDecision {
+        with_plugin::<T, _>(|p| p.before_fork(&request))
+    }
+
+    fn before_tree(request: TreeRequest) -> TreeDecision {
+        with_plugin::<T, _>(|p| p.before_tree(&request))
+    }
+}
+
 thread_local! {
     // A component instance is single-threaded and holds one plugin; `Any` lets this non-generic
     // slot hold whichever type `export_plugin!` named.

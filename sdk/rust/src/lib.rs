@@ -113,6 +113,9 @@
 //! - [`ProviderHooks`]: see each provider request's body before it is sent, and the status and
 //!   headers of the answer, as Pi's `before_provider_request` and `after_provider_response`
 //!   (0.2.0, needs the `provider_payload` grant; replacing the body needs `"replace"`).
+//! - [`SessionHooks`]: a say on the user's session moves (`/new`, `/resume`, `/fork`,
+//!   `/clone`, `/tree`), as Pi's `session_before_switch`, `session_before_fork` and
+//!   `session_before_tree` (0.2.0).
 //! - [`files`]: permission bits, which WASI's filesystem API lacks.
 //! - [`project`]: whether the user trusts the project.
 //! - [`log`]: one-line logging through the host.
@@ -188,6 +191,20 @@ pub mod provider_hooks_bindings {
     });
 }
 
+/// The optional export of `tack:plugin@0.2.0`, `session-hooks` (see [`SessionHooks`]),
+/// generated apart so only a plugin that calls [`export_session_hooks!`] exports it.
+#[doc(hidden)]
+#[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
+pub mod session_hooks_bindings {
+    wit_bindgen::generate!({
+        path: ["../../wit/plugin/v0.1.0", "../../wit/plugin/v0.2.0"],
+        world: "tack:plugin/session-hooks-export@0.2.0",
+        pub_export_macro: true,
+        export_macro_name: "__export_session_hooks_bindings",
+        default_bindings_module: "tack_sdk::session_hooks_bindings",
+    });
+}
+
 /// `tack:agents@0.1.0`, a package of its own beside `tack:plugin` (see [`agents`]).
 #[doc(hidden)]
 #[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
@@ -214,12 +231,14 @@ pub mod incremental_bindings {
 }
 
 pub use adapter::{
-    Decoder, IncrementalProvider, Observer, OutgoingRequest, Plugin, ProviderHooks,
-    ProviderResponse,
+    Decoder, ForkPosition, ForkRequest, IncrementalProvider, Observer, OutgoingRequest, Plugin,
+    ProviderHooks, ProviderResponse, SessionDecision, SessionHooks, SwitchReason, SwitchRequest,
+    TreeDecision, TreeRequest,
 };
 #[doc(hidden)]
 pub use adapter::{
     DecoderAdapter, IncrementalAdapter, ObserverAdapter, PluginAdapter, ProviderHooksAdapter,
+    SessionHooksAdapter,
 };
 pub use helpers::{default_decode_error, progress};
 
@@ -330,6 +349,20 @@ macro_rules! export_provider_hooks {
         type __TackProviderHooksExport = $crate::ProviderHooksAdapter<$plugin>;
         $crate::provider_hooks_bindings::__export_provider_hooks_bindings!(
             __TackProviderHooksExport with_types_in $crate::provider_hooks_bindings
+        );
+    };
+}
+
+/// Exports a type implementing [`SessionHooks`] as this component's
+/// `tack:plugin/session-hooks` export (0.2.0), beside [`export_plugin!`] for the same type:
+/// `tack_sdk::export_session_hooks!(MyPlugin);`.
+#[macro_export]
+macro_rules! export_session_hooks {
+    ($plugin:ty) => {
+        #[doc(hidden)]
+        type __TackSessionHooksExport = $crate::SessionHooksAdapter<$plugin>;
+        $crate::session_hooks_bindings::__export_session_hooks_bindings!(
+            __TackSessionHooksExport with_types_in $crate::session_hooks_bindings
         );
     };
 }

@@ -9,6 +9,7 @@ use serde_json::json;
 use tack_core::message::{AssistantMessage, Message, StopReason};
 use tack_core::session::{Entry, EntryKind, Session, SessionStore};
 use tack_core::Agent;
+use tack_runtime::bridge::PluginHooks;
 use tack_runtime::children::TRANSCRIPT_ENTRY_TYPE;
 use tokio_util::sync::CancellationToken;
 
@@ -21,6 +22,7 @@ const TREE_MOVE_CUSTOM_TYPE: &str = "tack-tree";
 /// Runs `text` if it is a host command (`None` otherwise, and for unknown `/words`).
 pub async fn run(
     agent: &Agent,
+    hooks: &PluginHooks,
     store: &SessionStore,
     cwd: &Path,
     text: &str,
@@ -32,8 +34,8 @@ pub async fn run(
     Some(match name {
         "compact" => compact(agent, args, cancel).await,
         "tree" => tree(agent, args, cancel).await,
-        "fork" => fork(agent, store, args),
-        "clone" => clone(agent, store),
+        "fork" => fork(agent, hooks, store, args).await,
+        "clone" => clone(agent, hooks, store).await,
         "name" => name_session(agent, args),
         "label" => label(agent, args),
         "resume" => resume(agent, store, cwd),
@@ -127,22 +129,30 @@ pub(crate) async fn move_to(
     Ok(())
 }
 
-fn fork(agent: &Agent, store: &SessionStore, args: &str) -> Result<String> {
+async fn fork(
+    agent: &Agent,
+    hooks: &PluginHooks,
+    store: &SessionStore,
+    args: &str,
+) -> Result<String> {
     if args.is_empty() {
         bail!("usage: /fork <entry-id> (see /tree for the ids)");
     }
-    let session = agent.session().lock();
-    let target = resolve_entry(&session, args)?;
-    fork_at(store, &session, &target)
+    let target = resolve_entry(&agent.session().lock(), args)?;
+    // The fork keeps `target`, as `/clone` keeps the leaf.
+    hooks.before_fork(&target, true).await?;
+    fork_at(store, &agent.session().lock(), &target)
 }
 
-fn clone(agent: &Agent, store: &SessionStore) -> Result<String> {
-    let session = agent.session().lock();
-    let leaf = session
+async fn clone(agent: &Agent, hooks: &PluginHooks, store: &SessionStore) -> Result<String> {
+    let leaf = agent
+        .session()
+        .lock()
         .leaf_id()
         .ok_or_else(|| anyhow!("the session is empty: nothing to clone"))?
         .to_owned();
-    fork_at(store, &session, &leaf)
+    hooks.before_fork(&leaf, true).await?;
+    fork_at(store, &agent.session().lock(), &leaf)
 }
 
 fn fork_at(store: &SessionStore, session: &Session, entry_id: &str) -> Result<String> {

@@ -99,6 +99,7 @@ async fn answer(running: &AgentSession, prompts: Prompts) -> Result<ExitCode> {
         }
         host::run(
             &running.agent,
+            &running.plugin_hooks(),
             &running.store,
             &running.loaded.cwd,
             &prompt,

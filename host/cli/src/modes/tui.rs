@@ -28,7 +28,7 @@ use crate::modes::driver::{interactive_host, SessionDriver};
 use crate::modes::file_args::Prompts;
 use crate::start::inbox::Inbox;
 use crate::start::services::Backends;
-use crate::start::{Front, Starting};
+use crate::start::{Front, Lifecycle, Starting};
 use controller::Controller;
 use screen::{TuiScreen, TuiServices};
 
@@ -68,6 +68,7 @@ fn reloading(mut cli: Cli, session: std::path::PathBuf) -> Cli {
     cli.continue_session = false;
     cli.fork = None;
     cli.resume = Some(session.display().to_string());
+    cli.reloaded = true;
     cli
 }
 
@@ -228,7 +229,15 @@ async fn run_once(cli: Cli) -> Result<Ended> {
     };
     actions.abort();
     controller.driver.shut_down().await;
-    controller.front.end().await;
+    let reloading = controller.reload.load(std::sync::atomic::Ordering::SeqCst);
+    controller
+        .front
+        .end_because(if reloading {
+            Lifecycle::Reload
+        } else {
+            Lifecycle::Quit
+        })
+        .await;
     result.context("the terminal UI failed")?;
     let session_file = controller
         .front

@@ -4,7 +4,7 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::hooks::{CompactDecision, CompactRequest};
+use super::hooks::{CompactDecision, CompactRequest, TreeDecision, TreeRequest};
 use super::{Agent, AgentConfig, AgentError, RunningGuard};
 use crate::compaction::{
     prepare_branch_summary, prepare_compaction, Compacted, CompactionError, CompactionPreparation,
@@ -47,7 +47,21 @@ impl Agent {
     ) -> Result<Navigation, CompactionError> {
         let _running = RunningGuard::acquire(&self.running).map_err(|_| CompactionError::Busy)?;
         let preparation = prepare_branch_summary(&self.session.lock(), target_id)?;
-        let summary = if summarize && !preparation.messages.is_empty() {
+        let request = TreeRequest {
+            target_id: preparation.target_id.clone(),
+            old_leaf_id: preparation.from_id.clone(),
+            user_wants_summary: summarize,
+            focus: focus.map(str::to_owned),
+            messages_left: preparation.messages.clone(),
+        };
+        let from_hook = match self.hooks.before_tree(&request).await {
+            TreeDecision::Proceed => None,
+            TreeDecision::Cancel { by } => return Err(CompactionError::TreeMoveCancelled(by)),
+            TreeDecision::Summary(text) => Some(text),
+        };
+        let summary = if let Some(text) = from_hook {
+            Some(text)
+        } else if summarize && !preparation.messages.is_empty() {
             let config = self.config();
             match self
                 .summarizer(&config, &cancel)

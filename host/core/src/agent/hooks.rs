@@ -50,6 +50,12 @@ pub trait Hooks: Send + Sync {
         CompactDecision::Proceed
     }
 
+    /// Pi's `session_before_tree`: asked before [`Agent::navigate`](super::Agent::navigate)
+    /// moves the session, which it may stop or give the summary of the branch left behind.
+    async fn before_tree(&self, _request: &TreeRequest) -> TreeDecision {
+        TreeDecision::Proceed
+    }
+
     /// Observe-only delivery of the loop's events (see [`AgentEvent::is_observable`]).
     async fn on_event(&self, _event: &AgentEvent) {}
 
@@ -71,6 +77,29 @@ pub struct CompactRequest {
     pub tokens_before: u64,
     /// What the user asked the summary to focus on (`/compact focus on X`).
     pub focus: Option<String>,
+}
+
+/// A move in the session tree about to be made (WIT `tree-request`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeRequest {
+    pub target_id: String,
+    pub old_leaf_id: Option<String>,
+    pub user_wants_summary: bool,
+    pub focus: Option<String>,
+    /// The messages of the branch left behind, oldest first.
+    pub messages_left: Vec<Arc<Message>>,
+}
+
+/// WIT `tree-decision`, with who cancelled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TreeDecision {
+    Proceed,
+    /// Stops the move; `by` names the plugin.
+    Cancel {
+        by: String,
+    },
+    /// Moves with this summary of the branch left behind.
+    Summary(String),
 }
 
 /// WIT `compact-decision`.

@@ -34,3 +34,13 @@ pub mod provider_hooks {
         exports: { default: async },
     });
 }
+
+/// The optional `session-hooks` export of 0.2.0 (Pi's `session_before_switch`,
+/// `session_before_fork` and `session_before_tree`).
+pub mod session_hooks {
+    wasmtime::component::bindgen!({
+        path: ["../../wit/plugin/v0.1.0", "../../wit/plugin/v0.2.0"],
+        world: "tack:plugin/session-hooks-export@0.2.0",
+        exports: { default: async },
+    });
+}

@@ -7,13 +7,14 @@ use std::sync::Arc;
 
 use tack_core::agent::{
     AgentStartPatch, CompactDecision, CompactRequest, Hooks, InjectedMessage, InputAction,
-    ToolDecision,
+    ToolDecision, TreeDecision, TreeRequest,
 };
 use tack_core::event::AgentEvent;
 use tack_core::message::{Message, ToolCall, ToolResult};
 
 use super::convert;
 use crate::api::{self, EventKind, HookKind, Level};
+use crate::bindings::v0_2_0::session_hooks::exports::tack::plugin0_2_0::session_hooks as session_api;
 use crate::plugin::LoadedPlugin;
 use crate::plugin_set::PluginSet;
 
@@ -246,6 +247,41 @@ impl Hooks for PluginHooks {
         CompactDecision::Proceed
     }
 
+    /// The first plugin that cancels or supplies a summary decides; a failing hook is logged
+    /// and does not cancel.
+    async fn before_tree(&self, request: &TreeRequest) -> TreeDecision {
+        let mut asked = self.session_hook_plugins().peekable();
+        if asked.peek().is_none() {
+            return TreeDecision::Proceed;
+        }
+        let messages_left = serde_json::to_string(&request.messages_left).unwrap_or_default();
+        let wit = session_api::TreeRequest {
+            target_id: request.target_id.clone(),
+            old_leaf_id: request.old_leaf_id.clone(),
+            user_wants_summary: request.user_wants_summary,
+            focus: request.focus.clone(),
+            messages_left,
+        };
+        for plugin in asked {
+            match plugin.before_session_tree(wit.clone()).await {
+                Ok(session_api::TreeDecision::Proceed) => {}
+                Ok(session_api::TreeDecision::Cancel) => {
+                    return TreeDecision::Cancel {
+                        by: plugin.name().to_string(),
+                    }
+                }
+                Ok(session_api::TreeDecision::Summary(summary)) => {
+                    return TreeDecision::Summary(summary)
+                }
+                Err(e) => self.warn(
+                    plugin,
+                    format!("before-tree hook failed; the move goes on: {e}"),
+                ),
+            }
+        }
+        TreeDecision::Proceed
+    }
+
     fn observes_streaming(&self) -> bool {
         self.set
             .plugins()
@@ -276,7 +312,89 @@ impl Hooks for PluginHooks {
     }
 }
 
+/// Who cancelled a session move (`tack:plugin/session-hooks`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("plugin '{plugin}' cancelled {what}")]
+pub struct MoveCancelled {
+    pub plugin: String,
+    pub what: &'static str,
+}
+
+/// A session replacing the current one (WIT `switch-request`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwitchReason {
+    New,
+    Resume,
+}
+
 impl PluginHooks {
+    /// The plugins that may export `session-hooks`: those built against 0.2.0 and running.
+    fn session_hook_plugins(&self) -> impl Iterator<Item = &Arc<LoadedPlugin>> {
+        self.set.plugins().iter().filter(|p| {
+            p.api_version == crate::bindings::v0_2_0::VERSION && p.disabled_reason().is_none()
+        })
+    }
+
+    /// Pi's `session_before_switch`: asked before `/new` or `/resume` replaces the session.
+    pub async fn before_switch(
+        &self,
+        reason: SwitchReason,
+        target_session_id: Option<&str>,
+    ) -> Result<(), MoveCancelled> {
+        let request = session_api::SwitchRequest {
+            reason: match reason {
+                SwitchReason::New => session_api::SwitchReason::New,
+                SwitchReason::Resume => session_api::SwitchReason::Resume,
+            },
+            target_session_id: target_session_id.map(str::to_owned),
+        };
+        for plugin in self.session_hook_plugins() {
+            match plugin.before_session_switch(request.clone()).await {
+                Ok(session_api::SessionDecision::Proceed) => {}
+                Ok(session_api::SessionDecision::Cancel) => {
+                    return Err(MoveCancelled {
+                        plugin: plugin.name().to_string(),
+                        what: match reason {
+                            SwitchReason::New => "the new session",
+                            SwitchReason::Resume => "the switch to another session",
+                        },
+                    })
+                }
+                Err(e) => self.warn(
+                    plugin,
+                    format!("before-switch hook failed; it goes on: {e}"),
+                ),
+            }
+        }
+        Ok(())
+    }
+
+    /// Pi's `session_before_fork`: asked before `/fork` (`at == false`: the new session holds
+    /// what came before `entry_id`) or `/clone` (`at == true`: up to and with it).
+    pub async fn before_fork(&self, entry_id: &str, at: bool) -> Result<(), MoveCancelled> {
+        let request = session_api::ForkRequest {
+            entry_id: entry_id.to_string(),
+            position: if at {
+                session_api::ForkPosition::At
+            } else {
+                session_api::ForkPosition::Before
+            },
+        };
+        for plugin in self.session_hook_plugins() {
+            match plugin.before_session_fork(request.clone()).await {
+                Ok(session_api::SessionDecision::Proceed) => {}
+                Ok(session_api::SessionDecision::Cancel) => {
+                    return Err(MoveCancelled {
+                        plugin: plugin.name().to_string(),
+                        what: "the fork",
+                    })
+                }
+                Err(e) => self.warn(plugin, format!("before-fork hook failed; it goes on: {e}")),
+            }
+        }
+        Ok(())
+    }
+
     /// 0.2.0's events by name: to each plugin that subscribed to this one, in load order. With
     /// no subscriber this is one atomic load per plugin, so a streamed delta costs nothing.
     async fn deliver_named(&self, event: &AgentEvent) {

@@ -26,6 +26,8 @@ pub const EVENT_NAMES: &[&str] = &[
     "compaction_end",
     "auto_retry_start",
     "auto_retry_end",
+    "session_start",
+    "session_shutdown",
 ];
 
 /// One plugin's subscriptions.

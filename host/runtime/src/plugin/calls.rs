@@ -12,6 +12,9 @@ use crate::api::{
 use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::{
     OutgoingRequest, ProviderResponse,
 };
+use crate::bindings::v0_2_0::session_hooks::exports::tack::plugin0_2_0::session_hooks::{
+    ForkRequest, SessionDecision, SwitchRequest, TreeDecision, TreeRequest,
+};
 use crate::budget::{check_bytes, Budgets};
 use crate::error::PluginError;
 use crate::state::{tool_result_size, CallKind, ProgressSink};
@@ -258,6 +261,77 @@ impl LoadedPlugin {
             },
         )
         .await
+    }
+
+    /// Pi's `session_before_switch` (`tack:plugin/session-hooks`, 0.2.0); a plugin without the
+    /// export proceeds.
+    pub async fn before_session_switch(
+        &self,
+        request: SwitchRequest,
+    ) -> Result<SessionDecision, PluginError> {
+        self.with_instance(
+            "before-switch hook",
+            CallSetup::plain(self.limits().hook),
+            move |store, _, optional| {
+                Box::pin(async move {
+                    match &optional.session_hooks {
+                        Some(hooks) => hooks.call_before_switch(store, &request).await,
+                        None => Ok(SessionDecision::Proceed),
+                    }
+                })
+            },
+        )
+        .await
+    }
+
+    /// Pi's `session_before_fork`.
+    pub async fn before_session_fork(
+        &self,
+        request: ForkRequest,
+    ) -> Result<SessionDecision, PluginError> {
+        self.with_instance(
+            "before-fork hook",
+            CallSetup::plain(self.limits().hook),
+            move |store, _, optional| {
+                Box::pin(async move {
+                    match &optional.session_hooks {
+                        Some(hooks) => hooks.call_before_fork(store, &request).await,
+                        None => Ok(SessionDecision::Proceed),
+                    }
+                })
+            },
+        )
+        .await
+    }
+
+    /// Pi's `session_before_tree`.
+    pub async fn before_session_tree(
+        &self,
+        request: TreeRequest,
+    ) -> Result<TreeDecision, PluginError> {
+        let decision = self
+            .with_instance(
+                "before-tree hook",
+                CallSetup::plain(self.limits().hook),
+                move |store, _, optional| {
+                    Box::pin(async move {
+                        match &optional.session_hooks {
+                            Some(hooks) => hooks.call_before_tree(store, &request).await,
+                            None => Ok(TreeDecision::Proceed),
+                        }
+                    })
+                },
+            )
+            .await?;
+        if let TreeDecision::Summary(summary) = &decision {
+            self.within_budget(
+                "before-tree hook",
+                "the summary it supplies",
+                summary.len(),
+                |b| b.message_bytes,
+            )?;
+        }
+        Ok(decision)
     }
 
     /// Whether the plugin subscribed to the event named `name` (`tack:plugin/events`).

@@ -17,6 +17,7 @@ use crate::bindings::latest::PluginIndices;
 use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::GuestIndices as IncrementalIndices;
 use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::GuestIndices as ObserverIndices;
 use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::GuestIndices as ProviderHooksIndices;
+use crate::bindings::v0_2_0::session_hooks::exports::tack::plugin0_2_0::session_hooks::GuestIndices as SessionHooksIndices;
 use crate::bindings::SUPPORTED_API_VERSIONS;
 use crate::cache::CodeOrigin;
 use crate::engine::Runtime;
@@ -220,6 +221,8 @@ fn link(
     let observer_indices = ObserverIndices::new(&pre).ok();
     // And seeing provider requests (0.2.0), which the host calls only with the grant.
     let provider_hooks_indices = ProviderHooksIndices::new(&pre).ok();
+    // And a say on the user's session moves (0.2.0).
+    let session_hooks_indices = SessionHooksIndices::new(&pre).ok();
     tracing::debug!(plugin = %name, ?origin, "plugin component ready");
     Ok(Linked {
         pre,
@@ -228,6 +231,7 @@ fn link(
         incremental_indices,
         observer_indices,
         provider_hooks_indices,
+        session_hooks_indices,
         origin,
     })
 }

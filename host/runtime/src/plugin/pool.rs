@@ -21,6 +21,7 @@ use crate::bindings::latest::Plugin as Bindings;
 use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::Guest as Incremental;
 use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::Guest as Observer;
 use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::Guest as ProviderHooks;
+use crate::bindings::v0_2_0::session_hooks::exports::tack::plugin0_2_0::session_hooks::Guest as SessionHooks;
 use crate::bindings::API_VERSION;
 use crate::budget::BudgetExceeded;
 use crate::error::PluginError;
@@ -60,6 +61,7 @@ pub(crate) struct OptionalExports {
     pub incremental: Option<Incremental>,
     pub observer: Option<Observer>,
     pub provider_hooks: Option<ProviderHooks>,
+    pub session_hooks: Option<SessionHooks>,
 }
 
 /// What runs on a checked-out instance: given the store, the guest exports and the optional
@@ -308,6 +310,10 @@ impl LoadedPlugin {
                     Some(indices) => Some(indices.load(&mut store, &instance)?),
                     None => None,
                 };
+                let session_hooks = match &linked.session_hooks_indices {
+                    Some(indices) => Some(indices.load(&mut store, &instance)?),
+                    None => None,
+                };
                 Ok((
                     bindings,
                     OptionalExports {
@@ -315,6 +321,7 @@ impl LoadedPlugin {
                         incremental,
                         observer,
                         provider_hooks,
+                        session_hooks,
                     },
                 ))
             });

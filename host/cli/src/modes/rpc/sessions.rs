@@ -5,10 +5,12 @@ use anyhow::{bail, Result};
 use serde_json::json;
 use tack_core::session::{EntryKind, Session};
 use tack_protocol::SessionRef;
+use tack_runtime::bridge::{MoveCancelled, SwitchReason};
 
 use super::server::{data, occupied, Reply, Server};
 use crate::modes::driver::BusyKind;
 use crate::sessions;
+use crate::start::Lifecycle;
 
 impl Server {
     /// A fresh session; `parentSession` (a session file) is recorded in its header, as Pi does.
@@ -18,7 +20,11 @@ impl Server {
                 bail!("parentSession {parent:?} is not a session file");
             }
         }
-        self.change(|server| {
+        let hooks = self.front.plugin_hooks();
+        if let Err(why) = hooks.before_switch(SwitchReason::New, None).await {
+            return self.cancelled(why);
+        }
+        self.change(Lifecycle::New, |server| {
             let session = sessions::change::create_child(
                 &server.front.cli,
                 &server.front.loaded,
@@ -35,21 +41,29 @@ impl Server {
             (Some(arg), None) | (None, Some(arg)) => arg,
             _ => bail!("give either sessionPath or sessionId"),
         };
-        self.change(|server| {
-            let (session, warnings) =
-                sessions::change::open(&server.front.loaded, &server.front.store, &arg)?;
-            for w in warnings {
-                eprintln!("tack: warning: {w}");
-            }
-            Ok((session, None))
-        })
-        .await
+        let (session, warnings) =
+            sessions::change::open(&self.front.loaded, &self.front.store, &arg)?;
+        for w in warnings {
+            eprintln!("tack: warning: {w}");
+        }
+        let hooks = self.front.plugin_hooks();
+        if let Err(why) = hooks
+            .before_switch(SwitchReason::Resume, Some(session.id()))
+            .await
+        {
+            return self.cancelled(why);
+        }
+        self.change(Lifecycle::Resume, move |_| Ok((session, None)))
+            .await
     }
 
     /// A new session holding the conversation before the user message `entry_id`; the message's
     /// text comes back so the client can edit and resend it.
     pub async fn fork(&self, entry_id: &str) -> Reply {
-        self.change(|server| {
+        if let Err(why) = self.front.plugin_hooks().before_fork(entry_id, false).await {
+            return self.cancelled(why);
+        }
+        self.change(Lifecycle::Fork, |server| {
             let s = server.front.session.lock();
             match sessions::change::fork(&server.front.loaded, &server.front.store, &s, entry_id)? {
                 Some((forked, text)) => Ok((forked, Some(text))),
@@ -61,7 +75,13 @@ impl Server {
 
     /// A new session holding the whole active branch, which goes on there.
     pub async fn clone_session(&self) -> Reply {
-        self.change(|server| {
+        let leaf = self.front.session.lock().leaf_id().map(str::to_owned);
+        if let Some(leaf) = &leaf {
+            if let Err(why) = self.front.plugin_hooks().before_fork(leaf, true).await {
+                return self.cancelled(why);
+            }
+        }
+        self.change(Lifecycle::Fork, |server| {
             let s = server.front.session.lock();
             let cloned = match s.leaf_id() {
                 Some(leaf) => server.front.store.fork(&s, leaf)?,
@@ -89,14 +109,18 @@ impl Server {
 
     /// Replaces the session with the one `make` opens (and the text it returns for the client),
     /// while no run can start.
-    async fn change(&self, make: impl FnOnce(&Self) -> Result<(Session, Option<String>)>) -> Reply {
+    async fn change(
+        &self,
+        reason: Lifecycle,
+        make: impl FnOnce(&Self) -> Result<(Session, Option<String>)>,
+    ) -> Reply {
         let work = self
             .driver
             .occupy(BusyKind::ChangingSession)
             .await
             .map_err(occupied)?;
         let result = match make(self) {
-            Ok((session, text)) => self.swap(session).await.map(|()| text),
+            Ok((session, text)) => self.swap(session, reason).await.map(|()| text),
             Err(e) => Err(e),
         };
         self.driver.release(&work);
@@ -110,9 +134,22 @@ impl Server {
         })
     }
 
-    async fn swap(&self, session: Session) -> Result<()> {
+    /// A plugin's `session-hooks` said no: as Pi answers, `cancelled: true` with the session
+    /// unchanged; the reason, naming the plugin, goes to stderr.
+    fn cancelled(&self, why: MoveCancelled) -> Reply {
+        eprintln!("tack: {why}");
+        let s = self.front.session.lock();
+        data(SessionRef {
+            cancelled: true,
+            session_id: s.id().to_string(),
+            session_file: s.path().map(|p| p.display().to_string()),
+            text: None,
+        })
+    }
+
+    async fn swap(&self, session: Session, reason: Lifecycle) -> Result<()> {
         self.front
-            .replace_session(&self.services.inbox, session, |warning| {
+            .replace_session(&self.services.inbox, session, reason, |warning| {
                 eprintln!("tack: warning: {warning}")
             })
             .await

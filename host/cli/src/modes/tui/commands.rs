@@ -8,12 +8,14 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use tack_core::session::Session;
+use tack_runtime::bridge::SwitchReason;
 use tack_tui::{CommandInfo, Picker, PickerKind, UiEvent};
 
 use super::controller::Controller;
 use crate::modes::driver::{Busy, BusyKind};
 use crate::sessions;
 use crate::sessions::short_id;
+use crate::start::Lifecycle;
 
 /// The host's commands, for completion and `/help`.
 const HOST_COMMANDS: &[(&str, &str)] = &[
@@ -151,6 +153,7 @@ impl Controller {
         }
         let result = crate::commands::host::run(
             &self.front.agent,
+            &self.front.plugin_hooks(),
             &self.front.store,
             &self.front.loaded.cwd,
             &line,
@@ -219,9 +222,13 @@ impl Controller {
     }
 
     async fn new_session(&self) -> Result<Option<String>> {
+        self.front
+            .plugin_hooks()
+            .before_switch(SwitchReason::New, None)
+            .await?;
         let session =
             sessions::change::create(&self.front.cli, &self.front.loaded, &self.front.store)?;
-        self.change(session, None).await?;
+        self.change(session, None, Lifecycle::New).await?;
         Ok(Some("New session.".into()))
     }
 
@@ -232,13 +239,21 @@ impl Controller {
             self.send(UiEvent::Error(w));
         }
         let id = session.id().to_string();
-        self.change(session, None).await?;
+        self.front
+            .plugin_hooks()
+            .before_switch(SwitchReason::Resume, Some(&id))
+            .await?;
+        self.change(session, None, Lifecycle::Resume).await?;
         Ok(Some(format!("Resumed session {}.", short_id(&id))))
     }
 
     /// A new session holding the conversation before the user message `entry_id`; the
     /// message's text goes back into the editor to be edited and sent again.
     async fn fork(&self, entry_id: &str) -> Result<Option<String>> {
+        self.front
+            .plugin_hooks()
+            .before_fork(entry_id, false)
+            .await?;
         let forked = {
             let s = self.front.session.lock();
             sessions::change::fork(&self.front.loaded, &self.front.store, &s, entry_id)?
@@ -247,7 +262,7 @@ impl Controller {
             bail!("entry {entry_id:?} is not a prompt");
         };
         let id = forked.id().to_string();
-        self.change(forked, Some(text)).await?;
+        self.change(forked, Some(text), Lifecycle::Fork).await?;
         Ok(Some(format!("Forked into session {}.", short_id(&id))))
     }
 
@@ -256,19 +271,22 @@ impl Controller {
         if self.driver.is_running() {
             bail!("the agent is running; wait, or press Esc to abort it first");
         }
-        let clone = {
+        let leaf = {
             let s = self.front.session.lock();
             if !s.is_persistent() {
                 bail!("this session lives in memory (--no-session): there is no file to clone");
             }
-            let leaf = s
-                .leaf_id()
+            s.leaf_id()
                 .ok_or_else(|| anyhow::anyhow!("the session is empty: nothing to clone"))?
-                .to_owned();
+                .to_owned()
+        };
+        self.front.plugin_hooks().before_fork(&leaf, true).await?;
+        let clone = {
+            let s = self.front.session.lock();
             self.front.store.fork(&s, &leaf)?
         };
         let id = clone.id().to_string();
-        self.change(clone, None).await?;
+        self.change(clone, None, Lifecycle::Fork).await?;
         Ok(Some(format!(
             "Cloned into session {}; you are in the clone now.",
             short_id(&id)
@@ -294,11 +312,16 @@ impl Controller {
     }
 
     /// Replaces the session while no run can start.
-    async fn change(&self, session: Session, editor_text: Option<String>) -> Result<()> {
+    async fn change(
+        &self,
+        session: Session,
+        editor_text: Option<String>,
+        reason: Lifecycle,
+    ) -> Result<()> {
         let work = self.occupy(BusyKind::ChangingSession).await?;
         let adopted = self
             .front
-            .replace_session(&self.services.inbox, session, |warning| {
+            .replace_session(&self.services.inbox, session, reason, |warning| {
                 self.send(UiEvent::Error(warning))
             })
             .await;
