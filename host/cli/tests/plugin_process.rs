@@ -642,3 +642,85 @@ fn pi_send_user_message_in_python_sends_messages_that_start_turns() {
         "User request: the capital of France\n\nPlease respond concisely."
     );
 }
+
+/// Pi's `tool-override.ts`, ported (`examples/pi/tool-override`): with the `replace_tools`
+/// grant its audited `read` takes the place of tack's, logs each access, refuses sensitive
+/// paths, and `/read-log` shows the log; without the grant tack refuses the plugin, naming the
+/// clash, and the built-in `read` stays.
+#[test]
+fn pi_tool_override_replaces_read_only_with_the_grant() {
+    let env = Env::new(tack!());
+    env.write("README.md", "# Demo\nline two\n");
+    env.write(".env", "API_KEY=hunter2\n");
+    let scripted = env.scripted_provider(json!([
+        {
+            "text": "reading",
+            "tool_calls": [
+                { "id": "r1", "name": "read", "arguments": { "path": "README.md", "offset": 2 } },
+                { "id": "r2", "name": "read", "arguments": { "path": ".env" } }
+            ]
+        },
+        { "text": "done" }
+    ]));
+    let manifest = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/pi/tool-override/tack.toml"
+    ))
+    .expect("the example's manifest");
+    let dir = env.package_dir("pi-tool-override");
+    std::fs::create_dir_all(&dir).expect("package dir");
+    std::fs::write(dir.join("tack.toml"), manifest).expect("manifest");
+    std::fs::copy(
+        artifacts::PI_TOOL_OVERRIDE,
+        dir.join("pi_tool_override.wasm"),
+    )
+    .expect("component");
+    let scripted = scripted.display().to_string();
+    let plugin = dir.display().to_string();
+    let base = ["--plugin", scripted.as_str(), "--plugin", plugin.as_str()];
+
+    // Not granted: the plugin is left out, naming the clash; the built-in reads .env.
+    let mut args = base.to_vec();
+    args.extend(["--mode", "json", "read them"]);
+    let out = env.run(&args);
+    assert!(
+        stderr(&out).contains("tool 'read' is already provided by plugin 'core-tools'"),
+        "{}",
+        stderr(&out)
+    );
+    let events = json_events(&out);
+    let (_, text) = tool_result(&events, "r2");
+    assert!(text.contains("API_KEY"), "the built-in read: {text}");
+
+    env.grant(
+        "pi-tool-override",
+        "replace_tools = [\"read\"]\nfs = [{ path = \"$WORKSPACE\", access = \"read\" }]",
+    );
+    let out = env.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_events(&out);
+    let (error, text) = tool_result(&events, "r1");
+    assert!(!error, "{text}");
+    assert_eq!(text, "line two\n", "from line 2");
+    let (_, text) = tool_result(&events, "r2");
+    assert!(
+        text.starts_with("Access denied: \".env\" matches a blocked pattern"),
+        "{text}"
+    );
+    assert!(!text.contains("hunter2"), "{text}");
+
+    let mut args = base.to_vec();
+    args.extend(["-p", "/read-log"]);
+    let out = env.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("Recent file access:"), "{err}");
+    assert!(
+        err.contains("ALLOWED: ") && err.contains("README.md"),
+        "{err}"
+    );
+    assert!(
+        err.contains("BLOCKED: ") && err.contains(".env (matches blocked pattern)"),
+        "{err}"
+    );
+}

@@ -32,8 +32,9 @@ impl GrantFlags {
                     | "agents"
                     | "escalation"
                     | "provider_payload"
+                    | "replace_tools"
             ) {
-                bail!("--grant {flag}: expected all, fs, exec, process, http, secrets, env, rewrite, agents, escalation or provider_payload (optionally KIND=VALUE)");
+                bail!("--grant {flag}: expected all, fs, exec, process, http, secrets, env, rewrite, agents, escalation, provider_payload or replace_tools (optionally KIND=VALUE)");
             }
             out.push((kind, value));
         }
@@ -157,6 +158,17 @@ pub fn decide(package: &str, requested: &Capabilities, flags: &GrantFlags) -> Re
         .describe()
         .join("");
         granted.escalation = ask("escalation", "true", &words)?;
+    }
+    for tool in &requested.replace_tools {
+        let words = Capabilities {
+            replace_tools: vec![tool.clone()],
+            ..Default::default()
+        }
+        .describe()
+        .join("");
+        if ask("replace_tools", tool, &words)? {
+            granted.replace_tools.push(tool.clone());
+        }
     }
     if let Some(access) = requested.provider_payload {
         let words = Capabilities {

@@ -154,6 +154,11 @@ pub struct Capabilities {
     /// credential), and a replacement changes what the model is told.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_payload: Option<PayloadAccess>,
+    /// Names of tack's built-in tools (`read`, `bash`) this plugin's own tool of the same name
+    /// replaces, as a Pi extension overrides a built-in tool. Only a built-in plugin's tool, and
+    /// only at `init`: every policy plugin still judges each call by the tool's name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replace_tools: Vec<String>,
 }
 
 /// How far the `provider_payload` grant reaches; `replace` includes `read`.
@@ -205,6 +210,7 @@ impl Capabilities {
             && !self.agents
             && !self.escalation
             && self.provider_payload.is_none()
+            && self.replace_tools.is_empty()
     }
 
     /// The part of `self` that `granted` covers.
@@ -230,6 +236,7 @@ impl Capabilities {
             agents: self.agents && granted.agents,
             escalation: self.escalation && granted.escalation,
             provider_payload: self.provider_payload.min(granted.provider_payload),
+            replace_tools: keep(&self.replace_tools, &granted.replace_tools),
         }
     }
 
@@ -283,6 +290,12 @@ impl Capabilities {
             provider_payload: self
                 .provider_payload
                 .filter(|wanted| other.provider_payload < Some(*wanted)),
+            replace_tools: self
+                .replace_tools
+                .iter()
+                .filter(|x| !other.replace_tools.contains(x))
+                .cloned()
+                .collect(),
         }
     }
 
@@ -370,6 +383,12 @@ impl Capabilities {
                     .into(),
             ),
             None => {}
+        }
+        for tool in &self.replace_tools {
+            lines.push(format!(
+                "replace tack's built-in `{tool}` tool with its own (the model's `{tool}` calls \
+                 run in this plugin; the policies still judge them)"
+            ));
         }
         lines
     }

@@ -114,7 +114,15 @@ impl PluginSet {
         kept
     }
 
-    /// Adds a loaded plugin, refusing name collisions with a message naming both plugins.
+    /// Whether `plugin`'s tool `tool` may take the place of plugin `owner`'s: with the
+    /// `replace_tools` grant for that name, over a built-in plugin's tool only.
+    fn may_replace(&self, plugin: &LoadedPlugin, tool: &str, owner: usize) -> bool {
+        plugin.capabilities.replace_tools.iter().any(|t| t == tool)
+            && matches!(self.plugins[owner].source, PluginSource::Builtin)
+    }
+
+    /// Adds a loaded plugin, refusing name collisions with a message naming both plugins; a
+    /// tool may replace a built-in's of the same name with the `replace_tools` grant.
     pub fn add(&mut self, plugin: Arc<LoadedPlugin>) -> Result<(), LoadError> {
         let name = plugin.name().to_string();
         if self.plugins.iter().any(|p| p.name() == name) {
@@ -135,7 +143,9 @@ impl PluginSet {
         };
         for t in &reg.tools {
             if let Some((other, _)) = self.tools.get(&t.name) {
-                return Err(clash("tool", &t.name, *other));
+                if !self.may_replace(&plugin, &t.name, *other) {
+                    return Err(clash("tool", &t.name, *other));
+                }
             }
         }
         for c in &reg.commands {
