@@ -109,6 +109,21 @@ class Plugin:
         """Pi's ``after_provider_response``: the answer's status and headers (credential
         headers left out)."""
 
+    def before_switch(self, request: Any) -> Optional[bool]:
+        """Pi's ``session_before_switch`` (0.2.0): ``request.reason`` (new or resume) and
+        ``request.target_session_id``; return False to cancel."""
+        return None
+
+    def before_fork(self, request: Any) -> Optional[bool]:
+        """Pi's ``session_before_fork``: ``request.entry_id`` and ``request.position``; False
+        cancels."""
+        return None
+
+    def before_tree(self, request: Any) -> Any:
+        """Pi's ``session_before_tree``: None proceeds, False cancels, a string is the summary
+        of the branch left behind."""
+        return None
+
     def run_task(self, input: bytes) -> Union[bytes, str]:
         """Runs one task started by :func:`run_tasks` (on another instance of this plugin).
         Returns the task's output (a ``str`` is sent as UTF-8); raise ``Err(message)`` to fail it."""

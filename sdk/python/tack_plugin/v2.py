@@ -16,14 +16,19 @@
 - Long-lived programs (the ``process`` grant): the generated :mod:`process` module.
 - Messages for the agent, with Pi's ``deliverAs``: :func:`send_message`.
 
-The app module names the two exports beside ``Guest``, as it names ``TaskRunner``:
-``from tack_plugin.v2 import Observer, ProviderHooks``.
+- Session moves (Pi's ``session_before_switch``/``_fork``/``_tree``):
+  :meth:`tack_plugin.Plugin.before_switch`, ``before_fork`` and ``before_tree`` through the
+  ``SessionHooks`` export.
+
+The app module names the three exports beside ``Guest``, as it names ``TaskRunner``:
+``from tack_plugin.v2 import Observer, ProviderHooks, SessionHooks``.
 """
 
 import json
 from typing import Any, List, Optional
 
 from wit_world import exports
+from wit_world.exports import session_hooks as _session_hooks
 from wit_world.imports import control as _control
 from wit_world.imports import events as _events
 from wit_world.imports import process  # noqa: F401 (re-exported)
@@ -37,6 +42,7 @@ from . import _current
 __all__ = [
     "Observer",
     "ProviderHooks",
+    "SessionHooks",
     "model",
     "thinking_level",
     "context_usage",
@@ -63,6 +69,33 @@ class Observer(exports.Observer):
 
     def on_event(self, name: str, data: str) -> None:
         _current().on_named_event(name, json.loads(data))
+
+
+class SessionHooks(exports.SessionHooks):
+    """The ``session-hooks`` export, delegating to the plugin's
+    :meth:`~tack_plugin.Plugin.before_switch`, :meth:`~tack_plugin.Plugin.before_fork` and
+    :meth:`~tack_plugin.Plugin.before_tree` (each proceeds unless overridden)."""
+
+    def before_switch(self, request: Any) -> Any:
+        return _decision(_current().before_switch(request))
+
+    def before_fork(self, request: Any) -> Any:
+        return _decision(_current().before_fork(request))
+
+    def before_tree(self, request: Any) -> Any:
+        answer = _current().before_tree(request)
+        if answer is None or answer is True:
+            return _session_hooks.TreeDecision_Proceed()
+        if answer is False:
+            return _session_hooks.TreeDecision_Cancel()
+        return _session_hooks.TreeDecision_Summary(str(answer))
+
+
+def _decision(proceed: Optional[bool]) -> Any:
+    """None or True proceeds; False cancels."""
+    if proceed is False:
+        return _session_hooks.SessionDecision.CANCEL
+    return _session_hooks.SessionDecision.PROCEED
 
 
 class ProviderHooks(exports.ProviderHooks):

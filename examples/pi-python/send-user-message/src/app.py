@@ -22,9 +22,10 @@ from tack_plugin import (
     registration,
     types,
 )
-from tack_plugin.v2 import (  # noqa: F401 (componentize-py exports both from this module)
+from tack_plugin.v2 import (  # noqa: F401 (componentize-py exports these from this module)
     Observer,
     ProviderHooks,
+    SessionHooks,
     is_idle,
     send_message,
 )
