@@ -1716,3 +1716,77 @@ fn pi_git_checkpoint_offers_the_code_of_a_prompt_back_when_forking_at_it() {
     );
     assert!(rpc.finish().0.success());
 }
+
+/// A plugin's title and editor text (`tack:plugin/screen`, 0.2.0) reach the client as Pi's
+/// `setTitle` and `set_editor_text`, with terminal escape sequences made visible, never sent;
+/// more editor text than the budget fails the call, naming the budget.
+#[test]
+fn screen_text_from_a_plugin_reaches_the_client_neutralised_and_budgeted() {
+    let env = new_env();
+    let scripted = env.scripted(
+        json!([
+            { "tool_calls": [{ "id": "s1", "name": "screen_escape", "arguments": {} }] },
+            { "tool_calls": [{ "id": "s2", "name": "screen_escape", "arguments": { "huge": true } }] },
+            { "text": "done" }
+        ]),
+        json!({}),
+    );
+    let hostile = env.plugin("hostile", artifacts::TEST_HOSTILE);
+    let mut rpc = env.spawn(&["--plugin", &scripted, "--plugin", &hostile]);
+    rpc.run("set the screen");
+    let requests: Vec<Value> = rpc
+        .client
+        .transcript()
+        .iter()
+        .filter_map(|l| match l {
+            Incoming::Event(e) if e["type"] == "extension_ui_request" => Some(e.clone()),
+            _ => None,
+        })
+        .collect();
+    let title = requests
+        .iter()
+        .find(|e| e["method"] == "setTitle")
+        .and_then(|e| e["title"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    assert!(title.starts_with("title "), "{title}");
+    assert!(
+        !title.contains('\x1b') && !title.contains('\x07'),
+        "{title:?}"
+    );
+    let texts: Vec<String> = rpc
+        .client
+        .transcript()
+        .iter()
+        .filter_map(|l| match l {
+            Incoming::Event(e) if e["method"] == "set_editor_text" => {
+                e["text"].as_str().map(str::to_string)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        texts.len(),
+        2,
+        "set, then a paste (a set in RPC, as Pi's): {texts:?}"
+    );
+    assert!(
+        texts[0].starts_with("rm -rf ~ ") && texts[1].starts_with("pasted "),
+        "{texts:?}"
+    );
+    assert!(texts.iter().all(|t| !t.contains('\x1b')), "{texts:?}");
+    let end = rpc
+        .client
+        .transcript()
+        .iter()
+        .find_map(|l| match l {
+            Incoming::Event(e) if e["type"] == "tool_execution_end" && e["toolCallId"] == "s2" => {
+                Some(e.clone())
+            }
+            _ => None,
+        })
+        .expect("the second call ended");
+    assert_eq!(end["isError"], true, "{end}");
+    assert!(end.to_string().contains("editor text"), "{end}");
+    assert!(rpc.finish().0.success());
+}

@@ -1186,3 +1186,52 @@ fn a_run_that_ends_while_the_user_looks_away_notifies_them() {
         "no clipboard write got through"
     );
 }
+
+/// Pi's `custom-footer.ts`, ported (`examples/pi/custom-footer`): `/footer` swaps tack's footer
+/// for the plugin's, padded to the width, updated after each turn; `/footer` again gives tack's
+/// back.
+#[test]
+fn pi_custom_footer_replaces_the_footer_and_gives_it_back() {
+    let env = new_env();
+    let plugin = env.scripted(json!([{ "text": "answered" }]), json!({}));
+    let manifest = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/pi/custom-footer/tack.toml"
+    ))
+    .expect("the example's manifest");
+    let dir = env.package_dir("pi-custom-footer");
+    std::fs::create_dir_all(&dir).expect("package dir");
+    std::fs::write(dir.join("tack.toml"), manifest).expect("manifest");
+    std::fs::copy(
+        tack_builtin::artifacts::PI_CUSTOM_FOOTER,
+        dir.join("pi_custom_footer.wasm"),
+    )
+    .expect("component");
+    let footer = dir.display().to_string();
+    let mut tui = env.spawn(&["--plugin", &plugin, "--plugin", &footer]);
+    tui.wait_for("Ask anything");
+    tui.submit("/footer");
+    tui.wait_for("Custom footer enabled");
+    let screen = tui.wait_for("↑0 ↓0 $0.000");
+    let line = screen
+        .lines()
+        .find(|l| l.contains("↑0 ↓0 $0.000"))
+        .expect("the footer line")
+        .to_string();
+    assert!(
+        line.trim_end().ends_with("scripted-1"),
+        "right-aligned: {line:?}"
+    );
+    tui.submit("a question");
+    tui.wait_for("answered");
+    tui.wait_until("the footer counts the turn", |screen| {
+        screen
+            .lines()
+            .any(|l| l.contains("↑") && !l.contains("↑0 ↓0") && l.contains("$0.000"))
+    });
+    tui.submit("/footer");
+    tui.wait_for("Default footer restored");
+    tui.wait_until("tack's footer is back", |screen| screen.contains("ctx "));
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}

@@ -370,6 +370,12 @@ pub enum UiMethod {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         widget_placement: Option<WidgetPlacement>,
     },
+    /// Sets the terminal window's title. Fire-and-forget.
+    #[serde(rename = "setTitle")]
+    SetTitle { title: String },
+    /// Sets the text in the input editor. Fire-and-forget.
+    #[serde(rename = "set_editor_text")]
+    SetEditorText { text: String },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

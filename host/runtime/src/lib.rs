@@ -15,6 +15,7 @@ pub mod engine;
 pub mod engine_config;
 pub mod error;
 pub mod fan_out;
+pub mod git;
 pub mod grants;
 pub mod known_registrations;
 pub mod limits;

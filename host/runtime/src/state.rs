@@ -165,7 +165,7 @@ impl WasiView for PluginState {
 
 impl PluginState {
     /// A text for a front end: within the UI budget, with its control characters made visible.
-    fn ui_text(&self, what: &str, text: &str) -> wasmtime::Result<String> {
+    pub(crate) fn ui_text(&self, what: &str, text: &str) -> wasmtime::Result<String> {
         check_bytes(what, text.len(), self.env.budgets.ui_text_bytes)?;
         Ok(neutralize_controls(text).into_owned())
     }

@@ -69,6 +69,11 @@ impl App {
         self.inside_tmux = inside_tmux;
     }
 
+    /// The window title a plugin set since the last call (empty: tack's own).
+    pub fn take_title(&mut self) -> Option<String> {
+        self.state.title.take()
+    }
+
     /// The notification sequences to write since the last call.
     pub fn take_notifications(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notifications)

@@ -40,6 +40,20 @@ pub enum UiEvent {
         lines: Vec<String>,
         below: bool,
     },
+    /// A plugin's title for the terminal window; empty restores tack's.
+    Title(String),
+    /// A plugin puts text in the editor: in place of what is there, or at the cursor (`paste`).
+    SetEditorText {
+        text: String,
+        paste: bool,
+    },
+    /// A plugin's text beside the spinner; `None` restores tack's.
+    WorkingMessage(Option<String>),
+    /// A plugin's footer (left and right parts) in place of tack's; `None` removes it.
+    PluginFooter {
+        plugin: String,
+        footer: Option<(String, String)>,
+    },
     /// Output of a command, shown in the transcript as markdown.
     Info(String),
     Error(String),

@@ -49,6 +49,9 @@ where
         for text in app.take_clipboard() {
             copy_to_clipboard(terminal.backend_mut(), &text)?;
         }
+        if let Some(title) = app.take_title() {
+            set_title(terminal.backend_mut(), &title)?;
+        }
         for sequence in app.take_notifications() {
             crate::notify::write(terminal.backend_mut(), &sequence)?;
         }
@@ -112,6 +115,15 @@ where
 /// Terminal input as a stream of crossterm events.
 pub fn terminal_events() -> impl Stream<Item = io::Result<Event>> + Unpin {
     crossterm::event::EventStream::new()
+}
+
+/// OSC 0: the window (and tab) title. The text is a plugin's, already stripped of control
+/// characters by the host; an empty one gives the window tack's name back.
+fn set_title(out: &mut impl io::Write, title: &str) -> io::Result<()> {
+    let title = if title.is_empty() { "tack" } else { title };
+    let clean: String = title.chars().filter(|c| !c.is_control()).collect();
+    write!(out, "\x1b]0;{clean}\x07")?;
+    out.flush()
 }
 
 /// OSC 52: the terminal puts `text` on the system clipboard (also over SSH; tmux passes it on

@@ -67,6 +67,12 @@ pub(crate) struct State {
     pub actions: Vec<Action>,
     /// Texts for the clipboard that the runner has yet to send to the terminal.
     pub clipboard: Vec<String>,
+    /// A window title a plugin set that the runner has yet to send (empty: tack's).
+    pub title: Option<String>,
+    /// A plugin's text beside the spinner, in place of "Working…".
+    pub working_message: Option<String>,
+    /// Plugins' footers (left, right), newest last: the newest shows in place of tack's.
+    pub plugin_footers: Vec<(String, (String, String))>,
     /// Ctrl+G was pressed: the runner hands the text to the external editor.
     pub external_edit: bool,
     pub quit: bool,
@@ -105,6 +111,9 @@ impl State {
             usage: Usage::default(),
             actions: Vec::new(),
             clipboard: Vec::new(),
+            title: None,
+            working_message: None,
+            plugin_footers: Vec::new(),
             external_edit: false,
             quit: false,
         }
@@ -200,6 +209,22 @@ impl State {
                 self.completion = None;
             }
             UiEvent::Clipboard(text) => self.clipboard.push(text),
+            UiEvent::Title(title) => self.title = Some(title),
+            UiEvent::SetEditorText { text, paste } => {
+                if paste {
+                    self.editor.insert_str(&text);
+                } else {
+                    self.editor.set_text(&text);
+                }
+                self.completion = None;
+            }
+            UiEvent::WorkingMessage(message) => self.working_message = message,
+            UiEvent::PluginFooter { plugin, footer } => {
+                self.plugin_footers.retain(|(owner, _)| *owner != plugin);
+                if let Some(footer) = footer {
+                    self.plugin_footers.push((plugin, footer));
+                }
+            }
             UiEvent::Palette(palette) => {
                 self.theme = self.theme.with_palette(palette);
                 self.transcript.invalidate();

@@ -12,7 +12,9 @@
 - Provider payloads (the ``provider_payload`` grant):
   :meth:`tack_plugin.Plugin.before_provider_request` and
   :meth:`tack_plugin.Plugin.after_provider_response` through the ``ProviderHooks`` export.
-- Widgets below the editor: :func:`set_widget`.
+- The screen: :func:`set_widget` (below the editor too), :func:`set_title`,
+  :func:`set_editor_text`, :func:`paste_to_editor`, :func:`set_working_message`,
+  :func:`set_footer`, :func:`git_branch`.
 - Long-lived programs (the ``process`` grant): the generated :mod:`process` module.
 - Messages for the agent, with Pi's ``deliverAs``: :func:`send_message`.
 
@@ -59,6 +61,12 @@ __all__ = [
     "subscribe",
     "unsubscribe",
     "set_widget",
+    "set_title",
+    "set_editor_text",
+    "paste_to_editor",
+    "set_working_message",
+    "set_footer",
+    "git_branch",
     "send_message",
     "process",
 ]
@@ -192,6 +200,37 @@ def set_widget(key: str, lines: List[str], placement: str = "above") -> None:
         else _screen.WidgetPlacement.ABOVE_EDITOR
     )
     _screen.set_widget(key, lines, where)
+
+
+def set_title(title: str) -> None:
+    """Pi's ``setTitle``: the terminal window's title; "" restores tack's."""
+    _screen.set_title(title)
+
+
+def set_editor_text(text: str) -> None:
+    """Pi's ``setEditorText``: replaces the editor's text (the user still sends it)."""
+    _screen.set_editor_text(text)
+
+
+def paste_to_editor(text: str) -> None:
+    """Pi's ``pasteToEditor``: inserts at the cursor."""
+    _screen.paste_to_editor(text)
+
+
+def set_working_message(message: Optional[str]) -> None:
+    """Pi's ``setWorkingMessage``: the text beside the spinner; None restores tack's."""
+    _screen.set_working_message(message)
+
+
+def set_footer(left: Optional[str], right: str = "") -> None:
+    """Pi's ``setFooter``: ``left`` and ``right`` parts tack pads to the width; ``left=None``
+    gives the footer back to tack."""
+    _screen.set_footer(None if left is None else _screen.Footer(left, right))
+
+
+def git_branch() -> Optional[str]:
+    """The workspace's git branch (Pi's ``footerData.getGitBranch``)."""
+    return _screen.git_branch()
 
 
 _DELIVERIES = {

@@ -74,6 +74,19 @@ pub trait PluginUi: Send + Sync + 'static {
         _placement: WidgetPlacement,
     ) {
     }
+
+    /// The terminal's title (`tack:plugin/screen`, 0.2.0); empty restores the front end's.
+    fn set_title(&self, _plugin: &str, _title: &str) {}
+
+    /// Puts `text` in the user's editor: in place of what is there, or at the cursor with
+    /// `paste`.
+    fn set_editor_text(&self, _plugin: &str, _text: &str, _paste: bool) {}
+
+    /// The text beside the spinner while the agent works; `None` restores the front end's.
+    fn set_working_message(&self, _plugin: &str, _message: Option<&str>) {}
+
+    /// The plugin's footer (left and right parts), or `None` to remove it.
+    fn set_footer(&self, _plugin: &str, _footer: Option<(&str, &str)>) {}
 }
 
 /// No user interface at all.

@@ -6,6 +6,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
 use super::{Pane, RenderContext};
 use crate::render::count::human;
 use crate::render::wrap::wrap_line;
@@ -34,7 +36,30 @@ impl Pane for FooterPane {
     }
 }
 
+/// A plugin's footer: its left part, then its right part against the right edge, at least one
+/// space apart; cut to the width when they do not fit.
+fn plugin_footer(state: &State, left: &str, right: &str, width: u16) -> Vec<Line<'static>> {
+    let width = usize::from(width);
+    let (lw, rw) = (left.width(), right.width());
+    let pad = width.saturating_sub(lw + rw).max(1);
+    let mut text = format!("{left}{}{right}", " ".repeat(pad));
+    if text.width() > width {
+        let mut cut = String::new();
+        for c in text.chars() {
+            if cut.width() + c.width().unwrap_or(0) > width {
+                break;
+            }
+            cut.push(c);
+        }
+        text = cut;
+    }
+    vec![Line::from(Span::styled(text, state.theme.footer()))]
+}
+
 fn footer_lines(state: &State, width: u16) -> Vec<Line<'static>> {
+    if let Some((_, (left, right))) = state.plugin_footers.last() {
+        return plugin_footer(state, left, right, width);
+    }
     let f = &state.footer;
     let mut parts: Vec<String> = Vec::new();
     if !f.model.is_empty() {

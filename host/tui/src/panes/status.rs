@@ -36,9 +36,10 @@ fn status_line(state: &State, width: u16) -> Line<'static> {
             theme.running(),
         ));
     } else if state.running {
+        let working = state.working_message.as_deref().unwrap_or("Working…");
         left.push(Span::styled(
             format!(
-                "{} Working… (Esc to abort)",
+                "{} {working} (Esc to abort)",
                 SPINNER[state.spinner % SPINNER.len()]
             ),
             theme.running(),

@@ -45,6 +45,10 @@ pub trait Screen: Send + Sync + 'static {
     fn notify(&self, plugin: &str, level: NoticeLevel, message: &str);
     fn set_status(&self, plugin: &str, key: &str, text: Option<&str>);
     fn set_widget(&self, plugin: &str, key: &str, lines: &[String], placement: WidgetPlacement);
+    fn set_title(&self, _plugin: &str, _title: &str) {}
+    fn set_editor_text(&self, _plugin: &str, _text: &str, _paste: bool) {}
+    fn set_working_message(&self, _plugin: &str, _message: Option<&str>) {}
+    fn set_footer(&self, _plugin: &str, _footer: Option<(&str, &str)>) {}
 
     /// An input hook handled the prompt: no `agent_end` follows.
     fn input_handled(&self) {}
@@ -183,6 +187,22 @@ impl<S: Screen> PluginUi for InteractiveServices<S> {
 
     fn set_widget(&self, plugin: &str, key: &str, lines: &[String], placement: WidgetPlacement) {
         self.screen.set_widget(plugin, key, lines, placement);
+    }
+
+    fn set_title(&self, plugin: &str, title: &str) {
+        self.screen.set_title(plugin, title);
+    }
+
+    fn set_editor_text(&self, plugin: &str, text: &str, paste: bool) {
+        self.screen.set_editor_text(plugin, text, paste);
+    }
+
+    fn set_working_message(&self, plugin: &str, message: Option<&str>) {
+        self.screen.set_working_message(plugin, message);
+    }
+
+    fn set_footer(&self, plugin: &str, footer: Option<(&str, &str)>) {
+        self.screen.set_footer(plugin, footer);
     }
 }
 

@@ -210,6 +210,25 @@ impl Screen for RpcScreen {
         );
     }
 
+    fn set_title(&self, plugin: &str, title: &str) {
+        self.show(
+            plugin,
+            UiMethod::SetTitle {
+                title: title.to_string(),
+            },
+        );
+    }
+
+    /// Pi's RPC mode has no cursor to paste at: a paste sets the text, as Pi's does.
+    fn set_editor_text(&self, plugin: &str, text: &str, _paste: bool) {
+        self.show(
+            plugin,
+            UiMethod::SetEditorText {
+                text: text.to_string(),
+            },
+        );
+    }
+
     fn input_handled(&self) {
         // No `agent_end` follows a handled input: this event ends the run for clients, so the
         // state they ask for next must say so.

@@ -22,7 +22,7 @@ pub fn footer(front: &AgentSession) -> FooterInfo {
         model: format!("{}/{}", config.model.provider, config.model.id),
         thinking: Some(config.reasoning.as_str().to_string()),
         cwd: short_path(&front.loaded.cwd),
-        git_branch: git_branch(&front.loaded.cwd),
+        git_branch: tack_runtime::git::branch(&front.loaded.cwd),
         context_window: config.model.context_window,
         session_name: front.session.lock().name().map(str::to_string),
     }
@@ -40,32 +40,6 @@ pub fn short_path(cwd: &Path) -> String {
         }
     }
     cwd.display().to_string()
-}
-
-/// The checked-out branch, read from `.git/HEAD` of `cwd` or a parent (no git process).
-pub fn git_branch(cwd: &Path) -> Option<String> {
-    let mut dir = Some(cwd);
-    while let Some(d) = dir {
-        let git = d.join(".git");
-        let head = if git.is_dir() {
-            git.join("HEAD")
-        } else if git.is_file() {
-            // A worktree: `.git` names the real git dir.
-            let text = std::fs::read_to_string(&git).ok()?;
-            let target = text.strip_prefix("gitdir:")?.trim();
-            d.join(target).join("HEAD")
-        } else {
-            dir = d.parent();
-            continue;
-        };
-        let text = std::fs::read_to_string(head).ok()?;
-        let text = text.trim();
-        return Some(match text.strip_prefix("ref: refs/heads/") {
-            Some(branch) => branch.to_string(),
-            None => text.get(..8).unwrap_or(text).to_string(),
-        });
-    }
-    None
 }
 
 /// The workspace's files, relative, skipping hidden and build directories.

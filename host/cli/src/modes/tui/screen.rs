@@ -120,6 +120,28 @@ impl Screen for TuiScreen {
         });
     }
 
+    fn set_title(&self, _plugin: &str, title: &str) {
+        self.send(UiEvent::Title(title.to_string()));
+    }
+
+    fn set_editor_text(&self, _plugin: &str, text: &str, paste: bool) {
+        self.send(UiEvent::SetEditorText {
+            text: text.to_string(),
+            paste,
+        });
+    }
+
+    fn set_working_message(&self, _plugin: &str, message: Option<&str>) {
+        self.send(UiEvent::WorkingMessage(message.map(str::to_string)));
+    }
+
+    fn set_footer(&self, plugin: &str, footer: Option<(&str, &str)>) {
+        self.send(UiEvent::PluginFooter {
+            plugin: plugin.to_string(),
+            footer: footer.map(|(l, r)| (l.to_string(), r.to_string())),
+        });
+    }
+
     fn run_failed(&self, message: String) {
         self.send(UiEvent::Error(message));
     }
