@@ -1790,3 +1790,88 @@ fn screen_text_from_a_plugin_reaches_the_client_neutralised_and_budgeted() {
     assert!(end.to_string().contains("editor text"), "{end}");
     assert!(rpc.finish().0.success());
 }
+
+/// Pi's `question.ts`, ported to Python on 0.2.0 (`examples/pi-python/question`): the model's
+/// `question` call asks the client to pick an option, or to write an answer after picking "Type
+/// something."; the tool's result says which, as Pi's does. In print mode, with nobody to ask,
+/// it says so. Skipped without the Python SDK toolchain, unless `TACK_REQUIRE_SDKS` is set.
+#[test]
+fn pi_question_in_python_asks_the_client_and_returns_the_answer() {
+    let name = "pi-question-python";
+    let dir = tack_sdk_examples::repo_root().join("examples/pi-python/question");
+    let toolchains = tack_sdk_examples::Toolchains::locate();
+    let wasm = match tack_sdk_examples::build_python_package(&toolchains, &dir, name) {
+        Ok(wasm) => wasm.display().to_string(),
+        Err(e @ tack_sdk_examples::BuildError::Missing { .. })
+            if !tack_sdk_examples::sdks_required() =>
+        {
+            eprintln!("SKIPPED {name}: {e}");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    let env = new_env();
+    let ask = json!({ "tool_calls": [{ "id": "q", "name": "question", "arguments": {
+        "question": "Which database?",
+        "options": [
+            { "label": "SQLite", "description": "one file, no server" },
+            { "label": "PostgreSQL" }
+        ] } }] });
+    let scripted = env.scripted(
+        json!([ask, { "text": "noted" }, ask, { "text": "noted again" }, ask, { "text": "x" }]),
+        json!({}),
+    );
+    let question = env.plugin(name, &wasm);
+    let mut rpc = env.spawn(&["--plugin", &scripted, "--plugin", &question]);
+
+    rpc.prompt("pick a database");
+    let dialog = rpc.dialog();
+    assert_eq!(dialog["method"], "select");
+    assert_eq!(dialog["title"], "Which database?");
+    assert_eq!(
+        dialog["options"],
+        json!([
+            "SQLite — one file, no server",
+            "PostgreSQL",
+            "Type something."
+        ])
+    );
+    let id = dialog["id"].as_str().expect("id").to_string();
+    rpc.client
+        .answer(&UiResponse::select_index(&id, 1))
+        .expect("answer");
+    let end = rpc.wait_for("tool_execution_end", |e| e["toolCallId"] == "q");
+    assert!(
+        end.to_string().contains("User selected: 2. PostgreSQL"),
+        "{end}"
+    );
+    rpc.wait("agent_end");
+
+    rpc.prompt("again");
+    let dialog = rpc.dialog();
+    let id = dialog["id"].as_str().expect("id").to_string();
+    rpc.client
+        .answer(&UiResponse::select_index(&id, 2))
+        .expect("answer");
+    let input = rpc.dialog();
+    assert_eq!(input["method"], "input");
+    let id = input["id"].as_str().expect("id").to_string();
+    rpc.client
+        .answer(&UiResponse::input(&id, "DuckDB"))
+        .expect("answer");
+    let end = rpc.wait_for("tool_execution_end", |e| e["toolCallId"] == "q");
+    assert!(end.to_string().contains("User wrote: DuckDB"), "{end}");
+    assert!(end.to_string().contains("\"wasCustom\":true"), "{end}");
+    rpc.wait("agent_end");
+    assert!(rpc.finish().0.success());
+
+    let out = env.run(&[
+        "--plugin", &scripted, "--plugin", &question, "--mode", "json", "pick one",
+    ]);
+    let events = tack_test_support::json_mode::json_events(&out);
+    let (_, text) = tack_test_support::json_mode::tool_result(&events, "q");
+    assert_eq!(
+        text,
+        "Error: UI not available (running in non-interactive mode)"
+    );
+}

@@ -49,6 +49,7 @@ __all__ = [
     "thinking_level",
     "context_usage",
     "is_idle",
+    "has_ui",
     "has_pending_messages",
     "system_prompt",
     "session_name",
@@ -139,6 +140,11 @@ def context_usage() -> Optional[_control.ContextWindowUsage]:
 def is_idle() -> bool:
     """Whether the agent is waiting for the user (Pi's ``ctx.isIdle()``)."""
     return _control.is_idle()
+
+
+def has_ui() -> bool:
+    """Whether a person can answer dialogs now (Pi's ``ctx.hasUI``)."""
+    return _control.has_ui()
 
 
 def has_pending_messages() -> bool:

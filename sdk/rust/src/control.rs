@@ -18,8 +18,8 @@
 
 use crate::additions::tack::plugin0_2_0::control as host;
 pub use crate::additions::tack::plugin0_2_0::control::{
-    context_usage, has_pending_messages, is_idle, model, session_name, set_label, set_session_name,
-    system_prompt, thinking_level, ContextWindowUsage, ModelInfo,
+    context_usage, has_pending_messages, has_ui, is_idle, model, session_name, set_label,
+    set_session_name, system_prompt, thinking_level, ContextWindowUsage, ModelInfo,
 };
 
 /// Asks for the conversation to be compacted once the agent is idle, with `instructions` for

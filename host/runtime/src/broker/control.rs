@@ -59,6 +59,10 @@ impl control::Host for PluginState {
             .is_none_or(|agent| !agent.is_running()))
     }
 
+    async fn has_ui(&mut self) -> wasmtime::Result<bool> {
+        Ok(self.env.services.ui.has_ui())
+    }
+
     async fn has_pending_messages(&mut self) -> wasmtime::Result<bool> {
         Ok(self
             .env

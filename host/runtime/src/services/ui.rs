@@ -75,6 +75,12 @@ pub trait PluginUi: Send + Sync + 'static {
     ) {
     }
 
+    /// Whether a person can answer dialogs (Pi's `ctx.hasUI`): the interactive front ends say
+    /// yes.
+    fn has_ui(&self) -> bool {
+        false
+    }
+
     /// The terminal's title (`tack:plugin/screen`, 0.2.0); empty restores the front end's.
     fn set_title(&self, _plugin: &str, _title: &str) {}
 

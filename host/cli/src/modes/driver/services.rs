@@ -189,6 +189,10 @@ impl<S: Screen> PluginUi for InteractiveServices<S> {
         self.screen.set_widget(plugin, key, lines, placement);
     }
 
+    fn has_ui(&self) -> bool {
+        true
+    }
+
     fn set_title(&self, plugin: &str, title: &str) {
         self.screen.set_title(plugin, title);
     }

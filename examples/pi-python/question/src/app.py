@@ -1,0 +1,113 @@
+"""Pi's ``examples/extensions/question.ts`` (pi-coding-agent 0.73.1) as a tack plugin in Python,
+on ``tack:plugin@0.2.0``: a ``question`` tool the model calls to ask the user a question with
+options; the user picks one, or picks "Type something." and writes an answer; the tool's
+result tells the model which.
+
+Pi draws the options and an inline editor with ``ctx.ui.custom``; tack has no plugin-drawn
+components yet, so the same exchange is two of the host's dialogs: ``ui.select`` over the
+options (a description follows its label after " — "), then ``ui.input`` for "Type
+something.". Escape cancels either, as in Pi. The results, their ``details`` and the
+non-interactive error are Pi's, word for word; ``ctx.hasUI`` is
+:func:`tack_plugin.v2.has_ui`.
+"""
+
+import json
+
+from tack_plugin import (
+    Plugin,
+    TaskRunner,  # noqa: F401 (componentize-py exports it from this module)
+    export,
+    registration,
+    tool,
+    types,
+)
+from tack_plugin.v2 import (  # noqa: F401 (componentize-py exports these from this module)
+    Observer,
+    ProviderHooks,
+    SessionHooks,
+    has_ui,
+)
+from wit_world.imports import ui
+
+OTHER = "Type something."
+
+PARAMETERS = {
+    "type": "object",
+    "properties": {
+        "question": {"type": "string", "description": "The question to ask the user"},
+        "options": {
+            "type": "array",
+            "description": "Options for the user to choose from",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "label": {"type": "string", "description": "Display label for the option"},
+                    "description": {
+                        "type": "string",
+                        "description": "Optional description shown below label",
+                    },
+                },
+                "required": ["label"],
+            },
+        },
+    },
+    "required": ["question", "options"],
+}
+
+
+def result(text: str, question: str, options: list, answer, was_custom=None) -> types.ToolResult:
+    details = {"question": question, "options": options, "answer": answer}
+    if was_custom is not None:
+        details["wasCustom"] = was_custom
+    return types.ToolResult([types.ContentBlock_Text(text)], json.dumps(details), False)
+
+
+class Question(Plugin):
+    def init(self, ctx: types.InitContext) -> types.Registration:
+        return registration(
+            tools=[
+                tool(
+                    "question",
+                    "Question",
+                    "Ask the user a question and let them pick from options. Use when you need "
+                    "user input to proceed.",
+                    PARAMETERS,
+                )
+            ]
+        )
+
+    def call_tool(self, call: types.ToolCall) -> types.ToolResult:
+        params = json.loads(call.arguments)
+        question = params["question"]
+        options = params["options"]
+        labels = [o["label"] for o in options]
+        if not has_ui():
+            return result(
+                "Error: UI not available (running in non-interactive mode)",
+                question,
+                labels,
+                None,
+            )
+        if not options:
+            return result("Error: No options provided", question, [], None)
+        shown = [
+            f"{o['label']} — {o['description']}" if o.get("description") else o["label"]
+            for o in options
+        ] + [OTHER]
+        while True:
+            picked = ui.select(question, shown, None)
+            if picked is None:
+                return result("User cancelled the selection", question, labels, None)
+            if picked < len(options):
+                label = labels[picked]
+                return result(
+                    f"User selected: {picked + 1}. {label}", question, labels, label, False
+                )
+            # "Type something.": Escape in the editor goes back to the options, as in Pi.
+            written = ui.input(question, "Type your answer", None)
+            if written is not None and written.strip():
+                answer = written.strip()
+                return result(f"User wrote: {answer}", question, labels, answer, True)
+
+
+Guest = export(Question)
