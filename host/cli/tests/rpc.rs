@@ -1590,6 +1590,27 @@ fn a_session_hook_that_traps_cancels_nothing() {
     let mut rpc = env.spawn(&["--plugin", &scripted, "--plugin", &hostile]);
     rpc.run("first question");
     let open = rpc.state().session_id;
+    rpc.call(Command::SetModel {
+        provider: "scripted".into(),
+        model_id: "scripted-1".into(),
+    });
+    // Delivered after the switch, on its own: seen once it is in the session.
+    let arrived = |kind: &str| {
+        let deadline = Instant::now() + WAIT;
+        while !env
+            .session_lines()
+            .iter()
+            .any(|l| l["customType"] == "saw-lifecycle" && l["data"]["type"] == kind)
+        {
+            assert!(Instant::now() < deadline, "{kind} never arrived");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    arrived("model_select");
+    rpc.call(Command::SetThinkingLevel {
+        level: "high".into(),
+    });
+    arrived("thinking_level_select");
     let new: SessionRef = rpc.call_as(Command::NewSession {
         parent_session: None,
     });
@@ -1613,10 +1634,18 @@ fn a_session_hook_that_traps_cancels_nothing() {
     let old = heard(&open);
     assert_eq!(old[0]["type"], "session_start", "{old:?}");
     assert_eq!(old[0]["reason"], "startup", "{old:?}");
-    assert_eq!(old[1]["type"], "session_shutdown", "{old:?}");
-    assert_eq!(old[1]["reason"], "new", "{old:?}");
+    assert_eq!(old[1]["type"], "model_select", "{old:?}");
+    assert_eq!(old[1]["source"], "set", "{old:?}");
+    assert_eq!(old[1]["model"]["id"], "scripted-1", "{old:?}");
+    assert_eq!(old[1]["previousModel"]["provider"], "scripted", "{old:?}");
+    // The scripted model does not think: the level asked for is clamped, as Pi clamps it.
+    assert_eq!(old[2]["type"], "thinking_level_select", "{old:?}");
+    assert_eq!(old[2]["level"], "off", "{old:?}");
+    assert_eq!(old[2]["previousLevel"], "off", "{old:?}");
+    assert_eq!(old[3]["type"], "session_shutdown", "{old:?}");
+    assert_eq!(old[3]["reason"], "new", "{old:?}");
     assert_eq!(
-        old[1]["targetSessionId"],
+        old[3]["targetSessionId"],
         new.session_id.as_str(),
         "{old:?}"
     );

@@ -97,7 +97,7 @@ impl ModelSwitch<'_> {
             (None, _) if forward => &stops[0],
             (None, n) => &stops[n - 1],
         };
-        self.set_model(&next.provider, &next.id)?;
+        self.set_model_from(&next.provider, &next.id, "cycle")?;
         let note = match next.thinking {
             Some(Thinking::Level(level)) => self.set_thinking(level.as_str())?.1,
             Some(Thinking::ExtraHigh) => self.set_thinking("xhigh")?.1,

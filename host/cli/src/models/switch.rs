@@ -4,7 +4,8 @@
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use tack_core::agent::ReasoningLevel;
+use serde_json::json;
+use tack_core::agent::{ModelInfo, ReasoningLevel};
 use tack_core::session::{EntryKind, SessionHandle};
 use tack_core::Agent;
 
@@ -28,9 +29,64 @@ pub struct ModelSwitch<'a> {
 impl ModelSwitch<'_> {
     /// Makes `provider`/`model_id` the model of the next runs and records it in the session.
     pub fn set_model(&self, provider: &str, model_id: &str) -> Result<()> {
+        self.set_model_from(provider, model_id, "set")
+    }
+
+    /// [`set_model`](Self::set_model), saying why to plugins (Pi's `model_select` source:
+    /// `set` or `cycle`).
+    pub(crate) fn set_model_from(
+        &self,
+        provider: &str,
+        model_id: &str,
+        source: &'static str,
+    ) -> Result<()> {
         let chosen = self.choose(provider, model_id)?;
+        let previous = self.agent.config().model;
         self.use_model(chosen);
+        self.announce_model(&previous, source);
         self.record_model()
+    }
+
+    /// Tells the plugins that subscribed to `model_select` (0.2.0 `events`) that the model
+    /// changed from `previous`.
+    fn announce_model(&self, previous: &ModelInfo, source: &str) {
+        let model = self.agent.config().model;
+        self.announce(
+            "model_select",
+            json!({
+                "model": model_json(&model),
+                "previousModel": model_json(previous),
+                "source": source,
+            }),
+        );
+    }
+
+    /// Delivers Pi's `model_select` or `thinking_level_select` to the plugins that subscribed
+    /// by name, on the runtime after the change: a mode's model switch never waits for a plugin.
+    fn announce(&self, name: &'static str, mut data: serde_json::Value) {
+        let plugins: Vec<_> = self
+            .loaded
+            .set
+            .plugins()
+            .iter()
+            .filter(|p| p.wants_event(name) && p.disabled_reason().is_none())
+            .cloned()
+            .collect();
+        if plugins.is_empty() {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        data["type"] = name.into();
+        let text = data.to_string();
+        runtime.spawn(async move {
+            for plugin in plugins {
+                if let Err(e) = plugin.on_named_event(name, &text).await {
+                    tracing::warn!(plugin = %plugin.name(), "event observer failed on {name}: {e}");
+                }
+            }
+        });
     }
 
     /// Sets the thinking level, recorded in the session. A level the model cannot use is
@@ -42,9 +98,14 @@ impl ModelSwitch<'_> {
                 crate::models::pattern::LEVELS
             )
         })?;
-        let model = self.agent.config().model;
-        let (level, note) = crate::models::pattern::clamp(asked, model.reasoning, &model.id);
+        let config = self.agent.config();
+        let (level, note) =
+            crate::models::pattern::clamp(asked, config.model.reasoning, &config.model.id);
         self.agent.update_config(|c| c.reasoning = level);
+        self.announce(
+            "thinking_level_select",
+            json!({ "level": level.as_str(), "previousLevel": config.reasoning.as_str() }),
+        );
         self.record_model()?;
         Ok((level, note))
     }
@@ -74,7 +135,10 @@ impl ModelSwitch<'_> {
                 != (current.provider.as_str(), current.id.as_str())
             {
                 match self.choose(&provider, &model) {
-                    Ok(chosen) => self.use_model(chosen),
+                    Ok(chosen) => {
+                        self.use_model(chosen);
+                        self.announce_model(&current, "restore");
+                    }
                     Err(e) => warn(format!(
                         "the session used {provider}/{model}, which is not available ({e:#}); \
                          staying with {}/{}",
@@ -145,4 +209,15 @@ impl ModelSwitch<'_> {
         }
         Ok(())
     }
+}
+
+/// A model as `model_select` names it (Pi's `Model` fields a plugin can use; no prices).
+fn model_json(model: &ModelInfo) -> serde_json::Value {
+    json!({
+        "provider": model.provider,
+        "id": model.id,
+        "name": model.name,
+        "contextWindow": model.context_window,
+        "reasoning": model.reasoning,
+    })
 }

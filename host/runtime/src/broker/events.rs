@@ -28,6 +28,8 @@ pub const EVENT_NAMES: &[&str] = &[
     "auto_retry_end",
     "session_start",
     "session_shutdown",
+    "model_select",
+    "thinking_level_select",
 ];
 
 /// One plugin's subscriptions.

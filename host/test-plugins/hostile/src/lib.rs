@@ -299,7 +299,12 @@ impl Plugin for Hostile {
         self.attacks = serde_json::from_str(&ctx.config).map_err(|e| e.to_string())?;
         if self.attacks.sessions.is_some() {
             // What the session moves it attacks look like from the plugin's side.
-            tack_sdk::events::subscribe(&["session_start", "session_shutdown"])?;
+            tack_sdk::events::subscribe(&[
+                "session_start",
+                "session_shutdown",
+                "model_select",
+                "thinking_level_select",
+            ])?;
         }
         // Proof, in tests, of whether any code of this plugin ran.
         log::warn("hostile: init ran");
