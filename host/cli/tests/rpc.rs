@@ -1654,6 +1654,32 @@ fn a_session_hook_that_traps_cancels_nothing() {
     assert_eq!(fresh[0]["reason"], "new", "{fresh:?}");
     assert_eq!(fresh[0]["previousSessionId"], open.as_str(), "{fresh:?}");
     assert_eq!(fresh[1]["reason"], "quit", "{fresh:?}");
+
+    // A `/tree` move in the first session (print mode): `session_tree` names both leaves.
+    let first_prompt = env
+        .session_lines()
+        .into_iter()
+        .find(|l| l["type"] == "message" && l["message"]["role"] == "user")
+        .and_then(|l| l["id"].as_str().map(str::to_string))
+        .expect("the first prompt");
+    let out = env.run(&[
+        "--plugin",
+        &scripted,
+        "--plugin",
+        &hostile,
+        "-r",
+        &open,
+        "-p",
+        &format!("/tree {first_prompt}"),
+    ]);
+    assert!(out.status.success(), "{}", tack_test_support::stderr(&out));
+    let moved: Vec<Value> = heard(&open)
+        .into_iter()
+        .filter(|e| e["type"] == "session_tree")
+        .collect();
+    assert_eq!(moved.len(), 1, "{moved:?}");
+    assert_eq!(moved[0]["newLeafId"], first_prompt.as_str(), "{moved:?}");
+    assert!(moved[0]["oldLeafId"].is_string(), "{moved:?}");
 }
 
 /// Pi's `git-checkpoint.ts`, ported (`examples/pi/git-checkpoint`): the working tree is

@@ -33,7 +33,7 @@ pub async fn run(
     let args = args.trim();
     Some(match name {
         "compact" => compact(agent, args, cancel).await,
-        "tree" => tree(agent, args, cancel).await,
+        "tree" => tree(agent, hooks, args, cancel).await,
         "fork" => fork(agent, hooks, store, args).await,
         "clone" => clone(agent, hooks, store).await,
         "name" => name_session(agent, args),
@@ -61,7 +61,12 @@ async fn compact(agent: &Agent, focus: &str, cancel: CancellationToken) -> Resul
     ))
 }
 
-async fn tree(agent: &Agent, args: &str, cancel: CancellationToken) -> Result<String> {
+async fn tree(
+    agent: &Agent,
+    hooks: &PluginHooks,
+    args: &str,
+    cancel: CancellationToken,
+) -> Result<String> {
     let mut words = args.split_whitespace();
     let Some(target) = words.next() else {
         return Ok(render_tree(&agent.session().lock()));
@@ -76,6 +81,24 @@ async fn tree(agent: &Agent, args: &str, cancel: CancellationToken) -> Result<St
     let moved = agent
         .navigate(&target, summarize, focus.as_deref(), cancel)
         .await?;
+    let summary_entry = moved.summary_entry_id.as_ref().and_then(|id| {
+        agent
+            .session()
+            .lock()
+            .entry(id)
+            .map(tack_core::session::Entry::to_json)
+    });
+    hooks
+        .announce(
+            "session_tree",
+            json!({
+                "newLeafId": moved.to,
+                "oldLeafId": moved.from,
+                "summaryEntry": summary_entry,
+                "fromExtension": false,
+            }),
+        )
+        .await;
     let mut session = agent.session().lock();
     let mut out = format!("Moved to {}.", moved.to);
     match &moved.summary_entry_id {

@@ -395,6 +395,27 @@ impl PluginHooks {
         Ok(())
     }
 
+    /// Delivers an event the host raises outside the agent loop (Pi's `session_tree`) to the
+    /// plugins that subscribed to `name`, in load order.
+    pub async fn announce(&self, name: &str, mut data: serde_json::Value) {
+        let subscribers: Vec<&Arc<LoadedPlugin>> = self
+            .set
+            .plugins()
+            .iter()
+            .filter(|p| p.wants_event(name) && p.disabled_reason().is_none())
+            .collect();
+        if subscribers.is_empty() {
+            return;
+        }
+        data["type"] = name.into();
+        let text = data.to_string();
+        for plugin in subscribers {
+            if let Err(e) = plugin.on_named_event(name, &text).await {
+                self.warn(plugin, format!("event observer failed on {name}: {e}"));
+            }
+        }
+    }
+
     /// 0.2.0's events by name: to each plugin that subscribed to this one, in load order. With
     /// no subscriber this is one atomic load per plugin, so a streamed delta costs nothing.
     async fn deliver_named(&self, event: &AgentEvent) {

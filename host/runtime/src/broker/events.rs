@@ -30,6 +30,7 @@ pub const EVENT_NAMES: &[&str] = &[
     "session_shutdown",
     "model_select",
     "thinking_level_select",
+    "session_tree",
 ];
 
 /// One plugin's subscriptions.

@@ -304,6 +304,7 @@ impl Plugin for Hostile {
                 "session_shutdown",
                 "model_select",
                 "thinking_level_select",
+                "session_tree",
             ])?;
         }
         // Proof, in tests, of whether any code of this plugin ran.
