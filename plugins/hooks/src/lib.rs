@@ -322,10 +322,14 @@ impl Plugin for Hooks {
 
     fn on_event(&mut self, kind: EventKind, data: &str) {
         match kind {
-            EventKind::SessionStart => self.session_start(),
+            EventKind::SessionStart => self.session_start(data),
             EventKind::SessionEnd => {
                 let mut input = self.base("SessionEnd");
-                input["reason"] = json!("other");
+                // Claude Code's reasons: `/clear` is tack's `/new`; the rest is "other".
+                input["reason"] = json!(match reason(data).as_deref() {
+                    Some("new") => "clear",
+                    _ => "other",
+                });
                 let _ = self.run_matching("SessionEnd", &[], &input);
             }
             EventKind::AgentEnd => self.stop(),
@@ -405,13 +409,19 @@ impl Hooks {
         done
     }
 
-    fn session_start(&self) {
+    fn session_start(&self, data: &str) {
         let _ = std::fs::remove_file(self.stop_file());
         let resumed = session::entries()
             .map(|entries| entries.iter().any(|entry| entry["type"] == "message"))
             .unwrap_or(false);
         let mut input = self.base("SessionStart");
-        input["source"] = json!(if resumed { "resume" } else { "startup" });
+        // Claude Code's sources: `/clear` is tack's `/new`; a session with messages (resumed,
+        // forked, reloaded or continued) is a resume.
+        input["source"] = json!(match reason(data).as_deref() {
+            Some("new") => "clear",
+            _ if resumed => "resume",
+            _ => "startup",
+        });
         let mut context = Vec::new();
         for (hook, outcome) in self.run_matching("SessionStart", &[], &input) {
             if outcome.blocks() {
@@ -529,3 +539,13 @@ fn or_named(reason: String, hook: &Hook) -> String {
 
 export_plugin!(Hooks);
 export_observer!(Hooks);
+
+/// The `reason` tack's session-start and session-end events carry (startup, reload, new,
+/// resume, fork, quit).
+fn reason(data: &str) -> Option<String> {
+    serde_json::from_str::<serde_json::Value>(data)
+        .ok()?
+        .get("reason")?
+        .as_str()
+        .map(str::to_string)
+}
