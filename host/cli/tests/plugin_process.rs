@@ -319,8 +319,30 @@ fn a_plugin_reads_the_agent_and_labels_entries_through_control() {
 /// it shows the name.
 #[test]
 fn pi_session_name_names_the_session_and_shows_the_name() {
+    session_name_behaves_as_pi("pi-session-name", artifacts::PI_SESSION_NAME);
+}
+
+/// The same port in JavaScript on 0.2.0 (`examples/pi-js/session-name`, componentize-js),
+/// held to the same scenario. Skipped without the JS SDK toolchain, unless
+/// `TACK_REQUIRE_SDKS` is set.
+#[test]
+fn pi_session_name_in_javascript_behaves_as_the_rust_port() {
+    let name = "pi-session-name-js";
+    let dir = tack_sdk_examples::repo_root().join("examples/pi-js/session-name");
+    let toolchains = tack_sdk_examples::Toolchains::locate();
+    if let Some(wasm) = sdk_built(
+        name,
+        tack_sdk_examples::build_js_package(&toolchains, &dir, name),
+    ) {
+        session_name_behaves_as_pi(name, &wasm);
+    }
+}
+
+/// `/session-name` shows there is none, names the session, and shows the name, over three runs
+/// of one session.
+fn session_name_behaves_as_pi(name: &str, wasm: &str) {
     let env = Env::new(tack!());
-    let plugin = env.package("pi-session-name", artifacts::PI_SESSION_NAME, "");
+    let plugin = env.package(name, wasm, "");
     let plugin = plugin.display().to_string();
     let out = env.run(&["--plugin", &plugin, "hello"]);
     assert!(out.status.success(), "{}", stderr(&out));

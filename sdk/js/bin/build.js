@@ -7,7 +7,9 @@
 // the SDK as "./tack.js", which this script places next to it (unless the plugin has its own),
 // so the build needs no bundler.
 // The WIT is `<plugin-dir>/wit` when the plugin carries its own copy (scaffolded plugins do),
-// else the repository's `wit/plugin/v0.1.0/`.
+// else the repository's `wit/plugin/v0.1.0/`. A plugin whose tack.toml says `api = "0.2"` is
+// built against 0.2.0's `plugin` world (0.1.0's interfaces as its dependency), exports 0.2.0's
+// optional interfaces through ./tack-next.js, and may import that module.
 
 import { componentize } from "@bytecodealliance/componentize-js";
 import {
@@ -16,6 +18,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -31,16 +34,35 @@ if (!pluginArg) {
 }
 const plugin = resolve(pluginArg);
 const out = resolve(outArg ?? join(plugin, "plugin.wasm"));
-const wit = existsSync(join(plugin, "wit")) ? join(plugin, "wit") : resolve(sdk, "..", "..", "wit", "plugin", "v0.1.0");
+const repoWit = resolve(sdk, "..", "..", "wit", "plugin");
+const manifest = existsSync(join(plugin, "tack.toml"))
+  ? readFileSync(join(plugin, "tack.toml"), "utf8")
+  : "";
+const next = /^\s*api\s*=\s*"0\.2"\s*$/m.test(manifest);
 
 // Stage the sources with the SDK beside them in a scratch folder.
 const stage = mkdtempSync(join(tmpdir(), "tack-js-build-"));
+let wit = existsSync(join(plugin, "wit")) ? join(plugin, "wit") : join(repoWit, "v0.1.0");
+if (next) {
+  // The 0.2.0 package with 0.1.0 as a dependency of its own version, as wit-parser reads them.
+  wit = join(stage, "wit");
+  mkdirSync(join(wit, "deps", "plugin-0.1.0"), { recursive: true });
+  for (const file of readdirSync(join(repoWit, "v0.2.0"))) {
+    copyFileSync(join(repoWit, "v0.2.0", file), join(wit, file));
+  }
+  for (const file of readdirSync(join(repoWit, "v0.1.0"))) {
+    copyFileSync(join(repoWit, "v0.1.0", file), join(wit, "deps", "plugin-0.1.0", file));
+  }
+}
 for (const file of readdirSync(join(plugin, "src"))) {
   if (file.endsWith(".js")) copyFileSync(join(plugin, "src", file), join(stage, file));
 }
 // Scaffolded plugins carry their own copy of the SDK; the examples use the one in this repo.
 if (!existsSync(join(stage, "tack.js"))) {
   copyFileSync(join(sdk, "src", "tack.js"), join(stage, "tack.js"));
+}
+if (next && !existsSync(join(stage, "tack-next.js"))) {
+  copyFileSync(join(sdk, "src", "tack-next.js"), join(stage, "tack-next.js"));
 }
 
 // The entry exports the plugin's `guest` and the SDK's `task-runner`, which hands tasks to the
@@ -49,14 +71,17 @@ if (!existsSync(join(stage, "tack.js"))) {
 const entry = "tack-entry.js";
 writeFileSync(
   join(stage, entry),
-  'export { guest } from "./plugin.js";\nexport { taskRunner } from "./tack.js";\n',
+  'export { guest } from "./plugin.js";\nexport { taskRunner } from "./tack.js";\n' +
+    (next
+      ? 'export { observer, providerHooks, sessionHooks } from "./tack-next.js";\n'
+      : ""),
 );
 
 try {
   const { component } = await componentize({
     sourcePath: join(stage, entry),
     witPath: wit,
-    worldName: "plugin-extended",
+    worldName: next ? "plugin" : "plugin-extended",
     // Without this the engine imports wasi:http, which tack does not give plugins.
     disableFeatures: ["http", "fetch-event"],
   });

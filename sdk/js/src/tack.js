@@ -179,6 +179,14 @@ function unsupported(what) {
 // The handler of tasks started with `tasks.run`, set by `definePlugin`.
 let taskHandler;
 
+// The handlers `definePlugin` was given, for the 0.2.0 exports of ./tack-next.js.
+let current;
+
+/** The handlers passed to `definePlugin` (for ./tack-next.js). */
+export function currentPlugin() {
+  return current;
+}
+
 /**
  * The `task-runner` export: runs one task on this instance through the plugin's `runTask`. The
  * build exports it beside `guest` (see bin/build.js); plugins do not export it themselves.
@@ -206,6 +214,7 @@ export function definePlugin(impl) {
     throw new Error("definePlugin: `init` is required");
   }
   taskHandler = typeof impl.runTask === "function" ? impl.runTask : undefined;
+  current = impl;
   class Decoder {
     constructor(provider, model) {
       this.inner = impl.decoder ? impl.decoder(provider, model) : undefined;

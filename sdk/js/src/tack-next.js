@@ -1,0 +1,95 @@
+// What `tack:plugin@0.2.0` adds, for plugins whose tack.toml says `api = "0.2"` (bin/build.js
+// then builds against 0.2.0's `plugin` world). A 0.1.0 plugin never imports this module.
+//
+//   import { control, events, screen, sendMessage } from "./tack-next.js";
+//
+// The handlers for 0.2.0's exports are the plugin's own, passed to `definePlugin` beside the
+// 0.1.0 ones: `onNamedEvent(name, data)` (events subscribed to with `events.subscribe`),
+// `beforeProviderRequest(request, payload)` / `afterProviderResponse(status, headers)` (the
+// `provider_payload` grant), and `beforeSwitch(request)` / `beforeFork(request)` /
+// `beforeTree(request)` (return false to cancel; `beforeTree` may return the summary text).
+
+import * as hostControl from "tack:plugin/control@0.2.0";
+import * as hostEvents from "tack:plugin/events@0.2.0";
+import * as hostScreen from "tack:plugin/screen@0.2.0";
+import * as hostTools from "tack:plugin/tools@0.2.0";
+import * as hostProcess from "tack:plugin/process@0.2.0";
+import { sendMessage as hostSendMessage } from "tack:plugin/session@0.1.0";
+import { currentPlugin } from "./tack.js";
+
+/** Pi's `ctx` reads and session naming (`tack:plugin/control`). */
+export const control = hostControl;
+
+/** Events by name: `events.subscribe("turn_end", …)`; they arrive at `onNamedEvent`. */
+export const events = {
+  subscribe: (...names) => hostEvents.subscribe(names),
+  unsubscribe: (...names) => hostEvents.unsubscribe(names),
+};
+
+/** Widgets below the editor, the title, the editor's text, the working message, a footer. */
+export const screen = {
+  ...hostScreen,
+  /** Pi's `setWidget` with `placement`: "aboveEditor" or "belowEditor". */
+  setWidget: (key, lines, placement = "aboveEditor") =>
+    hostScreen.setWidget(key, lines, placement === "belowEditor" ? "below-editor" : "above-editor"),
+  /** Pi's `setFooter`: a left and a right part; `undefined` gives the footer back to tack. */
+  setFooter: (left, right = "") =>
+    hostScreen.setFooter(left === undefined ? undefined : { left, right }),
+};
+
+/** Tools registered while running (`tack:plugin/tools`). */
+export const tools = hostTools;
+
+/** Long-lived programs (`tack:plugin/process`, the `process` grant). */
+export const process = hostProcess;
+
+const deliveries = { steer: "steer", followUp: "follow-up", nextTurn: "next-turn" };
+
+/**
+ * Pi's `sendMessage` / `sendUserMessage`: `deliverAs` is "steer" (the default; a turn of its own
+ * when the agent is idle), "followUp" or "nextTurn". Stored as this plugin's message.
+ */
+export function sendMessage(text, { deliverAs = "steer", customType, display = true } = {}) {
+  const delivery = deliveries[deliverAs];
+  if (!delivery) throw new Error(`deliverAs must be one of ${Object.keys(deliveries).join(", ")}`);
+  hostSendMessage({ customType, text, display }, delivery);
+}
+
+/** The `observer` export, delegating to the plugin's `onNamedEvent(name, data)`. */
+export const observer = {
+  onEvent(name, data) {
+    const plugin = currentPlugin();
+    if (plugin?.onNamedEvent) plugin.onNamedEvent(name, JSON.parse(data));
+  },
+};
+
+/** The `provider-hooks` export, delegating to the plugin's handlers. */
+export const providerHooks = {
+  beforeProviderRequest(request) {
+    const plugin = currentPlugin();
+    if (!plugin?.beforeProviderRequest) return undefined;
+    const replaced = plugin.beforeProviderRequest(request, JSON.parse(request.payload));
+    if (replaced === undefined || replaced === null) return undefined;
+    return typeof replaced === "string" ? replaced : JSON.stringify(replaced);
+  },
+  afterProviderResponse(response) {
+    const plugin = currentPlugin();
+    if (plugin?.afterProviderResponse) {
+      plugin.afterProviderResponse(response.status, Object.fromEntries(response.headers));
+    }
+  },
+};
+
+const decision = (answer) => (answer === false ? "cancel" : "proceed");
+
+/** The `session-hooks` export: `false` cancels; anything else proceeds. */
+export const sessionHooks = {
+  beforeSwitch: (request) => decision(currentPlugin()?.beforeSwitch?.(request)),
+  beforeFork: (request) => decision(currentPlugin()?.beforeFork?.(request)),
+  beforeTree(request) {
+    const answer = currentPlugin()?.beforeTree?.(request);
+    if (answer === false) return { tag: "cancel" };
+    if (typeof answer === "string") return { tag: "summary", val: answer };
+    return { tag: "proceed" };
+  },
+};
