@@ -1454,8 +1454,31 @@ fn pi_dynamic_tools_registers_tools_at_session_start_and_on_command() {
 /// widget goes, as Pi's RPC mode tells it.
 #[test]
 fn pi_widget_placement_puts_one_widget_above_the_editor_and_one_below() {
+    widget_placement_behaves_as_pi("pi-widget-placement", artifacts::PI_WIDGET_PLACEMENT);
+}
+
+/// The same port in JavaScript on 0.2.0 (`examples/pi-js/widget-placement`), held to the same
+/// scenario. Skipped without the JS SDK toolchain, unless `TACK_REQUIRE_SDKS` is set.
+#[test]
+fn pi_widget_placement_in_javascript_behaves_as_the_rust_port() {
+    let name = "pi-widget-placement-js";
+    let dir = tack_sdk_examples::repo_root().join("examples/pi-js/widget-placement");
+    let toolchains = tack_sdk_examples::Toolchains::locate();
+    match tack_sdk_examples::build_js_package(&toolchains, &dir, name) {
+        Ok(wasm) => widget_placement_behaves_as_pi(name, &wasm.display().to_string()),
+        Err(e @ tack_sdk_examples::BuildError::Missing { .. })
+            if !tack_sdk_examples::sdks_required() =>
+        {
+            eprintln!("SKIPPED {name}: {e}");
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// At the session's start, a widget above the editor and one below reach the client.
+fn widget_placement_behaves_as_pi(name: &str, wasm: &str) {
     let env = new_env();
-    let placement = env.plugin("pi-widget-placement", artifacts::PI_WIDGET_PLACEMENT);
+    let placement = env.plugin(name, wasm);
     let mut rpc = env.spawn(&["--plugin", &placement]);
     for (key, text, place) in [
         ("widget-above", "Above editor widget", "aboveEditor"),
