@@ -550,25 +550,13 @@ fn pi_provider_payload_logs_each_request_and_the_head_of_its_answer() {
             .with_header("set-cookie", "session=cookie-canary")
             .with_header("request-id", "req_log_1"),
     );
-    let manifest = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../examples/pi/provider-payload/tack.toml"
-    ))
-    .expect("the example's manifest");
     // The plugin's one fs grant, as in Pi, where the log's folder must exist too.
     std::fs::create_dir_all(env.workspace().join(".pi")).expect(".pi");
-    let dir = env.package_dir("pi-provider-payload");
-    std::fs::create_dir_all(&dir).expect("package dir");
-    std::fs::write(dir.join("tack.toml"), manifest).expect("manifest");
+    let dir = env.example_package("pi/provider-payload", artifacts::PI_PROVIDER_PAYLOAD);
     env.grant(
         "pi-provider-payload",
         "provider_payload = \"read\"\nfs = [{ path = \"$WORKSPACE/.pi\", access = \"read-write\" }]",
     );
-    std::fs::copy(
-        artifacts::PI_PROVIDER_PAYLOAD,
-        dir.join("pi_provider_payload.wasm"),
-    )
-    .expect("component");
     let out = env.run(&[
         "--plugin",
         &dir.display().to_string(),
@@ -684,19 +672,7 @@ fn pi_tool_override_replaces_read_only_with_the_grant() {
         },
         { "text": "done" }
     ]));
-    let manifest = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../examples/pi/tool-override/tack.toml"
-    ))
-    .expect("the example's manifest");
-    let dir = env.package_dir("pi-tool-override");
-    std::fs::create_dir_all(&dir).expect("package dir");
-    std::fs::write(dir.join("tack.toml"), manifest).expect("manifest");
-    std::fs::copy(
-        artifacts::PI_TOOL_OVERRIDE,
-        dir.join("pi_tool_override.wasm"),
-    )
-    .expect("component");
+    let dir = env.example_package("pi/tool-override", artifacts::PI_TOOL_OVERRIDE);
     let scripted = scripted.display().to_string();
     let plugin = dir.display().to_string();
     let base = ["--plugin", scripted.as_str(), "--plugin", plugin.as_str()];

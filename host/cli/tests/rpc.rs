@@ -1745,19 +1745,7 @@ fn pi_git_checkpoint_offers_the_code_of_a_prompt_back_when_forking_at_it() {
         // The write is the model's to make here; the permission dialog is another test's.
         json!({ "permission-gate": { "mode": "yolo" } }),
     );
-    let manifest = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../examples/pi/git-checkpoint/tack.toml"
-    ))
-    .expect("the example's manifest");
-    let dir = env.package_dir("pi-git-checkpoint");
-    std::fs::create_dir_all(&dir).expect("package dir");
-    std::fs::write(dir.join("tack.toml"), manifest).expect("manifest");
-    std::fs::copy(
-        artifacts::PI_GIT_CHECKPOINT,
-        dir.join("pi_git_checkpoint.wasm"),
-    )
-    .expect("component");
+    let dir = env.example_package("pi/git-checkpoint", artifacts::PI_GIT_CHECKPOINT);
     env.grant(
         "pi-git-checkpoint",
         r#"exec = ["git stash create", "git rev-parse HEAD", "git checkout * -- ."]"#,

@@ -1194,19 +1194,10 @@ fn a_run_that_ends_while_the_user_looks_away_notifies_them() {
 fn pi_custom_footer_replaces_the_footer_and_gives_it_back() {
     let env = new_env();
     let plugin = env.scripted(json!([{ "text": "answered" }]), json!({}));
-    let manifest = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../examples/pi/custom-footer/tack.toml"
-    ))
-    .expect("the example's manifest");
-    let dir = env.package_dir("pi-custom-footer");
-    std::fs::create_dir_all(&dir).expect("package dir");
-    std::fs::write(dir.join("tack.toml"), manifest).expect("manifest");
-    std::fs::copy(
+    let dir = env.example_package(
+        "pi/custom-footer",
         tack_builtin::artifacts::PI_CUSTOM_FOOTER,
-        dir.join("pi_custom_footer.wasm"),
-    )
-    .expect("component");
+    );
     let footer = dir.display().to_string();
     let mut tui = env.spawn(&["--plugin", &plugin, "--plugin", &footer]);
     tui.wait_for("Ask anything");

@@ -144,6 +144,27 @@ impl Env {
         .expect("grants");
     }
 
+    /// The example package in the repository's `examples/<folder>` as its user installs it: its
+    /// own `tack.toml` (api, capabilities and all), with `wasm` copied in as the component the
+    /// manifest names. Returns the folder for `--plugin`.
+    pub fn example_package(&self, folder: &str, wasm: &str) -> PathBuf {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples")
+            .join(folder)
+            .join("tack.toml");
+        let manifest = std::fs::read_to_string(&source).expect("the example's manifest");
+        let parsed: toml::Value = toml::from_str(&manifest).expect("the manifest is TOML");
+        let name = parsed["plugin"]["name"].as_str().expect("plugin.name");
+        let component = parsed["plugin"]["component"]
+            .as_str()
+            .expect("plugin.component");
+        let dir = self.package_dir(name);
+        std::fs::create_dir_all(&dir).expect("package dir");
+        std::fs::write(dir.join("tack.toml"), &manifest).expect("manifest");
+        std::fs::copy(wasm, dir.join(component)).expect("component");
+        dir
+    }
+
     /// Where [`package`](Self::package) writes the package `name`: beside the home.
     pub fn package_dir(&self, name: &str) -> PathBuf {
         self.root.join("packages").join(name)
