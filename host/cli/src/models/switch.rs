@@ -63,30 +63,21 @@ impl ModelSwitch<'_> {
 
     /// Delivers Pi's `model_select` or `thinking_level_select` to the plugins that subscribed
     /// by name, on the runtime after the change: a mode's model switch never waits for a plugin.
-    fn announce(&self, name: &'static str, mut data: serde_json::Value) {
-        let plugins: Vec<_> = self
+    fn announce(&self, name: &'static str, data: serde_json::Value) {
+        if !self
             .loaded
             .set
             .plugins()
             .iter()
-            .filter(|p| p.wants_event(name) && p.disabled_reason().is_none())
-            .cloned()
-            .collect();
-        if plugins.is_empty() {
+            .any(|p| p.wants_event(name))
+        {
             return;
         }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        data["type"] = name.into();
-        let text = data.to_string();
-        runtime.spawn(async move {
-            for plugin in plugins {
-                if let Err(e) = plugin.on_named_event(name, &text).await {
-                    tracing::warn!(plugin = %plugin.name(), "event observer failed on {name}: {e}");
-                }
-            }
-        });
+        let hooks = tack_runtime::bridge::PluginHooks::new(self.loaded.set.clone());
+        runtime.spawn(async move { hooks.announce(name, data).await });
     }
 
     /// Sets the thinking level, recorded in the session. A level the model cannot use is
