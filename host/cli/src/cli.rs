@@ -83,6 +83,12 @@ pub struct Cli {
     #[arg(long = "plugin", value_name = "DIR")]
     pub plugins: Vec<PathBuf>,
 
+    /// Load a Pi extension for this run, unchanged (a `.ts`/`.js` file, or a folder with
+    /// package.json or index.ts), as the plugin `pi-<name>`: sandboxed, with the capabilities
+    /// granted to that name in grants.toml. Needs Node.js and sdk/pi's toolchain.
+    #[arg(short = 'e', long = "extension", value_name = "PATH")]
+    pub extensions: Vec<PathBuf>,
+
     /// Load this project's own plugins (.tack/) without asking, and remember the trust.
     #[arg(long, conflicts_with = "no_trust", global = true)]
     pub trust: bool,

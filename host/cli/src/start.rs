@@ -14,6 +14,7 @@ pub mod load;
 pub mod mcp_servers;
 pub mod package_spec;
 pub mod packages;
+pub mod pi_extension;
 pub mod plugin_paths;
 pub mod plugins;
 pub mod precompiled;

@@ -86,6 +86,20 @@ pub(super) async fn load(
         cli.no_plugins,
     )?;
     warnings.extend(plugin_warnings);
+    if !cli.extensions.is_empty() {
+        let grants = tack_runtime::grants::GrantStore::load(&home.grants())
+            .context("loading plugin grants")?;
+        for path in &cli.extensions {
+            let (spec, warning) = crate::start::pi_extension::load(
+                path,
+                &home.component_cache(),
+                &grants,
+                &settings,
+            )?;
+            warnings.extend(warning);
+            specs.push(spec);
+        }
+    }
     let places = crate::start::plugin_paths::Places {
         tack_home: home.root().to_path_buf(),
         user_home: std::env::var_os("HOME")

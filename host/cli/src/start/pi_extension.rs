@@ -1,0 +1,280 @@
+//! Pi extensions, unchanged (`tack -e ./ext.ts`): each one runs as a plugin of its own in tack's
+//! Pi runtime, one JavaScript component (sdk/pi) that evaluates the extension's bundle and maps
+//! Pi's API onto `tack:plugin@0.2.0`. The extension gets the capabilities its user granted to
+//! `pi-<name>` in grants.toml, as any plugin does, and nothing else.
+//!
+//! Building needs Node and the Pi SDK's toolchain (esbuild; componentize-js through the
+//! JavaScript SDK), which `scripts/install-sdk-toolchains` installs. Both products are cached
+//! under the component cache: the runtime by a hash of its sources, so it is built once per
+//! version; an extension's bundle with the hash of every file it was built from, so a second
+//! start of an unchanged extension runs no build at all.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use tack_runtime::grants::GrantStore;
+use tack_runtime::{Manifest, PluginSource, PluginSpec};
+
+use crate::settings::Settings;
+
+/// Where the Pi SDK is: `$TACK_PI_SDK`, else the repository this binary was built from.
+fn sdk_dir() -> PathBuf {
+    match std::env::var_os("TACK_PI_SDK") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sdk/pi"),
+    }
+}
+
+fn node() -> PathBuf {
+    std::env::var_os("TACK_NODE")
+        .filter(|n| !n.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("node"))
+}
+
+/// What sdk/pi/bin/bundle.js writes.
+#[derive(Debug, Deserialize)]
+struct Bundle {
+    ok: bool,
+    #[serde(default)]
+    entry: String,
+    #[serde(default)]
+    source: String,
+    #[serde(default)]
+    capabilities: Vec<String>,
+    #[serde(default)]
+    inputs: Vec<Input>,
+    #[serde(default)]
+    refused: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Input {
+    path: PathBuf,
+    sha256: String,
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+impl Bundle {
+    /// Whether every file the bundle was built from is as it was.
+    fn is_current(&self) -> bool {
+        !self.inputs.is_empty()
+            && self.inputs.iter().all(|input| {
+                std::fs::read(&input.path).is_ok_and(|bytes| sha256_hex(&bytes) == input.sha256)
+            })
+    }
+}
+
+/// The plugin name of an extension: `pi-` and its file's stem, or its folder's name.
+fn plugin_name(path: &Path) -> String {
+    let stem = if path.is_dir() {
+        path.file_name()
+    } else {
+        path.file_stem()
+    };
+    let stem: String = stem
+        .map(|s| s.to_string_lossy().to_lowercase())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .take(60)
+        .collect();
+    format!("pi-{}", stem.trim_matches('-'))
+}
+
+/// Runs one of the Pi SDK's scripts under Node, naming what is missing when it cannot.
+fn run_script(sdk: &Path, script: &str, args: &[&Path]) -> Result<std::process::Output> {
+    let path = sdk.join("bin").join(script);
+    if !sdk.join("node_modules").join("esbuild").is_dir() {
+        bail!(
+            "the Pi SDK's toolchain is not installed in {} (run scripts/install-sdk-toolchains, \
+             or set TACK_PI_SDK to a copy of sdk/pi with its node_modules)",
+            sdk.display()
+        );
+    }
+    Command::new(node())
+        .arg(&path)
+        .args(args)
+        .output()
+        .with_context(|| {
+            format!(
+                "cannot run Node ({}) for {script}; Pi extensions need Node.js",
+                node().display()
+            )
+        })
+}
+
+/// Hash of everything the runtime component is built from.
+fn runtime_key(sdk: &Path) -> Result<String> {
+    let repo = sdk.join("../..");
+    let mut hasher = Sha256::new();
+    let folders = [
+        sdk.join("src"),
+        sdk.join("bin"),
+        repo.join("sdk/js/src"),
+        repo.join("sdk/js/bin"),
+        repo.join("wit/plugin/v0.1.0"),
+        repo.join("wit/plugin/v0.2.0"),
+    ];
+    for folder in folders {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
+            .with_context(|| format!("cannot read {}", folder.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        for file in files {
+            hasher.update(file.file_name().unwrap_or_default().as_encoded_bytes());
+            hasher.update(
+                std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?,
+            );
+        }
+    }
+    for lock in [
+        sdk.join("package-lock.json"),
+        repo.join("sdk/js/package-lock.json"),
+    ] {
+        if let Ok(bytes) = std::fs::read(&lock) {
+            hasher.update(bytes);
+        }
+    }
+    Ok(hex::encode(hasher.finalize())[..16].to_string())
+}
+
+/// The runtime component, built on first use of this version and cached.
+fn runtime(sdk: &Path, cache: &Path) -> Result<Vec<u8>> {
+    let path = cache.join(format!("runtime-{}.wasm", runtime_key(sdk)?));
+    if let Ok(bytes) = std::fs::read(&path) {
+        return Ok(bytes);
+    }
+    std::fs::create_dir_all(cache).with_context(|| format!("cannot create {}", cache.display()))?;
+    let partial = tempfile::Builder::new()
+        .prefix("runtime-")
+        .suffix(".wasm")
+        .tempfile_in(cache)
+        .context("cannot create the runtime's build file")?;
+    let out = run_script(sdk, "build-runtime.js", &[partial.path()])?;
+    if !out.status.success() {
+        bail!(
+            "building tack's Pi runtime failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    partial
+        .persist(&path)
+        .with_context(|| format!("cannot store {}", path.display()))?;
+    std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// The extension's bundle: the cached one while its files are unchanged, else a new one.
+fn bundle(sdk: &Path, cache: &Path, extension: &Path) -> Result<Bundle> {
+    let key = sha256_hex(extension.as_os_str().as_encoded_bytes());
+    let path = cache.join("bundles").join(format!("{}.json", &key[..16]));
+    if let Some(cached) = std::fs::read(&path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Bundle>(&bytes).ok())
+        .filter(|b| b.ok && b.is_current())
+    {
+        return Ok(cached);
+    }
+    let dir = cache.join("bundles");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let partial = tempfile::Builder::new()
+        .suffix(".json")
+        .tempfile_in(&dir)
+        .context("cannot create the bundle file")?;
+    let out = run_script(sdk, "bundle.js", &[extension, partial.path()])?;
+    let text = std::fs::read(partial.path()).unwrap_or_default();
+    let built: Bundle = serde_json::from_slice(&text).with_context(|| {
+        format!(
+            "bundling {} failed:\n{}",
+            extension.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })?;
+    if built.ok {
+        partial
+            .persist(&path)
+            .with_context(|| format!("cannot store {}", path.display()))?;
+    }
+    Ok(built)
+}
+
+/// The plugin that runs the Pi extension at `path` (a file, or a folder), and a warning when
+/// its code reaches for a capability its user has not granted it.
+pub fn load(
+    path: &Path,
+    cache: &Path,
+    grants: &GrantStore,
+    settings: &Settings,
+) -> Result<(PluginSpec, Option<String>)> {
+    let extension = path
+        .canonicalize()
+        .with_context(|| format!("cannot find the Pi extension {}", path.display()))?;
+    let sdk = sdk_dir();
+    let cache = cache.join("pi");
+    let built = bundle(&sdk, &cache, &extension)?;
+    let name = plugin_name(&extension);
+    if !built.ok {
+        bail!(
+            "the Pi extension {} cannot run in tack:\n  - {}",
+            extension.display(),
+            built.refused.join("\n  - ")
+        );
+    }
+    let wasm = runtime(&sdk, &cache)?;
+    let mut manifest = Manifest::parse(&format!(
+        "[plugin]\nname = \"{name}\"\nversion = \"0.0.0\"\napi = \"0.2\"\n\
+         component = \"pi-runtime.wasm\"\ndescription = \"Pi extension {}\"\n",
+        extension.display().to_string().replace(['"', '\\'], "_")
+    ))
+    .map_err(|e| anyhow::anyhow!("Pi extension {}: {e}", extension.display()))?;
+    // A Pi extension declares nothing: what it may reach is what its user granted.
+    let granted = grants.get(&name).cloned().unwrap_or_default();
+    manifest.capabilities = granted.clone();
+    let mut config = settings.plugin_config(&manifest);
+    if let Some(object) = config.as_object_mut() {
+        object.insert(
+            "pi_extension".into(),
+            serde_json::json!({ "entry": built.entry, "source": built.source }),
+        );
+    }
+    let warning = (!built.capabilities.is_empty() && grants.get(&name).is_none()).then(|| {
+        format!(
+            "Pi extension {} ({name}) has no grants; what its code uses needs {}: add them under \
+             [plugins.{name}] in grants.toml",
+            extension.display(),
+            built.capabilities.join("; ")
+        )
+    });
+    let spec = PluginSpec {
+        wasm,
+        wasm_label: format!("pi-extension:{}", extension.display()),
+        source: PluginSource::Path(extension.clone()),
+        granted,
+        config,
+        manifest,
+    };
+    Ok((spec, warning))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_come_from_the_file_or_folder() {
+        assert_eq!(
+            plugin_name(Path::new("/x/permission-gate.ts")),
+            "pi-permission-gate"
+        );
+        assert_eq!(plugin_name(Path::new("/x/My Ext.js")), "pi-my-ext");
+    }
+}

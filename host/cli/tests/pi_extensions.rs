@@ -1,0 +1,301 @@
+//! Every program in Pi's `examples/extensions/` (pi-coding-agent 0.73.1, installed by
+//! `scripts/install-pi`), loaded unchanged with `tack -e` into tack's Pi runtime and driven
+//! through the real binary by a scripted model, one scenario each
+//! (`tests/pi-extensions/scenarios.toml`). Each scenario says what it expects: that the
+//! extension runs (as it is, or with the grant it names), or that tack refuses it, or stops it
+//! at the Pi method it lacks, with the reason a user reads. The table of outcomes is a snapshot
+//! (`snapshots/pi_extensions__examples.snap`).
+//!
+//! Skipped, saying why, without Node, Pi's package or sdk/pi's toolchain, unless
+//! `TACK_REQUIRE_PI=1` / `TACK_REQUIRE_SDKS=1` (set by `.ci/run`) make that a failure.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tack_builtin::artifacts;
+use tack_test_support::pi::pi_peer;
+use tack_test_support::{stderr, stdout, tack, Env};
+
+/// One example's scenario.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Scenario {
+    /// The file (without `.ts`) or folder in `examples/extensions/`.
+    name: String,
+    /// `runs`, `grant` (runs with `grant`), `refused` (at load) or `not-yet` (stopped at use).
+    outcome: String,
+    /// What the scenario does, or why the extension cannot run, for the table.
+    what: String,
+    /// grants.toml lines for the extension's plugin (`pi-<name>`).
+    #[serde(default)]
+    grant: String,
+    /// tack's arguments after `-e <extension>` (print mode by default).
+    #[serde(default = "default_args")]
+    args: Vec<String>,
+    /// The scripted model's turns.
+    #[serde(default)]
+    script: Vec<Value>,
+    /// More of config.toml (`[compaction]`, say).
+    #[serde(default)]
+    config: toml::Table,
+    /// Other plugins' configuration (`[plugins.<name>]` of config.toml).
+    #[serde(default)]
+    plugins: toml::Table,
+    /// Files written into the workspace first (path → text).
+    #[serde(default)]
+    files: toml::Table,
+    /// tack's arguments for a run before the scenario's (in the same home: `-c` continues it).
+    #[serde(default)]
+    before: Vec<String>,
+    /// Written to tack's standard input, then closed (RPC mode's commands).
+    #[serde(default)]
+    stdin: Option<String>,
+    /// With `stdin`: standard input stays open until this appears on standard output (an RPC
+    /// client waiting for an answer), or tack ends.
+    #[serde(default)]
+    until: Option<String>,
+    /// Text each of which must appear in tack's output or the session.
+    #[serde(default)]
+    expect: Vec<String>,
+    /// Text none of which may appear there.
+    #[serde(default)]
+    reject: Vec<String>,
+}
+
+fn default_args() -> Vec<String> {
+    vec!["-p".into(), "hello".into()]
+}
+
+#[derive(Debug, Deserialize)]
+struct Scenarios {
+    example: Vec<Scenario>,
+}
+
+/// The folder of Pi's examples, or `None` when the test cannot run (see the module's doc).
+fn examples() -> Option<PathBuf> {
+    pi_peer()?;
+    let sdk = tack_sdk_examples::repo_root().join("sdk/pi/node_modules/esbuild");
+    if !sdk.is_dir() {
+        assert!(
+            std::env::var("TACK_REQUIRE_SDKS").as_deref() != Ok("1"),
+            "sdk/pi's toolchain is missing (run scripts/install-sdk-toolchains), and TACK_REQUIRE_SDKS=1"
+        );
+        eprintln!("skipping: sdk/pi's toolchain is missing (run scripts/install-sdk-toolchains)");
+        return None;
+    }
+    Some(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/pi-peer/node_modules/@mariozechner/pi-coding-agent/examples/extensions"),
+    )
+}
+
+fn extension_path(examples: &Path, name: &str) -> PathBuf {
+    let file = examples.join(format!("{name}.ts"));
+    if file.is_file() {
+        file
+    } else {
+        examples.join(name)
+    }
+}
+
+/// Runs one scenario; `Err` says how the outcome differs from the one expected.
+fn run(examples: &Path, scenario: &Scenario) -> Result<(), String> {
+    let env = Env::new(tack!());
+    let script = if scenario.script.is_empty() {
+        vec![json!({ "text": "ok" })]
+    } else {
+        scenario.script.clone()
+    };
+    let mut config = serde_json::to_value(&scenario.config).expect("configuration as JSON");
+    config["provider"] = json!("scripted");
+    config["plugins"] = serde_json::to_value(&scenario.plugins).expect("plugin configuration");
+    config["plugins"]["scripted"] = json!({ "script": script });
+    env.config(config);
+    let scripted = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
+    if !scenario.grant.is_empty() {
+        env.grant(&format!("pi-{}", scenario.name), &scenario.grant);
+    }
+    for (path, text) in &scenario.files {
+        env.write(path, text.as_str().unwrap_or_default());
+    }
+    let extension = extension_path(examples, &scenario.name);
+    let mut args = vec![
+        "--plugin".to_string(),
+        scripted.display().to_string(),
+        "-e".to_string(),
+        extension.display().to_string(),
+    ];
+    args.extend(scenario.args.iter().cloned());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    if !scenario.before.is_empty() {
+        let mut earlier: Vec<&str> = args[..4].to_vec();
+        earlier.extend(scenario.before.iter().map(String::as_str));
+        let out = env.run(&earlier);
+        if !out.status.success() {
+            return Err(format!("the run before failed:\n{}", stderr(&out)));
+        }
+    }
+    let out = match &scenario.stdin {
+        None => env.run(&args),
+        Some(input) => {
+            let mut child = env
+                .command()
+                .args(&args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("tack starts");
+            let mut stdin = child.stdin.take().expect("stdin");
+            stdin
+                .write_all(format!("{input}\n").as_bytes())
+                .expect("tack reads its input");
+            let mut stdout = child.stdout.take().expect("stdout");
+            let mut seen = Vec::new();
+            if let Some(until) = &scenario.until {
+                // Read until the awaited text; a watchdog ends a tack that never prints it.
+                let pid = child.id();
+                let (finished, waiting) = std::sync::mpsc::channel::<()>();
+                std::thread::spawn(move || {
+                    if waiting.recv_timeout(Duration::from_secs(60)).is_err() {
+                        let _ = std::process::Command::new("kill")
+                            .arg(pid.to_string())
+                            .status();
+                    }
+                });
+                let mut reader = BufReader::new(&mut stdout);
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 0) {
+                    seen.extend_from_slice(line.as_bytes());
+                    let done = line.contains(until.as_str());
+                    line.clear();
+                    if done {
+                        break;
+                    }
+                }
+                let _ = finished.send(());
+            }
+            drop(stdin);
+            stdout.read_to_end(&mut seen).expect("tack's output");
+            let mut out = child.wait_with_output().expect("tack ends");
+            out.stdout = seen;
+            out
+        }
+    };
+    let seen = format!(
+        "{}\n{}\n{}",
+        stdout(&out),
+        stderr(&out),
+        env.sessions_text()
+    );
+    // A command that stops at a missing Pi method fails as a command does; only the status of
+    // the other outcomes is certain.
+    let expected_success = match scenario.outcome.as_str() {
+        "runs" | "grant" => Some(true),
+        "refused" => Some(false),
+        _ => None,
+    };
+    if expected_success.is_some_and(|success| success != out.status.success()) {
+        return Err(format!(
+            "exit status {} where outcome `{}` was expected:\n{seen}",
+            out.status, scenario.outcome
+        ));
+    }
+    for expected in &scenario.expect {
+        if !seen.contains(expected.as_str()) {
+            return Err(format!("`{expected}` not seen in:\n{seen}"));
+        }
+    }
+    for rejected in &scenario.reject {
+        if seen.contains(rejected.as_str()) {
+            return Err(format!("`{rejected}` seen in:\n{seen}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn every_pi_example_extension_runs_or_says_why_not() {
+    let Some(examples) = examples() else {
+        return;
+    };
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/scenarios.toml"),
+    )
+    .expect("scenarios.toml");
+    let scenarios: Scenarios = toml::from_str(&text).expect("scenarios.toml parses");
+
+    // Every example has a scenario, and every scenario an example.
+    let mut on_disk: Vec<String> = std::fs::read_dir(&examples)
+        .expect("Pi's examples")
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if e.path().is_dir() {
+                Some(name)
+            } else {
+                name.strip_suffix(".ts").map(str::to_owned)
+            }
+        })
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = scenarios.example.iter().map(|s| s.name.clone()).collect();
+    listed.sort();
+    assert_eq!(listed, on_disk, "scenarios.toml lists each example once");
+
+    // Two at a time: each run is a tack process of its own.
+    let failures = Mutex::new(Vec::new());
+    let next = Mutex::new(scenarios.example.iter());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let Some(scenario) = next.lock().unwrap().next() else {
+                    break;
+                };
+                if let Err(why) = run(&examples, scenario) {
+                    failures
+                        .lock()
+                        .unwrap()
+                        .push(format!("{}: {why}", scenario.name));
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+
+    let count = |outcome: &str| {
+        scenarios
+            .example
+            .iter()
+            .filter(|s| s.outcome == outcome)
+            .count()
+    };
+    let mut table = format!(
+        "{} examples: {} run unchanged, {} run with a grant, {} stop at a Pi method tack lacks, {} refused\n\n\
+         | example | outcome | scenario, or why not |\n|---|---|---|\n",
+        scenarios.example.len(),
+        count("runs"),
+        count("grant"),
+        count("not-yet"),
+        count("refused"),
+    );
+    for s in &scenarios.example {
+        let outcome = match s.outcome.as_str() {
+            "runs" => "runs unchanged".to_string(),
+            "grant" => format!("runs with `{}`", s.grant.trim().replace('\n', "; ")),
+            "not-yet" => "stops at a Pi method tack lacks".to_string(),
+            "refused" => "refused".to_string(),
+            other => panic!("{}: unknown outcome `{other}`", s.name),
+        };
+        table.push_str(&format!("| `{}` | {outcome} | {} |\n", s.name, s.what));
+    }
+    insta::assert_snapshot!("examples", table);
+}

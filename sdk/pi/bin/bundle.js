@@ -1,0 +1,133 @@
+#!/usr/bin/env node
+// Bundles one Pi extension for tack's Pi runtime, unchanged.
+//
+//   node sdk/pi/bin/bundle.js <extension> <out.json>
+//
+// <extension> is a `.ts`/`.js` file, or a folder: its package.json's `pi.extensions` names the
+// entry (Pi's packages), else `index.ts` / `index.js`. The extension's own npm dependencies are
+// bundled in as they are. What the runtime provides (Pi's packages, typebox and the Node modules
+// tack maps onto its WIT capabilities) stays a `require` the runtime answers; a Node module tack
+// cannot give a sandboxed plugin, or a native addon, refuses the extension with the reason.
+//
+// The JSON written: `{ ok, source, provided, capabilities, inputs }` where `inputs` are the files
+// read with their SHA-256 (tack reuses the bundle while they are unchanged), or
+// `{ ok: false, refused: [reasons] }`.
+
+import { build } from "esbuild";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { PROVIDED, REFUSED, capabilitiesOf } from "../src/modules.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const [extensionArg, outArg] = process.argv.slice(2);
+if (!extensionArg || !outArg) {
+  console.error("usage: bundle.js <extension> <out.json>");
+  process.exit(2);
+}
+
+/** The entry file of an extension given as a file or a package folder. */
+function entryOf(path) {
+  if (!statSync(path).isDirectory()) return path;
+  const manifest = join(path, "package.json");
+  if (existsSync(manifest)) {
+    const pkg = JSON.parse(readFileSync(manifest, "utf8"));
+    const listed = pkg.pi?.extensions;
+    if (Array.isArray(listed) && listed.length > 0) {
+      if (listed.length > 1) {
+        throw new Error(
+          `${manifest} lists ${listed.length} extensions; pass each one with its own -e`,
+        );
+      }
+      return resolve(path, listed[0]);
+    }
+  }
+  for (const name of ["index.ts", "index.js"]) {
+    if (existsSync(join(path, name))) return join(path, name);
+  }
+  throw new Error(`${path} has no index.ts, index.js or package.json \`pi.extensions\``);
+}
+
+const bare = (name) => name.replace(/^node:/, "");
+
+const refused = new Set();
+const provided = new Set();
+
+// Resolution of every import: a provided module stays external, a refused one is recorded, and
+// a native addon is refused; anything else is bundled as it is.
+const runtimeModules = {
+  name: "tack-pi-runtime-modules",
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind === "entry-point") return undefined;
+      const name = args.path;
+      if (PROVIDED.has(name) || PROVIDED.has(bare(name))) {
+        const key = PROVIDED.has(name) ? name : bare(name);
+        provided.add(key);
+        return { path: key, external: true };
+      }
+      const reason = REFUSED[bare(name)];
+      if (reason) {
+        refused.add(`imports \`${name}\`: ${reason}`);
+        return { path: name, external: true };
+      }
+      if (name.endsWith(".node")) {
+        refused.add(`loads the native addon \`${name}\`: native code cannot run in a sandboxed plugin`);
+        return { path: name, external: true };
+      }
+      return undefined;
+    });
+  },
+};
+
+const result = { ok: false };
+try {
+  const entry = resolve(entryOf(resolve(extensionArg)));
+  const built = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: "cjs",
+    platform: "neutral",
+    target: "es2022",
+    mainFields: ["module", "main"],
+    conditions: ["import", "default"],
+    resolveExtensions: [".ts", ".tsx", ".mts", ".js", ".mjs", ".cjs", ".json"],
+    // Pi loads extensions with jiti, which lets an ES module name `__dirname`.
+    define: { "import.meta.url": "__tack_import_meta_url" },
+    logLevel: "silent",
+    plugins: [runtimeModules],
+    nodePaths: [join(here, "..", "node_modules")],
+  });
+  if (refused.size > 0) {
+    result.refused = [...refused].sort();
+  } else {
+    const inputs = Object.keys(built.metafile.inputs).map((input) => {
+      const path = resolve(input);
+      return { path, sha256: createHash("sha256").update(readFileSync(path)).digest("hex") };
+    });
+    Object.assign(result, {
+      ok: true,
+      entry,
+      source: built.outputFiles[0].text,
+      provided: [...provided].sort(),
+      capabilities: capabilitiesOf(provided),
+      inputs,
+    });
+  }
+} catch (e) {
+  const errors = e?.errors?.map((m) => {
+    const where = m.location ? `${m.location.file}:${m.location.line}: ` : "";
+    const missing = /^Could not resolve "([^"]+)"/.exec(m.text);
+    const hint = missing
+      ? ` (a dependency of the extension that is not installed: run \`npm install\` in its folder)`
+      : "";
+    return `${where}${m.text}${hint}`;
+  });
+  result.refused = errors?.length ? errors : [String(e?.message ?? e)];
+}
+writeFileSync(outArg, JSON.stringify(result));
+process.exitCode = result.ok ? 0 : 1;

@@ -1,0 +1,466 @@
+// Pi's `ExtensionAPI` (`pi`) and `ExtensionContext` (`ctx`), written on tack:plugin@0.2.0.
+//
+// What tack has no call for yet is not faked: it throws an Error naming Pi's method and saying
+// so, which the host reports as the hook's or command's failure. Cosmetic calls of Pi's
+// terminal UI that tack has no place for (the working indicator's frames, the hidden-thinking
+// label, expanded tool output) do nothing.
+
+import { log as hostLog } from "tack:plugin/host@0.1.0";
+import { toolProgress } from "tack:plugin/host@0.1.0";
+import * as ui from "tack:plugin/ui@0.1.0";
+import * as agent from "tack:plugin/agent@0.1.0";
+import * as session from "tack:plugin/session@0.1.0";
+import * as control from "tack:plugin/control@0.2.0";
+import * as screen from "tack:plugin/screen@0.2.0";
+import * as hostTools from "tack:plugin/tools@0.2.0";
+import * as hostEvents from "tack:plugin/events@0.2.0";
+
+import { EventEmitter, runCommand, shellQuote } from "./node.js";
+import { plainTheme } from "./theme.js";
+
+/** Thrown by Pi methods tack has no call for yet. */
+export function notInTack(method, why) {
+  return new Error(`${method} is not available in tack${why ? `: ${why}` : ""}`);
+}
+
+const levels = { info: "info", warning: "warn", warn: "warn", error: "error", debug: "debug" };
+
+/** The width Pi's components are rendered at when tack shows them as lines. */
+const RENDER_WIDTH = 80;
+
+/** A Pi tool result as tack's `tool-result`. */
+export function toolResultOf(result, isError = false) {
+  const blocks = Array.isArray(result?.content) ? result.content : [];
+  const content = blocks.map((block) => {
+    if (block?.type === "image") {
+      const bytes = Uint8Array.from(atob(block.data ?? ""), (c) => c.charCodeAt(0));
+      return { tag: "image", val: { mimeType: block.mimeType, data: bytes } };
+    }
+    return { tag: "text", val: String(block?.text ?? "") };
+  });
+  return {
+    content,
+    details: result?.details === undefined ? undefined : JSON.stringify(result.details),
+    isError: Boolean(result?.isError ?? isError),
+  };
+}
+
+/** tack's `tool-result` as Pi's. */
+export function piResultOf(result) {
+  return {
+    content: result.content.map((block) =>
+      block.tag === "text"
+        ? { type: "text", text: block.val }
+        : {
+            type: "image",
+            mimeType: block.val.mimeType,
+            data: btoa(String.fromCharCode(...block.val.data)),
+          },
+    ),
+    details: result.details === undefined ? undefined : JSON.parse(result.details),
+    isError: result.isError,
+  };
+}
+
+/** A message's content (a string or Pi's content array) as the text tack sends. */
+function textOf(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .filter((block) => block?.type === "text")
+      .map((block) => block.text)
+      .join("\n");
+  }
+  return String(content ?? "");
+}
+
+const deliveries = { steer: "steer", followUp: "follow-up", nextTurn: "next-turn" };
+
+/** Lines of a Pi component (or a factory of one) as tack shows them. */
+function linesOf(factory, theme) {
+  const tui = { requestRender: () => undefined, terminal: { columns: RENDER_WIDTH, rows: 24 } };
+  const component = typeof factory === "function" ? factory(tui, theme, {}) : factory;
+  if (component && typeof component.then === "function") {
+    throw notInTack("a component factory returning a Promise");
+  }
+  const lines = component?.render ? component.render(RENDER_WIDTH) : [];
+  component?.dispose?.();
+  return lines;
+}
+
+function modelOf(info) {
+  if (!info) return undefined;
+  return {
+    provider: info.provider,
+    id: info.id,
+    name: info.name,
+    api: info.provider,
+    contextWindow: info.contextWindow,
+    reasoning: info.reasoning,
+    input: info.images ? ["text", "image"] : ["text"],
+  };
+}
+
+/**
+ * The extension as tack loaded it: what `pi.on` and `pi.register*` collected, and the `ctx`
+ * handed to every handler.
+ */
+export class Extension {
+  constructor({ workspace, config, flags }) {
+    this.workspace = workspace;
+    this.config = config;
+    this.handlers = new Map();
+    this.tools = new Map();
+    this.commands = new Map();
+    this.flags = flags;
+    this.initialized = false;
+    this.bus = new EventEmitter();
+    this.theme = plainTheme();
+    this.pi = this.makePi();
+  }
+
+  handlersOf(event) {
+    return this.handlers.get(event) ?? [];
+  }
+
+  /** Calls every handler of `event` in order; the results that are not undefined. */
+  async emit(event, data) {
+    const results = [];
+    for (const handler of this.handlersOf(event)) {
+      const result = await handler(data, this.context());
+      if (result !== undefined) results.push(result);
+    }
+    return results;
+  }
+
+  makePi() {
+    const ext = this;
+    return {
+      on(event, handler) {
+        if (!ext.handlers.has(event)) ext.handlers.set(event, []);
+        ext.handlers.get(event).push(handler);
+        if (ext.initialized) ext.onLateSubscription?.(event);
+      },
+      registerTool(definition) {
+        ext.tools.set(definition.name, definition);
+        if (ext.initialized) {
+          try {
+            hostTools.register(specOf(definition));
+          } catch (e) {
+            throw new Error(`registerTool(${definition.name}): ${e?.payload?.val ?? e?.payload ?? e}`);
+          }
+        }
+      },
+      registerCommand(name, options) {
+        if (ext.initialized) {
+          throw notInTack("registerCommand after load", "tack takes commands when it loads a plugin");
+        }
+        ext.commands.set(name, options);
+      },
+      registerShortcut(shortcut) {
+        hostLog("warn", `shortcut ${String(shortcut)} not registered: tack has no plugin shortcuts yet`);
+      },
+      registerFlag(name, options) {
+        ext.flags.set(name, options?.default);
+      },
+      getFlag(name) {
+        return Object.hasOwn(ext.config, name) ? ext.config[name] : ext.flags.get(name);
+      },
+      registerMessageRenderer() {
+        // tack shows a custom message as its text; Pi's renderer is for its own terminal UI.
+      },
+      sendMessage(message, options = {}) {
+        const delivery = deliveries[options.deliverAs ?? "steer"];
+        if (!delivery) throw new Error(`deliverAs must be one of ${Object.keys(deliveries).join(", ")}`);
+        session.sendMessage(
+          {
+            customType: message.customType,
+            text: textOf(message.content),
+            display: message.display !== false,
+          },
+          options.triggerTurn === false && !options.deliverAs ? "next-turn" : delivery,
+        );
+      },
+      sendUserMessage(content, options = {}) {
+        const delivery = deliveries[options.deliverAs ?? "steer"];
+        if (!delivery) throw new Error(`deliverAs must be one of ${Object.keys(deliveries).join(", ")}`);
+        session.sendMessage({ customType: undefined, text: textOf(content), display: true }, delivery);
+      },
+      appendEntry(customType, data) {
+        session.appendCustom(customType, JSON.stringify(data ?? null));
+      },
+      setSessionName(name) {
+        control.setSessionName(name);
+      },
+      getSessionName() {
+        return control.sessionName();
+      },
+      setLabel(entryId, label) {
+        control.setLabel(entryId, label);
+      },
+      async exec(command, args = [], options = {}) {
+        const line = [command, ...args].map(shellQuote).join(" ");
+        const result = runCommand(line, { cwd: options.cwd, timeout: options.timeout });
+        return { stdout: result.stdout, stderr: result.stderr, code: result.code ?? 1, killed: result.killed };
+      },
+      getActiveTools() {
+        return agent.activeTools();
+      },
+      getAllTools() {
+        return hostTools.all().map((info) => ({
+          name: info.spec.name,
+          description: info.spec.description,
+          parameters: JSON.parse(info.spec.parameters),
+          sourceInfo: { source: info.plugin },
+        }));
+      },
+      setActiveTools(names) {
+        agent.setActiveTools(names);
+      },
+      getCommands() {
+        throw notInTack("pi.getCommands", "no call lists commands yet");
+      },
+      async setModel() {
+        throw notInTack("pi.setModel", "a plugin cannot change the model yet");
+      },
+      getThinkingLevel() {
+        return control.thinkingLevel();
+      },
+      setThinkingLevel() {
+        throw notInTack("pi.setThinkingLevel", "a plugin cannot change the thinking level yet");
+      },
+      registerProvider(name) {
+        throw notInTack(`pi.registerProvider(${name})`, "providers come from provider plugins (tack:plugin providers), not from a Pi extension yet");
+      },
+      unregisterProvider(name) {
+        throw notInTack(`pi.unregisterProvider(${name})`);
+      },
+      // Pi's event bus between extensions; in tack it reaches this extension only.
+      events: {
+        on: (channel, handler) => {
+          ext.bus.on(channel, handler);
+          return () => ext.bus.off(channel, handler);
+        },
+        emit: (channel, data) => {
+          ext.bus.emit(channel, data);
+        },
+      },
+    };
+  }
+
+  /** Pi's `ExtensionUIContext` on tack's dialogs and screen. */
+  makeUi() {
+    const ext = this;
+    const timeoutOf = (opts) => (opts?.timeout ? Math.round(opts.timeout) : undefined);
+    return {
+      async select(title, options, opts) {
+        const index = ui.select(title, options, timeoutOf(opts));
+        return index === undefined ? undefined : options[index];
+      },
+      async confirm(title, message, opts) {
+        return ui.confirm(title, message ?? "", timeoutOf(opts));
+      },
+      async input(title, placeholder, opts) {
+        return ui.input(title, placeholder ?? "", timeoutOf(opts));
+      },
+      async editor(title, prefill) {
+        return ui.input(title, prefill ?? "", undefined);
+      },
+      notify(message, type = "info") {
+        ui.notify(levels[type] ?? "info", String(message));
+      },
+      setStatus(key, text) {
+        ui.setStatus(key, text === undefined ? undefined : String(text));
+      },
+      setWorkingMessage(message) {
+        screen.setWorkingMessage(message);
+      },
+      setWorkingVisible() {},
+      setWorkingIndicator() {},
+      setHiddenThinkingLabel() {},
+      setWidget(key, content, options) {
+        const placement = options?.placement === "belowEditor" ? "below-editor" : "above-editor";
+        const lines =
+          content === undefined ? [] : Array.isArray(content) ? content.map(String) : linesOf(content, ext.theme);
+        screen.setWidget(key, lines, placement);
+      },
+      setFooter(factory) {
+        if (factory === undefined) {
+          screen.setFooter(undefined);
+          return;
+        }
+        const footerData = {
+          getGitBranch: () => screen.gitBranch(),
+          getExtensionStatuses: () => new Map(),
+          onBranchChange: () => () => undefined,
+        };
+        const tui = { requestRender: () => undefined };
+        const component = factory(tui, ext.theme, footerData);
+        const lines = component?.render ? component.render(RENDER_WIDTH) : [];
+        component?.dispose?.();
+        screen.setFooter({ left: lines.join(" "), right: "" });
+      },
+      // tack has no header a plugin draws: Pi's header shows as a widget above the editor.
+      setHeader(factory) {
+        const lines = factory === undefined ? [] : linesOf(factory, ext.theme);
+        screen.setWidget("pi-header", lines, "above-editor");
+      },
+      setTitle(title) {
+        screen.setTitle(String(title));
+      },
+      async custom() {
+        throw notInTack("ctx.ui.custom", "components a plugin draws and that take keys come in a later tack");
+      },
+      pasteToEditor(text) {
+        screen.pasteToEditor(String(text));
+      },
+      setEditorText(text) {
+        screen.setEditorText(String(text));
+      },
+      getEditorText() {
+        throw notInTack("ctx.ui.getEditorText", "a plugin cannot read the editor yet");
+      },
+      addAutocompleteProvider() {
+        throw notInTack("ctx.ui.addAutocompleteProvider", "tack has no plugin autocompletion yet");
+      },
+      onTerminalInput() {
+        throw notInTack("ctx.ui.onTerminalInput", "a plugin never reads the user's terminal");
+      },
+      setEditorComponent() {
+        throw notInTack("ctx.ui.setEditorComponent", "tack's editor is the host's");
+      },
+      getEditorComponent() {
+        return undefined;
+      },
+      get theme() {
+        return ext.theme;
+      },
+      getAllThemes() {
+        return [];
+      },
+      getTheme() {
+        return undefined;
+      },
+      setTheme() {
+        return { success: false, error: "themes are the user's choice in tack" };
+      },
+      getToolsExpanded() {
+        return false;
+      },
+      setToolsExpanded() {},
+    };
+  }
+
+  /** Pi's `ctx` (with the command-only members, which throw where tack has no call). */
+  context() {
+    if (this.ctx) return this.ctx;
+    const ext = this;
+    const branch = () => {
+      try {
+        return JSON.parse(session.branch());
+      } catch {
+        return [];
+      }
+    };
+    const sessionManager = {
+      getCwd: () => ext.workspace,
+      getSessionId: () => session.id(),
+      getSessionFile: () => undefined,
+      getSessionDir: () => undefined,
+      getBranch: () => branch(),
+      getEntries: () => branch(),
+      getLeafId: () => branch().at(-1)?.id ?? null,
+      getLeafEntry: () => branch().at(-1),
+      getEntry: (id) => branch().find((entry) => entry.id === id),
+      getLabel: (id) =>
+        branch()
+          .filter((entry) => entry.type === "label" && entry.targetId === id)
+          .at(-1)?.label,
+      getHeader: () => ({ type: "session", id: session.id(), cwd: ext.workspace }),
+      getSessionName: () => control.sessionName(),
+      getTree: () => {
+        throw notInTack("ctx.sessionManager.getTree", "a plugin reads the active branch only");
+      },
+    };
+    const move = (method) => async () => {
+      throw notInTack(`ctx.${method}`, "a command cannot move the session yet (the user has /new, /fork, /tree, /resume)");
+    };
+    this.ctx = {
+      ui: this.makeUi(),
+      get hasUI() {
+        return control.hasUi();
+      },
+      cwd: this.workspace,
+      sessionManager,
+      modelRegistry: {
+        getAll: () => [],
+        getAvailable: () => [],
+        find: () => undefined,
+        getApiKey: async () => {
+          throw notInTack("ctx.modelRegistry.getApiKey", "secrets never enter a plugin");
+        },
+      },
+      get model() {
+        return modelOf(control.model());
+      },
+      isIdle: () => control.isIdle(),
+      signal: undefined,
+      abort: () => {
+        throw notInTack("ctx.abort", "a plugin cannot abort the run yet");
+      },
+      hasPendingMessages: () => control.hasPendingMessages(),
+      shutdown: () => {
+        throw notInTack("ctx.shutdown", "a plugin cannot end tack");
+      },
+      getContextUsage: () => {
+        const usage = control.contextUsage();
+        return usage && { tokens: usage.tokens, contextWindow: usage.contextWindow, percent: usage.percent };
+      },
+      compact: (options = {}) => {
+        try {
+          control.compact(options.customInstructions);
+        } catch (e) {
+          const error = new Error(String(e?.payload ?? e));
+          if (options.onError) options.onError(error);
+          else throw error;
+          return;
+        }
+        if (options.onComplete || options.onError) {
+          ext.pendingCompaction = options;
+          hostEvents.subscribe(["compaction_end"]);
+        }
+      },
+      getSystemPrompt: () => control.systemPrompt(),
+      waitForIdle: async () => undefined,
+      newSession: move("newSession"),
+      fork: move("fork"),
+      navigateTree: move("navigateTree"),
+      switchSession: move("switchSession"),
+      reload: move("reload"),
+    };
+    return this.ctx;
+  }
+
+  /** `onUpdate` for a running tool: partial results go to the host as progress. */
+  progressOf(callId) {
+    return (partial) => {
+      try {
+        toolProgress(callId, toolResultOf(partial));
+      } catch {
+        // Progress is best effort: a malformed partial result must not fail the tool.
+      }
+    };
+  }
+}
+
+/** Pi's tool definition as tack's `tool-spec`. */
+export function specOf(definition) {
+  return {
+    name: definition.name,
+    label: definition.label ?? definition.name,
+    description: definition.description ?? "",
+    parameters: JSON.stringify(definition.parameters ?? { type: "object", properties: {} }),
+    mode: definition.executionMode === "sequential" ? "sequential" : "parallel",
+    promptSnippet: definition.promptSnippet,
+  };
+}

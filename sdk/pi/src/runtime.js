@@ -1,0 +1,425 @@
+// tack's Pi runtime: one component that runs any Pi extension unchanged. The host hands it the
+// extension's bundle (sdk/pi/bin/bundle.js) in its configuration; `init` evaluates it, calls
+// its factory with `pi`, and answers with what the factory registered. Pi's events then arrive
+// through tack's hooks and named events, translated into the shapes Pi's handlers expect.
+
+import {
+  allow,
+  block,
+  command,
+  currentPlugin,
+  definePlugin,
+  errorResult,
+  log,
+  registration,
+} from "./tack.js";
+import * as hostEvents from "tack:plugin/events@0.2.0";
+
+import { Extension, piResultOf, specOf, toolResultOf } from "./api.js";
+import { process, setWorkspace } from "./node.js";
+import { makeRequire } from "./pi-modules.js";
+
+// Pi's events that arrive as tack's named events, and the tack name of each.
+const NAMED = {
+  session_start: "session_start",
+  session_shutdown: "session_shutdown",
+  session_tree: "session_tree",
+  session_compact: "compaction_end",
+  agent_start: "agent_start",
+  agent_end: "agent_end",
+  turn_start: "turn_start",
+  turn_end: "turn_end",
+  message_start: "message_start",
+  message_update: "message_update",
+  message_end: "message_end",
+  tool_execution_start: "tool_execution_start",
+  tool_execution_update: "tool_execution_update",
+  tool_execution_end: "tool_execution_end",
+  model_select: "model_select",
+  thinking_level_select: "thinking_level_select",
+};
+
+// Pi's events that are tack hooks, which a plugin names in its registration.
+const HOOKS = {
+  tool_call: "before-tool-call",
+  tool_result: "after-tool-call",
+  input: "input",
+  before_agent_start: "before-agent-start",
+  context: "context",
+  session_before_compact: "before-compact",
+};
+
+// Pi's events served by the runtime's own exports (session-hooks, provider-hooks).
+const EXPORTS = new Set([
+  "session_before_switch",
+  "session_before_fork",
+  "session_before_tree",
+  "before_provider_request",
+  "after_provider_response",
+]);
+
+const NOT_YET = {
+  user_bash: "tack's policies see the user's `!cmd` as a bash call; a Pi `user_bash` handler is not called",
+  resources_discover: "a Pi package's skills, prompts and themes are found when it is installed, not by this event",
+};
+
+// Pi's packages read `process` as a global (pi-tui's terminal detection, chalk).
+globalThis.process ??= process;
+
+let ext;
+let turnIndex = 0;
+
+const camel = (key) => key.replace(/_([a-z])/g, (_m, c) => c.toUpperCase());
+
+/** tack's event JSON in Pi's shape: camelCase fields, and what Pi adds. */
+function piEventOf(piName, data) {
+  const event = { type: piName };
+  for (const [key, value] of Object.entries(data ?? {})) {
+    if (key !== "type") event[camel(key)] = value;
+  }
+  if (piName === "turn_start") {
+    event.turnIndex = turnIndex;
+    event.timestamp = Date.now();
+  }
+  if (piName === "turn_end") event.turnIndex = turnIndex++;
+  if (piName === "message_update" && !event.assistantMessageEvent && event.delta) {
+    event.assistantMessageEvent = event.delta;
+  }
+  if (piName === "session_compact") {
+    event.compactionEntry = { type: "compaction", ...compactionResultOf(data) };
+    event.fromExtension = false;
+  }
+  return event;
+}
+
+/** Pi's `CompactionResult` from tack's `compaction_end`. */
+function compactionResultOf(data) {
+  return {
+    summary: data?.summary,
+    firstKeptEntryId: data?.first_kept_entry_id,
+    tokensBefore: data?.tokens_before,
+  };
+}
+
+function evaluate(bundle, workspace) {
+  const require = makeRequire();
+  const module = { exports: {} };
+  const entry = bundle.entry ?? `${workspace}/extension.ts`;
+  const dir = entry.slice(0, entry.lastIndexOf("/")) || "/";
+  // The bundle is the extension's own code: it runs in this sandboxed instance only.
+  const body = new Function(
+    "require",
+    "module",
+    "exports",
+    "__filename",
+    "__dirname",
+    "process",
+    "__tack_import_meta_url",
+    bundle.source,
+  );
+  body(require, module, module.exports, entry, dir, process, `file://${entry}`);
+  const factory = module.exports?.default ?? module.exports;
+  if (typeof factory !== "function") {
+    throw new Error(`${entry} exports no extension factory (a default export taking \`pi\`)`);
+  }
+  return factory;
+}
+
+function messageOf(e) {
+  if (typeof e === "string") return e;
+  if (e && typeof e.payload === "string") return e.payload;
+  return String(e?.message ?? e);
+}
+
+/**
+ * Runs a handler; an error it throws is reported (as Pi reports an extension's error) and
+ * gives `fallback` instead, so one failing handler neither traps the instance nor loses its
+ * state. A `tool_call` handler's failure blocks the call (see `beforeToolCall`).
+ */
+async function guarded(what, fn, fallback = undefined) {
+  try {
+    return await fn();
+  } catch (e) {
+    log.error(`${what}: ${messageOf(e)}`);
+    return fallback;
+  }
+}
+
+/** Like `guarded`, for what the user started: the error is the command's own. */
+async function failing(what, fn) {
+  try {
+    return await fn();
+  } catch (e) {
+    throw `${what}: ${messageOf(e)}`;
+  }
+}
+
+export const guest = definePlugin({
+  async init(ctx) {
+    const config = JSON.parse(ctx.config || "{}");
+    const bundle = config.pi_extension;
+    if (!bundle?.source) throw "tack's Pi runtime was started without an extension";
+    const settings = { ...config };
+    delete settings.pi_extension;
+    setWorkspace(ctx.workspace);
+    ext = new Extension({ workspace: ctx.workspace, config: settings, flags: new Map() });
+    await failing(`loading ${bundle.entry ?? "the extension"}`, async () => {
+      const factory = evaluate(bundle, ctx.workspace);
+      await factory(ext.pi);
+    });
+    ext.initialized = true;
+    ext.onLateSubscription = (event) => {
+      if (NAMED[event]) hostEvents.subscribe([NAMED[event]]);
+      else if (HOOKS[event]) {
+        log.warn(`a \`${event}\` handler added after load is not called: tack takes hooks at load`);
+      }
+    };
+    const named = [];
+    const hooks = [];
+    for (const event of ext.handlers.keys()) {
+      if (NAMED[event]) named.push(NAMED[event]);
+      else if (HOOKS[event]) hooks.push(HOOKS[event]);
+      else if (NOT_YET[event]) log.warn(`\`${event}\` handler not called: ${NOT_YET[event]}`);
+      else if (!EXPORTS.has(event)) log.warn(`\`${event}\` is not a Pi event tack knows`);
+    }
+    if (named.length) hostEvents.subscribe([...new Set(named)]);
+    return registration({
+      tools: [...ext.tools.values()].map(specOf),
+      commands: [...ext.commands.entries()].map(([name, options]) =>
+        command(name, options?.description ?? ""),
+      ),
+      hooks: [...new Set(hooks)],
+    });
+  },
+
+  async callTool(call) {
+    const tool = ext.tools.get(call.name);
+    if (!tool) return errorResult(`unknown tool \`${call.name}\``);
+    try {
+      const params = JSON.parse(call.arguments);
+      const signal = globalThis.AbortController ? new AbortController().signal : undefined;
+      const result = await tool.execute(call.id, params, signal, ext.progressOf(call.id), ext.context());
+      return toolResultOf(result);
+    } catch (e) {
+      return errorResult(messageOf(e));
+    }
+  },
+
+  async runCommand(name, args) {
+    const options = ext.commands.get(name);
+    if (!options?.handler) throw `unknown command \`/${name}\``;
+    await failing(`/${name}`, () => options.handler(args, ext.context()));
+    return undefined;
+  },
+
+  async beforeToolCall(call) {
+    const input = JSON.parse(call.arguments);
+    const before = JSON.stringify(input);
+    const event = { type: "tool_call", toolCallId: call.id, toolName: call.name, input };
+    for (const handler of ext.handlersOf("tool_call")) {
+      const failed = { block: true };
+      const result = await guarded("tool_call", () => handler(event, ext.context()), failed);
+      if (result === failed) return block(`a Pi extension's tool_call handler failed (see the log)`);
+      if (result?.block) return block(result.reason ?? "blocked by a Pi extension");
+    }
+    const after = JSON.stringify(event.input);
+    return after === before ? allow() : { tag: "rewrite", val: after };
+  },
+
+  async afterToolCall(call, result) {
+    const current = piResultOf(result);
+    const event = {
+      type: "tool_result",
+      toolCallId: call.id,
+      toolName: call.name,
+      input: JSON.parse(call.arguments),
+      ...current,
+    };
+    let changed = false;
+    for (const handler of ext.handlersOf("tool_result")) {
+      const patch = await guarded("tool_result", () => handler(event, ext.context()));
+      if (!patch) continue;
+      for (const key of ["content", "details", "isError"]) {
+        if (patch[key] !== undefined) {
+          event[key] = patch[key];
+          changed = true;
+        }
+      }
+    }
+    return changed ? toolResultOf(event) : undefined;
+  },
+
+  async onInput(text) {
+    let current = text;
+    for (const handler of ext.handlersOf("input")) {
+      const event = { type: "input", text: current, images: [], source: "interactive" };
+      const result = await guarded("input", () => handler(event, ext.context()));
+      if (result?.action === "handled") return { tag: "handled" };
+      if (result?.action === "transform" && typeof result.text === "string") current = result.text;
+    }
+    return current === text ? { tag: "continue" } : { tag: "transform", val: current };
+  },
+
+  async beforeAgentStart(prompt, systemPrompt) {
+    let current = systemPrompt;
+    let replaced = false;
+    const inject = [];
+    for (const handler of ext.handlersOf("before_agent_start")) {
+      const event = { type: "before_agent_start", prompt, images: [], systemPrompt: current, systemPromptOptions: {} };
+      const result = await guarded("before_agent_start", () => handler(event, ext.context()));
+      if (typeof result?.systemPrompt === "string") {
+        current = result.systemPrompt;
+        replaced = true;
+      }
+      if (result?.message) {
+        const content = result.message.content;
+        inject.push({
+          customType: result.message.customType ?? "pi-extension",
+          text: typeof content === "string" ? content : (content ?? []).map((b) => b.text ?? "").join("\n"),
+          display: result.message.display !== false,
+        });
+      }
+    }
+    return { systemPrompt: replaced ? current : undefined, appendSystemPrompt: undefined, inject };
+  },
+
+  async context(messages) {
+    let current = JSON.parse(messages);
+    let changed = false;
+    for (const handler of ext.handlersOf("context")) {
+      const result = await guarded("context", () => handler({ type: "context", messages: current }, ext.context()));
+      if (Array.isArray(result?.messages)) {
+        current = result.messages;
+        changed = true;
+      }
+    }
+    return changed ? JSON.stringify(current) : undefined;
+  },
+
+  async beforeCompact(request) {
+    const event = {
+      type: "session_before_compact",
+      preparation: {
+        messagesToSummarize: JSON.parse(request.messages),
+        turnPrefixMessages: [],
+        previousSummary: request.previousSummary,
+        tokensBefore: Number(request.tokensBefore),
+        isSplitTurn: false,
+        fileOps: { read: new Set(), written: new Set(), edited: new Set() },
+        settings: {},
+      },
+      branchEntries: [],
+      customInstructions: request.focus,
+      signal: globalThis.AbortController ? new AbortController().signal : undefined,
+    };
+    for (const handler of ext.handlersOf("session_before_compact")) {
+      const result = await guarded("session_before_compact", () => handler(event, ext.context()));
+      if (result?.cancel) return { tag: "cancel" };
+      if (result?.compaction?.summary) return { tag: "summary", val: String(result.compaction.summary) };
+    }
+    return { tag: "proceed" };
+  },
+
+  async onNamedEvent(name, data) {
+    if (name === "compaction_end" && ext.pendingCompaction) {
+      const { onComplete, onError } = ext.pendingCompaction;
+      ext.pendingCompaction = undefined;
+      if (typeof data?.summary === "string") onComplete?.(compactionResultOf(data));
+      else onError?.(new Error(data?.error_message ?? (data?.aborted ? "compaction aborted" : "nothing was compacted")));
+    }
+    for (const [piName, tackName] of Object.entries(NAMED)) {
+      if (tackName !== name || !ext.handlers.has(piName)) continue;
+      await guarded(piName, () => ext.emit(piName, piEventOf(piName, data)));
+    }
+  },
+
+  async beforeSwitch(request) {
+    const results = await guarded("session_before_switch", () => ext.emit("session_before_switch", {
+      type: "session_before_switch",
+      reason: request.reason,
+      targetSessionFile: request.targetSessionId,
+    }), []);
+    return results.some((r) => r?.cancel) ? false : undefined;
+  },
+
+  async beforeFork(request) {
+    const results = await guarded("session_before_fork", () => ext.emit("session_before_fork", {
+      type: "session_before_fork",
+      entryId: request.entryId,
+      position: request.position,
+    }), []);
+    return results.some((r) => r?.cancel) ? false : undefined;
+  },
+
+  async beforeTree(request) {
+    const results = await guarded("session_before_tree", () => ext.emit("session_before_tree", {
+      type: "session_before_tree",
+      preparation: {
+        targetId: request.targetId,
+        oldLeafId: request.oldLeafId ?? null,
+        commonAncestorId: null,
+        entriesToSummarize: [],
+        userWantsSummary: request.userWantsSummary,
+        customInstructions: request.focus,
+      },
+      signal: globalThis.AbortController ? new AbortController().signal : undefined,
+    }), []);
+    if (results.some((r) => r?.cancel)) return false;
+    const summary = results.find((r) => r?.summary?.summary);
+    return summary ? String(summary.summary.summary) : undefined;
+  },
+
+  async beforeProviderRequest(_request, payload) {
+    let current = payload;
+    let changed = false;
+    for (const handler of ext.handlersOf("before_provider_request")) {
+      const result = await guarded("before_provider_request", () =>
+        handler({ type: "before_provider_request", payload: current }, ext.context()),
+      );
+      if (result !== undefined) {
+        current = result;
+        changed = true;
+      }
+    }
+    return changed ? current : undefined;
+  },
+
+  async afterProviderResponse(status, headers) {
+    await guarded("after_provider_response", () =>
+      ext.emit("after_provider_response", { type: "after_provider_response", status, headers }),
+    );
+  },
+});
+
+// The handlers given to definePlugin, which its `guest` wraps for the WIT shapes.
+const guest_ = () => currentPlugin();
+
+const decision = (answer) => (answer === false ? "cancel" : "proceed");
+
+/** The `observer` export: named events, to the extension's handlers. */
+export const observer = {
+  onEvent: (name, data) => guest_().onNamedEvent(name, JSON.parse(data)),
+};
+
+/** The `provider-hooks` export (called only with the `provider_payload` grant). */
+export const providerHooks = {
+  async beforeProviderRequest(request) {
+    const replaced = await guest_().beforeProviderRequest(request, JSON.parse(request.payload));
+    if (replaced === undefined || replaced === null) return undefined;
+    return typeof replaced === "string" ? replaced : JSON.stringify(replaced);
+  },
+  afterProviderResponse: (response) =>
+    guest_().afterProviderResponse(response.status, Object.fromEntries(response.headers)),
+};
+
+/** The `session-hooks` export: a handler's `{ cancel: true }` cancels the move. */
+export const sessionHooks = {
+  beforeSwitch: async (request) => decision(await guest_().beforeSwitch(request)),
+  beforeFork: async (request) => decision(await guest_().beforeFork(request)),
+  async beforeTree(request) {
+    const answer = await guest_().beforeTree(request);
+    if (answer === false) return { tag: "cancel" };
+    if (typeof answer === "string") return { tag: "summary", val: answer };
+    return { tag: "proceed" };
+  },
+};
