@@ -20,6 +20,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tack_builtin::artifacts;
+use tack_test_support::http::MockServer;
 use tack_test_support::pi::pi_peer;
 use tack_test_support::{stderr, stdout, tack, Env};
 
@@ -61,6 +62,13 @@ struct Scenario {
     /// client waiting for an answer), or tack ends.
     #[serde(default)]
     until: Option<String>,
+    /// Instead of the scripted model: Anthropic's API on a local server, answering this text
+    /// (provider hooks see real HTTP requests only).
+    #[serde(default)]
+    anthropic: Option<String>,
+    /// Workspace files that must exist afterwards, each holding the text given.
+    #[serde(default)]
+    written: toml::Table,
     /// Text each of which must appear in tack's output or the session.
     #[serde(default)]
     expect: Vec<String>,
@@ -132,6 +140,17 @@ fn run(examples: &Path, scenario: &Scenario) -> Result<(), String> {
         "-e".to_string(),
         extension.display().to_string(),
     ];
+    let server = scenario
+        .anthropic
+        .as_ref()
+        .map(|reply| MockServer::always(tack_test_support::anthropic::text_reply(reply)));
+    let env = match &server {
+        Some(server) => {
+            args.extend(["--provider", "anthropic", "--base-url", server.url()].map(String::from));
+            env.with_var("ANTHROPIC_API_KEY", "sk-ant-test")
+        }
+        None => env,
+    };
     args.extend(scenario.args.iter().cloned());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     if !scenario.before.is_empty() {
@@ -211,6 +230,14 @@ fn run(examples: &Path, scenario: &Scenario) -> Result<(), String> {
     for expected in &scenario.expect {
         if !seen.contains(expected.as_str()) {
             return Err(format!("`{expected}` not seen in:\n{seen}"));
+        }
+    }
+    for (path, text) in &scenario.written {
+        let written = std::fs::read_to_string(env.workspace().join(path)).unwrap_or_default();
+        if !written.contains(text.as_str().unwrap_or_default()) {
+            return Err(format!(
+                "{path} does not hold `{text}`: `{written}`\n{seen}"
+            ));
         }
     }
     for rejected in &scenario.reject {

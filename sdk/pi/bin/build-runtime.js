@@ -1,14 +1,21 @@
 #!/usr/bin/env node
-// Builds tack's Pi runtime component: src/runtime.js with Pi's packages it provides (pi-tui,
-// typebox) bundled in, componentized by the JavaScript SDK's build (sdk/js/bin/build.js)
-// against tack:plugin@0.2.0. One component serves every Pi extension; tack builds it once per
-// version of these sources and caches it.
+// Builds tack's Pi runtime component: src/runtime.js with typebox bundled in, componentized
+// with the JavaScript SDK's toolchain (componentize-js, from sdk/js) against tack:plugin@0.2.0.
+// One component serves every Pi extension; tack builds it once per version of these sources
+// and caches it.
 //
 //   node sdk/pi/bin/build-runtime.js <out.wasm>
 
 import { build } from "esbuild";
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -43,9 +50,28 @@ const nodeShims = {
   },
 };
 
+// The world: tack:plugin@0.2.0's `plugin`, plus WASI's filesystem, which the engine imports
+// anyway and which `node:fs` is written on. The host preopens exactly the folders the user
+// granted the extension, at their own paths.
+const WASI = "0.2.12";
+const piWorld = `package tack:plugin@0.2.0;
+
+world pi-runtime {
+  include plugin;
+  import wasi:filesystem/preopens@${WASI};
+  import wasi:filesystem/types@${WASI};
+}
+`;
+
+const jsSdk = resolve(here, "..", "..", "js");
+const repoWit = resolve(jsSdk, "..", "..", "wit", "plugin");
+const wasiWit = join(jsSdk, "node_modules", "@bytecodealliance", "jco", "lib", "wit", "builtin", WASI);
+const { componentize } = await import(
+  join(jsSdk, "node_modules", "@bytecodealliance", "componentize-js", "src", "componentize.js")
+);
+
 const stage = mkdtempSync(join(tmpdir(), "tack-pi-runtime-"));
 try {
-  mkdirSync(join(stage, "src"));
   await build({
     entryPoints: [join(here, "..", "src", "runtime.js")],
     bundle: true,
@@ -54,22 +80,41 @@ try {
     target: "es2022",
     mainFields: ["module", "main"],
     conditions: ["import", "default"],
-    external: ["tack:*", "./tack.js"],
-    outfile: join(stage, "src", "plugin.js"),
+    external: ["tack:*", "wasi:*", "./tack.js"],
+    outfile: join(stage, "plugin.js"),
     logLevel: "warning",
     plugins: [nodeShims],
   });
+  copyFileSync(join(jsSdk, "src", "tack.js"), join(stage, "tack.js"));
   writeFileSync(
-    join(stage, "src", "tack-next.js"),
-    'export { observer, providerHooks, sessionHooks } from "./plugin.js";\n',
+    join(stage, "entry.js"),
+    'export { guest, observer, providerHooks, sessionHooks } from "./plugin.js";\n' +
+      'export { taskRunner } from "./tack.js";\n',
   );
-  writeFileSync(
-    join(stage, "tack.toml"),
-    '[plugin]\nname = "pi-runtime"\nversion = "0.1.0"\napi = "0.2"\ncomponent = "pi-runtime.wasm"\n',
-  );
-  const sdkBuild = resolve(here, "..", "..", "js", "bin", "build.js");
-  const run = spawnSync(process.execPath, [sdkBuild, stage, resolve(out)], { stdio: "inherit" });
-  process.exitCode = run.status ?? 1;
+  const wit = join(stage, "wit");
+  mkdirSync(join(wit, "deps", "plugin-0.1.0"), { recursive: true });
+  for (const file of readdirSync(join(repoWit, "v0.2.0"))) {
+    copyFileSync(join(repoWit, "v0.2.0", file), join(wit, file));
+  }
+  for (const file of readdirSync(join(repoWit, "v0.1.0"))) {
+    copyFileSync(join(repoWit, "v0.1.0", file), join(wit, "deps", "plugin-0.1.0", file));
+  }
+  for (const pkg of ["wasi-filesystem", "wasi-io", "wasi-clocks"]) {
+    cpSync(join(wasiWit, pkg), join(wit, "deps", pkg), { recursive: true });
+  }
+  writeFileSync(join(wit, "pi-runtime.wit"), piWorld);
+  const { component } = await componentize({
+    sourcePath: join(stage, "entry.js"),
+    witPath: wit,
+    worldName: "pi-runtime",
+    // Without this the engine imports wasi:http, which tack does not give plugins.
+    disableFeatures: ["http", "fetch-event"],
+  });
+  writeFileSync(resolve(out), component);
+  console.log(`wrote ${resolve(out)} (${(component.length / 1e6).toFixed(1)} MB)`);
+} catch (e) {
+  console.error(`building tack's Pi runtime failed: ${e?.message ?? e}`);
+  process.exitCode = 1;
 } finally {
   rmSync(stage, { recursive: true, force: true });
 }

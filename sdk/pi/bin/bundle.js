@@ -114,7 +114,12 @@ try {
       entry,
       source: built.outputFiles[0].text,
       provided: [...provided].sort(),
-      capabilities: capabilitiesOf(provided),
+      capabilities: [
+        ...capabilitiesOf(provided),
+        ...(/\bfetch\s*\(/.test(built.outputFiles[0].text)
+          ? ["http: the URLs it fetches (an `http` grant for each)"]
+          : []),
+      ],
       inputs,
     });
   }

@@ -11,6 +11,8 @@ export const PROVIDED = new Set([
   "@sinclair/typebox",
   "path",
   "path/posix",
+  "fs",
+  "fs/promises",
   "os",
   "child_process",
   "url",
@@ -40,8 +42,6 @@ export const REFUSED = {
   readline: "a plugin does not read the terminal; use ctx.ui dialogs",
   repl: "a plugin does not read the terminal",
   sqlite: "native SQLite is not available to a plugin",
-  fs: "tack's Pi runtime does not map node:fs onto `fs` grants yet",
-  "fs/promises": "tack's Pi runtime does not map node:fs onto `fs` grants yet",
   crypto: "tack's Pi runtime has no node:crypto yet (globalThis.crypto.getRandomValues works)",
   buffer: "tack's Pi runtime has no node:buffer yet",
 };
@@ -52,6 +52,9 @@ export const REFUSED = {
  */
 export function capabilitiesOf(provided) {
   const needs = [];
+  if (["fs", "fs/promises"].some((m) => provided.has(m))) {
+    needs.push("fs: the folders it reads or writes (an `fs` grant for each)");
+  }
   if (provided.has("child_process")) {
     needs.push("exec: commands it runs (an `exec` grant for each command pattern)");
   }

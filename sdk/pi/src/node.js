@@ -1,8 +1,11 @@
 // The Node modules a Pi extension may import, mapped onto what a tack plugin has: pure ones
 // (path, url, util, events) are written out; `child_process` runs commands through
-// `tack:plugin/exec`, so the plugin's `exec` grant and the policy plugins judge every command.
+// `tack:plugin/exec`, so the plugin's `exec` grant and the policy plugins judge every command;
+// `fs` (./fs.js) reaches the folders of its `fs` grants.
 
 import { spawn as hostSpawn } from "tack:plugin/exec@0.1.0";
+
+import { fs, promises as fsPromises, setCwd } from "./fs.js";
 
 // The workspace, set once `init` knows it; paths resolve against it.
 let workspace = "/";
@@ -11,6 +14,21 @@ let workspace = "/";
 export function setWorkspace(folder) {
   workspace = folder;
 }
+
+// The plugin's own data folder, when the host gives one: Pi's agent directory in tack.
+let dataDir;
+
+/** Sets the plugin's data folder (`init`'s `data-dir`). */
+export function setDataDir(folder) {
+  dataDir = folder;
+}
+
+/** The folder Pi's `getAgentDir()` names: the plugin's data folder, else `/`. */
+export function agentDir() {
+  return dataDir ?? "/";
+}
+
+setCwd(() => workspace);
 
 // ---- process --------------------------------------------------------------------------------
 
@@ -431,4 +449,6 @@ export const NODE_MODULES = {
   process,
   module,
   tty: { isatty: () => false },
+  fs,
+  "fs/promises": fsPromises,
 };

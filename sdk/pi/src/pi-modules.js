@@ -8,9 +8,10 @@ import * as typebox from "typebox";
 import * as piTui from "./pi-tui.js";
 
 import { notInTack } from "./api.js";
-import { NODE_MODULES } from "./node.js";
+import { NODE_MODULES, agentDir } from "./node.js";
 import { plainComponentTheme } from "./theme.js";
 import { PROVIDED } from "./modules.js";
+import * as truncate from "./truncate.js";
 
 const VERSION = "0.73.1";
 
@@ -95,8 +96,9 @@ const isTool = (name) => (event) => event?.toolName === name;
 function codingAgent() {
   return strict("@mariozechner/pi-coding-agent", {
     VERSION,
-    // A plugin has no agent directory of its own on the user's disk.
-    getAgentDir: () => "/",
+    ...truncate,
+    // Pi's `~/.pi/agent` is, for an extension in tack, its own data folder.
+    getAgentDir: agentDir,
     defineTool: (tool) => tool,
     isToolCallEventType: (name, event) => event?.toolName === name,
     isBashToolResult: isTool("bash"),

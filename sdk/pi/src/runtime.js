@@ -16,7 +16,8 @@ import {
 import * as hostEvents from "tack:plugin/events@0.2.0";
 
 import { Extension, piResultOf, specOf, toolResultOf } from "./api.js";
-import { process, setWorkspace } from "./node.js";
+import { fetch } from "./fetch.js";
+import { process, setDataDir, setWorkspace } from "./node.js";
 import { makeRequire } from "./pi-modules.js";
 
 // Pi's events that arrive as tack's named events, and the tack name of each.
@@ -63,8 +64,10 @@ const NOT_YET = {
   resources_discover: "a Pi package's skills, prompts and themes are found when it is installed, not by this event",
 };
 
-// Pi's packages read `process` as a global (pi-tui's terminal detection, chalk).
+// Pi's packages read `process` as a global (pi-tui's terminal detection, chalk); `fetch` is
+// tack's, through the extension's `http` grant.
 globalThis.process ??= process;
+globalThis.fetch = fetch;
 
 let ext;
 let turnIndex = 0;
@@ -162,6 +165,7 @@ export const guest = definePlugin({
     const settings = { ...config };
     delete settings.pi_extension;
     setWorkspace(ctx.workspace);
+    setDataDir(ctx.dataDir);
     ext = new Extension({ workspace: ctx.workspace, config: settings, flags: new Map() });
     await failing(`loading ${bundle.entry ?? "the extension"}`, async () => {
       const factory = evaluate(bundle, ctx.workspace);
