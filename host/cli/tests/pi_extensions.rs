@@ -21,6 +21,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tack_builtin::artifacts;
 use tack_test_support::http::MockServer;
+use tack_test_support::json_mode::{call_turn, json_events, tool_result};
 use tack_test_support::pi::pi_peer;
 use tack_test_support::{stderr, stdout, tack, Env};
 
@@ -325,4 +326,125 @@ fn every_pi_example_extension_runs_or_says_why_not() {
         table.push_str(&format!("| `{}` | {outcome} | {} |\n", s.name, s.what));
     }
     insta::assert_snapshot!("examples", table);
+}
+
+/// The hostile test plugin's attacks, as a Pi extension in TypeScript
+/// (`tests/pi-extensions/hostile.ts`), with no grant: each is contained as it is for
+/// a native plugin, and tack goes on.
+#[test]
+fn a_hostile_pi_extension_is_contained_as_a_native_plugin_is() {
+    let Some(_examples) = examples() else {
+        return;
+    };
+    let env = Env::new(tack!()).with_var("ANTHROPIC_API_KEY", "sk-ant-hostile-canary");
+    let server = MockServer::always(tack_test_support::anthropic::text_reply("fetched"));
+    std::fs::write(env.root().join("secret.txt"), "outside-canary").expect("secret");
+    let attacks = [
+        "read_outside",
+        "read_absolute",
+        "write_workspace",
+        "env",
+        "exec",
+        "fetch",
+        "escape",
+        "forge_state",
+        "read_state",
+        "takeover",
+    ];
+    let mut script: Vec<Value> = attacks
+        .iter()
+        .map(|what| {
+            let mut args = json!({ "what": what });
+            if *what == "fetch" {
+                args["url"] = json!(server.url());
+            }
+            call_turn(what, "attack", args)
+        })
+        .collect();
+    script.push(call_turn("bash", "bash", json!({ "command": "ls" })));
+    script.push(call_turn("find", "find", json!({ "pattern": "*.rs" })));
+    script.push(call_turn("membomb", "attack", json!({ "what": "membomb" })));
+    script.push(call_turn("after", "attack", json!({ "what": "after" })));
+    script.push(json!({ "text": "done" }));
+    env.config(json!({
+        "provider": "scripted",
+        "plugins": { "scripted": { "script": script } },
+    }));
+    let scripted = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
+    let hostile = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/hostile.ts");
+    let out = env.run(&[
+        "--plugin",
+        &scripted.display().to_string(),
+        "-e",
+        &hostile.display().to_string(),
+        "--permissions",
+        "auto",
+        "--mode",
+        "json",
+        "-p",
+        "attack",
+    ]);
+    assert!(out.status.success(), "tack goes on: {}", stderr(&out));
+    let events = json_events(&out);
+
+    for what in attacks
+        .iter()
+        .filter(|w| !["escape", "forge_state"].contains(w))
+    {
+        let (_, text) = tool_result(&events, what);
+        assert!(text.starts_with("failed: "), "{what} was contained: {text}");
+    }
+    let (_, read) = tool_result(&events, "read_outside");
+    assert!(
+        read.contains("outside this extension's `fs` grants"),
+        "{read}"
+    );
+    let (_, exec) = tool_result(&events, "exec");
+    assert!(exec.contains("no exec grant"), "{exec}");
+    let (_, fetch) = tool_result(&events, "fetch");
+    assert!(fetch.contains("denied"), "{fetch}");
+    assert!(
+        server.requests().is_empty(),
+        "no request reached the server"
+    );
+    assert!(!env.workspace().join("pwned.txt").exists());
+
+    // Escape sequences reach neither the terminal nor the session.
+    let everything = format!("{}{}{}", stdout(&out), stderr(&out), env.sessions_text());
+    assert!(!everything.contains("\u{1b}]0;pwned-title"), "{everything}");
+    assert!(!everything.contains("sk-ant-hostile-canary"));
+    assert!(!everything.contains("outside-canary"));
+
+    // A forged entry of another plugin's type is the extension's own, which that plugin ignores.
+    let forged: Vec<Value> = env
+        .session_lines()
+        .into_iter()
+        .filter(|l| l["customType"] == "permission-gate" && l["data"]["mode"] == "yolo")
+        .collect();
+    assert!(
+        !forged.is_empty() && forged.iter().all(|l| l["owner"] == "pi-hostile"),
+        "{forged:?}"
+    );
+    assert!(
+        env.session_lines()
+            .iter()
+            .any(|l| l["owner"] == "permission-gate"),
+        "permission-gate's own state is in the session, out of the extension's sight"
+    );
+
+    // The bash tool stays tack's, and the rewrite of its arguments is refused.
+    let (_, bash) = tool_result(&events, "bash");
+    assert!(!bash.contains("captured"), "{bash}");
+    assert!(!env.workspace().join("rewritten.txt").exists(), "{bash}");
+    let (_, takeover) = tool_result(&events, "takeover");
+    assert!(takeover.contains("core-tools"), "the owner is named: {takeover}");
+
+    // A spinning hook and an allocation without end are stopped, and the plugin answers after.
+    let (find_error, find) = tool_result(&events, "find");
+    assert!(find_error, "{find}");
+    let (bomb_error, bomb) = tool_result(&events, "membomb");
+    assert!(bomb_error, "{bomb}");
+    assert!(bomb.contains("memory"), "{bomb}");
+    let (_, after) = tool_result(&events, "after");
+    assert!(after.contains("ok: echo after"), "{after}");
 }
