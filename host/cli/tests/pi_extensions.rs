@@ -437,7 +437,10 @@ fn a_hostile_pi_extension_is_contained_as_a_native_plugin_is() {
     assert!(!bash.contains("captured"), "{bash}");
     assert!(!env.workspace().join("rewritten.txt").exists(), "{bash}");
     let (_, takeover) = tool_result(&events, "takeover");
-    assert!(takeover.contains("core-tools"), "the owner is named: {takeover}");
+    assert!(
+        takeover.contains("core-tools"),
+        "the owner is named: {takeover}"
+    );
 
     // A spinning hook and an allocation without end are stopped, and the plugin answers after.
     let (find_error, find) = tool_result(&events, "find");

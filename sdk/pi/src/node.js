@@ -163,6 +163,9 @@ const url = {
   pathToFileURL: (p) => new URL(`file://${encodeURI(p)}`),
 };
 
+// Node's symbol for a function's own promisified form (`exec` resolves `{ stdout, stderr }`).
+const PROMISIFY_CUSTOM = Symbol.for("nodejs.util.promisify.custom");
+
 function inspect(value) {
   if (typeof value === "string") return value;
   try {
@@ -179,17 +182,18 @@ const util = {
       ? [fmt, ...args].map(inspect).join(" ")
       : fmt.replace(/%[sdifjo%]/g, (m) => (m === "%%" ? "%" : inspect(args.shift()))) +
         (args.length ? ` ${args.map(inspect).join(" ")}` : ""),
-  promisify:
-    (fn) =>
-    (...args) =>
+  promisify: (fn) =>
+    fn[PROMISIFY_CUSTOM] ??
+    ((...args) =>
       new Promise((resolve, reject) =>
         fn(...args, (err, ...values) =>
           err ? reject(err) : resolve(values.length > 1 ? values : values[0]),
         ),
-      ),
+      )),
   isDeepStrictEqual: (a, b) => JSON.stringify(a) === JSON.stringify(b),
   types: { isPromise: (v) => v instanceof Promise },
 };
+util.promisify.custom = PROMISIFY_CUSTOM;
 
 export class EventEmitter {
   constructor() {
@@ -410,6 +414,19 @@ const childProcess = {
     return child;
   },
 };
+
+childProcess.exec[PROMISIFY_CUSTOM] = (command, options) =>
+  new Promise((resolve, reject) =>
+    childProcess.exec(command, options, (error, stdout, stderr) =>
+      error ? reject(Object.assign(error, { stdout, stderr })) : resolve({ stdout, stderr }),
+    ),
+  );
+childProcess.execFile[PROMISIFY_CUSTOM] = (file, args, options) =>
+  new Promise((resolve, reject) =>
+    childProcess.execFile(file, args ?? [], options ?? {}, (error, stdout, stderr) =>
+      error ? reject(Object.assign(error, { stdout, stderr })) : resolve({ stdout, stderr }),
+    ),
+  );
 
 // ---- the rest -------------------------------------------------------------------------------
 
