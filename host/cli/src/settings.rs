@@ -98,6 +98,11 @@ pub struct Settings {
     /// a repository must not let its own commands out.
     #[serde(default)]
     pub sandbox: SandboxSettings,
+    /// Load Pi's extension folders as Pi does (`~/.pi/agent/extensions/`, and a trusted
+    /// project's `.pi/extensions/`), each extension as `tack -e` loads one. Off unless set. Read
+    /// from the user's config only, never a project's: a repository must not load its own code.
+    #[serde(default)]
+    pub pi_extensions: bool,
     /// What this run's command line says to plugins; never read from a file.
     #[serde(skip)]
     pub command_line: PluginCommandLine,

@@ -451,3 +451,70 @@ fn a_hostile_pi_extension_is_contained_as_a_native_plugin_is() {
     let (_, after) = tool_result(&events, "after");
     assert!(after.contains("ok: echo after"), "{after}");
 }
+
+/// With `pi_extensions = true` in the user's config, Pi's own extension folders load as Pi loads
+/// them: the user's `~/.pi/agent/extensions/`, and a project's `.pi/extensions/` only once the
+/// project is trusted.
+#[test]
+fn pi_extension_folders_load_when_the_user_opts_in() {
+    let Some(examples) = examples() else {
+        return;
+    };
+    let user_home = tempfile::tempdir().expect("home");
+    let env = Env::new(tack!()).with_var("HOME", user_home.path());
+    let user_extensions = user_home.path().join(".pi/agent/extensions");
+    std::fs::create_dir_all(&user_extensions).expect("user extensions");
+    std::fs::copy(examples.join("hello.ts"), user_extensions.join("hello.ts")).expect("hello.ts");
+    let project_extensions = env.workspace().join(".pi/extensions");
+    std::fs::create_dir_all(&project_extensions).expect("project extensions");
+    std::fs::copy(
+        examples.join("session-name.ts"),
+        project_extensions.join("session-name.ts"),
+    )
+    .expect("session-name.ts");
+    let script = json!([
+        { "tool_calls": [{ "id": "c1", "name": "hello", "arguments": { "name": "folders" } }] },
+        { "text": "done" },
+    ]);
+    let scripted = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
+    let scripted = scripted.display().to_string();
+    let configure = |opt_in: bool| {
+        env.config(json!({
+            "provider": "scripted",
+            "pi_extensions": opt_in,
+            "plugins": { "scripted": { "script": script } },
+        }));
+    };
+
+    configure(false);
+    let out = env.run(&["--plugin", &scripted, "--mode", "json", "-p", "greet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (failed, text) = tool_result(&json_events(&out), "c1");
+    assert!(failed, "no extension without the opt-in: {text}");
+
+    configure(true);
+    let out = env.run(&["--plugin", &scripted, "--mode", "json", "-p", "greet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (_, text) = tool_result(&json_events(&out), "c1");
+    assert_eq!(text, "Hello, folders!", "the user's folder loads");
+    let out = env.run(&["--plugin", &scripted, "-p", "/session-name x"]);
+    assert!(
+        !stderr(&out).contains("Session named"),
+        "an untrusted project's folder does not load: {}",
+        stderr(&out)
+    );
+
+    let out = env.run(&[
+        "--plugin",
+        &scripted,
+        "--trust",
+        "-p",
+        "/session-name parser",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("[pi-session-name] Session named: parser"),
+        "a trusted project's folder loads: {}",
+        stderr(&out)
+    );
+}

@@ -86,10 +86,19 @@ pub(super) async fn load(
         cli.no_plugins,
     )?;
     warnings.extend(plugin_warnings);
-    if !cli.extensions.is_empty() {
+    let mut extensions = cli.extensions.clone();
+    if settings.pi_extensions {
+        let user_home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+        let folders = user_home
+            .map(|h| PathBuf::from(h).join(".pi/agent/extensions"))
+            .into_iter()
+            .chain(trusted.then(|| project_root.join(".pi/extensions")));
+        extensions.extend(crate::start::pi_extension::discover(folders));
+    }
+    if !extensions.is_empty() {
         let grants = tack_runtime::grants::GrantStore::load(&home.grants())
             .context("loading plugin grants")?;
-        for path in &cli.extensions {
+        for path in &extensions {
             let (spec, warning) = crate::start::pi_extension::load(
                 path,
                 &home.component_cache(),

@@ -265,6 +265,33 @@ pub fn load(
     Ok((spec, warning))
 }
 
+/// The extensions in Pi's extension folders, as Pi finds them: each `.ts`/`.js` file, and each
+/// folder holding a `package.json` or an `index.ts`/`index.js`, in name order.
+pub fn discover(folders: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for folder in folders {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let mut here: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|path| {
+                if path.is_dir() {
+                    ["package.json", "index.ts", "index.js"]
+                        .iter()
+                        .any(|f| path.join(f).is_file())
+                } else {
+                    path.extension()
+                        .is_some_and(|ext| ext == "ts" || ext == "js")
+                }
+            })
+            .collect();
+        here.sort();
+        found.extend(here);
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,5 +303,28 @@ mod tests {
             "pi-permission-gate"
         );
         assert_eq!(plugin_name(Path::new("/x/My Ext.js")), "pi-my-ext");
+    }
+
+    #[test]
+    fn discovery_takes_scripts_and_package_folders_in_name_order() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path();
+        std::fs::write(root.join("b.ts"), "").expect("b.ts");
+        std::fs::write(root.join("a.js"), "").expect("a.js");
+        std::fs::write(root.join("notes.md"), "").expect("notes.md");
+        std::fs::create_dir_all(root.join("pkg")).expect("pkg");
+        std::fs::write(root.join("pkg/package.json"), "{}").expect("package.json");
+        std::fs::create_dir_all(root.join("empty")).expect("empty");
+        let found = discover([root.to_path_buf(), root.join("missing")]);
+        let names: Vec<_> = found
+            .iter()
+            .map(|p| {
+                p.file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        assert_eq!(names, ["a.js", "b.ts", "pkg"]);
     }
 }
