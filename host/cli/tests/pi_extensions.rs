@@ -518,3 +518,44 @@ fn pi_extension_folders_load_when_the_user_opts_in() {
         stderr(&out)
     );
 }
+
+/// A Pi package folder (`package.json`'s `pi` key naming its extension, skills and prompt
+/// templates) loaded with `-e`: the extension runs, and its skills and templates are found as a
+/// tack package's are.
+#[test]
+fn a_pi_package_folder_brings_its_skills_and_prompt_templates() {
+    let Some(_examples) = examples() else {
+        return;
+    };
+    let env = Env::new(tack!());
+    env.config(json!({
+        "provider": "scripted",
+        "plugins": { "scripted": { "script": [{ "text": "ok" }, { "text": "ok" }] } },
+    }));
+    let scripted = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
+    let scripted = scripted.display().to_string();
+    let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/package");
+    let package = package.display().to_string();
+    let run = |prompt: &str| {
+        let out = env.run(&[
+            "--plugin", &scripted, "-e", &package, "--mode", "json", "-p", prompt,
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        out
+    };
+
+    let out = run("/demo");
+    assert!(stdout(&out).contains("demo ran"), "{}", stdout(&out));
+    let out = run("/greet Ana");
+    assert!(
+        stdout(&out).contains("Say hello to Ana warmly."),
+        "the template expands: {}",
+        stdout(&out)
+    );
+    let out = run("/skill:release-notes");
+    assert!(
+        stdout(&out).contains("Read the log and write notes."),
+        "the skill loads: {}",
+        stdout(&out)
+    );
+}

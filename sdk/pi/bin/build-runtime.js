@@ -65,7 +65,16 @@ world pi-runtime {
 
 const jsSdk = resolve(here, "..", "..", "js");
 const repoWit = resolve(jsSdk, "..", "..", "wit", "plugin");
-const wasiWit = join(jsSdk, "node_modules", "@bytecodealliance", "jco", "lib", "wit", "builtin", WASI);
+const wasiWit = join(
+  jsSdk,
+  "node_modules",
+  "@bytecodealliance",
+  "jco",
+  "lib",
+  "wit",
+  "builtin",
+  WASI,
+);
 const { componentize } = await import(
   join(jsSdk, "node_modules", "@bytecodealliance", "componentize-js", "src", "componentize.js")
 );

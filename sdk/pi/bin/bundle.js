@@ -74,7 +74,9 @@ const runtimeModules = {
         return { path: name, external: true };
       }
       if (name.endsWith(".node")) {
-        refused.add(`loads the native addon \`${name}\`: native code cannot run in a sandboxed plugin`);
+        refused.add(
+          `loads the native addon \`${name}\`: native code cannot run in a sandboxed plugin`,
+        );
         return { path: name, external: true };
       }
       return undefined;

@@ -147,18 +147,26 @@ export class Extension {
           try {
             hostTools.register(specOf(definition));
           } catch (e) {
-            throw new Error(`registerTool(${definition.name}): ${e?.payload?.val ?? e?.payload ?? e}`);
+            throw new Error(
+              `registerTool(${definition.name}): ${e?.payload?.val ?? e?.payload ?? e}`,
+            );
           }
         }
       },
       registerCommand(name, options) {
         if (ext.initialized) {
-          throw notInTack("registerCommand after load", "tack takes commands when it loads a plugin");
+          throw notInTack(
+            "registerCommand after load",
+            "tack takes commands when it loads a plugin",
+          );
         }
         ext.commands.set(name, options);
       },
       registerShortcut(shortcut) {
-        hostLog("warn", `shortcut ${String(shortcut)} not registered: tack has no plugin shortcuts yet`);
+        hostLog(
+          "warn",
+          `shortcut ${String(shortcut)} not registered: tack has no plugin shortcuts yet`,
+        );
       },
       registerFlag(name, options) {
         ext.flags.set(name, options?.default);
@@ -171,7 +179,8 @@ export class Extension {
       },
       sendMessage(message, options = {}) {
         const delivery = deliveries[options.deliverAs ?? "steer"];
-        if (!delivery) throw new Error(`deliverAs must be one of ${Object.keys(deliveries).join(", ")}`);
+        if (!delivery)
+          throw new Error(`deliverAs must be one of ${Object.keys(deliveries).join(", ")}`);
         session.sendMessage(
           {
             customType: message.customType,
@@ -183,8 +192,12 @@ export class Extension {
       },
       sendUserMessage(content, options = {}) {
         const delivery = deliveries[options.deliverAs ?? "steer"];
-        if (!delivery) throw new Error(`deliverAs must be one of ${Object.keys(deliveries).join(", ")}`);
-        session.sendMessage({ customType: undefined, text: textOf(content), display: true }, delivery);
+        if (!delivery)
+          throw new Error(`deliverAs must be one of ${Object.keys(deliveries).join(", ")}`);
+        session.sendMessage(
+          { customType: undefined, text: textOf(content), display: true },
+          delivery,
+        );
       },
       appendEntry(customType, data) {
         session.appendCustom(customType, JSON.stringify(data ?? null));
@@ -201,7 +214,12 @@ export class Extension {
       async exec(command, args = [], options = {}) {
         const line = [command, ...args].map(shellQuote).join(" ");
         const result = runCommand(line, { cwd: options.cwd, timeout: options.timeout });
-        return { stdout: result.stdout, stderr: result.stderr, code: result.code ?? 1, killed: result.killed };
+        return {
+          stdout: result.stdout,
+          stderr: result.stderr,
+          code: result.code ?? 1,
+          killed: result.killed,
+        };
       },
       getActiveTools() {
         return agent.activeTools();
@@ -230,7 +248,10 @@ export class Extension {
         throw notInTack("pi.setThinkingLevel", "a plugin cannot change the thinking level yet");
       },
       registerProvider(name) {
-        throw notInTack(`pi.registerProvider(${name})`, "providers come from provider plugins (tack:plugin providers), not from a Pi extension yet");
+        throw notInTack(
+          `pi.registerProvider(${name})`,
+          "providers come from provider plugins (tack:plugin providers), not from a Pi extension yet",
+        );
       },
       unregisterProvider(name) {
         throw notInTack(`pi.unregisterProvider(${name})`);
@@ -281,7 +302,11 @@ export class Extension {
       setWidget(key, content, options) {
         const placement = options?.placement === "belowEditor" ? "below-editor" : "above-editor";
         const lines =
-          content === undefined ? [] : Array.isArray(content) ? content.map(String) : linesOf(content, ext.theme);
+          content === undefined
+            ? []
+            : Array.isArray(content)
+              ? content.map(String)
+              : linesOf(content, ext.theme);
         screen.setWidget(key, lines, placement);
       },
       setFooter(factory) {
@@ -309,7 +334,10 @@ export class Extension {
         screen.setTitle(String(title));
       },
       async custom() {
-        throw notInTack("ctx.ui.custom", "components a plugin draws and that take keys come in a later tack");
+        throw notInTack(
+          "ctx.ui.custom",
+          "components a plugin draws and that take keys come in a later tack",
+        );
       },
       pasteToEditor(text) {
         screen.pasteToEditor(String(text));
@@ -383,7 +411,10 @@ export class Extension {
       },
     };
     const move = (method) => async () => {
-      throw notInTack(`ctx.${method}`, "a command cannot move the session yet (the user has /new, /fork, /tree, /resume)");
+      throw notInTack(
+        `ctx.${method}`,
+        "a command cannot move the session yet (the user has /new, /fork, /tree, /resume)",
+      );
     };
     this.ctx = {
       ui: this.makeUi(),
@@ -414,7 +445,13 @@ export class Extension {
       },
       getContextUsage: () => {
         const usage = control.contextUsage();
-        return usage && { tokens: usage.tokens, contextWindow: usage.contextWindow, percent: usage.percent };
+        return (
+          usage && {
+            tokens: usage.tokens,
+            contextWindow: usage.contextWindow,
+            percent: usage.percent,
+          }
+        );
       },
       compact: (options = {}) => {
         try {

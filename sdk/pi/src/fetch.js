@@ -44,7 +44,10 @@ class TackResponse {
   }
   async arrayBuffer() {
     this.bodyUsed = true;
-    return this.bytes.buffer.slice(this.bytes.byteOffset, this.bytes.byteOffset + this.bytes.length);
+    return this.bytes.buffer.slice(
+      this.bytes.byteOffset,
+      this.bytes.byteOffset + this.bytes.length,
+    );
   }
   async text() {
     this.bodyUsed = true;

@@ -19,7 +19,7 @@ const CODES = {
   "is-directory": "EISDIR",
   "not-empty": "ENOTEMPTY",
   "read-only": "EROFS",
-  "invalid": "EINVAL",
+  invalid: "EINVAL",
 };
 
 function fsError(code, syscall, path, message) {
@@ -199,7 +199,9 @@ function readdirSync(path, options) {
 function mkdirSync(path, options) {
   const { dir, relative } = locate(path, "mkdir");
   const parts = relative.split("/").filter((p) => p && p !== ".");
-  const steps = options?.recursive ? parts.map((_, i) => parts.slice(0, i + 1).join("/")) : [relative];
+  const steps = options?.recursive
+    ? parts.map((_, i) => parts.slice(0, i + 1).join("/"))
+    : [relative];
   for (const step of steps) {
     try {
       dir.createDirectoryAt(step);
@@ -264,7 +266,8 @@ const sync = {
   rmdirSync: (path, options) => rmSync(path, { ...options, recursive: options?.recursive }),
   renameSync,
   copyFileSync: (from, to) => writeFileSync(to, readFileSync(from)),
-  realpathSync: (path) => normalize(String(path).startsWith("/") ? String(path) : `${cwd()}/${path}`),
+  realpathSync: (path) =>
+    normalize(String(path).startsWith("/") ? String(path) : `${cwd()}/${path}`),
   accessSync: (path) => {
     statSync(path);
   },

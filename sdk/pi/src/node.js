@@ -144,7 +144,7 @@ function makePath() {
       };
     },
     format: ({ dir, root, base, name, ext }) =>
-      `${dir ? `${dir}/` : root ?? ""}${base ?? `${name ?? ""}${ext ?? ""}`}`,
+      `${dir ? `${dir}/` : (root ?? "")}${base ?? `${name ?? ""}${ext ?? ""}`}`,
   };
   path.posix = path;
   return path;
@@ -216,7 +216,11 @@ export class EventEmitter {
   }
   off(name, fn) {
     const list = this._listeners.get(name);
-    if (list) this._listeners.set(name, list.filter((f) => f !== fn));
+    if (list)
+      this._listeners.set(
+        name,
+        list.filter((f) => f !== fn),
+      );
     return this;
   }
   removeListener(name, fn) {

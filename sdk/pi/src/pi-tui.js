@@ -206,7 +206,10 @@ export const CURSOR_MARKER = "\x1b_pi:c\x07";
 function interactive(name) {
   return class {
     constructor() {
-      throw notInTack(`pi-tui's ${name}`, "components a plugin draws and that take keys come in a later tack");
+      throw notInTack(
+        `pi-tui's ${name}`,
+        "components a plugin draws and that take keys come in a later tack",
+      );
     }
   };
 }

@@ -60,8 +60,10 @@ const EXPORTS = new Set([
 ]);
 
 const NOT_YET = {
-  user_bash: "tack's policies see the user's `!cmd` as a bash call; a Pi `user_bash` handler is not called",
-  resources_discover: "a Pi package's skills, prompts and themes are found when it is installed, not by this event",
+  user_bash:
+    "tack's policies see the user's `!cmd` as a bash call; a Pi `user_bash` handler is not called",
+  resources_discover:
+    "a Pi package's skills, prompts and themes are found when it is installed, not by this event",
 };
 
 // Pi's packages read `process` as a global (pi-tui's terminal detection, chalk); `fetch` is
@@ -202,7 +204,13 @@ export const guest = definePlugin({
     try {
       const params = JSON.parse(call.arguments);
       const signal = globalThis.AbortController ? new AbortController().signal : undefined;
-      const result = await tool.execute(call.id, params, signal, ext.progressOf(call.id), ext.context());
+      const result = await tool.execute(
+        call.id,
+        params,
+        signal,
+        ext.progressOf(call.id),
+        ext.context(),
+      );
       return toolResultOf(result);
     } catch (e) {
       return errorResult(messageOf(e));
@@ -223,7 +231,8 @@ export const guest = definePlugin({
     for (const handler of ext.handlersOf("tool_call")) {
       const failed = { block: true };
       const result = await guarded("tool_call", () => handler(event, ext.context()), failed);
-      if (result === failed) return block(`a Pi extension's tool_call handler failed (see the log)`);
+      if (result === failed)
+        return block(`a Pi extension's tool_call handler failed (see the log)`);
       if (result?.block) return block(result.reason ?? "blocked by a Pi extension");
     }
     const after = JSON.stringify(event.input);
@@ -269,7 +278,13 @@ export const guest = definePlugin({
     let replaced = false;
     const inject = [];
     for (const handler of ext.handlersOf("before_agent_start")) {
-      const event = { type: "before_agent_start", prompt, images: [], systemPrompt: current, systemPromptOptions: {} };
+      const event = {
+        type: "before_agent_start",
+        prompt,
+        images: [],
+        systemPrompt: current,
+        systemPromptOptions: {},
+      };
       const result = await guarded("before_agent_start", () => handler(event, ext.context()));
       if (typeof result?.systemPrompt === "string") {
         current = result.systemPrompt;
@@ -279,7 +294,10 @@ export const guest = definePlugin({
         const content = result.message.content;
         inject.push({
           customType: result.message.customType ?? "pi-extension",
-          text: typeof content === "string" ? content : (content ?? []).map((b) => b.text ?? "").join("\n"),
+          text:
+            typeof content === "string"
+              ? content
+              : (content ?? []).map((b) => b.text ?? "").join("\n"),
           display: result.message.display !== false,
         });
       }
@@ -291,7 +309,9 @@ export const guest = definePlugin({
     let current = JSON.parse(messages);
     let changed = false;
     for (const handler of ext.handlersOf("context")) {
-      const result = await guarded("context", () => handler({ type: "context", messages: current }, ext.context()));
+      const result = await guarded("context", () =>
+        handler({ type: "context", messages: current }, ext.context()),
+      );
       if (Array.isArray(result?.messages)) {
         current = result.messages;
         changed = true;
@@ -319,7 +339,8 @@ export const guest = definePlugin({
     for (const handler of ext.handlersOf("session_before_compact")) {
       const result = await guarded("session_before_compact", () => handler(event, ext.context()));
       if (result?.cancel) return { tag: "cancel" };
-      if (result?.compaction?.summary) return { tag: "summary", val: String(result.compaction.summary) };
+      if (result?.compaction?.summary)
+        return { tag: "summary", val: String(result.compaction.summary) };
     }
     return { tag: "proceed" };
   },
@@ -329,7 +350,12 @@ export const guest = definePlugin({
       const { onComplete, onError } = ext.pendingCompaction;
       ext.pendingCompaction = undefined;
       if (typeof data?.summary === "string") onComplete?.(compactionResultOf(data));
-      else onError?.(new Error(data?.error_message ?? (data?.aborted ? "compaction aborted" : "nothing was compacted")));
+      else
+        onError?.(
+          new Error(
+            data?.error_message ?? (data?.aborted ? "compaction aborted" : "nothing was compacted"),
+          ),
+        );
     }
     for (const [piName, tackName] of Object.entries(NAMED)) {
       if (tackName !== name || !ext.handlers.has(piName)) continue;
@@ -338,36 +364,51 @@ export const guest = definePlugin({
   },
 
   async beforeSwitch(request) {
-    const results = await guarded("session_before_switch", () => ext.emit("session_before_switch", {
-      type: "session_before_switch",
-      reason: request.reason,
-      targetSessionFile: request.targetSessionId,
-    }), []);
+    const results = await guarded(
+      "session_before_switch",
+      () =>
+        ext.emit("session_before_switch", {
+          type: "session_before_switch",
+          reason: request.reason,
+          targetSessionFile: request.targetSessionId,
+        }),
+      [],
+    );
     return results.some((r) => r?.cancel) ? false : undefined;
   },
 
   async beforeFork(request) {
-    const results = await guarded("session_before_fork", () => ext.emit("session_before_fork", {
-      type: "session_before_fork",
-      entryId: request.entryId,
-      position: request.position,
-    }), []);
+    const results = await guarded(
+      "session_before_fork",
+      () =>
+        ext.emit("session_before_fork", {
+          type: "session_before_fork",
+          entryId: request.entryId,
+          position: request.position,
+        }),
+      [],
+    );
     return results.some((r) => r?.cancel) ? false : undefined;
   },
 
   async beforeTree(request) {
-    const results = await guarded("session_before_tree", () => ext.emit("session_before_tree", {
-      type: "session_before_tree",
-      preparation: {
-        targetId: request.targetId,
-        oldLeafId: request.oldLeafId ?? null,
-        commonAncestorId: null,
-        entriesToSummarize: [],
-        userWantsSummary: request.userWantsSummary,
-        customInstructions: request.focus,
-      },
-      signal: globalThis.AbortController ? new AbortController().signal : undefined,
-    }), []);
+    const results = await guarded(
+      "session_before_tree",
+      () =>
+        ext.emit("session_before_tree", {
+          type: "session_before_tree",
+          preparation: {
+            targetId: request.targetId,
+            oldLeafId: request.oldLeafId ?? null,
+            commonAncestorId: null,
+            entriesToSummarize: [],
+            userWantsSummary: request.userWantsSummary,
+            customInstructions: request.focus,
+          },
+          signal: globalThis.AbortController ? new AbortController().signal : undefined,
+        }),
+      [],
+    );
     if (results.some((r) => r?.cancel)) return false;
     const summary = results.find((r) => r?.summary?.summary);
     return summary ? String(summary.summary.summary) : undefined;

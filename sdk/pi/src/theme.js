@@ -29,7 +29,8 @@ export function plainComponentTheme() {
   return new Proxy(
     {},
     {
-      get: (_target, key) => (key === "symbols" ? {} : typeof key === "string" ? identity : undefined),
+      get: (_target, key) =>
+        key === "symbols" ? {} : typeof key === "string" ? identity : undefined,
     },
   );
 }
