@@ -559,3 +559,62 @@ fn a_pi_package_folder_brings_its_skills_and_prompt_templates() {
         stdout(&out)
     );
 }
+
+/// Node's modules in tack's Pi runtime answer as Node does (`tests/pi-extensions/node-apis.ts`,
+/// with a read-write `fs` grant on the workspace and an `exec` grant for `echo`).
+#[test]
+fn node_modules_in_the_pi_runtime_answer_as_node_does() {
+    let Some(_examples) = examples() else {
+        return;
+    };
+    let env = Env::new(tack!()).with_var("PI_CANARY", "kept-out");
+    env.config(json!({
+        "provider": "scripted",
+        "plugins": { "scripted": { "script": [
+            call_turn("c1", "node_apis", json!({})),
+            { "text": "done" },
+        ] } },
+    }));
+    env.grant(
+        "pi-node-apis",
+        "fs = [{ path = \"$WORKSPACE\", access = \"read-write\" }]\nexec = [\"echo **\"]",
+    );
+    let scripted = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
+    let extension = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/node-apis.ts");
+    let out = env.run(&[
+        "--plugin",
+        &scripted.display().to_string(),
+        "-e",
+        &extension.display().to_string(),
+        "--mode",
+        "json",
+        "-p",
+        "check",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (failed, text) = tool_result(&json_events(&out), "c1");
+    assert!(!failed, "{text}");
+    let expected = "\
+base64: aMOpbGxv
+from base64: héllo
+hex: 2
+concat: ab
+join: b/c.ts
+relative: ../c/d
+extname: .gz
+resolve: true
+format: n=3
+fileURLToPath: /tmp/x y
+events: pong 0
+platform: linux
+env: 0
+write: first second
+readdir: deep
+stat: true 12
+exists: true false
+readFile: first second
+rm: false
+execFileSync: hi there
+promisify(exec): promised";
+    assert_eq!(text, expected);
+}

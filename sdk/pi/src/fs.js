@@ -5,6 +5,7 @@
 import { getDirectories } from "wasi:filesystem/preopens@0.2.12";
 
 import { notInTack } from "./api.js";
+import { Buffer } from "./buffer.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -148,7 +149,7 @@ function readFileSync(path, options) {
   try {
     const bytes = readAll(descriptor);
     const encoding = encodingOf(options);
-    return encoding ? decoder.decode(bytes) : bytes;
+    return encoding ? decoder.decode(bytes) : Buffer.from(bytes);
   } catch (e) {
     throw wasiError(e, "read", path);
   } finally {

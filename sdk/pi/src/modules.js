@@ -13,6 +13,7 @@ export const PROVIDED = new Set([
   "path/posix",
   "fs",
   "fs/promises",
+  "buffer",
   "os",
   "child_process",
   "url",
@@ -43,7 +44,6 @@ export const REFUSED = {
   repl: "a plugin does not read the terminal",
   sqlite: "native SQLite is not available to a plugin",
   crypto: "tack's Pi runtime has no node:crypto yet (globalThis.crypto.getRandomValues works)",
-  buffer: "tack's Pi runtime has no node:buffer yet",
 };
 
 /**

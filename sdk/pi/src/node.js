@@ -5,6 +5,7 @@
 
 import { spawn as hostSpawn } from "tack:plugin/exec@0.1.0";
 
+import { Buffer } from "./buffer.js";
 import { fs, promises as fsPromises, setCwd } from "./fs.js";
 
 // The workspace, set once `init` knows it; paths resolve against it.
@@ -336,7 +337,7 @@ function failure(command, result) {
 
 function encoded(text, options) {
   const encoding = typeof options === "string" ? options : options?.encoding;
-  return encoding && encoding !== "buffer" ? text : new TextEncoder().encode(text);
+  return encoding && encoding !== "buffer" ? text : Buffer.from(text);
 }
 
 const childProcess = {
@@ -472,4 +473,5 @@ export const NODE_MODULES = {
   tty: { isatty: () => false },
   fs,
   "fs/promises": fsPromises,
+  buffer: { Buffer },
 };

@@ -16,6 +16,7 @@ import {
 import * as hostEvents from "tack:plugin/events@0.2.0";
 
 import { Extension, piResultOf, specOf, toolResultOf } from "./api.js";
+import { Buffer } from "./buffer.js";
 import { fetch } from "./fetch.js";
 import { process, setDataDir, setWorkspace } from "./node.js";
 import { makeRequire } from "./pi-modules.js";
@@ -70,6 +71,7 @@ const NOT_YET = {
 // tack's, through the extension's `http` grant.
 globalThis.process ??= process;
 globalThis.fetch = fetch;
+globalThis.Buffer ??= Buffer;
 
 let ext;
 let turnIndex = 0;
