@@ -47,6 +47,16 @@ struct Scenario {
     /// More of config.toml (`[compaction]`, say).
     #[serde(default)]
     config: toml::Table,
+    /// Makes the workspace a git repository with `files` committed, then writes `dirty` (a tree
+    /// with changes to commit).
+    #[serde(default)]
+    git: bool,
+    /// With `git`: files written after the first commit.
+    #[serde(default)]
+    dirty: toml::Table,
+    /// With `git`: text the newest commit's subject must hold afterwards.
+    #[serde(default)]
+    committed: Option<String>,
     /// Other plugins' configuration (`[plugins.<name>]` of config.toml).
     #[serde(default)]
     plugins: toml::Table,
@@ -67,6 +77,10 @@ struct Scenario {
     /// (provider hooks see real HTTP requests only).
     #[serde(default)]
     anthropic: Option<String>,
+    /// With `anthropic`: text each of which must appear in a request the model was sent (the
+    /// system prompt an extension changed, say).
+    #[serde(default)]
+    sent: Vec<String>,
     /// Workspace files that must exist afterwards, each holding the text given.
     #[serde(default)]
     written: toml::Table,
@@ -133,6 +147,28 @@ fn run(examples: &Path, scenario: &Scenario) -> Result<(), String> {
     }
     for (path, text) in &scenario.files {
         env.write(path, text.as_str().unwrap_or_default());
+    }
+    let workspace = env.workspace().to_path_buf();
+    let git = move |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(&workspace)
+            .output()
+            .expect("git runs")
+    };
+    if scenario.git {
+        for args in [
+            &["init", "-q"][..],
+            &["config", "user.email", "test@example.com"],
+            &["config", "user.name", "Test"],
+            &["add", "-A"],
+            &["commit", "-q", "--allow-empty", "-m", "first"],
+        ] {
+            assert!(git(args).status.success(), "git {args:?}");
+        }
+        for (path, text) in &scenario.dirty {
+            env.write(path, text.as_str().unwrap_or_default());
+        }
     }
     let extension = extension_path(examples, &scenario.name);
     let mut args = vec![
@@ -231,6 +267,22 @@ fn run(examples: &Path, scenario: &Scenario) -> Result<(), String> {
     for expected in &scenario.expect {
         if !seen.contains(expected.as_str()) {
             return Err(format!("`{expected}` not seen in:\n{seen}"));
+        }
+    }
+    if let Some(server) = &server {
+        let bodies = server.bodies().join("\n");
+        for expected in &scenario.sent {
+            if !bodies.contains(expected.as_str()) {
+                return Err(format!("`{expected}` was not sent to the model:\n{bodies}"));
+            }
+        }
+    }
+    if let Some(subject) = &scenario.committed {
+        let log = String::from_utf8_lossy(&git(&["log", "-1", "--format=%s"]).stdout).into_owned();
+        if !log.contains(subject.as_str()) {
+            return Err(format!(
+                "the newest commit is `{log}`, not `{subject}`:\n{seen}"
+            ));
         }
     }
     for (path, text) in &scenario.written {

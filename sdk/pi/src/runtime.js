@@ -13,6 +13,7 @@ import {
   log,
   registration,
 } from "./tack.js";
+import * as agent from "tack:plugin/agent@0.1.0";
 import * as hostEvents from "tack:plugin/events@0.2.0";
 
 import { Extension, piResultOf, specOf, toolResultOf } from "./api.js";
@@ -285,7 +286,12 @@ export const guest = definePlugin({
         prompt,
         images: [],
         systemPrompt: current,
-        systemPromptOptions: {},
+        systemPromptOptions: {
+          cwd: ext.workspace,
+          selectedTools: agent.activeTools(),
+          skills: [],
+          contextFiles: [],
+        },
       };
       const result = await guarded("before_agent_start", () => handler(event, ext.context()));
       if (typeof result?.systemPrompt === "string") {

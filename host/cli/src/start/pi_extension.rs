@@ -230,9 +230,11 @@ pub fn load(
         );
     }
     let wasm = runtime(&sdk, &cache)?;
+    // One instance, as Pi runs an extension in one process: its module state (a counter, a
+    // list of todos) is one state, and its calls take turns.
     let mut manifest = Manifest::parse(&format!(
         "[plugin]\nname = \"{name}\"\nversion = \"0.0.0\"\napi = \"0.2\"\n\
-         component = \"pi-runtime.wasm\"\ndescription = \"Pi extension {}\"\n",
+         component = \"pi-runtime.wasm\"\ndescription = \"Pi extension {}\"\ninstances = 1\n",
         extension.display().to_string().replace(['"', '\\'], "_")
     ))
     .map_err(|e| anyhow::anyhow!("Pi extension {}: {e}", extension.display()))?;
