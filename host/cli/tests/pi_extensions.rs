@@ -11,7 +11,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Mutex;
@@ -51,6 +51,9 @@ struct Scenario {
     /// with changes to commit).
     #[serde(default)]
     git: bool,
+    /// With `git`: the `origin` remote's URL.
+    #[serde(default)]
+    git_remote: Option<String>,
     /// With `git`: files written after the first commit.
     #[serde(default)]
     dirty: toml::Table,
@@ -166,6 +169,9 @@ fn run(examples: &Path, scenario: &Scenario) -> Result<(), String> {
         ] {
             assert!(git(args).status.success(), "git {args:?}");
         }
+        if let Some(url) = &scenario.git_remote {
+            assert!(git(&["remote", "add", "origin", url]).status.success());
+        }
         for (path, text) in &scenario.dirty {
             env.write(path, text.as_str().unwrap_or_default());
         }
@@ -213,35 +219,40 @@ fn run(examples: &Path, scenario: &Scenario) -> Result<(), String> {
             stdin
                 .write_all(format!("{input}\n").as_bytes())
                 .expect("tack reads its input");
-            let mut stdout = child.stdout.take().expect("stdout");
-            let mut seen = Vec::new();
-            if let Some(until) = &scenario.until {
-                // Read until the awaited text; a watchdog ends a tack that never prints it.
-                let pid = child.id();
-                let (finished, waiting) = std::sync::mpsc::channel::<()>();
-                std::thread::spawn(move || {
-                    if waiting.recv_timeout(Duration::from_secs(60)).is_err() {
-                        let _ = std::process::Command::new("kill")
-                            .arg(pid.to_string())
-                            .status();
-                    }
-                });
-                let mut reader = BufReader::new(&mut stdout);
+            // Standard output is read on a thread of its own, line by line, so that the input
+            // can stay open until the awaited text arrives (an RPC client waiting for an
+            // answer), but never longer than a minute: then it closes, and the expectations
+            // say what was missing.
+            let stdout = child.stdout.take().expect("stdout");
+            let (lines, received) = std::sync::mpsc::channel::<String>();
+            let reader = std::thread::spawn(move || {
+                let mut reader = BufReader::new(stdout);
                 let mut line = String::new();
                 while reader.read_line(&mut line).is_ok_and(|n| n > 0) {
-                    seen.extend_from_slice(line.as_bytes());
-                    let done = line.contains(until.as_str());
-                    line.clear();
-                    if done {
+                    if lines.send(std::mem::take(&mut line)).is_err() {
                         break;
                     }
                 }
-                let _ = finished.send(());
+            });
+            let mut seen = String::new();
+            if let Some(until) = &scenario.until {
+                let give_up = std::time::Instant::now() + Duration::from_secs(60);
+                while !seen.contains(until.as_str()) {
+                    let left = give_up.saturating_duration_since(std::time::Instant::now());
+                    match received.recv_timeout(left) {
+                        Ok(line) => seen.push_str(&line),
+                        Err(_) => {
+                            eprintln!("{}: `{until}` did not come within a minute", scenario.name);
+                            break;
+                        }
+                    }
+                }
             }
             drop(stdin);
-            stdout.read_to_end(&mut seen).expect("tack's output");
             let mut out = child.wait_with_output().expect("tack ends");
-            out.stdout = seen;
+            reader.join().expect("the reader ends");
+            seen.extend(received.try_iter());
+            out.stdout = seen.into_bytes();
             out
         }
     };
