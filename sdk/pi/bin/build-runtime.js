@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { PROVIDED, REFUSED } from "../src/modules.js";
+import { ESBUILD_RESOLUTION, PROVIDED, REFUSED } from "../src/modules.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const out = process.argv[2];
@@ -85,10 +85,7 @@ try {
     entryPoints: [join(here, "..", "src", "runtime.js")],
     bundle: true,
     format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    mainFields: ["module", "main"],
-    conditions: ["import", "default"],
+    ...ESBUILD_RESOLUTION,
     external: ["tack:*", "wasi:*", "./tack.js"],
     outfile: join(stage, "plugin.js"),
     logLevel: "warning",
@@ -101,6 +98,8 @@ try {
       'export { taskRunner } from "./tack.js";\n',
   );
   const wit = join(stage, "wit");
+  // As sdk/js/bin/build.js stages it (which cannot be imported: `tack plugin new` copies that
+  // script alone into a plugin), with WASI's filesystem beside it.
   mkdirSync(join(wit, "deps", "plugin-0.1.0"), { recursive: true });
   for (const file of readdirSync(join(repoWit, "v0.2.0"))) {
     copyFileSync(join(repoWit, "v0.2.0", file), join(wit, file));

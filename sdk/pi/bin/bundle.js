@@ -19,7 +19,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { PROVIDED, REFUSED, capabilitiesOf } from "../src/modules.js";
+import { ESBUILD_RESOLUTION, PROVIDED, REFUSED, capabilitiesOf } from "../src/modules.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const [extensionArg, outArg] = process.argv.slice(2);
@@ -93,10 +93,7 @@ try {
     write: false,
     metafile: true,
     format: "cjs",
-    platform: "neutral",
-    target: "es2022",
-    mainFields: ["module", "main"],
-    conditions: ["import", "default"],
+    ...ESBUILD_RESOLUTION,
     resolveExtensions: [".ts", ".tsx", ".mts", ".js", ".mjs", ".cjs", ".json"],
     // Pi loads extensions with jiti, which lets an ES module name `__dirname`.
     define: { "import.meta.url": "__tack_import_meta_url" },

@@ -76,10 +76,13 @@ function textOf(content) {
 
 const deliveries = { steer: "steer", followUp: "follow-up", nextTurn: "next-turn" };
 
-/** Lines of a Pi component (or a factory of one) as tack shows them. */
-function linesOf(factory, theme) {
+/**
+ * Lines of a Pi component (or a factory of one, called with `tui`, `theme` and `extra`: the
+ * footer's data provider, say) as tack shows them.
+ */
+function linesOf(factory, theme, extra = {}) {
   const tui = { requestRender: () => undefined, terminal: { columns: RENDER_WIDTH, rows: 24 } };
-  const component = typeof factory === "function" ? factory(tui, theme, {}) : factory;
+  const component = typeof factory === "function" ? factory(tui, theme, extra) : factory;
   if (component && typeof component.then === "function") {
     throw notInTack("a component factory returning a Promise");
   }
@@ -319,10 +322,7 @@ export class Extension {
           getExtensionStatuses: () => new Map(),
           onBranchChange: () => () => undefined,
         };
-        const tui = { requestRender: () => undefined };
-        const component = factory(tui, ext.theme, footerData);
-        const lines = component?.render ? component.render(RENDER_WIDTH) : [];
-        component?.dispose?.();
+        const lines = linesOf(factory, ext.theme, footerData);
         screen.setFooter({ left: lines.join(" "), right: "" });
       },
       // tack has no header a plugin draws: Pi's header shows as a widget above the editor.

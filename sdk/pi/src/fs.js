@@ -77,13 +77,18 @@ function locate(path, syscall) {
 
 const follow = { symlinkFollow: true };
 
-function open(path, syscall, openFlags, flags) {
+/** Runs `act` on the preopen holding `path` and the path inside it, WASI's errors as Node's. */
+function at(path, syscall, act) {
   const { dir, relative } = locate(path, syscall);
   try {
-    return dir.openAt(follow, relative, openFlags, flags);
+    return act(dir, relative);
   } catch (e) {
     throw wasiError(e, syscall, path);
   }
+}
+
+function open(path, syscall, openFlags, flags) {
+  return at(path, syscall, (dir, relative) => dir.openAt(follow, relative, openFlags, flags));
 }
 
 function dispose(resource) {
@@ -213,12 +218,7 @@ function mkdirSync(path, options) {
 }
 
 function unlinkSync(path) {
-  const { dir, relative } = locate(path, "unlink");
-  try {
-    dir.unlinkFileAt(relative);
-  } catch (e) {
-    throw wasiError(e, "unlink", path);
-  }
+  at(path, "unlink", (dir, relative) => dir.unlinkFileAt(relative));
 }
 
 function rmSync(path, options) {
@@ -227,12 +227,7 @@ function rmSync(path, options) {
   if (!stat.isDirectory()) return unlinkSync(path);
   if (!options?.recursive) throw fsError("EISDIR", "rm", path, "is a directory");
   for (const name of readdirSync(path)) rmSync(`${path}/${name}`, options);
-  const { dir, relative } = locate(path, "rmdir");
-  try {
-    dir.removeDirectoryAt(relative);
-  } catch (e) {
-    throw wasiError(e, "rmdir", path);
-  }
+  at(path, "rmdir", (dir, relative) => dir.removeDirectoryAt(relative));
 }
 
 function renameSync(from, to) {

@@ -26,6 +26,17 @@ export const PROVIDED = new Set([
   "module",
 ]);
 
+/**
+ * How esbuild resolves packages, for the runtime and for every extension alike: ES modules
+ * first, platform-neutral (the Node modules are tack's), the engine's language level.
+ */
+export const ESBUILD_RESOLUTION = {
+  platform: "neutral",
+  target: "es2022",
+  mainFields: ["module", "main"],
+  conditions: ["import", "default"],
+};
+
 /** Node modules tack cannot give a sandboxed plugin, with the reason a user can act on. */
 export const REFUSED = {
   worker_threads: "threads are not available to a WebAssembly plugin",

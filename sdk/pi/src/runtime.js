@@ -133,6 +133,11 @@ function evaluate(bundle, workspace) {
   return factory;
 }
 
+/** A signal nobody aborts: Pi hands one to tools and hooks, and tack's aborts reach `exec`. */
+function freshSignal() {
+  return globalThis.AbortController ? new AbortController().signal : undefined;
+}
+
 function messageOf(e) {
   if (typeof e === "string") return e;
   if (e && typeof e.payload === "string") return e.payload;
@@ -206,7 +211,7 @@ export const guest = definePlugin({
     if (!tool) return errorResult(`unknown tool \`${call.name}\``);
     try {
       const params = JSON.parse(call.arguments);
-      const signal = globalThis.AbortController ? new AbortController().signal : undefined;
+      const signal = freshSignal();
       const result = await tool.execute(
         call.id,
         params,
@@ -342,7 +347,7 @@ export const guest = definePlugin({
       },
       branchEntries: [],
       customInstructions: request.focus,
-      signal: globalThis.AbortController ? new AbortController().signal : undefined,
+      signal: freshSignal(),
     };
     for (const handler of ext.handlersOf("session_before_compact")) {
       const result = await guarded("session_before_compact", () => handler(event, ext.context()));
@@ -413,7 +418,7 @@ export const guest = definePlugin({
             userWantsSummary: request.userWantsSummary,
             customInstructions: request.focus,
           },
-          signal: globalThis.AbortController ? new AbortController().signal : undefined,
+          signal: freshSignal(),
         }),
       [],
     );

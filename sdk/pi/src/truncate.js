@@ -40,14 +40,15 @@ function limits(options = {}) {
   };
 }
 
-/** The first lines of `content` that fit both limits. */
-export function truncateHead(content, options) {
-  const limit = limits(options);
-  const lines = String(content).split("\n");
+/**
+ * The lines of `ordered` taken in turn while both limits hold, and which limit stopped it.
+ * `truncateHead` takes them from the first, `truncateTail` from the last.
+ */
+function take(ordered, limit) {
   const kept = [];
   let bytes = 0;
   let truncatedBy = null;
-  for (const line of lines) {
+  for (const line of ordered) {
     const cost = byteLength(line) + (kept.length ? 1 : 0);
     if (kept.length >= limit.maxLines) {
       truncatedBy = "lines";
@@ -60,6 +61,14 @@ export function truncateHead(content, options) {
     kept.push(line);
     bytes += cost;
   }
+  return { kept, truncatedBy };
+}
+
+/** The first lines of `content` that fit both limits. */
+export function truncateHead(content, options) {
+  const limit = limits(options);
+  const lines = String(content).split("\n");
+  const { kept, truncatedBy } = take(lines, limit);
   return result(content, kept, lines, limit, {
     truncatedBy,
     firstLineExceedsLimit: kept.length === 0 && lines.length > 0 && truncatedBy === "bytes",
@@ -70,23 +79,8 @@ export function truncateHead(content, options) {
 export function truncateTail(content, options) {
   const limit = limits(options);
   const lines = String(content).split("\n");
-  const kept = [];
-  let bytes = 0;
-  let truncatedBy = null;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const cost = byteLength(lines[i]) + (kept.length ? 1 : 0);
-    if (kept.length >= limit.maxLines) {
-      truncatedBy = "lines";
-      break;
-    }
-    if (bytes + cost > limit.maxBytes) {
-      truncatedBy = "bytes";
-      break;
-    }
-    kept.unshift(lines[i]);
-    bytes += cost;
-  }
-  return result(content, kept, lines, limit, { truncatedBy });
+  const { kept, truncatedBy } = take([...lines].reverse(), limit);
+  return result(content, kept.reverse(), lines, limit, { truncatedBy });
 }
 
 /** A line cut to `maxChars`, marked when cut. */
