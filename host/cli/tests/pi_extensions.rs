@@ -429,11 +429,7 @@ fn a_hostile_pi_extension_is_contained_as_a_native_plugin_is() {
     script.push(call_turn("membomb", "attack", json!({ "what": "membomb" })));
     script.push(call_turn("after", "attack", json!({ "what": "after" })));
     script.push(json!({ "text": "done" }));
-    env.config(json!({
-        "provider": "scripted",
-        "plugins": { "scripted": { "script": script } },
-    }));
-    let scripted = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
+    let scripted = env.scripted_provider(Value::Array(script));
     let hostile = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/hostile.ts");
     let out = env.run(&[
         "--plugin",
@@ -591,11 +587,7 @@ fn a_pi_package_folder_brings_its_skills_and_prompt_templates() {
         return;
     };
     let env = Env::new(tack!());
-    env.config(json!({
-        "provider": "scripted",
-        "plugins": { "scripted": { "script": [{ "text": "ok" }, { "text": "ok" }] } },
-    }));
-    let scripted = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
+    let scripted = env.scripted_provider(json!([{ "text": "ok" }, { "text": "ok" }]));
     let scripted = scripted.display().to_string();
     let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/package");
     let package = package.display().to_string();
@@ -631,18 +623,14 @@ fn node_modules_in_the_pi_runtime_answer_as_node_does() {
         return;
     };
     let env = Env::new(tack!()).with_var("PI_CANARY", "kept-out");
-    env.config(json!({
-        "provider": "scripted",
-        "plugins": { "scripted": { "script": [
-            call_turn("c1", "node_apis", json!({})),
-            { "text": "done" },
-        ] } },
-    }));
     env.grant(
         "pi-node-apis",
         "fs = [{ path = \"$WORKSPACE\", access = \"read-write\" }]\nexec = [\"echo **\"]",
     );
-    let scripted = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
+    let scripted = env.scripted_provider(json!([
+        call_turn("c1", "node_apis", json!({})),
+        { "text": "done" },
+    ]));
     let extension = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/node-apis.ts");
     let out = env.run(&[
         "--plugin",

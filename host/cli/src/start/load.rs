@@ -98,13 +98,13 @@ pub(super) async fn load(
     if !extensions.is_empty() {
         let grants = tack_runtime::grants::GrantStore::load(&home.grants())
             .context("loading plugin grants")?;
-        for path in &extensions {
-            let (spec, warning) = crate::start::pi_extension::load(
-                path,
-                &home.component_cache(),
-                &grants,
-                &settings,
-            )?;
+        let loaded = crate::start::pi_extension::load_all(
+            &extensions,
+            &home.component_cache(),
+            &grants,
+            &settings,
+        )?;
+        for (spec, warning) in loaded {
             warnings.extend(warning);
             specs.push(spec);
         }

@@ -207,29 +207,52 @@ fn bundle(sdk: &Path, cache: &Path, extension: &Path) -> Result<Bundle> {
     Ok(built)
 }
 
-/// The plugin that runs the Pi extension at `path` (a file, or a folder), and a warning when
-/// its code reaches for a capability its user has not granted it.
-pub fn load(
-    path: &Path,
+/// The plugins that run the Pi extensions at `paths` (files, or folders), each with a warning
+/// when its code reaches for a capability its user has not granted it. Every extension is
+/// bundled (or found in the cache) before the runtime is read, once, for all of them: a refused
+/// extension costs no runtime build.
+pub fn load_all(
+    paths: &[PathBuf],
     cache: &Path,
     grants: &GrantStore,
     settings: &Settings,
-) -> Result<(PluginSpec, Option<String>)> {
-    let extension = path
-        .canonicalize()
-        .with_context(|| format!("cannot find the Pi extension {}", path.display()))?;
+) -> Result<Vec<(PluginSpec, Option<String>)>> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
     let sdk = sdk_dir();
     let cache = cache.join("pi");
-    let built = bundle(&sdk, &cache, &extension)?;
-    let name = plugin_name(&extension);
-    if !built.ok {
-        bail!(
-            "the Pi extension {} cannot run in tack:\n  - {}",
-            extension.display(),
-            built.refused.join("\n  - ")
-        );
+    let mut bundled = Vec::with_capacity(paths.len());
+    for path in paths {
+        let extension = path
+            .canonicalize()
+            .with_context(|| format!("cannot find the Pi extension {}", path.display()))?;
+        let built = bundle(&sdk, &cache, &extension)?;
+        if !built.ok {
+            bail!(
+                "the Pi extension {} cannot run in tack:\n  - {}",
+                extension.display(),
+                built.refused.join("\n  - ")
+            );
+        }
+        bundled.push((extension, built));
     }
     let wasm = runtime(&sdk, &cache)?;
+    bundled
+        .into_iter()
+        .map(|(extension, built)| spec(extension, built, wasm.clone(), grants, settings))
+        .collect()
+}
+
+/// The plugin `pi-<name>` for one bundled extension.
+fn spec(
+    extension: PathBuf,
+    built: Bundle,
+    wasm: Vec<u8>,
+    grants: &GrantStore,
+    settings: &Settings,
+) -> Result<(PluginSpec, Option<String>)> {
+    let name = plugin_name(&extension);
     // One instance, as Pi runs an extension in one process: its module state (a counter, a
     // list of todos) is one state, and its calls take turns.
     let mut manifest = Manifest::parse(&format!(
@@ -259,7 +282,7 @@ pub fn load(
     let spec = PluginSpec {
         wasm,
         wasm_label: format!("pi-extension:{}", extension.display()),
-        source: PluginSource::Path(extension.clone()),
+        source: PluginSource::Path(extension),
         granted,
         config,
         manifest,
