@@ -454,17 +454,20 @@ export class Extension {
         );
       },
       compact: (options = {}) => {
+        // Listening starts before asking: an idle agent may compact, and end, before the
+        // import returns.
+        const listening = Boolean(options.onComplete || options.onError);
+        if (listening) {
+          ext.pendingCompaction = options;
+          hostEvents.subscribe(["compaction_end"]);
+        }
         try {
           control.compact(options.customInstructions);
         } catch (e) {
+          if (listening) ext.pendingCompaction = undefined;
           const error = new Error(String(e?.payload ?? e));
           if (options.onError) options.onError(error);
           else throw error;
-          return;
-        }
-        if (options.onComplete || options.onError) {
-          ext.pendingCompaction = options;
-          hostEvents.subscribe(["compaction_end"]);
         }
       },
       getSystemPrompt: () => control.systemPrompt(),
