@@ -359,18 +359,27 @@ pub enum McpCommand {
     List,
     /// One server: what it runs, and the variables it sets (names only).
     Get { name: String },
-    /// Add a server that tack starts: `tack mcp add github -e GITHUB_TOKEN=... -- npx -y
-    /// @modelcontextprotocol/server-github`. Adding it is your grant for tack to run it.
+    /// Add a server that tack starts, `tack mcp add github -e GITHUB_TOKEN=... -- npx -y
+    /// @modelcontextprotocol/server-github`, or one it reaches, `tack mcp add --transport http
+    /// sentry https://mcp.sentry.dev/mcp -H "Authorization: Bearer ${SENTRY_TOKEN}"`. Adding it
+    /// is your grant for tack to run or reach it.
     Add {
         /// `user` (~/.tack/mcp.json, every project) or `project` (.mcp.json here, shared with the
         /// repository).
         #[arg(short = 's', long, value_enum, default_value_t = McpScope::User)]
         scope: McpScope,
+        /// `stdio` (tack starts the program) or `http` (MCP's streamable HTTP at a URL).
+        #[arg(short = 't', long, value_enum, default_value_t = McpTransport::Stdio)]
+        transport: McpTransport,
         /// A variable the server gets, `KEY=VALUE` (`${VAR}` is expanded when tack starts it).
         #[arg(short = 'e', long = "env", value_name = "KEY=VALUE")]
         env: Vec<String>,
+        /// A header sent to an http server, `'Name: value'` (`${VAR}` is expanded when tack
+        /// starts); one that carries a credential is kept and attached by tack alone.
+        #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
+        header: Vec<String>,
         name: String,
-        /// The program and its arguments, after `--`.
+        /// The program and its arguments, after `--`; or the server's URL.
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
         command: Vec<String>,
     },
@@ -393,6 +402,12 @@ pub enum McpCommand {
 pub enum McpScope {
     User,
     Project,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum McpTransport {
+    Stdio,
+    Http,
 }
 
 #[derive(Debug, Clone, Subcommand)]

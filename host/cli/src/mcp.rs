@@ -1,7 +1,8 @@
 //! MCP servers the user keeps: `<tack home>/mcp.json` (user scope) and a trusted project's
 //! `.mcp.json` (Claude Code's file, read as Claude Code writes it). The built-in `mcp` plugin is
-//! the client; the host only decides which servers it may start, and with what (see
-//! `start/mcp_servers.rs`), since the list of servers is the plugin's `process` grant.
+//! the client; the host only decides which servers it may start or reach, and with what (see
+//! `start/mcp_servers.rs`), since the list of servers is the plugin's `process` and `http`
+//! grant. A header that carries a secret (a bearer token) stays with the host, which attaches it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -81,6 +82,76 @@ impl StdioServer {
     }
 }
 
+/// A server tack reaches over MCP's streamable HTTP transport.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpServer {
+    pub name: String,
+    pub scope: Scope,
+    /// The endpoint, with every `${VAR}` expanded: the plugin's `http` grant, exactly.
+    pub url: String,
+    /// Headers that hold no secret, sent as they are.
+    pub headers: Vec<(String, String)>,
+    /// The one header that holds a secret, and its value: kept by the host, which attaches it to
+    /// requests to `url` alone; the plugin only names it.
+    pub secret: Option<SecretHeader>,
+}
+
+/// A header whose value the host holds.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SecretHeader {
+    pub header: String,
+    pub value: String,
+}
+
+impl std::fmt::Debug for SecretHeader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SecretHeader({}: …)", self.header)
+    }
+}
+
+impl HttpServer {
+    /// The name the host's secret store keeps this server's secret header under. `tack:` names
+    /// are the host's own: no manifest may ask for one (`tack_runtime::manifest`).
+    pub fn secret_name(&self) -> String {
+        format!("tack:mcp:{}", self.name)
+    }
+}
+
+/// A server of the user's, as tack will use it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McpServer {
+    Stdio(StdioServer),
+    Http(HttpServer),
+}
+
+impl McpServer {
+    pub fn name(&self) -> &str {
+        match self {
+            McpServer::Stdio(s) => &s.name,
+            McpServer::Http(s) => &s.name,
+        }
+    }
+
+    /// What it is, in a few words: "runs `npx …` with GITHUB_TOKEN", "reached at https://…".
+    pub fn summary(&self) -> String {
+        match self {
+            McpServer::Stdio(s) if s.env_names.is_empty() => format!("runs `{}`", s.shown),
+            McpServer::Stdio(s) => format!("runs `{}` with {}", s.shown, s.env_names.join(", ")),
+            McpServer::Http(s) => {
+                let mut text = format!("reached at {}", s.url);
+                let mut names: Vec<&str> = s.headers.iter().map(|(k, _)| k.as_str()).collect();
+                if let Some(secret) = &s.secret {
+                    names.push(&secret.header);
+                }
+                if !names.is_empty() {
+                    text.push_str(&format!(" with {}", names.join(", ")));
+                }
+                text
+            }
+        }
+    }
+}
+
 /// `<tack home>/mcp.json`.
 pub fn user_file(tack_home: &Path) -> PathBuf {
     tack_home.join("mcp.json")
@@ -127,13 +198,13 @@ pub fn valid_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
-/// The server an entry describes, if tack can run it; otherwise why not.
+/// The server an entry describes, if tack can use it; otherwise why not.
 pub fn resolve(
     name: &str,
     entry: &ServerEntry,
     scope: Scope,
     lookup: &dyn Fn(&str) -> Option<String>,
-) -> Result<StdioServer, String> {
+) -> Result<McpServer, String> {
     if !valid_name(name) {
         return Err(format!(
             "MCP server '{name}': a server's name is 1 to 48 letters, digits, '-' or '_'"
@@ -144,20 +215,117 @@ pub fn resolve(
         .as_deref()
         .unwrap_or(if entry.url.is_some() { "http" } else { "stdio" });
     match kind {
-        "stdio" => {}
-        "http" | "sse" | "streamable-http" => {
+        "stdio" => resolve_stdio(name, entry, scope, lookup).map(McpServer::Stdio),
+        "http" | "streamable-http" => resolve_http(name, entry, scope, lookup).map(McpServer::Http),
+        "sse" => Err(format!(
+            "MCP server '{name}' (sse, {}): tack speaks MCP's streamable HTTP transport, not the \
+             older HTTP+SSE one; most servers serve streamable HTTP too (often at /mcp): set \
+             \"type\": \"http\" and its URL",
+            entry.url.as_deref().unwrap_or("no url")
+        )),
+        other => Err(format!(
+            "MCP server '{name}': unknown type '{other}' (stdio, http or sse)"
+        )),
+    }
+}
+
+/// Header names whose values are credentials even when written out in the file.
+fn holds_a_secret(header: &str, written: &str) -> bool {
+    let lower = header.to_ascii_lowercase();
+    written.contains("${")
+        || ["authorization", "cookie"].contains(&lower.as_str())
+        || ["auth", "token", "key", "secret", "password"]
+            .iter()
+            .any(|word| lower.contains(word))
+}
+
+/// Headers the transport itself sets; a file cannot override them.
+const TRANSPORT_HEADERS: [&str; 6] = [
+    "content-type",
+    "accept",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "host",
+    "content-length",
+];
+
+fn resolve_http(
+    name: &str,
+    entry: &ServerEntry,
+    scope: Scope,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<HttpServer, String> {
+    let expand_all =
+        |text: &str| expand(text, lookup).map_err(|e| format!("MCP server '{name}': {e}"));
+    let Some(written) = entry.url.as_deref().filter(|u| !u.trim().is_empty()) else {
+        return Err(format!("MCP server '{name}' has no url"));
+    };
+    let url = expand_all(written)?;
+    let parsed =
+        url::Url::parse(&url).map_err(|e| format!("MCP server '{name}': url `{url}`: {e}"))?;
+    let local = tack_runtime::broker::http::on_this_machine(&parsed);
+    match parsed.scheme() {
+        "https" => {}
+        "http" if local => {}
+        "http" => {
             return Err(format!(
-                "MCP server '{name}' ({kind}, {}): tack does not speak MCP over HTTP yet; only \
-                 servers it starts itself (stdio) are used",
-                entry.url.as_deref().unwrap_or("no url")
+                "MCP server '{name}': {url} is plain http to another machine; tack sends requests \
+                 there only over https"
             ))
         }
         other => {
             return Err(format!(
-                "MCP server '{name}': unknown type '{other}' (stdio, http or sse)"
+                "MCP server '{name}': url `{url}` is {other}, not http(s)"
             ))
         }
     }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(format!(
+            "MCP server '{name}': put credentials in a header (\"headers\": {{\"Authorization\": \
+             \"Bearer ${{TOKEN}}\"}}), not in the url"
+        ));
+    }
+    let mut headers = Vec::new();
+    let mut secret: Option<SecretHeader> = None;
+    for (header, written) in &entry.headers {
+        let lower = header.to_ascii_lowercase();
+        if TRANSPORT_HEADERS.contains(&lower.as_str()) {
+            return Err(format!(
+                "MCP server '{name}': header `{header}` is the transport's own; leave it out"
+            ));
+        }
+        let value = expand_all(written)?;
+        if !holds_a_secret(header, written) {
+            headers.push((header.clone(), value));
+            continue;
+        }
+        if let Some(first) = &secret {
+            return Err(format!(
+                "MCP server '{name}': headers `{}` and `{header}` both hold secrets; tack attaches \
+                 one secret header per server",
+                first.header
+            ));
+        }
+        secret = Some(SecretHeader {
+            header: header.clone(),
+            value,
+        });
+    }
+    Ok(HttpServer {
+        name: name.to_string(),
+        scope,
+        url,
+        headers,
+        secret,
+    })
+}
+
+fn resolve_stdio(
+    name: &str,
+    entry: &ServerEntry,
+    scope: Scope,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<StdioServer, String> {
     let Some(command) = entry.command.as_deref().filter(|c| !c.trim().is_empty()) else {
         return Err(format!("MCP server '{name}' has no command"));
     };
@@ -213,8 +381,8 @@ pub fn servers(
     trusted_project: Option<&Path>,
     lookup: &dyn Fn(&str) -> Option<String>,
     warnings: &mut Vec<String>,
-) -> Vec<StdioServer> {
-    let mut by_name: BTreeMap<String, StdioServer> = BTreeMap::new();
+) -> Vec<McpServer> {
+    let mut by_name: BTreeMap<String, McpServer> = BTreeMap::new();
     let mut files = vec![(user_file(tack_home), Scope::User)];
     if let Some(root) = trusted_project {
         files.push((project_file(root), Scope::Project));
@@ -264,7 +432,11 @@ mod tests {
             "env": { "GITHUB_TOKEN": "${TOKEN:-none}" }
         }));
         let lookup = |name: &str| (name == "HOME").then(|| "/home/me".to_string());
-        let server = resolve("github", &e, Scope::Project, &lookup).expect("resolves");
+        let McpServer::Stdio(server) =
+            resolve("github", &e, Scope::Project, &lookup).expect("resolves")
+        else {
+            panic!("a stdio server");
+        };
         assert_eq!(
             server.words,
             [
@@ -291,9 +463,9 @@ mod tests {
     #[test]
     fn what_tack_cannot_run_says_why() {
         let none = |_: &str| None;
-        let http = entry(serde_json::json!({ "type": "http", "url": "https://mcp.example/mcp" }));
-        let why = resolve("remote", &http, Scope::User, &none).expect_err("http");
-        assert!(why.contains("HTTP"), "{why}");
+        let sse = entry(serde_json::json!({ "type": "sse", "url": "https://mcp.example/sse" }));
+        let why = resolve("remote", &sse, Scope::User, &none).expect_err("sse");
+        assert!(why.contains("streamable HTTP"), "{why}");
         let bad = entry(serde_json::json!({ "command": "x" }));
         assert!(resolve("a b", &bad, Scope::User, &none).is_err());
         let wild = entry(serde_json::json!({ "command": "sh", "args": ["**"] }));
@@ -320,14 +492,87 @@ mod tests {
         let none = |_: &str| None;
         let mut warnings = Vec::new();
         let trusted = servers(home.path(), Some(project.path()), &none, &mut warnings);
-        let shown: Vec<_> = trusted
-            .iter()
-            .map(|s| (s.name.as_str(), s.shown.as_str()))
-            .collect();
-        assert_eq!(shown, [("a", "project-a"), ("b", "user-b")]);
+        let shown: Vec<_> = trusted.iter().map(|s| (s.name(), s.summary())).collect();
+        assert_eq!(
+            shown,
+            [
+                ("a", "runs `project-a`".to_string()),
+                ("b", "runs `user-b`".to_string())
+            ]
+        );
         let untrusted = servers(home.path(), None, &none, &mut warnings);
-        assert_eq!(untrusted[0].shown, "user-a");
+        assert_eq!(untrusted[0].summary(), "runs `user-a`");
         assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    #[test]
+    fn an_http_server_keeps_its_secret_header_apart() {
+        let e = entry(serde_json::json!({
+            "type": "http",
+            "url": "https://${HOST}/mcp",
+            "headers": {
+                "Authorization": "Bearer ${TOKEN}",
+                "X-Region": "eu"
+            }
+        }));
+        let lookup = |name: &str| match name {
+            "HOST" => Some("mcp.example".to_string()),
+            "TOKEN" => Some("s3cret".to_string()),
+            _ => None,
+        };
+        let McpServer::Http(server) = resolve("api", &e, Scope::User, &lookup).expect("resolves")
+        else {
+            panic!("an http server");
+        };
+        assert_eq!(server.url, "https://mcp.example/mcp");
+        assert_eq!(server.headers, [("X-Region".to_string(), "eu".to_string())]);
+        let secret = server.secret.as_ref().expect("a secret header");
+        assert_eq!(
+            (secret.header.as_str(), secret.value.as_str()),
+            ("Authorization", "Bearer s3cret")
+        );
+        assert_eq!(server.secret_name(), "tack:mcp:api");
+        // Shown and debugged by name only.
+        let summary = McpServer::Http(server.clone()).summary();
+        assert_eq!(
+            summary,
+            "reached at https://mcp.example/mcp with X-Region, Authorization"
+        );
+        assert!(!format!("{server:?}").contains("s3cret"));
+        // A literal credential is a secret too, and a URL without a url is named.
+        let literal = entry(serde_json::json!({
+            "url": "http://127.0.0.1:9/mcp",
+            "headers": { "X-Api-Key": "abc" }
+        }));
+        let McpServer::Http(local) = resolve("l", &literal, Scope::User, &lookup).expect("local")
+        else {
+            panic!("an http server");
+        };
+        assert!(local.headers.is_empty());
+        assert_eq!(local.secret.expect("secret").value, "abc");
+    }
+
+    #[test]
+    fn an_http_server_tack_would_not_reach_safely_says_why() {
+        let none = |_: &str| None;
+        let why = |json: serde_json::Value| {
+            resolve("r", &entry(json), Scope::User, &none).expect_err("refused")
+        };
+        assert!(why(serde_json::json!({ "url": "http://mcp.example/mcp" })).contains("https"));
+        assert!(
+            why(serde_json::json!({ "url": "https://u:p@mcp.example/mcp" })).contains("header")
+        );
+        assert!(why(serde_json::json!({ "type": "http" })).contains("no url"));
+        assert!(why(serde_json::json!({
+            "url": "https://mcp.example/mcp",
+            "headers": { "Authorization": "a", "X-Token": "b" }
+        }))
+        .contains("one secret header"));
+        assert!(why(serde_json::json!({
+            "url": "https://mcp.example/mcp",
+            "headers": { "Mcp-Session-Id": "x" }
+        }))
+        .contains("transport's own"));
     }
 
     #[test]

@@ -1,6 +1,8 @@
-//! MCP servers through the real binary: the reference servers from npm (installed by
+//! MCP servers through the real binary: the reference servers from npm and a server written
+//! with the official Python SDK from PyPI over streamable HTTP (installed by
 //! `scripts/install-mcp-servers` into `tests/mcp-peers`), and tiny servers that crash, hang and
-//! change their tools, all started by the built-in `mcp` plugin under the command sandbox.
+//! change their tools; stdio servers are started by the built-in `mcp` plugin under the command
+//! sandbox, HTTP ones reached through its `http` grant.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 
@@ -52,6 +54,74 @@ fn run(env: &Env, script: Value, mut mcp: Value, extra: &[&str]) -> std::process
     args.extend_from_slice(extra);
     args.push("go");
     env.run(&args)
+}
+
+/// The Python SDK's server (`tests/mcp-peers/streamable_http_server.py`) listening on
+/// 127.0.0.1, stopped when dropped; `None` (the test is skipped) when the SDK is missing, unless
+/// `TACK_REQUIRE_MCP=1`.
+struct PythonServer {
+    child: std::process::Child,
+    url: String,
+    log: PathBuf,
+}
+
+impl PythonServer {
+    fn start(dir: &Path, token: &str) -> Option<PythonServer> {
+        let peers = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp-peers");
+        let python = peers.join("python/bin/python");
+        if !python.is_file() {
+            assert!(
+                std::env::var("TACK_REQUIRE_MCP").as_deref() != Ok("1"),
+                "{} is missing (run scripts/install-mcp-servers), and TACK_REQUIRE_MCP=1",
+                python.display()
+            );
+            eprintln!("skipped: {} is missing", python.display());
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let log = dir.join("server.log");
+        let child = std::process::Command::new(python)
+            .arg(peers.join("streamable_http_server.py"))
+            .arg(port.to_string())
+            .arg(&log)
+            .env("MCP_TEST_TOKEN", token)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(dir.join("server.err")).expect("stderr file"))
+            .spawn()
+            .expect("python starts");
+        let server = PythonServer {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            log,
+        };
+        server.wait_listening(port);
+        Some(server)
+    }
+
+    fn wait_listening(&self, port: u16) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the Python MCP server did not listen within a minute"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for PythonServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 fn write_user_servers(env: &Env, servers: Value) {
@@ -152,6 +222,138 @@ fn the_reference_servers_tools_answer_through_tack() {
     let (failed, text) = tool_result(&events, "bad");
     assert!(failed, "{text}");
     assert!(stdout(&out).contains("all done"));
+}
+
+#[test]
+fn a_python_sdk_server_over_streamable_http_answers_with_the_token_tack_keeps() {
+    let env = Env::new(tack!());
+    let token = "tok-7f3e9a";
+    let Some(server) = PythonServer::start(env.root(), token) else {
+        return;
+    };
+    write_user_servers(
+        &env,
+        json!({
+            "py": {
+                "type": "http",
+                "url": server.url,
+                "headers": { "Authorization": "Bearer ${PY_MCP_TOKEN}", "X-Region": "eu" }
+            }
+        }),
+    );
+    let env = env.with_var("PY_MCP_TOKEN", token);
+    let out = run(
+        &env,
+        json!([
+            call("add", "py_add", json!({ "a": 2, "b": 40 })),
+            call("region", "py_region", json!({})),
+            // The server starts afresh and forgets tack's session; the next call gets a new one.
+            call("restart", "py_restart", json!({})),
+            call("wait", "bash", json!({ "command": "sleep 4" })),
+            call("again", "py_add", json!({ "a": 1, "b": 1 })),
+            { "text": "all done" }
+        ]),
+        json!({}),
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = events(&out);
+    let (failed, text) = tool_result(&events, "add");
+    assert!(!failed && text.contains("42"), "{text}");
+    let (failed, text) = tool_result(&events, "region");
+    assert!(!failed && text.contains("region: eu"), "{text}");
+    let (failed, text) = tool_result(&events, "again");
+    assert!(!failed && text.contains('2'), "{text}");
+    assert!(stdout(&out).contains("all done"));
+
+    // Every request carried the token the host attached; the second session began with a new
+    // `initialize` after the server answered 404 to the old one.
+    let log = server.log();
+    assert!(!log.contains("token=missing"), "{log}");
+    let sessions: std::collections::BTreeSet<&str> = log
+        .lines()
+        .filter_map(|l| l.split("session=").nth(1))
+        .filter(|s| *s != "-")
+        .collect();
+    assert!(sessions.len() >= 2, "two sessions: {log}");
+    // The token reaches the server and nothing else: not the events, not the session.
+    assert!(!stdout(&out).contains(token) && !stderr(&out).contains(token));
+    for file in walk(&env.home().join("sessions")) {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        assert!(!text.contains(token), "{}", file.display());
+    }
+
+    // `tack mcp` shows the header by name only.
+    let list = env.run(&["mcp", "list"]);
+    let listed = stdout(&list);
+    assert!(
+        listed.contains(&format!(
+            "py (user): reached at {} with X-Region, Authorization",
+            server.url
+        )),
+        "{listed}"
+    );
+    assert!(!listed.contains(token));
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn a_server_that_refuses_tacks_token_or_cannot_be_reached_is_named_and_the_session_goes_on() {
+    let env = Env::new(tack!());
+    let Some(server) = PythonServer::start(env.root(), "the-right-one") else {
+        return;
+    };
+    write_user_servers(
+        &env,
+        json!({
+            "wrong": { "url": server.url, "headers": { "Authorization": "Bearer not-it" } },
+            "gone": { "type": "http", "url": "http://127.0.0.1:9/mcp" }
+        }),
+    );
+    let out = run(
+        &env,
+        json!([
+            call("wrong", "wrong_add", json!({ "a": 1, "b": 2 })),
+            call("gone", "gone_add", json!({})),
+            { "text": "still here" }
+        ]),
+        json!({}),
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = events(&out);
+    // Neither server listed tools, so the model's calls name tools nobody offers.
+    let (failed, _) = tool_result(&events, "wrong");
+    assert!(failed);
+    let (failed, _) = tool_result(&events, "gone");
+    assert!(failed);
+    assert!(stdout(&out).contains("still here"));
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        said.contains(&format!(
+            "MCP server 'wrong' ({}): {} answered HTTP 401",
+            server.url, server.url
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains("MCP server 'gone' (http://127.0.0.1:9/mcp)"),
+        "{said}"
+    );
+    assert!(server.log().contains("token=missing"));
 }
 
 /// A server in Python that answers `initialize` and `tools/list` and then does what its first
@@ -310,7 +512,7 @@ fn tack_mcp_adds_lists_gets_and_removes_servers_without_showing_values() {
         "--flag",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("will run `node server.js --flag` with API_TOKEN"));
+    assert!(stdout(&out).contains("runs `node server.js --flag` with API_TOKEN"));
     assert!(!stdout(&out).contains("s3cret"));
     let file: Value =
         serde_json::from_str(&std::fs::read_to_string(env.home().join("mcp.json")).expect("file"))
@@ -341,4 +543,49 @@ fn tack_mcp_adds_lists_gets_and_removes_servers_without_showing_values() {
     let imported = env.run(&["mcp", "import", "--from", codex.to_str().expect("utf8")]);
     assert!(imported.status.success(), "{}", stderr(&imported));
     assert!(stdout(&env.run(&["mcp", "list"])).contains("docs (user): runs `npx -y docs-server`"));
+
+    // A server reached over HTTP, as `claude mcp add --transport http` takes it.
+    let env = env.with_var("REMOTE_TOKEN", "r3mote");
+    let added = env.run(&[
+        "mcp",
+        "add",
+        "--transport",
+        "http",
+        "remote",
+        "https://mcp.example/mcp",
+        "-H",
+        "Authorization: Bearer ${REMOTE_TOKEN}",
+    ]);
+    assert!(added.status.success(), "{}", stderr(&added));
+    assert!(
+        stdout(&added).contains("reached at https://mcp.example/mcp with Authorization"),
+        "{}",
+        stdout(&added)
+    );
+    assert!(!stdout(&added).contains("r3mote"));
+    let file: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.home().join("mcp.json")).expect("file"))
+            .expect("json");
+    assert_eq!(
+        file["mcpServers"]["remote"],
+        json!({
+            "type": "http",
+            "url": "https://mcp.example/mcp",
+            "headers": { "Authorization": "Bearer ${REMOTE_TOKEN}" }
+        })
+    );
+    let plain = env.run(&[
+        "mcp",
+        "add",
+        "--transport",
+        "http",
+        "p",
+        "http://mcp.example/mcp",
+    ]);
+    assert!(!plain.status.success());
+    assert!(
+        stderr(&plain).contains("only over https"),
+        "{}",
+        stderr(&plain)
+    );
 }

@@ -346,7 +346,10 @@ fn every_pi_example_extension_runs_or_says_why_not() {
     let chosen: Vec<&Scenario> = scenarios
         .example
         .iter()
-        .filter(|s| only.as_deref().is_none_or(|o| o.split(',').any(|n| n == s.name)))
+        .filter(|s| {
+            only.as_deref()
+                .is_none_or(|o| o.split(',').any(|n| n == s.name))
+        })
         .collect();
 
     // Two at a time: each run is a tack process of its own.

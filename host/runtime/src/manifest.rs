@@ -488,6 +488,16 @@ impl Manifest {
                 ));
             }
         }
+        for secret in &self.capabilities.secrets {
+            if secret.starts_with(crate::broker::secrets::HOST_SECRET_PREFIX) {
+                return Err(format!(
+                    "plugin '{name}': secret '{secret}': names starting with '{}' are secrets the \
+                     host keeps for its own built-in plugins (an MCP server's token); no package \
+                     may ask for one",
+                    crate::broker::secrets::HOST_SECRET_PREFIX
+                ));
+            }
+        }
         for url in &self.capabilities.http {
             if crate::broker::http::public::wildcard_scheme(url).is_some() {
                 continue;
@@ -657,6 +667,13 @@ secrets = ["EXAMPLE_API_KEY"]
             m.capabilities.minus(&effective).http,
             vec!["https://api.example.com"]
         );
+    }
+
+    #[test]
+    fn no_manifest_may_ask_for_a_secret_the_host_keeps_for_itself() {
+        let asks = GOOD.replace("\"EXAMPLE_API_KEY\"", "\"tack:mcp:github\"");
+        let why = Manifest::parse(&asks).expect_err("refused");
+        assert!(why.contains("tack:mcp:github"), "{why}");
     }
 
     #[test]

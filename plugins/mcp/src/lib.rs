@@ -2,8 +2,9 @@
 //! as tack tools named `<server>_<tool>`.
 //!
 //! The host hands over the servers (`servers` in the config) and makes exactly their command
-//! lines the plugin's `process` grant, so this plugin can start what the user configured and
-//! nothing else. Servers start at the first turn; the turn waits a little for them
+//! lines the plugin's `process` grant, and exactly their URLs its `http` grant, so this plugin
+//! can start and reach what the user configured and nothing else. A secret header (a bearer
+//! token) is held by the host, which attaches it; the plugin only names it. Servers start at the first turn; the turn waits a little for them
 //! (`startup_wait_ms`), and a slower server's tools arrive from a later turn. A server that says
 //! its tools changed is listed again at the next turn. Each call waits at most `tool_timeout_ms`
 //! for its answer; a server that does not answer, or exits, is stopped and starts again on the
@@ -20,6 +21,7 @@ use tack_sdk::{
 };
 
 mod content;
+mod http;
 mod rpc;
 mod server;
 
@@ -67,7 +69,7 @@ impl McpPlugin {
                 .failed_at
                 .is_some_and(|at| at.elapsed() < RETRY_AFTER && only.is_none());
             if server.phase == Phase::Stopped && !resting {
-                if let Err(e) = server.start() {
+                if let Err(e) = server.start(deadline) {
                     log::warn(e);
                 }
             }
@@ -197,14 +199,18 @@ impl McpPlugin {
                     None => "not started yet".to_string(),
                 },
             };
-            let env = if server.config.env.is_empty() {
-                String::new()
-            } else {
-                format!(" with {}", server.config.env.join(", "))
+            let env = match (&server.config.secret, server.config.env.is_empty()) {
+                (Some(secret), _) => format!(" with {} (its value held by tack)", secret.header),
+                (None, true) => String::new(),
+                (None, false) => format!(" with {}", server.config.env.join(", ")),
+            };
+            let how = match &server.config.url {
+                Some(_) => format!("reached at {}", server.config.shown),
+                None => format!("runs `{}`", server.config.shown),
             };
             lines.push(format!(
-                "{} ({}): {state}\n  runs `{}`{env}",
-                server.config.name, server.config.scope, server.config.shown
+                "{} ({}): {state}\n  {how}{env}",
+                server.config.name, server.config.scope
             ));
             if server.phase == Phase::Ready && !server.tools.is_empty() {
                 let names: Vec<&str> = server.tools.keys().map(String::as_str).collect();

@@ -1,6 +1,7 @@
-//! One MCP server over stdio: started as a process of the plugin, initialized, its tools listed,
-//! and called. Every wait has an end: a server that stops answering is stopped, one that exits
-//! is reported with what it wrote to standard error, and either starts again on the next call.
+//! One MCP server, over stdio (a process of the plugin) or streamable HTTP (`http.rs`):
+//! initialized, its tools listed, and called. Every wait has an end: a server that stops
+//! answering is stopped, one that exits is reported with what it wrote to standard error, one
+//! that cannot be reached is named with why, and each starts again on the next call.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
@@ -9,6 +10,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tack_sdk::process::{Output, OutputStream, Process};
 
+use crate::http::{HttpLink, PostError, SecretHeader};
 use crate::rpc::{self, Incoming, RpcError};
 
 /// The protocol revision tack asks for first.
@@ -23,12 +25,28 @@ const MAX_PAGES: usize = 32;
 pub struct ServerConfig {
     pub name: String,
     pub scope: String,
-    /// The command line, exactly as the `process` grant names it.
+    /// A server tack starts: the command line, exactly as the `process` grant names it.
+    #[serde(default)]
     pub command: String,
-    /// The program and its arguments without the variables' values, for showing.
+    /// The program and its arguments without the variables' values, or the URL, for showing.
     pub shown: String,
     #[serde(default)]
     pub env: Vec<String>,
+    /// A server reached over streamable HTTP: its endpoint, exactly as the `http` grant names it.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Headers sent with every request to it; none holds a secret.
+    #[serde(default)]
+    pub headers: Vec<(String, String)>,
+    /// The header whose value the host holds and attaches (a bearer token, an API key).
+    #[serde(default)]
+    pub secret: Option<SecretHeader>,
+}
+
+/// How tack talks to a running server.
+enum Link {
+    Stdio(Process),
+    Http(HttpLink),
 }
 
 /// A tool a server lists.
@@ -51,7 +69,11 @@ pub enum Phase {
 
 pub struct Server {
     pub config: ServerConfig,
-    process: Option<Process>,
+    link: Option<Link>,
+    /// When the exchange under way must be over: an HTTP request waits no longer.
+    until: Instant,
+    /// The server answered 404 to the session tack had: a new one may be started at once.
+    session_gone: bool,
     pub phase: Phase,
     next_id: u64,
     init_id: Option<u64>,
@@ -81,7 +103,9 @@ impl Server {
     pub fn new(config: ServerConfig) -> Self {
         Server {
             config,
-            process: None,
+            link: None,
+            until: Instant::now(),
+            session_gone: false,
             phase: Phase::Stopped,
             next_id: 0,
             init_id: None,
@@ -111,24 +135,33 @@ impl Server {
             || (self.phase == Phase::Ready && self.list_id.is_none() && !self.list_dirty)
     }
 
-    /// Starts the program and sends `initialize`.
-    pub fn start(&mut self) -> Result<(), String> {
+    /// Starts the program (or opens the way to the URL) and sends `initialize`; an HTTP server's
+    /// answer is waited for until `deadline`.
+    pub fn start(&mut self, deadline: Instant) -> Result<(), String> {
         if self.phase != Phase::Stopped {
             return Ok(());
         }
-        let process = match Process::spawn(&self.config.command) {
-            Ok(process) => process,
-            Err(e) => {
-                let why = format!(
-                    "MCP server '{}' could not start: {}",
-                    self.name(),
-                    e.message()
-                );
-                self.fail(why.clone());
-                return Err(why);
-            }
+        let link = match &self.config.url {
+            Some(url) => Link::Http(HttpLink::new(
+                url.clone(),
+                self.config.headers.clone(),
+                self.config.secret.clone(),
+            )),
+            None => match Process::spawn(&self.config.command) {
+                Ok(process) => Link::Stdio(process),
+                Err(e) => {
+                    let why = format!(
+                        "MCP server '{}' could not start: {}",
+                        self.name(),
+                        e.message()
+                    );
+                    self.fail(why.clone());
+                    return Err(why);
+                }
+            },
         };
-        self.process = Some(process);
+        self.link = Some(link);
+        self.until = deadline;
         self.phase = Phase::Initializing;
         self.malformed = 0;
         self.first_malformed = None;
@@ -148,9 +181,13 @@ impl Server {
     /// Stops the program (its process group) and forgets the conversation; `why` is what the
     /// next caller is told.
     pub fn stop(&mut self, why: Option<String>) {
-        if let Some(process) = self.process.take() {
+        match self.link.take() {
             // Already gone is fine: releasing is about freeing the place in the budget.
-            let _ = process.release();
+            Some(Link::Stdio(process)) => {
+                let _ = process.release();
+            }
+            Some(Link::Http(mut link)) => link.close(),
+            None => {}
         }
         self.phase = Phase::Stopped;
         self.init_id = None;
@@ -173,24 +210,52 @@ impl Server {
     }
 
     fn send(&mut self, line: &str) -> Result<(), String> {
-        let Some(process) = self.process else {
-            return Err(format!("MCP server '{}' is not running", self.name()));
+        let wait = self
+            .until
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_millis(100));
+        let sent = match &mut self.link {
+            None => return Err(format!("MCP server '{}' is not running", self.name())),
+            Some(Link::Stdio(process)) => process
+                .write_line(line)
+                .map_err(|e| PostError::Failed(format!("writing to it failed ({})", e.message()))),
+            Some(Link::Http(link)) => link.post(line, wait),
         };
-        match process.write_line(line) {
+        match sent {
             Ok(()) => Ok(()),
-            Err(e) => {
-                let why = self.ended(&format!("writing to it failed ({})", e.message()));
-                Err(why)
+            Err(PostError::Failed(why)) if self.is_http() => Err(self.unreachable(&why)),
+            Err(PostError::Failed(why)) => Err(self.ended(&why)),
+            Err(PostError::SessionGone) => {
+                self.session_gone = true;
+                Err(self.unreachable("it no longer knows tack's session"))
             }
         }
     }
 
-    /// Reads what the server wrote until `done` holds or `deadline` passes.
+    fn is_http(&self) -> bool {
+        matches!(self.link, Some(Link::Http(_)))
+    }
+
+    /// An HTTP server that could not be reached or refused the request: stopped, so the next
+    /// call starts a new session.
+    fn unreachable(&mut self, how: &str) -> String {
+        let why = format!(
+            "MCP server '{}' ({}): {how}; tack connects again on the next call",
+            self.name(),
+            self.config.shown
+        );
+        self.stop(Some(why.clone()));
+        why
+    }
+
+    /// Reads what the server wrote until `done` holds or `deadline` passes. An HTTP server's
+    /// messages have all arrived once its answers are read, so that waits no longer.
     pub fn pump(
         &mut self,
         deadline: Instant,
         done: &dyn Fn(&Server) -> bool,
     ) -> Result<(), String> {
+        self.until = deadline;
         loop {
             if done(self) {
                 return Ok(());
@@ -199,22 +264,36 @@ impl Server {
                 self.list_dirty = false;
                 self.request_list(None)?;
             }
-            let Some(process) = self.process else {
+            if self.link.is_none() {
                 return Err(self
                     .last_error
                     .clone()
                     .unwrap_or_else(|| format!("MCP server '{}' is not running", self.name())));
-            };
+            }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Ok(());
             }
-            self.read_one(process, left.min(Duration::from_secs(50)))?;
+            let read = self.read_one(left.min(Duration::from_secs(50)))?;
+            if !read && self.is_http() {
+                return Ok(());
+            }
         }
     }
 
-    /// Reads one line, waiting up to `wait`, and acts on it; `false` when none came.
-    fn read_one(&mut self, process: Process, wait: Duration) -> Result<bool, String> {
+    /// Reads one message, waiting up to `wait` for a program's line, and acts on it; `false`
+    /// when none came.
+    fn read_one(&mut self, wait: Duration) -> Result<bool, String> {
+        let process = match &mut self.link {
+            None => return Ok(false),
+            Some(Link::Http(link)) => {
+                return match link.next() {
+                    Some(message) => self.handle(&message).map(|()| true),
+                    None => Ok(false),
+                }
+            }
+            Some(Link::Stdio(process)) => *process,
+        };
         match process.read_line_from(OutputStream::Stdout, wait) {
             Ok(Output::Data(bytes)) => {
                 let text = String::from_utf8_lossy(&bytes);
@@ -233,8 +312,8 @@ impl Server {
     /// Reads what the server has already written, without waiting: a notification that came
     /// after the last answer (its tools changed) is seen before the next turn.
     pub fn drain(&mut self) -> Result<(), String> {
-        while let Some(process) = self.process {
-            if !self.read_one(process, Duration::ZERO)? {
+        while self.link.is_some() {
+            if !self.read_one(Duration::ZERO)? {
                 break;
             }
         }
@@ -331,6 +410,9 @@ impl Server {
             return Err(why);
         }
         self.protocol = Some(version.to_string());
+        if let Some(Link::Http(link)) = &mut self.link {
+            link.protocol = Some(version.to_string());
+        }
         self.server_info = result.get("serverInfo").map(|info| {
             let text = |key: &str| info.get(key).and_then(Value::as_str).unwrap_or("");
             format!("{} {}", text("name"), text("version"))
@@ -432,7 +514,24 @@ impl Server {
             params["_meta"] = json!({ "progressToken": id });
             self.progress = Some((id, call_id.to_string()));
         }
-        self.send(&rpc::request(id, method, params))?;
+        let line = rpc::request(id, method, params);
+        self.until = deadline;
+        if let Err(why) = self.send(&line) {
+            // An HTTP server that forgot the session (it restarted, or let it expire) gets a
+            // new one, and the request once more.
+            if !std::mem::take(&mut self.session_gone) {
+                self.progress = None;
+                return Err(why);
+            }
+            let sent = self.ready(deadline).and_then(|()| {
+                self.until = deadline;
+                self.send(&line)
+            });
+            if let Err(why) = sent {
+                self.progress = None;
+                return Err(why);
+            }
+        }
         let waited = self.pump(deadline, &|server| server.answers.contains_key(&id));
         self.progress = None;
         waited?;
@@ -442,6 +541,15 @@ impl Server {
                 "MCP server '{}' answered with an error: {e}",
                 self.name()
             )),
+            None if self.is_http() => {
+                let why = format!(
+                    "MCP server '{}' closed its answer to {method} without a response; tack \
+                     connects again on the next call",
+                    self.name()
+                );
+                self.stop(Some(why.clone()));
+                Err(why)
+            }
             None => {
                 let _ = self.send(&rpc::notification(
                     "notifications/cancelled",
@@ -460,7 +568,7 @@ impl Server {
     /// Waits (until `deadline`) for a started server to be ready for calls.
     pub fn ready(&mut self, deadline: Instant) -> Result<(), String> {
         if self.phase == Phase::Stopped {
-            self.start()?;
+            self.start(deadline)?;
         }
         self.pump(deadline, &|server| server.phase == Phase::Ready)?;
         if self.phase == Phase::Ready {
@@ -490,7 +598,7 @@ impl Server {
     /// standard error, and stops the conversation.
     fn ended(&mut self, how: &str) -> String {
         let mut why = format!("MCP server '{}' ended: {how}", self.name());
-        if let Some(process) = self.process {
+        if let Some(Link::Stdio(process)) = self.link {
             if let Ok(Some(status)) = process.wait(Duration::from_millis(500)) {
                 match status.code {
                     Some(code) => why.push_str(&format!(" (exit code {code})")),

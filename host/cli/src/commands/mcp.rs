@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use tack_packages::Home;
 
-use crate::cli::{McpCommand, McpScope};
+use crate::cli::{McpCommand, McpScope, McpTransport};
 use crate::mcp::{self, McpFile, Scope, ServerEntry};
 
 pub fn run(command: &McpCommand) -> Result<ExitCode> {
@@ -19,10 +19,15 @@ pub fn run(command: &McpCommand) -> Result<ExitCode> {
         McpCommand::Get { name } => get(&home, &project, name),
         McpCommand::Add {
             scope,
+            transport,
             env,
+            header,
             name,
             command,
-        } => add(&home, &project, *scope, name, env, command),
+        } => {
+            let entry = entry_of(*transport, name, env, header, command)?;
+            add(&home, &project, *scope, name, entry)
+        }
         McpCommand::Remove { name, scope } => remove(&home, &project, name, *scope),
         McpCommand::Import { from } => import(&home, from.as_deref()),
     }
@@ -43,19 +48,86 @@ fn env_lookup(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-/// One line for a server: what runs, and the variables it sets by name only (their values are
-/// often tokens).
+/// One line for a server: what runs or where it is, with the variables and headers it sets by
+/// name only (their values are often tokens).
 fn describe(name: &str, entry: &ServerEntry, scope: Scope) -> String {
     let what = match mcp::resolve(name, entry, scope, &env_lookup) {
-        Ok(server) if server.env_names.is_empty() => format!("runs `{}`", server.shown),
-        Ok(server) => format!(
-            "runs `{}` with {}",
-            server.shown,
-            server.env_names.join(", ")
-        ),
+        Ok(server) => server.summary(),
         Err(why) => format!("not used: {why}"),
     };
     format!("{name} ({}): {what}", scope.as_str())
+}
+
+/// The file entry `tack mcp add` writes: a program and its arguments (`--transport stdio`), or
+/// a URL and headers (`--transport http`), as `claude mcp add` takes them.
+fn entry_of(
+    transport: McpTransport,
+    name: &str,
+    env: &[String],
+    headers: &[String],
+    command: &[String],
+) -> Result<ServerEntry> {
+    let mut entry = ServerEntry::default();
+    match transport {
+        McpTransport::Stdio => {
+            if !headers.is_empty() {
+                bail!("--header is for a server reached over http (--transport http)");
+            }
+            let Some((program, args)) = command.split_first() else {
+                bail!(
+                    "give the server's command after `--`: tack mcp add {name} -- <command> [args…]"
+                );
+            };
+            entry.command = Some(program.clone());
+            entry.args = args.to_vec();
+            for pair in env {
+                let Some((key, value)) = pair.split_once('=') else {
+                    bail!("--env {pair}: write it as KEY=VALUE");
+                };
+                entry.env.insert(key.to_string(), value.to_string());
+            }
+        }
+        McpTransport::Http => {
+            if !env.is_empty() {
+                bail!(
+                    "--env is for a server tack starts; a server reached over http takes --header"
+                );
+            }
+            // Headers may follow the URL too, as `claude mcp add` allows; the trailing words
+            // are the URL's.
+            let Some((url, rest)) = command.split_first() else {
+                bail!("give the server's URL: tack mcp add --transport http {name} <url>");
+            };
+            let mut headers = headers.to_vec();
+            let mut words = rest.iter();
+            while let Some(word) = words.next() {
+                match word.as_str() {
+                    "-H" | "--header" => match words.next() {
+                        Some(value) => headers.push(value.clone()),
+                        None => bail!("{word} needs a value: 'Name: value'"),
+                    },
+                    other => match other.strip_prefix("--header=") {
+                        Some(value) => headers.push(value.to_string()),
+                        None => bail!(
+                            "`{other}` after the URL: an http server takes only its URL and \
+                             --header 'Name: value'"
+                        ),
+                    },
+                }
+            }
+            entry.kind = Some("http".into());
+            entry.url = Some(url.clone());
+            for line in &headers {
+                let Some((key, value)) = line.split_once(':') else {
+                    bail!("--header {line}: write it as 'Name: value'");
+                };
+                entry
+                    .headers
+                    .insert(key.trim().to_string(), value.trim().to_string());
+            }
+        }
+    }
+    Ok(entry)
 }
 
 fn list(home: &Home, project: &Path) -> Result<ExitCode> {
@@ -108,23 +180,8 @@ fn add(
     project: &Path,
     scope: McpScope,
     name: &str,
-    env: &[String],
-    command: &[String],
+    entry: ServerEntry,
 ) -> Result<ExitCode> {
-    let Some((program, args)) = command.split_first() else {
-        bail!("give the server's command after `--`: tack mcp add {name} -- <command> [args…]");
-    };
-    let mut entry = ServerEntry {
-        command: Some(program.clone()),
-        args: args.to_vec(),
-        ..ServerEntry::default()
-    };
-    for pair in env {
-        let Some((key, value)) = pair.split_once('=') else {
-            bail!("--env {pair}: write it as KEY=VALUE");
-        };
-        entry.env.insert(key.to_string(), value.to_string());
-    }
     let file_scope = match scope {
         McpScope::User => Scope::User,
         McpScope::Project => Scope::Project,
@@ -136,20 +193,27 @@ fn add(
     let replaced = file.servers.insert(name.to_string(), entry).is_some();
     mcp::write(&path, &file)?;
     println!(
-        "{} MCP server '{name}' in {}: tack will run `{}`{}.",
+        "{} MCP server '{name}' in {}: {}.",
         if replaced { "Replaced" } else { "Added" },
         path.display(),
-        server.shown,
-        if server.env_names.is_empty() {
-            String::new()
-        } else {
-            format!(" with {}", server.env_names.join(", "))
+        server.summary()
+    );
+    match server {
+        mcp::McpServer::Stdio(_) => println!(
+            "It runs in the command sandbox; its tools are named {name}_<tool> and are asked \
+             about like any tool."
+        ),
+        mcp::McpServer::Http(http) => {
+            if let Some(secret) = &http.secret {
+                println!(
+                    "tack keeps {}'s value and attaches it to requests to {} alone; the MCP \
+                     plugin never sees it.",
+                    secret.header, http.url
+                );
+            }
+            println!("Its tools are named {name}_<tool> and are asked about like any tool.");
         }
-    );
-    println!(
-        "It runs in the command sandbox; its tools are named {name}_<tool> and are asked about \
-         like any tool."
-    );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -69,7 +69,14 @@ pub(super) async fn load(
     );
     let runtime = Runtime::new(config)
         .map_err(|e| anyhow::anyhow!("cannot start the plugin runtime: {e:#}"))?;
-    let secrets = SecretStore::new(Some(home.auth()));
+    let mcp_servers = crate::mcp::servers(
+        home.root(),
+        trusted.then_some(project_root.as_path()),
+        &|name| std::env::var(name).ok(),
+        &mut warnings,
+    );
+    let secrets =
+        crate::start::mcp_servers::secrets(SecretStore::new(Some(home.auth())), &mcp_servers);
     let host = HostContext {
         workspace: cwd.clone(),
         data_root: Some(home.plugin_data()),
@@ -120,12 +127,6 @@ pub(super) async fn load(
         file_copies: home.root().join("flag-files"),
     };
     crate::start::plugin_paths::apply(&mut specs, &places, &mut warnings);
-    let mcp_servers = crate::mcp::servers(
-        home.root(),
-        trusted.then_some(project_root.as_path()),
-        &|name| std::env::var(name).ok(),
-        &mut warnings,
-    );
     if !trusted && crate::mcp::project_file(&project_root).is_file() {
         warnings.push(format!(
             "ignoring the MCP servers of {} (the project is not trusted; pass --trust to use them)",

@@ -1,18 +1,34 @@
-//! Hands the user's MCP servers to the built-in `mcp` plugin. The servers are its `process`
-//! grant, exactly: each server's command line, word for word, and nothing else, so the plugin
-//! can start what the user configured and no other program. Without a server the plugin is not
-//! loaded at all.
+//! Hands the user's MCP servers to the built-in `mcp` plugin. The servers are its grants,
+//! exactly: each stdio server's command line, word for word, is a `process` grant, and each HTTP
+//! server's URL an `http` grant, so the plugin can start and reach what the user configured and
+//! nothing else. A server's secret header is a `secrets` grant of a name only the host can give
+//! (`tack:mcp:<server>`); its value goes into the host's secret store ([`secrets`]), never into the
+//! plugin's configuration. Without a server the plugin is not loaded at all.
 
 use serde_json::json;
+use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::PluginSpec;
 
-use crate::mcp::StdioServer;
+use crate::mcp::McpServer;
+
+/// The secret store with each HTTP server's secret header in it, under the name the plugin's
+/// grant gives.
+pub fn secrets(mut store: SecretStore, servers: &[McpServer]) -> SecretStore {
+    for server in servers {
+        if let McpServer::Http(http) = server {
+            if let Some(secret) = &http.secret {
+                store = store.with_override(&http.secret_name(), secret.value.clone());
+            }
+        }
+    }
+    store
+}
 
 /// The built-in MCP client's name.
 pub const PLUGIN: &str = "mcp";
 
 /// Sets the `mcp` plugin's servers and grant, or drops the plugin when there is none.
-pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[StdioServer]) {
+pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[McpServer]) {
     let is_client = |s: &PluginSpec| s.is_builtin(PLUGIN);
     if servers.is_empty() {
         specs.retain(|s| !is_client(s));
@@ -21,27 +37,49 @@ pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[StdioServer]) {
     let Some(spec) = specs.iter_mut().find(|s| is_client(s)) else {
         return;
     };
-    let patterns: Vec<String> = servers.iter().map(StdioServer::command_line).collect();
-    spec.manifest.capabilities.process = patterns.clone();
-    spec.granted.process = patterns;
-    let list: Vec<_> = servers
-        .iter()
-        .map(|s| {
-            json!({
-                "name": s.name,
-                "scope": s.scope.as_str(),
-                "command": s.command_line(),
-                "shown": s.shown,
-                "env": s.env_names,
-            })
-        })
-        .collect();
+    let mut grants = tack_runtime::Capabilities::default();
+    let mut list = Vec::new();
+    for server in servers {
+        match server {
+            McpServer::Stdio(s) => {
+                grants.process.push(s.command_line());
+                list.push(json!({
+                    "name": s.name,
+                    "scope": s.scope.as_str(),
+                    "command": s.command_line(),
+                    "shown": s.shown,
+                    "env": s.env_names,
+                }));
+            }
+            McpServer::Http(s) => {
+                grants.http.push(s.url.clone());
+                let secret = s.secret.as_ref().map(|secret| {
+                    grants.secrets.push(s.secret_name());
+                    json!({ "name": s.secret_name(), "header": secret.header })
+                });
+                list.push(json!({
+                    "name": s.name,
+                    "scope": s.scope.as_str(),
+                    "url": s.url,
+                    "shown": s.url,
+                    "headers": s.headers,
+                    "secret": secret,
+                }));
+            }
+        }
+    }
+    spec.manifest.capabilities.process = grants.process.clone();
+    spec.manifest.capabilities.http = grants.http.clone();
+    spec.manifest.capabilities.secrets = grants.secrets.clone();
+    spec.granted.process = grants.process;
+    spec.granted.http = grants.http;
+    spec.granted.secrets = grants.secrets;
     if let Some(config) = spec.config.as_object_mut() {
         config.insert("servers".into(), serde_json::Value::Array(list));
     }
     // permission-gate asks about a server's tools by their names' prefix, since a hook sees a
     // call's tool name and not the plugin behind it.
-    let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+    let names: Vec<&str> = servers.iter().map(McpServer::name).collect();
     for gate in specs.iter_mut().filter(|s| s.is_builtin("permission-gate")) {
         if let Some(config) = gate.config.as_object_mut() {
             config.insert("mcp_servers".into(), json!(names));
@@ -52,7 +90,7 @@ pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[StdioServer]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::Scope;
+    use crate::mcp::{HttpServer, Scope, SecretHeader, StdioServer};
     use tack_runtime::{Capabilities, Manifest, PluginSource};
 
     fn spec(source: PluginSource) -> PluginSpec {
@@ -73,14 +111,14 @@ mod tests {
         }
     }
 
-    fn server(name: &str, words: &[&str]) -> StdioServer {
-        StdioServer {
+    fn server(name: &str, words: &[&str]) -> McpServer {
+        McpServer::Stdio(StdioServer {
             name: name.into(),
             scope: Scope::User,
             words: words.iter().map(|w| w.to_string()).collect(),
             shown: words.join(" "),
             env_names: Vec::new(),
-        }
+        })
     }
 
     #[test]
@@ -99,6 +137,35 @@ mod tests {
         // A package that calls itself mcp gets nothing of the user's servers.
         assert_eq!(specs[1].granted.process, ["**"]);
         assert!(specs[1].config.get("servers").is_none());
+    }
+
+    #[test]
+    fn an_http_servers_secret_header_is_the_hosts_and_the_plugin_only_names_it() {
+        let remote = McpServer::Http(HttpServer {
+            name: "api".into(),
+            scope: Scope::Project,
+            url: "https://mcp.example/mcp".into(),
+            headers: vec![("X-Region".into(), "eu".into())],
+            secret: Some(SecretHeader {
+                header: "Authorization".into(),
+                value: "Bearer s3cret".into(),
+            }),
+        });
+        let mut specs = vec![spec(PluginSource::Builtin)];
+        let servers = [server("ev", &["node", "ev.js"]), remote];
+        apply(&mut specs, &servers);
+        let granted = &specs[0].granted;
+        assert_eq!(granted.process, ["node ev.js"]);
+        assert_eq!(granted.http, ["https://mcp.example/mcp"]);
+        assert_eq!(granted.secrets, ["tack:mcp:api"]);
+        let config = specs[0].config.to_string();
+        assert!(!config.contains("s3cret"), "{config}");
+        assert_eq!(
+            specs[0].config["servers"][1]["secret"]["header"],
+            "Authorization"
+        );
+        let store = secrets(SecretStore::new(None), &servers);
+        assert_eq!(store.lookup("tack:mcp:api").as_deref(), Ok("Bearer s3cret"));
     }
 
     #[test]

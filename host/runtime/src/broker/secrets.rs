@@ -34,6 +34,10 @@ pub enum SecretError {
     },
 }
 
+/// Secrets named with this prefix are the host's own, made at start-up for a built-in plugin
+/// (`tack:mcp:<server>`: an MCP server's header); a manifest may not ask for one.
+pub const HOST_SECRET_PREFIX: &str = "tack:";
+
 /// How long a key command (a password manager asked for a key) may take.
 const KEY_COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
 
