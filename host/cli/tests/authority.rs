@@ -973,6 +973,64 @@ fn a_plugin_cannot_take_a_tool_name_another_plugin_holds() {
     assert_neighbour_worked(&events, "n1");
 }
 
+/// `tack:plugin/commands` needs no grant, so a plugin's run-time commands are its own and
+/// bounded: a name plan-mode holds is refused, as are names that are not one plain word; a
+/// description is one line with its escapes made visible; at most 128 per plugin; and another
+/// plugin's command cannot be removed.
+#[test]
+fn a_plugin_cannot_take_or_flood_the_command_names() {
+    let env = new_env();
+    let script = json!([
+        turn(vec![
+            call("squat", "command_squat", json!({})),
+            neighbour_read("n1")
+        ]),
+        done(),
+    ]);
+    let base = hostile_run(&env, script, json!({}), "");
+    let out = env
+        .command()
+        .args(args(&base, &["--mode", "json", "go"]))
+        .output()
+        .expect("tack runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = json_events(&out);
+    let text = result_text(tool_event(&events, "tool_execution_end", "squat"));
+    let line = |prefix: &str| {
+        text.lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no `{prefix}` in {text}"))
+            .to_string()
+    };
+    let plan = line("plan: ");
+    assert!(
+        plan.contains("refused: RegisterError::Taken") && plan.contains("plan-mode"),
+        "{plan}"
+    );
+    assert!(
+        line("escape name: ").contains("refused: RegisterError::Invalid"),
+        "{text}"
+    );
+    assert_eq!(line("squat: "), "squat: accepted");
+    let flood = line("flood: ");
+    assert!(
+        flood.starts_with("flood: 127 accepted; then RegisterError::Limit"),
+        "{flood}"
+    );
+    assert_eq!(line("unregister plan: "), "unregister plan: false");
+    let listed = line("listed squat: ");
+    assert!(
+        !listed.contains('\u{1b}') && !listed.contains("line two"),
+        "{listed}"
+    );
+    assert!(listed.ends_with("by hostile\""), "{listed}");
+    assert!(
+        !stdout(&out).contains('\u{1b}'),
+        "no escape reaches the terminal"
+    );
+    assert_neighbour_worked(&events, "n1");
+}
+
 /// `tack:plugin/control` needs no grant, so what it writes is budgeted: a name or label is one
 /// line of at most 200 characters, a label names an entry that exists, and compaction
 /// instructions are at most 8 KiB. None of the oversized or malformed requests reaches the

@@ -35,7 +35,18 @@ fn npm_server(name: &str) -> Option<PathBuf> {
 
 /// Runs one prompt in JSON mode with the scripted provider playing `script`, the mcp plugin's
 /// settings `mcp`, and `extra` arguments.
-fn run(env: &Env, script: Value, mut mcp: Value, extra: &[&str]) -> std::process::Output {
+fn run(env: &Env, script: Value, mcp: Value, extra: &[&str]) -> std::process::Output {
+    run_prompt(env, script, mcp, extra, "go")
+}
+
+/// [`run`] with the prompt given (a `/command` line, say).
+fn run_prompt(
+    env: &Env,
+    script: Value,
+    mut mcp: Value,
+    extra: &[&str],
+    prompt: &str,
+) -> std::process::Output {
     // Node takes a while to start on a machine busy with other tests; the first turn waits as
     // long as the host's deadline for an event lets it.
     if mcp.get("startup_wait_ms").is_none() {
@@ -52,7 +63,7 @@ fn run(env: &Env, script: Value, mut mcp: Value, extra: &[&str]) -> std::process
         args.extend(["--permissions", "yolo"]);
     }
     args.extend_from_slice(extra);
-    args.push("go");
+    args.push(prompt);
     env.run(&args)
 }
 
@@ -294,6 +305,164 @@ fn a_python_sdk_server_over_streamable_http_answers_with_the_token_tack_keeps() 
         "{listed}"
     );
     assert!(!listed.contains(token));
+}
+
+#[test]
+fn an_mcp_servers_prompts_are_commands_and_its_resources_attach_to_a_prompt() {
+    let env = Env::new(tack!());
+    let token = "tok-prompts";
+    let Some(server) = PythonServer::start(env.root(), token) else {
+        return;
+    };
+    write_user_servers(
+        &env,
+        json!({ "py": { "url": server.url, "headers": { "Authorization": "Bearer ${PY_MCP_TOKEN}" } } }),
+    );
+    let env = env.with_var("PY_MCP_TOKEN", token);
+    let answer = json!([{ "text": "Reviewed." }]);
+
+    // `/py:review <path> <focus…>`: the server fills the prompt in, and the model answers it.
+    let out = run_prompt(
+        &env,
+        answer.clone(),
+        json!({}),
+        &[],
+        "/py:review src/lib.rs security holes",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("Reviewed."), "{}", stdout(&out));
+    let sessions = env.sessions_text();
+    assert!(
+        sessions.contains("Please review src/lib.rs, looking for security holes."),
+        "{sessions}"
+    );
+    // By name, and with the optional argument left to the server's default.
+    let out = run_prompt(
+        &env,
+        answer.clone(),
+        json!({}),
+        &[],
+        "/py:review path=README.md",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(env
+        .sessions_text()
+        .contains("Please review README.md, looking for bugs."));
+    // A required argument left out is named, and nothing reaches the model.
+    let out = run_prompt(&env, answer.clone(), json!({}), &[], "/py:review");
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("needs path"), "{}", stderr(&out));
+
+    let out = run_prompt(&env, answer.clone(), json!({}), &[], "/mcp resources py");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("notes://today (today), text/plain"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run_prompt(&env, answer, json!({}), &[], "/mcp read py notes://today");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("Attached notes://today of MCP server 'py'"),
+        "{}",
+        stdout(&out)
+    );
+    // Print mode has no next prompt, so the resource is what this run sends the model.
+    let sessions = env.sessions_text();
+    assert!(
+        sessions.contains("Ship the MCP client before Friday.")
+            && sessions.contains("mcp-resource"),
+        "{sessions}"
+    );
+}
+
+/// The reference server's prompts over stdio, driven as an RPC client would: `/mcp restart`
+/// waits for the server, its prompts are then commands (`get_commands` lists them), one runs and
+/// the model answers it; a resource it lists is attached to the next prompt.
+#[test]
+fn the_reference_servers_prompts_and_resources_over_stdio() {
+    use tack_protocol::{client::RpcClient, Command};
+    let Some(everything) = npm_server("server-everything") else {
+        return;
+    };
+    let env = Env::new(tack!());
+    write_user_servers(
+        &env,
+        json!({ "everything": { "command": "node", "args": [everything, "stdio"] } }),
+    );
+    let scripted = env.scripted_provider_with(
+        json!({ "script": [{ "text": "Sunny." }, { "text": "Read it." }] }),
+        json!({}),
+    );
+    let mut process = env.command();
+    process
+        .args(["--plugin", scripted.to_str().expect("utf8")])
+        .args(["--mode", "rpc", "--permissions", "yolo"])
+        .stderr(std::process::Stdio::null());
+    let wait = std::time::Duration::from_secs(90);
+    let mut client = RpcClient::spawn(process).expect("tack --mode rpc");
+    client.set_timeout(wait);
+    let run = |client: &mut RpcClient, name: &str, args: &str| -> String {
+        let data = client
+            .call(Command::RunCommand {
+                name: name.into(),
+                args: args.into(),
+            })
+            .unwrap_or_else(|e| panic!("/{name} {args}: {e}"));
+        data["output"].as_str().unwrap_or_default().to_string()
+    };
+    let status = run(&mut client, "mcp", "restart everything");
+    assert!(status.contains("everything (user): ready"), "{status}");
+    let commands = client.call(Command::GetCommands).expect("get_commands");
+    let names: Vec<&str> = commands["commands"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"everything:args-prompt") && names.contains(&"everything:simple-prompt"),
+        "{names:?}"
+    );
+    run(&mut client, "everything:args-prompt", "Fresno CA");
+    client
+        .wait_for("agent_end", wait)
+        .expect("the prompt's run ends");
+
+    let listed = run(&mut client, "mcp", "resources everything");
+    let uri = listed
+        .split_whitespace()
+        .find(|w| w.starts_with("demo://resource/static/document/"))
+        .unwrap_or_else(|| panic!("a document resource in {listed}"))
+        .to_string();
+    let attached = run(&mut client, "mcp", &format!("read everything {uri}"));
+    assert!(
+        attached.starts_with(&format!("Attached {uri}")),
+        "{attached}"
+    );
+    client
+        .call(Command::Prompt {
+            message: "what does it say?".into(),
+            images: Vec::new(),
+            streaming_behavior: None,
+        })
+        .expect("prompt");
+    client
+        .wait_for("agent_end", wait)
+        .expect("the second run ends");
+    client.close_stdin();
+    let _ = client.finish(wait);
+
+    let sessions = env.sessions_text();
+    assert!(
+        sessions.contains("What's weather in Fresno, CA?"),
+        "{sessions}"
+    );
+    assert!(sessions.contains("Sunny.") && sessions.contains("mcp-resource"));
+    assert!(
+        sessions.contains(&format!("uri=\\\"{uri}\\\"")),
+        "{sessions}"
+    );
 }
 
 /// Every file under `dir`.

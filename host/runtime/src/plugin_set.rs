@@ -10,6 +10,10 @@ use crate::error::LoadError;
 use crate::known_registrations;
 use crate::plugin::{HostContext, LoadedPlugin, PluginSource, PluginSpec};
 
+mod commands;
+
+pub use commands::{check_command_name, MAX_COMMAND_DESCRIPTION, MAX_REGISTERED_COMMANDS};
+
 #[derive(Default)]
 pub struct PluginSet {
     plugins: Vec<Arc<LoadedPlugin>>,
@@ -17,6 +21,8 @@ pub struct PluginSet {
     pub errors: Vec<LoadError>,
     tools: BTreeMap<String, (usize, ToolSpec)>,
     commands: BTreeMap<String, (usize, CommandSpec)>,
+    /// Commands plugins registered after `init` (`tack:plugin/commands`).
+    registered_commands: commands::Registered,
     providers: BTreeMap<String, (usize, ProviderSpec)>,
 }
 
@@ -188,18 +194,6 @@ impl PluginSet {
 
     pub fn tools(&self) -> impl Iterator<Item = (&Arc<LoadedPlugin>, &ToolSpec)> {
         self.tools
-            .values()
-            .map(|(i, spec)| (&self.plugins[*i], spec))
-    }
-
-    pub fn command(&self, name: &str) -> Option<(&Arc<LoadedPlugin>, &CommandSpec)> {
-        self.commands
-            .get(name)
-            .map(|(i, spec)| (&self.plugins[*i], spec))
-    }
-
-    pub fn commands(&self) -> impl Iterator<Item = (&Arc<LoadedPlugin>, &CommandSpec)> {
-        self.commands
             .values()
             .map(|(i, spec)| (&self.plugins[*i], spec))
     }

@@ -4,24 +4,32 @@
 //! The host hands over the servers (`servers` in the config) and makes exactly their command
 //! lines the plugin's `process` grant, and exactly their URLs its `http` grant, so this plugin
 //! can start and reach what the user configured and nothing else. A secret header (a bearer
-//! token) is held by the host, which attaches it; the plugin only names it. Servers start at the first turn; the turn waits a little for them
+//! token) is held by the host, which attaches it; the plugin only names it.
+//!
+//! Servers start with the session; its start, and each turn's, waits a little for them
 //! (`startup_wait_ms`), and a slower server's tools arrive from a later turn. A server that says
 //! its tools changed is listed again at the next turn. Each call waits at most `tool_timeout_ms`
 //! for its answer; a server that does not answer, or exits, is stopped and starts again on the
 //! next call. `/mcp` shows the servers; `/mcp restart [name]` starts them afresh.
+//!
+//! A server's prompts become commands, `/<server>:<prompt> args`, which send the prompt to the
+//! model; `/mcp resources [server]` lists its resources and `/mcp read <server> <uri>` attaches
+//! one to the next prompt.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::json;
+use tack_sdk::session::{self, Delivery, OutgoingMessage};
 use tack_sdk::{
-    events, export_observer, export_plugin, log, process, tools, InitContext, Observer, Plugin,
-    Registration, ToolCall, ToolResult, ToolSpec,
+    commands, events, export_observer, export_plugin, log, process, tools, InitContext, Observer,
+    Plugin, Registration, ToolCall, ToolResult, ToolSpec,
 };
 
 mod content;
 mod http;
+mod prompts;
 mod rpc;
 mod server;
 
@@ -85,6 +93,175 @@ impl McpPlugin {
             }
         }
         self.sync_tools();
+        self.list_prompts(deadline);
+    }
+
+    /// Lists the prompts of ready servers that offer some and were not listed since they
+    /// started (or said their prompts changed), and brings tack's commands in line: a prompt is
+    /// `/<server>:<prompt>`. A server whose prompts are not known keeps the commands it had,
+    /// so a stopped server's prompt still starts it.
+    fn list_prompts(&mut self, deadline: Instant) {
+        let mut changed = false;
+        for server in &mut self.servers {
+            if server.phase != Phase::Ready || server.prompts.is_some() {
+                continue;
+            }
+            if !server.offers("prompts") {
+                server.prompts = Some(Default::default());
+                changed = true;
+                continue;
+            }
+            match prompts::list(server, deadline) {
+                Ok(listed) => {
+                    for (command, prompt) in &listed {
+                        let description = prompts::describe(&server.config.name, prompt);
+                        if let Err(e) = commands::register(command, &description) {
+                            log::warn(format!(
+                                "MCP server '{}': prompt '{}' is not available as /{command}: {}",
+                                server.config.name,
+                                prompt.name,
+                                e.message()
+                            ));
+                        }
+                    }
+                    server.prompts = Some(listed);
+                    changed = true;
+                }
+                Err(e) => log::warn(e),
+            }
+        }
+        if !changed {
+            return;
+        }
+        for command in commands::all() {
+            let name = command.spec.name;
+            if command.plugin != "mcp" || name == "mcp" {
+                continue;
+            }
+            let owner = self
+                .servers
+                .iter()
+                .find(|s| name.starts_with(&format!("{}:", s.config.name)));
+            let stale = match owner.map(|s| s.prompts.as_ref()) {
+                None => true,
+                Some(None) => false,
+                Some(Some(listed)) => !listed.contains_key(&name),
+            };
+            if stale {
+                commands::unregister(&name);
+            }
+        }
+    }
+
+    /// `/<server>:<prompt> args`: the prompt, filled in by the server, sent to the model.
+    fn run_prompt(&mut self, command: &str, args: &str) -> Result<Option<String>, String> {
+        let Some(index) = self
+            .servers
+            .iter()
+            .position(|s| command.starts_with(&format!("{}:", s.config.name)))
+        else {
+            return Err(format!("unknown command /{command}"));
+        };
+        let deadline = Instant::now() + START_FOR_CALL;
+        let server = &mut self.servers[index];
+        server.ready(deadline)?;
+        if server.prompts.is_none() {
+            self.list_prompts(deadline);
+        }
+        let server = &mut self.servers[index];
+        let Some(prompt) = server
+            .prompts
+            .as_ref()
+            .and_then(|listed| listed.get(command))
+            .cloned()
+        else {
+            return Err(format!(
+                "MCP server '{}' no longer offers the prompt of /{command}",
+                server.config.name
+            ));
+        };
+        let arguments = prompts::arguments(&prompt, args)?;
+        let result = server.call(
+            "prompts/get",
+            json!({ "name": prompt.name, "arguments": arguments }),
+            Instant::now() + self.tool_timeout,
+            None,
+        )?;
+        let text = prompts::message_text(&result).map_err(|e| format!("/{command}: {e}"))?;
+        session::send_message(
+            &OutgoingMessage {
+                custom_type: Some("mcp-prompt".into()),
+                text,
+                display: true,
+            },
+            Delivery::Steer,
+        );
+        Ok(None)
+    }
+
+    fn server_index(&self, name: &str) -> Result<usize, String> {
+        self.servers
+            .iter()
+            .position(|s| s.config.name == name)
+            .ok_or_else(|| format!("no MCP server named '{name}'"))
+    }
+
+    /// `/mcp resources [server]`: what each server (that offers resources) lists.
+    fn resources(&mut self, only: Option<&str>) -> Result<String, String> {
+        if let Some(name) = only {
+            self.server_index(name)?;
+        }
+        let timeout = self.tool_timeout;
+        let mut lines = Vec::new();
+        for server in &mut self.servers {
+            if only.is_some_and(|name| name != server.config.name) {
+                continue;
+            }
+            if let Err(e) = server.ready(Instant::now() + START_FOR_CALL) {
+                lines.push(format!("{}: {e}", server.config.name));
+                continue;
+            }
+            if !server.offers("resources") {
+                lines.push(format!("{}: offers no resources", server.config.name));
+                continue;
+            }
+            match prompts::resource_lines(server, Instant::now() + timeout) {
+                Ok(listed) if listed.is_empty() => {
+                    lines.push(format!("{}: no resources", server.config.name));
+                }
+                Ok(listed) => {
+                    lines.push(format!("{}:", server.config.name));
+                    lines.extend(listed);
+                }
+                Err(e) => lines.push(format!("{}: {e}", server.config.name)),
+            }
+        }
+        if lines.is_empty() {
+            return Ok("No MCP servers are configured.".into());
+        }
+        lines.push("Attach one to your next prompt with /mcp read <server> <uri>.".into());
+        Ok(lines.join("\n"))
+    }
+
+    /// `/mcp read <server> <uri>`: the resource's text, attached to the user's next prompt.
+    fn read(&mut self, name: &str, uri: &str) -> Result<String, String> {
+        let index = self.server_index(name)?;
+        let timeout = self.tool_timeout;
+        let server = &mut self.servers[index];
+        server.ready(Instant::now() + START_FOR_CALL)?;
+        let text = prompts::read_resource(server, uri, Instant::now() + timeout)?;
+        let size = text.chars().count();
+        session::send_message(
+            &OutgoingMessage {
+                custom_type: Some("mcp-resource".into()),
+                text,
+                display: true,
+            },
+            Delivery::NextTurn,
+        );
+        Ok(format!(
+            "Attached {uri} of MCP server '{name}' ({size} characters) to your next prompt."
+        ))
     }
 
     /// Registers the tools of servers whose list changed, and removes the tools of servers that
@@ -236,10 +413,12 @@ impl Plugin for McpPlugin {
         for orphan in process::list() {
             let _ = process::Process::from_id(orphan.id).release();
         }
-        events::subscribe(&["turn_start"])?;
+        // At the session's start too, so that servers' prompts are commands before the first
+        // prompt (`tack -p "/server:prompt …"`), as Claude Code connects its servers at start.
+        events::subscribe(&["session_start", "turn_start"])?;
         Ok(Registration::new().command(
             "mcp",
-            "MCP servers and their tools; `/mcp restart [server]` starts them afresh",
+            "MCP servers and their tools; /mcp restart [server], /mcp resources [server], /mcp read <server> <uri>",
         ))
     }
 
@@ -249,11 +428,14 @@ impl Plugin for McpPlugin {
 
     fn run_command(&mut self, name: &str, args: &str) -> Result<Option<String>, String> {
         if name != "mcp" {
-            return Err(format!("unknown command /{name}"));
+            return self.run_prompt(name, args);
         }
         let mut words = args.split_whitespace();
         match words.next() {
-            None | Some("list") => Ok(Some(self.status())),
+            None | Some("list") => {
+                self.connect(Instant::now() + self.startup_wait, None);
+                Ok(Some(self.status()))
+            }
             Some("restart") => {
                 let only = words.next();
                 if let Some(name) = only {
@@ -270,8 +452,14 @@ impl Plugin for McpPlugin {
                 self.connect(Instant::now() + Duration::from_secs(20), only);
                 Ok(Some(self.status()))
             }
+            Some("resources") => self.resources(words.next()).map(Some),
+            Some("read") => match (words.next(), words.next()) {
+                (Some(server), Some(uri)) => self.read(server, uri).map(Some),
+                _ => Err("say /mcp read <server> <uri> (see /mcp resources)".into()),
+            },
             Some(other) => Err(format!(
-                "/mcp {other}: say /mcp to list the servers or /mcp restart [server]"
+                "/mcp {other}: say /mcp to list the servers, /mcp restart [server], \
+                 /mcp resources [server] or /mcp read <server> <uri>"
             )),
         }
     }
@@ -279,7 +467,7 @@ impl Plugin for McpPlugin {
 
 impl Observer for McpPlugin {
     fn on_named_event(&mut self, name: &str, _data: &str) {
-        if name == "turn_start" {
+        if name == "turn_start" || name == "session_start" {
             let deadline = Instant::now() + self.startup_wait;
             self.connect(deadline, None);
         }

@@ -18,7 +18,7 @@ pub const PROTOCOL: &str = "2025-11-25";
 /// Revisions tack speaks: a server may answer `initialize` with any of them.
 pub const PROTOCOLS: [&str; 4] = [PROTOCOL, "2025-06-18", "2025-03-26", "2024-11-05"];
 /// The most pages of `tools/list` read from one server.
-const MAX_PAGES: usize = 32;
+pub const MAX_PAGES: usize = 32;
 
 /// A server as the host hands it over (see the host's `start/mcp_servers.rs`).
 #[derive(Debug, Clone, Deserialize)]
@@ -95,6 +95,10 @@ pub struct Server {
     pub last_error: Option<String>,
     pub protocol: Option<String>,
     pub server_info: Option<String>,
+    /// What the server said it offers in `initialize` (`prompts`, `resources`, `tools`).
+    pub capabilities: Value,
+    /// Its prompts by tack command name, once listed; `None` until then (and after a restart).
+    pub prompts: Option<BTreeMap<String, crate::prompts::RemotePrompt>>,
     /// When it last failed to start or ended, to not retry a broken server every turn.
     pub failed_at: Option<Instant>,
 }
@@ -121,11 +125,18 @@ impl Server {
             last_error: None,
             protocol: None,
             server_info: None,
+            capabilities: Value::Null,
+            prompts: None,
             failed_at: None,
         }
     }
 
-    fn name(&self) -> &str {
+    /// Whether the server said it offers `what` (`prompts`, `resources`).
+    pub fn offers(&self, what: &str) -> bool {
+        self.capabilities.get(what).is_some_and(Value::is_object)
+    }
+
+    pub fn name(&self) -> &str {
         &self.config.name
     }
 
@@ -190,6 +201,7 @@ impl Server {
             None => {}
         }
         self.phase = Phase::Stopped;
+        self.prompts = None;
         self.init_id = None;
         self.list_id = None;
         self.pages.clear();
@@ -337,6 +349,7 @@ impl Server {
             Incoming::Notification { method, params } => {
                 match method.as_str() {
                     "notifications/tools/list_changed" => self.list_dirty = true,
+                    "notifications/prompts/list_changed" => self.prompts = None,
                     "notifications/progress" => self.forward_progress(&params),
                     _ => {}
                 }
@@ -410,6 +423,7 @@ impl Server {
             return Err(why);
         }
         self.protocol = Some(version.to_string());
+        self.capabilities = result.get("capabilities").cloned().unwrap_or_default();
         if let Some(Link::Http(link)) = &mut self.link {
             link.protocol = Some(version.to_string());
         }

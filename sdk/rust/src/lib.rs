@@ -301,6 +301,7 @@ pub mod http {
 }
 
 pub mod agents;
+pub mod commands;
 pub mod control;
 pub mod events;
 pub mod exec;

@@ -236,7 +236,7 @@ async fn run_command(loaded: &Loaded, prompt: &str) -> Result<CommandLine> {
     let Some((plugin, _)) = loaded.set.command(name) else {
         return Ok(CommandLine::Prompt(prompt.to_string()));
     };
-    match crate::commands::prompt::route(plugin, name, args.trim()).await {
+    match crate::commands::prompt::route(&plugin, name, args.trim()).await {
         crate::commands::prompt::Routed::Prompt(text) => return Ok(CommandLine::Prompt(text)),
         crate::commands::prompt::Routed::Handled => {
             return Ok(CommandLine::Done(ExitCode::SUCCESS))

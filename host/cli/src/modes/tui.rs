@@ -146,6 +146,14 @@ async fn run_once(cli: Cli) -> Result<Ended> {
     ));
     controller.send(UiEvent::Footer(controller.footer()));
     controller.send(UiEvent::Commands(controller.command_list()));
+    // Commands plugins register later (an MCP server's prompts) join the menu when they do.
+    let mut commands_changed = controller.front.loaded.set.commands_changed();
+    let menu = controller.clone();
+    tokio::spawn(async move {
+        while commands_changed.changed().await.is_ok() {
+            menu.send(UiEvent::Commands(menu.command_list()));
+        }
+    });
     controller.send(UiEvent::History(controller.history()));
     for warning in warnings {
         controller.send(UiEvent::Notify {

@@ -163,6 +163,7 @@ impl StartupReport {
             self.plugins.push(plugin.name().to_string());
             let commands: Vec<String> = set
                 .commands()
+                .into_iter()
                 .filter(|(owner, _)| owner.name() == plugin.name())
                 .map(|(_, spec)| format!("/{}", spec.name))
                 .collect();

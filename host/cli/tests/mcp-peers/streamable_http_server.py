@@ -7,7 +7,8 @@ It answers only requests that carry `Authorization: Bearer $MCP_TEST_TOKEN` (401
 writes one line per HTTP request to LOG: the method, whether the token was right, and the session
 it named. Its tools: `add`, `region` (the `X-Region` header the client sent) and `restart`, which
 answers and then starts the server afresh in the same process, forgetting every session, as a
-redeployed server does.
+redeployed server does. Its prompt `review` takes a path and a focus; its resource
+`notes://today` is a line of text.
 """
 
 import os
@@ -46,6 +47,17 @@ def restart() -> str:
 
     threading.Timer(0.3, again).start()
     return "restarting"
+
+
+@server.prompt()
+def review(path: str, focus: str = "bugs") -> str:
+    """Asks for a review of one file."""
+    return f"Please review {path}, looking for {focus}."
+
+
+@server.resource("notes://today", name="today", mime_type="text/plain")
+def today() -> str:
+    return "Ship the MCP client before Friday."
 
 
 mcp_app = server.streamable_http_app()

@@ -71,6 +71,11 @@ impl PluginTools {
         }
     }
 
+    /// The plugins these tools come from.
+    pub fn set(&self) -> &Arc<PluginSet> {
+        &self.set
+    }
+
     pub fn all_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self
             .set

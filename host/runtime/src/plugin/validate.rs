@@ -21,6 +21,7 @@ pub(super) fn validate_registration(
     }
     let mut commands = std::collections::HashSet::new();
     for command in &registration.commands {
+        crate::plugin_set::check_command_name(&command.name).map_err(conflict)?;
         if !commands.insert(command.name.as_str()) {
             return Err(conflict(format!(
                 "registers command '/{}' twice",

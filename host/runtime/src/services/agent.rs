@@ -25,6 +25,9 @@ pub trait PluginAgent: Send + Sync + 'static {
     fn unregister_tool(&self, plugin: &str, name: &str) -> bool;
     /// Every tool of every plugin, with its spec.
     fn tool_infos(&self) -> Vec<ToolInfo>;
+    /// The session's plugins, once the agent that runs them exists: where commands registered
+    /// after `init` are kept (`tack:plugin/commands`).
+    fn plugin_set(&self) -> Option<Arc<crate::PluginSet>>;
     /// The session's child runs (`tack:agents`), once an agent exists to start them from.
     fn children(&self) -> Option<Arc<ChildRuns>>;
     /// The running agent, for what `tack:plugin/control` reads; `None` before it exists.
@@ -127,6 +130,10 @@ impl PluginAgent for AgentServices {
 
     fn tool_infos(&self) -> Vec<ToolInfo> {
         self.tools.get().map(|t| t.infos()).unwrap_or_default()
+    }
+
+    fn plugin_set(&self) -> Option<Arc<crate::PluginSet>> {
+        self.tools.get().map(|t| t.set().clone())
     }
 
     fn children(&self) -> Option<Arc<ChildRuns>> {

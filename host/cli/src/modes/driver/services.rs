@@ -244,6 +244,10 @@ impl<S: Screen> PluginAgent for InteractiveServices<S> {
         self.agent.tool_infos()
     }
 
+    fn plugin_set(&self) -> Option<Arc<tack_runtime::PluginSet>> {
+        self.agent.plugin_set()
+    }
+
     fn children(&self) -> Option<Arc<tack_runtime::children::ChildRuns>> {
         self.agent.children()
     }

@@ -13,11 +13,12 @@ impl Server {
             .loaded
             .set
             .commands()
+            .into_iter()
             .map(|(plugin, spec)| CommandInfo {
                 name: spec.name.clone(),
                 description: spec.description.clone(),
                 source: "extension".to_string(),
-                source_info: self.source_info(plugin),
+                source_info: self.source_info(&plugin),
                 plugin: plugin.name().to_string(),
             })
             .collect();

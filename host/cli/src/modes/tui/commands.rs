@@ -81,6 +81,7 @@ impl Controller {
             .loaded
             .set
             .commands()
+            .into_iter()
             .filter(|(_, spec)| !HOST_COMMANDS.iter().any(|(n, _)| *n == spec.name))
             .map(|(plugin, spec)| CommandInfo {
                 name: spec.name.clone(),
