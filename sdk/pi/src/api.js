@@ -13,6 +13,7 @@ import * as session from "tack:plugin/session@0.1.0";
 import * as control from "tack:plugin/control@0.2.0";
 import * as screen from "tack:plugin/screen@0.2.0";
 import * as hostTools from "tack:plugin/tools@0.2.0";
+import * as hostCommands from "tack:plugin/commands@0.2.0";
 import * as hostEvents from "tack:plugin/events@0.2.0";
 
 import { EventEmitter, runCommand, shellQuote } from "./node.js";
@@ -158,10 +159,11 @@ export class Extension {
       },
       registerCommand(name, options) {
         if (ext.initialized) {
-          throw notInTack(
-            "registerCommand after load",
-            "tack takes commands when it loads a plugin",
-          );
+          try {
+            hostCommands.register({ name, description: options?.description ?? "" });
+          } catch (e) {
+            throw new Error(`registerCommand(${name}): ${e?.payload?.val ?? e?.payload ?? e}`);
+          }
         }
         ext.commands.set(name, options);
       },
@@ -239,7 +241,15 @@ export class Extension {
         agent.setActiveTools(names);
       },
       getCommands() {
-        throw notInTack("pi.getCommands", "no call lists commands yet");
+        // tack's skills and prompt templates are its `skills` and `prompt-templates` plugins'
+        // commands; everything else a plugin serves is, to Pi, an extension's.
+        const SOURCES = { skills: "skill", "prompt-templates": "prompt" };
+        return hostCommands.all().map(({ spec, plugin }) => ({
+          name: spec.name,
+          description: spec.description || undefined,
+          source: SOURCES[plugin] ?? "extension",
+          sourceInfo: { path: `plugin:${plugin}`, source: plugin, scope: "user", origin: "package" },
+        }));
       },
       async setModel() {
         throw notInTack("pi.setModel", "a plugin cannot change the model yet");
