@@ -13,6 +13,7 @@ import * as hostControl from "tack:plugin/control@0.2.0";
 import * as hostEvents from "tack:plugin/events@0.2.0";
 import * as hostScreen from "tack:plugin/screen@0.2.0";
 import * as hostTools from "tack:plugin/tools@0.2.0";
+import * as hostCommands from "tack:plugin/commands@0.2.0";
 import * as hostProcess from "tack:plugin/process@0.2.0";
 import { sendMessage as hostSendMessage } from "tack:plugin/session@0.1.0";
 import { currentPlugin } from "./tack.js";
@@ -39,6 +40,10 @@ export const screen = {
 
 /** Tools registered while running (`tack:plugin/tools`). */
 export const tools = hostTools;
+
+/** Slash commands registered while running (`tack:plugin/commands`): `register({name,
+ * description})`, `unregister(name)`, `all()`. */
+export const commands = hostCommands;
 
 /** Long-lived programs (`tack:plugin/process`, the `process` grant). */
 export const process = hostProcess;

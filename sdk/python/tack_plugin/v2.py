@@ -7,6 +7,8 @@
   :func:`session_name`, :func:`set_session_name`, :func:`set_label`, :func:`compact`.
 - Tools registered while running: :func:`register_tool`, :func:`unregister_tool`,
   :func:`all_tools`.
+- Slash commands registered while running: :func:`register_command`,
+  :func:`unregister_command`, :func:`all_commands`.
 - Events by name: :func:`subscribe`, :func:`unsubscribe`, delivered to
   :meth:`tack_plugin.Plugin.on_named_event` through the ``Observer`` export.
 - Provider payloads (the ``provider_payload`` grant):
@@ -31,6 +33,7 @@ from typing import Any, List, Optional
 
 from wit_world import exports
 from wit_world.exports import session_hooks as _session_hooks
+from wit_world.imports import commands as _commands
 from wit_world.imports import control as _control
 from wit_world.imports import events as _events
 from wit_world.imports import process  # noqa: F401 (re-exported)
@@ -59,6 +62,9 @@ __all__ = [
     "register_tool",
     "unregister_tool",
     "all_tools",
+    "register_command",
+    "unregister_command",
+    "all_commands",
     "subscribe",
     "unsubscribe",
     "set_widget",
@@ -186,6 +192,21 @@ def unregister_tool(name: str) -> bool:
 def all_tools() -> List[_tools.ToolInfo]:
     """Every plugin's tools with their schemas, owner and whether active (Pi's ``getAllTools``)."""
     return _tools.all()
+
+
+def register_command(name: str, description: str) -> None:
+    """Registers (or re-describes) one of this plugin's slash commands, ``/name``; it reaches
+    :meth:`tack_plugin.Plugin.run_command` like the commands ``init`` returned."""
+    _commands.register(types.CommandSpec(name=name, description=description))
+
+
+def unregister_command(name: str) -> bool:
+    return _commands.unregister(name)
+
+
+def all_commands() -> List[_commands.CommandInfo]:
+    """Every plugin's slash commands with the plugin serving each (Pi's ``getCommands``)."""
+    return _commands.all()
 
 
 def subscribe(*names: str) -> None:
