@@ -368,7 +368,8 @@ pub enum McpCommand {
         /// repository).
         #[arg(short = 's', long, value_enum, default_value_t = McpScope::User)]
         scope: McpScope,
-        /// `stdio` (tack starts the program) or `http` (MCP's streamable HTTP at a URL).
+        /// `stdio` (tack starts the program), `http` (MCP's streamable HTTP at a URL) or `sse`
+        /// (the older HTTP+SSE transport).
         #[arg(short = 't', long, value_enum, default_value_t = McpTransport::Stdio)]
         transport: McpTransport,
         /// A variable the server gets, `KEY=VALUE` (`${VAR}` is expanded when tack starts it).
@@ -408,6 +409,8 @@ pub enum McpScope {
 pub enum McpTransport {
     Stdio,
     Http,
+    /// The older HTTP+SSE transport (MCP 2024-11-05).
+    Sse,
 }
 
 #[derive(Debug, Clone, Subcommand)]

@@ -94,6 +94,8 @@ pub struct HttpServer {
     /// The one header that holds a secret, and its value: kept by the host, which attaches it to
     /// requests to `url` alone; the plugin only names it.
     pub secret: Option<SecretHeader>,
+    /// The older HTTP+SSE transport (`"type": "sse"`): the server names where messages go.
+    pub sse: bool,
 }
 
 /// A header whose value the host holds.
@@ -110,6 +112,17 @@ impl std::fmt::Debug for SecretHeader {
 }
 
 impl HttpServer {
+    /// What the plugin may reach: the URL itself; for HTTP+SSE, whose server names the address
+    /// it takes messages at, the URL's origin (the plugin posts only to that origin).
+    pub fn grant(&self) -> String {
+        if !self.sse {
+            return self.url.clone();
+        }
+        url::Url::parse(&self.url)
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or_else(|_| self.url.clone())
+    }
+
     /// The name the host's secret store keeps this server's secret header under. `tack:` names
     /// are the host's own: no manifest may ask for one (`tack_runtime::manifest`).
     pub fn secret_name(&self) -> String {
@@ -139,6 +152,9 @@ impl McpServer {
             McpServer::Stdio(s) => format!("runs `{}` with {}", s.shown, s.env_names.join(", ")),
             McpServer::Http(s) => {
                 let mut text = format!("reached at {}", s.url);
+                if s.sse {
+                    text.push_str(" (HTTP+SSE)");
+                }
                 let mut names: Vec<&str> = s.headers.iter().map(|(k, _)| k.as_str()).collect();
                 if let Some(secret) = &s.secret {
                     names.push(&secret.header);
@@ -216,13 +232,10 @@ pub fn resolve(
         .unwrap_or(if entry.url.is_some() { "http" } else { "stdio" });
     match kind {
         "stdio" => resolve_stdio(name, entry, scope, lookup).map(McpServer::Stdio),
-        "http" | "streamable-http" => resolve_http(name, entry, scope, lookup).map(McpServer::Http),
-        "sse" => Err(format!(
-            "MCP server '{name}' (sse, {}): tack speaks MCP's streamable HTTP transport, not the \
-             older HTTP+SSE one; most servers serve streamable HTTP too (often at /mcp): set \
-             \"type\": \"http\" and its URL",
-            entry.url.as_deref().unwrap_or("no url")
-        )),
+        "http" | "streamable-http" => {
+            resolve_http(name, entry, scope, lookup, false).map(McpServer::Http)
+        }
+        "sse" => resolve_http(name, entry, scope, lookup, true).map(McpServer::Http),
         other => Err(format!(
             "MCP server '{name}': unknown type '{other}' (stdio, http or sse)"
         )),
@@ -254,6 +267,7 @@ fn resolve_http(
     entry: &ServerEntry,
     scope: Scope,
     lookup: &dyn Fn(&str) -> Option<String>,
+    sse: bool,
 ) -> Result<HttpServer, String> {
     let expand_all =
         |text: &str| expand(text, lookup).map_err(|e| format!("MCP server '{name}': {e}"));
@@ -317,6 +331,7 @@ fn resolve_http(
         url,
         headers,
         secret,
+        sse,
     })
 }
 
@@ -463,9 +478,6 @@ mod tests {
     #[test]
     fn what_tack_cannot_run_says_why() {
         let none = |_: &str| None;
-        let sse = entry(serde_json::json!({ "type": "sse", "url": "https://mcp.example/sse" }));
-        let why = resolve("remote", &sse, Scope::User, &none).expect_err("sse");
-        assert!(why.contains("streamable HTTP"), "{why}");
         let bad = entry(serde_json::json!({ "command": "x" }));
         assert!(resolve("a b", &bad, Scope::User, &none).is_err());
         let wild = entry(serde_json::json!({ "command": "sh", "args": ["**"] }));
@@ -550,6 +562,14 @@ mod tests {
         };
         assert!(local.headers.is_empty());
         assert_eq!(local.secret.expect("secret").value, "abc");
+        // The older transport reaches the origin, where its server names its endpoint.
+        let sse = entry(serde_json::json!({ "type": "sse", "url": "https://mcp.example/sse" }));
+        let McpServer::Http(older) = resolve("o", &sse, Scope::User, &lookup).expect("sse") else {
+            panic!("an http server");
+        };
+        assert!(older.sse);
+        assert_eq!(older.grant(), "https://mcp.example");
+        assert_eq!(server.grant(), "https://mcp.example/mcp");
     }
 
     #[test]

@@ -689,6 +689,64 @@ fn a_plugins_http_request_leaves_routing_headers_to_the_host() {
     );
 }
 
+/// `tack:plugin/http-stream` holds a response open in the host, so it is held to the `http`
+/// grant as `fetch` is, and budgeted: 8 open per plugin, 1 MiB per read, and only the plugin's
+/// own ids.
+#[test]
+fn a_plugins_response_streams_are_granted_budgeted_and_its_own() {
+    let env = new_env();
+    let server = MockServer::always(Reply::json(
+        "200 OK",
+        format!("\"{}\"", "x".repeat(4 << 20)),
+    ));
+    let local = format!("http://127.0.0.1:{}/events", server.port());
+    let flood = |env: &Env, base: &[String]| {
+        let out = env
+            .command()
+            .args(args(base, &["--mode", "json", "go"]))
+            .output()
+            .expect("tack runs");
+        assert!(out.status.success(), "{}", stderr(&out));
+        result_text(tool_event(&json_events(&out), "tool_execution_end", "s1"))
+    };
+    let calls = vec![call("s1", "stream_flood", json!({ "url": local }))];
+    let ungranted = hostile_run(&env, json!([turn(calls.clone()), done()]), json!({}), "");
+    let text = flood(&env, &ungranted);
+    assert!(
+        text.starts_with("opened 0; then HttpError::Denied") && text.contains("no http grant"),
+        "{text}"
+    );
+    assert!(
+        server.requests().is_empty(),
+        "nothing was sent without the grant"
+    );
+
+    let granted = fetching_run(&env, &[&local], calls);
+    let text = flood(&env, &granted);
+    let line = |prefix: &str| {
+        text.lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no `{prefix}` in {text}"))
+            .to_string()
+    };
+    assert!(
+        line("opened 8; then HttpError::Denied").contains("8 streams open"),
+        "{text}"
+    );
+    let read: usize = line("read: ")
+        .trim_start_matches("read: ")
+        .trim_end_matches(" bytes")
+        .parse()
+        .unwrap_or_else(|_| panic!("a byte count: {text}"));
+    assert!(read > 0 && read <= 1 << 20, "{text}");
+    assert!(line("unknown: ").contains("HttpError::Invalid"), "{text}");
+    assert!(
+        line("after close: ").contains("HttpError::Invalid"),
+        "{text}"
+    );
+    assert_eq!(server.requests().len(), 8);
+}
+
 /// What the hostile plugin, granted `origins` and the secret, got back for sending the secret
 /// to `url` (a TEST-NET address), tried only inside a network namespace of the test's own:
 /// were the host to send anything, it would fail there, not reach another machine.

@@ -78,6 +78,15 @@ struct PythonServer {
 
 impl PythonServer {
     fn start(dir: &Path, token: &str) -> Option<PythonServer> {
+        Self::serve(dir, token, false)
+    }
+
+    /// The same server on MCP's older HTTP+SSE transport (its event stream at `/sse`).
+    fn start_sse(dir: &Path, token: &str) -> Option<PythonServer> {
+        Self::serve(dir, token, true)
+    }
+
+    fn serve(dir: &Path, token: &str, sse: bool) -> Option<PythonServer> {
         let peers = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp-peers");
         let python = peers.join("python/bin/python");
         if !python.is_file() {
@@ -98,6 +107,7 @@ impl PythonServer {
             .arg(peers.join("streamable_http_server.py"))
             .arg(port.to_string())
             .arg(&log)
+            .args(sse.then_some("sse"))
             .env("MCP_TEST_TOKEN", token)
             .stdout(std::process::Stdio::null())
             .stderr(std::fs::File::create(dir.join("server.err")).expect("stderr file"))
@@ -105,7 +115,10 @@ impl PythonServer {
             .expect("python starts");
         let server = PythonServer {
             child,
-            url: format!("http://127.0.0.1:{port}/mcp"),
+            url: format!(
+                "http://127.0.0.1:{port}/{}",
+                if sse { "sse" } else { "mcp" }
+            ),
             log,
         };
         server.wait_listening(port);
@@ -463,6 +476,99 @@ fn the_reference_servers_prompts_and_resources_over_stdio() {
         sessions.contains(&format!("uri=\\\"{uri}\\\"")),
         "{sessions}"
     );
+}
+
+/// A tool list the server changes unprompted reaches tack over the session's GET stream (read
+/// as it arrives, `tack:plugin/http-stream`): the tool it added is called the turn after.
+#[test]
+fn a_streamable_http_servers_unprompted_messages_arrive_over_its_event_stream() {
+    let env = Env::new(tack!());
+    let token = "tok-grow";
+    let Some(server) = PythonServer::start(env.root(), token) else {
+        return;
+    };
+    write_user_servers(
+        &env,
+        json!({ "py": { "url": server.url, "headers": { "Authorization": format!("Bearer {token}") } } }),
+    );
+    let out = run(
+        &env,
+        json!([
+            call("grow", "py_grow", json!({})),
+            // The server adds its tool half a second after answering.
+            call("wait", "bash", json!({ "command": "sleep 2" })),
+            call("extra", "py_extra", json!({})),
+            { "text": "grown" }
+        ]),
+        json!({}),
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = events(&out);
+    let (failed, text) = tool_result(&events, "grow");
+    assert!(!failed && text.contains("growing"), "{text}");
+    let (failed, text) = tool_result(&events, "extra");
+    assert!(!failed && text.contains("extra did its thing"), "{text}");
+    assert!(
+        server
+            .log()
+            .lines()
+            .any(|l| l.starts_with("GET /mcp token=ok")),
+        "tack listened on the session's GET stream: {}",
+        server.log()
+    );
+}
+
+/// A server on the older HTTP+SSE transport (`"type": "sse"`): its event stream is read as it
+/// arrives, messages go to the endpoint it names, with the token tack keeps.
+#[test]
+fn a_python_sdk_server_over_http_and_sse_answers_as_well() {
+    let env = Env::new(tack!());
+    let token = "tok-sse";
+    let Some(server) = PythonServer::start_sse(env.root(), token) else {
+        return;
+    };
+    write_user_servers(
+        &env,
+        json!({ "old": {
+            "type": "sse",
+            "url": server.url,
+            "headers": { "Authorization": format!("Bearer {token}"), "X-Region": "us" }
+        } }),
+    );
+    let out = run(
+        &env,
+        json!([
+            call("add", "old_add", json!({ "a": 20, "b": 22 })),
+            call("region", "old_region", json!({})),
+            { "text": "all done" }
+        ]),
+        json!({}),
+        &[],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = events(&out);
+    let (failed, text) = tool_result(&events, "add");
+    assert!(!failed && text.contains("42"), "{text}");
+    let (failed, text) = tool_result(&events, "region");
+    assert!(!failed && text.contains("region: us"), "{text}");
+    let log = server.log();
+    assert!(!log.contains("token=missing"), "{log}");
+    assert!(
+        log.contains("GET /sse token=ok") && log.contains("POST /messages/"),
+        "{log}"
+    );
+
+    // Written as a streamable HTTP server, the same URL falls back to the older transport as
+    // MCP says a client should, but the server takes messages outside that URL, so tack says
+    // how to write the entry.
+    write_user_servers(
+        &env,
+        json!({ "old": { "url": server.url, "headers": { "Authorization": format!("Bearer {token}") } } }),
+    );
+    let out = run(&env, json!([{ "text": "ok" }]), json!({}), &[]);
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(said.contains("\"type\": \"sse\""), "{said}");
 }
 
 /// Every file under `dir`.

@@ -119,7 +119,18 @@ impl Runtime {
             &mut linker,
             |s| s,
         )?;
-        crate::bindings::v0_2_0::Additions::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
+        // 0.2.0's interfaces one by one: `http-stream` uses 0.1.0's `http` types, so the world
+        // as a whole would link 0.1.0's `http` a second time.
+        {
+            use crate::bindings::v0_2_0::tack::plugin0_2_0 as v2;
+            v2::process::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
+            v2::tools::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
+            v2::commands::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
+            v2::http_stream::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
+            v2::events::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
+            v2::control::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
+            v2::screen::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
+        }
         let http = crate::broker::http::client_builder(crate::broker::http::CONNECT_TIMEOUT)
             .build()
             .map_err(|e| wasmtime::format_err!("cannot build HTTP client: {e}"))?;

@@ -42,6 +42,8 @@ pub struct PluginEnv {
     pub processes: crate::broker::process::ProcessTable,
     /// The events it subscribed to by name (`tack:plugin/events`).
     pub events: crate::broker::events::Subscriptions,
+    /// Its open response streams (`tack:plugin/http-stream`), closed when the plugin goes.
+    pub streams: crate::broker::http::stream::StreamTable,
 }
 
 pub type ProgressSink = Arc<dyn Fn(types::ToolResult) + Send + Sync>;

@@ -3,9 +3,11 @@
 //! whose events carry the server's messages (notifications and requests first, the response
 //! last). The session the server names in `Mcp-Session-Id` goes with every later request.
 //!
-//! The host's `http` import hands over a whole body, so the messages of one exchange arrive when
-//! the server has closed its stream; nothing arrives between exchanges (the optional GET stream
-//! for unprompted server messages needs a streaming read the plugin API does not have).
+//! A POST is read whole (the host's `http` import), so the messages of one exchange arrive when
+//! the server has closed that answer's stream. What the server says unprompted (a tool list that
+//! changed between calls) comes over the GET stream the transport lets a client open once the
+//! session exists; it is read as it arrives (`tack:plugin/http-stream`), without waiting, each
+//! time the client looks for messages.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -13,7 +15,10 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 use tack_sdk::http::{self, HttpError, Request, SecretUse};
+use tack_sdk::http_stream::{self, Chunk};
 use tack_sdk::AuthScheme;
+
+use crate::sse::EventParser;
 
 /// The header that carries a secret, as the host hands it over: the host holds its value.
 #[derive(Debug, Clone, Deserialize)]
@@ -24,13 +29,41 @@ pub struct SecretHeader {
     pub header: String,
 }
 
+impl SecretHeader {
+    /// How the host attaches it: the whole header value is the secret.
+    pub fn as_use(&self) -> SecretUse {
+        SecretUse {
+            name: self.name.clone(),
+            auth: AuthScheme::Header(self.header.clone()),
+        }
+    }
+}
+
 /// What went wrong with one POST.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PostError {
     /// The server no longer knows the session (404 while one was open): start a new one.
     SessionGone,
+    /// The server refused the request with this 4xx status (before any session: perhaps it
+    /// speaks only the older HTTP+SSE transport).
+    Refused(u16, String),
     /// Anything else, said in words.
     Failed(String),
+}
+
+impl PostError {
+    pub fn message(&self) -> String {
+        match self {
+            PostError::SessionGone => "it no longer knows tack's session".into(),
+            PostError::Refused(_, why) | PostError::Failed(why) => why.clone(),
+        }
+    }
+}
+
+/// The GET stream of a session: its id, and the events read from it so far.
+struct Listening {
+    stream: u64,
+    parser: EventParser,
 }
 
 pub struct HttpLink {
@@ -42,6 +75,8 @@ pub struct HttpLink {
     pub protocol: Option<String>,
     /// Messages the server sent that have not been handled yet, oldest first.
     inbox: VecDeque<String>,
+    /// The session's GET stream, once open; `None` also when the server offers none.
+    listening: Option<Listening>,
 }
 
 /// The most of one answer that is read as messages: a server's tool result can be large, but
@@ -57,12 +92,78 @@ impl HttpLink {
             session: None,
             protocol: None,
             inbox: VecDeque::new(),
+            listening: None,
         }
     }
 
-    /// The next message the server sent, if one waits.
+    /// The next message the server sent, if one waits: an answer's, else what its GET stream
+    /// has brought by now.
     pub fn next(&mut self) -> Option<String> {
+        if self.inbox.is_empty() {
+            self.hear();
+        }
         self.inbox.pop_front()
+    }
+
+    /// Opens the session's GET stream, over which the server may send messages unprompted; a
+    /// server that offers none (405) or fails to is simply not listened to.
+    pub fn listen(&mut self) {
+        if self.listening.is_some() || self.session.is_none() {
+            return;
+        }
+        let mut headers = vec![("accept".to_string(), "text/event-stream".to_string())];
+        headers.extend(self.session_headers());
+        headers.extend(self.headers.iter().cloned());
+        let Ok(head) = http_stream::open(&Request {
+            method: "GET".into(),
+            url: self.url.clone(),
+            headers,
+            body: Vec::new(),
+            secret: self.secret_use(),
+            timeout_ms: Some(5_000),
+        }) else {
+            return;
+        };
+        let streams = header(&head.headers, "content-type")
+            .is_some_and(|kind| kind.starts_with("text/event-stream"));
+        if head.status == 200 && streams {
+            self.listening = Some(Listening {
+                stream: head.id,
+                parser: EventParser::default(),
+            });
+        } else {
+            http_stream::close(head.id);
+        }
+    }
+
+    /// Takes what the GET stream has brought, without waiting.
+    fn hear(&mut self) {
+        let Some(listening) = &mut self.listening else {
+            return;
+        };
+        let mut ended = false;
+        loop {
+            match http_stream::read(listening.stream, 1 << 20, 0) {
+                Ok(Chunk::Data(bytes)) => {
+                    for event in listening.parser.push(&bytes) {
+                        if event.kind == "message" && !event.data.trim().is_empty() {
+                            self.inbox.push_back(event.data);
+                        }
+                    }
+                }
+                Ok(Chunk::Idle) => break,
+                Ok(Chunk::End) | Err(_) => {
+                    ended = true;
+                    break;
+                }
+            }
+        }
+        if ended {
+            // The server closed it (or it broke); the next exchange opens another.
+            if let Some(listening) = self.listening.take() {
+                http_stream::close(listening.stream);
+            }
+        }
     }
 
     /// Sends one message and keeps what the server answered with for [`HttpLink::next`].
@@ -90,12 +191,19 @@ impl HttpLink {
             return Err(PostError::SessionGone);
         }
         if !(200..300).contains(&response.status) {
-            return Err(PostError::Failed(format!(
+            let why = format!(
                 "{} answered HTTP {}{}",
                 self.url,
                 response.status,
                 excerpt(&response.body)
-            )));
+            );
+            return Err(
+                if (400..500).contains(&response.status) && self.session.is_none() {
+                    PostError::Refused(response.status, why)
+                } else {
+                    PostError::Failed(why)
+                },
+            );
         }
         if let Some(id) = header(&response.headers, "mcp-session-id") {
             self.session = Some(id.to_string());
@@ -113,7 +221,7 @@ impl HttpLink {
         let text = String::from_utf8_lossy(&response.body);
         let kind = header(&response.headers, "content-type").unwrap_or("");
         if kind.starts_with("text/event-stream") {
-            self.inbox.extend(event_data(&text));
+            self.inbox.extend(crate::sse::messages(text.as_bytes()));
         } else {
             // A JSON body: one message, or (2025-03-26) a batch of them.
             match serde_json::from_str::<Value>(&text) {
@@ -129,6 +237,9 @@ impl HttpLink {
     /// Ends the session on the server (a DELETE, as the transport asks of a client that leaves);
     /// a server that does not allow it answers 405, which is fine.
     pub fn close(&mut self) {
+        if let Some(listening) = self.listening.take() {
+            http_stream::close(listening.stream);
+        }
         if self.session.is_none() {
             return;
         }
@@ -158,15 +269,12 @@ impl HttpLink {
         headers
     }
 
-    fn secret_use(&self) -> Option<SecretUse> {
-        self.secret.as_ref().map(|secret| SecretUse {
-            name: secret.name.clone(),
-            auth: AuthScheme::Header(secret.header.clone()),
-        })
+    pub fn secret_use(&self) -> Option<SecretUse> {
+        self.secret.as_ref().map(SecretHeader::as_use)
     }
 }
 
-fn describe(error: &HttpError) -> String {
+pub fn describe(error: &HttpError) -> String {
     match error {
         HttpError::Denied(why) => format!("tack refused the request: {why}"),
         HttpError::Invalid(why) => format!("the request was malformed: {why}"),
@@ -175,7 +283,7 @@ fn describe(error: &HttpError) -> String {
     }
 }
 
-fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+pub fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
     headers
         .iter()
         .find(|(key, _)| key.eq_ignore_ascii_case(name))
@@ -183,7 +291,7 @@ fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
 }
 
 /// The start of a body, for an error message: `: <text>`, or nothing.
-fn excerpt(body: &[u8]) -> String {
+pub fn excerpt(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(body);
     let text: String = text
         .chars()
@@ -199,52 +307,9 @@ fn excerpt(body: &[u8]) -> String {
     }
 }
 
-/// The `data` of each event in a whole event-stream body, as the HTML standard's event-stream
-/// parsing gives it: lines end at CRLF, LF or CR; `data:` lines of one event join with `\n`; a
-/// blank line ends an event; comments (`:`) and other fields do not matter here. Events without
-/// data (keep-alives, a `retry:` hint) are skipped.
-pub fn event_data(body: &str) -> Vec<String> {
-    let body = body.strip_prefix('\u{feff}').unwrap_or(body);
-    let mut events = Vec::new();
-    let mut data: Option<String> = None;
-    for line in body.split("\r\n").flat_map(|l| l.split(['\n', '\r'])) {
-        if line.is_empty() {
-            events.extend(data.take());
-            continue;
-        }
-        let (field, value) = match line.split_once(':') {
-            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
-            None => (line, ""),
-        };
-        if field == "data" {
-            match &mut data {
-                Some(text) => {
-                    text.push('\n');
-                    text.push_str(value);
-                }
-                None => data = Some(value.to_string()),
-            }
-        }
-    }
-    // A stream that ends without a blank line still ends its last event: the server closed it
-    // after the response, which is all a client waits for.
-    events.extend(data);
-    events.retain(|text| !text.trim().is_empty());
-    events
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_event_stream_body_gives_each_events_data() {
-        let body = ": keep-alive\r\nevent: message\r\nid: 1\r\ndata: {\"a\":1}\r\n\r\n\
-                    retry: 3000\n\ndata: {\"b\":\ndata: 2}\n\ndata:{\"c\":3}";
-        assert_eq!(event_data(body), ["{\"a\":1}", "{\"b\":\n2}", "{\"c\":3}"]);
-        assert!(event_data("").is_empty());
-        assert!(event_data(": ping\n\n").is_empty());
-    }
 
     #[test]
     fn an_error_excerpt_is_one_short_line() {

@@ -29,9 +29,11 @@ use tack_sdk::{
 
 mod content;
 mod http;
+mod legacy;
 mod prompts;
 mod rpc;
 mod server;
+mod sse;
 
 use server::{Phase, Server, ServerConfig};
 

@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use tack_sdk::process::{Output, OutputStream, Process};
 
 use crate::http::{HttpLink, PostError, SecretHeader};
+use crate::legacy::SseLink;
 use crate::rpc::{self, Incoming, RpcError};
 
 /// The protocol revision tack asks for first.
@@ -41,12 +42,19 @@ pub struct ServerConfig {
     /// The header whose value the host holds and attaches (a bearer token, an API key).
     #[serde(default)]
     pub secret: Option<SecretHeader>,
+    /// With `url`: `sse` for the older HTTP+SSE transport; otherwise streamable HTTP (which
+    /// falls back to HTTP+SSE when the server refuses its first POST).
+    #[serde(default)]
+    pub transport: Option<String>,
 }
 
 /// How tack talks to a running server.
 enum Link {
     Stdio(Process),
+    /// Streamable HTTP: every answer comes with its POST.
     Http(HttpLink),
+    /// HTTP+SSE: answers come on an event stream, as a program's come on its output.
+    Sse(SseLink),
 }
 
 /// A tool a server lists.
@@ -153,6 +161,21 @@ impl Server {
             return Ok(());
         }
         let link = match &self.config.url {
+            Some(url) if self.config.transport.as_deref() == Some("sse") => {
+                match SseLink::connect(
+                    url,
+                    self.config.headers.clone(),
+                    self.config.secret.clone(),
+                    deadline,
+                ) {
+                    Ok(link) => Link::Sse(link),
+                    Err(e) => {
+                        let why = format!("MCP server '{}' ({url}): {e}", self.name());
+                        self.fail(why.clone());
+                        return Err(why);
+                    }
+                }
+            }
             Some(url) => Link::Http(HttpLink::new(
                 url.clone(),
                 self.config.headers.clone(),
@@ -178,7 +201,7 @@ impl Server {
         self.first_malformed = None;
         let id = self.fresh_id();
         self.init_id = Some(id);
-        self.send(&rpc::request(
+        let line = rpc::request(
             id,
             "initialize",
             json!({
@@ -186,7 +209,33 @@ impl Server {
                 "capabilities": {},
                 "clientInfo": { "name": "tack", "version": env!("CARGO_PKG_VERSION") },
             }),
-        ))
+        );
+        if !self.is_http() {
+            return self.send(&line);
+        }
+        // A server that refuses a streamable HTTP `initialize` with a 4xx may speak only the
+        // older HTTP+SSE transport: the transport's rule is to try a GET for its event stream.
+        match self.transmit(&line) {
+            Err(PostError::Refused(_, why)) => {
+                let url = self.config.url.clone().unwrap_or_default();
+                match SseLink::connect(
+                    &url,
+                    self.config.headers.clone(),
+                    self.config.secret.clone(),
+                    deadline,
+                ) {
+                    Ok(link) => {
+                        self.link = Some(Link::Sse(link));
+                        self.send(&line)
+                    }
+                    Err(older) => Err(self.unreachable(&format!(
+                        "{why}; and it offers no HTTP+SSE event stream either ({older})"
+                    ))),
+                }
+            }
+            Err(e) => Err(self.broke(e)),
+            Ok(()) => Ok(()),
+        }
     }
 
     /// Stops the program (its process group) and forgets the conversation; `why` is what the
@@ -198,6 +247,7 @@ impl Server {
                 let _ = process.release();
             }
             Some(Link::Http(mut link)) => link.close(),
+            Some(Link::Sse(mut link)) => link.close(),
             None => {}
         }
         self.phase = Phase::Stopped;
@@ -221,29 +271,42 @@ impl Server {
         self.next_id
     }
 
-    fn send(&mut self, line: &str) -> Result<(), String> {
+    /// Writes one message to the server, however it is reached.
+    fn transmit(&mut self, line: &str) -> Result<(), PostError> {
         let wait = self
             .until
             .saturating_duration_since(Instant::now())
             .max(Duration::from_millis(100));
-        let sent = match &mut self.link {
-            None => return Err(format!("MCP server '{}' is not running", self.name())),
+        match &mut self.link {
+            None => Err(PostError::Failed("it is not running".into())),
             Some(Link::Stdio(process)) => process
                 .write_line(line)
                 .map_err(|e| PostError::Failed(format!("writing to it failed ({})", e.message()))),
             Some(Link::Http(link)) => link.post(line, wait),
-        };
-        match sent {
-            Ok(()) => Ok(()),
-            Err(PostError::Failed(why)) if self.is_http() => Err(self.unreachable(&why)),
-            Err(PostError::Failed(why)) => Err(self.ended(&why)),
-            Err(PostError::SessionGone) => {
-                self.session_gone = true;
-                Err(self.unreachable("it no longer knows tack's session"))
-            }
+            Some(Link::Sse(link)) => link.post(line, wait).map_err(PostError::Failed),
         }
     }
 
+    fn send(&mut self, line: &str) -> Result<(), String> {
+        if self.link.is_none() {
+            return Err(format!("MCP server '{}' is not running", self.name()));
+        }
+        self.transmit(line).map_err(|e| self.broke(e))
+    }
+
+    /// Stops a server a message could not reach, saying why.
+    fn broke(&mut self, error: PostError) -> String {
+        if error == PostError::SessionGone {
+            self.session_gone = true;
+        }
+        match self.link {
+            Some(Link::Stdio(_)) => self.ended(&error.message()),
+            _ => self.unreachable(&error.message()),
+        }
+    }
+
+    /// Streamable HTTP: every message the server sends comes with an answer to a POST, so
+    /// there is nothing to wait for between them.
     fn is_http(&self) -> bool {
         matches!(self.link, Some(Link::Http(_)))
     }
@@ -302,6 +365,13 @@ impl Server {
                 return match link.next() {
                     Some(message) => self.handle(&message).map(|()| true),
                     None => Ok(false),
+                }
+            }
+            Some(Link::Sse(link)) => {
+                return match link.next(wait) {
+                    Ok(Some(message)) => self.handle(&message).map(|()| true),
+                    Ok(None) => Ok(false),
+                    Err(why) => Err(self.unreachable(&why)),
                 }
             }
             Some(Link::Stdio(process)) => *process,
@@ -439,6 +509,9 @@ impl Server {
         // What came before our answer (a list_changed sent at start-up) is covered by the list.
         self.list_dirty = false;
         self.send(&rpc::notification("notifications/initialized", None))?;
+        if let Some(Link::Http(link)) = &mut self.link {
+            link.listen();
+        }
         self.request_list(None)
     }
 

@@ -152,6 +152,7 @@ pub mod additions {
         world: "tack:plugin/additions@0.2.0",
         with: {
             "tack:plugin/types@0.1.0": crate::bindings::tack::plugin::types,
+            "tack:plugin/http@0.1.0": crate::bindings::tack::plugin::http,
         },
         additional_derives: [PartialEq],
     });
@@ -305,6 +306,7 @@ pub mod commands;
 pub mod control;
 pub mod events;
 pub mod exec;
+pub mod http_stream;
 pub mod log;
 pub mod process;
 pub mod screen;

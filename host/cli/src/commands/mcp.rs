@@ -87,7 +87,7 @@ fn entry_of(
                 entry.env.insert(key.to_string(), value.to_string());
             }
         }
-        McpTransport::Http => {
+        McpTransport::Http | McpTransport::Sse => {
             if !env.is_empty() {
                 bail!(
                     "--env is for a server tack starts; a server reached over http takes --header"
@@ -115,7 +115,14 @@ fn entry_of(
                     },
                 }
             }
-            entry.kind = Some("http".into());
+            entry.kind = Some(
+                if transport == McpTransport::Sse {
+                    "sse"
+                } else {
+                    "http"
+                }
+                .into(),
+            );
             entry.url = Some(url.clone());
             for line in &headers {
                 let Some((key, value)) = line.split_once(':') else {

@@ -52,7 +52,7 @@ pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[McpServer]) {
                 }));
             }
             McpServer::Http(s) => {
-                grants.http.push(s.url.clone());
+                grants.http.push(s.grant());
                 let secret = s.secret.as_ref().map(|secret| {
                     grants.secrets.push(s.secret_name());
                     json!({ "name": s.secret_name(), "header": secret.header })
@@ -64,6 +64,7 @@ pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[McpServer]) {
                     "shown": s.url,
                     "headers": s.headers,
                     "secret": secret,
+                    "transport": if s.sse { "sse" } else { "http" },
                 }));
             }
         }
@@ -150,6 +151,7 @@ mod tests {
                 header: "Authorization".into(),
                 value: "Bearer s3cret".into(),
             }),
+            sse: false,
         });
         let mut specs = vec![spec(PluginSource::Builtin)];
         let servers = [server("ev", &["node", "ev.js"]), remote];

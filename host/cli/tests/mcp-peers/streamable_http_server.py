@@ -1,22 +1,27 @@
 """An MCP server over streamable HTTP, written with the official `mcp` package from PyPI (pinned
 in requirements.txt), which tack's MCP tests reach through the built-in mcp plugin.
 
-    python streamable_http_server.py PORT LOG
+    python streamable_http_server.py PORT LOG [sse]
 
 It answers only requests that carry `Authorization: Bearer $MCP_TEST_TOKEN` (401 otherwise), and
 writes one line per HTTP request to LOG: the method, whether the token was right, and the session
 it named. Its tools: `add`, `region` (the `X-Region` header the client sent) and `restart`, which
 answers and then starts the server afresh in the same process, forgetting every session, as a
-redeployed server does. Its prompt `review` takes a path and a focus; its resource
-`notes://today` is a line of text.
+redeployed server does; and `grow`, which answers and half a second later adds the tool
+`extra` and says so, unprompted (over the session's GET stream). Its prompt `review` takes a
+path and a focus; its resource `notes://today` is a line of text.
+
+With `sse`, it serves the older HTTP+SSE transport instead (the event stream at /sse, messages
+posted to /messages/).
 """
 
+import asyncio
 import os
 import sys
 import threading
 
 import uvicorn
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 PORT = int(sys.argv[1])
 LOG = sys.argv[2]
@@ -49,6 +54,20 @@ def restart() -> str:
     return "restarting"
 
 
+@server.tool()
+async def grow(ctx: Context) -> str:
+    """Adds the tool `extra` shortly after answering."""
+    session = ctx.session
+
+    async def later():
+        await asyncio.sleep(0.5)
+        server.add_tool(lambda: "extra did its thing", name="extra", description="Added later.")
+        await session.send_tool_list_changed()
+
+    asyncio.get_running_loop().create_task(later())
+    return "growing"
+
+
 @server.prompt()
 def review(path: str, focus: str = "bugs") -> str:
     """Asks for a review of one file."""
@@ -60,7 +79,8 @@ def today() -> str:
     return "Ship the MCP client before Friday."
 
 
-mcp_app = server.streamable_http_app()
+SSE = len(sys.argv) > 3 and sys.argv[3] == "sse"
+mcp_app = server.sse_app() if SSE else server.streamable_http_app()
 
 
 async def app(scope, receive, send):

@@ -12,6 +12,7 @@ wasmtime::component::bindgen!({
     imports: { default: async | trappable },
     with: {
         "tack:plugin/types@0.1.0": super::v0_1_0::tack::plugin::types,
+        "tack:plugin/http@0.1.0": super::v0_1_0::tack::plugin::http,
     },
 });
 

@@ -13,6 +13,7 @@ use crate::bindings::latest::tack::plugin::{http, types};
 use crate::state::PluginState;
 
 pub mod public;
+pub mod stream;
 
 /// Largest response body handed to a guest.
 pub const MAX_BODY: usize = 16 << 20;
@@ -176,10 +177,24 @@ pub enum FetchError {
     Refused(public::PrivateAddress),
 }
 
-pub async fn fetch(
+/// What a failed request or body read was, in the guest's terms.
+pub fn classify(e: reqwest::Error) -> FetchError {
+    if let Some(refused) = public::refused_by_resolver(&e) {
+        FetchError::Refused(refused)
+    } else if e.is_timeout() {
+        FetchError::Timeout
+    } else if e.is_builder() {
+        FetchError::Invalid(e.to_string())
+    } else {
+        FetchError::Transport(e.to_string())
+    }
+}
+
+/// The request, ready to send (with its whole-request timeout, if any).
+pub fn build(
     client: &reqwest::Client,
     request: FetchRequest,
-) -> Result<FetchResponse, FetchError> {
+) -> Result<reqwest::RequestBuilder, FetchError> {
     let method = reqwest::Method::from_bytes(request.method.as_bytes())
         .map_err(|_| FetchError::Invalid(format!("bad method '{}'", request.method)))?;
     let mut builder = client.request(method, request.url).body(request.body);
@@ -189,18 +204,14 @@ pub async fn fetch(
     if let Some(timeout) = request.timeout {
         builder = builder.timeout(timeout);
     }
-    let classify = |e: reqwest::Error| {
-        if let Some(refused) = public::refused_by_resolver(&e) {
-            FetchError::Refused(refused)
-        } else if e.is_timeout() {
-            FetchError::Timeout
-        } else if e.is_builder() {
-            FetchError::Invalid(e.to_string())
-        } else {
-            FetchError::Transport(e.to_string())
-        }
-    };
-    let mut response = builder.send().await.map_err(classify)?;
+    Ok(builder)
+}
+
+pub async fn fetch(
+    client: &reqwest::Client,
+    request: FetchRequest,
+) -> Result<FetchResponse, FetchError> {
+    let mut response = build(client, request)?.send().await.map_err(classify)?;
     let status = response.status().as_u16();
     let headers = header_pairs(response.headers());
     let mut body = Vec::new();
@@ -229,70 +240,70 @@ pub fn header_pairs(headers: &reqwest::header::HeaderMap) -> Vec<(String, String
 
 // ---- the host side of `tack:plugin/http` ------------------------------------------------------
 
-impl http::Host for PluginState {
-    async fn fetch(
-        &mut self,
+impl PluginState {
+    /// A plugin's request as it may go out, with the client it goes through: its URL under the
+    /// `http` grant, no header the host owns, and a granted secret attached only to an origin
+    /// granted by name, over https or on this machine. `Err` says what was refused.
+    pub(crate) fn authorized_request(
+        &self,
         request: http::Request,
-    ) -> wasmtime::Result<Result<http::Response, http::HttpError>> {
-        let (url, reach) = match authorize(&request.url, &self.env.capabilities.http) {
-            Ok(authorized) => authorized,
-            Err(e) => return Ok(Err(http::HttpError::Denied(e.to_string()))),
-        };
+    ) -> Result<(reqwest::Client, FetchRequest), http::HttpError> {
+        let denied = |why: String| http::HttpError::Denied(why);
+        let (url, reach) = authorize(&request.url, &self.env.capabilities.http)
+            .map_err(|e| denied(e.to_string()))?;
         if reach == Reach::Public {
-            if let Err(refused) = public::check_literal(&url) {
-                return Ok(Err(http::HttpError::Denied(refused.to_string())));
-            }
+            public::check_literal(&url).map_err(|refused| denied(refused.to_string()))?;
         }
         let mut headers = request.headers;
         if let Some((name, _)) = headers.iter().find(|(name, _)| host_owned_header(name)) {
-            return Ok(Err(http::HttpError::Denied(format!(
+            return Err(denied(format!(
                 "the `{name}` header decides where a request goes or how it is framed; the host \
                  sets it, not a plugin"
-            ))));
+            )));
         }
         let mut url = url;
         if let Some(secret) = &request.secret {
             if !self.env.capabilities.secrets.contains(&secret.name) {
-                return Ok(Err(http::HttpError::Denied(format!(
+                return Err(denied(format!(
                     "secret {} is not granted to this plugin",
                     secret.name
-                ))));
+                )));
             }
             if reach == Reach::Public {
-                return Ok(Err(http::HttpError::Denied(format!(
+                return Err(denied(format!(
                     "the secret {} goes only to an origin granted by name, and {} is covered by \
                      a grant of any public address",
                     secret.name,
                     url.origin().ascii_serialization()
-                ))));
+                )));
             }
             if !private_transport(&url) {
-                return Ok(Err(http::HttpError::Denied(format!(
+                return Err(denied(format!(
                     "the secret {} would travel in clear text to {url}; secrets only go over \
                      https, or to this machine",
                     secret.name
-                ))));
+                )));
             }
             if let types::AuthScheme::Header(name) = &secret.auth {
                 if host_owned_header(name) {
-                    return Ok(Err(http::HttpError::Denied(format!(
+                    return Err(denied(format!(
                         "the secret {} cannot go in the `{name}` header, which the host sets",
                         secret.name
-                    ))));
+                    )));
                 }
             }
-            let value = match self.env.secrets.lookup(&secret.name) {
-                Ok(v) => v,
-                Err(e) => return Ok(Err(http::HttpError::Denied(e.to_string()))),
-            };
+            let value = self
+                .env
+                .secrets
+                .lookup(&secret.name)
+                .map_err(|e| denied(e.to_string()))?;
             apply_auth(&secret.auth, &value, &mut headers, &mut url);
         }
-        let started = Instant::now();
         let client = match reach {
-            Reach::Named => &self.env.http,
-            Reach::Public => &self.env.public_http,
+            Reach::Named => self.env.http.clone(),
+            Reach::Public => self.env.public_http.clone(),
         };
-        let result = fetch(
+        Ok((
             client,
             FetchRequest {
                 method: request.method,
@@ -301,8 +312,21 @@ impl http::Host for PluginState {
                 body: request.body,
                 timeout: request.timeout_ms.map(Duration::from_millis),
             },
-        )
-        .await;
+        ))
+    }
+}
+
+impl http::Host for PluginState {
+    async fn fetch(
+        &mut self,
+        request: http::Request,
+    ) -> wasmtime::Result<Result<http::Response, http::HttpError>> {
+        let (client, request) = match self.authorized_request(request) {
+            Ok(authorized) => authorized,
+            Err(refused) => return Ok(Err(refused)),
+        };
+        let started = Instant::now();
+        let result = fetch(&client, request).await;
         self.resume_after(started);
         Ok(match result {
             Ok(r) => Ok(http::Response {

@@ -129,6 +129,7 @@ impl LoadedPlugin {
             fs_dirs,
             sandbox: runtime.sandbox().clone(),
             processes: Default::default(),
+            streams: Default::default(),
             events: Default::default(),
         });
         let config_json = serde_json::to_string(&spec.config).unwrap_or_else(|_| "{}".into());

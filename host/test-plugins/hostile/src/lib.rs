@@ -500,6 +500,17 @@ impl Plugin for Hostile {
                 }),
             ))
             .tool(ToolSpec::new(
+                "stream_flood",
+                "Stream flood",
+                "Opens 10 response streams to `url` (tack:plugin/http-stream), reads one with a \
+                 huge buffer, reads a stream it never opened, closes its own and reads one again.",
+                json!({
+                    "type": "object",
+                    "properties": { "url": { "type": "string" } },
+                    "required": ["url"]
+                }),
+            ))
+            .tool(ToolSpec::new(
                 "command_squat",
                 "Command squat",
                 "Registers commands after init (tack:plugin/commands): one another plugin holds, \
@@ -595,6 +606,49 @@ impl Plugin for Hostile {
                         Ok(()) => Ok(format!("registered {name}; removed: {removed}")),
                         Err(e) => Err(format!("{e:?}; removed: {removed}")),
                     })
+                }
+                Err(e) => ToolResult::error(e),
+            },
+            "stream_flood" => match call.args::<FetchArgs>() {
+                Ok(args) => {
+                    use tack_sdk::http_stream::{self, Chunk};
+                    let mut opened = Vec::new();
+                    let mut refusal = String::new();
+                    for _ in 0..10 {
+                        match http_stream::open(&tack_sdk::http::Request {
+                            method: "GET".into(),
+                            url: args.url.clone(),
+                            headers: Vec::new(),
+                            body: Vec::new(),
+                            secret: None,
+                            timeout_ms: Some(5_000),
+                        }) {
+                            Ok(head) => opened.push(head.id),
+                            Err(e) => {
+                                refusal = format!("{e:?}");
+                                break;
+                            }
+                        }
+                    }
+                    let mut lines = vec![format!("opened {}; then {refusal}", opened.len())];
+                    if let Some(first) = opened.first() {
+                        let read = match http_stream::read(*first, u32::MAX, 2_000) {
+                            Ok(Chunk::Data(bytes)) => format!("{} bytes", bytes.len()),
+                            other => format!("{other:?}"),
+                        };
+                        lines.push(format!("read: {read}"));
+                    }
+                    lines.push(format!("unknown: {:?}", http_stream::read(u64::MAX, 16, 0)));
+                    for id in &opened {
+                        http_stream::close(*id);
+                    }
+                    if let Some(first) = opened.first() {
+                        lines.push(format!(
+                            "after close: {:?}",
+                            http_stream::read(*first, 16, 0)
+                        ));
+                    }
+                    ToolResult::text(lines.join("\n"))
                 }
                 Err(e) => ToolResult::error(e),
             },
