@@ -20,8 +20,17 @@ use super::exec::{authorize, AuthorizeError, CommandPlan, Observed, ProcessHandl
 
 mod imports;
 
-/// How many processes a plugin may hold at once (running, or ended and not released).
+/// How many processes a plugin may hold at once (running, or ended and not released), unless
+/// its grant names more command lines ([`process_budget`]).
 pub const MAX_PROCESSES: usize = 8;
+/// The most processes any grant buys.
+pub const MAX_GRANTED_PROCESSES: usize = 32;
+
+/// The processes a plugin granted `patterns` may hold at once: 8, or one per granted command
+/// line when the user granted more (the MCP client's grant is one line per server), up to 32.
+pub fn process_budget(patterns: &[String]) -> usize {
+    patterns.len().clamp(MAX_PROCESSES, MAX_GRANTED_PROCESSES)
+}
 /// Unread standard output kept per process; beyond it the host stops reading the pipe, so the
 /// program blocks on its writes instead of losing output.
 pub const STDOUT_CAP: usize = 1 << 20;
@@ -139,10 +148,11 @@ impl ProcessTable {
             }
         };
         let mut entries = self.lock();
-        if entries.live.len() >= MAX_PROCESSES {
+        let budget = process_budget(patterns);
+        if entries.live.len() >= budget {
             return Err(ProcessError::Limit(format!(
-                "the plugin already holds {MAX_PROCESSES} processes, the most it may; release \
-                 one it no longer needs"
+                "the plugin already holds {budget} processes, the most it may; release one it \
+                 no longer needs"
             )));
         }
         // Nobody cancels it but the table: it outlives the call that started it.
@@ -476,6 +486,14 @@ mod tests {
         ));
         table.release(ids[0]).await.expect("release");
         start(&table, "cat", &["cat"]).expect("a released place is free again");
+    }
+
+    #[test]
+    fn a_grant_of_many_command_lines_buys_one_process_each_up_to_a_bound() {
+        let lines = |n: usize| -> Vec<String> { (0..n).map(|i| format!("server-{i}")).collect() };
+        assert_eq!(process_budget(&lines(1)), MAX_PROCESSES);
+        assert_eq!(process_budget(&lines(12)), 12);
+        assert_eq!(process_budget(&lines(500)), MAX_GRANTED_PROCESSES);
     }
 
     #[tokio::test]
