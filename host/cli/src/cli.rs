@@ -390,6 +390,11 @@ pub enum McpCommand {
         #[arg(short = 's', long, value_enum)]
         scope: Option<McpScope>,
     },
+    /// Log in to a server reached over HTTP that asks for it (OAuth, in your browser); tack
+    /// keeps the tokens and refreshes them.
+    Login { name: String },
+    /// Forget the tokens of a server's login.
+    Logout { name: String },
     /// Copy the `[mcp_servers]` of Codex's config.toml (`$CODEX_HOME`, else ~/.codex) into the
     /// user's servers; a name already there is kept as it is.
     Import {

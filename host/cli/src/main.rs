@@ -89,6 +89,9 @@ async fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
             command: cli::PluginCommand::Dev { ref dir, ref args },
         }) => commands::plugin_dev::run(dir, args).await,
         Some(cli::Command::Plugin { ref command }) => commands::scaffold::run(command),
+        Some(cli::Command::Mcp {
+            command: cli::McpCommand::Login { ref name },
+        }) => commands::mcp::login(name).await,
         Some(cli::Command::Mcp { ref command }) => commands::mcp::run(command),
         Some(cli::Command::Completions { shell }) => commands::shell::completions(shell),
         Some(cli::Command::Man) => commands::shell::man_page(),

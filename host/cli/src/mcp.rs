@@ -11,6 +11,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 mod expand;
+pub mod oauth;
 
 pub use expand::expand;
 

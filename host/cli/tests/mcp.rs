@@ -571,6 +571,126 @@ fn a_python_sdk_server_over_http_and_sse_answers_as_well() {
     assert!(said.contains("\"type\": \"sse\""), "{said}");
 }
 
+/// A server that asks for an OAuth login (the Python SDK's own authorization server): tack
+/// names the way in, `tack mcp login` runs discovery, registration and PKCE through a browser
+/// (here a script that follows the redirects), keeps the tokens private, refreshes them when
+/// they are about to expire, and the host attaches them; the plugin never holds them.
+#[test]
+fn an_oauth_server_is_logged_in_to_and_its_tokens_stay_with_the_host() {
+    let env = Env::new(tack!());
+    let peers = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp-peers");
+    let python = peers.join("python/bin/python");
+    if !python.is_file() {
+        assert!(
+            std::env::var("TACK_REQUIRE_MCP").as_deref() != Ok("1"),
+            "{} is missing (run scripts/install-mcp-servers), and TACK_REQUIRE_MCP=1",
+            python.display()
+        );
+        return;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let log = env.root().join("oauth.log");
+    let child = std::process::Command::new(&python)
+        .arg(peers.join("oauth_server.py"))
+        .arg(port.to_string())
+        .arg(&log)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(env.root().join("oauth.err")).expect("stderr file"))
+        .spawn()
+        .expect("python starts");
+    let server = PythonServer {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        log,
+    };
+    server.wait_listening(port);
+    write_user_servers(
+        &env,
+        json!({ "secure": { "type": "http", "url": server.url } }),
+    );
+    let whoami = json!([call("who", "secure_whoami", json!({})), { "text": "done" }]);
+
+    // Before a login the server answers 401, and tack says how to log in.
+    let out = run(&env, whoami.clone(), json!({}), &[]);
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(said.contains("run `tack mcp login secure`"), "{said}");
+
+    // The "browser" follows the authorization server's redirect back to tack's listener.
+    let browser = env.root().join("browse.py");
+    std::fs::write(
+        &browser,
+        "import sys, urllib.request\nurllib.request.urlopen(sys.argv[1]).read()\n",
+    )
+    .expect("browser script");
+    let login = env
+        .command()
+        .env(
+            "BROWSER",
+            format!("{} {}", python.display(), browser.display()),
+        )
+        .args(["mcp", "login", "secure"])
+        .output()
+        .expect("tack runs");
+    assert!(login.status.success(), "{}", stderr(&login));
+    assert!(stdout(&login).contains("Logged in to MCP server 'secure'"));
+    let store_path = env.home().join("mcp-auth.json");
+    let store: Value =
+        serde_json::from_str(&std::fs::read_to_string(&store_path).expect("tokens kept"))
+            .expect("json");
+    let first_token = store["secure"]["access_token"]
+        .as_str()
+        .expect("a token")
+        .to_string();
+    assert!(!stdout(&login).contains(&first_token));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&store_path)
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let granted = server.log();
+    assert!(granted.contains("registered tack"), "{granted}");
+    assert!(
+        granted.contains(&format!("authorized for {}", server.url)),
+        "{granted}"
+    );
+
+    // The tokens expire within the refresh margin, so the next start refreshes them first; the
+    // call then carries the new token, and the server knows whom it was issued for.
+    let out = run(&env, whoami, json!({}), &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (failed, text) = tool_result(&events(&out), "who");
+    assert!(
+        !failed && text.contains(&format!("authorized for {}", server.url)),
+        "{text}"
+    );
+    assert!(server.log().contains("refreshed"), "{}", server.log());
+    let store: Value =
+        serde_json::from_str(&std::fs::read_to_string(&store_path).expect("tokens kept"))
+            .expect("json");
+    assert_ne!(
+        store["secure"]["access_token"].as_str(),
+        Some(first_token.as_str())
+    );
+    assert!(!stdout(&out).contains(&first_token));
+    assert!(server
+        .log()
+        .lines()
+        .any(|l| l.starts_with("POST /mcp bearer=yes")));
+
+    let logout = env.run(&["mcp", "logout", "secure"]);
+    assert!(logout.status.success(), "{}", stderr(&logout));
+    let store: Value =
+        serde_json::from_str(&std::fs::read_to_string(&store_path).expect("file")).expect("json");
+    assert!(store.get("secure").is_none());
+}
+
 /// Every file under `dir`.
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();

@@ -197,13 +197,15 @@ impl HttpLink {
                 response.status,
                 excerpt(&response.body)
             );
-            return Err(
-                if (400..500).contains(&response.status) && self.session.is_none() {
-                    PostError::Refused(response.status, why)
-                } else {
-                    PostError::Failed(why)
-                },
-            );
+            // 401 and 403 are about credentials, which the older transport would want too.
+            let refused = (400..500).contains(&response.status)
+                && !matches!(response.status, 401 | 403)
+                && self.session.is_none();
+            return Err(if refused {
+                PostError::Refused(response.status, why)
+            } else {
+                PostError::Failed(why)
+            });
         }
         if let Some(id) = header(&response.headers, "mcp-session-id") {
             self.session = Some(id.to_string());

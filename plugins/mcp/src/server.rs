@@ -299,9 +299,16 @@ impl Server {
         if error == PostError::SessionGone {
             self.session_gone = true;
         }
+        let mut why = error.message();
+        if why.contains("answered HTTP 401") {
+            why.push_str(&format!(
+                "; it wants a login: run `tack mcp login {}`",
+                self.name()
+            ));
+        }
         match self.link {
-            Some(Link::Stdio(_)) => self.ended(&error.message()),
-            _ => self.unreachable(&error.message()),
+            Some(Link::Stdio(_)) => self.ended(&why),
+            _ => self.unreachable(&why),
         }
     }
 

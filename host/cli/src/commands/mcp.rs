@@ -30,7 +30,98 @@ pub fn run(command: &McpCommand) -> Result<ExitCode> {
         }
         McpCommand::Remove { name, scope } => remove(&home, &project, name, *scope),
         McpCommand::Import { from } => import(&home, from.as_deref()),
+        McpCommand::Login { name } => bail!("tack mcp login {name} runs on its own"),
+        McpCommand::Logout { name } => logout(&home, name),
     }
+}
+
+/// The entry named `name`, the project's before the user's (as `get` finds it).
+fn find(home: &Home, project: &Path, name: &str) -> Result<(ServerEntry, Scope)> {
+    for (path, scope) in [
+        (mcp::project_file(project), Scope::Project),
+        (mcp::user_file(home.root()), Scope::User),
+    ] {
+        if let Some(entry) = mcp::read(&path)?.servers.get(name) {
+            return Ok((entry.clone(), scope));
+        }
+    }
+    bail!("no MCP server named '{name}' (see `tack mcp list`)")
+}
+
+/// `tack mcp login <name>`: OAuth in the browser for a server reached over HTTP; the tokens
+/// stay with tack (`mcp::oauth`).
+pub async fn login(name: &str) -> Result<ExitCode> {
+    let home = Home::locate()?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let (entry, scope) = find(&home, &project_root(&cwd), name)?;
+    let mcp::McpServer::Http(server) =
+        mcp::resolve(name, &entry, scope, &env_lookup).map_err(anyhow::Error::msg)?
+    else {
+        bail!(
+            "MCP server '{name}' is a program tack starts; only servers reached over HTTP log in"
+        );
+    };
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+        .context("cannot build an HTTP client")?;
+    let tokens = mcp::oauth::login(&client, &server.url, &mut |address| {
+        println!("To log in to MCP server '{name}', open this address in a browser:\n  {address}");
+        if open_browser(address) {
+            println!("(A browser was asked to open it.)");
+        }
+        println!("Waiting for the browser to come back…");
+    })
+    .await
+    .with_context(|| format!("logging in to MCP server '{name}' ({})", server.url))?;
+    let path = mcp::oauth::store_path(home.root());
+    let mut store = mcp::oauth::read_store(&path)?;
+    store.insert(name.to_string(), tokens);
+    mcp::oauth::write_store(&path, &store)?;
+    println!(
+        "Logged in to MCP server '{name}'. tack keeps the tokens in {} and sends them to {} \
+         alone; the MCP plugin never sees them.",
+        path.display(),
+        server.url
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Opens `address` with `$BROWSER`, else the desktop's opener; whether one started.
+fn open_browser(address: &str) -> bool {
+    let opener = std::env::var("BROWSER")
+        .ok()
+        .filter(|b| !b.trim().is_empty())
+        .unwrap_or_else(|| {
+            if cfg!(target_os = "macos") {
+                "open".into()
+            } else {
+                "xdg-open".into()
+            }
+        });
+    let mut words = opener.split_whitespace();
+    let Some(program) = words.next() else {
+        return false;
+    };
+    std::process::Command::new(program)
+        .args(words)
+        .arg(address)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .is_ok()
+}
+
+fn logout(home: &Home, name: &str) -> Result<ExitCode> {
+    let path = mcp::oauth::store_path(home.root());
+    let mut store = mcp::oauth::read_store(&path)?;
+    if store.remove(name).is_none() {
+        bail!("tack holds no login for MCP server '{name}'");
+    }
+    mcp::oauth::write_store(&path, &store)?;
+    println!("Forgot the login of MCP server '{name}'.");
+    Ok(ExitCode::SUCCESS)
 }
 
 fn project_root(cwd: &Path) -> PathBuf {

@@ -69,12 +69,13 @@ pub(super) async fn load(
     );
     let runtime = Runtime::new(config)
         .map_err(|e| anyhow::anyhow!("cannot start the plugin runtime: {e:#}"))?;
-    let mcp_servers = crate::mcp::servers(
+    let mut mcp_servers = crate::mcp::servers(
         home.root(),
         trusted.then_some(project_root.as_path()),
         &|name| std::env::var(name).ok(),
         &mut warnings,
     );
+    crate::start::mcp_servers::logins(home.root(), &mut mcp_servers, &mut warnings).await;
     let secrets =
         crate::start::mcp_servers::secrets(SecretStore::new(Some(home.auth())), &mcp_servers);
     let host = HostContext {

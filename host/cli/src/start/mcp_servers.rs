@@ -9,7 +9,63 @@ use serde_json::json;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::PluginSpec;
 
-use crate::mcp::McpServer;
+use std::path::Path;
+
+use crate::mcp::{oauth, McpServer};
+
+/// The tokens of `tack mcp login` as the `Authorization` header of the HTTP servers they were
+/// issued for (refreshed first when they are about to expire), unless the entry sets a secret
+/// header of its own. A login that cannot be refreshed is a warning; the server then answers
+/// 401 and the plugin says to log in again.
+pub async fn logins(tack_home: &Path, servers: &mut [McpServer], warnings: &mut Vec<String>) {
+    let path = oauth::store_path(tack_home);
+    let mut store = match oauth::read_store(&path) {
+        Ok(store) if store.is_empty() => return,
+        Ok(store) => store,
+        Err(e) => {
+            warnings.push(format!("{e:#}; MCP logins are not used"));
+            return;
+        }
+    };
+    let client = match reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(15))
+        .build()
+    {
+        Ok(client) => client,
+        Err(e) => {
+            warnings.push(format!("cannot refresh MCP logins: {e}"));
+            return;
+        }
+    };
+    let mut changed = false;
+    for server in servers.iter_mut() {
+        let McpServer::Http(http) = server else {
+            continue;
+        };
+        let Some(tokens) = store.get_mut(&http.name) else {
+            continue;
+        };
+        if http.secret.is_some() || tokens.url != http.url {
+            continue;
+        }
+        match oauth::refresh_if_due(&client, tokens).await {
+            Ok(refreshed) => changed |= refreshed,
+            Err(e) => warnings.push(format!(
+                "MCP server '{}': its login could not be refreshed ({e:#}); run `tack mcp login {}`",
+                http.name, http.name
+            )),
+        }
+        http.secret = Some(crate::mcp::SecretHeader {
+            header: "Authorization".into(),
+            value: format!("Bearer {}", tokens.access_token),
+        });
+    }
+    if changed {
+        if let Err(e) = oauth::write_store(&path, &store) {
+            warnings.push(format!("{e:#}"));
+        }
+    }
+}
 
 /// The secret store with each HTTP server's secret header in it, under the name the plugin's
 /// grant gives.
