@@ -270,14 +270,15 @@ fn a_python_sdk_server_over_streamable_http_answers_with_the_token_tack_keeps() 
         &env,
         json!([
             call("add", "py_add", json!({ "a": 2, "b": 40 })),
-            call("region", "py_region", json!({})),
+            // `[plugins.mcp] tool_names` gave this tool a name of the user's.
+            call("region", "where", json!({})),
             // The server starts afresh and forgets tack's session; the next call gets a new one.
             call("restart", "py_restart", json!({})),
             call("wait", "bash", json!({ "command": "sleep 4" })),
             call("again", "py_add", json!({ "a": 1, "b": 1 })),
             { "text": "all done" }
         ]),
-        json!({}),
+        json!({ "tool_names": { "py_region": "where" } }),
         &[],
     );
     assert!(out.status.success(), "{}", stderr(&out));

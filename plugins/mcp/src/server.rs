@@ -46,6 +46,9 @@ pub struct ServerConfig {
     /// falls back to HTTP+SSE when the server refuses its first POST).
     #[serde(default)]
     pub transport: Option<String>,
+    /// Names the user gave its tools: tack's name (`<server>_<tool>`) -> theirs.
+    #[serde(default)]
+    pub rename: BTreeMap<String, String>,
 }
 
 /// How tack talks to a running server.
@@ -583,7 +586,14 @@ impl Server {
                     .to_string(),
                 schema,
             };
-            tools.insert(crate::content::tool_name(self.name(), name), remote);
+            let tack_name = crate::content::tool_name(self.name(), name);
+            let tack_name = self
+                .config
+                .rename
+                .get(&tack_name)
+                .cloned()
+                .unwrap_or(tack_name);
+            tools.insert(tack_name, remote);
         }
         if tools != self.tools {
             self.tools = tools;

@@ -140,7 +140,7 @@ fn rule_specs(entry: &str, action: Action, home: Option<&str>) -> Result<Vec<Rul
 /// tack's name for Claude Code's `mcp__<server>__<tool>`: the mcp plugin's `<server>_<tool>`
 /// (characters outside `[a-zA-Z0-9_-]` made `_`, as the plugin names them); `mcp__<server>` and
 /// `mcp__<server>__*`, every tool of the server: `<server>_*`.
-fn mcp_tool(rest: &str) -> String {
+pub(crate) fn mcp_tool(rest: &str) -> String {
     let clean = |text: &str| -> String {
         text.chars()
             .map(|c| {

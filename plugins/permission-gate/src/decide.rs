@@ -35,6 +35,9 @@ pub struct Context<'a> {
     /// The MCP servers of this run: a tool named `<server>_…` is a server's, whose effects
     /// nobody here can see, so it asks (and is denied in read-only mode) unless a rule says.
     pub mcp_servers: &'a [String],
+    /// Server tools the user gave names of their own (`[plugins.mcp] tool_names`): name ->
+    /// server. They are a server's tools as much as `<server>_…` ones.
+    pub mcp_tools: &'a std::collections::BTreeMap<String, String>,
 }
 
 /// The outcome for one call.
@@ -414,6 +417,9 @@ fn other_tool(ctx: &Context<'_>, tool: &str) -> Finding {
 /// The MCP server whose tool `tool` is, by its name's prefix (`github_` for `github`; the
 /// longest name wins where one server's name starts another's).
 fn mcp_server_of<'a>(ctx: &Context<'a>, tool: &str) -> Option<&'a str> {
+    if let Some(server) = ctx.mcp_tools.get(tool) {
+        return Some(server);
+    }
     ctx.mcp_servers
         .iter()
         .filter(|server| {
@@ -607,6 +613,7 @@ mod tests {
         files: Vec<String>,
         trust: Trust,
         mcp_servers: Vec<String>,
+        mcp_tools: std::collections::BTreeMap<String, String>,
     }
 
     impl Fixture {
@@ -625,6 +632,7 @@ mod tests {
                 files: vec!["/ws/.tack/permissions.toml".into()],
                 trust: Trust::Trusted,
                 mcp_servers: vec!["github".into(), "git".into()],
+                mcp_tools: [("issue".to_string(), "github".to_string())].into(),
             }
         }
 
@@ -642,6 +650,7 @@ mod tests {
                 rule_files: &self.files,
                 trust: self.trust,
                 mcp_servers: &self.mcp_servers,
+                mcp_tools: &self.mcp_tools,
             };
             evaluate(&ctx, tool, &args)
         }
@@ -780,7 +789,50 @@ action = "deny"
         );
         let denied = f.decide(Mode::ReadOnly, "git_log", args.clone());
         assert_eq!(denied.action, Action::Deny);
-        assert_eq!(f.decide(Mode::Yolo, "git_log", args).action, Action::Allow);
+        assert_eq!(
+            f.decide(Mode::Yolo, "git_log", args.clone()).action,
+            Action::Allow
+        );
+        // A tool the user renamed is still its server's.
+        let renamed = f.decide(Mode::Auto, "issue", args.clone());
+        assert_eq!(renamed.action, Action::Ask);
+        assert!(
+            renamed.why.contains("MCP server 'github'"),
+            "{}",
+            renamed.why
+        );
+        assert_eq!(f.decide(Mode::ReadOnly, "issue", args).action, Action::Deny);
+    }
+
+    #[test]
+    fn rules_may_name_a_servers_tools_as_mcp_server_tool() {
+        let f = Fixture::new(
+            r#"
+[[rules]]
+tool = "mcp:git"
+pattern = "*"
+action = "allow"
+
+[[rules]]
+tool = "mcp:github:delete_repo"
+pattern = "*"
+action = "deny"
+"#,
+        );
+        let args = json!({});
+        assert_eq!(
+            f.decide(Mode::Auto, "git_log", args.clone()).action,
+            Action::Allow
+        );
+        assert_eq!(
+            f.decide(Mode::Yolo, "github_delete_repo", args.clone())
+                .action,
+            Action::Deny
+        );
+        assert_eq!(
+            f.decide(Mode::Auto, "github_list", args).action,
+            Action::Ask
+        );
     }
 
     #[test]

@@ -67,6 +67,8 @@ struct PermissionGate {
     told_untrusted: bool,
     /// The MCP servers the mcp plugin runs (set by the host); their tools (`<server>_…`) ask.
     mcp_servers: Vec<String>,
+    /// Their tools the user renamed, with the server of each (set by the host).
+    mcp_tools: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -85,6 +87,9 @@ struct Config {
     /// The MCP servers of this run, by name (the host sets this when the mcp plugin loads).
     #[serde(default)]
     mcp_servers: Vec<String>,
+    /// Server tools the user renamed: name -> server (set by the host with `mcp_servers`).
+    #[serde(default)]
+    mcp_tools: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -129,6 +134,7 @@ impl Plugin for PermissionGate {
         };
         self.workspace = ctx.workspace.trim_end_matches('/').to_string();
         self.mcp_servers = config.mcp_servers.clone();
+        self.mcp_tools = config.mcp_tools.clone();
         self.defaults = if config.defaults {
             rules::defaults(&self.workspace)?
         } else {
@@ -249,6 +255,7 @@ impl Plugin for PermissionGate {
             rule_files: &files,
             trust,
             mcp_servers: &self.mcp_servers,
+            mcp_tools: &self.mcp_tools,
         };
         if escalation::asked(&args) {
             if let Some(refused) = self.judge_escalation(&call.name, &args, mode) {

@@ -121,6 +121,15 @@ enum Matcher {
 impl Rule {
     /// Compiles a rule; `workspace` resolves relative and `$WORKSPACE` path patterns.
     pub fn new(spec: RuleSpec, source: Source, workspace: &str) -> Result<Rule, String> {
+        // `mcp:<server>:<tool>` and `mcp:<server>` name the mcp plugin's tools as tack names
+        // them (`<server>_<tool>`, `<server>_*`).
+        let spec = match spec.tool.strip_prefix("mcp:") {
+            Some(rest) => RuleSpec {
+                tool: crate::claude::mcp_tool(&rest.replacen(':', "__", 1)),
+                ..spec
+            },
+            None => spec,
+        };
         let pattern = spec.pattern.trim();
         let bad = |why: String| {
             format!(

@@ -134,7 +134,7 @@ pub(super) async fn load(
             crate::mcp::project_file(&project_root).display()
         ));
     }
-    crate::start::mcp_servers::apply(&mut specs, &mcp_servers);
+    crate::start::mcp_servers::apply(&mut specs, &mcp_servers, &mut warnings);
     crate::start::web_origins::apply(&mut specs, &mut warnings);
     for (flag, _) in &settings.command_line.flags {
         if !specs.iter().any(|s| {

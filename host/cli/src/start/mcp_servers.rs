@@ -84,7 +84,7 @@ pub fn secrets(mut store: SecretStore, servers: &[McpServer]) -> SecretStore {
 pub const PLUGIN: &str = "mcp";
 
 /// Sets the `mcp` plugin's servers and grant, or drops the plugin when there is none.
-pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[McpServer]) {
+pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[McpServer], warnings: &mut Vec<String>) {
     let is_client = |s: &PluginSpec| s.is_builtin(PLUGIN);
     if servers.is_empty() {
         specs.retain(|s| !is_client(s));
@@ -93,6 +93,7 @@ pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[McpServer]) {
     let Some(spec) = specs.iter_mut().find(|s| is_client(s)) else {
         return;
     };
+    let renames = renames(&spec.config, servers, warnings);
     let mut grants = tack_runtime::Capabilities::default();
     let mut list = Vec::new();
     for server in servers {
@@ -105,6 +106,7 @@ pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[McpServer]) {
                     "command": s.command_line(),
                     "shown": s.shown,
                     "env": s.env_names,
+                    "rename": renames_of(&renames, &s.name),
                 }));
             }
             McpServer::Http(s) => {
@@ -121,6 +123,7 @@ pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[McpServer]) {
                     "headers": s.headers,
                     "secret": secret,
                     "transport": if s.sse { "sse" } else { "http" },
+                    "rename": renames_of(&renames, &s.name),
                 }));
             }
         }
@@ -137,11 +140,84 @@ pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[McpServer]) {
     // permission-gate asks about a server's tools by their names' prefix, since a hook sees a
     // call's tool name and not the plugin behind it.
     let names: Vec<&str> = servers.iter().map(McpServer::name).collect();
+    let renamed: serde_json::Map<String, serde_json::Value> = renames
+        .iter()
+        .map(|(_, (server, new))| (new.clone(), json!(server)))
+        .collect();
     for gate in specs.iter_mut().filter(|s| s.is_builtin("permission-gate")) {
         if let Some(config) = gate.config.as_object_mut() {
             config.insert("mcp_servers".into(), json!(names));
+            config.insert(
+                "mcp_tools".into(),
+                serde_json::Value::Object(renamed.clone()),
+            );
         }
     }
+}
+
+/// `[plugins.mcp] tool_names`: tack's name of a server's tool (`github_create_issue`) -> the
+/// user's (`new_issue`), each with its server. A name that is not a tool name, that no server's
+/// prefix starts, or that two tools would share, is a warning and left out.
+fn renames(
+    config: &serde_json::Value,
+    servers: &[McpServer],
+    warnings: &mut Vec<String>,
+) -> std::collections::BTreeMap<String, (String, String)> {
+    let mut out = std::collections::BTreeMap::new();
+    let Some(table) = config.get("tool_names").and_then(|t| t.as_object()) else {
+        return out;
+    };
+    let mut taken = std::collections::BTreeSet::new();
+    for (from, to) in table {
+        let Some(to) = to.as_str() else {
+            warnings.push(format!(
+                "[plugins.mcp] tool_names.{from}: the new name is not text"
+            ));
+            continue;
+        };
+        let valid = !to.is_empty()
+            && to.len() <= 64
+            && to
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        let server = servers
+            .iter()
+            .map(McpServer::name)
+            .filter(|s| {
+                from.strip_prefix(s)
+                    .is_some_and(|rest| rest.starts_with('_'))
+            })
+            .max_by_key(|s| s.len());
+        match server {
+            _ if !valid => warnings.push(format!(
+                "[plugins.mcp] tool_names.{from} = \"{to}\": a tool name is 1-64 of [a-zA-Z0-9_-]"
+            )),
+            None => warnings.push(format!(
+                "[plugins.mcp] tool_names.{from}: no configured MCP server's tools are named so \
+                 (they are <server>_<tool>)"
+            )),
+            Some(_) if !taken.insert(to.to_string()) => warnings.push(format!(
+                "[plugins.mcp] tool_names: two tools are renamed `{to}`; neither is"
+            )),
+            Some(server) => {
+                out.insert(from.clone(), (server.to_string(), to.to_string()));
+            }
+        }
+    }
+    out
+}
+
+fn renames_of(
+    renames: &std::collections::BTreeMap<String, (String, String)>,
+    server: &str,
+) -> serde_json::Value {
+    serde_json::Value::Object(
+        renames
+            .iter()
+            .filter(|(_, (owner, _))| owner == server)
+            .map(|(from, (_, to))| (from.clone(), json!(to)))
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -184,7 +260,11 @@ mod tests {
             spec(PluginSource::Builtin),
             spec(PluginSource::Path("/elsewhere/mcp".into())),
         ];
-        apply(&mut specs, &[server("ev", &["node", "server one.js"])]);
+        apply(
+            &mut specs,
+            &[server("ev", &["node", "server one.js"])],
+            &mut Vec::new(),
+        );
         assert_eq!(specs[0].granted.process, ["node 'server one.js'"]);
         assert_eq!(
             specs[0].manifest.capabilities.process,
@@ -194,6 +274,35 @@ mod tests {
         // A package that calls itself mcp gets nothing of the user's servers.
         assert_eq!(specs[1].granted.process, ["**"]);
         assert!(specs[1].config.get("servers").is_none());
+    }
+
+    #[test]
+    fn tools_the_user_renames_keep_their_server_for_the_gate() {
+        let mut specs = vec![spec(PluginSource::Builtin), gate()];
+        specs[0].config = json!({ "tool_names": {
+            "ev_echo": "say", "nope_x": "y", "ev_add": "bad name", "ev_sum": "say"
+        } });
+        let mut warnings = Vec::new();
+        apply(
+            &mut specs,
+            &[server("ev", &["node", "ev.js"])],
+            &mut warnings,
+        );
+        assert_eq!(
+            specs[0].config["servers"][0]["rename"],
+            json!({ "ev_echo": "say" })
+        );
+        assert_eq!(specs[1].config["mcp_tools"], json!({ "say": "ev" }));
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+    }
+
+    fn gate() -> PluginSpec {
+        let mut gate = spec(PluginSource::Builtin);
+        gate.manifest = Manifest::parse(
+            "[plugin]\nname = \"permission-gate\"\nversion = \"0.1.0\"\napi = \"0.1\"\ncomponent = \"g.wasm\"\n",
+        )
+        .expect("manifest");
+        gate
     }
 
     #[test]
@@ -211,7 +320,7 @@ mod tests {
         });
         let mut specs = vec![spec(PluginSource::Builtin)];
         let servers = [server("ev", &["node", "ev.js"]), remote];
-        apply(&mut specs, &servers);
+        apply(&mut specs, &servers, &mut Vec::new());
         let granted = &specs[0].granted;
         assert_eq!(granted.process, ["node ev.js"]);
         assert_eq!(granted.http, ["https://mcp.example/mcp"]);
@@ -229,7 +338,7 @@ mod tests {
     #[test]
     fn without_a_server_the_client_is_not_loaded() {
         let mut specs = vec![spec(PluginSource::Builtin)];
-        apply(&mut specs, &[]);
+        apply(&mut specs, &[], &mut Vec::new());
         assert!(specs.is_empty());
     }
 }
