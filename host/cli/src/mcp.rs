@@ -244,10 +244,9 @@ pub fn resolve(
 }
 
 /// Header names whose values are credentials even when written out in the file.
-fn holds_a_secret(header: &str, written: &str) -> bool {
+fn names_a_credential(header: &str) -> bool {
     let lower = header.to_ascii_lowercase();
-    written.contains("${")
-        || ["authorization", "cookie"].contains(&lower.as_str())
+    ["authorization", "cookie"].contains(&lower.as_str())
         || ["auth", "token", "key", "secret", "password"]
             .iter()
             .any(|word| lower.contains(word))
@@ -300,31 +299,58 @@ fn resolve_http(
              \"Bearer ${{TOKEN}}\"}}), not in the url"
         ));
     }
+    // A variable in the query is a credential in the URL, which the grant, the plugin's
+    // configuration and every listing would show.
+    if written
+        .split_once('?')
+        .is_some_and(|(_, query)| query.contains("${"))
+    {
+        return Err(format!(
+            "MCP server '{name}': put credentials in a header (\"headers\": {{\"Authorization\": \
+             \"Bearer ${{TOKEN}}\"}}), not in the url's query"
+        ));
+    }
     let mut headers = Vec::new();
     let mut secret: Option<SecretHeader> = None;
+    // A header whose name says it carries a credential is the secret; failing one, the first
+    // whose value comes from a variable (`X-Api: ${KEY}`). Others go as written.
+    let chosen = entry
+        .headers
+        .keys()
+        .find(|h| names_a_credential(h))
+        .or_else(|| {
+            entry
+                .headers
+                .iter()
+                .find(|(_, v)| v.contains("${"))
+                .map(|(h, _)| h)
+        })
+        .cloned();
     for (header, written) in &entry.headers {
         let lower = header.to_ascii_lowercase();
-        if TRANSPORT_HEADERS.contains(&lower.as_str()) {
+        if TRANSPORT_HEADERS.contains(&lower.as_str())
+            || tack_runtime::broker::http::host_owned_header(header)
+        {
             return Err(format!(
-                "MCP server '{name}': header `{header}` is the transport's own; leave it out"
+                "MCP server '{name}': header `{header}` is the transport's or the host's own; \
+                 leave it out"
             ));
         }
         let value = expand_all(written)?;
-        if !holds_a_secret(header, written) {
-            headers.push((header.clone(), value));
-            continue;
-        }
-        if let Some(first) = &secret {
+        if Some(header) == chosen.as_ref() {
+            secret = Some(SecretHeader {
+                header: header.clone(),
+                value,
+            });
+        } else if names_a_credential(header) {
             return Err(format!(
-                "MCP server '{name}': headers `{}` and `{header}` both hold secrets; tack attaches \
-                 one secret header per server",
-                first.header
+                "MCP server '{name}': headers `{}` and `{header}` both hold credentials; tack \
+                 attaches one secret header per server",
+                chosen.as_deref().unwrap_or_default()
             ));
+        } else {
+            headers.push((header.clone(), value));
         }
-        secret = Some(SecretHeader {
-            header: header.clone(),
-            value,
-        });
     }
     Ok(HttpServer {
         name: name.to_string(),
@@ -563,6 +589,19 @@ mod tests {
         };
         assert!(local.headers.is_empty());
         assert_eq!(local.secret.expect("secret").value, "abc");
+        // A variable in a plain header beside a credential is a plain header.
+        let both = entry(serde_json::json!({
+            "url": "https://mcp.example/mcp",
+            "headers": { "Authorization": "Bearer ${TOKEN}", "X-Tenant": "${HOST}" }
+        }));
+        let McpServer::Http(both) = resolve("b", &both, Scope::User, &lookup).expect("both") else {
+            panic!("an http server");
+        };
+        assert_eq!(both.secret.expect("secret").header, "Authorization");
+        assert_eq!(
+            both.headers,
+            [("X-Tenant".to_string(), "mcp.example".to_string())]
+        );
         // The older transport reaches the origin, where its server names its endpoint.
         let sse = entry(serde_json::json!({ "type": "sse", "url": "https://mcp.example/sse" }));
         let McpServer::Http(older) = resolve("o", &sse, Scope::User, &lookup).expect("sse") else {
@@ -593,7 +632,16 @@ mod tests {
             "url": "https://mcp.example/mcp",
             "headers": { "Mcp-Session-Id": "x" }
         }))
-        .contains("transport's own"));
+        .contains("transport's"));
+        assert!(why(serde_json::json!({
+            "url": "https://mcp.example/mcp",
+            "headers": { "X-Forwarded-Host": "admin.internal" }
+        }))
+        .contains("host's own"));
+        assert!(
+            why(serde_json::json!({ "url": "https://mcp.example/mcp?key=${K:-x}" }))
+                .contains("not in the url's query")
+        );
     }
 
     #[test]

@@ -77,6 +77,8 @@ pub struct HttpLink {
     inbox: VecDeque<String>,
     /// The session's GET stream, once open; `None` also when the server offers none.
     listening: Option<Listening>,
+    /// The server offers no GET stream (or opening one failed): not tried again this session.
+    deaf: bool,
 }
 
 /// The most of one answer that is read as messages: a server's tool result can be large, but
@@ -93,6 +95,7 @@ impl HttpLink {
             protocol: None,
             inbox: VecDeque::new(),
             listening: None,
+            deaf: false,
         }
     }
 
@@ -108,31 +111,24 @@ impl HttpLink {
     /// Opens the session's GET stream, over which the server may send messages unprompted; a
     /// server that offers none (405) or fails to is simply not listened to.
     pub fn listen(&mut self) {
-        if self.listening.is_some() || self.session.is_none() {
+        if self.listening.is_some() || self.session.is_none() || self.deaf {
             return;
         }
-        let mut headers = vec![("accept".to_string(), "text/event-stream".to_string())];
-        headers.extend(self.session_headers());
+        let mut headers = self.session_headers();
         headers.extend(self.headers.iter().cloned());
-        let Ok(head) = http_stream::open(&Request {
-            method: "GET".into(),
-            url: self.url.clone(),
+        match open_event_stream(
+            &self.url,
             headers,
-            body: Vec::new(),
-            secret: self.secret_use(),
-            timeout_ms: Some(5_000),
-        }) else {
-            return;
-        };
-        let streams = header(&head.headers, "content-type")
-            .is_some_and(|kind| kind.starts_with("text/event-stream"));
-        if head.status == 200 && streams {
-            self.listening = Some(Listening {
-                stream: head.id,
-                parser: EventParser::default(),
-            });
-        } else {
-            http_stream::close(head.id);
+            self.secret.as_ref(),
+            Duration::from_secs(5),
+        ) {
+            Ok(stream) => {
+                self.listening = Some(Listening {
+                    stream,
+                    parser: EventParser::default(),
+                })
+            }
+            Err(_) => self.deaf = true,
         }
     }
 
@@ -163,6 +159,13 @@ impl HttpLink {
             if let Some(listening) = self.listening.take() {
                 http_stream::close(listening.stream);
             }
+        }
+    }
+
+    /// Opens the GET stream again after the server closed it (a proxy's idle timeout, say).
+    fn listen_again(&mut self) {
+        if self.listening.is_none() && self.protocol.is_some() {
+            self.listen();
         }
     }
 
@@ -210,6 +213,7 @@ impl HttpLink {
         if let Some(id) = header(&response.headers, "mcp-session-id") {
             self.session = Some(id.to_string());
         }
+        self.listen_again();
         if response.status == 202 || response.body.is_empty() {
             return Ok(());
         }
@@ -257,6 +261,7 @@ impl HttpLink {
         });
         self.session = None;
         self.protocol = None;
+        self.deaf = false;
         self.inbox.clear();
     }
 
@@ -274,6 +279,37 @@ impl HttpLink {
     pub fn secret_use(&self) -> Option<SecretUse> {
         self.secret.as_ref().map(SecretHeader::as_use)
     }
+}
+
+/// A GET for the event stream at `url`: the stream's id once the server answered 200 with an
+/// event stream; otherwise what it answered (and the stream closed).
+pub fn open_event_stream(
+    url: &str,
+    mut headers: Vec<(String, String)>,
+    secret: Option<&SecretHeader>,
+    wait: Duration,
+) -> Result<u64, String> {
+    headers.insert(0, ("accept".to_string(), "text/event-stream".to_string()));
+    let head = http_stream::open(&Request {
+        method: "GET".into(),
+        url: url.to_string(),
+        headers,
+        body: Vec::new(),
+        secret: secret.map(SecretHeader::as_use),
+        timeout_ms: Some(wait.as_millis().max(100) as u64),
+    })
+    .map_err(|e| describe(&e))?;
+    let streams = header(&head.headers, "content-type")
+        .is_some_and(|kind| kind.starts_with("text/event-stream"));
+    if head.status == 200 && streams {
+        return Ok(head.id);
+    }
+    http_stream::close(head.id);
+    Err(format!(
+        "{url} answered the event stream's GET with HTTP {}{}",
+        head.status,
+        if streams { "" } else { ", not an event stream" }
+    ))
 }
 
 pub fn describe(error: &HttpError) -> String {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use tack_sdk::http::{self, Request};
 use tack_sdk::http_stream::{self, Chunk};
 
-use crate::http::{describe, excerpt, header, SecretHeader};
+use crate::http::{describe, excerpt, open_event_stream, SecretHeader};
 use crate::sse::EventParser;
 
 pub struct SseLink {
@@ -31,33 +31,13 @@ impl SseLink {
         secret: Option<SecretHeader>,
         deadline: Instant,
     ) -> Result<SseLink, String> {
-        let mut sent = vec![("accept".to_string(), "text/event-stream".to_string())];
-        sent.extend(headers.iter().cloned());
         let wait = deadline.saturating_duration_since(Instant::now());
-        let head = http_stream::open(&Request {
-            method: "GET".into(),
-            url: url.to_string(),
-            headers: sent,
-            body: Vec::new(),
-            secret: secret.as_ref().map(SecretHeader::as_use),
-            timeout_ms: Some(wait.as_millis().max(100) as u64),
-        })
-        .map_err(|e| describe(&e))?;
-        let streams = header(&head.headers, "content-type")
-            .is_some_and(|kind| kind.starts_with("text/event-stream"));
-        if head.status != 200 || !streams {
-            http_stream::close(head.id);
-            return Err(format!(
-                "{url} answered the event stream's GET with HTTP {}{}",
-                head.status,
-                if streams { "" } else { ", not an event stream" }
-            ));
-        }
+        let stream = open_event_stream(url, headers.clone(), secret.as_ref(), wait)?;
         let mut link = SseLink {
             url: url.to_string(),
             headers,
             secret,
-            stream: head.id,
+            stream,
             parser: EventParser::default(),
             endpoint: None,
             inbox: VecDeque::new(),

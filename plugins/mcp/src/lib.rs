@@ -84,8 +84,9 @@ impl McpPlugin {
                 }
             }
         }
-        // Every server started at once above, so waiting for them one after another costs the
-        // slowest one's time, not the sum.
+        // Every stdio server started at once above, so waiting for them one after another costs
+        // the slowest one's time, not the sum. (An HTTP server's start waited for its answer
+        // already; one that took the whole wait brings its tools from a later turn.)
         for server in &mut self.servers {
             if let Err(e) = server
                 .drain()
@@ -414,6 +415,9 @@ impl Plugin for McpPlugin {
         // left from an instance before this one have no conversation anyone remembers.
         for orphan in process::list() {
             let _ = process::Process::from_id(orphan.id).release();
+        }
+        for orphan in tack_sdk::http_stream::list() {
+            tack_sdk::http_stream::close(orphan);
         }
         // At the session's start too, so that servers' prompts are commands before the first
         // prompt (`tack -p "/server:prompt …"`), as Claude Code connects its servers at start.

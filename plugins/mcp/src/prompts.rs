@@ -40,12 +40,23 @@ pub fn command_name(server: &str, prompt: &str) -> String {
     format!("{server}:{clean}").chars().take(64).collect()
 }
 
-/// One line for the command menu: the server's description, and the arguments it takes.
+/// The most of a server's description a command's line keeps (the host takes 1 KiB).
+const DESCRIPTION_BYTES: usize = 800;
+
+/// One line for the command menu: the first line of the server's description (cut to fit), and
+/// the arguments the prompt takes.
 pub fn describe(server: &str, prompt: &RemotePrompt) -> String {
-    let mut text = if prompt.description.is_empty() {
+    let first = prompt.description.lines().next().unwrap_or_default().trim();
+    let mut text = if first.is_empty() {
         format!("Prompt '{}' of MCP server '{server}'", prompt.name)
+    } else if first.len() > DESCRIPTION_BYTES {
+        let mut end = DESCRIPTION_BYTES;
+        while !first.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}…", &first[..end])
     } else {
-        prompt.description.clone()
+        first.to_string()
     };
     if !prompt.arguments.is_empty() {
         let names: Vec<String> = prompt
@@ -61,7 +72,7 @@ pub fn describe(server: &str, prompt: &RemotePrompt) -> String {
             .collect();
         text.push_str(&format!(" — {}", names.join(" ")));
     }
-    text.lines().next().unwrap_or_default().to_string()
+    text
 }
 
 /// Every prompt `server` lists (pages followed, up to a bound), by command name.
@@ -70,55 +81,74 @@ pub fn list(
     deadline: Instant,
 ) -> Result<BTreeMap<String, RemotePrompt>, String> {
     let mut prompts = BTreeMap::new();
+    for prompt in pages(server, "prompts/list", "prompts", deadline)? {
+        let Some(name) = prompt.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let text = |key: &str| prompt.get(key).and_then(Value::as_str).unwrap_or("");
+        let arguments = prompt
+            .get("arguments")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|a| {
+                Some(PromptArgument {
+                    name: a.get("name")?.as_str()?.to_string(),
+                    required: a.get("required").and_then(Value::as_bool).unwrap_or(false),
+                })
+            })
+            .collect();
+        let description = if text("description").is_empty() {
+            text("title")
+        } else {
+            text("description")
+        };
+        let command = command_name(server.name(), name);
+        if prompts.contains_key(&command) {
+            tack_sdk::log::warn(format!(
+                "MCP server '{}': prompt '{name}' is not /{command}: another of its prompts \
+                 is called so in tack",
+                server.name()
+            ));
+            continue;
+        }
+        prompts.insert(
+            command,
+            RemotePrompt {
+                name: name.to_string(),
+                description: description.to_string(),
+                arguments,
+            },
+        );
+    }
+    Ok(prompts)
+}
+
+/// Every item under `key` of a paginated list (`prompts/list`, `resources/list`), following
+/// `nextCursor` up to a bound.
+fn pages(
+    server: &mut Server,
+    method: &str,
+    key: &str,
+    deadline: Instant,
+) -> Result<Vec<Value>, String> {
+    let mut items = Vec::new();
     let mut cursor: Option<String> = None;
     for _ in 0..MAX_PAGES {
         let params = match &cursor {
             Some(cursor) => json!({ "cursor": cursor }),
             None => json!({}),
         };
-        let page = server.call("prompts/list", params, deadline, None)?;
-        for prompt in page
-            .get("prompts")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(name) = prompt.get("name").and_then(Value::as_str) else {
-                continue;
-            };
-            let text = |key: &str| prompt.get(key).and_then(Value::as_str).unwrap_or("");
-            let arguments = prompt
-                .get("arguments")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|a| {
-                    Some(PromptArgument {
-                        name: a.get("name")?.as_str()?.to_string(),
-                        required: a.get("required").and_then(Value::as_bool).unwrap_or(false),
-                    })
-                })
-                .collect();
-            let description = if text("description").is_empty() {
-                text("title")
-            } else {
-                text("description")
-            };
-            prompts.insert(
-                command_name(server.name(), name),
-                RemotePrompt {
-                    name: name.to_string(),
-                    description: description.to_string(),
-                    arguments,
-                },
-            );
+        let mut page = server.call(method, params, deadline, None)?;
+        if let Some(Value::Array(listed)) = page.get_mut(key).map(Value::take) {
+            items.extend(listed);
         }
         match page.get("nextCursor").and_then(Value::as_str) {
             Some(next) => cursor = Some(next.to_string()),
             None => break,
         }
     }
-    Ok(prompts)
+    Ok(items)
 }
 
 /// The prompt's arguments from what followed the command: `name=value` words when every word
@@ -241,33 +271,16 @@ fn content_text(content: &Value) -> Option<String> {
 /// `resources/list` of one server, as lines for `/mcp resources`.
 pub fn resource_lines(server: &mut Server, deadline: Instant) -> Result<Vec<String>, String> {
     let mut lines = Vec::new();
-    let mut cursor: Option<String> = None;
-    for _ in 0..MAX_PAGES {
-        let params = match &cursor {
-            Some(cursor) => json!({ "cursor": cursor }),
-            None => json!({}),
-        };
-        let page = server.call("resources/list", params, deadline, None)?;
-        for resource in page
-            .get("resources")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let text = |key: &str| resource.get(key).and_then(Value::as_str).unwrap_or("");
-            let mut line = format!("  {}", text("uri"));
-            if !text("name").is_empty() {
-                line.push_str(&format!(" ({})", text("name")));
-            }
-            if !text("mimeType").is_empty() {
-                line.push_str(&format!(", {}", text("mimeType")));
-            }
-            lines.push(line);
+    for resource in pages(server, "resources/list", "resources", deadline)? {
+        let text = |key: &str| resource.get(key).and_then(Value::as_str).unwrap_or("");
+        let mut line = format!("  {}", text("uri"));
+        if !text("name").is_empty() {
+            line.push_str(&format!(" ({})", text("name")));
         }
-        match page.get("nextCursor").and_then(Value::as_str) {
-            Some(next) => cursor = Some(next.to_string()),
-            None => break,
+        if !text("mimeType").is_empty() {
+            line.push_str(&format!(", {}", text("mimeType")));
         }
+        lines.push(line);
     }
     Ok(lines)
 }
@@ -355,6 +368,17 @@ mod tests {
             describe("ev", &prompt(&[("city", true), ("state", false)])),
             "A prompt. — <city> [state]"
         );
+        // A long, many-line description keeps its first line, cut, and the arguments after it.
+        let long = RemotePrompt {
+            description: format!("{}\nmore", "é".repeat(600)),
+            ..prompt(&[("city", true)])
+        };
+        let line = describe("ev", &long);
+        assert!(
+            line.ends_with("… — <city>") && !line.contains('\n'),
+            "{line}"
+        );
+        assert!(line.len() < 1024);
     }
 
     #[test]

@@ -35,8 +35,9 @@ pub struct Context<'a> {
     /// The MCP servers of this run: a tool named `<server>_…` is a server's, whose effects
     /// nobody here can see, so it asks (and is denied in read-only mode) unless a rule says.
     pub mcp_servers: &'a [String],
-    /// Server tools the user gave names of their own (`[plugins.mcp] tool_names`): name ->
-    /// server. They are a server's tools as much as `<server>_…` ones.
+    /// Server tools the user gave names of their own (`[plugins.mcp] tool_names`): their name
+    /// -> tack's (`<server>_<tool>`). A call is judged by tack's name, so every rule that names
+    /// the tool or its server (and the server's default) holds whatever the tool is called.
     pub mcp_tools: &'a std::collections::BTreeMap<String, String>,
 }
 
@@ -70,6 +71,7 @@ impl Finding {
 
 /// Decides a call of `tool` with `args`.
 pub fn evaluate(ctx: &Context<'_>, tool: &str, args: &Value) -> Verdict {
+    let tool = ctx.mcp_tools.get(tool).map_or(tool, String::as_str);
     let (findings, summary) = if tool == "bash" {
         let command = args
             .get("command")
@@ -417,9 +419,6 @@ fn other_tool(ctx: &Context<'_>, tool: &str) -> Finding {
 /// The MCP server whose tool `tool` is, by its name's prefix (`github_` for `github`; the
 /// longest name wins where one server's name starts another's).
 fn mcp_server_of<'a>(ctx: &Context<'a>, tool: &str) -> Option<&'a str> {
-    if let Some(server) = ctx.mcp_tools.get(tool) {
-        return Some(server);
-    }
     ctx.mcp_servers
         .iter()
         .filter(|server| {
@@ -632,7 +631,11 @@ mod tests {
                 files: vec!["/ws/.tack/permissions.toml".into()],
                 trust: Trust::Trusted,
                 mcp_servers: vec!["github".into(), "git".into()],
-                mcp_tools: [("issue".to_string(), "github".to_string())].into(),
+                mcp_tools: [
+                    ("issue".to_string(), "github_create_issue".to_string()),
+                    ("rm_repo".to_string(), "github_delete_repo".to_string()),
+                ]
+                .into(),
             }
         }
 
@@ -793,15 +796,13 @@ action = "deny"
             f.decide(Mode::Yolo, "git_log", args.clone()).action,
             Action::Allow
         );
-        // A tool the user renamed is still its server's.
-        let renamed = f.decide(Mode::Auto, "issue", args.clone());
-        assert_eq!(renamed.action, Action::Ask);
-        assert!(
-            renamed.why.contains("MCP server 'github'"),
-            "{}",
-            renamed.why
+        // A tool the user renamed is judged as tack names it: the server's rule allows it, and
+        // the rule denying one of its tools still denies it under its new name, in every mode.
+        assert_eq!(
+            f.decide(Mode::Ask, "issue", args.clone()).action,
+            Action::Allow
         );
-        assert_eq!(f.decide(Mode::ReadOnly, "issue", args).action, Action::Deny);
+        assert_eq!(f.decide(Mode::Yolo, "rm_repo", args).action, Action::Deny);
     }
 
     #[test]

@@ -67,7 +67,7 @@ struct PermissionGate {
     told_untrusted: bool,
     /// The MCP servers the mcp plugin runs (set by the host); their tools (`<server>_…`) ask.
     mcp_servers: Vec<String>,
-    /// Their tools the user renamed, with the server of each (set by the host).
+    /// Their tools the user renamed: the new name -> tack's (set by the host).
     mcp_tools: std::collections::BTreeMap<String, String>,
 }
 
@@ -87,7 +87,8 @@ struct Config {
     /// The MCP servers of this run, by name (the host sets this when the mcp plugin loads).
     #[serde(default)]
     mcp_servers: Vec<String>,
-    /// Server tools the user renamed: name -> server (set by the host with `mcp_servers`).
+    /// Server tools the user renamed: the new name -> tack's `<server>_<tool>` (set by the host
+    /// with `mcp_servers`).
     #[serde(default)]
     mcp_tools: std::collections::BTreeMap<String, String>,
 }

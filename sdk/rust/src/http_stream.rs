@@ -20,4 +20,6 @@
 //! # Ok::<(), tack_sdk::http::HttpError>(())
 //! ```
 
-pub use crate::additions::tack::plugin0_2_0::http_stream::{close, open, read, Chunk, StreamHead};
+pub use crate::additions::tack::plugin0_2_0::http_stream::{
+    close, list, open, read, Chunk, StreamHead,
+};

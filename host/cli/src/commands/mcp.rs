@@ -35,17 +35,32 @@ pub fn run(command: &McpCommand) -> Result<ExitCode> {
     }
 }
 
-/// The entry named `name`, the project's before the user's (as `get` finds it).
-fn find(home: &Home, project: &Path, name: &str) -> Result<(ServerEntry, Scope)> {
-    for (path, scope) in [
-        (mcp::project_file(project), Scope::Project),
-        (mcp::user_file(home.root()), Scope::User),
-    ] {
-        if let Some(entry) = mcp::read(&path)?.servers.get(name) {
-            return Ok((entry.clone(), scope));
+/// The entry named `name` a run here would use: a trusted project's before the user's. An
+/// untrusted project's entry is never used: its URL (with `${VAR}`s expanded) is not reached.
+fn find_used(home: &Home, project: &Path, name: &str) -> Result<(ServerEntry, Scope)> {
+    let trusted = tack_packages::trust::TrustStore::load(&home.root().join("trust.toml"))?
+        .get(project)
+        == tack_packages::trust::Trust::Trusted;
+    let project_file = mcp::project_file(project);
+    if let Some(entry) = mcp::read(&project_file)?.servers.get(name) {
+        if trusted {
+            return Ok((entry.clone(), Scope::Project));
+        }
+        if !mcp::read(&mcp::user_file(home.root()))?
+            .servers
+            .contains_key(name)
+        {
+            bail!(
+                "MCP server '{name}' is {}'s, and that project is not trusted; trust it first \
+                 (run tack --trust there)",
+                project_file.display()
+            );
         }
     }
-    bail!("no MCP server named '{name}' (see `tack mcp list`)")
+    match mcp::read(&mcp::user_file(home.root()))?.servers.get(name) {
+        Some(entry) => Ok((entry.clone(), Scope::User)),
+        None => bail!("no MCP server named '{name}' (see `tack mcp list`)"),
+    }
 }
 
 /// `tack mcp login <name>`: OAuth in the browser for a server reached over HTTP; the tokens
@@ -53,7 +68,7 @@ fn find(home: &Home, project: &Path, name: &str) -> Result<(ServerEntry, Scope)>
 pub async fn login(name: &str) -> Result<ExitCode> {
     let home = Home::locate()?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let (entry, scope) = find(&home, &project_root(&cwd), name)?;
+    let (entry, scope) = find_used(&home, &project_root(&cwd), name)?;
     let mcp::McpServer::Http(server) =
         mcp::resolve(name, &entry, scope, &env_lookup).map_err(anyhow::Error::msg)?
     else {

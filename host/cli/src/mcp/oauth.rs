@@ -99,6 +99,18 @@ fn random(bytes: usize) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw)
 }
 
+/// `text` as a URL codes and tokens may travel to: https, or plain http to this machine.
+fn safe_url(text: &str, what: &str) -> Result<url::Url> {
+    let url = url::Url::parse(text).with_context(|| format!("{what} `{text}` is not a URL"))?;
+    match url.scheme() {
+        "https" => Ok(url),
+        "http" if tack_runtime::broker::http::on_this_machine(&url) => Ok(url),
+        _ => {
+            bail!("{what} `{text}` is neither https nor on this machine; tack sends no login there")
+        }
+    }
+}
+
 /// The `resource_metadata` URL of a `WWW-Authenticate: Bearer …` challenge.
 fn resource_metadata_of(challenge: &str) -> Option<String> {
     let at = challenge.find("resource_metadata=")?;
@@ -189,9 +201,23 @@ async fn discover(
             probe.status().as_u16()
         );
     }
-    let mut candidates: Vec<String> = resource_metadata_of(&challenge).into_iter().collect();
+    let mut candidates: Vec<String> = resource_metadata_of(&challenge)
+        .filter(|url| safe_url(url, "the resource metadata").is_ok())
+        .into_iter()
+        .collect();
     candidates.extend(well_known(&server, "oauth-protected-resource"));
     let resource = first_json(client, &candidates).await;
+    // RFC 9728: the metadata is about this server, or another server's authorization server
+    // would be asked for a token to it.
+    if let Some(named) = resource
+        .as_ref()
+        .and_then(|(_, meta)| meta.get("resource")?.as_str())
+    {
+        let named = named.trim_end_matches('/');
+        if !server_url.trim_end_matches('/').starts_with(named) || named.is_empty() {
+            bail!("the resource metadata is about {named}, not {server_url}");
+        }
+    }
     let scope = challenge
         .split("scope=\"")
         .nth(1)
@@ -214,8 +240,7 @@ async fn discover(
         })
         .map(str::to_string)
         .unwrap_or_else(|| server.origin().ascii_serialization());
-    let issuer_url = url::Url::parse(&issuer)
-        .with_context(|| format!("the authorization server `{issuer}` is not a URL"))?;
+    let issuer_url = safe_url(&issuer, "the authorization server")?;
     let mut candidates = well_known(&issuer_url, "oauth-authorization-server");
     candidates.extend(well_known(&issuer_url, "openid-configuration"));
     candidates.push(format!(
@@ -225,7 +250,18 @@ async fn discover(
     let (_, meta) = first_json(client, &candidates).await.ok_or_else(|| {
         anyhow!("the authorization server {issuer} publishes no metadata (RFC 8414 or OpenID)")
     })?;
-    let endpoint = |key: &str| meta.get(key).and_then(Value::as_str).map(str::to_string);
+    // RFC 8414: the metadata names the issuer it was asked about.
+    if let Some(named) = meta.get("issuer").and_then(Value::as_str) {
+        if named.trim_end_matches('/') != issuer.trim_end_matches('/') {
+            bail!("the metadata found for {issuer} names another issuer, {named}");
+        }
+    }
+    let endpoint = |key: &str| -> Result<Option<String>> {
+        match meta.get(key).and_then(Value::as_str) {
+            Some(url) => Ok(Some(safe_url(url, key)?.to_string())),
+            None => Ok(None),
+        }
+    };
     let methods = meta
         .get("code_challenge_methods_supported")
         .and_then(Value::as_array);
@@ -236,11 +272,11 @@ async fn discover(
     }
     Ok((
         AuthServer {
-            authorization_endpoint: endpoint("authorization_endpoint")
+            authorization_endpoint: endpoint("authorization_endpoint")?
                 .ok_or_else(|| anyhow!("{issuer}'s metadata names no authorization_endpoint"))?,
-            token_endpoint: endpoint("token_endpoint")
+            token_endpoint: endpoint("token_endpoint")?
                 .ok_or_else(|| anyhow!("{issuer}'s metadata names no token_endpoint"))?,
-            registration_endpoint: endpoint("registration_endpoint"),
+            registration_endpoint: endpoint("registration_endpoint")?,
             token_auth: match meta
                 .get("token_endpoint_auth_methods_supported")
                 .and_then(Value::as_array)
@@ -289,34 +325,34 @@ async fn register(
     ))
 }
 
-/// Waits for the browser's redirect to the loopback listener; answers it, and returns its query.
-async fn callback(listener: tokio::net::TcpListener) -> Result<BTreeMap<String, String>> {
+/// Waits for the browser's redirect to the loopback listener carrying this login's `state`,
+/// answers it, and returns its query. Other requests (another page on this machine guessing the
+/// port) are answered and ignored; each gets a few seconds to send its request line.
+async fn callback(
+    listener: tokio::net::TcpListener,
+    state: &str,
+) -> Result<BTreeMap<String, String>> {
     let wait = async {
         loop {
             let (mut socket, _) = listener.accept().await?;
-            let mut buffer = vec![0u8; 16 << 10];
-            let mut read = 0;
-            while read < buffer.len() {
-                let n = socket.read(&mut buffer[read..]).await?;
-                if n == 0 {
-                    break;
-                }
-                read += n;
-                if buffer[..read].windows(4).any(|w| w == b"\r\n\r\n") {
-                    break;
-                }
-            }
-            let head = String::from_utf8_lossy(&buffer[..read]).to_string();
-            let target = head.split_whitespace().nth(1).unwrap_or("/").to_string();
-            let Ok(url) = url::Url::parse(&format!("http://127.0.0.1{target}")) else {
+            let Ok(Ok(head)) =
+                tokio::time::timeout(Duration::from_secs(5), request_head(&mut socket)).await
+            else {
                 continue;
             };
-            if url.path() != "/callback" {
+            let target = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+            let query: Option<BTreeMap<String, String>> =
+                url::Url::parse(&format!("http://127.0.0.1{target}"))
+                    .ok()
+                    .filter(|url| url.path() == "/callback")
+                    .map(|url| url.query_pairs().into_owned().collect());
+            let Some(query) = query.filter(|q| q.get("state").map(String::as_str) == Some(state))
+            else {
                 let _ = socket
                     .write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
                     .await;
                 continue;
-            }
+            };
             let page = "<!doctype html><title>tack</title><p>tack has your answer. You can close \
                         this tab and go back to the terminal.</p>";
             let reply = format!(
@@ -325,7 +361,6 @@ async fn callback(listener: tokio::net::TcpListener) -> Result<BTreeMap<String, 
                 page.len()
             );
             let _ = socket.write_all(reply.as_bytes()).await;
-            let query: BTreeMap<String, String> = url.query_pairs().into_owned().collect();
             return Ok::<_, std::io::Error>(query);
         }
     };
@@ -340,7 +375,24 @@ async fn callback(listener: tokio::net::TcpListener) -> Result<BTreeMap<String, 
         .context("the loopback listener failed")
 }
 
-/// A token endpoint's answer, as [`Tokens`] for `base`.
+/// A request's head, up to its blank line (or 16 KiB).
+async fn request_head(socket: &mut tokio::net::TcpStream) -> std::io::Result<String> {
+    let mut buffer = vec![0u8; 16 << 10];
+    let mut read = 0;
+    while read < buffer.len() {
+        let n = socket.read(&mut buffer[read..]).await?;
+        if n == 0 {
+            break;
+        }
+        read += n;
+        if buffer[..read].windows(4).any(|w| w == b"\r\n\r\n") {
+            break;
+        }
+    }
+    Ok(String::from_utf8_lossy(&buffer[..read]).into_owned())
+}
+
+/// A token endpoint's answer: its JSON, with an access token in it.
 async fn token_request(
     client: &reqwest::Client,
     endpoint: &str,
@@ -379,7 +431,7 @@ fn apply(tokens: &mut Tokens, body: &Value) {
     tokens.expires_at = body
         .get("expires_in")
         .and_then(Value::as_u64)
-        .map(|seconds| now() + seconds);
+        .map(|seconds| now().saturating_add(seconds));
 }
 
 /// Logs in to the server at `server_url`: `show` is given the address to open in a browser
@@ -423,7 +475,7 @@ pub async fn login(
         }
     }
     show(authorize.as_str());
-    let answer = callback(listener).await?;
+    let answer = callback(listener, &state).await?;
     if let Some(error) = answer.get("error") {
         bail!(
             "the authorization server said no: {error} {}",
@@ -432,9 +484,6 @@ pub async fn login(
                 .map(String::as_str)
                 .unwrap_or("")
         );
-    }
-    if answer.get("state") != Some(&state) {
-        bail!("the browser's answer does not carry this login's state; it was not used");
     }
     let code = answer
         .get("code")
@@ -469,7 +518,7 @@ pub async fn login(
 pub async fn refresh_if_due(client: &reqwest::Client, tokens: &mut Tokens) -> Result<bool> {
     let due = tokens
         .expires_at
-        .is_some_and(|at| at <= now() + REFRESH_MARGIN);
+        .is_some_and(|at| at <= now().saturating_add(REFRESH_MARGIN));
     let Some(refresh) = tokens.refresh_token.clone().filter(|_| due) else {
         return Ok(false);
     };

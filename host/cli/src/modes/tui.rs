@@ -146,12 +146,19 @@ async fn run_once(cli: Cli) -> Result<Ended> {
     ));
     controller.send(UiEvent::Footer(controller.footer()));
     controller.send(UiEvent::Commands(controller.command_list()));
-    // Commands plugins register later (an MCP server's prompts) join the menu when they do.
+    // Commands plugins register later (an MCP server's prompts) join the menu when they do, at
+    // most ten times a second however fast a plugin changes them. The task holds the controller
+    // weakly, so a `/reload` drops the old one (and its plugins) as before.
     let mut commands_changed = controller.front.loaded.set.commands_changed();
-    let menu = controller.clone();
+    let menu = Arc::downgrade(&controller);
     tokio::spawn(async move {
         while commands_changed.changed().await.is_ok() {
-            menu.send(UiEvent::Commands(menu.command_list()));
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            commands_changed.mark_unchanged();
+            let Some(controller) = menu.upgrade() else {
+                return;
+            };
+            controller.send(UiEvent::Commands(controller.command_list()));
         }
     });
     controller.send(UiEvent::History(controller.history()));

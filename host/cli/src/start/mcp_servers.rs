@@ -73,7 +73,11 @@ pub fn secrets(mut store: SecretStore, servers: &[McpServer]) -> SecretStore {
     for server in servers {
         if let McpServer::Http(http) = server {
             if let Some(secret) = &http.secret {
-                store = store.with_override(&http.secret_name(), secret.value.clone());
+                store = store.with_bound_override(
+                    &http.secret_name(),
+                    secret.value.clone(),
+                    &http.grant(),
+                );
             }
         }
     }
@@ -140,9 +144,10 @@ pub fn apply(specs: &mut Vec<PluginSpec>, servers: &[McpServer], warnings: &mut 
     // permission-gate asks about a server's tools by their names' prefix, since a hook sees a
     // call's tool name and not the plugin behind it.
     let names: Vec<&str> = servers.iter().map(McpServer::name).collect();
+    // The gate judges a renamed tool by tack's name, so the user's rules for it hold.
     let renamed: serde_json::Map<String, serde_json::Value> = renames
         .iter()
-        .map(|(_, (server, new))| (new.clone(), json!(server)))
+        .map(|(from, (_, new))| (new.clone(), json!(from)))
         .collect();
     for gate in specs.iter_mut().filter(|s| s.is_builtin("permission-gate")) {
         if let Some(config) = gate.config.as_object_mut() {
@@ -292,7 +297,7 @@ mod tests {
             specs[0].config["servers"][0]["rename"],
             json!({ "ev_echo": "say" })
         );
-        assert_eq!(specs[1].config["mcp_tools"], json!({ "say": "ev" }));
+        assert_eq!(specs[1].config["mcp_tools"], json!({ "say": "ev_echo" }));
         assert_eq!(warnings.len(), 3, "{warnings:?}");
     }
 
@@ -333,6 +338,11 @@ mod tests {
         );
         let store = secrets(SecretStore::new(None), &servers);
         assert_eq!(store.lookup("tack:mcp:api").as_deref(), Ok("Bearer s3cret"));
+        // The host sends it to that server alone, whatever else the plugin may reach.
+        assert_eq!(
+            store.bound_to("tack:mcp:api"),
+            Some("https://mcp.example/mcp")
+        );
     }
 
     #[test]

@@ -207,6 +207,17 @@ pub fn build(
     Ok(builder)
 }
 
+impl From<FetchError> for http::HttpError {
+    fn from(e: FetchError) -> Self {
+        match e {
+            FetchError::Invalid(m) => http::HttpError::Invalid(m),
+            FetchError::Transport(m) => http::HttpError::Transport(m),
+            FetchError::Timeout => http::HttpError::Timeout,
+            FetchError::Refused(refused) => http::HttpError::Denied(refused.to_string()),
+        }
+    }
+}
+
 pub async fn fetch(
     client: &reqwest::Client,
     request: FetchRequest,
@@ -284,6 +295,14 @@ impl PluginState {
                     secret.name
                 )));
             }
+            if let Some(bound) = self.env.secrets.bound_to(&secret.name) {
+                if !Url::parse(bound).is_ok_and(|base| under(&url, &base)) {
+                    return Err(denied(format!(
+                        "the secret {} goes to {bound} alone, not to {url}",
+                        secret.name
+                    )));
+                }
+            }
             if let types::AuthScheme::Header(name) = &secret.auth {
                 if host_owned_header(name) {
                     return Err(denied(format!(
@@ -328,17 +347,13 @@ impl http::Host for PluginState {
         let started = Instant::now();
         let result = fetch(&client, request).await;
         self.resume_after(started);
-        Ok(match result {
-            Ok(r) => Ok(http::Response {
+        Ok(result
+            .map(|r| http::Response {
                 status: r.status,
                 headers: r.headers,
                 body: r.body,
-            }),
-            Err(FetchError::Invalid(m)) => Err(http::HttpError::Invalid(m)),
-            Err(FetchError::Transport(m)) => Err(http::HttpError::Transport(m)),
-            Err(FetchError::Timeout) => Err(http::HttpError::Timeout),
-            Err(FetchError::Refused(refused)) => Err(http::HttpError::Denied(refused.to_string())),
-        })
+            })
+            .map_err(http::HttpError::from))
     }
 }
 

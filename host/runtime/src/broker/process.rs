@@ -26,10 +26,12 @@ pub const MAX_PROCESSES: usize = 8;
 /// The most processes any grant buys.
 pub const MAX_GRANTED_PROCESSES: usize = 32;
 
-/// The processes a plugin granted `patterns` may hold at once: 8, or one per granted command
-/// line when the user granted more (the MCP client's grant is one line per server), up to 32.
+/// The processes a plugin granted `patterns` may hold at once: 8, or one per distinct granted
+/// pattern when the user granted more (the MCP client's grant is one command line per server),
+/// up to 32. A grant is the user's, shown at install, so a longer one is theirs to give.
 pub fn process_budget(patterns: &[String]) -> usize {
-    patterns.len().clamp(MAX_PROCESSES, MAX_GRANTED_PROCESSES)
+    let distinct: std::collections::BTreeSet<&str> = patterns.iter().map(|p| p.trim()).collect();
+    distinct.len().clamp(MAX_PROCESSES, MAX_GRANTED_PROCESSES)
 }
 /// Unread standard output kept per process; beyond it the host stops reading the pipe, so the
 /// program blocks on its writes instead of losing output.

@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 pub struct SecretStore {
     auth_file: Option<PathBuf>,
     overrides: BTreeMap<String, String>,
+    /// Secrets the host made for one address: name -> the URL prefix they may go to.
+    bound: BTreeMap<String, String>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -46,7 +48,21 @@ impl SecretStore {
         Self {
             auth_file,
             overrides: BTreeMap::new(),
+            bound: BTreeMap::new(),
         }
+    }
+
+    /// A secret the host holds for requests to `url` (and below it) alone, whatever else the
+    /// plugin it is granted to may reach: an MCP server's token goes to that server only.
+    pub fn with_bound_override(mut self, name: &str, value: String, url: &str) -> Self {
+        self.overrides.insert(name.to_string(), value);
+        self.bound.insert(name.to_string(), url.to_string());
+        self
+    }
+
+    /// The URL prefix `name` may go to, if the host bound it to one.
+    pub fn bound_to(&self, name: &str) -> Option<&str> {
+        self.bound.get(name).map(String::as_str)
     }
 
     /// A value given on the command line (`--api-key`) wins over everything else.

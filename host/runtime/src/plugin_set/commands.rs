@@ -48,19 +48,21 @@ impl Registered {
     }
 }
 
-/// A command's name: 1 to 64 of `[a-zA-Z0-9_.:-]`, so it is one word after the slash and
-/// carries nothing a terminal would act on.
+/// The longest command name (`skill:` and a skill's 64 characters fit).
+pub const MAX_COMMAND_NAME: usize = 128;
+
+/// A command's name: one word after the slash (no whitespace) of at most 128 bytes, carrying
+/// nothing a terminal would act on (no control character).
 pub fn check_command_name(name: &str) -> Result<(), String> {
     let ok = !name.is_empty()
-        && name.len() <= 64
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'));
+        && name.len() <= MAX_COMMAND_NAME
+        && !name.chars().any(|c| c.is_whitespace() || c.is_control());
     if ok {
         Ok(())
     } else {
         Err(format!(
-            "command name '{}' must be 1-64 of [a-zA-Z0-9_.:-]",
+            "command name '{}' must be one word of 1 to {MAX_COMMAND_NAME} bytes, without \
+             control characters",
             tack_core::text::neutralize_controls(name)
         ))
     }
@@ -101,11 +103,12 @@ impl PluginSet {
     /// Registers (or replaces) one of `plugin`'s commands after its `init`.
     pub fn register_command(&self, plugin: &str, spec: CommandSpec) -> Result<(), RegisterError> {
         check_command_name(&spec.name).map_err(RegisterError::Invalid)?;
-        if spec.description.len() > MAX_COMMAND_DESCRIPTION {
+        let first_line = spec.description.lines().next().unwrap_or_default();
+        if first_line.len() > MAX_COMMAND_DESCRIPTION {
             return Err(RegisterError::Limit(format!(
                 "command '/{}': its description is {} bytes, over the {MAX_COMMAND_DESCRIPTION}-byte cap",
                 spec.name,
-                spec.description.len()
+                first_line.len()
             )));
         }
         let Some(index) = self.plugins.iter().position(|p| p.name() == plugin) else {
