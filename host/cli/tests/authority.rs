@@ -57,6 +57,14 @@ fn json_run(env: &Env, base: &[String], flags: &[&str]) -> Vec<Value> {
     json_events(&out)
 }
 
+/// The line of `text` that starts with `prefix` (a test plugin's report, one outcome a line).
+fn line_of(text: &str, prefix: &str) -> String {
+    text.lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no `{prefix}` in {text}"))
+        .to_string()
+}
+
 fn args<'a>(base: &'a [String], more: &[&'a str]) -> Vec<&'a str> {
     base.iter()
         .map(String::as_str)
@@ -701,13 +709,11 @@ fn a_plugins_response_streams_are_granted_budgeted_and_its_own() {
     ));
     let local = format!("http://127.0.0.1:{}/events", server.port());
     let flood = |env: &Env, base: &[String]| {
-        let out = env
-            .command()
-            .args(args(base, &["--mode", "json", "go"]))
-            .output()
-            .expect("tack runs");
-        assert!(out.status.success(), "{}", stderr(&out));
-        result_text(tool_event(&json_events(&out), "tool_execution_end", "s1"))
+        result_text(tool_event(
+            &json_run(env, base, &[]),
+            "tool_execution_end",
+            "s1",
+        ))
     };
     let calls = vec![call("s1", "stream_flood", json!({ "url": local }))];
     let ungranted = hostile_run(&env, json!([turn(calls.clone()), done()]), json!({}), "");
@@ -723,12 +729,7 @@ fn a_plugins_response_streams_are_granted_budgeted_and_its_own() {
 
     let granted = fetching_run(&env, &[&local], calls);
     let text = flood(&env, &granted);
-    let line = |prefix: &str| {
-        text.lines()
-            .find(|l| l.starts_with(prefix))
-            .unwrap_or_else(|| panic!("no `{prefix}` in {text}"))
-            .to_string()
-    };
+    let line = |prefix: &str| line_of(&text, prefix);
     assert!(
         line("opened 8; then HttpError::Denied").contains("8 streams open"),
         "{text}"
@@ -807,13 +808,7 @@ fn a_grant_of_any_public_address_reaches_nothing_on_this_machine() {
             ),
         ],
     );
-    let out = env
-        .command()
-        .args(args(&base, &["--mode", "json", "go"]))
-        .output()
-        .expect("tack runs");
-    assert!(out.status.success(), "{}", stderr(&out));
-    let events = json_events(&out);
+    let events = json_run(&env, &base, &[]);
     for (id, says) in [
         ("h1", "127.0.0.1 is 127.0.0.1, a loopback address"),
         ("h2", "localhost resolves to 127.0.0.1, a loopback address"),
@@ -943,13 +938,7 @@ fn a_plugin_reaches_no_process_but_its_own_and_starts_none_without_the_process_g
     with_talker(&env, &mut base, "process = [\"cat\"]");
     // Only the talker is granted its program; the hostile plugin asked and was not.
     env.grant("talker", "process = [\"cat\"]");
-    let out = env
-        .command()
-        .args(args(&base, &["--mode", "json", "go"]))
-        .output()
-        .expect("tack runs");
-    assert!(out.status.success(), "{}", stderr(&out));
-    let events = json_events(&out);
+    let events = json_run(&env, &base, &[]);
     assert_eq!(
         result_text(tool_event(&events, "tool_execution_end", "own")),
         "reply: first (process 1)"
@@ -978,13 +967,11 @@ fn a_plugin_reaches_no_process_but_its_own_and_starts_none_without_the_process_g
         done(),
     ]);
     let base = hostile_run(&env, script, json!({}), "process = [\"cat\"]");
-    let out = env
-        .command()
-        .args(args(&base, &["--mode", "json", "go"]))
-        .output()
-        .expect("tack runs");
-    assert!(out.status.success(), "{}", stderr(&out));
-    let sh = result_text(tool_event(&json_events(&out), "tool_execution_end", "sh"));
+    let sh = result_text(tool_event(
+        &json_run(&env, &base, &[]),
+        "tool_execution_end",
+        "sh",
+    ));
     assert!(
         sh.starts_with("failed: ProcessError::Denied") && sh.contains("`sh -c id` matches none"),
         "{sh}"
@@ -1008,13 +995,7 @@ fn a_plugin_cannot_take_a_tool_name_another_plugin_holds() {
     ]);
     let mut base = hostile_run(&env, script, json!({}), "");
     with_talker(&env, &mut base, "");
-    let out = env
-        .command()
-        .args(args(&base, &["--mode", "json", "go"]))
-        .output()
-        .expect("tack runs");
-    assert!(out.status.success(), "{}", stderr(&out));
-    let events = json_events(&out);
+    let events = json_run(&env, &base, &[]);
     for (id, holder) in [("builtin", "core-tools"), ("runtime", "talker")] {
         let text = result_text(tool_event(&events, "tool_execution_end", id));
         assert!(
@@ -1054,12 +1035,7 @@ fn a_plugin_cannot_take_or_flood_the_command_names() {
     assert!(out.status.success(), "{}", stderr(&out));
     let events = json_events(&out);
     let text = result_text(tool_event(&events, "tool_execution_end", "squat"));
-    let line = |prefix: &str| {
-        text.lines()
-            .find(|l| l.starts_with(prefix))
-            .unwrap_or_else(|| panic!("no `{prefix}` in {text}"))
-            .to_string()
-    };
+    let line = |prefix: &str| line_of(&text, prefix);
     let plan = line("plan: ");
     assert!(
         plan.contains("refused: RegisterError::Taken") && plan.contains("plan-mode"),
@@ -1104,13 +1080,7 @@ fn a_plugin_without_grants_cannot_flood_the_session_through_control() {
         done(),
     ]);
     let base = hostile_run(&env, script, json!({}), "");
-    let out = env
-        .command()
-        .args(args(&base, &["--mode", "json", "go"]))
-        .output()
-        .expect("tack runs");
-    assert!(out.status.success(), "{}", stderr(&out));
-    let events = json_events(&out);
+    let events = json_run(&env, &base, &[]);
     let text = result_text(tool_event(&events, "tool_execution_end", "flood"));
     let outcomes: Vec<&str> = text.lines().collect();
     assert_eq!(outcomes.len(), 6, "{text}");

@@ -67,6 +67,27 @@ fn run_prompt(
     env.run(&args)
 }
 
+/// `tests/mcp-peers`, where the test servers and their installs live.
+fn peers() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp-peers")
+}
+
+/// The Python with the official MCP SDK, installed by `scripts/install-mcp-servers`; `None` (the
+/// test is skipped) when it is missing, unless `TACK_REQUIRE_MCP=1`.
+fn python_sdk() -> Option<PathBuf> {
+    let python = peers().join("python/bin/python");
+    if python.is_file() {
+        return Some(python);
+    }
+    assert!(
+        std::env::var("TACK_REQUIRE_MCP").as_deref() != Ok("1"),
+        "{} is missing (run scripts/install-mcp-servers), and TACK_REQUIRE_MCP=1",
+        python.display()
+    );
+    eprintln!("skipped: {} is missing", python.display());
+    None
+}
+
 /// The Python SDK's server (`tests/mcp-peers/streamable_http_server.py`) listening on
 /// 127.0.0.1, stopped when dropped; `None` (the test is skipped) when the SDK is missing, unless
 /// `TACK_REQUIRE_MCP=1`.
@@ -78,47 +99,54 @@ struct PythonServer {
 
 impl PythonServer {
     fn start(dir: &Path, token: &str) -> Option<PythonServer> {
-        Self::serve(dir, token, false)
+        Self::serve(dir, "streamable_http_server.py", &[], Some(token), "mcp")
     }
 
     /// The same server on MCP's older HTTP+SSE transport (its event stream at `/sse`).
     fn start_sse(dir: &Path, token: &str) -> Option<PythonServer> {
-        Self::serve(dir, token, true)
+        Self::serve(
+            dir,
+            "streamable_http_server.py",
+            &["sse"],
+            Some(token),
+            "sse",
+        )
     }
 
-    fn serve(dir: &Path, token: &str, sse: bool) -> Option<PythonServer> {
-        let peers = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp-peers");
-        let python = peers.join("python/bin/python");
-        if !python.is_file() {
-            assert!(
-                std::env::var("TACK_REQUIRE_MCP").as_deref() != Ok("1"),
-                "{} is missing (run scripts/install-mcp-servers), and TACK_REQUIRE_MCP=1",
-                python.display()
-            );
-            eprintln!("skipped: {} is missing", python.display());
-            return None;
-        }
+    /// `tests/mcp-peers/oauth_server.py`: a server that asks for an OAuth login.
+    fn start_oauth(dir: &Path) -> Option<PythonServer> {
+        Self::serve(dir, "oauth_server.py", &[], None, "mcp")
+    }
+
+    /// Runs `script PORT LOG args…` of `tests/mcp-peers` on a free port, the server reached at
+    /// `/path` there, and waits until it listens.
+    fn serve(
+        dir: &Path,
+        script: &str,
+        args: &[&str],
+        token: Option<&str>,
+        path: &str,
+    ) -> Option<PythonServer> {
+        let python = python_sdk()?;
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
         let log = dir.join("server.log");
-        let child = std::process::Command::new(python)
-            .arg(peers.join("streamable_http_server.py"))
+        let mut command = std::process::Command::new(python);
+        command
+            .arg(peers().join(script))
             .arg(port.to_string())
             .arg(&log)
-            .args(sse.then_some("sse"))
-            .env("MCP_TEST_TOKEN", token)
+            .args(args)
             .stdout(std::process::Stdio::null())
-            .stderr(std::fs::File::create(dir.join("server.err")).expect("stderr file"))
-            .spawn()
-            .expect("python starts");
+            .stderr(std::fs::File::create(dir.join("server.err")).expect("stderr file"));
+        if let Some(token) = token {
+            command.env("MCP_TEST_TOKEN", token);
+        }
         let server = PythonServer {
-            child,
-            url: format!(
-                "http://127.0.0.1:{port}/{}",
-                if sse { "sse" } else { "mcp" }
-            ),
+            child: command.spawn().expect("python starts"),
+            url: format!("http://127.0.0.1:{port}/{path}"),
             log,
         };
         server.wait_listening(port);
@@ -579,35 +607,9 @@ fn a_python_sdk_server_over_http_and_sse_answers_as_well() {
 #[test]
 fn an_oauth_server_is_logged_in_to_and_its_tokens_stay_with_the_host() {
     let env = Env::new(tack!());
-    let peers = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp-peers");
-    let python = peers.join("python/bin/python");
-    if !python.is_file() {
-        assert!(
-            std::env::var("TACK_REQUIRE_MCP").as_deref() != Ok("1"),
-            "{} is missing (run scripts/install-mcp-servers), and TACK_REQUIRE_MCP=1",
-            python.display()
-        );
+    let (Some(python), Some(server)) = (python_sdk(), PythonServer::start_oauth(env.root())) else {
         return;
-    }
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let log = env.root().join("oauth.log");
-    let child = std::process::Command::new(&python)
-        .arg(peers.join("oauth_server.py"))
-        .arg(port.to_string())
-        .arg(&log)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::fs::File::create(env.root().join("oauth.err")).expect("stderr file"))
-        .spawn()
-        .expect("python starts");
-    let server = PythonServer {
-        child,
-        url: format!("http://127.0.0.1:{port}/mcp"),
-        log,
     };
-    server.wait_listening(port);
     write_user_servers(
         &env,
         json!({ "secure": { "type": "http", "url": server.url } }),

@@ -296,20 +296,14 @@ async fn register(
     redirect_uri: &str,
     token_auth: &str,
 ) -> Result<(String, Option<String>)> {
-    let response = client
-        .post(endpoint)
-        .json(&json!({
-            "client_name": "tack",
-            "redirect_uris": [redirect_uri],
-            "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"],
-            "token_endpoint_auth_method": token_auth,
-        }))
-        .send()
-        .await
-        .with_context(|| format!("cannot reach {endpoint}"))?;
-    let status = response.status();
-    let body: Value = response.json().await.unwrap_or_default();
+    let request = client.post(endpoint).json(&json!({
+        "client_name": "tack",
+        "redirect_uris": [redirect_uri],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": token_auth,
+    }));
+    let (status, body) = exchange(request, endpoint).await?;
     if !status.is_success() {
         bail!("{endpoint} refused tack's registration (HTTP {status}): {body}");
     }
@@ -392,21 +386,30 @@ async fn request_head(socket: &mut tokio::net::TcpStream) -> std::io::Result<Str
     Ok(String::from_utf8_lossy(&buffer[..read]).into_owned())
 }
 
+/// Sends `request` to `endpoint`: the answer's status and JSON body (`null` when it has none).
+async fn exchange(
+    request: reqwest::RequestBuilder,
+    endpoint: &str,
+) -> Result<(reqwest::StatusCode, Value)> {
+    let response = request
+        .send()
+        .await
+        .with_context(|| format!("cannot reach {endpoint}"))?;
+    let status = response.status();
+    Ok((status, response.json().await.unwrap_or_default()))
+}
+
 /// A token endpoint's answer: its JSON, with an access token in it.
 async fn token_request(
     client: &reqwest::Client,
     endpoint: &str,
     form: &[(&str, &str)],
 ) -> Result<Value> {
-    let response = client
+    let request = client
         .post(endpoint)
         .header("accept", "application/json")
-        .form(form)
-        .send()
-        .await
-        .with_context(|| format!("cannot reach {endpoint}"))?;
-    let status = response.status();
-    let body: Value = response.json().await.unwrap_or_default();
+        .form(form);
+    let (status, body) = exchange(request, endpoint).await?;
     if !status.is_success() {
         let error = body.get("error").and_then(Value::as_str).unwrap_or("");
         let description = body
