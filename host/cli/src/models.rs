@@ -2,6 +2,7 @@
 //! cycling and switching models between runs, and the router that sends each request to the
 //! provider of its model.
 
+pub mod azure;
 pub mod catalog;
 pub mod choose;
 pub mod cycle;

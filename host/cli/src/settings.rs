@@ -129,6 +129,10 @@ pub struct ProviderSettings {
     /// The secret (env var or auth.json key) holding the API key; "" for none.
     #[serde(default)]
     pub secret: Option<String>,
+    /// The header the key goes in instead of the plugin's choice (`api-key` for an Azure
+    /// deployment URL on the Chat Completions API).
+    #[serde(default)]
+    pub key_header: Option<String>,
     /// Compatibility flags handed to the provider plugin.
     #[serde(default)]
     pub options: toml::Table,

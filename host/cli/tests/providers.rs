@@ -378,3 +378,45 @@ fn a_preset_on_the_anthropic_api_sends_its_headers_and_configured_headers_are_ch
     );
     assert_eq!(openai_server.requests().len(), 1, "nothing was sent");
 }
+
+#[test]
+fn an_azure_deployment_gets_its_key_in_api_key_and_its_deployment_name() {
+    use tack_test_support::openai_responses;
+    let env = Env::new(tack!()).with_var("AZURE_OPENAI_API_KEY", "az-test-key");
+
+    // With no resource named, nothing is sent, and the error says what to set.
+    let out = env.run(&["--provider", "azure-openai-responses", "-p", "hi"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("AZURE_OPENAI_BASE_URL"),
+        "{}",
+        stderr(&out)
+    );
+
+    let server = MockServer::always(openai_responses::text_reply("from azure"));
+    let env = env
+        .with_var(
+            "AZURE_OPENAI_BASE_URL",
+            &format!("{}/openai/v1", server.url()),
+        )
+        .with_var("AZURE_OPENAI_DEPLOYMENT_NAME_MAP", "gpt-5.4=prod-gpt54");
+    let out = env.run(&["--provider", "azure-openai-responses", "-p", "hi"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert!(stdout(&out).contains("from azure"), "{}", stdout(&out));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    let head = requests[0].head.to_ascii_lowercase();
+    assert!(
+        head.starts_with("post /openai/v1/responses?api-version=v1 "),
+        "{head}"
+    );
+    assert!(head.contains("api-key: az-test-key\r\n"), "{head}");
+    assert!(!head.contains("authorization:"), "{head}");
+    assert_eq!(requests[0].json()["model"], "prod-gpt54");
+
+    let listed = stdout(&env.run(&["models", "azure-openai-responses/gpt-5.4"]));
+    assert!(
+        listed.contains("key: AZURE_OPENAI_API_KEY (set)"),
+        "{listed}"
+    );
+}

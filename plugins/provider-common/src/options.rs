@@ -66,6 +66,25 @@ impl Options {
     }
 }
 
+impl Options {
+    /// The string `name` maps to in the object option `key` (`deployments = { gpt-5 = "prod" }`).
+    pub fn string_in(&self, key: &str, name: &str) -> Result<Option<&str>, ProviderError> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Object(map)) => match map.get(name) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.as_str())),
+                Some(other) => Err(invalid(format!(
+                    "provider option `{key}.{name}` must be a string, not {other}"
+                ))),
+            },
+            Some(other) => Err(invalid(format!(
+                "provider option `{key}` must be a table of names, not {other}"
+            ))),
+        }
+    }
+}
+
 fn invalid(message: String) -> ProviderError {
     ProviderError::new(ErrorKind::InvalidRequest, message)
 }
@@ -89,5 +108,10 @@ mod tests {
         assert_eq!(Options::parse("").unwrap(), Options::default());
         assert_eq!(Options::parse("null").unwrap(), Options::default());
         assert!(Options::parse("[1]").is_err());
+        let options = Options::parse(r#"{"d": {"gpt-5": "prod", "bad": 1}, "e": 2}"#).unwrap();
+        assert_eq!(options.string_in("d", "gpt-5").unwrap(), Some("prod"));
+        assert_eq!(options.string_in("d", "other").unwrap(), None);
+        assert!(options.string_in("d", "bad").is_err());
+        assert!(options.string_in("e", "x").is_err());
     }
 }

@@ -68,7 +68,12 @@ pub fn write(
     if let Some(max_tokens) = unified.max_tokens {
         object.field("max_output_tokens", &max_tokens)?;
     }
-    object.field("model", &unified.model)?;
+    // Azure names a model by the deployment that serves it.
+    let options = Options::parse(&unified.options)?;
+    let model = options
+        .string_in("deployments", &unified.model)?
+        .unwrap_or(&unified.model);
+    object.field("model", &model)?;
     if let Some(effort) = effort {
         let reasoning = Reasoning {
             effort,

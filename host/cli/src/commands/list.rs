@@ -54,10 +54,15 @@ pub async fn models(cli: Cli, search: Option<String>) -> Result<ExitCode> {
             Some(name) if loaded.secrets.has(name) => format!("key: {name} (set)"),
             Some(name) => format!("key: {name} (NOT set)"),
         };
-        let url = entry.effective_base_url();
-        let url = if url.is_empty() { "offline" } else { url };
+        let url = match entry.effective_base_url() {
+            "" if entry.missing.is_some() => "no URL set",
+            "" => "offline",
+            url => url,
+        };
         let _ = writeln!(out, "{} ({}) — {url} — {key}", entry.id, entry.spec.name);
-        if let Some(denied) = entry.denied() {
+        if let Some(missing) = &entry.missing {
+            let _ = writeln!(out, "  unusable: {missing}");
+        } else if let Some(denied) = entry.denied() {
             let _ = writeln!(out, "  unusable: {denied}");
         }
         if entry.spec.models.is_empty() && entry.discoverable(None) {

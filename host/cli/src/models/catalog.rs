@@ -45,6 +45,8 @@ pub struct ProviderEntry {
     /// The host's preset rather than a plugin's registration or the user's config: used when
     /// named, never picked on its own because some key happens to be set.
     pub preset: bool,
+    /// What the user must set before it can send anything (Azure's resource URL).
+    pub missing: Option<String>,
 }
 
 impl ProviderEntry {
@@ -60,6 +62,7 @@ impl ProviderEntry {
             timeouts: StreamTimeouts::default(),
             headers: Vec::new(),
             preset: false,
+            missing: None,
         }
     }
 
@@ -79,7 +82,7 @@ impl ProviderEntry {
 
     /// Ready without asking anything of the user: its key is set and its plugin may send it.
     pub fn usable(&self, secrets: &SecretStore) -> bool {
-        self.key_available(secrets) && self.denied().is_none()
+        self.key_available(secrets) && self.denied().is_none() && self.missing.is_none()
     }
 
     /// Needs no key and cannot reach the network: usable on any machine (the demo).
@@ -172,8 +175,14 @@ fn key_presets(entries: &[ProviderEntry]) -> Vec<ProviderEntry> {
             spec.name = preset.name.clone();
             spec.secret = Some(preset.secret.clone());
             spec.models = preset.models();
+            if let Some(header) = &preset.key_header {
+                spec.auth = api::AuthScheme::Header(header.clone());
+            }
+            // A preset without a URL of its own is the user's to point (Azure): it must never
+            // fall back to its plugin's endpoint with the preset's key.
+            spec.default_base_url.clear();
             Some(ProviderEntry {
-                base_url: Some(preset.base_url.clone()),
+                base_url: (!preset.base_url.is_empty()).then(|| preset.base_url.clone()),
                 // The host names the key and the URL, as the user would in config.toml: the
                 // plugin's own grants are for its own API's endpoint and key.
                 secret_from_user: true,
@@ -238,6 +247,9 @@ pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>>
             entry.spec.secret = (!secret.is_empty()).then(|| secret.clone());
             entry.secret_from_user = true;
         }
+        if let Some(header) = &cfg.key_header {
+            entry.spec.auth = api::AuthScheme::Header(header.clone());
+        }
         if !cfg.options.is_empty() || !preset_ids.contains(id) {
             entry.options =
                 serde_json::to_value(&cfg.options).unwrap_or_else(|_| serde_json::json!({}));
@@ -257,6 +269,12 @@ pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>>
         if entry.spec.models.is_empty() && !entry.discoverable(None) {
             bail!("config.toml: [providers.{id}] has no models; add `models = [{{ id = \"…\" }}]`");
         }
+    }
+    if let Some(entry) = entries
+        .iter_mut()
+        .find(|e| e.preset && e.id == super::azure::ID)
+    {
+        super::azure::configure(entry, |name| std::env::var(name).ok());
     }
     Ok(entries)
 }

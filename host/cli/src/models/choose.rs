@@ -146,6 +146,9 @@ pub fn choose(
             .with_context(|| format!("provider '{}' lists no models", entry.id))?,
     };
     let base_url = cli.base_url.clone().or_else(|| entry.base_url.clone());
+    if let (None, Some(missing)) = (&base_url, &entry.missing) {
+        bail!("provider '{}' has nowhere to send requests: {missing}", entry.id);
+    }
     let provider = Arc::new(
         PluginProvider::new(
             entry.plugin.clone(),

@@ -1,5 +1,5 @@
-//! Providers a Pi user has that speak an API tack's plugins speak (OpenAI Chat Completions,
-//! Anthropic Messages): their key's variable, base URL, headers, compat options and models with
+//! Providers a Pi user has that speak an API tack's plugins speak (OpenAI Chat Completions and
+//! Responses, Anthropic Messages): their key's variable, base URL, headers, compat options and models with
 //! prices, from `presets.json`, which `scripts/refresh-provider-presets` generates from the model
 //! catalog of the pinned Pi package (itself generated from models.dev).
 
@@ -18,11 +18,15 @@ struct File {
 pub struct Preset {
     pub id: String,
     pub name: String,
-    /// The plugin provider that speaks its API: `openai` or `anthropic`.
+    /// The plugin provider that speaks its API: `openai`, `openai-responses` or `anthropic`.
     pub api: String,
+    /// Empty where the user's own resource decides it (Azure: [`super::azure`]).
     pub base_url: String,
     /// The environment variable (or auth.json key) holding its API key.
     pub secret: String,
+    /// The header the key goes in, where the API does not take it as its plugin sends it.
+    #[serde(default)]
+    pub key_header: Option<String>,
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
     #[serde(default)]
@@ -91,11 +95,18 @@ mod tests {
         assert!(presets.len() >= 10, "{}", presets.len());
         for preset in presets {
             assert!(
-                matches!(preset.api.as_str(), "openai" | "anthropic"),
+                matches!(
+                    preset.api.as_str(),
+                    "openai" | "openai-responses" | "anthropic"
+                ),
                 "{}",
                 preset.id
             );
-            assert!(preset.base_url.starts_with("https://"), "{}", preset.id);
+            assert!(
+                preset.base_url.starts_with("https://") || preset.id == super::super::azure::ID,
+                "{}",
+                preset.id
+            );
             assert!(!preset.secret.is_empty(), "{}", preset.id);
             assert!(!preset.models().is_empty(), "{}", preset.id);
         }

@@ -97,6 +97,12 @@ fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Re
                     .unwrap_or_default()
             ));
         }
+        if let Some(missing) = &entry.missing {
+            return Err(format!(
+                "provider '{}' has nowhere to send requests: {missing}",
+                entry.id
+            ));
+        }
         if let Some(denied) = entry.denied() {
             return Err(format!("provider '{}' cannot be used: {denied}", entry.id));
         }
@@ -110,6 +116,8 @@ fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Re
         .with_user_secret(entry.secret_from_user)
         .named(entry.request_id())
         .with_payload_hooks(payload_hooks.clone())
+        .with_headers(entry.headers.clone())
+        .map_err(|e| e.to_string())?
         .with_timeouts(entry.timeouts)
         .map_err(|e| e.to_string())?;
         Ok(tack_runtime::children::ResolvedModel {
