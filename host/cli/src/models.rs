@@ -3,6 +3,7 @@
 //! provider of its model.
 
 pub mod azure;
+pub mod bedrock;
 pub mod catalog;
 pub mod choose;
 pub mod cycle;

@@ -397,7 +397,7 @@ fn an_azure_deployment_gets_its_key_in_api_key_and_its_deployment_name() {
     let env = env
         .with_var(
             "AZURE_OPENAI_BASE_URL",
-            &format!("{}/openai/v1", server.url()),
+            format!("{}/openai/v1", server.url()),
         )
         .with_var("AZURE_OPENAI_DEPLOYMENT_NAME_MAP", "gpt-5.4=prod-gpt54");
     let out = env.run(&["--provider", "azure-openai-responses", "-p", "hi"]);
@@ -419,4 +419,167 @@ fn an_azure_deployment_gets_its_key_in_api_key_and_its_deployment_name() {
         listed.contains("key: AZURE_OPENAI_API_KEY (set)"),
         "{listed}"
     );
+}
+
+/// The Python with botocore, installed by `scripts/install-mcp-servers`; `None` (the test is
+/// skipped) when it is missing, unless `TACK_REQUIRE_MCP=1`.
+fn python_with_botocore() -> Option<std::path::PathBuf> {
+    let python =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp-peers/python/bin/python");
+    if python.is_file() {
+        return Some(python);
+    }
+    assert!(
+        std::env::var("TACK_REQUIRE_MCP").as_deref() != Ok("1"),
+        "{} is missing (run scripts/install-mcp-servers), and TACK_REQUIRE_MCP=1",
+        python.display()
+    );
+    eprintln!("skipped: {} is missing", python.display());
+    None
+}
+
+#[test]
+fn a_bedrock_stream_is_signed_by_the_host_with_the_users_aws_credentials() {
+    let Some(python) = python_with_botocore() else {
+        return;
+    };
+    let env = Env::new(tack!())
+        .with_var("AWS_ACCESS_KEY_ID", "AKIDTACKTEST")
+        .with_var("AWS_SECRET_ACCESS_KEY", "tack-test-secret-key")
+        .with_var("AWS_SESSION_TOKEN", "tack-test-session-token")
+        .with_var("AWS_REGION", "eu-west-1");
+    env.write("a.txt", "hello\n");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let log = env.root().join("bedrock.log");
+    let mut server = std::process::Command::new(python)
+        .arg(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/aws-peers/bedrock_server.py"),
+        )
+        .arg(port.to_string())
+        .arg(&log)
+        .env("BEDROCK_TEST_KEY_ID", "AKIDTACKTEST")
+        .env("BEDROCK_TEST_SECRET", "tack-test-secret-key")
+        .env("BEDROCK_TEST_REGION", "eu-west-1")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("python starts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server did not listen"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    env.config(json!({"providers": {"amazon-bedrock": {
+        "base_url": format!("http://127.0.0.1:{port}")}}}));
+    let model = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
+    let out = env.run(&[
+        "--provider",
+        "amazon-bedrock",
+        "--model",
+        model,
+        "--mode",
+        "json",
+        "what is in a.txt?",
+    ]);
+    let _ = server.kill();
+    let _ = server.wait();
+    let logged = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        out.status.success(),
+        "stderr: {}\nserver: {logged}",
+        stderr(&out)
+    );
+    let requests: Vec<Value> = logged
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a logged request"))
+        .collect();
+    assert_eq!(requests.len(), 2, "{logged}");
+    for request in &requests {
+        assert_eq!(request["signature_problem"], Value::Null, "{request}");
+        assert_eq!(
+            request["path"],
+            "/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream"
+        );
+        assert_eq!(
+            request["headers"]["x-amz-security-token"],
+            "tack-test-session-token"
+        );
+    }
+    // The tool result went back, with the reasoning and its signature before the call.
+    let second = &requests[1]["body"]["messages"];
+    assert_eq!(
+        second[1]["content"][0]["reasoningContent"]["reasoningText"]["signature"], "c2lnbmVk",
+        "{second}"
+    );
+    assert_eq!(
+        second[2]["content"][0]["toolResult"]["toolUseId"],
+        "tooluse_a1"
+    );
+    assert!(
+        second[2]["content"][0]["toolResult"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("hello")),
+        "{second}"
+    );
+    let events = json_events(&out);
+    let ended = events
+        .iter()
+        .rev()
+        .find(|e| e["type"] == "agent_end")
+        .expect("agent_end");
+    assert!(ended.to_string().contains("It says hello."), "{ended}");
+    // Cache reads are priced as the catalog says, and nothing tack wrote holds the secrets.
+    assert!(
+        events
+            .iter()
+            .any(|e| e.pointer("/message/usage/cacheRead") == Some(&json!(500))),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!stdout(&out).contains("tack-test-secret-key"));
+    for file in walk(env.root()) {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        assert!(
+            !text.contains("tack-test-secret-key") && !text.contains("tack-test-session-token")
+                || file == log,
+            "{} holds an AWS secret",
+            file.display()
+        );
+    }
+
+    // Without credentials nothing is sent, and the error says where they are looked for.
+    let bare = Env::new(tack!()).with_var("AWS_REGION", "eu-west-1");
+    bare.config(json!({"providers": {"amazon-bedrock": {
+        "base_url": format!("http://127.0.0.1:{port}")}}}));
+    let out = bare.run(&["--provider", "amazon-bedrock", "--model", model, "-p", "hi"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("no AWS credentials") || stdout(&out).contains("no AWS credentials"),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
+/// Every file below `root`.
+fn walk(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files
 }

@@ -1,5 +1,6 @@
 //! tack-core's agent traits implemented over loaded plugins: tools, hooks and providers.
 
+pub mod aws;
 mod convert;
 mod hooks;
 mod message_json;
@@ -8,6 +9,7 @@ pub mod provider_authority;
 mod provider_hooks;
 mod tools;
 
+pub use aws::AwsSigner;
 pub use hooks::{MoveCancelled, PluginHooks, SwitchReason};
 pub use provider::{PluginProvider, ReservedHeader, StreamTimeouts};
 pub use provider_authority::{ProviderDenied, UserChoice};

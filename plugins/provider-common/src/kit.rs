@@ -139,7 +139,11 @@ pub fn build<P: HttpProvider>(
         ("content-type".to_string(), "application/json".to_string()),
         ("accept".to_string(), "text/event-stream".to_string()),
     ];
-    headers.extend(route.headers);
+    // A route's header replaces the default of its name (Bedrock accepts AWS's event stream).
+    for (name, value) in route.headers {
+        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
+        headers.push((name, value));
+    }
     Ok(HttpCall {
         method: "POST".to_string(),
         path: route.path,

@@ -7,10 +7,7 @@
 //! - `AZURE_OPENAI_DEPLOYMENT_NAME_MAP`, `model=deployment,…`, for deployments not named after
 //!   their model (or `deployments = { model = "deployment" }` in the provider's options).
 
-use serde_json::{Map, Value};
 use url::Url;
-
-use super::catalog::ProviderEntry;
 
 /// The preset's id, as Pi names the provider.
 pub const ID: &str = "azure-openai-responses";
@@ -22,52 +19,30 @@ const NO_URL: &str = "set AZURE_OPENAI_BASE_URL (https://<resource>.openai.azure
      or AZURE_OPENAI_RESOURCE_NAME, or base_url under [providers.azure-openai-responses] in \
      config.toml";
 
-/// Gives the Azure preset its URL and deployments from `var` (the environment) and what the
-/// user's config already set.
-pub fn configure(entry: &mut ProviderEntry, var: impl Fn(&str) -> Option<String>) {
+/// How the Azure preset is set up: where its requests go (or what the user must set first), and
+/// the deployments `AZURE_OPENAI_DEPLOYMENT_NAME_MAP` names.
+pub struct AzureSetup {
+    pub base_url: Result<String, String>,
+    pub deployments: Vec<(String, String)>,
+}
+
+/// The Azure preset's setup from the URL the user's config gave it, if any, and `var` (the
+/// environment).
+pub fn setup(configured_url: Option<&str>, var: impl Fn(&str) -> Option<String>) -> AzureSetup {
     let var = |name: &str| var(name).filter(|v| !v.trim().is_empty());
-    let raw = entry
-        .base_url
-        .clone()
+    let raw = configured_url
+        .map(str::to_string)
         .or_else(|| var("AZURE_OPENAI_BASE_URL"))
         .or_else(|| var("AZURE_OPENAI_RESOURCE_NAME").map(|name| resource_url(&name)));
     let version = var("AZURE_OPENAI_API_VERSION").unwrap_or_else(|| DEFAULT_API_VERSION.into());
-    match raw.as_deref().map(|raw| base_url(raw, &version)) {
-        Some(Ok(url)) => {
-            entry.base_url = Some(url);
-            entry.missing = None;
-        }
-        Some(Err(problem)) => {
-            entry.base_url = None;
-            entry.missing = Some(problem);
-        }
-        None => {
-            entry.base_url = None;
-            entry.missing = Some(NO_URL.into());
-        }
-    }
-    if let Some(map) = var("AZURE_OPENAI_DEPLOYMENT_NAME_MAP") {
-        let options = match &mut entry.options {
-            Value::Object(options) => options,
-            other => {
-                *other = Value::Object(Map::new());
-                let Value::Object(options) = other else {
-                    return;
-                };
-                options
-            }
-        };
-        let deployments = options
-            .entry("deployments")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(deployments) = deployments {
-            // The config's own mapping of a model wins over the environment's.
-            for (model, deployment) in deployment_map(&map) {
-                deployments
-                    .entry(model)
-                    .or_insert(Value::String(deployment));
-            }
-        }
+    AzureSetup {
+        base_url: match raw {
+            Some(raw) => base_url(&raw, &version),
+            None => Err(NO_URL.into()),
+        },
+        deployments: var("AZURE_OPENAI_DEPLOYMENT_NAME_MAP")
+            .map(|map| deployment_map(&map))
+            .unwrap_or_default(),
     }
 }
 

@@ -47,6 +47,9 @@ pub struct ProviderEntry {
     pub preset: bool,
     /// What the user must set before it can send anything (Azure's resource URL).
     pub missing: Option<String>,
+    /// The host signs its requests with the user's AWS credentials for this region (Bedrock
+    /// without an API key).
+    pub aws_region: Option<String>,
 }
 
 impl ProviderEntry {
@@ -63,6 +66,7 @@ impl ProviderEntry {
             headers: Vec::new(),
             preset: false,
             missing: None,
+            aws_region: None,
         }
     }
 
@@ -199,11 +203,64 @@ fn key_presets(entries: &[ProviderEntry]) -> Vec<ProviderEntry> {
         .collect()
 }
 
+/// Azure's URL and deployments, from the user's config and Pi's variables.
+fn configure_azure(entry: &mut ProviderEntry) {
+    let setup = super::azure::setup(entry.base_url.as_deref(), |name| std::env::var(name).ok());
+    match setup.base_url {
+        Ok(url) => entry.base_url = Some(url),
+        Err(missing) => {
+            entry.base_url = None;
+            entry.missing = Some(missing);
+        }
+    }
+    if setup.deployments.is_empty() {
+        return;
+    }
+    if !entry.options.is_object() {
+        entry.options = serde_json::json!({});
+    }
+    let deployments = &mut entry.options["deployments"];
+    if !deployments.is_object() {
+        *deployments = serde_json::json!({});
+    }
+    if let serde_json::Value::Object(deployments) = deployments {
+        // The config's own mapping of a model wins over the environment's.
+        for (model, deployment) in setup.deployments {
+            deployments
+                .entry(model)
+                .or_insert(serde_json::Value::String(deployment));
+        }
+    }
+}
+
+/// Bedrock's URL, and whether the host signs its requests (no Bedrock API key is set).
+fn configure_bedrock(entry: &mut ProviderEntry, secrets: &SecretStore) {
+    let api_key = entry
+        .spec
+        .secret
+        .as_deref()
+        .is_some_and(|key| secrets.has(key));
+    let env = tack_runtime::bridge::aws::AwsEnvironment::from_process();
+    let setup = super::bedrock::setup(entry.base_url.as_deref(), api_key, &env);
+    entry.base_url = Some(setup.base_url);
+    if api_key {
+        entry.spec.auth = api::AuthScheme::Bearer;
+    } else {
+        entry.spec.secret = None;
+        entry.spec.auth = api::AuthScheme::None;
+    }
+    entry.aws_region = setup.signing_region;
+}
+
 fn first_party<'a>(entries: &'a [ProviderEntry], id: &str) -> Option<&'a ProviderEntry> {
     entries.iter().find(|e| e.id == id && e.first_party())
 }
 
-pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>> {
+pub fn build(
+    set: &PluginSet,
+    settings: &Settings,
+    secrets: &SecretStore,
+) -> Result<Vec<ProviderEntry>> {
     let mut entries: Vec<ProviderEntry> = set
         .providers()
         .map(|(plugin, spec)| ProviderEntry::new(&spec.id, plugin, spec.clone()))
@@ -270,11 +327,12 @@ pub fn build(set: &PluginSet, settings: &Settings) -> Result<Vec<ProviderEntry>>
             bail!("config.toml: [providers.{id}] has no models; add `models = [{{ id = \"…\" }}]`");
         }
     }
-    if let Some(entry) = entries
-        .iter_mut()
-        .find(|e| e.preset && e.id == super::azure::ID)
-    {
-        super::azure::configure(entry, |name| std::env::var(name).ok());
+    for entry in entries.iter_mut().filter(|e| e.preset) {
+        match entry.id.as_str() {
+            super::azure::ID => configure_azure(entry),
+            super::bedrock::ID => configure_bedrock(entry, secrets),
+            _ => {}
+        }
     }
     Ok(entries)
 }

@@ -11,6 +11,7 @@ use tack_runtime::api;
 use tack_runtime::bridge::PluginProvider;
 use tack_runtime::broker::secrets::SecretStore;
 
+use super::bedrock::WithAws;
 use super::discover;
 use super::pattern::{self as model_pattern, Candidate, Thinking};
 use crate::cli::Cli;
@@ -44,7 +45,8 @@ pub fn choose(
     loaded: &Loaded,
     session_model: Option<(String, String)>,
 ) -> Result<Chosen> {
-    let mut catalog = crate::models::catalog::build(&loaded.set, &loaded.settings)?;
+    let mut catalog =
+        crate::models::catalog::build(&loaded.set, &loaded.settings, &loaded.secrets)?;
     let mut secrets = loaded.secrets.clone();
     let served = discover_named(cli, loaded, &mut catalog, &secrets)?;
     let by_pattern = match &cli.model {
@@ -147,7 +149,10 @@ pub fn choose(
     };
     let base_url = cli.base_url.clone().or_else(|| entry.base_url.clone());
     if let (None, Some(missing)) = (&base_url, &entry.missing) {
-        bail!("provider '{}' has nowhere to send requests: {missing}", entry.id);
+        bail!(
+            "provider '{}' has nowhere to send requests: {missing}",
+            entry.id
+        );
     }
     let provider = Arc::new(
         PluginProvider::new(
@@ -163,7 +168,8 @@ pub fn choose(
         .with_headers(entry.headers.clone())
         .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?
         .with_timeouts(entry.timeouts)
-        .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?,
+        .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?
+        .with_aws(entry.aws_region.as_deref()),
     );
     let asked = match &cli.thinking {
         Some(level) => Some(Thinking::parse(level).with_context(|| {

@@ -18,9 +18,10 @@ struct File {
 pub struct Preset {
     pub id: String,
     pub name: String,
-    /// The plugin provider that speaks its API: `openai`, `openai-responses` or `anthropic`.
+    /// The plugin provider that speaks its API: `openai`, `openai-responses`, `anthropic` or
+    /// `bedrock-converse-stream`.
     pub api: String,
-    /// Empty where the user's own resource decides it (Azure: [`super::azure`]).
+    /// Empty where the user's settings decide it ([`super::azure`], [`super::bedrock`]).
     pub base_url: String,
     /// The environment variable (or auth.json key) holding its API key.
     pub secret: String,
@@ -97,13 +98,15 @@ mod tests {
             assert!(
                 matches!(
                     preset.api.as_str(),
-                    "openai" | "openai-responses" | "anthropic"
+                    "openai" | "openai-responses" | "anthropic" | "bedrock-converse-stream"
                 ),
                 "{}",
                 preset.id
             );
             assert!(
-                preset.base_url.starts_with("https://") || preset.id == super::super::azure::ID,
+                preset.base_url.starts_with("https://")
+                    || [super::super::azure::ID, super::super::bedrock::ID]
+                        .contains(&preset.id.as_str()),
                 "{}",
                 preset.id
             );

@@ -12,6 +12,7 @@ use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
 
 use super::load::Loaded;
 use crate::cli::Cli;
+use crate::models::bedrock::WithAws;
 use crate::models::choose::{model_info, Chosen};
 
 /// The agent over the loaded plugins' tools and hooks, with the chosen provider and model, the
@@ -68,7 +69,7 @@ pub(super) fn build(
 /// any model the catalog lists, another provider's set up as `--model provider/id` would be
 /// (its key must be there, and the host must let it send requests where it does).
 fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Result<()> {
-    let catalog = crate::models::catalog::build(&loaded.set, &loaded.settings)?;
+    let catalog = crate::models::catalog::build(&loaded.set, &loaded.settings, &loaded.secrets)?;
     let models = catalog
         .iter()
         .flat_map(|entry| entry.spec.models.iter().map(|m| model_info(&entry.id, m)))
@@ -119,7 +120,8 @@ fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Re
         .with_headers(entry.headers.clone())
         .map_err(|e| e.to_string())?
         .with_timeouts(entry.timeouts)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.to_string())?
+        .with_aws(entry.aws_region.as_deref());
         Ok(tack_runtime::children::ResolvedModel {
             model: model.clone(),
             provider: Arc::new(provider),

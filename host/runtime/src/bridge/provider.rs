@@ -16,12 +16,13 @@ use tack_core::agent::{
 };
 use tokio::sync::mpsc;
 
+use super::aws::{AwsSigner, EventStreamFrames, EVENT_STREAM_CONTENT_TYPE};
 use super::convert;
 use super::message_json::{self, MessageJson};
 use super::provider_authority::{self, UserChoice};
 use super::provider_hooks::{PayloadHooks, RequestHead};
 use crate::api;
-use crate::broker::http::{apply_auth, host_owned_header, on_this_machine};
+use crate::broker::http::{apply_auth, host_owned_header, on_this_machine, private_transport};
 use crate::broker::http::{header_pairs, under};
 use crate::broker::secrets::{SecretError, SecretStore};
 use crate::error::PluginError;
@@ -94,6 +95,8 @@ pub struct PluginProvider {
     headers: Vec<(String, String)>,
     /// Plugins granted `provider_payload`, which see each body before it goes.
     payload_hooks: Option<Arc<PayloadHooks>>,
+    /// The host signs each request with the user's AWS credentials (Bedrock).
+    aws: Option<Arc<AwsSigner>>,
 }
 
 /// Why a configured request header cannot be sent.
@@ -134,7 +137,15 @@ impl PluginProvider {
             timeouts: StreamTimeouts::default(),
             headers: Vec::new(),
             payload_hooks: None,
+            aws: None,
         }
+    }
+
+    /// Signs every request with SigV4 (Amazon Bedrock): the host finds the credentials and
+    /// signs the final request, so neither the plugin nor a payload hook ever sees them.
+    pub fn with_aws_signer(mut self, signer: Arc<AwsSigner>) -> Self {
+        self.aws = Some(signer);
+        self
     }
 
     /// The plugins that see (and may replace) each request's body and the head of its answer
@@ -288,10 +299,11 @@ impl PluginProvider {
         plan: Outgoing,
         model: &str,
         cancel: &tokio_util::sync::CancellationToken,
-    ) -> Result<futures::stream::BoxStream<'static, Result<Bytes, String>>, ProviderError> {
+    ) -> Result<(ResponseBody, Framing), ProviderError> {
         let (call, body) = match plan {
             Outgoing::Local(bytes) => {
-                return Ok(futures::stream::once(async move { Ok(bytes) }).boxed())
+                let body = futures::stream::once(async move { Ok(bytes) }).boxed();
+                return Ok((body, Framing::Sse));
             }
             Outgoing::Http(call, body) => (call, body),
         };
@@ -349,6 +361,22 @@ impl PluginProvider {
             Some(hooks) => hooks.before_request(&head, body).await?,
             None => body,
         };
+        if let Some(signer) = &self.aws {
+            // A signature is no key, but temporary credentials send their session token along.
+            if !private_transport(&url) {
+                return Err(ProviderError::new(
+                    ProviderErrorKind::Auth,
+                    format!(
+                        "provider '{}' would send signed AWS credentials in clear text to {url}; \
+                         they only go over https, or to this machine",
+                        self.id
+                    ),
+                ));
+            }
+            signer
+                .sign(&call.method, &url, &mut headers, &body)
+                .map_err(|e| ProviderError::new(ProviderErrorKind::Auth, e.to_string()))?;
+        }
         let mut builder = self.http.request(method, url).body(body);
         for (name, value) in &headers {
             builder = builder.header(name, value);
@@ -390,10 +418,89 @@ impl PluginProvider {
             }
             return Err(error);
         }
-        Ok(response
+        let framing = match response.headers().get(reqwest::header::CONTENT_TYPE) {
+            Some(kind)
+                if kind
+                    .as_bytes()
+                    .starts_with(EVENT_STREAM_CONTENT_TYPE.as_bytes()) =>
+            {
+                Framing::AwsEventStream
+            }
+            _ => Framing::Sse,
+        };
+        let body = response
             .bytes_stream()
             .map(|r| r.map_err(|e| e.to_string()))
-            .boxed())
+            .boxed();
+        Ok((body, framing))
+    }
+}
+
+type ResponseBody = futures::stream::BoxStream<'static, Result<Bytes, String>>;
+
+/// How a response body is cut into the events a plugin's decoder takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Framing {
+    /// Server-sent events: every API but AWS's.
+    Sse,
+    /// AWS's binary event stream (Bedrock's `converse-stream`).
+    AwsEventStream,
+}
+
+/// The body's events, framed as its content type says.
+fn framed(
+    body: ResponseBody,
+    framing: Framing,
+) -> futures::stream::BoxStream<'static, Result<api::SseEvent, String>> {
+    match framing {
+        Framing::Sse => body
+            .eventsource()
+            .map(|event| {
+                event
+                    .map(|event| api::SseEvent {
+                        event: event.event,
+                        data: event.data,
+                    })
+                    .map_err(|e| e.to_string())
+            })
+            .boxed(),
+        Framing::AwsEventStream => {
+            let state = (
+                body,
+                EventStreamFrames::default(),
+                std::collections::VecDeque::new(),
+                false,
+            );
+            futures::stream::unfold(
+                state,
+                |(mut body, mut frames, mut ready, ended)| async move {
+                    loop {
+                        if let Some(event) = ready.pop_front() {
+                            return Some((Ok(event), (body, frames, ready, ended)));
+                        }
+                        if ended {
+                            return None;
+                        }
+                        let problem = match body.next().await {
+                            Some(Ok(chunk)) => match frames.push(&chunk) {
+                                Ok(events) => {
+                                    ready.extend(events);
+                                    continue;
+                                }
+                                Err(problem) => problem,
+                            },
+                            Some(Err(problem)) => problem,
+                            None if frames.unfinished() => {
+                                "the response ended inside an event-stream message".to_string()
+                            }
+                            None => return None,
+                        };
+                        return Some((Err(problem), (body, frames, ready, true)));
+                    }
+                },
+            )
+            .boxed()
+        }
     }
 }
 
@@ -507,9 +614,10 @@ impl Provider for PluginProvider {
             .start_decoder(&self.id, &request.model.id)
             .await
             .map_err(|e| self.plugin_error(e))?;
-        let body = self
+        let (body, framing) = self
             .open_body(&mut session, plan, &request.model.id, &request.cancel)
             .await?;
+        let body = framed(body, framing);
 
         let (tx, rx) = mpsc::channel::<StreamEvent>(64);
         let cancel = request.cancel.clone();
@@ -542,13 +650,13 @@ struct Watch {
 /// away.
 async fn pump(
     mut session: ProviderSession,
-    body: futures::stream::BoxStream<'static, Result<Bytes, String>>,
+    body: futures::stream::BoxStream<'static, Result<api::SseEvent, String>>,
     tx: mpsc::Sender<StreamEvent>,
     cancel: tokio_util::sync::CancellationToken,
     watch: Watch,
 ) {
     let plugin = watch.plugin.as_str();
-    let mut events = body.eventsource();
+    let mut events = body;
     let mut seen_event = false;
     loop {
         let (deadline, expired) = if seen_event {
@@ -572,14 +680,7 @@ async fn pump(
         };
         seen_event = true;
         let decoded = match next {
-            Some(Ok(event)) => {
-                session
-                    .push(api::SseEvent {
-                        event: event.event,
-                        data: event.data,
-                    })
-                    .await
-            }
+            Some(Ok(event)) => session.push(event).await,
             Some(Err(e)) => {
                 let _ = tx
                     .send(StreamEvent::Error(ProviderError::new(

@@ -152,7 +152,9 @@ fn run_key_command(name: &str, command: &str) -> Result<String, SecretError> {
     })
 }
 
-fn key_command_output(command: &str) -> Result<String, String> {
+/// What `command` (run by `sh`, at most 30 s) prints, trimmed; or why it failed, with what it
+/// said on stderr. Also runs an AWS profile's `credential_process`.
+pub(crate) fn key_command_output(command: &str) -> Result<String, String> {
     if command.is_empty() {
         return Err("is empty".into());
     }

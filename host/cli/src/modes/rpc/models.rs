@@ -40,8 +40,11 @@ impl Server {
     }
 
     pub fn available_models(&self) -> Reply {
-        let catalog =
-            crate::models::catalog::build(&self.front.loaded.set, &self.front.loaded.settings)?;
+        let catalog = crate::models::catalog::build(
+            &self.front.loaded.set,
+            &self.front.loaded.settings,
+            &self.front.loaded.secrets,
+        )?;
         let switch = self.front.model_switch();
         let mut models = Vec::new();
         for entry in &catalog {
