@@ -1,6 +1,8 @@
 //! Providers as a new user meets them, through the real binary against loopback servers that
-//! speak the OpenAI wire: a local server's models found by asking it, a key kept in a password
-//! manager (`!command` in auth.json), and what each kind of token cost.
+//! speak each provider's wire: a local server's models found by asking it, a key kept in a
+//! password manager (`!command` in auth.json), what each kind of token cost, presets (Groq,
+//! DeepSeek, Kimi, Mistral, an Azure deployment), a Bedrock stream the host signs (checked by
+//! botocore) and Vertex tokens the host exchanges a service-account key for (checked by PyJWT).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 
@@ -421,62 +423,121 @@ fn an_azure_deployment_gets_its_key_in_api_key_and_its_deployment_name() {
     );
 }
 
-/// The Python with botocore, installed by `scripts/install-mcp-servers`; `None` (the test is
-/// skipped) when it is missing, unless `TACK_REQUIRE_MCP=1`.
-fn python_with_botocore() -> Option<std::path::PathBuf> {
-    let python =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp-peers/python/bin/python");
-    if python.is_file() {
-        return Some(python);
+/// A Python peer of `tests/<script>` (run by the venv `scripts/install-mcp-servers` makes, with
+/// botocore, PyJWT and cryptography) listening on a free port, given as its first argument;
+/// killed when dropped. `None` (the test is skipped) when the venv is missing, unless
+/// `TACK_REQUIRE_MCP=1`.
+struct PythonPeer {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl PythonPeer {
+    fn start(script: &str, args: &[&std::ffi::OsStr], vars: &[(&str, &str)]) -> Option<PythonPeer> {
+        let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+        let python = tests.join("mcp-peers/python/bin/python");
+        if !python.is_file() {
+            assert!(
+                std::env::var("TACK_REQUIRE_MCP").as_deref() != Ok("1"),
+                "{} is missing (run scripts/install-mcp-servers), and TACK_REQUIRE_MCP=1",
+                python.display()
+            );
+            eprintln!("skipped: {} is missing", python.display());
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = std::process::Command::new(python)
+            .arg(tests.join(script))
+            .arg(port.to_string())
+            .args(args)
+            .envs(vars.iter().copied())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("python starts");
+        let peer = PythonPeer { child, port };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{script} did not listen"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        Some(peer)
     }
-    assert!(
-        std::env::var("TACK_REQUIRE_MCP").as_deref() != Ok("1"),
-        "{} is missing (run scripts/install-mcp-servers), and TACK_REQUIRE_MCP=1",
-        python.display()
-    );
-    eprintln!("skipped: {} is missing", python.display());
-    None
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for PythonPeer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A peer's log: one JSON object per line.
+fn logged(log: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a logged request"))
+        .collect()
+}
+
+/// Every file below `root`.
+fn walk(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
+
+/// No file below `root` but `except` holds any of `secrets`.
+fn assert_no_file_holds(root: &std::path::Path, except: &std::path::Path, secrets: &[&str]) {
+    for file in walk(root).into_iter().filter(|f| f != except) {
+        let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap_or_default()).into_owned();
+        for secret in secrets {
+            assert!(!text.contains(secret), "{} holds {secret}", file.display());
+        }
+    }
 }
 
 #[test]
 fn a_bedrock_stream_is_signed_by_the_host_with_the_users_aws_credentials() {
-    let Some(python) = python_with_botocore() else {
-        return;
-    };
     let env = Env::new(tack!())
         .with_var("AWS_ACCESS_KEY_ID", "AKIDTACKTEST")
         .with_var("AWS_SECRET_ACCESS_KEY", "tack-test-secret-key")
         .with_var("AWS_SESSION_TOKEN", "tack-test-session-token")
         .with_var("AWS_REGION", "eu-west-1");
     env.write("a.txt", "hello\n");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
     let log = env.root().join("bedrock.log");
-    let mut server = std::process::Command::new(python)
-        .arg(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/aws-peers/bedrock_server.py"),
-        )
-        .arg(port.to_string())
-        .arg(&log)
-        .env("BEDROCK_TEST_KEY_ID", "AKIDTACKTEST")
-        .env("BEDROCK_TEST_SECRET", "tack-test-secret-key")
-        .env("BEDROCK_TEST_REGION", "eu-west-1")
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .expect("python starts");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the server did not listen"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    env.config(json!({"providers": {"amazon-bedrock": {
-        "base_url": format!("http://127.0.0.1:{port}")}}}));
+    let Some(server) = PythonPeer::start(
+        "aws-peers/bedrock_server.py",
+        &[log.as_os_str()],
+        &[
+            ("BEDROCK_TEST_KEY_ID", "AKIDTACKTEST"),
+            ("BEDROCK_TEST_SECRET", "tack-test-secret-key"),
+            ("BEDROCK_TEST_REGION", "eu-west-1"),
+        ],
+    ) else {
+        return;
+    };
+    env.config(json!({"providers": {"amazon-bedrock": {"base_url": server.url()}}}));
     let model = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
     let out = env.run(&[
         "--provider",
@@ -487,19 +548,13 @@ fn a_bedrock_stream_is_signed_by_the_host_with_the_users_aws_credentials() {
         "json",
         "what is in a.txt?",
     ]);
-    let _ = server.kill();
-    let _ = server.wait();
-    let logged = std::fs::read_to_string(&log).unwrap_or_default();
+    let requests = logged(&log);
     assert!(
         out.status.success(),
-        "stderr: {}\nserver: {logged}",
+        "stderr: {}\nserver: {requests:?}",
         stderr(&out)
     );
-    let requests: Vec<Value> = logged
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("a logged request"))
-        .collect();
-    assert_eq!(requests.len(), 2, "{logged}");
+    assert_eq!(requests.len(), 2, "{requests:?}");
     for request in &requests {
         assert_eq!(request["signature_problem"], Value::Null, "{request}");
         assert_eq!(
@@ -534,7 +589,7 @@ fn a_bedrock_stream_is_signed_by_the_host_with_the_users_aws_credentials() {
         .find(|e| e["type"] == "agent_end")
         .expect("agent_end");
     assert!(ended.to_string().contains("It says hello."), "{ended}");
-    // Cache reads are priced as the catalog says, and nothing tack wrote holds the secrets.
+    // Cache reads are counted, and nothing tack wrote holds the secrets.
     assert!(
         events
             .iter()
@@ -543,22 +598,71 @@ fn a_bedrock_stream_is_signed_by_the_host_with_the_users_aws_credentials() {
         stdout(&out)
     );
     assert!(!stdout(&out).contains("tack-test-secret-key"));
-    for file in walk(env.root()) {
-        let text = std::fs::read_to_string(&file).unwrap_or_default();
-        assert!(
-            !text.contains("tack-test-secret-key") && !text.contains("tack-test-session-token")
-                || file == log,
-            "{} holds an AWS secret",
-            file.display()
-        );
+    assert_no_file_holds(
+        env.root(),
+        &log,
+        &["tack-test-secret-key", "tack-test-session-token"],
+    );
+
+    // A plugin granted the request's payload may replace it: the host signs what it finally
+    // sends, and the plugin sees neither the credentials nor the signature.
+    let hostile = env.package(
+        "hostile",
+        tack_builtin::artifacts::TEST_HOSTILE,
+        r#"provider_payload = "replace""#,
+    );
+    env.grant("hostile", r#"provider_payload = "replace""#);
+    let replaced = json!({
+        "inferenceConfig": {"maxTokens": 64},
+        "messages": [{"role": "user", "content": [{"text": "replaced by a plugin"}]}]
+    });
+    env.config(json!({
+        "providers": {"amazon-bedrock": {"base_url": server.url()}},
+        "plugins": {"hostile": {"payload": {"replace_with": replaced.to_string()}}}
+    }));
+    let out = env.run(&[
+        "--plugin",
+        &hostile.display().to_string(),
+        "--provider",
+        "amazon-bedrock",
+        "--model",
+        model,
+        "-p",
+        "hi",
+    ]);
+    let requests = logged(&log);
+    assert!(
+        out.status.success(),
+        "stderr: {}\nserver: {requests:?}",
+        stderr(&out)
+    );
+    let last = requests.last().expect("a request");
+    assert_eq!(last["signature_problem"], Value::Null, "{last}");
+    assert_eq!(
+        last["body"]["messages"][0]["content"][0]["text"],
+        "replaced by a plugin"
+    );
+    let seen = serde_json::to_string(&env.session_lines()).unwrap_or_default();
+    assert!(
+        seen.contains("saw-request") && seen.contains("saw-response"),
+        "{seen}"
+    );
+    for secret in [
+        "tack-test-secret-key",
+        "tack-test-session-token",
+        "AKIDTACKTEST",
+        "AWS4-HMAC",
+    ] {
+        assert!(!seen.contains(secret), "the plugin saw {secret}: {seen}");
     }
+    let sent = requests.len();
 
     // Without credentials nothing is sent, and the error says where they are looked for.
     let bare = Env::new(tack!()).with_var("AWS_REGION", "eu-west-1");
-    bare.config(json!({"providers": {"amazon-bedrock": {
-        "base_url": format!("http://127.0.0.1:{port}")}}}));
+    bare.config(json!({"providers": {"amazon-bedrock": {"base_url": server.url()}}}));
     let out = bare.run(&["--provider", "amazon-bedrock", "--model", model, "-p", "hi"]);
     assert!(!out.status.success());
+    assert_eq!(logged(&log).len(), sent, "nothing more was sent");
     assert!(
         stderr(&out).contains("no AWS credentials") || stdout(&out).contains("no AWS credentials"),
         "{}{}",
@@ -567,19 +671,116 @@ fn a_bedrock_stream_is_signed_by_the_host_with_the_users_aws_credentials() {
     );
 }
 
-/// Every file below `root`.
-fn walk(root: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs = vec![root.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else {
-                files.push(path);
-            }
+#[test]
+fn vertex_gets_tokens_the_host_exchanges_a_service_account_key_for_and_renews_them() {
+    let env = Env::new(tack!())
+        .with_var("GOOGLE_CLOUD_PROJECT", "tack-project")
+        .with_var("GOOGLE_CLOUD_LOCATION", "us-central1");
+    env.write("a.txt", "hello\n");
+    let log = env.root().join("vertex.log");
+    let key_file = env.root().join("service-account.json");
+    // Tokens that live 30 s are within the host's one-minute margin at once: each request
+    // renews its token, as one would mid-session.
+    let Some(server) = PythonPeer::start(
+        "google-peers/vertex_server.py",
+        &[log.as_os_str(), key_file.as_os_str(), "30".as_ref()],
+        &[],
+    ) else {
+        return;
+    };
+    let env = env.with_var("GOOGLE_APPLICATION_CREDENTIALS", &key_file);
+    let base = format!(
+        "{}/v1/projects/tack-project/locations/us-central1/publishers/google",
+        server.url()
+    );
+    env.config(json!({"providers": {"google-vertex": {"base_url": base}}}));
+    let out = env.run(&[
+        "--provider",
+        "google-vertex",
+        "--model",
+        "gemini-2.5-flash",
+        "-p",
+        "what is in a.txt?",
+    ]);
+    let requests = logged(&log);
+    assert!(
+        out.status.success(),
+        "stderr: {}\nserver: {requests:?}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).contains("It says hello."), "{}", stdout(&out));
+    let paths: Vec<&str> = requests
+        .iter()
+        .map(|r| r["path"].as_str().unwrap_or(""))
+        .collect();
+    let model_path = "/v1/projects/tack-project/locations/us-central1/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse";
+    assert_eq!(
+        paths,
+        ["/token", model_path, "/token", model_path],
+        "{requests:?}"
+    );
+    for request in &requests {
+        assert_eq!(request["problem"], Value::Null, "{request}");
+        if request["path"] != "/token" {
+            assert_eq!(request["ok"], true, "{request}");
         }
     }
-    files
+    assert_eq!(
+        requests[3]["authorization"],
+        "Bearer ya29.tack-test-token-2"
+    );
+    assert_no_file_holds(env.root(), &log, &["ya29.tack-test-token"]);
+
+    // Without a project nothing is sent, and the error says what to set.
+    let bare = Env::new(tack!());
+    let out = bare.run(&["--provider", "google-vertex", "-p", "hi"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("GOOGLE_CLOUD_PROJECT"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(logged(&log).len(), 4, "nothing more was sent");
+}
+
+#[test]
+fn mistral_gets_tool_call_ids_of_nine_letters_and_digits_and_its_system_role() {
+    let env = Env::new(tack!()).with_var("MISTRAL_API_KEY", "mistral-test-key");
+    env.write("a.txt", "hello\n");
+    let server = MockServer::replies(vec![
+        openai::stream(&[
+            openai::call("call_Ab1_x", "read", &json!({ "path": "a.txt" })),
+            chunk(json!({}), Some("tool_calls")),
+        ]),
+        openai::text_reply("It says hello."),
+    ]);
+    let base = format!("{}/v1", server.url());
+    let out = env.run(&[
+        "--provider",
+        "mistral",
+        "--base-url",
+        &base,
+        "-p",
+        "what is in a.txt?",
+    ]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert!(stdout(&out).contains("It says hello."), "{}", stdout(&out));
+    let bodies = server.json_bodies();
+    assert_eq!(bodies.len(), 2);
+    assert_eq!(bodies[0]["model"], "devstral-medium-latest");
+    assert_eq!(bodies[0]["messages"][0]["role"], "system");
+    assert!(bodies[0].get("stream_options").is_none(), "{}", bodies[0]);
+    let messages = bodies[1]["messages"].as_array().expect("messages");
+    let call = messages
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .map(|m| m["tool_calls"][0]["id"].as_str().unwrap_or("").to_string())
+        .unwrap_or_default();
+    assert_eq!(call.len(), 9, "{call}");
+    assert!(call.chars().all(|c| c.is_ascii_alphanumeric()), "{call}");
+    let result = messages
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("the tool result");
+    assert_eq!(result["tool_call_id"], call.as_str());
 }

@@ -2,6 +2,7 @@
 
 pub mod aws;
 mod convert;
+pub mod google_auth;
 mod hooks;
 mod message_json;
 mod provider;
@@ -10,6 +11,7 @@ mod provider_hooks;
 mod tools;
 
 pub use aws::AwsSigner;
+pub use google_auth::{GoogleEnvironment, GoogleTokenSource};
 pub use hooks::{MoveCancelled, PluginHooks, SwitchReason};
 pub use provider::{PluginProvider, ReservedHeader, StreamTimeouts};
 pub use provider_authority::{ProviderDenied, UserChoice};

@@ -108,8 +108,15 @@ impl HttpProvider for Google {
             }];
             object.field("tools", &declarations)?;
         }
+        // Vertex AI's base URL holds its version, project and location; only the model's path
+        // follows it.
+        let options = provider_common::options::Options::parse(&unified.options)?;
+        let version = match options.bool("vertex")? {
+            Some(true) => "",
+            _ => "/v1beta",
+        };
         Ok(Route::new(format!(
-            "/v1beta/models/{model}:streamGenerateContent?alt=sse"
+            "{version}/models/{model}:streamGenerateContent?alt=sse"
         )))
     }
 

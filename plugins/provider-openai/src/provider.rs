@@ -29,9 +29,10 @@ impl HttpProvider for OpenAi {
         openai_models::provider("openai", "OpenAI")
     }
 
-    /// Nothing: Chat Completions replays no signatures.
-    fn cache_key(_provider: &str, _model: &str) -> String {
-        String::new()
+    /// The provider: Chat Completions replays no signatures, but some providers take messages
+    /// in a form of their own (Mistral's call ids, DeepSeek's empty reasoning).
+    fn cache_key(provider: &str, _model: &str) -> String {
+        provider.to_string()
     }
 
     fn plan(&mut self, request: &Request<'_, request::Fragment>) -> Result<(), ProviderError> {

@@ -20,6 +20,9 @@ use crate::compat::{Compat, ThinkingFormat};
 /// OpenAI refuses tool-call ids longer than this.
 const MAX_ID_CHARS: usize = 40;
 
+/// Mistral refuses a tool call id of anything but nine letters and digits.
+const MISTRAL_ID_CHARS: usize = 9;
+
 /// What the cache keeps of one message: its Chat Completions message (none when there is
 /// nothing to send) and, for a tool result, its images, which follow the run of results.
 #[derive(Clone, Debug, Default)]
@@ -258,7 +261,7 @@ impl kit::Fragment for Fragment {
                     text.as_str()
                 };
                 let message = ChatMessage {
-                    tool_call_id: Some(ids::sanitize(&result.call_id, MAX_ID_CHARS)),
+                    tool_call_id: Some(call_id(&result.call_id, provider)),
                     ..ChatMessage::new("tool", Some(content))
                 };
                 fragment.message = Some(json::to_vec(&message)?);
@@ -322,6 +325,14 @@ fn image_part(part: &Part) -> Option<ContentPart<'_>> {
 /// The assistant's text and tool calls, and its reasoning in the field it came in when it goes
 /// back to the provider and model that wrote it (see `compat`). Chat Completions itself has no
 /// field for thinking.
+/// A tool call's id as the provider takes it back: Mistral only takes nine letters and digits.
+fn call_id(id: &str, provider: &str) -> String {
+    match provider {
+        "mistral" => ids::alphanumeric(id, MISTRAL_ID_CHARS),
+        _ => ids::sanitize(id, MAX_ID_CHARS),
+    }
+}
+
 fn assistant_message(
     assistant: &Assistant,
     provider: &str,
@@ -356,7 +367,7 @@ fn assistant_message(
                     arguments: arguments.to_string(),
                     name,
                 },
-                id: ids::sanitize(id, MAX_ID_CHARS),
+                id: call_id(id, provider),
                 kind: "function",
             }),
             _ => {}

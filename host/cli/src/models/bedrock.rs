@@ -5,10 +5,7 @@
 //! profile's, else `us-east-1`; `base_url` under `[providers.amazon-bedrock]` names another
 //! endpoint (a VPC endpoint, a proxy), signed for the region its host names, if any.
 
-use std::sync::Arc;
-
-use tack_runtime::bridge::aws::{self, AwsEnvironment, AwsSigner};
-use tack_runtime::bridge::PluginProvider;
+use tack_runtime::bridge::aws::{self, AwsEnvironment};
 
 /// The preset's id, as Pi names the provider.
 pub const ID: &str = "amazon-bedrock";
@@ -37,24 +34,6 @@ pub fn setup(configured_url: Option<&str>, api_key: bool, env: &AwsEnvironment) 
             .map(str::to_string)
             .unwrap_or_else(|| format!("https://bedrock-runtime.{region}.amazonaws.com")),
         signing_region: (!api_key).then_some(region),
-    }
-}
-
-/// Signs a provider's requests for Bedrock in `region`, when the catalog says it should.
-pub trait WithAws {
-    fn with_aws(self, region: Option<&str>) -> Self;
-}
-
-impl WithAws for PluginProvider {
-    fn with_aws(self, region: Option<&str>) -> Self {
-        match region {
-            Some(region) => self.with_aws_signer(Arc::new(AwsSigner::new(
-                region,
-                SERVICE,
-                AwsEnvironment::from_process(),
-            ))),
-            None => self,
-        }
     }
 }
 

@@ -24,6 +24,7 @@ use tack_runtime::bridge::StreamTimeouts;
 use tack_runtime::broker::secrets::SecretStore;
 use tack_runtime::{LoadedPlugin, PluginSet, PluginSource};
 
+use super::host_credentials::HostCredentials;
 use super::pattern::Candidate;
 use crate::settings::{ModelSettings, Settings};
 
@@ -47,9 +48,9 @@ pub struct ProviderEntry {
     pub preset: bool,
     /// What the user must set before it can send anything (Azure's resource URL).
     pub missing: Option<String>,
-    /// The host signs its requests with the user's AWS credentials for this region (Bedrock
-    /// without an API key).
-    pub aws_region: Option<String>,
+    /// Credentials the host applies to its requests itself (Bedrock's AWS signing, Vertex's
+    /// Google tokens).
+    pub host_credentials: HostCredentials,
 }
 
 impl ProviderEntry {
@@ -66,7 +67,7 @@ impl ProviderEntry {
             headers: Vec::new(),
             preset: false,
             missing: None,
-            aws_region: None,
+            host_credentials: HostCredentials::None,
         }
     }
 
@@ -249,7 +250,43 @@ fn configure_bedrock(entry: &mut ProviderEntry, secrets: &SecretStore) {
         entry.spec.secret = None;
         entry.spec.auth = api::AuthScheme::None;
     }
-    entry.aws_region = setup.signing_region;
+    entry.host_credentials = match setup.signing_region {
+        Some(region) => HostCredentials::AwsSigV4 {
+            region,
+            service: super::bedrock::SERVICE,
+        },
+        None => HostCredentials::None,
+    };
+}
+
+/// Vertex AI's URL (the project's and location's), and whether the host exchanges the user's
+/// Google credentials for its tokens (no `GOOGLE_CLOUD_API_KEY` is set).
+fn configure_vertex(entry: &mut ProviderEntry, secrets: &SecretStore) {
+    let api_key = entry
+        .spec
+        .secret
+        .as_deref()
+        .is_some_and(|key| secrets.has(key));
+    let setup = super::vertex::setup(entry.base_url.as_deref(), api_key, |name| {
+        std::env::var(name).ok()
+    });
+    match setup.base_url {
+        Ok(url) => entry.base_url = Some(url),
+        Err(missing) => {
+            entry.base_url = None;
+            entry.missing = Some(missing);
+        }
+    }
+    // Options of the user's own replace the preset's; Vertex's paths need this one.
+    if !entry.options.is_object() {
+        entry.options = serde_json::json!({});
+    }
+    entry.options["vertex"] = serde_json::Value::Bool(true);
+    if !api_key {
+        entry.spec.secret = None;
+        entry.spec.auth = api::AuthScheme::None;
+        entry.host_credentials = HostCredentials::GoogleAdc;
+    }
 }
 
 fn first_party<'a>(entries: &'a [ProviderEntry], id: &str) -> Option<&'a ProviderEntry> {
@@ -331,6 +368,7 @@ pub fn build(
         match entry.id.as_str() {
             super::azure::ID => configure_azure(entry),
             super::bedrock::ID => configure_bedrock(entry, secrets),
+            super::vertex::ID => configure_vertex(entry, secrets),
             _ => {}
         }
     }

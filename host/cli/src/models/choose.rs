@@ -11,7 +11,6 @@ use tack_runtime::api;
 use tack_runtime::bridge::PluginProvider;
 use tack_runtime::broker::secrets::SecretStore;
 
-use super::bedrock::WithAws;
 use super::discover;
 use super::pattern::{self as model_pattern, Candidate, Thinking};
 use crate::cli::Cli;
@@ -154,22 +153,24 @@ pub fn choose(
             entry.id
         );
     }
+    let provider = PluginProvider::new(
+        entry.plugin.clone(),
+        spec.clone(),
+        base_url,
+        secrets,
+        loaded.runtime.http().clone(),
+    )
+    .with_user_secret(user_secret)
+    .named(entry.request_id())
+    .with_payload_hooks(tack_runtime::bridge::PayloadHooks::new(&loaded.set))
+    .with_headers(entry.headers.clone())
+    .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?
+    .with_timeouts(entry.timeouts)
+    .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?;
     let provider = Arc::new(
-        PluginProvider::new(
-            entry.plugin.clone(),
-            spec.clone(),
-            base_url,
-            secrets,
-            loaded.runtime.http().clone(),
-        )
-        .with_user_secret(user_secret)
-        .named(entry.request_id())
-        .with_payload_hooks(tack_runtime::bridge::PayloadHooks::new(&loaded.set))
-        .with_headers(entry.headers.clone())
-        .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?
-        .with_timeouts(entry.timeouts)
-        .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?
-        .with_aws(entry.aws_region.as_deref()),
+        entry
+            .host_credentials
+            .apply(provider, loaded.runtime.http()),
     );
     let asked = match &cli.thinking {
         Some(level) => Some(Thinking::parse(level).with_context(|| {

@@ -98,15 +98,23 @@ mod tests {
             assert!(
                 matches!(
                     preset.api.as_str(),
-                    "openai" | "openai-responses" | "anthropic" | "bedrock-converse-stream"
+                    "openai"
+                        | "openai-responses"
+                        | "anthropic"
+                        | "bedrock-converse-stream"
+                        | "google"
                 ),
                 "{}",
                 preset.id
             );
             assert!(
                 preset.base_url.starts_with("https://")
-                    || [super::super::azure::ID, super::super::bedrock::ID]
-                        .contains(&preset.id.as_str()),
+                    || [
+                        super::super::azure::ID,
+                        super::super::bedrock::ID,
+                        super::super::vertex::ID
+                    ]
+                    .contains(&preset.id.as_str()),
                 "{}",
                 preset.id
             );

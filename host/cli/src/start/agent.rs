@@ -12,7 +12,6 @@ use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
 
 use super::load::Loaded;
 use crate::cli::Cli;
-use crate::models::bedrock::WithAws;
 use crate::models::choose::{model_info, Chosen};
 
 /// The agent over the loaded plugins' tools and hooks, with the chosen provider and model, the
@@ -120,8 +119,8 @@ fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Re
         .with_headers(entry.headers.clone())
         .map_err(|e| e.to_string())?
         .with_timeouts(entry.timeouts)
-        .map_err(|e| e.to_string())?
-        .with_aws(entry.aws_region.as_deref());
+        .map_err(|e| e.to_string())?;
+        let provider = entry.host_credentials.apply(provider, &http);
         Ok(tack_runtime::children::ResolvedModel {
             model: model.clone(),
             provider: Arc::new(provider),

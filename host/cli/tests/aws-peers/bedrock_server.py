@@ -49,7 +49,9 @@ def frame(event_type, payload):
 def answer(request_body):
     turns = request_body.get("messages", [])
     answered = any("toolResult" in block for turn in turns for block in turn.get("content", []))
-    if not answered:
+    # A body a plugin wrote instead (the payload-hook test) is answered in words.
+    replaced = "replaced by a plugin" in json.dumps(request_body)
+    if not answered and not replaced:
         return [
             ("messageStart", {"role": "assistant"}),
             ("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"reasoningContent": {"text": "Read it first."}}}),

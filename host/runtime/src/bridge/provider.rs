@@ -18,6 +18,7 @@ use tokio::sync::mpsc;
 
 use super::aws::{AwsSigner, EventStreamFrames, EVENT_STREAM_CONTENT_TYPE};
 use super::convert;
+use super::google_auth::GoogleTokenSource;
 use super::message_json::{self, MessageJson};
 use super::provider_authority::{self, UserChoice};
 use super::provider_hooks::{PayloadHooks, RequestHead};
@@ -97,6 +98,8 @@ pub struct PluginProvider {
     payload_hooks: Option<Arc<PayloadHooks>>,
     /// The host signs each request with the user's AWS credentials (Bedrock).
     aws: Option<Arc<AwsSigner>>,
+    /// The host adds an access token from the user's Google credentials (Vertex AI).
+    google: Option<Arc<GoogleTokenSource>>,
 }
 
 /// Why a configured request header cannot be sent.
@@ -138,6 +141,7 @@ impl PluginProvider {
             headers: Vec::new(),
             payload_hooks: None,
             aws: None,
+            google: None,
         }
     }
 
@@ -145,6 +149,13 @@ impl PluginProvider {
     /// signs the final request, so neither the plugin nor a payload hook ever sees them.
     pub fn with_aws_signer(mut self, signer: Arc<AwsSigner>) -> Self {
         self.aws = Some(signer);
+        self
+    }
+
+    /// Sends every request with an access token the host exchanges the user's Google
+    /// credentials for (Vertex AI), renewed before it expires.
+    pub fn with_google_token_source(mut self, source: Arc<GoogleTokenSource>) -> Self {
+        self.google = Some(source);
         self
     }
 
@@ -361,6 +372,23 @@ impl PluginProvider {
             Some(hooks) => hooks.before_request(&head, body).await?,
             None => body,
         };
+        if let Some(source) = &self.google {
+            if !private_transport(&url) {
+                return Err(ProviderError::new(
+                    ProviderErrorKind::Auth,
+                    format!(
+                        "provider '{}' would send a Google access token in clear text to {url}; \
+                         it only goes over https, or to this machine",
+                        self.id
+                    ),
+                ));
+            }
+            let token = source
+                .token()
+                .await
+                .map_err(|e| ProviderError::new(ProviderErrorKind::Auth, e.to_string()))?;
+            headers.push(("authorization".into(), format!("Bearer {token}")));
+        }
         if let Some(signer) = &self.aws {
             // A signature is no key, but temporary credentials send their session token along.
             if !private_transport(&url) {
