@@ -303,16 +303,22 @@ pub enum Command {
         #[arg(long, default_value = "default")]
         name: String,
     },
-    /// Save a registry login for publishing and installing (the password is read from stdin).
+    /// Save a provider's API key (`tack login groq`, the key read from stdin, or typed unseen at
+    /// a terminal) into <tack home>/auth.json; or, with `-u`, a registry login for publishing
+    /// and installing (the password read from stdin).
     Login {
-        /// The registry host, like ghcr.io or 127.0.0.1:5000.
+        /// A provider (`tack models` lists them), or with `-u` a registry host like ghcr.io or
+        /// 127.0.0.1:5000.
         registry: String,
-        #[arg(short = 'u', long)]
-        username: String,
-        /// Read the password from stdin (the only way it is taken).
-        #[arg(long, required = true)]
+        /// The registry user name: makes this a registry login.
+        #[arg(short = 'u', long, requires = "password_stdin")]
+        username: Option<String>,
+        /// Read the registry password from stdin (the only way it is taken).
+        #[arg(long, requires = "username")]
         password_stdin: bool,
     },
+    /// Remove a provider's API key from <tack home>/auth.json.
+    Logout { provider: String },
     /// List installed packages, their capabilities and whether their files still match the lock.
     List,
     /// List saved sessions of this directory: id, date, size, first message.

@@ -2,6 +2,7 @@
 //! `tack plugin new`, …) and the host's slash commands (`/compact`, `/tree`, `!command`, …).
 
 pub mod host;
+pub mod keys;
 pub mod list;
 pub mod mcp;
 pub mod migrate;

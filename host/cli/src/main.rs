@@ -1,11 +1,13 @@
 //! The `tack` binary.
 
+mod api_keys;
 mod checkpoints;
 mod cli;
 mod commands;
 mod mcp;
 mod models;
 mod modes;
+mod private_file;
 mod sessions;
 mod settings;
 mod start;
@@ -64,6 +66,18 @@ async fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         Some(cli::Command::Models { ref search }) => {
             let search = search.clone();
             commands::list::models(cli, search).await
+        }
+        Some(cli::Command::Login {
+            ref registry,
+            username: None,
+            ..
+        }) => {
+            let provider = registry.clone();
+            commands::keys::login(cli, provider).await
+        }
+        Some(cli::Command::Logout { ref provider }) => {
+            let provider = provider.clone();
+            commands::keys::logout(cli, provider).await
         }
         Some(cli::Command::Install { .. })
         | Some(cli::Command::Remove { .. })

@@ -784,3 +784,51 @@ fn mistral_gets_tool_call_ids_of_nine_letters_and_digits_and_its_system_role() {
         .expect("the tool result");
     assert_eq!(result["tool_call_id"], call.as_str());
 }
+
+#[test]
+fn a_key_saved_with_tack_login_is_sent_and_tack_logout_removes_it() {
+    use std::io::Write as _;
+    let env = Env::new(tack!());
+    let login = |provider: &str, key: &str| {
+        let mut child = env
+            .command()
+            .args(["login", provider])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("tack login");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(key.as_bytes())
+            .expect("the key");
+        child.wait_with_output().expect("login")
+    };
+    let out = login("groq", "gsk-saved-key\n");
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert!(stderr(&out).contains("saved GROQ_API_KEY"), "{}", stderr(&out));
+    let auth = std::fs::read_to_string(env.home().join("auth.json")).expect("auth.json");
+    assert!(auth.contains("gsk-saved-key"), "{auth}");
+
+    let server = MockServer::always(openai::text_reply("from groq"));
+    let base = format!("{}/v1", server.url());
+    let out = env.run(&["--provider", "groq", "--base-url", &base, "-p", "hi"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let head = server.requests()[0].head.to_ascii_lowercase();
+    assert!(head.contains("authorization: bearer gsk-saved-key\r\n"), "{head}");
+
+    // A provider whose credentials the host finds itself takes no key here; nor does a
+    // provider that does not exist.
+    let out = login("amazon-bedrock", "x\n");
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("AWS or Google"), "{}", stderr(&out));
+    let out = login("no-such-provider", "x\n");
+    assert!(stderr(&out).contains("unknown provider 'no-such-provider'"), "{}", stderr(&out));
+
+    let out = env.run(&["logout", "groq"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let auth = std::fs::read_to_string(env.home().join("auth.json")).expect("auth.json");
+    assert!(!auth.contains("gsk-saved-key"), "{auth}");
+}

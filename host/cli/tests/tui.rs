@@ -1226,3 +1226,32 @@ fn pi_custom_footer_replaces_the_footer_and_gives_it_back() {
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 }
+
+/// `/login groq` asks for the key in a dialog that shows it as bullets, keeps it in auth.json,
+/// and `/logout groq` removes it.
+#[test]
+fn login_keeps_a_key_typed_unseen_and_logout_removes_it() {
+    let env = new_env();
+    let mut tui = env.spawn(&[]);
+    tui.wait_for("Ask anything");
+    tui.submit("/login groq");
+    tui.wait_for("API key for Groq (GROQ_API_KEY)");
+    // A new dialog ignores typing for a moment (keys meant for the editor must not answer it).
+    std::thread::sleep(Duration::from_millis(800));
+    tui.type_keys("gsk-typed-secret");
+    let screen = tui.wait_for("••••••••••••••••");
+    assert!(!screen.contains("gsk-typed"), "{screen}");
+    std::thread::sleep(Duration::from_millis(100));
+    tui.type_keys("\r");
+    tui.wait_for("Saved GROQ_API_KEY");
+    let auth = env.home().join("auth.json");
+    let saved = std::fs::read_to_string(&auth).expect("auth.json");
+    assert!(saved.contains("gsk-typed-secret"), "{saved}");
+    assert!(!tui.screen().contains("gsk-typed"), "{}", tui.screen());
+    tui.submit("/logout groq");
+    tui.wait_for("Removed GROQ_API_KEY");
+    let saved = std::fs::read_to_string(&auth).expect("auth.json");
+    assert!(!saved.contains("gsk-typed-secret"), "{saved}");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}

@@ -46,6 +46,21 @@ fn char_len(line: &str) -> usize {
 }
 
 impl Editor {
+    /// The same text shown as one `•` per character, cursor kept: a secret being typed.
+    pub fn masked(&self) -> Editor {
+        Editor {
+            lines: self
+                .lines
+                .iter()
+                .map(|line| "•".repeat(char_len(line)))
+                .collect(),
+            row: self.row,
+            col: self.col,
+            history: Vec::new(),
+            walk: None,
+        }
+    }
+
     pub fn text(&self) -> String {
         self.lines.join("\n")
     }

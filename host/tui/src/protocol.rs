@@ -156,6 +156,9 @@ pub struct DialogRequest {
     /// What to ask; a plugin's timeout is kept by the host, which closes the dialog.
     pub kind: UiRequest,
     pub reply: oneshot::Sender<DialogAnswer>,
+    /// An input dialog whose answer is a secret (an API key for `/login`): shown as `•`.
+    /// Only the host asks this way; a plugin's dialogs are never masked.
+    pub masked: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

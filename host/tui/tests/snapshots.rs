@@ -65,6 +65,7 @@ fn dialog(app: &mut App, kind: UiRequest) -> oneshot::Receiver<DialogAnswer> {
         plugin: "permission-gate".into(),
         kind,
         reply,
+        masked: false,
     }));
     answer
 }

@@ -87,7 +87,9 @@ pub async fn run(cli: &Cli) -> Result<ExitCode> {
         }
         Some(Command::Keygen { name }) => publish::keygen(home.root(), name),
         Some(Command::Login {
-            registry, username, ..
+            registry,
+            username: Some(username),
+            ..
         }) => publish::login(home.root(), registry, username),
         _ => commands::list(&[Location::global(&home), Location::project(&home, &cwd)]),
     }

@@ -63,23 +63,8 @@ pub fn read_store(path: &Path) -> Result<BTreeMap<String, Tokens>> {
 
 /// Writes the store whole, readable by the user alone.
 pub fn write_store(path: &Path, store: &BTreeMap<String, Tokens>) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let text = serde_json::to_string_pretty(store).context("encoding the MCP logins")?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o600))
-            .context("cannot make the MCP login file private")?;
-    }
-    std::io::Write::write_all(&mut tmp, text.as_bytes())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    crate::private_file::write(path, text.as_bytes())
 }
 
 fn now() -> u64 {

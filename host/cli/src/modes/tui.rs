@@ -7,6 +7,7 @@ mod clipboard;
 mod commands;
 mod controller;
 mod info;
+mod login;
 mod models;
 mod pickers;
 mod rewind;

@@ -152,6 +152,15 @@ fn dialog_key(state: &mut State, key: KeyEvent) {
     }
 }
 
+/// The answer as drawn: masked when it is a secret.
+fn shown_input(dialog: &OpenDialog) -> std::borrow::Cow<'_, Editor> {
+    if dialog.request.masked {
+        std::borrow::Cow::Owned(dialog.input.masked())
+    } else {
+        std::borrow::Cow::Borrowed(&dialog.input)
+    }
+}
+
 /// Draws the front dialog; returns where the cursor goes (an input dialog's answer).
 fn render_dialog(
     frame: &mut Frame,
@@ -199,9 +208,8 @@ fn render_dialog(
         UiRequest::Input {
             title, placeholder, ..
         } => {
-            let (input, _) = dialog
-                .input
-                .layout(width.saturating_sub(4), theme, placeholder);
+            let (input, _) =
+                shown_input(dialog).layout(width.saturating_sub(4), theme, placeholder);
             lines.extend(input);
             title
         }
@@ -227,7 +235,7 @@ fn render_dialog(
     let UiRequest::Input { .. } = dialog.request.kind else {
         return None;
     };
-    let (_, cursor) = dialog.input.layout(width.saturating_sub(4), theme, "");
+    let (_, cursor) = shown_input(dialog).layout(width.saturating_sub(4), theme, "");
     Some(Position {
         x: rect.x + 1 + cursor.0,
         y: rect.y + 1 + cursor.1,

@@ -1,5 +1,5 @@
 //! Slash commands in the terminal UI. The host's own (`/model`, `/thinking`, `/resume`, `/new`,
-//! `/tree`, `/fork`, `/rewind`, `/compact`, `/clone`, `/name`, `/label`, `/plugins`, `/help`) come first;
+//! `/tree`, `/fork`, `/rewind`, `/compact`, `/clone`, `/name`, `/label`, `/plugins`, `/login`, `/help`) come first;
 //! without arguments the ones that choose something open a picker. Other names go to the
 //! plugin that registered them.
 
@@ -58,6 +58,11 @@ const HOST_COMMANDS: &[(&str, &str)] = &[
         "settings",
         "Change the default thinking level, queue delivery, auto-compaction, theme",
     ),
+    (
+        "login",
+        "Save an API key for a provider (/login <provider>; /login lists them)",
+    ),
+    ("logout", "Remove a provider's saved API key (/logout <provider>)"),
     (
         "reload",
         "Read settings, plugins, skills, prompts, context files, theme and keys again, on this session",
@@ -123,6 +128,10 @@ impl Controller {
             ("help", _) => Ok(Some(self.help_text())),
             ("hotkeys", _) => Ok(Some(self.keymap.describe())),
             ("settings", _) => self.open(self.settings_picker(0)?),
+            ("login", true) => self.login_list(),
+            ("login", false) => self.login(args.trim()).await,
+            ("logout", true) => bail!("name the provider: /logout <provider>"),
+            ("logout", false) => self.logout(args.trim()),
             ("reload", _) => self.reload(),
             ("compact" | "tree" | "name" | "label" | "export" | "session", _) => {
                 let kind = if name == "compact" {

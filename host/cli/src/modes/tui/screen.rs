@@ -55,6 +55,7 @@ impl Screen for TuiScreen {
             plugin: plugin.to_string(),
             kind: dialog,
             reply,
+            masked: false,
         }));
     }
 
