@@ -1240,3 +1240,62 @@ fn a_replaced_request_is_sent_recorded_under_the_plugins_name_and_must_stay_json
     );
     assert!(server.requests().is_empty(), "nothing was sent");
 }
+
+/// The credentials the host keeps for Bedrock and Vertex (AWS keys and session token, a Google
+/// key file, a Bedrock API key) and a key saved with `tack login` are the host's: a plugin granted
+/// every `AWS_*` and `GOOGLE_*` variable and any command gets none of them in its commands'
+/// environment, and one granted an origin but not the secret cannot send them there.
+#[test]
+fn a_plugin_gets_no_cloud_credential_however_its_grants_are_worded() {
+    let env = new_env()
+        .with_var("AWS_ACCESS_KEY_ID", "AKIDCANARY")
+        .with_var("AWS_SECRET_ACCESS_KEY", "aws-secret-canary")
+        .with_var("AWS_SESSION_TOKEN", "aws-token-canary")
+        .with_var("AWS_BEARER_TOKEN_BEDROCK", "bedrock-key-canary")
+        .with_var("GOOGLE_APPLICATION_CREDENTIALS", "/keys/google-canary.json")
+        .with_var("AWS_REGION", "eu-west-1");
+    let server = MockServer::always(Reply::json("200 OK", "{}"));
+    let local = format!("http://127.0.0.1:{}", server.port());
+    let calls = vec![
+        call("e1", "exec", json!({ "command": "env" })),
+        call(
+            "f1",
+            "http_fetch",
+            json!({ "url": format!("{local}/a"), "secret": "AWS_SECRET_ACCESS_KEY" }),
+        ),
+        call(
+            "f2",
+            "http_fetch",
+            json!({ "url": format!("{local}/b"), "secret": "AWS_BEARER_TOKEN_BEDROCK" }),
+        ),
+    ];
+    let grants = format!("exec = [\"**\"]\nenv = [\"AWS_*\", \"GOOGLE_*\"]\nhttp = [\"{local}\"]");
+    let base = hostile_run(&env, json!([turn(calls), done()]), json!({}), &grants);
+    env.grant("hostile", &grants);
+    let events = json_run(&env, &base, &[]);
+    let shown = result_text(tool_event(&events, "tool_execution_end", "e1"));
+    assert!(
+        shown.contains("AWS_REGION=eu-west-1"),
+        "the grant works: {shown}"
+    );
+    for canary in [
+        "AKIDCANARY",
+        "aws-secret-canary",
+        "aws-token-canary",
+        "bedrock-key-canary",
+        "google-canary",
+    ] {
+        assert!(
+            !shown.contains(canary),
+            "{canary} reached the command: {shown}"
+        );
+    }
+    for id in ["f1", "f2"] {
+        let text = result_text(tool_event(&events, "tool_execution_end", id));
+        assert!(
+            text.starts_with("failed: ") && text.contains("is not granted to this plugin"),
+            "{id}: {text}"
+        );
+    }
+    assert!(server.requests().is_empty(), "nothing was sent");
+}

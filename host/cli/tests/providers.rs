@@ -808,7 +808,11 @@ fn a_key_saved_with_tack_login_is_sent_and_tack_logout_removes_it() {
     };
     let out = login("groq", "gsk-saved-key\n");
     assert!(out.status.success(), "stderr: {}", stderr(&out));
-    assert!(stderr(&out).contains("saved GROQ_API_KEY"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("saved GROQ_API_KEY"),
+        "{}",
+        stderr(&out)
+    );
     let auth = std::fs::read_to_string(env.home().join("auth.json")).expect("auth.json");
     assert!(auth.contains("gsk-saved-key"), "{auth}");
 
@@ -817,7 +821,10 @@ fn a_key_saved_with_tack_login_is_sent_and_tack_logout_removes_it() {
     let out = env.run(&["--provider", "groq", "--base-url", &base, "-p", "hi"]);
     assert!(out.status.success(), "stderr: {}", stderr(&out));
     let head = server.requests()[0].head.to_ascii_lowercase();
-    assert!(head.contains("authorization: bearer gsk-saved-key\r\n"), "{head}");
+    assert!(
+        head.contains("authorization: bearer gsk-saved-key\r\n"),
+        "{head}"
+    );
 
     // A provider whose credentials the host finds itself takes no key here; nor does a
     // provider that does not exist.
@@ -825,7 +832,11 @@ fn a_key_saved_with_tack_login_is_sent_and_tack_logout_removes_it() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("AWS or Google"), "{}", stderr(&out));
     let out = login("no-such-provider", "x\n");
-    assert!(stderr(&out).contains("unknown provider 'no-such-provider'"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unknown provider 'no-such-provider'"),
+        "{}",
+        stderr(&out)
+    );
 
     let out = env.run(&["logout", "groq"]);
     assert!(out.status.success(), "stderr: {}", stderr(&out));

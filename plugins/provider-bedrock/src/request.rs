@@ -1,4 +1,6 @@
 //! The unified request as a Converse stream call (`POST /model/{modelId}/converse-stream`).
+//! Claude models get cache points after the system prompt and the newest user turn, and
+//! thinking as Pi asks for it (adaptive for the newest, a budget for the others).
 //!
 //! Converse wants the roles to alternate and tool results in a user turn, so consecutive
 //! messages of one role (a batch of tool results, a user message after them) share a turn.
@@ -55,23 +57,34 @@ impl HttpProvider for Bedrock {
         object: &mut Object<'_, Body>,
     ) -> Result<Route, ProviderError> {
         let (unified, model) = (request.unified, request.model);
-        let budget = thinking_budget(model, unified.reasoning);
+        let thinking = Thinking::of(model, unified.reasoning);
+        let caches = caches_prompts(model);
         // Fields in the order of their names.
-        if let Some(budget) = budget {
-            object.field(
-                "additionalModelRequestFields",
-                &json!({ "thinking": { "type": "enabled", "budget_tokens": budget } }),
-            )?;
+        if let Some(fields) = thinking.as_ref().map(Thinking::fields) {
+            object.field("additionalModelRequestFields", &fields)?;
         }
         let mut max_tokens = unified.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
-        if let Some(budget) = budget {
+        if let Some(Thinking::Budget(budget)) = thinking {
             // The thinking budget counts against the answer's allowance.
             max_tokens = max_tokens.max(budget + DEFAULT_MAX_TOKENS / 2);
         }
         object.field("inferenceConfig", &json!({ "maxTokens": max_tokens }))?;
-        object.field("messages", &turns(request.messages))?;
+        let mut turns = turns(request.messages);
+        if caches {
+            // The conversation up to the newest user turn is cached for the next request.
+            if let Some(last) = turns.last_mut().filter(|t| t["role"] == "user") {
+                if let Some(content) = last["content"].as_array_mut() {
+                    content.push(cache_point());
+                }
+            }
+        }
+        object.field("messages", &turns)?;
         if !unified.system_prompt.trim().is_empty() {
-            object.field("system", &json!([{ "text": unified.system_prompt }]))?;
+            let mut system = vec![json!({ "text": unified.system_prompt })];
+            if caches {
+                system.push(cache_point());
+            }
+            object.field("system", &system)?;
         }
         if !request.tools.is_empty() {
             let tools: Vec<Value> = request.tools.iter().map(tool_spec).collect();
@@ -193,19 +206,62 @@ fn tool_spec(tool: &Tool) -> Value {
     } })
 }
 
-/// Extended thinking, which Bedrock passes to Anthropic's Claude models only: the budget each
-/// level gets (Pi's defaults).
-fn thinking_budget(model: &str, level: ReasoningLevel) -> Option<u32> {
-    if !model.contains("anthropic.claude") {
-        return None;
+/// How a Claude model on Bedrock is asked to think (Bedrock passes this to Anthropic's models
+/// only): the newest decide how much themselves (adaptive, with an effort); the others get a
+/// budget per level (Pi's defaults) and may think between tool calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Thinking {
+    Adaptive(&'static str),
+    Budget(u32),
+}
+
+impl Thinking {
+    fn of(model: &str, level: ReasoningLevel) -> Option<Thinking> {
+        let model = model.to_ascii_lowercase();
+        if !model.contains("claude") {
+            return None;
+        }
+        let adaptive = ["opus-4-6", "opus-4-7", "sonnet-4-6"]
+            .iter()
+            .any(|m| model.contains(m));
+        Some(match (level, adaptive) {
+            (ReasoningLevel::Off, _) => return None,
+            (ReasoningLevel::Minimal | ReasoningLevel::Low, true) => Thinking::Adaptive("low"),
+            (ReasoningLevel::Medium, true) => Thinking::Adaptive("medium"),
+            (ReasoningLevel::High, true) => Thinking::Adaptive("high"),
+            (ReasoningLevel::Minimal, false) => Thinking::Budget(1024),
+            (ReasoningLevel::Low, false) => Thinking::Budget(2048),
+            (ReasoningLevel::Medium, false) => Thinking::Budget(8192),
+            (ReasoningLevel::High, false) => Thinking::Budget(16384),
+        })
     }
-    match level {
-        ReasoningLevel::Off => None,
-        ReasoningLevel::Minimal => Some(1024),
-        ReasoningLevel::Low => Some(2048),
-        ReasoningLevel::Medium => Some(8192),
-        ReasoningLevel::High => Some(16384),
+
+    fn fields(&self) -> Value {
+        match self {
+            Thinking::Adaptive(effort) => json!({
+                "output_config": { "effort": effort },
+                "thinking": { "display": "summarized", "type": "adaptive" },
+            }),
+            Thinking::Budget(budget) => json!({
+                "anthropic_beta": ["interleaved-thinking-2025-05-14"],
+                "thinking": { "budget_tokens": budget, "display": "summarized", "type": "enabled" },
+            }),
+        }
     }
+}
+
+/// Whether the model takes cache points: Claude 4, 3.7 Sonnet and 3.5 Haiku (Nova caches by
+/// itself).
+fn caches_prompts(model: &str) -> bool {
+    let model = model.to_ascii_lowercase();
+    model.contains("claude")
+        && ["-4-", "claude-3-7-sonnet", "claude-3-5-haiku"]
+            .iter()
+            .any(|m| model.contains(m))
+}
+
+fn cache_point() -> Value {
+    json!({ "cachePoint": { "type": "default" } })
 }
 
 /// A model id (or an inference profile's ARN, with its `:` and `/`) as one path segment: every
@@ -267,9 +323,28 @@ mod tests {
             "tooluse_1"
         );
         assert_eq!(turns[2]["content"][1]["text"], "and?");
+        assert_eq!(turns[2]["content"][2]["cachePoint"]["type"], "default");
+        assert_eq!(body["system"][1]["cachePoint"]["type"], "default");
         assert_eq!(
             body["additionalModelRequestFields"]["thinking"]["budget_tokens"],
             2048
+        );
+
+        // The newest Claude models think adaptively, at an effort.
+        let mut newest = fixtures::request(
+            "amazon-bedrock",
+            "us.anthropic.claude-opus-4-6-v1",
+            &messages,
+            SCHEMA,
+        );
+        newest.reasoning = ReasoningLevel::High;
+        let body: Value =
+            serde_json::from_slice(&build_fresh::<Bedrock>(&newest).expect("built").body)
+                .expect("json");
+        assert_eq!(
+            body["additionalModelRequestFields"],
+            json!({"output_config": {"effort": "high"},
+                   "thinking": {"display": "summarized", "type": "adaptive"}})
         );
 
         // Another model gets no reasoning it cannot verify.
@@ -287,5 +362,10 @@ mod tests {
             .get("reasoningContent")
             .is_none());
         assert!(body.get("additionalModelRequestFields").is_none());
+        assert_eq!(
+            body["system"].as_array().map(Vec::len),
+            Some(1),
+            "no cache point"
+        );
     }
 }
