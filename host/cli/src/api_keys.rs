@@ -6,11 +6,49 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use serde_json::{Map, Value};
+
+use crate::models::catalog::ProviderEntry;
+
+/// The secret `provider` takes its key from, and the provider's name as shown.
+pub fn secret_for(providers: &[ProviderEntry], provider: &str) -> Result<(String, String)> {
+    let Some(entry) = providers.iter().find(|e| e.id == provider) else {
+        let known: Vec<&str> = providers
+            .iter()
+            .filter(|e| e.spec.secret.is_some())
+            .map(|e| e.id.as_str())
+            .collect();
+        bail!(
+            "unknown provider '{provider}' (with keys: {})",
+            known.join(", ")
+        );
+    };
+    if let Some(secret) = &entry.spec.secret {
+        return Ok((secret.clone(), entry.spec.name.clone()));
+    }
+    // A preset whose credentials the host finds itself (Bedrock, Vertex) also takes an API key
+    // of its own, which then goes instead.
+    let preset_key = crate::models::presets::all()
+        .iter()
+        .find(|preset| entry.preset && preset.id == entry.id)
+        .map(|preset| preset.secret.clone());
+    match preset_key {
+        Some(secret) => Ok((secret, entry.spec.name.clone())),
+        None => bail!("provider '{provider}' takes no API key"),
+    }
+}
 
 /// Saves `key` as `name`, replacing a key of that name.
 pub fn save(auth: &Path, name: &str, key: &str) -> Result<()> {
+    if key.starts_with('!') {
+        // auth.json runs such a value as a command (a password manager's).
+        bail!(
+            "a key that starts with `!` would be run as a command; write a command into {} \
+             yourself if that is what you mean",
+            auth.display()
+        );
+    }
     let mut keys = read(auth)?;
     keys.insert(name.to_string(), Value::String(key.to_string()));
     write(auth, &keys)
@@ -67,6 +105,7 @@ mod tests {
         assert!(!std::fs::read_to_string(&auth)
             .expect("read")
             .contains("gsk-1"));
+        assert!(save(&auth, "A", "!rm -rf ~").is_err(), "never a command");
         std::fs::write(&auth, "[1]").expect("write");
         assert!(
             save(&auth, "A", "b").is_err(),

@@ -663,6 +663,11 @@ fn a_bedrock_stream_is_signed_by_the_host_with_the_users_aws_credentials() {
     let out = bare.run(&["--provider", "amazon-bedrock", "--model", model, "-p", "hi"]);
     assert!(!out.status.success());
     assert_eq!(logged(&log).len(), sent, "nothing more was sent");
+    let listed = stdout(&bare.run(&["models", "amazon-bedrock/opus-4-6"]));
+    assert!(
+        listed.contains("AWS credentials, requests signed by tack for eu-west-1"),
+        "{listed}"
+    );
     assert!(
         stderr(&out).contains("no AWS credentials") || stdout(&out).contains("no AWS credentials"),
         "{}{}",
@@ -826,14 +831,34 @@ fn a_key_saved_with_tack_login_is_sent_and_tack_logout_removes_it() {
         "{head}"
     );
 
-    // A provider whose credentials the host finds itself takes no key here; nor does a
-    // provider that does not exist.
-    let out = login("amazon-bedrock", "x\n");
+    // Bedrock, whose requests the host signs, also takes an API key of its own kind; a local
+    // server preset takes none, and a provider that does not exist none either.
+    let out = login("amazon-bedrock", "bedrock-api-key\n");
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("saved AWS_BEARER_TOKEN_BEDROCK"),
+        "{}",
+        stderr(&out)
+    );
+    let out = login("ollama", "x\n");
     assert!(!out.status.success());
-    assert!(stderr(&out).contains("AWS or Google"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("takes no API key"),
+        "{}",
+        stderr(&out)
+    );
     let out = login("no-such-provider", "x\n");
     assert!(
         stderr(&out).contains("unknown provider 'no-such-provider'"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A key with no provider to go to is refused rather than dropped.
+    let out = env.run(&["--api-key", "sk-nowhere", "-p", "hi"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("--api-key needs --provider"),
         "{}",
         stderr(&out)
     );

@@ -10,7 +10,6 @@ use anyhow::{bail, Context, Result};
 
 use crate::cli::Cli;
 use crate::models::catalog;
-use crate::models::host_credentials::HostCredentials;
 use crate::start::{Front, Starting};
 
 pub async fn login(cli: Cli, provider: String) -> Result<ExitCode> {
@@ -41,28 +40,11 @@ pub async fn logout(cli: Cli, provider: String) -> Result<ExitCode> {
 async fn secret_of(cli: Cli, provider: &str) -> Result<(String, String, std::path::PathBuf)> {
     let loaded = Starting::load(cli, Front::headless()).await?.into_loaded();
     let providers = catalog::build(&loaded.set, &loaded.settings, &loaded.secrets)?;
-    let Some(entry) = providers.iter().find(|e| e.id == provider) else {
-        if provider.contains(['.', ':']) {
-            bail!("a registry login needs -u USER --password-stdin");
-        }
-        let known: Vec<&str> = providers
-            .iter()
-            .filter(|e| e.spec.secret.is_some())
-            .map(|e| e.id.as_str())
-            .collect();
-        bail!(
-            "unknown provider '{provider}' (with keys: {})",
-            known.join(", ")
-        );
-    };
-    match &entry.spec.secret {
-        Some(secret) => Ok((secret.clone(), entry.spec.name.clone(), loaded.home.auth())),
-        None if entry.host_credentials != HostCredentials::None => bail!(
-            "provider '{provider}' uses the credentials tack finds for it (AWS or Google; see \
-             the README), not a saved key"
-        ),
-        None => bail!("provider '{provider}' takes no API key"),
+    if provider.contains(['.', ':']) && !providers.iter().any(|e| e.id == provider) {
+        bail!("a registry login needs -u USER --password-stdin");
     }
+    let (secret, name) = crate::api_keys::secret_for(&providers, provider)?;
+    Ok((secret, name, loaded.home.auth()))
 }
 
 /// One line of stdin, trimmed; typed without echo when stdin is a terminal.
@@ -86,17 +68,35 @@ fn read_key(prompt: &str) -> Result<String> {
     Ok(line.trim().to_string())
 }
 
-/// The terminal's echo, off while this lives.
+/// The terminal's echo, off while this lives; Ctrl+C meanwhile turns it back on before tack
+/// exits, so the shell is not left typing blind.
 struct Echo(libc::termios);
+
+/// The settings to restore from the interrupt handler.
+static SAVED: std::sync::OnceLock<libc::termios> = std::sync::OnceLock::new();
+
+extern "C" fn restore_and_exit(_signal: libc::c_int) {
+    // SAFETY: tcsetattr and _exit are async-signal-safe; SAVED was set before the handler was.
+    unsafe {
+        if let Some(saved) = SAVED.get() {
+            libc::tcsetattr(0, libc::TCSANOW, saved);
+        }
+        libc::_exit(130);
+    }
+}
 
 impl Echo {
     fn off() -> Option<Echo> {
-        // SAFETY: tcgetattr/tcsetattr on stdin with a termios this function owns.
+        // SAFETY: tcgetattr/tcsetattr on stdin with a termios this function owns, and a signal
+        // handler that only calls async-signal-safe functions.
         unsafe {
             let mut saved: libc::termios = std::mem::zeroed();
             if libc::tcgetattr(0, &mut saved) != 0 {
                 return None;
             }
+            let _ = SAVED.set(saved);
+            let handler: extern "C" fn(libc::c_int) = restore_and_exit;
+            libc::signal(libc::SIGINT, handler as libc::sighandler_t);
             let mut quiet = saved;
             quiet.c_lflag &= !libc::ECHO;
             quiet.c_lflag |= libc::ECHONL;

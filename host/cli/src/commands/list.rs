@@ -8,6 +8,7 @@ use tack_runtime::api::HookKind;
 use tack_runtime::{LoadedPlugin, PluginSource};
 
 use crate::cli::Cli;
+use crate::models::host_credentials::HostCredentials;
 use crate::start::{Front, Loaded, Starting};
 
 pub async fn plugins(cli: Cli) -> Result<ExitCode> {
@@ -51,7 +52,15 @@ pub async fn models(cli: Cli, search: Option<String>) -> Result<ExitCode> {
     let mut out = String::new();
     for entry in &catalog {
         let key = match &entry.spec.secret {
-            None => "no key needed".to_string(),
+            None => match &entry.host_credentials {
+                HostCredentials::AwsSigV4 { region, .. } => {
+                    format!("AWS credentials, requests signed by tack for {region}")
+                }
+                HostCredentials::GoogleAdc => {
+                    "Google credentials, exchanged for tokens by tack".to_string()
+                }
+                HostCredentials::None => "no key needed".to_string(),
+            },
             Some(name) if loaded.secrets.has(name) => format!("key: {name} (set)"),
             Some(name) => format!("key: {name} (NOT set)"),
         };

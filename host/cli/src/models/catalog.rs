@@ -71,8 +71,14 @@ impl ProviderEntry {
         }
     }
 
+    /// Whether it can be used as set up: its key is set, or the credentials the host finds for
+    /// it are there, and it has somewhere to send requests.
     pub fn key_available(&self, secrets: &SecretStore) -> bool {
-        self.spec.secret.as_deref().is_none_or(|s| secrets.has(s))
+        self.missing.is_none()
+            && match &self.spec.secret {
+                Some(secret) => secrets.has(secret),
+                None => self.host_credentials.available(),
+            }
     }
 
     /// Why the host would refuse to send this provider's requests as config.toml sets it up, if
@@ -87,7 +93,7 @@ impl ProviderEntry {
 
     /// Ready without asking anything of the user: its key is set and its plugin may send it.
     pub fn usable(&self, secrets: &SecretStore) -> bool {
-        self.key_available(secrets) && self.denied().is_none() && self.missing.is_none()
+        self.key_available(secrets) && self.denied().is_none()
     }
 
     /// Needs no key and cannot reach the network: usable on any machine (the demo).

@@ -12,6 +12,7 @@ use tack_runtime::bridge::PluginProvider;
 use tack_runtime::broker::secrets::SecretStore;
 
 use super::discover;
+use super::host_credentials::HostCredentials;
 use super::pattern::{self as model_pattern, Candidate, Thinking};
 use crate::cli::Cli;
 use crate::start::load::Loaded;
@@ -105,10 +106,26 @@ pub fn choose(
         },
     };
     let mut user_secret = entry.secret_from_user;
-    if let (Some(key), Some(secret)) = (&cli.api_key, &entry.spec.secret) {
-        secrets = secrets.with_override(secret, key.clone());
-        // `--api-key` is the user handing this provider a key themselves.
-        user_secret = true;
+    match (&cli.api_key, &entry.spec.secret) {
+        (Some(key), Some(secret)) => {
+            secrets = secrets.with_override(secret, key.clone());
+            // `--api-key` is the user handing this provider a key themselves.
+            user_secret = true;
+        }
+        // Said rather than ignored: a key the user typed that goes nowhere would look sent.
+        (Some(_), None) if cli.provider.is_none() => {
+            bail!("--api-key needs --provider: the key of which provider?")
+        }
+        (Some(_), None) => bail!(
+            "provider '{}' names no key for --api-key to stand for; {}",
+            entry.id,
+            match entry.id.as_str() {
+                super::bedrock::ID => "export AWS_BEARER_TOKEN_BEDROCK for a Bedrock API key",
+                super::vertex::ID => "export GOOGLE_CLOUD_API_KEY for a Vertex API key",
+                _ => "give it one with `secret` under its [providers.<id>] in config.toml",
+            }
+        ),
+        (None, _) => {}
     }
     let model_id = by_pattern
         .as_ref()
@@ -167,11 +184,16 @@ pub fn choose(
     .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?
     .with_timeouts(entry.timeouts)
     .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?;
-    let provider = Arc::new(
-        entry
-            .host_credentials
-            .apply(provider, loaded.runtime.http()),
-    );
+    let mut host_credentials = entry.host_credentials.clone();
+    if let (Some(url), HostCredentials::AwsSigV4 { region, .. }) =
+        (&cli.base_url, &mut host_credentials)
+    {
+        // A standard endpoint given on the command line is signed for its own region.
+        if let Some(named) = tack_runtime::bridge::aws::endpoint_region(url) {
+            *region = named;
+        }
+    }
+    let provider = Arc::new(host_credentials.apply(provider, loaded.runtime.http()));
     let asked = match &cli.thinking {
         Some(level) => Some(Thinking::parse(level).with_context(|| {
             format!(

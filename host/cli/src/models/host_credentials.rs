@@ -21,6 +21,18 @@ pub enum HostCredentials {
 }
 
 impl HostCredentials {
+    /// Whether there are credentials to find, without running anything (a profile's
+    /// `credential_process` runs when a request is signed).
+    pub fn available(&self) -> bool {
+        match self {
+            HostCredentials::None => true,
+            HostCredentials::AwsSigV4 { .. } => {
+                tack_runtime::bridge::aws::credentials_configured(&AwsEnvironment::from_process())
+            }
+            HostCredentials::GoogleAdc => GoogleEnvironment::from_process().has_credentials(),
+        }
+    }
+
     /// `provider`, sending its requests with these credentials.
     pub fn apply(&self, provider: PluginProvider, http: &reqwest::Client) -> PluginProvider {
         match self {

@@ -9,7 +9,9 @@ mod event_stream;
 mod profile;
 mod sign;
 
-pub use credentials::{AwsCredentialError, AwsEnvironment, Credentials};
+pub use credentials::{
+    configured as credentials_configured, AwsCredentialError, AwsEnvironment, Credentials,
+};
 pub(crate) use event_stream::EventStreamFrames;
 pub use sign::AwsSigner;
 

@@ -75,9 +75,11 @@ pub struct GoogleTokenSource {
     held: tokio::sync::Mutex<Option<Token>>,
 }
 
+/// An access token, and the project a user login bills its quota to.
 #[derive(Clone)]
-struct Token {
-    value: String,
+pub struct Token {
+    pub value: String,
+    pub quota_project: Option<String>,
     expires: SystemTime,
 }
 
@@ -106,6 +108,8 @@ enum CredentialsFile {
         refresh_token: String,
         #[serde(default)]
         token_uri: Option<String>,
+        #[serde(default)]
+        quota_project_id: Option<String>,
     },
     #[serde(other)]
     Other,
@@ -128,17 +132,16 @@ impl GoogleTokenSource {
     }
 
     /// A token valid for at least another minute: the one held, or a new one.
-    pub async fn token(&self) -> Result<String, GoogleAuthError> {
+    pub async fn token(&self) -> Result<Token, GoogleAuthError> {
         let mut held = self.held.lock().await;
         if let Some(token) = held.as_ref() {
             if token.expires > SystemTime::now() + MARGIN {
-                return Ok(token.value.clone());
+                return Ok(token.clone());
             }
         }
         let token = self.exchange().await?;
-        let value = token.value.clone();
-        *held = Some(token);
-        Ok(value)
+        *held = Some(token.clone());
+        Ok(token)
     }
 
     async fn exchange(&self) -> Result<Token, GoogleAuthError> {
@@ -154,6 +157,7 @@ impl GoogleTokenSource {
         let text = std::fs::read_to_string(path).map_err(|e| file_error(e.to_string()))?;
         let credentials: CredentialsFile = serde_json::from_str(&text)
             .map_err(|e| file_error(format!("is not a credentials file ({e})")))?;
+        let mut quota_project = None;
         let (uri, form) = match credentials {
             CredentialsFile::ServiceAccount {
                 client_email,
@@ -179,7 +183,9 @@ impl GoogleTokenSource {
                 client_secret,
                 refresh_token,
                 token_uri,
+                quota_project_id,
             } => {
+                quota_project = quota_project_id.filter(|p| !p.is_empty());
                 let uri = token_uri.unwrap_or_else(|| DEFAULT_TOKEN_URI.into());
                 let form = vec![
                     ("grant_type", "refresh_token".to_string()),
@@ -230,6 +236,7 @@ impl GoogleTokenSource {
             .map_err(|e| exchange_error(format!("answered without a token ({e})")))?;
         Ok(Token {
             value: answer.access_token,
+            quota_project,
             expires: SystemTime::now() + Duration::from_secs(answer.expires_in.unwrap_or(3600)),
         })
     }

@@ -387,7 +387,13 @@ impl PluginProvider {
                 .token()
                 .await
                 .map_err(|e| ProviderError::new(ProviderErrorKind::Auth, e.to_string()))?;
-            headers.push(("authorization".into(), format!("Bearer {token}")));
+            headers.push(("authorization".into(), format!("Bearer {}", token.value)));
+            if let Some(project) = token.quota_project {
+                // A gcloud user login bills its quota to the project it names, as Google's own
+                // libraries send it.
+                headers.retain(|(n, _)| !n.eq_ignore_ascii_case("x-goog-user-project"));
+                headers.push(("x-goog-user-project".into(), project));
+            }
         }
         if let Some(signer) = &self.aws {
             // A signature is no key, but temporary credentials send their session token along.
@@ -401,9 +407,25 @@ impl PluginProvider {
                     ),
                 ));
             }
-            signer
-                .sign(&call.method, &url, &mut headers, &body)
-                .map_err(|e| ProviderError::new(ProviderErrorKind::Auth, e.to_string()))?;
+            // Finding credentials may run the profile's `credential_process` (up to 30 s):
+            // off the async workers.
+            let (signer, method, target, payload) = (
+                signer.clone(),
+                call.method.clone(),
+                url.clone(),
+                body.clone(),
+            );
+            let mut unsigned = std::mem::take(&mut headers);
+            headers = tokio::task::spawn_blocking(move || {
+                signer
+                    .sign(&method, &target, &mut unsigned, &payload)
+                    .map(|()| unsigned)
+            })
+            .await
+            .map_err(|e| {
+                ProviderError::new(ProviderErrorKind::Other, format!("signing stopped: {e}"))
+            })?
+            .map_err(|e| ProviderError::new(ProviderErrorKind::Auth, e.to_string()))?;
         }
         let mut builder = self.http.request(method, url).body(body);
         for (name, value) in &headers {

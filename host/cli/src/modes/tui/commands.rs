@@ -129,9 +129,9 @@ impl Controller {
             ("hotkeys", _) => Ok(Some(self.keymap.describe())),
             ("settings", _) => self.open(self.settings_picker(0)?),
             ("login", true) => self.login_list(),
-            ("login", false) => self.login(args.trim()).await,
+            ("login", false) => self.login(one_word("login", args)?).await,
             ("logout", true) => bail!("name the provider: /logout <provider>"),
-            ("logout", false) => self.logout(args.trim()),
+            ("logout", false) => self.logout(one_word("logout", args)?),
             ("reload", _) => self.reload(),
             ("compact" | "tree" | "name" | "label" | "export" | "session", _) => {
                 let kind = if name == "compact" {
@@ -381,5 +381,15 @@ impl Controller {
             "\n`!cmd` runs a shell command and shows it to the model; `!!cmd` keeps it out.\n",
         );
         out
+    }
+}
+
+/// The one provider name `/login` and `/logout` take. Anything after it is refused without
+/// being shown: it may be a key typed where the name goes.
+fn one_word<'a>(command: &str, args: &'a str) -> Result<&'a str> {
+    let mut words = args.split_whitespace();
+    match (words.next(), words.next()) {
+        (Some(word), None) => Ok(word),
+        _ => bail!("/{command} takes one provider name; the key is asked for after it"),
     }
 }

@@ -11,7 +11,6 @@ use tokio::sync::oneshot;
 
 use super::controller::Controller;
 use crate::models::catalog::{self, ProviderEntry};
-use crate::models::host_credentials::HostCredentials;
 
 impl Controller {
     fn providers(&self) -> Result<Vec<ProviderEntry>> {
@@ -86,25 +85,6 @@ impl Controller {
 
     /// The secret `provider` takes its key from, and its name.
     fn secret_of(&self, provider: &str) -> Result<(String, String)> {
-        let providers = self.providers()?;
-        let Some(entry) = providers.iter().find(|e| e.id == provider) else {
-            let known: Vec<&str> = providers
-                .iter()
-                .filter(|e| e.spec.secret.is_some())
-                .map(|e| e.id.as_str())
-                .collect();
-            bail!(
-                "unknown provider '{provider}' (with keys: {})",
-                known.join(", ")
-            );
-        };
-        match &entry.spec.secret {
-            Some(secret) => Ok((secret.clone(), entry.spec.name.clone())),
-            None if entry.host_credentials != HostCredentials::None => bail!(
-                "provider '{provider}' uses the credentials tack finds for it (AWS or Google; \
-                 see the README), not a key typed here"
-            ),
-            None => bail!("provider '{provider}' takes no API key"),
-        }
+        crate::api_keys::secret_for(&self.providers()?, provider)
     }
 }

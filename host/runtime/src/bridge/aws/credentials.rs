@@ -76,6 +76,9 @@ pub struct Credentials {
     pub session_token: Option<String>,
     /// When they stop working (from a `credential_process`); `None` for long-term keys.
     pub expires: Option<SystemTime>,
+    /// Read from the shared files, which tools such as saml2aws rewrite: read again for each
+    /// request rather than held.
+    pub reread: bool,
 }
 
 impl fmt::Debug for Credentials {
@@ -109,6 +112,21 @@ pub enum AwsCredentialError {
     HalfSet,
 }
 
+/// Whether the chain has something to find, without running a `credential_process`: the
+/// environment's keys, or a profile with keys or a process.
+pub fn configured(env: &AwsEnvironment) -> bool {
+    if env.var("AWS_ACCESS_KEY_ID").is_some() {
+        return true;
+    }
+    profile::settings(env)
+        .ok()
+        .flatten()
+        .is_some_and(|settings| {
+            settings.contains_key("aws_access_key_id")
+                || settings.contains_key("credential_process")
+        })
+}
+
 /// The credentials the chain finds first.
 pub fn resolve(env: &AwsEnvironment) -> Result<Credentials, AwsCredentialError> {
     match (
@@ -121,6 +139,7 @@ pub fn resolve(env: &AwsEnvironment) -> Result<Credentials, AwsCredentialError> 
                 secret_access_key,
                 session_token: env.var("AWS_SESSION_TOKEN"),
                 expires: None,
+                reread: false,
             })
         }
         (Some(_), None) => return Err(AwsCredentialError::HalfSet),
@@ -143,6 +162,7 @@ pub fn resolve(env: &AwsEnvironment) -> Result<Credentials, AwsCredentialError> 
             secret_access_key: secret_access_key.clone(),
             session_token: settings.get("aws_session_token").cloned(),
             expires: None,
+            reread: true,
         });
     }
     if let Some(command) = settings.get("credential_process") {
@@ -201,6 +221,7 @@ fn from_process_output(printed: &str) -> Result<Credentials, String> {
         secret_access_key: output.secret_access_key,
         session_token: output.session_token,
         expires,
+        reread: false,
     })
 }
 
@@ -270,6 +291,7 @@ mod tests {
             secret_access_key: "hush".into(),
             session_token: Some("hush-token".into()),
             expires: None,
+            reread: false,
         };
         let shown = format!("{credentials:?}");
         assert!(!shown.contains("hush"), "{shown}");

@@ -17,6 +17,8 @@ const MAX_MESSAGE: usize = 16 << 20;
 pub(crate) struct EventStreamFrames {
     decoder: MessageFrameDecoder,
     buffer: BytesMut,
+    /// The decoder holds the prelude of a message whose rest has not come.
+    prelude_held: bool,
 }
 
 impl EventStreamFrames {
@@ -25,8 +27,10 @@ impl EventStreamFrames {
         self.buffer.extend_from_slice(chunk);
         let mut events = Vec::new();
         loop {
+            let before = self.buffer.len();
             match self.decoder.decode_frame(&mut self.buffer) {
                 Ok(DecodedFrame::Complete(message)) => {
+                    self.prelude_held = false;
                     let header = |name: &str| {
                         message
                             .headers()
@@ -54,7 +58,12 @@ impl EventStreamFrames {
                     };
                     events.push(api::SseEvent { event, data });
                 }
-                Ok(DecodedFrame::Incomplete) => break,
+                Ok(DecodedFrame::Incomplete) => {
+                    // The decoder takes a message's prelude out of the buffer as soon as it has
+                    // one.
+                    self.prelude_held |= self.buffer.len() < before;
+                    break;
+                }
                 Err(e) => return Err(format!("a broken AWS event-stream frame: {e}")),
             }
         }
@@ -69,7 +78,7 @@ impl EventStreamFrames {
 
     /// Whether a message was cut off by the end of the body.
     pub fn unfinished(&self) -> bool {
-        !self.buffer.is_empty()
+        self.prelude_held || !self.buffer.is_empty()
     }
 }
 
@@ -124,6 +133,11 @@ mod tests {
             assert_eq!(events[0].data, r#"{"role":"assistant"}"#);
             assert_eq!(events[1].event, "exception:throttlingException");
         }
+        // A body cut right after a message's prelude is cut short too.
+        let mut frames = EventStreamFrames::default();
+        frames.push(&body[..12]).expect("a prelude");
+        assert!(frames.unfinished());
+
         let mut corrupt = body.clone();
         corrupt[20] ^= 0xff;
         let mut frames = EventStreamFrames::default();

@@ -42,12 +42,15 @@ impl AwsSigner {
         &self.region
     }
 
-    /// The credentials to sign with now: the ones held, or found again when there are none or
-    /// they are about to expire.
+    /// The credentials to sign with now: the ones held, or found again when there are none,
+    /// they are about to expire, or they came from the shared files (which another tool may
+    /// have refreshed since, and which cost a read).
     fn credentials(&self, now: SystemTime) -> Result<Credentials, AwsCredentialError> {
         let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
         match held.as_ref() {
-            Some(credentials) if !credentials.stale(now) => Ok(credentials.clone()),
+            Some(credentials) if !credentials.reread && !credentials.stale(now) => {
+                Ok(credentials.clone())
+            }
             _ => {
                 let found = credentials::resolve(&self.env)?;
                 *held = Some(found.clone());
