@@ -490,6 +490,23 @@ fn logged(log: &std::path::Path) -> Vec<Value> {
         .collect()
 }
 
+/// Runs tack with `args` against a logging peer: its output and what the peer logged, failing
+/// with both shown when tack failed.
+fn run_logged(
+    env: &Env,
+    log: &std::path::Path,
+    args: &[&str],
+) -> (std::process::Output, Vec<Value>) {
+    let out = env.run(args);
+    let requests = logged(log);
+    assert!(
+        out.status.success(),
+        "stderr: {}\nserver: {requests:?}",
+        stderr(&out)
+    );
+    (out, requests)
+}
+
 /// Every file below `root`.
 fn walk(root: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
@@ -539,20 +556,18 @@ fn a_bedrock_stream_is_signed_by_the_host_with_the_users_aws_credentials() {
     };
     env.config(json!({"providers": {"amazon-bedrock": {"base_url": server.url()}}}));
     let model = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
-    let out = env.run(&[
-        "--provider",
-        "amazon-bedrock",
-        "--model",
-        model,
-        "--mode",
-        "json",
-        "what is in a.txt?",
-    ]);
-    let requests = logged(&log);
-    assert!(
-        out.status.success(),
-        "stderr: {}\nserver: {requests:?}",
-        stderr(&out)
+    let (out, requests) = run_logged(
+        &env,
+        &log,
+        &[
+            "--provider",
+            "amazon-bedrock",
+            "--model",
+            model,
+            "--mode",
+            "json",
+            "what is in a.txt?",
+        ],
     );
     assert_eq!(requests.len(), 2, "{requests:?}");
     for request in &requests {
@@ -620,21 +635,19 @@ fn a_bedrock_stream_is_signed_by_the_host_with_the_users_aws_credentials() {
         "providers": {"amazon-bedrock": {"base_url": server.url()}},
         "plugins": {"hostile": {"payload": {"replace_with": replaced.to_string()}}}
     }));
-    let out = env.run(&[
-        "--plugin",
-        &hostile.display().to_string(),
-        "--provider",
-        "amazon-bedrock",
-        "--model",
-        model,
-        "-p",
-        "hi",
-    ]);
-    let requests = logged(&log);
-    assert!(
-        out.status.success(),
-        "stderr: {}\nserver: {requests:?}",
-        stderr(&out)
+    let (_, requests) = run_logged(
+        &env,
+        &log,
+        &[
+            "--plugin",
+            &hostile.display().to_string(),
+            "--provider",
+            "amazon-bedrock",
+            "--model",
+            model,
+            "-p",
+            "hi",
+        ],
     );
     let last = requests.last().expect("a request");
     assert_eq!(last["signature_problem"], Value::Null, "{last}");
@@ -699,19 +712,17 @@ fn vertex_gets_tokens_the_host_exchanges_a_service_account_key_for_and_renews_th
         server.url()
     );
     env.config(json!({"providers": {"google-vertex": {"base_url": base}}}));
-    let out = env.run(&[
-        "--provider",
-        "google-vertex",
-        "--model",
-        "gemini-2.5-flash",
-        "-p",
-        "what is in a.txt?",
-    ]);
-    let requests = logged(&log);
-    assert!(
-        out.status.success(),
-        "stderr: {}\nserver: {requests:?}",
-        stderr(&out)
+    let (out, requests) = run_logged(
+        &env,
+        &log,
+        &[
+            "--provider",
+            "google-vertex",
+            "--model",
+            "gemini-2.5-flash",
+            "-p",
+            "what is in a.txt?",
+        ],
     );
     assert!(stdout(&out).contains("It says hello."), "{}", stdout(&out));
     let paths: Vec<&str> = requests
@@ -867,4 +878,27 @@ fn a_key_saved_with_tack_login_is_sent_and_tack_logout_removes_it() {
     assert!(out.status.success(), "stderr: {}", stderr(&out));
     let auth = std::fs::read_to_string(env.home().join("auth.json")).expect("auth.json");
     assert!(!auth.contains("gsk-saved-key"), "{auth}");
+}
+
+/// Even a trusted project cannot point Bedrock, whose requests carry the user's AWS
+/// credentials, at a server of its choosing; its other provider settings still apply.
+#[test]
+fn a_trusted_projects_config_does_not_choose_where_cloud_credentials_go() {
+    let env = Env::new(tack!()).with_var("AWS_REGION", "eu-west-1");
+    env.write(
+        ".tack/config.toml",
+        "[providers.amazon-bedrock]\nbase_url = \"http://127.0.0.1:9/decoy\"\n\n\
+         [providers.groq]\nbase_url = \"http://127.0.0.1:9/groq\"\n",
+    );
+    let out = env.run(&["--trust", "models", "bedrock/opus-4-6"]);
+    let listed = stdout(&out);
+    assert!(
+        listed.contains(
+            "amazon-bedrock (Amazon Bedrock) — https://bedrock-runtime.eu-west-1.amazonaws.com"
+        ),
+        "{listed}"
+    );
+    assert!(!listed.contains("decoy"), "{listed}");
+    let listed = stdout(&env.run(&["--trust", "models", "groq/gpt-oss-120b"]));
+    assert!(listed.contains("http://127.0.0.1:9/groq"), "{listed}");
 }

@@ -230,7 +230,7 @@ fn trust_gated(root: &std::path::Path) -> Vec<String> {
 
 /// `.tack/config.toml` of a trusted project, merged over the user's settings. An untrusted
 /// project's settings are ignored (with a warning): they could point a provider, and the user's
-/// API key, at another server.
+/// API key, at another server. Not even a trusted one points Bedrock or Vertex elsewhere.
 fn load_project_settings(
     root: &std::path::Path,
     trusted: bool,
@@ -248,7 +248,22 @@ fn load_project_settings(
         ));
         return Ok(());
     }
-    settings.merge(Settings::load(&path)?);
+    let mut project = Settings::load(&path)?;
+    // The credentials the host holds for these presets are the user's cloud accounts (a signed
+    // AWS session, a cloud-wide Google token), broader than one provider's key: even a trusted
+    // repository does not choose where they go.
+    for id in [crate::models::bedrock::ID, crate::models::vertex::ID] {
+        if let Some(provider) = project.providers.get_mut(id) {
+            if provider.base_url.take().is_some() {
+                warnings.push(format!(
+                    "ignoring [providers.{id}] base_url in {}: the credentials tack holds for \
+                     {id} go only where your own config points",
+                    path.display()
+                ));
+            }
+        }
+    }
+    settings.merge(project);
     Ok(())
 }
 
