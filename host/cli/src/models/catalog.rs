@@ -133,6 +133,17 @@ impl ProviderEntry {
         })
     }
 
+    /// Where a preset that works its URL out sends requests, or what the user must set first.
+    fn point_at(&mut self, url: Result<String, String>) {
+        match url {
+            Ok(url) => self.base_url = Some(url),
+            Err(missing) => {
+                self.base_url = None;
+                self.missing = Some(missing);
+            }
+        }
+    }
+
     pub fn effective_base_url(&self) -> &str {
         self.base_url
             .as_deref()
@@ -213,13 +224,7 @@ fn key_presets(entries: &[ProviderEntry]) -> Vec<ProviderEntry> {
 /// Azure's URL and deployments, from the user's config and Pi's variables.
 fn configure_azure(entry: &mut ProviderEntry) {
     let setup = super::azure::setup(entry.base_url.as_deref(), |name| std::env::var(name).ok());
-    match setup.base_url {
-        Ok(url) => entry.base_url = Some(url),
-        Err(missing) => {
-            entry.base_url = None;
-            entry.missing = Some(missing);
-        }
-    }
+    entry.point_at(setup.base_url);
     if setup.deployments.is_empty() {
         return;
     }
@@ -273,16 +278,10 @@ fn configure_vertex(entry: &mut ProviderEntry, secrets: &SecretStore) {
         .secret
         .as_deref()
         .is_some_and(|key| secrets.has(key));
-    let setup = super::vertex::setup(entry.base_url.as_deref(), api_key, |name| {
+    let url = super::vertex::base_url(entry.base_url.as_deref(), api_key, |name| {
         std::env::var(name).ok()
     });
-    match setup.base_url {
-        Ok(url) => entry.base_url = Some(url),
-        Err(missing) => {
-            entry.base_url = None;
-            entry.missing = Some(missing);
-        }
-    }
+    entry.point_at(url);
     // Options of the user's own replace the preset's; Vertex's paths need this one.
     if !entry.options.is_object() {
         entry.options = serde_json::json!({});

@@ -15,40 +15,30 @@ const NO_PROJECT: &str = "set GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION (wi
      from `gcloud auth application-default login` or GOOGLE_APPLICATION_CREDENTIALS), or \
      GOOGLE_CLOUD_API_KEY";
 
-/// How the Vertex preset is set up: where its requests go, or what the user must set first.
-pub struct VertexSetup {
-    pub base_url: Result<String, String>,
-}
-
-/// The Vertex preset's setup from the URL the user's config gave it, if any, whether an API key
-/// is set, and `var` (the environment).
-pub fn setup(
+/// Where the Vertex preset's requests go, from the URL the user's config gave it, if any,
+/// whether an API key is set, and `var` (the environment); or what the user must set first.
+pub fn base_url(
     configured_url: Option<&str>,
     api_key: bool,
     var: impl Fn(&str) -> Option<String>,
-) -> VertexSetup {
+) -> Result<String, String> {
     let var = |name: &str| {
         var(name)
             .map(|v| v.trim().to_string())
             .filter(|v| !v.is_empty())
     };
     if let Some(url) = configured_url {
-        return VertexSetup {
-            base_url: Ok(url.to_string()),
-        };
+        return Ok(url.to_string());
     }
     if api_key {
-        return VertexSetup {
-            base_url: Ok(API_KEY_URL.into()),
-        };
+        return Ok(API_KEY_URL.into());
     }
     let project = var("GOOGLE_CLOUD_PROJECT").or_else(|| var("GCLOUD_PROJECT"));
     let location = var("GOOGLE_CLOUD_LOCATION");
-    let base_url = match (project, location) {
+    match (project, location) {
         (Some(project), Some(location)) => project_url(&project, &location),
         _ => Err(NO_PROJECT.into()),
-    };
-    VertexSetup { base_url }
+    }
 }
 
 /// The project's publisher URL in `location` (`global` has no regional host).
@@ -91,26 +81,22 @@ mod tests {
             ("GOOGLE_CLOUD_LOCATION", "us-central1"),
         ];
         assert_eq!(
-            setup(None, false, vars(&env)).base_url.as_deref(),
+            base_url(None, false, vars(&env)).as_deref(),
             Ok("https://us-central1-aiplatform.googleapis.com/v1/projects/my-proj/locations/us-central1/publishers/google")
         );
         let global = [("GCLOUD_PROJECT", "p"), ("GOOGLE_CLOUD_LOCATION", "global")];
         assert_eq!(
-            setup(None, false, vars(&global)).base_url.as_deref(),
+            base_url(None, false, vars(&global)).as_deref(),
             Ok("https://aiplatform.googleapis.com/v1/projects/p/locations/global/publishers/google")
         );
-        assert_eq!(
-            setup(None, true, vars(&[])).base_url.as_deref(),
-            Ok(API_KEY_URL)
-        );
-        assert!(setup(None, false, vars(&[]))
-            .base_url
+        assert_eq!(base_url(None, true, vars(&[])).as_deref(), Ok(API_KEY_URL));
+        assert!(base_url(None, false, vars(&[]))
             .unwrap_err()
             .contains("GOOGLE_CLOUD_PROJECT"));
         let odd = [
             ("GOOGLE_CLOUD_PROJECT", "a/b"),
             ("GOOGLE_CLOUD_LOCATION", "x"),
         ];
-        assert!(setup(None, false, vars(&odd)).base_url.is_err());
+        assert!(base_url(None, false, vars(&odd)).is_err());
     }
 }

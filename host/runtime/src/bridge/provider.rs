@@ -372,17 +372,24 @@ impl PluginProvider {
             Some(hooks) => hooks.before_request(&head, body).await?,
             None => body,
         };
+        // The host's own credentials (a Google token; a signature whose temporary credentials
+        // send their session token along) go only over https or to this machine.
+        let held = match (&self.google, &self.aws) {
+            (Some(_), _) => Some("a Google access token"),
+            (None, Some(_)) => Some("signed AWS credentials"),
+            (None, None) => None,
+        };
+        if let Some(held) = held.filter(|_| !private_transport(&url)) {
+            return Err(ProviderError::new(
+                ProviderErrorKind::Auth,
+                format!(
+                    "provider '{}' would send {held} in clear text to {url}; they only go over \
+                     https, or to this machine",
+                    self.id
+                ),
+            ));
+        }
         if let Some(source) = &self.google {
-            if !private_transport(&url) {
-                return Err(ProviderError::new(
-                    ProviderErrorKind::Auth,
-                    format!(
-                        "provider '{}' would send a Google access token in clear text to {url}; \
-                         it only goes over https, or to this machine",
-                        self.id
-                    ),
-                ));
-            }
             let token = source
                 .token()
                 .await
@@ -396,17 +403,6 @@ impl PluginProvider {
             }
         }
         if let Some(signer) = &self.aws {
-            // A signature is no key, but temporary credentials send their session token along.
-            if !private_transport(&url) {
-                return Err(ProviderError::new(
-                    ProviderErrorKind::Auth,
-                    format!(
-                        "provider '{}' would send signed AWS credentials in clear text to {url}; \
-                         they only go over https, or to this machine",
-                        self.id
-                    ),
-                ));
-            }
             // Finding credentials may run the profile's `credential_process` (up to 30 s):
             // off the async workers.
             let (signer, method, target, payload) = (
