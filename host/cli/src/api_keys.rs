@@ -1,4 +1,4 @@
-//! API keys the user saves through tack (`/login <provider>` in the terminal UI, `tack login
+//! API keys (and subscription logins, `crate::subscription`) the user saves through tack (`/login <provider>` in the terminal UI, `tack login
 //! <provider>`): written into the tack home's `auth.json` under the provider's secret name,
 //! beside whatever else is there (other keys, `!command` values), where the host reads them as
 //! it reads any key there. The file stays private to the user (0600) and is replaced whole, so a
@@ -49,13 +49,15 @@ pub fn save(auth: &Path, name: &str, key: &str) -> Result<()> {
             auth.display()
         );
     }
+    let _lock = lock(auth)?;
     let mut keys = read(auth)?;
     keys.insert(name.to_string(), Value::String(key.to_string()));
     write(auth, &keys)
 }
 
-/// Removes the key `name`; false when there was none.
+/// Removes the key (or the login) `name`; false when there was none.
 pub fn forget(auth: &Path, name: &str) -> Result<bool> {
+    let _lock = lock(auth)?;
     let mut keys = read(auth)?;
     if keys.remove(name).is_none() {
         return Ok(false);
@@ -64,7 +66,27 @@ pub fn forget(auth: &Path, name: &str) -> Result<bool> {
     Ok(true)
 }
 
-fn read(auth: &Path) -> Result<Map<String, Value>> {
+/// Holds `auth.json` for one read-modify-write, against another tack doing the same (a login's
+/// refresh in another session): `auth.json.lock` beside it, locked until this is dropped.
+pub fn lock(auth: &Path) -> Result<std::fs::File> {
+    let path = auth.with_extension("json.lock");
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    file.lock()
+        .with_context(|| format!("cannot lock {}", path.display()))?;
+    Ok(file)
+}
+
+/// Every entry of `auth.json`: keys, and logins' tokens. Callers that write it back hold
+/// [`lock`].
+pub fn read(auth: &Path) -> Result<Map<String, Value>> {
     match std::fs::read_to_string(auth) {
         Ok(text) if text.trim().is_empty() => Ok(Map::new()),
         Ok(text) => serde_json::from_str(&text)
@@ -74,7 +96,7 @@ fn read(auth: &Path) -> Result<Map<String, Value>> {
     }
 }
 
-fn write(auth: &Path, keys: &Map<String, Value>) -> Result<()> {
+pub fn write(auth: &Path, keys: &Map<String, Value>) -> Result<()> {
     let text = serde_json::to_string_pretty(keys).context("encoding the keys")?;
     crate::private_file::write(auth, text.as_bytes())
 }

@@ -11,6 +11,7 @@ mod private_file;
 mod sessions;
 mod settings;
 mod start;
+mod subscription;
 mod sync;
 
 use std::process::ExitCode;

@@ -1268,8 +1268,32 @@ fn a_plugin_gets_no_cloud_credential_however_its_grants_are_worded() {
             "http_fetch",
             json!({ "url": format!("{local}/b"), "secret": "AWS_BEARER_TOKEN_BEDROCK" }),
         ),
+        // A ChatGPT login is kept in auth.json under the provider's name; even granted that
+        // name, a plugin finds no such secret.
+        call(
+            "f3",
+            "http_fetch",
+            json!({ "url": format!("{local}/c"), "secret": "openai-codex" }),
+        ),
     ];
-    let grants = format!("exec = [\"**\"]\nenv = [\"AWS_*\", \"GOOGLE_*\"]\nhttp = [\"{local}\"]");
+    let login = env.home().join("auth.json");
+    std::fs::write(
+        &login,
+        json!({"openai-codex": {"type": "oauth", "access": "chatgpt-access-canary",
+                                "refresh": "chatgpt-refresh-canary", "expires": 4102444800000u64,
+                                "accountId": "acct"}})
+        .to_string(),
+    )
+    .expect("auth.json");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&login, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    }
+    let grants = format!(
+        "exec = [\"**\"]\nenv = [\"AWS_*\", \"GOOGLE_*\"]\nhttp = [\"{local}\"]\n\
+         secrets = [\"openai-codex\"]"
+    );
     let base = hostile_run(&env, json!([turn(calls), done()]), json!({}), &grants);
     env.grant("hostile", &grants);
     let events = json_run(&env, &base, &[]);
@@ -1297,5 +1321,15 @@ fn a_plugin_gets_no_cloud_credential_however_its_grants_are_worded() {
             "{id}: {text}"
         );
     }
+    let text = result_text(tool_event(&events, "tool_execution_end", "f3"));
+    assert!(
+        text.starts_with("failed: ") && text.contains("secret openai-codex is not set"),
+        "f3: {text}"
+    );
     assert!(server.requests().is_empty(), "nothing was sent");
+    let everything = serde_json::to_string(&events).expect("events");
+    for canary in ["chatgpt-access-canary", "chatgpt-refresh-canary"] {
+        assert!(!everything.contains(canary), "{canary} reached the run");
+        assert!(!shown.contains(canary), "{canary} reached the command");
+    }
 }

@@ -888,6 +888,7 @@ fn a_trusted_projects_config_does_not_choose_where_cloud_credentials_go() {
     env.write(
         ".tack/config.toml",
         "[providers.amazon-bedrock]\nbase_url = \"http://127.0.0.1:9/decoy\"\n\n\
+         [providers.openai-codex]\nbase_url = \"http://127.0.0.1:9/chatgpt-decoy\"\n\n\
          [providers.groq]\nbase_url = \"http://127.0.0.1:9/groq\"\n",
     );
     let out = env.run(&["--trust", "models", "bedrock/opus-4-6"]);
@@ -899,6 +900,296 @@ fn a_trusted_projects_config_does_not_choose_where_cloud_credentials_go() {
         "{listed}"
     );
     assert!(!listed.contains("decoy"), "{listed}");
+    // Nor where a ChatGPT login's token goes.
+    let listed = stdout(&env.run(&["--trust", "models", "openai-codex/gpt-5.4"]));
+    assert!(
+        listed.contains("openai-codex (ChatGPT Plus/Pro (Codex subscription)) — https://chatgpt.com/backend-api/codex"),
+        "{listed}"
+    );
+    assert!(!listed.contains("decoy"), "{listed}");
     let listed = stdout(&env.run(&["--trust", "models", "groq/gpt-oss-120b"]));
     assert!(listed.contains("http://127.0.0.1:9/groq"), "{listed}");
+}
+
+/// A ChatGPT access token: a JWT whose claim names the account, numbered so the test can tell
+/// which one a request carried.
+fn chatgpt_jwt(n: usize) -> String {
+    use base64::Engine as _;
+    let claims = json!({"https://api.openai.com/auth": {"chatgpt_account_id": "acct-7"}, "n": n});
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    format!(
+        "{}.{}.sig",
+        b64.encode(br#"{"alg":"none"}"#),
+        b64.encode(claims.to_string())
+    )
+}
+
+/// A plain HTTP/1.1 GET, as a browser would make it: the status line, and the whole answer.
+fn browser_get(address: &str) -> (String, String) {
+    use std::io::{Read as _, Write as _};
+    let url = url::Url::parse(address).expect("url");
+    let host = url.host_str().expect("host");
+    let port = url.port().expect("port");
+    let mut stream = std::net::TcpStream::connect((host, port)).expect("connect");
+    let target = match url.query() {
+        Some(query) => format!("{}?{query}", url.path()),
+        None => url.path().to_string(),
+    };
+    write!(
+        stream,
+        "GET {target} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("answer");
+    let status = answer.lines().next().unwrap_or_default().to_string();
+    (status, answer)
+}
+
+/// `tack login openai-codex` through its browser step (the test plays the browser: it opens the
+/// sign-in address on the loopback issuer and follows its redirect back to tack), a PKCE code
+/// exchange the issuer checks, then a run whose login has expired: the host refreshes it before
+/// each request that needs it (each refresh token used once), the requests carry the newest
+/// token and the account, and the plugin and session never see either token.
+#[test]
+fn a_chatgpt_login_signs_in_in_the_browser_and_is_refreshed_when_it_expires() {
+    use sha2::Digest as _;
+    use std::io::BufRead as _;
+    use std::sync::{Arc, Mutex};
+    let challenge: Arc<Mutex<Option<String>>> = Arc::default();
+    let responses = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let server = {
+        let challenge = challenge.clone();
+        let responses = responses.clone();
+        MockServer::routed(move |_, request| {
+            let line = request.head.lines().next().unwrap_or_default().to_string();
+            let target = line.split(' ').nth(1).unwrap_or_default();
+            let url = url::Url::parse(&format!("http://issuer{target}")).expect("target");
+            let query: std::collections::HashMap<String, String> =
+                url.query_pairs().into_owned().collect();
+            match url.path() {
+                "/oauth/authorize" => {
+                    *challenge.lock().unwrap() = query.get("code_challenge").cloned();
+                    let back = format!(
+                        "{}?code=code-1&state={}",
+                        query["redirect_uri"], query["state"]
+                    );
+                    Reply::redirect("302 Found", &back)
+                }
+                "/oauth/token" => {
+                    let form: std::collections::HashMap<String, String> =
+                        url::form_urlencoded::parse(&request.body)
+                            .into_owned()
+                            .collect();
+                    let (n, expires_in) = match form["grant_type"].as_str() {
+                        "authorization_code" => {
+                            let verifier = &form["code_verifier"];
+                            let made = base64::Engine::encode(
+                                &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+                                sha2::Sha256::digest(verifier.as_bytes()),
+                            );
+                            if form["code"] != "code-1"
+                                || Some(made) != *challenge.lock().unwrap()
+                                || form["client_id"] != "app_EMoamEEZ73f0CkXaXp7hrann"
+                            {
+                                return Reply::json(
+                                    "400 Bad Request",
+                                    r#"{"error":"invalid_grant"}"#,
+                                );
+                            }
+                            // Already expiring: the first request must refresh it.
+                            (1, 30)
+                        }
+                        "refresh_token" if form["refresh_token"] == "rt-1" => (2, 30),
+                        "refresh_token" if form["refresh_token"] == "rt-2" => (3, 3600),
+                        _ => return Reply::json("400 Bad Request", r#"{"error":"invalid_grant"}"#),
+                    };
+                    let answer = json!({"access_token": chatgpt_jwt(n),
+                                        "refresh_token": format!("rt-{n}"),
+                                        "expires_in": expires_in, "token_type": "Bearer"});
+                    Reply::json("200 OK", answer.to_string())
+                }
+                "/codex/responses" => {
+                    use tack_test_support::openai_responses;
+                    match responses.fetch_add(1, std::sync::atomic::Ordering::SeqCst) {
+                        0 => openai_responses::tool_reply(
+                            "c1",
+                            "read",
+                            &json!({"path": "notes.txt"}),
+                        ),
+                        _ => openai_responses::text_reply("the notes say hello"),
+                    }
+                }
+                _ => Reply::json("404 Not Found", "{}"),
+            }
+        })
+    };
+    let env = Env::new(tack!())
+        .with_var("TACK_CHATGPT_ISSUER", server.url())
+        .with_var("TACK_LOGIN_CALLBACK_PORT", "0");
+    env.write("notes.txt", "hello");
+
+    // Not signed in: the run says how to sign in, and nothing is sent.
+    let base = format!("{}/codex", server.url());
+    let out = env.run(&[
+        "--provider",
+        "openai-codex",
+        "--base-url",
+        &base,
+        "-p",
+        "hi",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("tack login openai-codex"),
+        "{}",
+        stderr(&out)
+    );
+
+    let mut login = env
+        .command()
+        .args(["login", "openai-codex"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("tack login");
+    let mut said = String::new();
+    let mut lines = std::io::BufReader::new(login.stderr.take().expect("stderr")).lines();
+    let address = loop {
+        let line = lines
+            .next()
+            .expect("tack printed the sign-in address")
+            .expect("line");
+        said.push_str(&line);
+        said.push('\n');
+        if let Some(at) = line.find("http") {
+            break line[at..].trim().to_string();
+        }
+    };
+    assert!(
+        address.starts_with(&format!("{}/oauth/authorize?", server.url())),
+        "{said}"
+    );
+    let (status, answer) = browser_get(&address);
+    assert!(status.contains("302"), "{answer}");
+    let back = answer
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("location: ")
+                .or_else(|| line.strip_prefix("Location: "))
+        })
+        .expect("a redirect back")
+        .trim()
+        .to_string();
+    assert!(back.starts_with("http://localhost:"), "{back}");
+    // A visit with another sign-in's state is turned away, and the login goes on waiting.
+    let stale = back.replace("state=", "state=stale");
+    assert!(browser_get(&stale).0.contains("400"));
+    let (status, page) = browser_get(&back);
+    assert!(status.contains("200"), "{page}");
+    assert!(page.contains("Signed in"), "{page}");
+    for line in lines {
+        said.push_str(&line.expect("line"));
+        said.push('\n');
+    }
+    assert!(login.wait().expect("login").success(), "{said}");
+    assert!(said.contains("Signed in to ChatGPT"), "{said}");
+    let auth_path = env.home().join("auth.json");
+    let stored: Value =
+        serde_json::from_str(&std::fs::read_to_string(&auth_path).expect("auth.json")).unwrap();
+    assert_eq!(stored["openai-codex"]["type"], "oauth");
+    assert_eq!(stored["openai-codex"]["refresh"], "rt-1");
+    assert_eq!(stored["openai-codex"]["accountId"], "acct-7");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&auth_path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
+    let listed = stdout(&env.run(&["models", "openai-codex"]));
+    assert!(listed.contains("ChatGPT login (signed in)"), "{listed}");
+
+    let out = env.run(&[
+        "--provider",
+        "openai-codex",
+        "--base-url",
+        &base,
+        "--thinking",
+        "high",
+        "-p",
+        "what do my notes say?",
+    ]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert!(
+        stdout(&out).contains("the notes say hello"),
+        "{}",
+        stdout(&out)
+    );
+    let requests = server.requests();
+    let refreshes: Vec<String> = requests
+        .iter()
+        .filter(|r| r.head.starts_with("POST /oauth/token "))
+        .map(|r| r.body_text())
+        .collect();
+    assert_eq!(refreshes.len(), 3, "{refreshes:?}"); // the sign-in, then two refreshes
+    assert!(
+        refreshes[1].contains("refresh_token=rt-1"),
+        "{}",
+        refreshes[1]
+    );
+    assert!(
+        refreshes[2].contains("refresh_token=rt-2"),
+        "{}",
+        refreshes[2]
+    );
+    let calls: Vec<&Request> = requests
+        .iter()
+        .filter(|r| r.head.starts_with("POST /codex/responses "))
+        .collect();
+    assert_eq!(calls.len(), 2);
+    for (call, n) in calls.iter().zip([2, 3]) {
+        let head = call.head.to_ascii_lowercase();
+        let token = chatgpt_jwt(n).to_ascii_lowercase();
+        assert!(
+            head.contains(&format!("authorization: bearer {token}\r\n")),
+            "{head}"
+        );
+        assert!(head.contains("chatgpt-account-id: acct-7\r\n"), "{head}");
+        assert!(
+            head.contains("openai-beta: responses=experimental\r\n"),
+            "{head}"
+        );
+        assert!(head.contains("originator: tack\r\n"), "{head}");
+        let body = call.json();
+        assert_eq!(body["store"], false);
+        assert!(body.get("max_output_tokens").is_none(), "{body}");
+        assert!(body["instructions"].as_str().is_some_and(|i| !i.is_empty()));
+        // Its models all reason, catalogued by the plugin or not.
+        assert_eq!(
+            body["include"],
+            json!(["reasoning.encrypted_content"]),
+            "{body}"
+        );
+        assert_eq!(body["reasoning"]["effort"], "high", "{body}");
+    }
+    let stored: Value =
+        serde_json::from_str(&std::fs::read_to_string(&auth_path).expect("auth.json")).unwrap();
+    assert_eq!(stored["openai-codex"]["refresh"], "rt-3");
+    assert_eq!(stored["openai-codex"]["access"], chatgpt_jwt(3));
+    // No token reached the session.
+    let sessions = env.sessions_text();
+    for n in 1..=3 {
+        assert!(
+            !sessions.contains(&chatgpt_jwt(n)),
+            "token {n} in a session"
+        );
+    }
+    assert!(!sessions.contains("rt-"), "a refresh token in a session");
+
+    let out = env.run(&["logout", "openai-codex"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let stored = std::fs::read_to_string(&auth_path).expect("auth.json");
+    assert!(!stored.contains("openai-codex"), "{stored}");
 }

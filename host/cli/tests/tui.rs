@@ -1230,6 +1230,25 @@ fn pi_custom_footer_replaces_the_footer_and_gives_it_back() {
 /// `/login groq` asks for the key in a dialog that shows it as bullets, keeps it in auth.json,
 /// and `/logout groq` removes it.
 #[test]
+fn login_to_chatgpt_shows_where_to_sign_in_and_esc_cancels_it() {
+    let env = new_env()
+        .with_var("TACK_CHATGPT_ISSUER", "http://127.0.0.1:9")
+        .with_var("TACK_LOGIN_CALLBACK_PORT", "0");
+    let mut tui = env.spawn(&[]);
+    tui.wait_for("Ask anything");
+    tui.submit("/login openai-codex");
+    tui.wait_for("Sign in to ChatGPT in your browser:");
+    tui.wait_for("http://127.0.0.1:9/oauth/authorize?response_type=code");
+    tui.wait_for("Waiting for the browser to sign in to ChatGPT");
+    std::thread::sleep(Duration::from_millis(800));
+    tui.type_keys("\x1b");
+    tui.wait_for("the sign-in was cancelled");
+    assert!(!env.home().join("auth.json").exists());
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+#[test]
 fn login_keeps_a_key_typed_unseen_and_logout_removes_it() {
     let env = new_env();
     let mut tui = env.spawn(&[]);

@@ -38,11 +38,19 @@ enum InputItem {
     Output(Vec<u8>, Spot),
 }
 
+/// What ChatGPT's backend is told when the conversation has no system prompt of its own, as
+/// Codex's other clients do.
+const CHATGPT_DEFAULT_INSTRUCTIONS: &str = "You are a helpful assistant.";
+
 /// The reasoning effort to send: `supports_reasoning_effort` (bool) sends one to models outside
 /// the catalogue, or withholds it from catalogue models.
 pub fn effort(request: &ProviderRequest) -> Result<Option<&'static str>, ProviderError> {
     let options = Options::parse(&request.options)?;
-    let supported = options.bool("supports_reasoning_effort")?;
+    // Every model ChatGPT's backend serves reasons, including ones newer than the catalogue.
+    let chatgpt = options.bool("chatgpt")?.unwrap_or(false);
+    let supported = options
+        .bool("supports_reasoning_effort")?
+        .or(chatgpt.then_some(true));
     Ok(openai_models::effort(
         &request.model,
         request.reasoning,
@@ -61,15 +69,20 @@ pub fn write(
     if effort.is_some() {
         object.field("include", &["reasoning.encrypted_content"])?;
     }
+    let options = Options::parse(&unified.options)?;
+    // ChatGPT's backend for subscription logins (Codex) takes the Responses API with two
+    // differences: instructions are required, and the output limit is its own to set.
+    let chatgpt = options.bool("chatgpt")?.unwrap_or(false);
     write_input(object.key("input")?, request.messages)?;
     if !unified.system_prompt.trim().is_empty() {
         object.field("instructions", &unified.system_prompt)?;
+    } else if chatgpt {
+        object.field("instructions", &CHATGPT_DEFAULT_INSTRUCTIONS)?;
     }
-    if let Some(max_tokens) = unified.max_tokens {
+    if let Some(max_tokens) = unified.max_tokens.filter(|_| !chatgpt) {
         object.field("max_output_tokens", &max_tokens)?;
     }
     // Azure names a model by the deployment that serves it.
-    let options = Options::parse(&unified.options)?;
     let model = options
         .string_in("deployments", &unified.model)?
         .unwrap_or(&unified.model);
@@ -426,6 +439,18 @@ mod tests {
                 ]
             })
         );
+    }
+
+    #[test]
+    fn chatgpts_backend_always_gets_instructions_and_sets_its_own_output_limit() {
+        let mut request = request("gpt-5.4", json!([{"role": "user", "content": "hi"}]));
+        request.options = json!({"chatgpt": true}).to_string();
+        request.system_prompt = String::new();
+        let body = body(&request);
+        assert_eq!(body["instructions"], CHATGPT_DEFAULT_INSTRUCTIONS);
+        assert!(body.get("max_output_tokens").is_none(), "{body}");
+        assert_eq!(body["store"], false);
+        assert_eq!(body["include"], json!(["reasoning.encrypted_content"]));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! `tack login <provider>` and `tack logout <provider>`: a provider's API key saved into, or
-//! removed from, the tack home's `auth.json` (`crate::api_keys`). The key is read from stdin, so
+//! removed from, the tack home's `auth.json` (`crate::api_keys`); for a subscription
+//! (`openai-codex`), a sign-in in the browser (`crate::subscription`). The key is read from stdin, so
 //! it never appears in the shell's history or the process list; at a terminal it is typed
 //! without echo.
 
@@ -13,6 +14,9 @@ use crate::models::catalog;
 use crate::start::{Front, Starting};
 
 pub async fn login(cli: Cli, provider: String) -> Result<ExitCode> {
+    if crate::subscription::is_subscription(&provider) {
+        return subscription_login(cli).await;
+    }
     let (secret, name, auth) = secret_of(cli, &provider).await?;
     let key = read_key(&format!("API key for {name} ({secret}): "))?;
     if key.is_empty() {
@@ -27,12 +31,70 @@ pub async fn login(cli: Cli, provider: String) -> Result<ExitCode> {
 }
 
 pub async fn logout(cli: Cli, provider: String) -> Result<ExitCode> {
+    if crate::subscription::is_subscription(&provider) {
+        let auth = Starting::load(cli, Front::headless())
+            .await?
+            .into_loaded()
+            .home
+            .auth();
+        if crate::api_keys::forget(&auth, &provider)? {
+            eprintln!(
+                "signed out: removed the {provider} login from {}",
+                auth.display()
+            );
+        } else {
+            eprintln!("{} holds no {provider} login", auth.display());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let (secret, _, auth) = secret_of(cli, &provider).await?;
     if crate::api_keys::forget(&auth, &secret)? {
         eprintln!("removed {secret} from {}", auth.display());
     } else {
         eprintln!("{} holds no {secret}", auth.display());
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tack login openai-codex`: signs in to ChatGPT in a browser and keeps the login.
+async fn subscription_login(cli: Cli) -> Result<ExitCode> {
+    use crate::subscription::{ChatGpt, PendingLogin};
+    let loaded = Starting::load(cli, Front::headless()).await?.into_loaded();
+    let auth = loaded.home.auth();
+    let pending = PendingLogin::start(ChatGpt::from_env()?).await?;
+    eprintln!("Sign in to ChatGPT in your browser:\n\n  {}\n", pending.url);
+    let at_terminal = std::io::stdin().is_terminal();
+    if at_terminal {
+        crate::subscription::open_browser(&pending.url);
+        eprintln!(
+            "Waiting for the browser. If it runs on another machine, paste the address it ends \
+             up on here and press Enter."
+        );
+    } else {
+        eprintln!("Waiting for the browser (or the address it ends up on, on stdin).");
+    }
+    // A thread of its own: a read of stdin cannot be cancelled, and must not hold up the exit.
+    let (line_tx, line_rx) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let read = std::io::stdin().lock().read_line(&mut line);
+        if matches!(read, Ok(n) if n > 0) && !line.trim().is_empty() {
+            let _ = line_tx.send(line);
+        }
+    });
+    // Nothing on stdin leaves the browser to answer.
+    let pasted = async move {
+        match line_rx.await {
+            Ok(line) => Some(line),
+            Err(_) => std::future::pending().await,
+        }
+    };
+    pending.finish(pasted, loaded.runtime.http(), &auth).await?;
+    eprintln!(
+        "Signed in to ChatGPT; the login is kept in {}. Use it with --provider {}.",
+        auth.display(),
+        crate::subscription::CHATGPT
+    );
     Ok(ExitCode::SUCCESS)
 }
 

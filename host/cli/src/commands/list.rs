@@ -59,6 +59,12 @@ pub async fn models(cli: Cli, search: Option<String>) -> Result<ExitCode> {
                 HostCredentials::GoogleAdc => {
                     "Google credentials, exchanged for tokens by tack".to_string()
                 }
+                HostCredentials::ChatGptLogin { auth, .. } => {
+                    match crate::subscription::logged_in(auth, &entry.id) {
+                        true => "ChatGPT login (signed in)".to_string(),
+                        false => format!("ChatGPT login (NOT signed in: tack login {})", entry.id),
+                    }
+                }
                 HostCredentials::None => "no key needed".to_string(),
             },
             Some(name) if loaded.secrets.has(name) => format!("key: {name} (set)"),

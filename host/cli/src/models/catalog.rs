@@ -195,7 +195,8 @@ fn key_presets(entries: &[ProviderEntry]) -> Vec<ProviderEntry> {
             let base = first_party(entries, &preset.api)?;
             let mut spec = base.spec.clone();
             spec.name = preset.name.clone();
-            spec.secret = Some(preset.secret.clone());
+            // A subscription's preset takes no key ([`configure_chatgpt`]).
+            spec.secret = (!preset.secret.is_empty()).then(|| preset.secret.clone());
             spec.models = preset.models();
             if let Some(header) = &preset.key_header {
                 spec.auth = api::AuthScheme::Header(header.clone());
@@ -294,6 +295,40 @@ fn configure_vertex(entry: &mut ProviderEntry, secrets: &SecretStore) {
     }
 }
 
+/// The ChatGPT subscription: no key; the host sends the login's token, and the headers ChatGPT's
+/// backend wants of Codex's clients.
+fn configure_chatgpt(entry: &mut ProviderEntry, secrets: &SecretStore) {
+    entry.spec.secret = None;
+    entry.spec.auth = api::AuthScheme::None;
+    for (name, value) in [
+        ("OpenAI-Beta", "responses=experimental"),
+        ("originator", "tack"),
+    ] {
+        if !entry
+            .headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(name))
+        {
+            entry.headers.push((name.into(), value.into()));
+        }
+    }
+    if !entry.options.is_object() {
+        entry.options = serde_json::json!({});
+    }
+    entry.options["chatgpt"] = serde_json::Value::Bool(true);
+    let chatgpt = crate::subscription::ChatGpt::from_env();
+    match (secrets.auth_file(), chatgpt) {
+        (Some(auth), Ok(chatgpt)) => {
+            entry.host_credentials = HostCredentials::ChatGptLogin {
+                auth: auth.to_path_buf(),
+                chatgpt,
+            }
+        }
+        (None, _) => entry.missing = Some("a tack home to keep the login in".into()),
+        (_, Err(e)) => entry.missing = Some(format!("{e:#}")),
+    }
+}
+
 fn first_party<'a>(entries: &'a [ProviderEntry], id: &str) -> Option<&'a ProviderEntry> {
     entries.iter().find(|e| e.id == id && e.first_party())
 }
@@ -374,6 +409,7 @@ pub fn build(
             super::azure::ID => configure_azure(entry),
             super::bedrock::ID => configure_bedrock(entry, secrets),
             super::vertex::ID => configure_vertex(entry, secrets),
+            crate::subscription::CHATGPT => configure_chatgpt(entry, secrets),
             _ => {}
         }
     }

@@ -122,6 +122,8 @@ pub fn choose(
             match entry.id.as_str() {
                 super::bedrock::ID => "export AWS_BEARER_TOKEN_BEDROCK for a Bedrock API key",
                 super::vertex::ID => "export GOOGLE_CLOUD_API_KEY for a Vertex API key",
+                crate::subscription::CHATGPT =>
+                    "it sends your ChatGPT login (`tack login openai-codex`)",
                 _ => "give it one with `secret` under its [providers.<id>] in config.toml",
             }
         ),

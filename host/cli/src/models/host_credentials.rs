@@ -1,7 +1,8 @@
 //! Credentials the host holds for a preset and applies to each of its requests itself: AWS
-//! signing for Bedrock, Google access tokens for Vertex AI. A plugin never sees them, and only
+//! signing for Bedrock, Google access tokens for Vertex AI, a ChatGPT login's tokens. A plugin never sees them, and only
 //! the host's presets get them (a third-party provider's registration cannot ask for them).
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use tack_runtime::bridge::aws::AwsEnvironment;
@@ -18,6 +19,11 @@ pub enum HostCredentials {
     },
     /// An access token for the user's Google Application Default Credentials.
     GoogleAdc,
+    /// The access token of the user's ChatGPT login, kept in `auth`.
+    ChatGptLogin {
+        auth: PathBuf,
+        chatgpt: crate::subscription::ChatGpt,
+    },
 }
 
 impl HostCredentials {
@@ -30,6 +36,9 @@ impl HostCredentials {
                 tack_runtime::bridge::aws::credentials_configured(&AwsEnvironment::from_process())
             }
             HostCredentials::GoogleAdc => GoogleEnvironment::from_process().has_credentials(),
+            HostCredentials::ChatGptLogin { auth, .. } => {
+                crate::subscription::logged_in(auth, crate::subscription::CHATGPT)
+            }
         }
     }
 
@@ -43,6 +52,13 @@ impl HostCredentials {
             HostCredentials::GoogleAdc => provider.with_google_token_source(Arc::new(
                 GoogleTokenSource::new(GoogleEnvironment::from_process(), http.clone()),
             )),
+            HostCredentials::ChatGptLogin { auth, chatgpt } => {
+                provider.with_login_token_source(Arc::new(crate::subscription::FreshTokens::new(
+                    auth.clone(),
+                    chatgpt.clone(),
+                    http.clone(),
+                )))
+            }
         }
     }
 }

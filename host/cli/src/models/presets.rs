@@ -23,7 +23,8 @@ pub struct Preset {
     pub api: String,
     /// Empty where the user's settings decide it ([`super::azure`], [`super::bedrock`]).
     pub base_url: String,
-    /// The environment variable (or auth.json key) holding its API key.
+    /// The environment variable (or auth.json key) holding its API key; empty for a
+    /// subscription (`crate::subscription`).
     pub secret: String,
     /// The header the key goes in, where the API does not take it as its plugin sends it.
     #[serde(default)]
@@ -118,7 +119,13 @@ mod tests {
                 "{}",
                 preset.id
             );
-            assert!(!preset.secret.is_empty(), "{}", preset.id);
+            // A subscription is signed in to, not given a key.
+            assert_eq!(
+                preset.secret.is_empty(),
+                crate::subscription::is_subscription(&preset.id),
+                "{}",
+                preset.id
+            );
             assert!(!preset.models().is_empty(), "{}", preset.id);
         }
         let groq = presets.iter().find(|p| p.id == "groq").expect("groq");

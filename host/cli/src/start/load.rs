@@ -249,10 +249,14 @@ fn load_project_settings(
         return Ok(());
     }
     let mut project = Settings::load(&path)?;
-    // The credentials the host holds for these presets are the user's cloud accounts (a signed
-    // AWS session, a cloud-wide Google token), broader than one provider's key: even a trusted
-    // repository does not choose where they go.
-    for id in [crate::models::bedrock::ID, crate::models::vertex::ID] {
+    // The credentials the host holds for these presets are the user's accounts (a signed AWS
+    // session, a cloud-wide Google token, a ChatGPT login), broader than one provider's key:
+    // even a trusted repository does not choose where they go.
+    for id in [
+        crate::models::bedrock::ID,
+        crate::models::vertex::ID,
+        crate::subscription::CHATGPT,
+    ] {
         if let Some(provider) = project.providers.get_mut(id) {
             if provider.base_url.take().is_some() {
                 warnings.push(format!(

@@ -19,6 +19,7 @@ use tokio::sync::mpsc;
 use super::aws::{AwsSigner, EventStreamFrames, EVENT_STREAM_CONTENT_TYPE};
 use super::convert;
 use super::google_auth::GoogleTokenSource;
+use super::login_token::LoginTokenSource;
 use super::message_json::{self, MessageJson};
 use super::provider_authority::{self, UserChoice};
 use super::provider_hooks::{PayloadHooks, RequestHead};
@@ -100,6 +101,8 @@ pub struct PluginProvider {
     aws: Option<Arc<AwsSigner>>,
     /// The host adds an access token from the user's Google credentials (Vertex AI).
     google: Option<Arc<GoogleTokenSource>>,
+    /// The host adds the access token of the user's subscription login (ChatGPT).
+    login: Option<Arc<dyn LoginTokenSource>>,
 }
 
 /// Why a configured request header cannot be sent.
@@ -142,6 +145,7 @@ impl PluginProvider {
             payload_hooks: None,
             aws: None,
             google: None,
+            login: None,
         }
     }
 
@@ -156,6 +160,13 @@ impl PluginProvider {
     /// credentials for (Vertex AI), renewed before it expires.
     pub fn with_google_token_source(mut self, source: Arc<GoogleTokenSource>) -> Self {
         self.google = Some(source);
+        self
+    }
+
+    /// Sends every request with the access token of the user's subscription login, which the
+    /// host refreshes before it expires.
+    pub fn with_login_token_source(mut self, source: Arc<dyn LoginTokenSource>) -> Self {
+        self.login = Some(source);
         self
     }
 
@@ -374,10 +385,11 @@ impl PluginProvider {
         };
         // The host's own credentials (a Google token; a signature whose temporary credentials
         // send their session token along) go only over https or to this machine.
-        let held = match (&self.google, &self.aws) {
-            (Some(_), _) => Some("a Google access token"),
-            (None, Some(_)) => Some("signed AWS credentials"),
-            (None, None) => None,
+        let held = match (&self.google, &self.aws, &self.login) {
+            (Some(_), _, _) => Some("a Google access token"),
+            (None, Some(_), _) => Some("signed AWS credentials"),
+            (None, None, Some(_)) => Some("a subscription login's token"),
+            (None, None, None) => None,
         };
         if let Some(held) = held.filter(|_| !private_transport(&url)) {
             return Err(ProviderError::new(
@@ -400,6 +412,17 @@ impl PluginProvider {
                 // libraries send it.
                 headers.retain(|(n, _)| !n.eq_ignore_ascii_case("x-goog-user-project"));
                 headers.push(("x-goog-user-project".into(), project));
+            }
+        }
+        if let Some(source) = &self.login {
+            let token = source
+                .token()
+                .await
+                .map_err(|e| ProviderError::new(ProviderErrorKind::Auth, e))?;
+            headers.push(("authorization".into(), format!("Bearer {}", token.access)));
+            for (name, value) in token.headers {
+                headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
+                headers.push((name, value));
             }
         }
         if let Some(signer) = &self.aws {

@@ -52,6 +52,11 @@ impl SecretStore {
         }
     }
 
+    /// The `auth.json` keys are read from (and subscription logins kept in), if any.
+    pub fn auth_file(&self) -> Option<&Path> {
+        self.auth_file.as_deref()
+    }
+
     /// A secret the host holds for requests to `url` (and below it) alone, whatever else the
     /// plugin it is granted to may reach: an MCP server's token goes to that server only.
     pub fn with_bound_override(mut self, name: &str, value: String, url: &str) -> Self {
@@ -239,12 +244,23 @@ fn read_auth_file(path: &Path) -> Result<BTreeMap<String, String>, SecretError> 
             }
         }
     }
-    serde_json::from_str(&text).map_err(|e| {
-        SecretError::AuthFile(format!(
-            "{} is not a JSON object of strings: {e}",
-            path.display()
-        ))
-    })
+    let entries: BTreeMap<String, serde_json::Value> =
+        serde_json::from_str(&text).map_err(|e| {
+            SecretError::AuthFile(format!("{} is not a JSON object: {e}", path.display()))
+        })?;
+    // Keys are strings. An object is a subscription login's tokens, which only the host's own
+    // login code reads: they are never a secret a plugin can be granted.
+    entries
+        .into_iter()
+        .filter_map(|(name, value)| match value {
+            serde_json::Value::String(value) => Some(Ok((name, value))),
+            serde_json::Value::Object(_) => None,
+            _ => Some(Err(SecretError::AuthFile(format!(
+                "{}: the value of {name} is not a string",
+                path.display()
+            )))),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -273,6 +289,28 @@ mod tests {
             store.lookup("TACK_TEST_SECRET_MISSING"),
             Err(SecretError::Missing("TACK_TEST_SECRET_MISSING".into()))
         );
+    }
+
+    #[test]
+    fn a_logins_tokens_are_never_a_secret() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = private_auth_file(
+            dir.path(),
+            r#"{"openai-codex": {"type": "oauth", "access": "at-1", "refresh": "rt-1"},
+                "TACK_TEST_KEY_Y": "k"}"#,
+        );
+        let store = SecretStore::new(Some(path.clone()));
+        assert_eq!(store.lookup("TACK_TEST_KEY_Y").as_deref(), Ok("k"));
+        assert_eq!(
+            store.lookup("openai-codex"),
+            Err(SecretError::Missing("openai-codex".into()))
+        );
+        assert!(!store.has("openai-codex") && !store.holds("openai-codex"));
+        std::fs::write(&path, r#"{"TACK_TEST_KEY_Y": 7}"#).expect("write");
+        assert!(matches!(
+            store.lookup("TACK_TEST_KEY_Y"),
+            Err(SecretError::AuthFile(problem)) if problem.contains("TACK_TEST_KEY_Y")
+        ));
     }
 
     fn private_auth_file(dir: &Path, json: &str) -> PathBuf {
