@@ -406,10 +406,13 @@ fn tack_import_claude_and_codex_show_what_they_found_and_what_it_is() {
     insta::assert_snapshot!("import_codex", redact(stdout(&out)));
 }
 
-/// The Stop hook of the test below: sends the agent back once, then lets it stop (Claude Code's
-/// documented use of `stop_hook_active`).
+/// The Stop hook of the test below: copies the transcript its input names, and sends the agent
+/// back once, then lets it stop (Claude Code's documented use of `stop_hook_active`).
 const STOP: &str = r#"#!/bin/sh
-case "$(cat)" in
+input=$(cat)
+transcript=$(printf '%s' "$input" | sed -n 's/.*"transcript_path":"\([^"]*\)".*/\1/p')
+cp "$transcript" "$CLAUDE_PROJECT_DIR/transcript-at-stop.jsonl"
+case "$input" in
   *'"stop_hook_active":false'*) echo "Also update the changelog." >&2; exit 2 ;;
 esac
 exit 0
@@ -470,6 +473,52 @@ fn post_tool_use_session_start_and_stop_hooks_follow_claude_codes_rules() {
         "{}",
         user_text(&bodies[2])
     );
+
+    // `transcript_path` named the session as Claude Code's transcript, up to the last answer.
+    let transcript = std::fs::read_to_string(project.join("transcript-at-stop.jsonl"))
+        .expect("the Stop hook copied the transcript");
+    let lines: Vec<Value> = transcript
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    let has = |kind: &str, check: &dyn Fn(&Value) -> bool| {
+        lines
+            .iter()
+            .filter(|line| line["type"] == kind)
+            .flat_map(|line| {
+                line["message"]["content"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .any(|block| check(&block))
+    };
+    assert!(
+        has("user", &|b| b["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("write a.txt"))),
+        "{transcript}"
+    );
+    assert!(
+        has("assistant", &|b| b["type"] == "tool_use"
+            && b["name"] == "Write"
+            && b["input"]["file_path"]
+                == project.join("a.txt").display().to_string()),
+        "{transcript}"
+    );
+    assert!(
+        has("user", &|b| b["type"] == "tool_result"
+            && b["tool_use_id"] == "call_1"),
+        "{transcript}"
+    );
+    assert!(
+        has("assistant", &|b| b["text"] == "changelog updated"),
+        "{transcript}"
+    );
+    for pair in lines.windows(2) {
+        assert_eq!(pair[1]["parentUuid"], pair[0]["uuid"], "{transcript}");
+        assert_eq!(pair[1]["sessionId"], pair[0]["sessionId"], "{transcript}");
+    }
 }
 
 #[test]

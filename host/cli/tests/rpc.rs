@@ -1600,6 +1600,51 @@ fn a_plugin_may_cancel_session_moves_and_is_named_for_it() {
     );
 }
 
+/// A plugin subscribed to `dialog_open` (the hostile one) hears that another plugin's dialog
+/// waits for the user: who asks and what kind of dialog, never its title, message or options,
+/// and never when it asks itself.
+#[test]
+fn a_plugin_hears_that_a_dialog_waits_but_not_what_it_says() {
+    let env = new_env();
+    let scripted = env.scripted(
+        json!([
+            { "tool_calls": [{ "id": "rm1", "name": "bash",
+                "arguments": { "command": "rm -r dialog-canary" } }] },
+            { "text": "left it" }
+        ]),
+        json!({ "hostile": { "sessions": "trap" }, "permission-gate": { "mode": "auto" } }),
+    );
+    let hostile = env.plugin("hostile", artifacts::TEST_HOSTILE);
+    let mut rpc = env.spawn(&["--plugin", &scripted, "--plugin", &hostile]);
+    rpc.prompt("clean up");
+    let dialog = rpc.dialog();
+    let heard = || {
+        env.session_lines()
+            .into_iter()
+            .filter(|l| l["customType"] == "saw-lifecycle" && l["data"]["type"] == "dialog_open")
+            .map(|l| l["data"].clone())
+            .collect::<Vec<Value>>()
+    };
+    let deadline = Instant::now() + WAIT;
+    while heard().is_empty() {
+        assert!(Instant::now() < deadline, "dialog_open never arrived");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    rpc.client
+        .answer(&UiResponse::cancel(dialog["id"].as_str().expect("id")))
+        .expect("answer");
+    rpc.wait("agent_end");
+    let heard = heard();
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert_eq!(
+        heard[0],
+        json!({ "type": "dialog_open", "plugin": "permission-gate",
+                "kind": dialog["method"] })
+    );
+    assert!(!heard[0].to_string().contains("dialog-canary"));
+    assert!(rpc.finish().0.success());
+}
+
 /// A session hook that traps is logged and cancels nothing: a broken plugin never holds the
 /// user in a session.
 #[test]

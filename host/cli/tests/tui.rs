@@ -1229,6 +1229,64 @@ fn pi_custom_footer_replaces_the_footer_and_gives_it_back() {
 
 /// `/login groq` asks for the key in a dialog that shows it as bullets, keeps it in auth.json,
 /// and `/logout groq` removes it.
+/// A Claude Code Notification hook (in the user's `~/.claude/settings.json`) hears that the
+/// permission gate waits for the user about a Bash call, as Claude Code tells it; it gets no text
+/// of the dialog.
+#[test]
+fn a_notification_hook_hears_that_permission_is_asked() {
+    let env = new_env();
+    let user = env.root().join("user");
+    std::fs::create_dir_all(user.join(".claude")).expect("~/.claude");
+    std::fs::write(
+        user.join(".claude/settings.json"),
+        json!({"hooks": {"Notification": [{"matcher": "permission_prompt", "hooks": [{
+            "type": "command",
+            "command": "cat > \"$CLAUDE_PROJECT_DIR/notified.json\""}]}]}})
+        .to_string(),
+    )
+    .expect("settings");
+    let env = env.with_var("HOME", &user);
+    std::fs::create_dir(env.workspace().join("build")).expect("build dir");
+    let plugin = env.scripted(
+        json!([
+            { "tool_calls": [{ "id": "rm1", "name": "bash",
+                "arguments": { "command": "rm -r build" } }] },
+            { "text": "left it" }
+        ]),
+        json!({ "permission-gate": { "mode": "auto" } }),
+    );
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    tui.wait_for("Ask anything");
+    tui.submit("clean up");
+    tui.wait_for("Allow once");
+    let notified = env.workspace().join("notified.json");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let input: Value = loop {
+        if let Some(input) = std::fs::read_to_string(&notified)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+        {
+            break input;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the Notification hook did not run:\n{}",
+            tui.screen()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(input["hook_event_name"], "Notification");
+    assert_eq!(input["notification_type"], "permission_prompt");
+    assert_eq!(input["message"], "tack needs your permission to use Bash");
+    assert!(!input.to_string().contains("rm -r"), "{input}");
+    std::thread::sleep(Duration::from_millis(800));
+    tui.escape();
+    tui.wait_for("left it");
+    assert!(env.workspace().join("build").exists());
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
 #[test]
 fn login_to_chatgpt_shows_where_to_sign_in_and_esc_cancels_it() {
     let env = new_env()

@@ -28,6 +28,7 @@
 mod claude;
 mod run;
 mod settings;
+mod transcript;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -71,6 +72,10 @@ struct Hooks {
     hooks: Vec<Hook>,
     workspace: String,
     data_dir: String,
+    /// The session as Claude Code's transcript, for `transcript_path`.
+    transcript: std::cell::RefCell<transcript::Transcript>,
+    /// Claude Code's name of the tool call judged last: the one a permission dialog is about.
+    last_tool: String,
 }
 
 impl Plugin for Hooks {
@@ -97,7 +102,8 @@ impl Plugin for Hooks {
         self.workspace = ctx.workspace.trim_end_matches('/').to_string();
         self.data_dir = data_dir.trim_end_matches('/').to_string();
         let has = |event: &str| hooks.iter().any(|h| h.event == event);
-        if has("PreToolUse") {
+        // A Notification names the tool a permission dialog is about.
+        if has("PreToolUse") || has("Notification") {
             registration = registration.hook(HookKind::BeforeToolCall);
         }
         if has("PostToolUse") {
@@ -124,6 +130,9 @@ impl Plugin for Hooks {
         if has("PreCompact") {
             events::subscribe(&["compaction_start"])?;
         }
+        if has("Notification") {
+            events::subscribe(&["dialog_open"])?;
+        }
         self.hooks = hooks;
         Ok(registration.command("hooks", "List the Claude Code hooks tack runs"))
     }
@@ -149,6 +158,7 @@ impl Plugin for Hooks {
 
     fn before_tool_call(&mut self, call: &ToolCall) -> ToolDecision {
         let tool = claude::tool_name(&call.name);
+        self.last_tool = tool.to_string();
         let args = call.args_value().unwrap_or(Value::Null);
         let mut input = self.base("PreToolUse");
         input["tool_name"] = json!(tool);
@@ -348,9 +358,43 @@ impl Plugin for Hooks {
 
 impl Observer for Hooks {
     fn on_named_event(&mut self, name: &str, data: &str) {
-        if name != "compaction_start" {
-            return;
+        match name {
+            "compaction_start" => self.pre_compact(data),
+            "dialog_open" => self.notification(data),
+            _ => {}
         }
+    }
+}
+
+impl Hooks {
+    /// Claude Code's Notification for a dialog that waits for the user: a permission prompt
+    /// when the permission gate asks (about the tool call it judges), else a question of
+    /// another plugin's. The dialog's own text is not given to plugins, so it is not here.
+    fn notification(&self, data: &str) {
+        let event: Value = serde_json::from_str(data).unwrap_or(Value::Null);
+        let plugin = event["plugin"].as_str().unwrap_or("a plugin");
+        let (kind, message) = if plugin == "permission-gate" {
+            let tool = match self.last_tool.as_str() {
+                "" => "a tool",
+                tool => tool,
+            };
+            (
+                "permission_prompt",
+                format!("tack needs your permission to use {tool}"),
+            )
+        } else {
+            (
+                "elicitation_dialog",
+                format!("tack is waiting for your answer to {plugin}"),
+            )
+        };
+        let mut input = self.base("Notification");
+        input["message"] = json!(message);
+        input["notification_type"] = json!(kind);
+        let _ = self.run_matching("Notification", &[kind], &input);
+    }
+
+    fn pre_compact(&self, data: &str) {
         let event: Value = serde_json::from_str(data).unwrap_or(Value::Null);
         let trigger = match event["reason"].as_str() {
             Some("manual") => "manual",
@@ -378,7 +422,7 @@ impl Hooks {
     fn base(&self, event: &str) -> Value {
         json!({
             "session_id": session::id(),
-            // tack's session file is the host's; hooks get no path to it.
+            // Filled in when a hook is about to run (`with_transcript`).
             "transcript_path": "",
             "cwd": self.workspace,
             "permission_mode": "default",
@@ -390,10 +434,17 @@ impl Hooks {
     /// empty: those events have no matcher), in order. Errors are shown to the user.
     fn run_matching(&self, event: &str, names: &[&str], input: &Value) -> Vec<(Hook, Outcome)> {
         let mut done = Vec::new();
-        for hook in &self.hooks {
-            if hook.event != event || !(names.is_empty() || hook.matcher.matches(names)) {
-                continue;
-            }
+        let matching: Vec<&Hook> = self
+            .hooks
+            .iter()
+            .filter(|hook| hook.event == event)
+            .filter(|hook| names.is_empty() || hook.matcher.matches(names))
+            .collect();
+        if matching.is_empty() {
+            return done;
+        }
+        let input = &self.with_transcript(input);
+        for hook in matching {
             let outcome = run::run(hook, input, &self.workspace, &self.data_dir);
             if let Some(error) = outcome.error(hook) {
                 log::warn(error.clone());
@@ -407,6 +458,26 @@ impl Hooks {
             done.push((hook.clone(), outcome));
         }
         done
+    }
+
+    /// `input` with `transcript_path` naming the session as Claude Code's transcript, brought
+    /// up to date now; without it (a session the host would not show, a full disk) hooks get an
+    /// empty path, as when Claude Code has none.
+    fn with_transcript(&self, input: &Value) -> Value {
+        let mut input = input.clone();
+        let id = session::id();
+        let path = format!("{}/transcript-{}.jsonl", self.data_dir, safe(&id));
+        let refreshed = session::entries().and_then(|entries| {
+            self.transcript
+                .borrow_mut()
+                .refresh(&path, &id, &entries, &self.workspace)
+                .map_err(|e| format!("{path}: {e}"))
+        });
+        match refreshed {
+            Ok(()) => input["transcript_path"] = json!(path),
+            Err(e) => log::warn(format!("hooks: no transcript for the hooks: {e}")),
+        }
+        input
     }
 
     fn session_start(&self, data: &str) {

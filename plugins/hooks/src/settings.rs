@@ -25,6 +25,7 @@ pub const EVENTS: &[&str] = &[
     "SessionEnd",
     "PreCompact",
     "SubagentStop",
+    "Notification",
 ];
 
 /// Seconds a hook may run when its settings do not say, as in Claude Code.
@@ -199,7 +200,8 @@ mod tests {
                 {"hooks": [{"type": "command", "command": "c.sh"}]}
             ],
             "Stop": [{"hooks": [{"type": "command", "command": "d.sh"}]}],
-            "Notification": [{"hooks": [{"type": "command", "command": "e.sh"}]}]
+            "Notification": [{"hooks": [{"type": "command", "command": "e.sh"}]}],
+            "PermissionRequest": [{"hooks": [{"type": "command", "command": "f.sh"}]}]
         }}"#;
         let (hooks, warnings) = parse(&[
             ("user".into(), settings.into()),
@@ -207,9 +209,12 @@ mod tests {
         ]);
         assert_eq!(
             hooks.len(),
-            4,
+            5,
             "the second file's copies run once: {hooks:?}"
         );
+        // Events come in the order of their names: the Notification hook first.
+        assert_eq!(hooks[0].event, "Notification");
+        let hooks = &hooks[1..];
         assert_eq!(hooks[0].timeout_secs, 5);
         assert_eq!(hooks[1].timeout_secs, DEFAULT_TIMEOUT_SECS);
         assert!(hooks[0].matcher.matches(&["Bash", "bash"]));
@@ -218,7 +223,7 @@ mod tests {
         assert!(!hooks[1].matcher.matches(&["WriteX", "writex"]));
         assert!(hooks[2].matcher.matches(&["anything"]));
         assert_eq!(warnings.len(), 2, "{warnings:?}");
-        assert!(warnings[0].contains("Notification"));
+        assert!(warnings[0].contains("PermissionRequest"));
     }
 
     #[test]

@@ -72,6 +72,7 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
             .start(sink, Some(&services.inbox))
             .await?,
     );
+    services.attach_plugins(front.loaded.set.clone());
     let checkpoints = crate::checkpoints::Checkpoints::for_start(&front.loaded);
     let driver = Arc::new(
         SessionDriver::new(

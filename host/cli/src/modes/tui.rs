@@ -94,6 +94,7 @@ async fn run_once(cli: Cli) -> Result<Ended> {
             .start(sink, Some(&services.inbox))
             .await?,
     );
+    services.attach_plugins(front.loaded.set.clone());
     let loaded = &front.loaded;
 
     let log_path = loaded.home.root().join("tui-stderr.log");

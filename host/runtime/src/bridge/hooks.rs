@@ -397,12 +397,24 @@ impl PluginHooks {
 
     /// Delivers an event the host raises outside the agent loop (Pi's `session_tree`) to the
     /// plugins that subscribed to `name`, in load order.
-    pub async fn announce(&self, name: &str, mut data: serde_json::Value) {
+    pub async fn announce(&self, name: &str, data: serde_json::Value) {
+        self.announce_to_others(name, data, None).await;
+    }
+
+    /// [`PluginHooks::announce`], but not to `except`: the plugin the event is about, busy in a
+    /// call of its own (a dialog it opened), which the others must not wait for.
+    pub async fn announce_to_others(
+        &self,
+        name: &str,
+        mut data: serde_json::Value,
+        except: Option<&str>,
+    ) {
         let subscribers: Vec<&Arc<LoadedPlugin>> = self
             .set
             .plugins()
             .iter()
             .filter(|p| p.wants_event(name) && p.disabled_reason().is_none())
+            .filter(|p| except != Some(p.name()))
             .collect();
         if subscribers.is_empty() {
             return;

@@ -31,6 +31,7 @@ pub const EVENT_NAMES: &[&str] = &[
     "model_select",
     "thinking_level_select",
     "session_tree",
+    "dialog_open",
 ];
 
 /// One plugin's subscriptions.

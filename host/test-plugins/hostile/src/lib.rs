@@ -305,6 +305,7 @@ impl Plugin for Hostile {
                 "model_select",
                 "thinking_level_select",
                 "session_tree",
+                "dialog_open",
             ])?;
         }
         // Proof, in tests, of whether any code of this plugin ran.

@@ -5,13 +5,16 @@
 //! registry are the CLI's.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use tack_core::event::{NoticeLevel, UiRequest};
 use tack_protocol::CloseReason;
 use tack_runtime::api::{Delivery, Level, OutgoingMessage};
-use tack_runtime::{AgentServices, HostServices, PluginAgent, PluginUi, WidgetPlacement};
+use tack_runtime::bridge::PluginHooks;
+use tack_runtime::{
+    AgentServices, HostServices, PluginAgent, PluginSet, PluginUi, WidgetPlacement,
+};
 use tokio::sync::oneshot;
 
 use crate::start::inbox::Inbox;
@@ -66,7 +69,14 @@ pub struct InteractiveServices<S: Screen> {
     closed: AtomicBool,
     /// Messages plugins send the agent.
     pub inbox: Inbox,
+    /// The loaded plugins, told when a dialog starts waiting (`dialog_open`); attached once
+    /// they are loaded, since they are loaded with these services.
+    plugins: OnceLock<Arc<PluginSet>>,
 }
+
+/// The event a plugin subscribes to to hear that another plugin's dialog waits for the user (a
+/// Claude Code `Notification` hook).
+const DIALOG_OPEN: &str = "dialog_open";
 
 impl<S: Screen> InteractiveServices<S> {
     pub fn new(agent: Arc<AgentServices>, screen: S, inbox: Inbox) -> Self {
@@ -75,7 +85,45 @@ impl<S: Screen> InteractiveServices<S> {
             screen,
             closed: AtomicBool::new(false),
             inbox,
+            plugins: OnceLock::new(),
         }
+    }
+
+    /// The plugins to tell of dialogs, once loaded.
+    pub fn attach_plugins(&self, plugins: Arc<PluginSet>) {
+        let _ = self.plugins.set(plugins);
+    }
+
+    /// Tells the plugins that subscribed to `dialog_open` that `plugin` waits for the user: who
+    /// asks and what kind of dialog, never its text. On the runtime, without waiting: a dialog
+    /// never waits for an observer.
+    fn announce_dialog(&self, plugin: &str, dialog: &UiRequest) {
+        let Some(plugins) = self.plugins.get() else {
+            return;
+        };
+        if !plugins
+            .plugins()
+            .iter()
+            .any(|p| p.wants_event(DIALOG_OPEN) && p.name() != plugin)
+        {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let kind = match dialog {
+            UiRequest::Confirm { .. } => "confirm",
+            UiRequest::Select { .. } => "select",
+            UiRequest::Input { .. } => "input",
+        };
+        let data = serde_json::json!({ "plugin": plugin, "kind": kind });
+        let hooks = PluginHooks::new(plugins.clone());
+        let asker = plugin.to_string();
+        runtime.spawn(async move {
+            hooks
+                .announce_to_others(DIALOG_OPEN, data, Some(&asker))
+                .await
+        });
     }
 
     /// From now on dialogs are not shown: nobody is left to answer them.
@@ -100,6 +148,7 @@ impl<S: Screen> InteractiveServices<S> {
             id: &id,
         };
         let timeout_ms = dialog.timeout_ms();
+        self.announce_dialog(plugin, &dialog);
         self.screen.show_dialog(&id, plugin, dialog, reply);
         let answer = match timeout_ms {
             None => answer.await.ok(),
