@@ -13,4 +13,5 @@ pub mod pattern;
 pub mod presets;
 pub mod router;
 pub mod switch;
+mod url_template;
 pub mod vertex;

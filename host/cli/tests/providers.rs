@@ -241,6 +241,36 @@ fn models_can_be_searched_and_local_server_presets_are_listed() {
     let none = env.run(&["models", "zzzz-no-such-model"]);
     assert!(!none.status.success());
     assert!(stdout(&none).contains("no model matches 'zzzz-no-such-model'"));
+
+    // Cloudflare's URL names the user's account, filled in from the environment; without it
+    // the preset says what to set, and a value that would change the URL's shape is refused.
+    let listed = stdout(&env.run(&["models", "cloudflare-workers-ai/gpt-oss-120b"]));
+    assert!(
+        listed.contains("unusable: set CLOUDFLARE_ACCOUNT_ID"),
+        "{listed}"
+    );
+    let with_account = Env::new(tack!()).with_var("CLOUDFLARE_ACCOUNT_ID", "acct-42");
+    let listed = stdout(&with_account.run(&["models", "cloudflare-workers-ai/gpt-oss-120b"]));
+    assert!(
+        listed.contains(
+            "cloudflare-workers-ai (Cloudflare Workers AI) — \
+             https://api.cloudflare.com/client/v4/accounts/acct-42/ai/v1 — key: CLOUDFLARE_API_KEY"
+        ),
+        "{listed}"
+    );
+    let hostile = Env::new(tack!()).with_var("CLOUDFLARE_ACCOUNT_ID", "x@evil.example");
+    let listed = stdout(&hostile.run(&["models", "cloudflare-workers-ai/gpt-oss-120b"]));
+    assert!(!listed.contains("evil.example"), "{listed}");
+    assert!(listed.contains("may hold only letters"), "{listed}");
+    let plans = stdout(&env.run(&["models", "xiaomi-token-plan"]));
+    for region in ["ams", "cn", "sgp"] {
+        assert!(
+            plans.contains(&format!(
+                "xiaomi-token-plan-{region} (Xiaomi MiMo Token Plan"
+            )),
+            "{plans}"
+        );
+    }
 }
 
 #[test]

@@ -204,7 +204,7 @@ fn key_presets(entries: &[ProviderEntry]) -> Vec<ProviderEntry> {
             // A preset without a URL of its own is the user's to point (Azure): it must never
             // fall back to its plugin's endpoint with the preset's key.
             spec.default_base_url.clear();
-            Some(ProviderEntry {
+            let mut entry = ProviderEntry {
                 base_url: (!preset.base_url.is_empty()).then(|| preset.base_url.clone()),
                 // The host names the key and the URL, as the user would in config.toml: the
                 // plugin's own grants are for its own API's endpoint and key.
@@ -217,7 +217,14 @@ fn key_presets(entries: &[ProviderEntry]) -> Vec<ProviderEntry> {
                     .collect(),
                 preset: true,
                 ..ProviderEntry::new(&preset.id, &base.plugin, spec)
-            })
+            };
+            if preset.base_url.contains('{') {
+                // A URL naming the user's account (Cloudflare's).
+                entry.point_at(super::url_template::fill(&preset.base_url, |name| {
+                    std::env::var(name).ok()
+                }));
+            }
+            Some(entry)
         })
         .collect()
 }
