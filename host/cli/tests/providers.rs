@@ -829,6 +829,40 @@ fn mistral_gets_tool_call_ids_of_nine_letters_and_digits_and_its_system_role() {
         .find(|m| m["role"] == "tool")
         .expect("the tool result");
     assert_eq!(result["tool_call_id"], call.as_str());
+
+    // Magistral thinks when asked to, by `prompt_mode`, and streams its thinking as chunks.
+    let server = MockServer::replies(vec![openai::stream(&[
+        chunk(
+            json!({"content": [{"type": "thinking",
+                                "thinking": [{"type": "text", "text": "Greet briefly."}]}]}),
+            None,
+        ),
+        chunk(
+            json!({"content": [{"type": "text", "text": "Bonjour."}]}),
+            Some("stop"),
+        ),
+    ])]);
+    let base = format!("{}/v1", server.url());
+    let out = env.run(&[
+        "--provider",
+        "mistral",
+        "--model",
+        "magistral-medium-latest",
+        "--thinking",
+        "high",
+        "--base-url",
+        &base,
+        "--mode",
+        "json",
+        "-p",
+        "greet me",
+    ]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let body = &server.json_bodies()[0];
+    assert_eq!(body["prompt_mode"], "reasoning", "{body}");
+    let events = stdout(&out);
+    assert!(events.contains("Greet briefly."), "{events}");
+    assert!(events.contains("Bonjour."), "{events}");
 }
 
 #[test]

@@ -14,7 +14,7 @@
 //! | `supports_developer_role` | OpenAI reasoning models | send the system prompt as a `developer` message instead of `system` |
 //! | `supports_reasoning_effort` | OpenAI reasoning models | send `reasoning_effort` for the reasoning level |
 //! | `reasoning_field` | `reasoning_content`, else `reasoning` | delta field carrying reasoning text, shown as thinking |
-//! | `thinking_format` | `"openai"` | `"deepseek"`: thinking is switched with `thinking = {type = "enabled" \| "disabled"}` and its depth sent as `reasoning_effort` (DeepSeek's API) |
+//! | `thinking_format` | `"openai"` | `"deepseek"`: thinking is switched with `thinking = {type = "enabled" \| "disabled"}` and its depth sent as `reasoning_effort` (DeepSeek's API); `"mistral"`: `prompt_mode = "reasoning"`, or `reasoning_effort = "high"` for the models that take it (Mistral's API) |
 //!
 //! Reasoning a model streamed in `reasoning_content`, `reasoning` or `reasoning_text` goes back
 //! in the same field of its assistant message on the next turns, to the same provider and model
@@ -48,6 +48,9 @@ pub enum ThinkingFormat {
     OpenAi,
     /// `thinking: {type}` and `reasoning_effort`, as DeepSeek's API takes them.
     DeepSeek,
+    /// `prompt_mode: "reasoning"` (Magistral), or `reasoning_effort` for the Mistral models that
+    /// take one, as Mistral's API takes them.
+    Mistral,
 }
 
 impl Compat {
@@ -67,8 +70,11 @@ impl Compat {
                 Some(field) => vec![field.to_string()],
                 None => default_reasoning_fields(),
             },
-            thinking_format: match options.choice("thinking_format", &["openai", "deepseek"])? {
+            thinking_format: match options
+                .choice("thinking_format", &["openai", "deepseek", "mistral"])?
+            {
                 Some("deepseek") => ThinkingFormat::DeepSeek,
+                Some("mistral") => ThinkingFormat::Mistral,
                 _ => ThinkingFormat::OpenAi,
             },
         })

@@ -1,5 +1,5 @@
 //! Chat Completions' stream as unified events. Each `data:` chunk holds `choices[0].delta` with
-//! text (`content`), reasoning text (compatible servers' `reasoning_content` / `reasoning`), and
+//! text (`content`, or Mistral's chunks of `thinking` and `text` there), reasoning text (compatible servers' `reasoning_content` / `reasoning`), and
 //! tool-call fragments keyed by the call's `index` (id and name in the first fragment, the
 //! arguments split across many); `finish_reason` comes in the last choice chunk, usage in a
 //! chunk of its own, and `data: [DONE]` ends the stream.
@@ -64,6 +64,38 @@ impl ChatDecoder {
         if !content.is_empty() {
             let index = self.blocks.continue_or_start(BlockKind::Text);
             out.push(StreamEvent::TextDelta(block_delta(index, content)));
+        }
+        // Mistral's reasoning models send content as chunks: `thinking` (itself chunks of text)
+        // and `text`. Their thinking is not replayed, so it has no signature.
+        for chunk in delta
+            .get("content")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            match chunk.get("type").and_then(Value::as_str) {
+                Some("thinking") => {
+                    let thinking: String = chunk
+                        .get("thinking")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .map(|part| text(part, "/text"))
+                        .collect();
+                    if !thinking.is_empty() {
+                        let index = self.blocks.continue_or_start(BlockKind::Thinking);
+                        out.push(StreamEvent::ThinkingDelta(block_delta(index, &thinking)));
+                    }
+                }
+                Some("text") => {
+                    let said = text(chunk, "/text");
+                    if !said.is_empty() {
+                        let index = self.blocks.continue_or_start(BlockKind::Text);
+                        out.push(StreamEvent::TextDelta(block_delta(index, said)));
+                    }
+                }
+                _ => {}
+            }
         }
         if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
             for call in calls {
@@ -327,5 +359,21 @@ mod tests {
                 data: "{not json".into()
             })
             .is_err());
+    }
+
+    #[test]
+    fn mistrals_thinking_and_text_chunks() {
+        let (events, end) = decode(&[
+            r#"{"choices":[{"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"Check "},{"type":"text","text":"first."}]}]}}]}"#,
+            r#"{"choices":[{"delta":{"content":[{"type":"text","text":"Done."}]},"finish_reason":"stop"}]}"#,
+        ]);
+        assert_eq!(
+            events,
+            vec![
+                StreamEvent::ThinkingDelta(block_delta(0, "Check first.")),
+                StreamEvent::TextDelta(block_delta(1, "Done.")),
+            ]
+        );
+        assert!(end.is_ok());
     }
 }

@@ -56,6 +56,15 @@ pub fn write(
             openai_models::effort(&unified.model, unified.reasoning, compat.reasoning_effort)
         }
         ThinkingFormat::DeepSeek => deepseek_effort(unified.reasoning),
+        ThinkingFormat::Mistral => {
+            // The host sends a level other than off only to a model its catalog says reasons.
+            let thinks = unified.reasoning != tack_sdk::ReasoningLevel::Off;
+            let by_effort = MISTRAL_EFFORT_MODELS.contains(&unified.model.as_str());
+            if thinks && !by_effort {
+                object.field("prompt_mode", &"reasoning")?;
+            }
+            (thinks && by_effort).then_some("high")
+        }
     };
     if let Some(effort) = effort {
         object.field("reasoning_effort", &effort)?;
@@ -83,6 +92,14 @@ pub fn write(
     }
     Ok(Route::new("/chat/completions"))
 }
+
+/// The Mistral models that think by `reasoning_effort` (which takes `high` alone); the others
+/// that reason (Magistral's) by `prompt_mode`, as Pi's Mistral provider sends them.
+const MISTRAL_EFFORT_MODELS: &[&str] = &[
+    "mistral-small-2603",
+    "mistral-small-latest",
+    "mistral-medium-3.5",
+];
 
 /// DeepSeek's `reasoning_effort` for a level; none when thinking is off.
 fn deepseek_effort(level: tack_sdk::ReasoningLevel) -> Option<&'static str> {
@@ -524,6 +541,30 @@ mod tests {
             assert!(message.get("reasoning_content").is_none(), "{message}");
         }
         assert!(elsewhere.get("thinking").is_none());
+    }
+
+    #[test]
+    fn mistral_thinks_by_prompt_mode_or_by_effort_as_the_model_takes_it() {
+        let messages = json!([{"role": "user", "content": "hi"}]);
+        let mistral = json!({"thinking_format": "mistral", "supports_developer_role": false});
+        let magistral = body(&request(
+            "magistral-medium-latest",
+            messages.clone(),
+            mistral.clone(),
+        ));
+        assert_eq!(magistral["prompt_mode"], "reasoning");
+        assert!(magistral.get("reasoning_effort").is_none(), "{magistral}");
+        let small = body(&request(
+            "mistral-small-latest",
+            messages.clone(),
+            mistral.clone(),
+        ));
+        assert_eq!(small["reasoning_effort"], "high");
+        assert!(small.get("prompt_mode").is_none(), "{small}");
+        let mut off = request("magistral-medium-latest", messages, mistral);
+        off.reasoning = ReasoningLevel::Off;
+        let off = body(&off);
+        assert!(off.get("prompt_mode").is_none() && off.get("reasoning_effort").is_none());
     }
 
     #[test]
