@@ -7,6 +7,7 @@ mod commands;
 mod mcp;
 mod models;
 mod modes;
+mod oauth_loopback;
 mod private_file;
 mod sessions;
 mod settings;

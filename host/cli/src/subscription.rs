@@ -10,7 +10,6 @@
 //! those vendors' own apps (Claude Code's and VS Code's OAuth clients), which Anthropic's terms
 //! forbid for other tools, and GitHub has not opened Copilot's API to them.
 
-mod callback;
 mod chatgpt;
 mod fresh;
 mod tokens;
@@ -18,6 +17,8 @@ mod tokens;
 use std::path::Path;
 
 use anyhow::Result;
+
+use crate::oauth_loopback::{refusal, Callback};
 
 pub use chatgpt::ChatGpt;
 pub use fresh::FreshTokens;
@@ -41,7 +42,7 @@ pub fn logged_in(auth: &Path, provider: &str) -> bool {
 pub struct PendingLogin {
     pub url: String,
     flow: chatgpt::Flow,
-    callback: callback::Callback,
+    callback: Callback,
     chatgpt: ChatGpt,
 }
 
@@ -51,7 +52,9 @@ const LOGIN_WAIT: std::time::Duration = std::time::Duration::from_secs(300);
 impl PendingLogin {
     /// Starts listening for the browser's return and makes the address to sign in at.
     pub async fn start(chatgpt: ChatGpt) -> Result<PendingLogin> {
-        let callback = callback::Callback::listen(chatgpt.callback_port()).await?;
+        // OpenAI sends the browser back to `localhost`, on Codex's port.
+        let callback =
+            Callback::listen("localhost", chatgpt.callback_port(), "/auth/callback").await?;
         let flow = chatgpt::Flow::new(callback.redirect_uri())?;
         Ok(PendingLogin {
             url: chatgpt.authorize_url(&flow),
@@ -72,7 +75,16 @@ impl PendingLogin {
     ) -> Result<Tokens> {
         let state = self.flow.state.clone();
         let code = tokio::select! {
-            code = self.callback.code(&state) => code?,
+            answer = self.callback.answer(&state) => {
+                let answer = answer?;
+                if let Some(refusal) = refusal(&answer) {
+                    anyhow::bail!("the sign-in was refused ({refusal}); nothing was saved");
+                }
+                match answer.get("code").filter(|code| !code.is_empty()) {
+                    Some(code) => code.clone(),
+                    None => anyhow::bail!("the browser's answer carries no code; nothing was saved"),
+                }
+            }
             text = pasted => match text {
                 Some(text) => chatgpt::code_from_pasted(&text, &state)?,
                 None => anyhow::bail!("the sign-in was cancelled; nothing was saved"),

@@ -1152,7 +1152,7 @@ fn a_chatgpt_login_signs_in_in_the_browser_and_is_refreshed_when_it_expires() {
     assert!(browser_get(&stale).0.contains("400"));
     let (status, page) = browser_get(&back);
     assert!(status.contains("200"), "{page}");
-    assert!(page.contains("Signed in"), "{page}");
+    assert!(page.contains("tack has your answer"), "{page}");
     for line in lines {
         said.push_str(&line.expect("line"));
         said.push('\n');

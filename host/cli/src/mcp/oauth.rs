@@ -12,11 +12,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{anyhow, bail, Context, Result};
-use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::oauth_loopback::{random_token, refusal, Callback, Pkce};
 
 /// How long the login waits for the browser to come back.
 const CALLBACK_WAIT: Duration = Duration::from_secs(300);
@@ -72,16 +71,6 @@ fn now() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or_default()
-}
-
-/// A random URL-safe string of `bytes` random bytes.
-fn random(bytes: usize) -> String {
-    let mut raw = Vec::with_capacity(bytes);
-    while raw.len() < bytes {
-        raw.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
-    }
-    raw.truncate(bytes);
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw)
 }
 
 /// `text` as a URL codes and tokens may travel to: https, or plain http to this machine.
@@ -304,73 +293,6 @@ async fn register(
     ))
 }
 
-/// Waits for the browser's redirect to the loopback listener carrying this login's `state`,
-/// answers it, and returns its query. Other requests (another page on this machine guessing the
-/// port) are answered and ignored; each gets a few seconds to send its request line.
-async fn callback(
-    listener: tokio::net::TcpListener,
-    state: &str,
-) -> Result<BTreeMap<String, String>> {
-    let wait = async {
-        loop {
-            let (mut socket, _) = listener.accept().await?;
-            let Ok(Ok(head)) =
-                tokio::time::timeout(Duration::from_secs(5), request_head(&mut socket)).await
-            else {
-                continue;
-            };
-            let target = head.split_whitespace().nth(1).unwrap_or("/").to_string();
-            let query: Option<BTreeMap<String, String>> =
-                url::Url::parse(&format!("http://127.0.0.1{target}"))
-                    .ok()
-                    .filter(|url| url.path() == "/callback")
-                    .map(|url| url.query_pairs().into_owned().collect());
-            let Some(query) = query.filter(|q| q.get("state").map(String::as_str) == Some(state))
-            else {
-                let _ = socket
-                    .write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
-                    .await;
-                continue;
-            };
-            let page = "<!doctype html><title>tack</title><p>tack has your answer. You can close \
-                        this tab and go back to the terminal.</p>";
-            let reply = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: \
-                 {}\r\nconnection: close\r\n\r\n{page}",
-                page.len()
-            );
-            let _ = socket.write_all(reply.as_bytes()).await;
-            return Ok::<_, std::io::Error>(query);
-        }
-    };
-    tokio::time::timeout(CALLBACK_WAIT, wait)
-        .await
-        .map_err(|_| {
-            anyhow!(
-                "no answer from the browser within {} minutes",
-                CALLBACK_WAIT.as_secs() / 60
-            )
-        })?
-        .context("the loopback listener failed")
-}
-
-/// A request's head, up to its blank line (or 16 KiB).
-async fn request_head(socket: &mut tokio::net::TcpStream) -> std::io::Result<String> {
-    let mut buffer = vec![0u8; 16 << 10];
-    let mut read = 0;
-    while read < buffer.len() {
-        let n = socket.read(&mut buffer[read..]).await?;
-        if n == 0 {
-            break;
-        }
-        read += n;
-        if buffer[..read].windows(4).any(|w| w == b"\r\n\r\n") {
-            break;
-        }
-    }
-    Ok(String::from_utf8_lossy(&buffer[..read]).into_owned())
-}
-
 /// Sends `request` to `endpoint`: the answer's status and JSON body (`null` when it has none).
 async fn exchange(
     request: reqwest::RequestBuilder,
@@ -430,11 +352,8 @@ pub async fn login(
     show: &mut dyn FnMut(&str),
 ) -> Result<Tokens> {
     let (auth, scope) = discover(client, server_url).await?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .context("cannot listen on 127.0.0.1 for the browser's answer")?;
-    let port = listener.local_addr().context("the listener's port")?.port();
-    let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+    let callback = Callback::listen("127.0.0.1", 0, "/callback").await?;
+    let redirect_uri = callback.redirect_uri();
     let (client_id, client_secret) = match &auth.registration_endpoint {
         Some(endpoint) => register(client, endpoint, &redirect_uri, auth.token_auth).await?,
         None => bail!(
@@ -442,10 +361,11 @@ pub async fn login(
              (no registration_endpoint); tack cannot log in to it without a client id"
         ),
     };
-    let verifier = random(48);
-    let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .encode(Sha256::digest(verifier.as_bytes()));
-    let state = random(24);
+    let Pkce {
+        verifier,
+        challenge,
+    } = Pkce::new()?;
+    let state = random_token(24)?;
     let mut authorize = url::Url::parse(&auth.authorization_endpoint)
         .with_context(|| format!("`{}` is not a URL", auth.authorization_endpoint))?;
     {
@@ -463,15 +383,16 @@ pub async fn login(
         }
     }
     show(authorize.as_str());
-    let answer = callback(listener, &state).await?;
-    if let Some(error) = answer.get("error") {
-        bail!(
-            "the authorization server said no: {error} {}",
-            answer
-                .get("error_description")
-                .map(String::as_str)
-                .unwrap_or("")
-        );
+    let answer = tokio::time::timeout(CALLBACK_WAIT, callback.answer(&state))
+        .await
+        .map_err(|_| {
+            anyhow!(
+                "no answer from the browser within {} minutes",
+                CALLBACK_WAIT.as_secs() / 60
+            )
+        })??;
+    if let Some(refusal) = refusal(&answer) {
+        bail!("the authorization server said no: {refusal}");
     }
     let code = answer
         .get("code")

@@ -8,17 +8,16 @@
 //! gateway in front of OpenAI's, and for tests. OpenAI itself only sends the browser back to
 //! port 1455.
 
-use std::io::Read as _;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 use url::Url;
 
 use super::Tokens;
+use crate::oauth_loopback::{random_token, Pkce};
 
 /// Codex's OAuth client: the one OpenAI's ChatGPT plans sign in with.
 const CLIENT_ID: &str = "app_EMoamEEZ73f0CkXaXp7hrann";
@@ -47,23 +46,17 @@ pub struct Flow {
 
 impl Flow {
     pub fn new(redirect_uri: String) -> Result<Flow> {
-        let verifier = URL_SAFE_NO_PAD.encode(random_bytes::<32>()?);
-        let challenge = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
+        let Pkce {
+            verifier,
+            challenge,
+        } = Pkce::new()?;
         Ok(Flow {
             verifier,
             challenge,
-            state: hex::encode(random_bytes::<16>()?),
+            state: random_token(24)?,
             redirect_uri,
         })
     }
-}
-
-fn random_bytes<const N: usize>() -> Result<[u8; N]> {
-    let mut bytes = [0u8; N];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut random| random.read_exact(&mut bytes))
-        .context("cannot read /dev/urandom")?;
-    Ok(bytes)
 }
 
 #[derive(Deserialize)]
@@ -252,6 +245,7 @@ fn excerpt(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sha2::{Digest, Sha256};
 
     fn jwt(claims: serde_json::Value) -> String {
         format!(
@@ -301,7 +295,7 @@ mod tests {
             URL_SAFE_NO_PAD.encode(Sha256::digest(flow.verifier.as_bytes()))
         );
         assert_eq!(query["state"], flow.state);
-        assert_eq!(flow.state.len(), 32);
+        assert_eq!(flow.state.len(), 32, "24 random bytes");
         assert_eq!(query["redirect_uri"], "http://localhost:1455/auth/callback");
     }
 }
