@@ -79,10 +79,28 @@ pub fn lock(auth: &Path) -> Result<std::fs::File> {
         .write(true)
         .open(&path)
         .with_context(|| format!("cannot open {}", path.display()))?;
-    file.lock()
-        .with_context(|| format!("cannot lock {}", path.display()))?;
-    Ok(file)
+    // Waited for with a limit: a tack stopped (Ctrl+Z) while holding it must not hang this one.
+    let deadline = std::time::Instant::now() + LOCK_WAIT;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(25))
+            }
+            Err(std::fs::TryLockError::WouldBlock) => bail!(
+                "{} has been locked by another tack for {} s; is one stopped?",
+                path.display(),
+                LOCK_WAIT.as_secs()
+            ),
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("cannot lock {}", path.display()))
+            }
+        }
+    }
 }
+
+/// How long [`lock`] waits for another tack to finish with `auth.json`.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Every entry of `auth.json`: keys, and logins' tokens. Callers that write it back hold
 /// [`lock`].

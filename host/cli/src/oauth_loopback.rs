@@ -20,6 +20,8 @@ use tokio::net::{TcpListener, TcpStream};
 const MAX_REQUEST: usize = 16 * 1024;
 /// A visitor that sends no request in this long is dropped.
 const READ_TIMEOUT: Duration = Duration::from_secs(5);
+/// Visits answered at once; more are turned away until some are done.
+const MAX_VISITS: usize = 32;
 
 /// `bytes` random bytes from the system, URL-safe base64.
 pub fn random_token(bytes: usize) -> Result<String> {
@@ -84,18 +86,27 @@ impl Callback {
     /// The query of the first visit that brings `state` back: a `code`, or the authorization
     /// server's `error`.
     pub async fn answer(&self, state: &str) -> Result<BTreeMap<String, String>> {
+        // Visits are answered side by side, so a visitor that sends nothing (a browser's
+        // preconnected socket) never holds up the one that brings the answer.
+        let (found_tx, mut found) = tokio::sync::mpsc::channel(1);
+        let mut visits = tokio::task::JoinSet::new();
         loop {
-            let (socket, _) = self
-                .listener
-                .accept()
-                .await
-                .context("the loopback listener failed")?;
-            // Each visit is read on its own: a visitor that sends nothing cannot hold up the
-            // browser's return behind it for longer than the read timeout.
-            if let Ok(Ok(Some(query))) =
-                tokio::time::timeout(READ_TIMEOUT, visit(socket, self.path, state)).await
-            {
-                return Ok(query);
+            tokio::select! {
+                accepted = self.listener.accept() => {
+                    let (socket, _) = accepted.context("the loopback listener failed")?;
+                    while visits.try_join_next().is_some() {}
+                    if visits.len() >= MAX_VISITS {
+                        continue;
+                    }
+                    let (found_tx, path, state) = (found_tx.clone(), self.path, state.to_string());
+                    visits.spawn(async move {
+                        let visit = tokio::time::timeout(READ_TIMEOUT, visit(socket, path, &state));
+                        if let Ok(Ok(Some(query))) = visit.await {
+                            let _ = found_tx.send(query).await;
+                        }
+                    });
+                }
+                Some(query) = found.recv() => return Ok(query),
             }
         }
     }

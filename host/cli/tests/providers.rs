@@ -258,6 +258,14 @@ fn models_can_be_searched_and_local_server_presets_are_listed() {
         ),
         "{listed}"
     );
+    // A URL of the user's own (a gateway) needs no account in the environment.
+    let own = Env::new(tack!());
+    own.config(
+        json!({"providers": {"cloudflare-workers-ai": {"base_url": "http://127.0.0.1:9/cf"}}}),
+    );
+    let listed = stdout(&own.run(&["models", "cloudflare-workers-ai/gpt-oss-120b"]));
+    assert!(listed.contains("http://127.0.0.1:9/cf"), "{listed}");
+    assert!(!listed.contains("unusable"), "{listed}");
     let hostile = Env::new(tack!()).with_var("CLOUDFLARE_ACCOUNT_ID", "x@evil.example");
     let listed = stdout(&hostile.run(&["models", "cloudflare-workers-ai/gpt-oss-120b"]));
     assert!(!listed.contains("evil.example"), "{listed}");

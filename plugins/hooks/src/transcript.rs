@@ -20,6 +20,9 @@ pub struct Transcript {
     path: String,
     session: String,
     written: Vec<String>,
+    /// The uuid of the last line written: the next line's parent (entries Claude Code's
+    /// transcripts do not hold write no line).
+    last_line: Option<String>,
 }
 
 impl Transcript {
@@ -40,16 +43,12 @@ impl Transcript {
             // Another session's (`/new`, `/resume`): one transcript is kept, not one per session.
             let _ = std::fs::remove_file(&self.path);
         }
-        let (start, mut file) = if continues {
+        let (start, mut file, mut parent) = if continues {
             let file = std::fs::OpenOptions::new().append(true).open(path)?;
-            (self.written.len(), file)
+            (self.written.len(), file, self.last_line.clone())
         } else {
-            (0, std::fs::File::create(path)?)
+            (0, std::fs::File::create(path)?, None)
         };
-        let mut parent = start
-            .checked_sub(1)
-            .and_then(|at| entries.get(at))
-            .map(|e| id(e).to_string());
         let mut text = String::new();
         for entry in &entries[start..] {
             if let Some(mut line) = line(entry, workspace) {
@@ -75,6 +74,7 @@ impl Transcript {
             }
         }
         file.write_all(text.as_bytes())?;
+        self.last_line = parent;
         self.path = path.to_string();
         self.session = session.to_string();
         self.written = ids;
@@ -222,6 +222,7 @@ mod tests {
         ];
         let mut transcript = Transcript::default();
         transcript.refresh(&path, "s1", &entries, "/w").unwrap();
+        entries.push(json!({"type": "label", "id": "l1", "targetId": "a1", "label": "x"}));
         entries.push(entry(
             "r1",
             json!({"role": "toolResult", "toolCallId": "c1",
@@ -240,6 +241,7 @@ mod tests {
         assert_eq!(call["input"]["file_path"], "/w/a.txt");
         assert_eq!(written[1]["message"]["stop_reason"], "tool_use");
         assert_eq!(written[2]["message"]["content"][0]["tool_use_id"], "c1");
+        assert_eq!(written[2]["parentUuid"], "a1", "the label wrote no line");
         assert_eq!(written[2]["sessionId"], "s1");
 
         // Another branch: written again whole.

@@ -204,7 +204,7 @@ fn key_presets(entries: &[ProviderEntry]) -> Vec<ProviderEntry> {
             // A preset without a URL of its own is the user's to point (Azure): it must never
             // fall back to its plugin's endpoint with the preset's key.
             spec.default_base_url.clear();
-            let mut entry = ProviderEntry {
+            let entry = ProviderEntry {
                 base_url: (!preset.base_url.is_empty()).then(|| preset.base_url.clone()),
                 // The host names the key and the URL, as the user would in config.toml: the
                 // plugin's own grants are for its own API's endpoint and key.
@@ -218,12 +218,6 @@ fn key_presets(entries: &[ProviderEntry]) -> Vec<ProviderEntry> {
                 preset: true,
                 ..ProviderEntry::new(&preset.id, &base.plugin, spec)
             };
-            if preset.base_url.contains('{') {
-                // A URL naming the user's account (Cloudflare's).
-                entry.point_at(super::url_template::fill(&preset.base_url, |name| {
-                    std::env::var(name).ok()
-                }));
-            }
             Some(entry)
         })
         .collect()
@@ -299,6 +293,16 @@ fn configure_vertex(entry: &mut ProviderEntry, secrets: &SecretStore) {
         entry.spec.secret = None;
         entry.spec.auth = api::AuthScheme::None;
         entry.host_credentials = HostCredentials::GoogleAdc;
+    }
+}
+
+/// A preset URL naming the user's account (Cloudflare's `{CLOUDFLARE_ACCOUNT_ID}`), filled in
+/// from the environment, unless the user's config gave a URL of its own.
+fn fill_url_template(entry: &mut ProviderEntry) {
+    if let Some(template) = entry.base_url.clone().filter(|url| url.contains('{')) {
+        entry.point_at(super::url_template::fill(&template, |name| {
+            std::env::var(name).ok()
+        }));
     }
 }
 
@@ -417,7 +421,7 @@ pub fn build(
             super::bedrock::ID => configure_bedrock(entry, secrets),
             super::vertex::ID => configure_vertex(entry, secrets),
             crate::subscription::CHATGPT => configure_chatgpt(entry, secrets),
-            _ => {}
+            _ => fill_url_template(entry),
         }
     }
     Ok(entries)

@@ -1,7 +1,9 @@
-//! The access token of the user's ChatGPT login for each request, refreshed when it is within a
-//! minute of expiring. The refresh happens under `auth.json`'s lock and starts by reading the
-//! file again: another tack that refreshed first has already replaced the refresh token (each is
-//! good once), and its new tokens are taken instead of spending the old one.
+//! The access token of the user's ChatGPT login for each request. `auth.json` is read for every
+//! request (a small file), so `/logout`, or a login to another account in another terminal,
+//! reaches a running session at its next request. A token within a minute of expiring is
+//! refreshed under `auth.json`'s lock, after reading the file again: another tack that refreshed
+//! first has already replaced the refresh token (each is good once), and its new tokens are taken
+//! instead of spending the old one.
 
 use std::path::PathBuf;
 
@@ -14,7 +16,8 @@ pub struct FreshTokens {
     auth: PathBuf,
     chatgpt: ChatGpt,
     http: reqwest::Client,
-    held: tokio::sync::Mutex<Option<Tokens>>,
+    /// One refresh at a time in this process; the file lock orders them between processes.
+    refreshing: tokio::sync::Mutex<()>,
 }
 
 impl FreshTokens {
@@ -23,16 +26,25 @@ impl FreshTokens {
             auth,
             chatgpt,
             http,
-            held: tokio::sync::Mutex::new(None),
+            refreshing: tokio::sync::Mutex::new(()),
         }
     }
 
-    async fn renew(&self) -> anyhow::Result<Tokens> {
+    fn stored(&self) -> anyhow::Result<Tokens> {
+        Tokens::read(&self.auth, CHATGPT)?.ok_or_else(|| {
+            anyhow::anyhow!("not signed in to ChatGPT: run `tack login {CHATGPT}` (or /login)")
+        })
+    }
+
+    async fn current(&self) -> anyhow::Result<Tokens> {
+        let stored = self.stored()?;
+        if stored.fresh() {
+            return Ok(stored);
+        }
+        let _one = self.refreshing.lock().await;
         let auth = self.auth.clone();
         let lock = tokio::task::spawn_blocking(move || crate::api_keys::lock(&auth)).await??;
-        let stored = Tokens::read(&self.auth, CHATGPT)?.ok_or_else(|| {
-            anyhow::anyhow!("not signed in to ChatGPT: run `tack login {CHATGPT}` (or /login)")
-        })?;
+        let stored = self.stored()?;
         if stored.fresh() {
             return Ok(stored);
         }
@@ -55,15 +67,7 @@ impl FreshTokens {
 #[async_trait]
 impl LoginTokenSource for FreshTokens {
     async fn token(&self) -> Result<LoginToken, String> {
-        let mut held = self.held.lock().await;
-        let tokens = match held.as_ref().filter(|tokens| tokens.fresh()) {
-            Some(tokens) => tokens.clone(),
-            None => {
-                let tokens = self.renew().await.map_err(|e| format!("{e:#}"))?;
-                *held = Some(tokens.clone());
-                tokens
-            }
-        };
+        let tokens = self.current().await.map_err(|e| format!("{e:#}"))?;
         Ok(LoginToken {
             access: tokens.access,
             headers: tokens

@@ -406,6 +406,7 @@ impl PluginProvider {
                 .token()
                 .await
                 .map_err(|e| ProviderError::new(ProviderErrorKind::Auth, e.to_string()))?;
+            headers.retain(|(n, _)| !n.eq_ignore_ascii_case("authorization"));
             headers.push(("authorization".into(), format!("Bearer {}", token.value)));
             if let Some(project) = token.quota_project {
                 // A gcloud user login bills its quota to the project it names, as Google's own
@@ -415,10 +416,15 @@ impl PluginProvider {
             }
         }
         if let Some(source) = &self.login {
-            let token = source
-                .token()
-                .await
-                .map_err(|e| ProviderError::new(ProviderErrorKind::Auth, e))?;
+            // A refresh waits on the network and on other tacks: the user may stop it.
+            let token = tokio::select! {
+                token = source.token() => token,
+                () = cancel.cancelled() => {
+                    return Err(ProviderError::new(ProviderErrorKind::Other, "aborted"))
+                }
+            }
+            .map_err(|e| ProviderError::new(ProviderErrorKind::Auth, e))?;
+            headers.retain(|(n, _)| !n.eq_ignore_ascii_case("authorization"));
             headers.push(("authorization".into(), format!("Bearer {}", token.access)));
             for (name, value) in token.headers {
                 headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
