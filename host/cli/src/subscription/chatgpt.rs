@@ -167,7 +167,10 @@ impl ChatGpt {
             .await
             .with_context(|| format!("{doing}: {url} sent a broken answer"))?;
         if !status.is_success() {
-            bail!("{doing}: {url} answered {status}: {}", excerpt(&body));
+            bail!(
+                "{doing}: {url} answered {status}: {}",
+                crate::sessions::clip(body.trim(), 300)
+            );
         }
         let answer: TokenAnswer = serde_json::from_str(&body)
             .with_context(|| format!("{doing}: {url} answered with something not JSON"))?;
@@ -231,14 +234,6 @@ pub fn code_from_pasted(text: &str, state: &str) -> Result<String> {
     match code.filter(|code| !code.is_empty()) {
         Some(code) => Ok(code),
         None => bail!("no authorization code in what was pasted; nothing was saved"),
-    }
-}
-
-fn excerpt(text: &str) -> String {
-    let text = text.trim();
-    match text.char_indices().nth(300) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
     }
 }
 
