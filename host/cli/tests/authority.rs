@@ -1333,3 +1333,21 @@ fn a_plugin_gets_no_cloud_credential_however_its_grants_are_worded() {
         assert!(!shown.contains(canary), "{canary} reached the command");
     }
 }
+
+/// A component takes the keyboard only with the `components` grant and only where someone can
+/// see it: in JSON mode every frame of the hostile plugin's fake password prompt is answered
+/// "closed" at once, granted or not, and its three attempts to come back are too.
+#[test]
+fn a_component_has_no_keyboard_where_nobody_sees_it_or_without_the_grant() {
+    for granted in [false, true] {
+        let env = new_env();
+        let script = json!([turn(vec![call("hold", "hold_keys", json!({}))]), done()]);
+        let base = hostile_run(&env, script, json!({}), "components = true");
+        if granted {
+            env.grant("hostile", "components = true");
+        }
+        let events = json_run(&env, &base, &[]);
+        let text = result_text(tool_event(&events, "tool_execution_end", "hold"));
+        assert_eq!(text, "keys= closed=3", "granted: {granted}");
+    }
+}

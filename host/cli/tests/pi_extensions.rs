@@ -23,6 +23,7 @@ use tack_builtin::artifacts;
 use tack_test_support::http::MockServer;
 use tack_test_support::json_mode::{call_turn, json_events, tool_result};
 use tack_test_support::pi::pi_peer;
+use tack_test_support::pty::Tui;
 use tack_test_support::{stderr, stdout, tack, Env};
 
 /// One example's scenario.
@@ -93,6 +94,28 @@ struct Scenario {
     /// Text none of which may appear there.
     #[serde(default)]
     reject: Vec<String>,
+    /// Instead of print mode: tack's terminal UI in a pseudo-terminal, driven by these steps
+    /// (with `args = []`); every screen a step waited for counts as output.
+    #[serde(default)]
+    tui: Vec<TuiStep>,
+}
+
+/// One step of a terminal UI scenario.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TuiStep {
+    /// Types this and presses Enter (a prompt or a slash command).
+    #[serde(default)]
+    submit: Option<String>,
+    /// Types these bytes as they are (`"\u001b[A"` is the up arrow).
+    #[serde(default)]
+    keys: Option<String>,
+    /// Waits until the screen shows this.
+    #[serde(default)]
+    wait: Option<String>,
+    /// Waits until the screen no longer shows this.
+    #[serde(default)]
+    gone: Option<String>,
 }
 
 fn default_args() -> Vec<String> {
@@ -204,6 +227,11 @@ fn run(examples: &Path, scenario: &Scenario) -> Result<(), String> {
             return Err(format!("the run before failed:\n{}", stderr(&out)));
         }
     }
+    if !scenario.tui.is_empty() {
+        let seen = drive_tui(&env, &args, &scenario.tui)?;
+        let seen = format!("{seen}\n{}", env.sessions_text());
+        return check(&env, scenario, &seen, server.as_ref(), &git);
+    }
     let out = match &scenario.stdin {
         None => env.run(&args),
         Some(input) => {
@@ -275,12 +303,23 @@ fn run(examples: &Path, scenario: &Scenario) -> Result<(), String> {
             out.status, scenario.outcome
         ));
     }
+    check(&env, scenario, &seen, server.as_ref(), &git)
+}
+
+/// What a scenario expects of what it saw, the model was sent, and the workspace holds.
+fn check(
+    env: &Env,
+    scenario: &Scenario,
+    seen: &str,
+    server: Option<&MockServer>,
+    git: &dyn Fn(&[&str]) -> std::process::Output,
+) -> Result<(), String> {
     for expected in &scenario.expect {
         if !seen.contains(expected.as_str()) {
             return Err(format!("`{expected}` not seen in:\n{seen}"));
         }
     }
-    if let Some(server) = &server {
+    if let Some(server) = server {
         let bodies = server.bodies().join("\n");
         for expected in &scenario.sent {
             if !bodies.contains(expected.as_str()) {
@@ -310,6 +349,63 @@ fn run(examples: &Path, scenario: &Scenario) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Runs tack's terminal UI with `args` and takes `steps`, then quits (Ctrl+C clears the
+/// editor, Ctrl+D on an empty one quits). Returns every screen a step waited for, and the last.
+fn drive_tui(env: &Env, args: &[&str], steps: &[TuiStep]) -> Result<String, String> {
+    let mut tui = Tui::spawn(env, args);
+    let mut seen = String::new();
+    let wait = |tui: &Tui, what: &str, present: bool| -> Result<String, String> {
+        let give_up = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let screen = tui.screen();
+            if screen.contains(what) == present {
+                return Ok(screen);
+            }
+            if std::time::Instant::now() > give_up {
+                let how = if present {
+                    "never showed"
+                } else {
+                    "still shows"
+                };
+                return Err(format!("the screen {how} `{what}`:\n{screen}"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    wait(&tui, "Ask anything", true)?;
+    for step in steps {
+        if let Some(text) = &step.submit {
+            tui.submit(text);
+        }
+        if let Some(keys) = &step.keys {
+            tui.type_keys(keys);
+            // An escape byte followed at once by more input reads as Alt+key.
+            std::thread::sleep(Duration::from_millis(150));
+        }
+        if let Some(what) = &step.wait {
+            seen.push_str(&wait(&tui, what, true)?);
+        }
+        if let Some(what) = &step.gone {
+            seen.push_str(&wait(&tui, what, false)?);
+        }
+    }
+    seen.push_str(&tui.screen());
+    tui.type_keys("\x03");
+    std::thread::sleep(Duration::from_millis(200));
+    tui.type_keys("\x04");
+    let give_up = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        match tui.child.try_wait() {
+            Ok(Some(status)) if status.success() => return Ok(seen),
+            Ok(Some(status)) => return Err(format!("tack ended with {status}:\n{seen}")),
+            _ if std::time::Instant::now() > give_up => {
+                return Err(format!("tack did not quit:\n{}", tui.screen()))
+            }
+            _ => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
 }
 
 #[test]

@@ -5,20 +5,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
 #![cfg(unix)]
 
-use std::fs::File;
-use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, Stdio};
-use std::sync::{Arc, Mutex};
+use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use tack_test_support::pty::{Tui, WAIT};
 use tack_test_support::{tack, Env};
-
-const WAIT: Duration = Duration::from_secs(60);
-const ROWS: u16 = 32;
-const COLS: u16 = 100;
 
 fn new_env() -> Env {
     let env = Env::new(tack!());
@@ -49,191 +41,6 @@ impl TuiEnv for Env {
     fn write_home(&self, rel: &str, contents: &str) {
         std::fs::write(self.home().join(rel), contents).expect("write into the home");
     }
-}
-
-/// `tack` running in a pseudo-terminal, and the screen it drew.
-struct Tui {
-    child: Child,
-    master: File,
-    parser: Arc<Mutex<vt100::Parser>>,
-    /// Every byte the binary wrote, for what the screen does not show (OSC 52).
-    raw: Arc<Mutex<Vec<u8>>>,
-}
-
-impl Tui {
-    fn spawn(env: &Env, args: &[&str]) -> Tui {
-        let (master, slave) = open_pty();
-        let mut command = env.command();
-        command
-            .args(args)
-            .env("TERM", "xterm-256color")
-            .env_remove("NO_COLOR")
-            .stdin(Stdio::from(slave.try_clone().expect("slave")))
-            .stdout(Stdio::from(slave.try_clone().expect("slave")))
-            .stderr(Stdio::from(slave));
-        // SAFETY: between fork and exec only async-signal-safe calls: setsid and ioctl make the
-        // pty the child's controlling terminal, as a terminal emulator does.
-        unsafe {
-            command.pre_exec(|| {
-                if libc::setsid() < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                if libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-        let child = command.spawn().expect("spawn tack");
-        let parser = Arc::new(Mutex::new(vt100::Parser::new(ROWS, COLS, 0)));
-        let mut reader = master.try_clone().expect("master");
-        let screen = parser.clone();
-        let raw = Arc::new(Mutex::new(Vec::new()));
-        let written = raw.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            // Ends with EIO once the child and every copy of the slave side are gone.
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                screen.lock().expect("parser").process(&buf[..n]);
-                written.lock().expect("raw").extend_from_slice(&buf[..n]);
-            }
-        });
-        Tui {
-            child,
-            master,
-            parser,
-            raw,
-        }
-    }
-
-    fn screen(&self) -> String {
-        self.parser.lock().expect("parser").screen().contents()
-    }
-
-    fn type_keys(&mut self, keys: &str) {
-        self.master.write_all(keys.as_bytes()).expect("write");
-        self.master.flush().expect("flush");
-    }
-
-    /// Esc, then a pause: an escape byte followed at once by more input reads as Alt+key.
-    fn escape(&mut self) {
-        self.type_keys("\x1b");
-        std::thread::sleep(Duration::from_millis(150));
-    }
-
-    /// Types text, then presses Enter in a separate write, as a person does.
-    fn submit(&mut self, text: &str) {
-        self.type_keys(text);
-        std::thread::sleep(Duration::from_millis(100));
-        self.type_keys("\r");
-    }
-
-    /// Waits until the bytes written so far contain `what` (text printed outside the UI).
-    fn wait_raw(&self, what: &str) {
-        let deadline = Instant::now() + WAIT;
-        while !String::from_utf8_lossy(&self.raw.lock().expect("raw")).contains(what) {
-            assert!(Instant::now() < deadline, "never printed {what:?}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn wait_for(&self, what: &str) -> String {
-        self.wait_until(what, |screen| screen.contains(what))
-    }
-
-    fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            let screen = self.screen();
-            if ok(&screen) {
-                return screen;
-            }
-            if Instant::now() > deadline {
-                panic!("timed out waiting for {what:?}; the screen:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn wait_exit(&mut self) -> std::process::ExitStatus {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("tack did not exit; the screen:\n{}", self.screen());
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// CPU time (user + system) the process used, in clock ticks: in all, and without the
-    /// plugin runtime's epoch thread (which ticks in every mode, UI or not).
-    fn cpu_ticks(&self) -> (u64, u64) {
-        let pid = self.child.id();
-        let mut all = 0;
-        let mut without_epoch = 0;
-        for task in std::fs::read_dir(format!("/proc/{pid}/task"))
-            .expect("tasks")
-            .flatten()
-        {
-            let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
-                continue;
-            };
-            // Fields after the thread name (which may hold spaces) start after its ')'.
-            let Some(close) = stat.rfind(')') else {
-                continue;
-            };
-            let name = stat[..close].split_once('(').map_or("", |(_, n)| n);
-            let fields: Vec<&str> = stat[close + 2..].split_whitespace().collect();
-            let ticks: u64 = fields[11].parse::<u64>().expect("utime")
-                + fields[12].parse::<u64>().expect("stime");
-            all += ticks;
-            if name != "tack-epoch" {
-                without_epoch += ticks;
-            }
-        }
-        (all, without_epoch)
-    }
-}
-
-impl Drop for Tui {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn open_pty() -> (File, File) {
-    let mut master = -1;
-    let mut slave = -1;
-    let size = libc::winsize {
-        ws_row: ROWS,
-        ws_col: COLS,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    // SAFETY: openpty writes two new descriptors into the out-parameters; the name and termios
-    // pointers may be null.
-    let rc = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            &size,
-        )
-    };
-    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
-    // SAFETY: both descriptors were just opened and are owned by nobody else.
-    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
-    assert!(master.as_raw_fd() >= 0 && slave.as_raw_fd() >= 0);
-    (File::from(master), File::from(slave))
 }
 
 fn texts_of(lines: &[Value], role: &str) -> Vec<String> {
@@ -1331,4 +1138,72 @@ fn login_keeps_a_key_typed_unseen_and_logout_removes_it() {
     assert!(!saved.contains("gsk-typed-secret"), "{saved}");
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
+}
+
+/// The hostile plugin's component, granted: it shows framed under the plugin's name with its
+/// escapes made visible (no wiped screen, no clipboard write), gets the keys typed while it is
+/// up, and Ctrl+C closes it for good: its attempts to come back in the same call are answered
+/// "closed", and what the user types next goes to the editor. Without the grant it never shows.
+#[test]
+fn a_plugins_component_is_framed_and_ctrl_c_takes_the_keyboard_back() {
+    for granted in [true, false] {
+        let env = new_env();
+        let plugin = env.scripted(
+            json!([
+                { "text": "holding", "tool_calls": [
+                    { "id": "hold", "name": "hold_keys", "arguments": {} }
+                ] },
+                { "text": "released" }
+            ]),
+            json!({}),
+        );
+        let hostile = env.package(
+            "hostile",
+            tack_builtin::artifacts::TEST_HOSTILE,
+            "components = true",
+        );
+        if granted {
+            env.grant("hostile", "components = true");
+        }
+        let hostile = hostile.display().to_string();
+        let mut tui = env.spawn(&["--plugin", &plugin, "--plugin", &hostile]);
+        tui.wait_for("Ask anything");
+        tui.submit("go");
+        if !granted {
+            tui.wait_for("released");
+            assert!(!tui.screen().contains("Ctrl+C closes"), "{}", tui.screen());
+            tui.type_keys("\x04");
+            assert!(tui.wait_exit().success());
+            continue;
+        }
+        let screen = tui.wait_for("hostile · Ctrl+C closes");
+        assert!(screen.contains("␛[2J␛]52;c;ZXZpbA==␇Password:"), "{screen}");
+        tui.type_keys("pw");
+        tui.wait_for("typed so far: p,w");
+        tui.type_keys("\x03");
+        tui.wait_for("released");
+        let screen = tui.screen();
+        assert!(!screen.contains("Ctrl+C closes"), "{screen}");
+        let raw = String::from_utf8_lossy(&tui.raw.lock().expect("raw")).to_string();
+        assert!(
+            !raw.contains("\x1b]52;c;ZXZpbA"),
+            "no clipboard write reached the terminal"
+        );
+        tui.type_keys("after");
+        tui.wait_for("after");
+        let lines = env.session_lines();
+        let result = lines
+            .iter()
+            .find(|l| l["message"]["role"] == "toolResult")
+            .expect("the tool's result");
+        assert_eq!(
+            result["message"]["content"][0]["text"], "keys=p,w closed=3",
+            "{result}"
+        );
+        // Ctrl+C clears the editor, Ctrl+D on an empty one quits.
+        tui.type_keys("\x03");
+        std::thread::sleep(Duration::from_millis(200));
+        tui.type_keys("\x04");
+        assert!(tui.wait_exit().success());
+    }
 }

@@ -31,10 +31,11 @@ impl GrantFlags {
                     | "rewrite"
                     | "agents"
                     | "escalation"
+                    | "components"
                     | "provider_payload"
                     | "replace_tools"
             ) {
-                bail!("--grant {flag}: expected all, fs, exec, process, http, secrets, env, rewrite, agents, escalation, provider_payload or replace_tools (optionally KIND=VALUE)");
+                bail!("--grant {flag}: expected all, fs, exec, process, http, secrets, env, rewrite, agents, escalation, components, provider_payload or replace_tools (optionally KIND=VALUE)");
             }
             out.push((kind, value));
         }
@@ -158,6 +159,15 @@ pub fn decide(package: &str, requested: &Capabilities, flags: &GrantFlags) -> Re
         .describe()
         .join("");
         granted.escalation = ask("escalation", "true", &words)?;
+    }
+    if requested.components {
+        let words = Capabilities {
+            components: true,
+            ..Default::default()
+        }
+        .describe()
+        .join("");
+        granted.components = ask("components", "true", &words)?;
     }
     for tool in &requested.replace_tools {
         let words = Capabilities {

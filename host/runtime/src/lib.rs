@@ -38,8 +38,9 @@ pub use plugin::{
 pub use plugin_set::PluginSet;
 pub use sandbox::{SandboxMode, SandboxPolicy};
 pub use services::{
-    AgentServices, CompactionRequest, HeadlessUi, HostServices, PluginAgent, PluginSession,
-    PluginUi, SessionServices, WidgetPlacement,
+    AgentServices, CompactionRequest, ComponentFrame, ComponentInput, ComponentPlacement,
+    HeadlessUi, HostServices, PluginAgent, PluginSession, PluginUi, SessionServices,
+    WidgetPlacement,
 };
 
 /// Types of the newest WIT version, used across the host whatever version a plugin speaks.

@@ -148,6 +148,11 @@ pub struct Capabilities {
     /// plugin's "allow" of that call is an approval, so this is a policy's grant.
     #[serde(default, skip_serializing_if = "is_false")]
     pub escalation: bool,
+    /// Draws components that take the keyboard while they are up (`screen.show-component`,
+    /// 0.2.0: a selector, a form, a game). Framed under the plugin's name and closed by Ctrl+C,
+    /// but while one is up, what the user types goes to the plugin.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub components: bool,
     /// Sees the body of each request sent to a model provider before it goes, and the status
     /// and headers of the answer (`tack:plugin/provider-hooks`, 0.2.0); with `replace`, may send
     /// another body instead. A body holds the whole conversation and system prompt (never a
@@ -209,6 +214,7 @@ impl Capabilities {
             && self.env.is_empty()
             && !self.agents
             && !self.escalation
+            && !self.components
             && self.provider_payload.is_none()
             && self.replace_tools.is_empty()
     }
@@ -235,6 +241,7 @@ impl Capabilities {
             env: keep(&self.env, &granted.env),
             agents: self.agents && granted.agents,
             escalation: self.escalation && granted.escalation,
+            components: self.components && granted.components,
             provider_payload: self.provider_payload.min(granted.provider_payload),
             replace_tools: keep(&self.replace_tools, &granted.replace_tools),
         }
@@ -287,6 +294,7 @@ impl Capabilities {
                 .collect(),
             agents: self.agents && !other.agents,
             escalation: self.escalation && !other.escalation,
+            components: self.components && !other.components,
             provider_payload: self
                 .provider_payload
                 .filter(|wanted| other.provider_payload < Some(*wanted)),
@@ -368,6 +376,13 @@ impl Capabilities {
             lines.push(
                 "approve running commands outside the command sandbox (a policy's say, beside \
                  the others')"
+                    .into(),
+            );
+        }
+        if self.components {
+            lines.push(
+                "draw screens that take your keyboard while they are up (framed under its name; \
+                 Ctrl+C closes them)"
                     .into(),
             );
         }

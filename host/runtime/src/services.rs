@@ -18,7 +18,9 @@ pub use agent::{
     outgoing_message, AgentServices, CompactionRequest, PluginAgent, PLUGIN_MESSAGE_TYPE,
 };
 pub use session::{PluginSession, SessionServices};
-pub use ui::{HeadlessUi, PluginUi, WidgetPlacement};
+pub use ui::{
+    ComponentFrame, ComponentInput, ComponentPlacement, HeadlessUi, PluginUi, WidgetPlacement,
+};
 
 /// Everything a plugin reaches outside the broker.
 #[derive(Clone)]

@@ -102,6 +102,16 @@ pub struct CallState {
     pub timed_out: bool,
     pub cancel: CancellationToken,
     pub kind: CallKind,
+    /// This call's component (`screen.show-component`): whether it put one up, and whether
+    /// the user (or the front end) closed it, after which every frame answers closed at once.
+    pub component: ComponentState,
+}
+
+/// See [`CallState::component`].
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ComponentState {
+    pub shown: bool,
+    pub closed: bool,
 }
 
 impl CallState {
@@ -112,6 +122,7 @@ impl CallState {
             timed_out: false,
             cancel: CancellationToken::new(),
             kind: CallKind::Idle,
+            component: ComponentState::default(),
         }
     }
 }

@@ -5,7 +5,8 @@
 //! and fixtures for tests that drive tack-core and real components in process ([`session`],
 //! [`runtime`]).
 //!
-//! Used only as a dev-dependency. Each part is behind a feature (`binary`, `core`, `runtime`) so
+//! Used only as a dev-dependency. Each part is behind a feature (`binary`, `core`, `pty`,
+//! `runtime`) so
 //! that a crate's tests build only what they use.
 
 // Test-only code: a failed setup panics with what failed, as in the tests that call it.
@@ -24,6 +25,8 @@ pub mod openai_responses;
 #[cfg(feature = "binary")]
 mod package;
 pub mod pi;
+#[cfg(feature = "pty")]
+pub mod pty;
 #[cfg(feature = "runtime")]
 pub mod runtime;
 #[cfg(feature = "core")]

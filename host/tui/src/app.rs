@@ -11,6 +11,7 @@ use tack_core::message::{Message, StopReason};
 use crate::keymap::Keymap;
 use crate::notify::Notifier;
 use crate::panes::completion::CompletionPane;
+use crate::panes::component::ComponentPane;
 use crate::panes::dialog::DialogPane;
 use crate::panes::editor::EditorPane;
 use crate::panes::footer::FooterPane;
@@ -50,6 +51,7 @@ impl App {
             .add(Region::Footer, FooterPane::default())
             .add(Region::Overlay, CompletionPane)
             .add(Region::Overlay, PickerPane)
+            .add(Region::Overlay, ComponentPane)
             .add(Region::Overlay, DialogPane::default());
         App {
             state: State::new(theme),
@@ -123,6 +125,16 @@ impl App {
     }
 
     /// The text the external editor returned replaces the editor's.
+    /// When a plugin's component frame stops waiting for a key, if one waits.
+    pub fn component_deadline(&self) -> Option<std::time::Instant> {
+        self.state.component_deadline()
+    }
+
+    /// Answers a component frame whose wait is over.
+    pub fn component_tick(&mut self) {
+        self.state.component_tick();
+    }
+
     pub fn set_editor_text(&mut self, text: &str) {
         self.state.editor.set_text(text);
         self.state.completion = None;
@@ -194,6 +206,11 @@ impl App {
     /// the editor, else arms quitting (a second one quits).
     fn ctrl_c(&mut self) {
         let state = &mut self.state;
+        // A plugin's component has the keyboard, but never Ctrl+C: it closes the component.
+        if state.component.is_some() && state.dialogs.is_empty() {
+            state.close_component();
+            return;
+        }
         if state.running || state.busy.is_some() || !state.dialogs.is_empty() {
             state.actions.push(Action::Abort);
             return;

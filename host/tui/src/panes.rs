@@ -14,6 +14,7 @@ use ratatui::Frame;
 use crate::state::State;
 
 pub(crate) mod completion;
+pub(crate) mod component;
 pub(crate) mod dialog;
 pub(crate) mod editor;
 pub(crate) mod footer;

@@ -21,6 +21,10 @@ pub enum UiEvent {
     DialogClosed(String),
     /// Every open dialog ends unanswered (the run was aborted).
     CloseDialogs,
+    /// A plugin's component shows a frame and waits for a key.
+    Component(ComponentRequest),
+    /// A plugin's component is over: the call that drew it ended, or it closed it.
+    ComponentClosed(String),
     Notify {
         plugin: String,
         level: NoticeLevel,
@@ -159,6 +163,36 @@ pub struct DialogRequest {
     /// An input dialog whose answer is a secret (an API key for `/login`): shown as `•`.
     /// Only the host asks this way; a plugin's dialogs are never masked.
     pub masked: bool,
+}
+
+/// A frame of a plugin's component: lines to show, in place of the editor or in a box over the
+/// screen, and where the next key (or the end of `wait`) goes.
+#[derive(Debug)]
+pub struct ComponentRequest {
+    pub plugin: String,
+    pub lines: Vec<String>,
+    pub overlay: bool,
+    /// How long to wait for a key before answering [`ComponentInput::Tick`].
+    pub wait: std::time::Duration,
+    pub reply: oneshot::Sender<ComponentAnswer>,
+}
+
+/// What ended a frame, and the room the next one has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComponentAnswer {
+    pub width: u16,
+    pub height: u16,
+    pub input: ComponentInput,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ComponentInput {
+    /// A key, named as Pi's `matchesKey` names keys.
+    Key(String),
+    Paste(String),
+    Tick,
+    /// Ctrl+C closed the component (or the UI is going away).
+    Closed,
 }
 
 #[derive(Debug, Clone, PartialEq)]

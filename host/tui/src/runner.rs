@@ -104,11 +104,23 @@ where
                 None => return Ok(()),
             },
             _ = tokio::time::sleep_until(due), if app.is_dirty() => {}
+            // A plugin's component frame waited its time without a key.
+            _ = sleep_until_std(app.component_deadline()), if app.component_deadline().is_some() => {
+                app.component_tick();
+            }
             _ = tokio::time::sleep_until(next_tick), if animating => {
                 app.tick();
                 next_tick = Instant::now() + SPINNER_TICK;
             }
         }
+    }
+}
+
+/// Sleeps until `deadline` (never, without one).
+async fn sleep_until_std(deadline: Option<std::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(Instant::from_std(deadline)).await,
+        None => std::future::pending().await,
     }
 }
 

@@ -11,6 +11,7 @@ use crate::attachments::Attachments;
 use crate::complete::Completion;
 use crate::editor::Editor;
 use crate::keymap::Keymap;
+use crate::panes::component::ShownComponent;
 use crate::panes::dialog::OpenDialog;
 use crate::picker::PickerState;
 use crate::protocol::{Action, CommandInfo, Display, FooterInfo, UiEvent};
@@ -75,6 +76,13 @@ pub(crate) struct State {
     pub plugin_footers: Vec<(String, (String, String))>,
     /// Ctrl+G was pressed: the runner hands the text to the external editor.
     pub external_edit: bool,
+    /// A plugin's component, with the keyboard while it is up.
+    pub component: Option<ShownComponent>,
+    /// The plugin whose component the user closed with Ctrl+C: its frames are answered
+    /// "closed" until the call that drew it ends.
+    pub component_refused: Option<String>,
+    /// The terminal's columns and rows in the last frame.
+    pub screen_size: (u16, u16),
     pub quit: bool,
 }
 
@@ -115,6 +123,9 @@ impl State {
             working_message: None,
             plugin_footers: Vec::new(),
             external_edit: false,
+            component: None,
+            component_refused: None,
+            screen_size: (80, 24),
             quit: false,
         }
     }
@@ -139,6 +150,8 @@ impl State {
                 self.show_next_dialog();
             }
             UiEvent::CloseDialogs => self.dialogs.clear(),
+            UiEvent::Component(request) => self.show_component(request),
+            UiEvent::ComponentClosed(plugin) => self.component_closed(&plugin),
             UiEvent::Notify {
                 plugin,
                 level,

@@ -18,6 +18,7 @@ impl App {
             return;
         }
         let compact = area.height < COMPACT_HEIGHT;
+        self.state.screen_size = (area.width, area.height);
 
         // One constraint per pane, so a frame too short for all of them squeezes each pane
         // the way a flat list of rows would.

@@ -18,6 +18,7 @@ import * as hostEvents from "tack:plugin/events@0.2.0";
 
 import { EventEmitter, runCommand, shellQuote } from "./node.js";
 import { plainTheme } from "./theme.js";
+import { custom } from "./components.js";
 
 /** Thrown by Pi methods tack has no call for yet. */
 export function notInTack(method, why) {
@@ -343,11 +344,8 @@ export class Extension {
       setTitle(title) {
         screen.setTitle(String(title));
       },
-      async custom() {
-        throw notInTack(
-          "ctx.ui.custom",
-          "components a plugin draws and that take keys come in a later tack",
-        );
+      custom(factory, options) {
+        return custom(factory, options, ext.theme);
       },
       pasteToEditor(text) {
         screen.pasteToEditor(String(text));

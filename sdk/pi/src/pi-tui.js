@@ -178,29 +178,19 @@ export class Markdown extends Text {
   }
 }
 
-const MODIFIERS = /^(ctrl|shift|alt|meta|super)+$/i;
-
-/**
- * Key names, as `matchesKey` takes them: `Key.escape` is "escape", and a modifier or a run of
- * them (`Key.ctrl`, `Key.ctrlAlt`) is a function: `Key.ctrlAlt("p")` is "ctrl+alt+p".
- */
-export const Key = new Proxy(
-  {},
-  {
-    get(_target, key) {
-      if (typeof key !== "string") return undefined;
-      if (!MODIFIERS.test(key)) return key;
-      const parts = key.match(/[A-Z]?[a-z]+/g).map((part) => part.toLowerCase());
-      return (name) => [...parts, name].join("+");
-    },
-  },
-);
-
-/** Components that take keys are drawn by the host in tack; no key reaches a plugin. */
-export const matchesKey = () => false;
-export const isKeyRelease = () => false;
-export const isKeyRepeat = () => false;
-export const parseKey = () => undefined;
+// Keys are pi-tui's own: a component gets the bytes a terminal sends for each key (see
+// ./keys.js), and matches them with Pi's parser.
+export {
+  Key,
+  matchesKey,
+  isKeyRelease,
+  isKeyRepeat,
+  parseKey,
+  decodeKittyPrintable,
+  decodePrintableKey,
+  isKittyProtocolActive,
+  setKittyProtocolActive,
+} from "@mariozechner/pi-tui/dist/keys.js";
 export const CURSOR_MARKER = "\x1b_pi:c\x07";
 
 function interactive(name) {

@@ -3,6 +3,8 @@
 // its factory with `pi`, and answers with what the factory registered. Pi's events then arrive
 // through tack's hooks and named events, translated into the shapes Pi's handlers expect.
 
+// First: the extension's timers are counted from the start (see ./timers.js).
+import "./timers.js";
 import {
   allow,
   block,

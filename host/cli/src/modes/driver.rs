@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use crate::checkpoints::Checkpoints;
 use crate::start::inbox::steer_follow_ups;
 use crate::sync::lock;
-pub use services::{interactive_host, InteractiveServices, Screen};
+pub use services::{interactive_host, ComponentWait, InteractiveServices, Screen};
 
 pub struct SessionDriver<S: Screen> {
     agent: Arc<Agent>,

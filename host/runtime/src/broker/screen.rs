@@ -3,9 +3,17 @@
 //! text, the working message and a footer, each neutralised, one line where it is shown on one,
 //! and budgeted.
 
+use std::time::{Duration, Instant};
+
 use crate::bindings::v0_2_0::tack::plugin0_2_0::screen;
-use crate::services::WidgetPlacement;
+use crate::budget::BudgetExceeded;
+use crate::services::{ComponentInput, ComponentPlacement, WidgetPlacement};
 use crate::state::PluginState;
+
+/// The most lines one frame of a component may have.
+const MAX_COMPONENT_LINES: usize = 200;
+/// The longest a frame waits for a key.
+const MAX_FRAME_WAIT: Duration = Duration::from_secs(10);
 
 impl screen::Host for PluginState {
     async fn set_widget(
@@ -74,6 +82,97 @@ impl screen::Host for PluginState {
     async fn git_branch(&mut self) -> wasmtime::Result<Option<String>> {
         Ok(crate::git::branch(&self.env.workspace))
     }
+
+    async fn show_component(
+        &mut self,
+        lines: Vec<String>,
+        wait_ms: u32,
+        placement: screen::ComponentPlacement,
+    ) -> wasmtime::Result<screen::ComponentFrame> {
+        let closed = screen::ComponentFrame {
+            width: 0,
+            height: 0,
+            input: screen::ComponentInput::Closed,
+        };
+        if !self.env.capabilities.components || self.call.component.closed {
+            return Ok(closed);
+        }
+        if lines.len() > MAX_COMPONENT_LINES {
+            return Err(BudgetExceeded::items(
+                "the lines of a component",
+                lines.len(),
+                MAX_COMPONENT_LINES,
+            )
+            .into());
+        }
+        let lines = lines
+            .iter()
+            .map(|line| self.ui_line("a component line", &strip_styles(line)))
+            .collect::<wasmtime::Result<Vec<String>>>()?;
+        let placement = match placement {
+            screen::ComponentPlacement::Editor => ComponentPlacement::Editor,
+            screen::ComponentPlacement::Overlay => ComponentPlacement::Overlay,
+        };
+        let wait = Duration::from_millis(wait_ms.into()).min(MAX_FRAME_WAIT);
+        self.call.component.shown = true;
+        let started = Instant::now();
+        let env = self.env.clone();
+        let frame = env
+            .services
+            .ui
+            .show_component(&env.name, lines, wait, placement)
+            .await;
+        let input = match frame.input {
+            ComponentInput::Key(key) => screen::ComponentInput::Key(key),
+            ComponentInput::Paste(text) => screen::ComponentInput::Paste(text),
+            ComponentInput::Tick => screen::ComponentInput::Tick,
+            ComponentInput::Closed => {
+                self.call.component.closed = true;
+                return Ok(closed);
+            }
+        };
+        self.resume_after(started);
+        Ok(screen::ComponentFrame {
+            width: frame.width,
+            height: frame.height,
+            input,
+        })
+    }
+
+    async fn close_component(&mut self) -> wasmtime::Result<()> {
+        if self.call.component.shown {
+            // A later frame of the same call may show a component again (Pi's `custom` called
+            // twice), unless the user closed one: then it stays closed for the call.
+            self.call.component.shown = false;
+            self.env.services.ui.close_component(&self.env.name);
+        }
+        Ok(())
+    }
+}
+
+/// `line` without its SGR sequences (colours and styles), which a component's text commonly
+/// carries and tack does not pass on; every other control character is made visible later.
+fn strip_styles(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains('\x1b') {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(start) = rest.find("\x1b[") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after.find(|c: char| !(c.is_ascii_digit() || c == ';' || c == ':'));
+        match end {
+            Some(end) if after[end..].starts_with('m') => rest = &after[end + 1..],
+            // Not a colour: kept, to be shown as the control it is.
+            _ => {
+                out.push_str(&rest[start..start + 2]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 /// The most text a plugin may put in the user's editor at once.
@@ -90,5 +189,22 @@ impl PluginState {
     fn editor_text(&self, text: &str) -> wasmtime::Result<String> {
         crate::budget::check_bytes("editor text", text.len(), MAX_EDITOR_TEXT)?;
         Ok(tack_core::text::neutralize_controls(text).into_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_styles;
+
+    #[test]
+    fn colours_go_and_other_sequences_stay_to_be_shown() {
+        assert_eq!(strip_styles("plain"), "plain");
+        assert_eq!(
+            strip_styles("\x1b[1;38;2;255;0;0mred\x1b[0m and \x1b[mplain"),
+            "red and plain"
+        );
+        assert_eq!(strip_styles("\x1b[2Jwipe"), "\x1b[2Jwipe");
+        assert_eq!(strip_styles("\x1b]52;c;eA==\x07"), "\x1b]52;c;eA==\x07");
+        assert_eq!(strip_styles("cut \x1b["), "cut \x1b[");
     }
 }

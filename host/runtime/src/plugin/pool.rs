@@ -131,6 +131,7 @@ impl LoadedPlugin {
             call.timed_out = false;
             call.cancel = setup.cancel;
             call.kind = setup.kind;
+            call.component = Default::default();
         }
         live.store.set_epoch_deadline(1);
         let Live {
@@ -142,7 +143,13 @@ impl LoadedPlugin {
         let outcome = f(store, bindings.tack_plugin_guest(), optional).await;
         // Classified while the store still knows what kind of call failed.
         let result = outcome.map_err(|error| self.fault(store, label, error));
-        store.data_mut().call.kind = CallKind::Idle;
+        let state = store.data_mut();
+        state.call.kind = CallKind::Idle;
+        // A component lives no longer than the call that drew it (Pi's `custom` resolves
+        // before its command or tool returns).
+        if state.call.component.shown {
+            state.env.services.ui.close_component(&state.env.name);
+        }
         result
     }
 

@@ -14,6 +14,48 @@ pub enum WidgetPlacement {
     BelowEditor,
 }
 
+/// Where a plugin's component is drawn (`tack:plugin/screen.show-component`, 0.2.0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ComponentPlacement {
+    /// In place of the editor.
+    #[default]
+    Editor,
+    /// In a box over the middle of the screen.
+    Overlay,
+}
+
+/// What ended one frame of a plugin's component.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ComponentInput {
+    /// A key, named as Pi's `matchesKey` names keys (`a`, `enter`, `ctrl+c`, `shift+tab`).
+    Key(String),
+    /// Text the user pasted.
+    Paste(String),
+    /// The frame's wait passed without a key.
+    Tick,
+    /// The component is gone (Ctrl+C, shutdown, or nobody to show it to).
+    Closed,
+}
+
+/// The answer to one frame: the room the next one has, and what ended this one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComponentFrame {
+    pub width: u32,
+    pub height: u32,
+    pub input: ComponentInput,
+}
+
+impl ComponentFrame {
+    /// The answer of a front end that cannot show components.
+    pub fn closed() -> ComponentFrame {
+        ComponentFrame {
+            width: 0,
+            height: 0,
+            input: ComponentInput::Closed,
+        }
+    }
+}
+
 /// What a front end shows of plugins. The defaults are a front end with nobody to ask: logs go
 /// to `tracing`, dialogs take their safe default, the rest is dropped.
 #[async_trait]
@@ -93,6 +135,21 @@ pub trait PluginUi: Send + Sync + 'static {
 
     /// The plugin's footer (left and right parts), or `None` to remove it.
     fn set_footer(&self, _plugin: &str, _footer: Option<(&str, &str)>) {}
+
+    /// Shows `lines` as the plugin's component and waits for a key, or `wait`; a front end
+    /// with nobody to show it to answers `Closed` at once.
+    async fn show_component(
+        &self,
+        _plugin: &str,
+        _lines: Vec<String>,
+        _wait: std::time::Duration,
+        _placement: ComponentPlacement,
+    ) -> ComponentFrame {
+        ComponentFrame::closed()
+    }
+
+    /// Takes the plugin's component off the screen, if it has one up.
+    fn close_component(&self, _plugin: &str) {}
 }
 
 /// No user interface at all.

@@ -26,6 +26,10 @@ pub(crate) struct EditorPane {
 
 impl Pane for EditorPane {
     fn measure(&mut self, state: &State, width: u16, _compact: bool) -> u16 {
+        // A plugin's component in place of the editor takes its rows; it draws them itself.
+        if let Some(shown) = state.component.as_ref().filter(|shown| !shown.overlay) {
+            return super::component::editor_rows(shown, state.screen_size);
+        }
         self.laid_out = state.editor.layout(
             width.saturating_sub(2 + 2 * state.editor_padding),
             &state.theme,
@@ -40,6 +44,10 @@ impl Pane for EditorPane {
 
     fn render(&mut self, frame: &mut Frame, area: Rect, cx: &mut RenderContext) {
         let state = &*cx.state;
+        if state.component.as_ref().is_some_and(|shown| !shown.overlay) {
+            self.cursor = None;
+            return;
+        }
         let width = area.width;
         let padding = state.editor_padding;
         let (lines, cursor) = std::mem::take(&mut self.laid_out);

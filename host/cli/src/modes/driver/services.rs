@@ -13,7 +13,8 @@ use tack_protocol::CloseReason;
 use tack_runtime::api::{Delivery, Level, OutgoingMessage};
 use tack_runtime::bridge::PluginHooks;
 use tack_runtime::{
-    AgentServices, HostServices, PluginAgent, PluginSet, PluginUi, WidgetPlacement,
+    AgentServices, ComponentFrame, ComponentPlacement, HostServices, PluginAgent, PluginSet,
+    PluginUi, WidgetPlacement,
 };
 use tokio::sync::oneshot;
 
@@ -53,6 +54,20 @@ pub trait Screen: Send + Sync + 'static {
     fn set_working_message(&self, _plugin: &str, _message: Option<&str>) {}
     fn set_footer(&self, _plugin: &str, _footer: Option<(&str, &str)>) {}
 
+    /// Shows a frame of `plugin`'s component; the answer comes when the user presses a key or
+    /// `wait` is over. `None`: this front end shows no components (Pi's RPC mode has none).
+    fn show_component(
+        &self,
+        _plugin: &str,
+        _lines: Vec<String>,
+        _wait: Duration,
+        _placement: ComponentPlacement,
+    ) -> Option<ComponentWait> {
+        None
+    }
+    /// `plugin`'s component is over.
+    fn close_component(&self, _plugin: &str) {}
+
     /// An input hook handled the prompt: no `agent_end` follows.
     fn input_handled(&self) {}
     /// A run failed with `message`.
@@ -60,6 +75,10 @@ pub trait Screen: Send + Sync + 'static {
     /// A run (with whatever was queued meanwhile) is over and the agent idle.
     fn run_finished(&self) {}
 }
+
+/// A component frame waiting for the user.
+pub type ComponentWait =
+    std::pin::Pin<Box<dyn std::future::Future<Output = ComponentFrame> + Send + 'static>>;
 
 pub struct InteractiveServices<S: Screen> {
     /// The tool registry; messages go through the inbox instead.
@@ -256,6 +275,26 @@ impl<S: Screen> PluginUi for InteractiveServices<S> {
 
     fn set_footer(&self, plugin: &str, footer: Option<(&str, &str)>) {
         self.screen.set_footer(plugin, footer);
+    }
+
+    async fn show_component(
+        &self,
+        plugin: &str,
+        lines: Vec<String>,
+        wait: Duration,
+        placement: ComponentPlacement,
+    ) -> ComponentFrame {
+        if self.is_shut() {
+            return ComponentFrame::closed();
+        }
+        match self.screen.show_component(plugin, lines, wait, placement) {
+            Some(frame) => frame.await,
+            None => ComponentFrame::closed(),
+        }
+    }
+
+    fn close_component(&self, plugin: &str) {
+        self.screen.close_component(plugin);
     }
 }
 

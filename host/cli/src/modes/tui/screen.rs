@@ -4,13 +4,16 @@
 
 use std::sync::{Arc, OnceLock, Weak};
 
+use std::time::Duration;
 use tack_core::event::NoticeLevel;
 use tack_core::event::UiRequest;
 use tack_protocol::CloseReason;
-use tack_tui::{DialogAnswer, DialogRequest, UiEvent};
+
+use tack_runtime::{ComponentFrame, ComponentInput, ComponentPlacement};
+use tack_tui::{ComponentRequest, DialogAnswer, DialogRequest, UiEvent};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::modes::driver::{InteractiveServices, Screen};
+use crate::modes::driver::{ComponentWait, InteractiveServices, Screen};
 use crate::start::AgentSession;
 
 pub type TuiServices = InteractiveServices<TuiScreen>;
@@ -134,6 +137,43 @@ impl Screen for TuiScreen {
 
     fn set_working_message(&self, _plugin: &str, message: Option<&str>) {
         self.send(UiEvent::WorkingMessage(message.map(str::to_string)));
+    }
+
+    fn show_component(
+        &self,
+        plugin: &str,
+        lines: Vec<String>,
+        wait: Duration,
+        placement: ComponentPlacement,
+    ) -> Option<ComponentWait> {
+        let (reply, answer) = oneshot::channel();
+        self.send(UiEvent::Component(ComponentRequest {
+            plugin: plugin.to_string(),
+            lines,
+            overlay: placement == ComponentPlacement::Overlay,
+            wait,
+            reply,
+        }));
+        Some(Box::pin(async move {
+            // The UI dropped the frame unanswered only while it goes away.
+            let Ok(answer) = answer.await else {
+                return ComponentFrame::closed();
+            };
+            ComponentFrame {
+                width: answer.width.into(),
+                height: answer.height.into(),
+                input: match answer.input {
+                    tack_tui::ComponentInput::Key(key) => ComponentInput::Key(key),
+                    tack_tui::ComponentInput::Paste(text) => ComponentInput::Paste(text),
+                    tack_tui::ComponentInput::Tick => ComponentInput::Tick,
+                    tack_tui::ComponentInput::Closed => ComponentInput::Closed,
+                },
+            }
+        }))
+    }
+
+    fn close_component(&self, plugin: &str) {
+        self.send(UiEvent::ComponentClosed(plugin.to_string()));
     }
 
     fn set_footer(&self, plugin: &str, footer: Option<(&str, &str)>) {

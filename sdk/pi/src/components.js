@@ -1,0 +1,78 @@
+// Pi's `ctx.ui.custom`: a component the extension draws and that takes keys, on
+// tack:plugin/screen's `show-component`. The extension's call (a command, a tool) drives it
+// frame by frame: render for the width tack gives, show, hand the key to `handleInput` as a
+// terminal's bytes, let due timers run, again; until the component calls `done`, or tack
+// answers "closed" (Ctrl+C, or a front end without components: Pi's RPC mode returns
+// `undefined` there too).
+
+import * as screen from "tack:plugin/screen@0.2.0";
+import { getKeybindings } from "@mariozechner/pi-tui/dist/keybindings.js";
+
+import { keyBytes } from "./keys.js";
+import { nextTimerDelay, runDueTimers } from "./timers.js";
+
+/** The longest a frame waits for a key when no timer is due sooner. */
+const IDLE_WAIT_MS = 10_000;
+// Pi's cursor marker and OSC 8 hyperlinks: tack draws no cursor in a component, and its lines
+// are text.
+const NOT_TEXT = /\x1b_pi:c\x07|\x1b\]8;[^\x07\x1b]*(?:\x07|\x1b\\)/g;
+
+/** Runs `factory`'s component until it is done or closed; resolves to what `done` was given. */
+export async function custom(factory, options, theme) {
+  const placement = options?.overlay ? "overlay" : "editor";
+  let frame = screen.showComponent([], 0, placement);
+  if (frame.input.tag === "closed") return undefined;
+  let width = frame.width;
+  let height = frame.height;
+  let finished = false;
+  let result;
+  const tui = {
+    requestRender: () => undefined,
+    terminal: {
+      get columns() {
+        return width;
+      },
+      get rows() {
+        return height;
+      },
+    },
+  };
+  const done = (value) => {
+    finished = true;
+    result = value;
+  };
+  let component;
+  try {
+    component = await factory(tui, theme, getKeybindings(), done);
+    options?.onHandle?.({
+      hide: () => done(undefined),
+      setHidden: () => undefined,
+      isHidden: () => false,
+      focus: () => undefined,
+      unfocus: () => undefined,
+      isFocused: () => true,
+    });
+    while (!finished) {
+      const lines = (component?.render?.(width) ?? []).map((line) =>
+        String(line).replace(NOT_TEXT, ""),
+      );
+      const timer = nextTimerDelay();
+      const wait = timer === undefined ? IDLE_WAIT_MS : Math.min(timer, IDLE_WAIT_MS);
+      frame = screen.showComponent(lines, wait, placement);
+      const input = frame.input;
+      if (input.tag === "closed") break;
+      width = frame.width;
+      height = frame.height;
+      if (input.tag === "key") {
+        component?.handleInput?.(keyBytes(input.val));
+      } else if (input.tag === "paste") {
+        component?.handleInput?.(`\x1b[200~${input.val}\x1b[201~`);
+      }
+      await runDueTimers();
+    }
+  } finally {
+    component?.dispose?.();
+    screen.closeComponent();
+  }
+  return result;
+}
