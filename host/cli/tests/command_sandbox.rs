@@ -396,3 +396,28 @@ fn leaving_the_sandbox_takes_a_policys_approval() {
     let result = escalation_run(&f, asking, "yolo");
     assert!(target.exists(), "{result}");
 }
+
+/// A descriptor tack inherited without close-on-exec (here the SSH key, opened by the test as a
+/// parent process might hold a file open) never reaches a command: an open descriptor would
+/// reach past the sandbox's filesystem rules.
+#[test]
+fn a_descriptor_tack_inherited_does_not_reach_a_command() {
+    let f = fixture();
+    let key = std::ffi::CString::new(
+        f.env
+            .root()
+            .join("user/.ssh/id_rsa")
+            .to_str()
+            .expect("utf8"),
+    )
+    .expect("no NUL");
+    // SAFETY: opening a file by a NUL-terminated path; without O_CLOEXEC on purpose.
+    let fd = unsafe { libc::open(key.as_ptr(), libc::O_RDONLY) };
+    assert!(fd > 2, "open: {}", std::io::Error::last_os_error());
+    let command = format!("cat <&{fd} 2>&1 || echo closed");
+    let results = f.run(&[("inherited", command)], json!({}), &[]);
+    // SAFETY: the descriptor opened above, closed once.
+    unsafe { libc::close(fd) };
+    assert!(!results["inherited"].contains(SSH_KEY), "{results:?}");
+    assert!(results["inherited"].contains("closed"), "{results:?}");
+}
