@@ -63,6 +63,20 @@ world pi-runtime {
 }
 `;
 
+// pi-tui's real components (Editor, SelectList, SettingsList…) run in the runtime, but its
+// `utils.js` (Unicode property escapes) and `tui.js` (the terminal renderer) cannot: their
+// imports of those two resolve to the runtime's stand-ins.
+const piTuiStandIns = {
+  name: "tack-pi-tui-stand-ins",
+  setup(b) {
+    b.onResolve({ filter: /^\.\.?\/(utils|tui)\.js$/ }, (args) => {
+      if (!/[\\/]@mariozechner[\\/]pi-tui[\\/]dist[\\/]/.test(args.importer)) return undefined;
+      const name = args.path.endsWith("utils.js") ? "pi-tui-utils.js" : "pi-tui-tui.js";
+      return { path: join(here, "..", "src", name) };
+    });
+  },
+};
+
 const jsSdk = resolve(here, "..", "..", "js");
 const repoWit = resolve(jsSdk, "..", "..", "wit", "plugin");
 const wasiWit = join(
@@ -89,7 +103,7 @@ try {
     external: ["tack:*", "wasi:*", "./tack.js"],
     outfile: join(stage, "plugin.js"),
     logLevel: "warning",
-    plugins: [nodeShims],
+    plugins: [nodeShims, piTuiStandIns],
   });
   copyFileSync(join(jsSdk, "src", "tack.js"), join(stage, "tack.js"));
   writeFileSync(

@@ -118,6 +118,10 @@ try {
         ...(/\bfetch\s*\(/.test(built.outputFiles[0].text)
           ? ["http: the URLs it fetches (an `http` grant for each)"]
           : []),
+        // TypeScript's type arguments are gone from the bundle: `ctx.ui.custom(`.
+        ...(/\.ui\.custom\s*\(/.test(built.outputFiles[0].text)
+          ? ["components: screens it draws that take your keyboard (`components = true`)"]
+          : []),
       ],
       inputs,
     });

@@ -1,92 +1,16 @@
 // The part of `@mariozechner/pi-tui` an extension's lines use (text components and width
 // helpers), written for tack. The real package cannot run in the runtime: its width and
 // markdown code uses Unicode property escapes (`\p{…}`), which the JavaScript engine of
-// componentize-js, built without ICU, does not parse. Components that take keys (editors,
-// lists, overlays) need components a plugin draws, which tack does not have yet; using one
-// throws, naming it.
+// componentize-js, built without ICU, does not parse. So its text components and width
+// helpers are written here; its keys and its components that take keys are its own, with
+// their imports of its `utils.js` and `tui.js` resolved to stand-ins (./pi-tui-utils.js,
+// ./pi-tui-tui.js).
 
 import { notInTack } from "./api.js";
 
-// CSI and OSC sequences: a plugin's lines are text, and the width of a sequence is zero.
-const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+import { truncateToWidth, visibleWidth, wrapTextWithAnsi } from "./width.js";
 
-/** Whether a code point takes two columns (CJK, Hangul, fullwidth forms, most emoji). */
-function isWide(cp) {
-  return (
-    (cp >= 0x1100 && cp <= 0x115f) ||
-    (cp >= 0x2e80 && cp <= 0xa4cf) ||
-    (cp >= 0xac00 && cp <= 0xd7a3) ||
-    (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0xfe30 && cp <= 0xfe4f) ||
-    (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) ||
-    (cp >= 0x1f300 && cp <= 0x1faff) ||
-    (cp >= 0x20000 && cp <= 0x3fffd)
-  );
-}
-
-/** Whether a code point takes no column (combining marks, joiners, variation selectors). */
-function isZeroWidth(cp) {
-  return (
-    (cp >= 0x0300 && cp <= 0x036f) ||
-    cp === 0x200b ||
-    cp === 0x200c ||
-    cp === 0x200d ||
-    (cp >= 0xfe00 && cp <= 0xfe0f) ||
-    cp < 0x20
-  );
-}
-
-function charWidth(ch) {
-  const cp = ch.codePointAt(0);
-  if (isZeroWidth(cp)) return 0;
-  return isWide(cp) ? 2 : 1;
-}
-
-/** Columns `text` takes in a terminal, escape sequences left out. */
-export function visibleWidth(text) {
-  let width = 0;
-  for (const ch of String(text).replace(ANSI, "")) width += charWidth(ch);
-  return width;
-}
-
-/** `text` cut to `width` columns, ending with `ellipsis` when cut. */
-export function truncateToWidth(text, width, ellipsis = "…") {
-  const plain = String(text);
-  if (visibleWidth(plain) <= width) return plain;
-  const room = Math.max(0, width - visibleWidth(ellipsis));
-  let out = "";
-  let used = 0;
-  for (const ch of plain.replace(ANSI, "")) {
-    const w = charWidth(ch);
-    if (used + w > room) break;
-    out += ch;
-    used += w;
-  }
-  return out + ellipsis;
-}
-
-/** `text` wrapped at word boundaries to lines of at most `width` columns. */
-export function wrapTextWithAnsi(text, width) {
-  const lines = [];
-  for (const paragraph of String(text).split("\n")) {
-    let line = "";
-    for (const word of paragraph.split(/(\s+)/)) {
-      if (visibleWidth(line + word) <= width) {
-        line += word;
-        continue;
-      }
-      if (line.trim()) lines.push(line.trimEnd());
-      line = word.trimStart();
-      while (visibleWidth(line) > width) {
-        lines.push(truncateToWidth(line, width, ""));
-        line = line.slice(truncateToWidth(line, width, "").length);
-      }
-    }
-    lines.push(line.trimEnd());
-  }
-  return lines;
-}
+export { truncateToWidth, visibleWidth, wrapTextWithAnsi };
 
 /** Text wrapped to the width it is drawn at, with padding. */
 export class Text {
@@ -191,24 +115,29 @@ export {
   isKittyProtocolActive,
   setKittyProtocolActive,
 } from "@mariozechner/pi-tui/dist/keys.js";
-export const CURSOR_MARKER = "\x1b_pi:c\x07";
+export { CURSOR_MARKER } from "./pi-tui-tui.js";
+
+// pi-tui's own components that take keys, drawn in a component tack shows
+// (`ctx.ui.custom`).
+export { Editor } from "@mariozechner/pi-tui/dist/components/editor.js";
+export { Input } from "@mariozechner/pi-tui/dist/components/input.js";
+export { SelectList } from "@mariozechner/pi-tui/dist/components/select-list.js";
+export { SettingsList } from "@mariozechner/pi-tui/dist/components/settings-list.js";
+export { Loader } from "@mariozechner/pi-tui/dist/components/loader.js";
+export { CancellableLoader } from "@mariozechner/pi-tui/dist/components/cancellable-loader.js";
+export { fuzzyFilter, fuzzyMatch } from "@mariozechner/pi-tui/dist/fuzzy.js";
+export { getKeybindings, setKeybindings } from "@mariozechner/pi-tui/dist/keybindings.js";
+export { TUI } from "./pi-tui-tui.js";
 
 function interactive(name) {
   return class {
     constructor() {
       throw notInTack(
         `pi-tui's ${name}`,
-        "components a plugin draws and that take keys come in a later tack",
+        "tack shows no images in a plugin's component",
       );
     }
   };
 }
 
-export const Editor = interactive("Editor");
-export const Input = interactive("Input");
-export const SelectList = interactive("SelectList");
-export const SettingsList = interactive("SettingsList");
-export const Loader = interactive("Loader");
-export const CancellableLoader = interactive("CancellableLoader");
-export const TUI = interactive("TUI");
 export const Image = interactive("Image");

@@ -29,8 +29,14 @@ export function plainComponentTheme() {
   return new Proxy(
     {},
     {
-      get: (_target, key) =>
-        key === "symbols" ? {} : typeof key === "string" ? identity : undefined,
+      get: (_target, key) => {
+        if (key === "symbols") return {};
+        // SettingsList's selected-row marker is a string, where every other entry styles text.
+        if (key === "cursor") return "→ ";
+        // An editor theme nests the select list's (its autocomplete).
+        if (key === "selectList") return plainComponentTheme();
+        return typeof key === "string" ? identity : undefined;
+      },
     },
   );
 }

@@ -258,10 +258,12 @@ impl Pane for ComponentPane {
         }
         let inner = usize::from(rect.width - 2);
         let title = format!("{} · Ctrl+C closes", shown.plugin);
+        // Too tall for the screen: its last lines show, as a terminal that scrolled would show
+        // them (where a component keeps its footer and key hints).
         let lines: Vec<Line> = shown
             .lines
             .iter()
-            .take(shown_lines)
+            .skip(shown.lines.len() - shown_lines)
             .map(|line| Line::from(truncate(line, inner)))
             .collect();
         frame.render_widget(Clear, rect);
