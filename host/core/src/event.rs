@@ -188,6 +188,20 @@ impl UiRequest {
     }
 }
 
+/// What ended one frame of a plugin's component (`screen.show-component`): the same in the
+/// plugin runtime, which hands it to the plugin, and in the terminal UI, which reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ComponentInput {
+    /// A key, named as Pi's `matchesKey` names keys (`a`, `enter`, `ctrl+c`, `shift+tab`).
+    Key(String),
+    /// Text the user pasted.
+    Paste(String),
+    /// The frame's wait passed without a key.
+    Tick,
+    /// The component is gone (Ctrl+C, shutdown, or nobody to show it to).
+    Closed,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NoticeLevel {

@@ -124,7 +124,6 @@ impl App {
         std::mem::take(&mut self.state.external_edit).then(|| self.state.editor.text())
     }
 
-    /// The text the external editor returned replaces the editor's.
     /// When a plugin's component frame stops waiting for a key, if one waits.
     pub fn component_deadline(&self) -> Option<std::time::Instant> {
         self.state.component_deadline()
@@ -135,6 +134,7 @@ impl App {
         self.state.component_tick();
     }
 
+    /// The text the external editor returned replaces the editor's.
     pub fn set_editor_text(&mut self, text: &str) {
         self.state.editor.set_text(text);
         self.state.completion = None;

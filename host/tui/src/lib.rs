@@ -26,9 +26,8 @@ mod view;
 
 pub use app::App;
 pub use protocol::{
-    Action, CommandInfo, ComponentAnswer, ComponentInput, ComponentRequest, DialogAnswer,
-    DialogRequest, Display, FooterInfo, Picker, PickerEdit, PickerItem, PickerKind, PickerView,
-    UiEvent,
+    Action, CommandInfo, ComponentAnswer, ComponentRequest, DialogAnswer, DialogRequest, Display,
+    FooterInfo, Picker, PickerEdit, PickerItem, PickerKind, PickerView, UiEvent,
 };
 pub use runner::{run, terminal_events};
 pub use theme::Theme;

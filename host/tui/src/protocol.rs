@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use tack_core::event::{AgentEvent, NoticeLevel, UiRequest};
+use tack_core::event::{AgentEvent, ComponentInput, NoticeLevel, UiRequest};
 use tack_core::message::Message;
 use tokio::sync::oneshot;
 
@@ -183,16 +183,6 @@ pub struct ComponentAnswer {
     pub width: u16,
     pub height: u16,
     pub input: ComponentInput,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ComponentInput {
-    /// A key, named as Pi's `matchesKey` names keys.
-    Key(String),
-    Paste(String),
-    Tick,
-    /// Ctrl+C closed the component (or the UI is going away).
-    Closed,
 }
 
 #[derive(Debug, Clone, PartialEq)]

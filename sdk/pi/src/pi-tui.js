@@ -129,15 +129,9 @@ export { fuzzyFilter, fuzzyMatch } from "@mariozechner/pi-tui/dist/fuzzy.js";
 export { getKeybindings, setKeybindings } from "@mariozechner/pi-tui/dist/keybindings.js";
 export { TUI } from "./pi-tui-tui.js";
 
-function interactive(name) {
-  return class {
-    constructor() {
-      throw notInTack(
-        `pi-tui's ${name}`,
-        "tack shows no images in a plugin's component",
-      );
-    }
-  };
+/** pi-tui's image component: tack shows no images in a plugin's component. */
+export class Image {
+  constructor() {
+    throw notInTack("pi-tui's Image", "tack shows no images in a plugin's component");
+  }
 }
-
-export const Image = interactive("Image");

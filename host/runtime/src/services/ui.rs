@@ -3,6 +3,8 @@
 
 use async_trait::async_trait;
 
+pub use tack_core::event::ComponentInput;
+
 use crate::api::{Level, ToolResult};
 
 /// Where a plugin's widget goes (`tack:plugin/screen`, 0.2.0); 0.1.0's `ui.set-widget` puts
@@ -22,19 +24,6 @@ pub enum ComponentPlacement {
     Editor,
     /// In a box over the middle of the screen.
     Overlay,
-}
-
-/// What ended one frame of a plugin's component.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ComponentInput {
-    /// A key, named as Pi's `matchesKey` names keys (`a`, `enter`, `ctrl+c`, `shift+tab`).
-    Key(String),
-    /// Text the user pasted.
-    Paste(String),
-    /// The frame's wait passed without a key.
-    Tick,
-    /// The component is gone (Ctrl+C, shutdown, or nobody to show it to).
-    Closed,
 }
 
 /// The answer to one frame: the room the next one has, and what ended this one.

@@ -16,7 +16,9 @@ use tokio::sync::oneshot;
 
 use super::popup::{centered, panel};
 use super::{Cursor, EventResult, Pane, RenderContext};
-use crate::protocol::{ComponentAnswer, ComponentInput, ComponentRequest};
+use tack_core::event::ComponentInput;
+
+use crate::protocol::{ComponentAnswer, ComponentRequest};
 use crate::render::wrap::truncate;
 use crate::state::State;
 
@@ -165,18 +167,15 @@ impl State {
 
 /// The columns and rows inside a component's frame on a screen of `size`.
 fn component_room((columns, rows): (u16, u16), overlay: bool) -> (u16, u16) {
-    if overlay {
-        let width = (columns / 4 * 3).max(20).min(columns.saturating_sub(2));
-        (
-            width.saturating_sub(2),
-            rows.saturating_sub(ROWS_KEPT + 2).max(1),
-        )
+    let outer = if overlay {
+        (columns / 4 * 3).max(20).min(columns.saturating_sub(2))
     } else {
-        (
-            columns.saturating_sub(2),
-            rows.saturating_sub(ROWS_KEPT + 2).max(1),
-        )
-    }
+        columns
+    };
+    (
+        outer.saturating_sub(2),
+        rows.saturating_sub(ROWS_KEPT + 2).max(1),
+    )
 }
 
 /// The rows a component in place of the editor takes, frame included.

@@ -3,13 +3,12 @@
 //! run is over.
 
 use std::sync::{Arc, OnceLock, Weak};
-
 use std::time::Duration;
+
 use tack_core::event::NoticeLevel;
 use tack_core::event::UiRequest;
 use tack_protocol::CloseReason;
-
-use tack_runtime::{ComponentFrame, ComponentInput, ComponentPlacement};
+use tack_runtime::{ComponentFrame, ComponentPlacement};
 use tack_tui::{ComponentRequest, DialogAnswer, DialogRequest, UiEvent};
 use tokio::sync::{mpsc, oneshot};
 
@@ -162,12 +161,7 @@ impl Screen for TuiScreen {
             ComponentFrame {
                 width: answer.width.into(),
                 height: answer.height.into(),
-                input: match answer.input {
-                    tack_tui::ComponentInput::Key(key) => ComponentInput::Key(key),
-                    tack_tui::ComponentInput::Paste(text) => ComponentInput::Paste(text),
-                    tack_tui::ComponentInput::Tick => ComponentInput::Tick,
-                    tack_tui::ComponentInput::Closed => ComponentInput::Closed,
-                },
+                input: answer.input,
             }
         }))
     }
