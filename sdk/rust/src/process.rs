@@ -7,6 +7,10 @@
 //! [`Process::from_id`] reaches it from any instance. So dropping a `Process` does nothing; the
 //! program runs until it exits, the plugin calls [`Process::release`], or tack exits.
 //!
+//! To hear when one of its processes ends, also between runs when no call of the plugin runs,
+//! a plugin subscribes to `process_exit` ([`crate::events::subscribe`]); the event's data
+//! carry the process's `id` and its exit `code` (`null` for a signal).
+//!
 //! ```rust,no_run
 //! use std::time::Duration;
 //! use tack_sdk::process::Process;
@@ -23,7 +27,8 @@ use std::time::Duration;
 
 use crate::additions::tack::plugin0_2_0::process as host;
 pub use crate::additions::tack::plugin0_2_0::process::{
-    ExitStatus, Output, OutputStream, ProcessError, ProcessInfo, Signal, SpawnRequest,
+    ExitStatus, Output, OutputStream, ProcessDetails, ProcessError, ProcessInfo, Signal,
+    SpawnRequest,
 };
 
 impl ProcessError {
@@ -138,6 +143,13 @@ impl Process {
     /// Waits up to `wait` for it to end; `None` while it runs.
     pub fn wait(&self, wait: Duration) -> Result<Option<ExitStatus>, ProcessError> {
         host::wait(self.id, millis(wait))
+    }
+
+    /// How long it has run and the newest output it wrote (at most 4 KiB of both streams),
+    /// without reading it: the next [`Process::read`] still gets everything. For showing the
+    /// process to the user.
+    pub fn details(&self) -> Result<ProcessDetails, ProcessError> {
+        host::details(self.id)
     }
 
     /// Kills it if it still runs and frees its place in the plugin's budget.

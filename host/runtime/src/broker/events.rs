@@ -32,6 +32,9 @@ pub const EVENT_NAMES: &[&str] = &[
     "thinking_level_select",
     "session_tree",
     "dialog_open",
+    // Told only to the plugin that started the process (`broker::process::imports`), never
+    // announced to all subscribers.
+    "process_exit",
 ];
 
 /// One plugin's subscriptions.

@@ -8,9 +8,18 @@
 //! they are killed when the plugin releases them or when the table goes (tack exits, `/reload`).
 //! Each is authorized against the `process` grant and confined by the command sandbox exactly
 //! like an `exec` command, and never leaves it.
+//!
+//! The plugin pulls what a program did (its output, its end), but nobody pulls between runs, when
+//! no plugin code runs: a background command that ends then would go unnoticed until the next
+//! call. So each process has a watcher task that pulls on the plugin's behalf whenever no call of
+//! the plugin wants the process, keeps the unread output within the same caps, and once the
+//! program has ended calls the process's [`ExitNotice`] (the `process_exit` event, told to the
+//! plugin that started it and to no other).
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use tokio::io::AsyncWriteExt as _;
@@ -38,6 +47,8 @@ pub fn process_budget(patterns: &[String]) -> usize {
 pub const STDOUT_CAP: usize = 1 << 20;
 /// Unread standard error kept per process: the newest bytes, the oldest dropped and counted.
 pub const STDERR_KEEP: usize = 256 << 10;
+/// The newest output kept per process for [`ProcessTable::details`], read or not.
+pub const RECENT_KEEP: usize = 4 << 10;
 /// The longest one read, line read or wait may block.
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
 /// How long a write may wait for a program that reads nothing.
@@ -82,6 +93,20 @@ pub struct ProcessInfo {
     pub exit: Option<Option<i32>>,
 }
 
+/// What [`ProcessTable::details`] tells about a process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessDetails {
+    /// How long it has run: until now while it runs, until its end once it ended.
+    pub runtime: Duration,
+    /// The newest [`RECENT_KEEP`] bytes of its output on both streams, in the order they came.
+    pub recent: Vec<u8>,
+}
+
+/// Told once a process ends (its id and exit code, `None` for a signal), unless the plugin
+/// released it first or the table went. It runs on the watcher's task, so it may take its time.
+pub type ExitNotice =
+    Box<dyn FnOnce(u64, Option<i32>) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send>;
+
 /// Pulls made once the wait is over. The pipes are read only when the plugin reads or waits, so
 /// a zero wait (a plugin checking on a background program) must still take what has already
 /// arrived; but a program writing without pause must not keep such a call taking for ever.
@@ -105,12 +130,37 @@ impl LatePulls {
 #[derive(Default)]
 pub struct ProcessTable {
     inner: Mutex<Entries>,
+    /// Cancelled when the table goes, so the watchers let go of their processes at once and
+    /// dropping them kills those still running.
+    gone: CancellationToken,
+}
+
+impl Drop for ProcessTable {
+    fn drop(&mut self) {
+        self.gone.cancel();
+    }
 }
 
 #[derive(Default)]
 struct Entries {
     next_id: u64,
-    live: BTreeMap<u64, Arc<tokio::sync::Mutex<Running>>>,
+    live: BTreeMap<u64, Arc<Entry>>,
+}
+
+/// One process, locked by the plugin's calls and by its watcher.
+struct Entry {
+    running: tokio::sync::Mutex<Running>,
+    /// Woken by each call that wants `running`, so the watcher's pull gives way to it at once
+    /// (the lock is fair: the call, already queued, gets it before the watcher's next turn).
+    wanted: tokio::sync::Notify,
+}
+
+impl Entry {
+    /// The process, for a call of the plugin.
+    async fn lock(&self) -> tokio::sync::MutexGuard<'_, Running> {
+        self.wanted.notify_one();
+        self.running.lock().await
+    }
 }
 
 /// A started program and what it sent that the plugin has not read yet.
@@ -123,15 +173,24 @@ struct Running {
     stderr_dropped: u64,
     /// Set once the handle reported the end: the program exited and its output is drained.
     exit: Option<Option<i32>>,
+    started: Instant,
+    /// When `exit` was set.
+    ended: Option<Instant>,
+    /// The newest output of both streams, whether read or not ([`RECENT_KEEP`]).
+    recent: VecDeque<u8>,
+    /// Set by `release`: the watcher stops without telling anyone.
+    released: bool,
 }
 
 impl ProcessTable {
-    /// Authorizes `command` against `patterns` (the `process` grant) and starts it in `cwd`.
+    /// Authorizes `command` against `patterns` (the `process` grant) and starts it in `cwd`;
+    /// `on_exit` is told when it ends.
     pub fn spawn(
         &self,
         command: &str,
         patterns: &[String],
         start: impl FnOnce(CommandPlan, CancellationToken) -> std::io::Result<(ProcessHandle, Stdin)>,
+        on_exit: Option<ExitNotice>,
     ) -> Result<u64, ProcessError> {
         let plan = match authorize(command, patterns) {
             Ok(plan) => plan,
@@ -162,9 +221,8 @@ impl ProcessTable {
             .map_err(|e| ProcessError::Failed(format!("cannot start `{command}`: {e}")))?;
         entries.next_id += 1;
         let id = entries.next_id;
-        entries.live.insert(
-            id,
-            Arc::new(tokio::sync::Mutex::new(Running {
+        let entry = Arc::new(Entry {
+            running: tokio::sync::Mutex::new(Running {
                 command: command.to_string(),
                 handle,
                 stdin: Some(stdin),
@@ -172,8 +230,25 @@ impl ProcessTable {
                 stderr: VecDeque::new(),
                 stderr_dropped: 0,
                 exit: None,
-            })),
-        );
+                started: Instant::now(),
+                ended: None,
+                recent: VecDeque::new(),
+                released: false,
+            }),
+            wanted: tokio::sync::Notify::new(),
+        });
+        // The watcher holds the process weakly: releasing it or dropping the table still kills
+        // it. Without a runtime (never the case for a plugin's import) nothing watches and the
+        // plugin's own pulls see the end, as before.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(watch(
+                Arc::downgrade(&entry),
+                id,
+                self.gone.clone(),
+                on_exit,
+            ));
+        }
+        entries.live.insert(id, entry);
         Ok(id)
     }
 
@@ -293,14 +368,27 @@ impl ProcessTable {
             .remove(&id)
             .ok_or(ProcessError::Unknown(id))?;
         let mut running = entry.lock().await;
+        running.released = true;
         if running.exit.is_none() {
             running.handle.kill();
         }
         Ok(())
     }
 
+    /// How long the process has run and what it wrote last, read or not: for showing it to a
+    /// person without taking output from whoever reads it.
+    pub async fn details(&self, id: u64) -> Result<ProcessDetails, ProcessError> {
+        let entry = self.get(id)?;
+        let running = entry.lock().await;
+        let until = running.ended.unwrap_or_else(Instant::now);
+        Ok(ProcessDetails {
+            runtime: until.saturating_duration_since(running.started),
+            recent: running.recent.iter().copied().collect(),
+        })
+    }
+
     pub async fn list(&self) -> Vec<ProcessInfo> {
-        let entries: Vec<(u64, Arc<tokio::sync::Mutex<Running>>)> = self
+        let entries: Vec<(u64, Arc<Entry>)> = self
             .lock()
             .live
             .iter()
@@ -318,7 +406,7 @@ impl ProcessTable {
         infos
     }
 
-    fn get(&self, id: u64) -> Result<Arc<tokio::sync::Mutex<Running>>, ProcessError> {
+    fn get(&self, id: u64) -> Result<Arc<Entry>, ProcessError> {
         self.lock()
             .live
             .get(&id)
@@ -359,10 +447,26 @@ impl Running {
         Some(buffer.drain(..n).collect())
     }
 
+    fn stdout_full(&self) -> bool {
+        self.stdout.len() >= STDOUT_CAP
+    }
+
+    fn remember(&mut self, bytes: &[u8]) {
+        self.recent.extend(bytes);
+        let over = self.recent.len().saturating_sub(RECENT_KEEP);
+        self.recent.drain(..over);
+    }
+
+    fn ended(&mut self, code: Option<i32>) {
+        self.exit = Some(code);
+        self.ended = Some(Instant::now());
+        self.stdin = None;
+    }
+
     /// Takes the next thing the program did, waiting up to `wait`; `false` when nothing
     /// happened (or nothing may be read while standard output is full).
     async fn pull(&mut self, wait: Duration) -> bool {
-        if self.exit.is_some() || self.stdout.len() >= STDOUT_CAP {
+        if self.exit.is_some() || self.stdout_full() {
             // Stopping here is the back-pressure: the pipe fills and the program waits.
             if self.exit.is_none() {
                 tokio::time::sleep(wait.min(Duration::from_millis(50))).await;
@@ -371,10 +475,12 @@ impl Running {
         }
         match self.handle.next(wait).await {
             Observed::Stdout(bytes) => {
+                self.remember(&bytes);
                 self.stdout.extend(bytes);
                 true
             }
             Observed::Stderr(bytes) => {
+                self.remember(&bytes);
                 self.stderr.extend(bytes);
                 let over = self.stderr.len().saturating_sub(STDERR_KEEP);
                 if over > 0 {
@@ -384,17 +490,58 @@ impl Running {
                 true
             }
             Observed::Exited(code) => {
-                self.exit = Some(code);
-                self.stdin = None;
+                self.ended(code);
                 true
             }
             // Nobody cancels the handle and it has no timeout, so the end can only be a kill.
             Observed::TimedOut | Observed::Cancelled => {
-                self.exit = Some(None);
-                self.stdin = None;
+                self.ended(None);
                 true
             }
             Observed::Idle => false,
+        }
+    }
+}
+
+/// The longest the watcher's pull waits before it looks again; calls cut it short.
+const WATCH_SLICE: Duration = Duration::from_secs(30);
+
+/// Pulls for the plugin until the process ends, then tells `on_exit`; stops without a word once
+/// the process is released or the table goes.
+async fn watch(entry: Weak<Entry>, id: u64, gone: CancellationToken, on_exit: Option<ExitNotice>) {
+    let ended = tokio::select! {
+        biased;
+        _ = gone.cancelled() => return,
+        ended = until_end(&entry) => ended,
+    };
+    if let (Some(code), Some(notice)) = (ended, on_exit) {
+        if !gone.is_cancelled() {
+            notice(id, code).await;
+        }
+    }
+}
+
+/// The process's exit code once it ended; `None` once it was released or dropped.
+async fn until_end(entry: &Weak<Entry>) -> Option<Option<i32>> {
+    loop {
+        let entry = entry.upgrade()?;
+        let mut running = entry.running.lock().await;
+        if running.released {
+            return None;
+        }
+        if let Some(code) = running.exit {
+            return Some(code);
+        }
+        if running.stdout_full() {
+            // Nothing is read until the plugin reads (the back-pressure), so wait for its call.
+            drop(running);
+            entry.wanted.notified().await;
+            continue;
+        }
+        tokio::select! {
+            biased;
+            _ = entry.wanted.notified() => {}
+            _ = running.pull(WATCH_SLICE) => {}
         }
     }
 }
@@ -407,9 +554,14 @@ mod tests {
     fn start(table: &ProcessTable, command: &str, grant: &[&str]) -> Result<u64, ProcessError> {
         let dir = std::env::temp_dir();
         let patterns: Vec<String> = grant.iter().map(|s| s.to_string()).collect();
-        table.spawn(command, &patterns, |plan, cancel| {
-            ProcessHandle::spawn_interactive(plan, ChildEnv::Inherit, &dir, cancel, None)
-        })
+        table.spawn(
+            command,
+            &patterns,
+            |plan, cancel| {
+                ProcessHandle::spawn_interactive(plan, ChildEnv::Inherit, &dir, cancel, None)
+            },
+            None,
+        )
     }
 
     #[tokio::test]
@@ -470,6 +622,103 @@ mod tests {
                 .await,
             Ok(Output::Closed)
         );
+    }
+
+    /// A notice that sends what it is told on a channel.
+    fn told() -> (
+        ExitNotice,
+        tokio::sync::mpsc::UnboundedReceiver<(u64, Option<i32>)>,
+    ) {
+        let (send, receive) = tokio::sync::mpsc::unbounded_channel();
+        let notice: ExitNotice = Box::new(move |id, code| {
+            Box::pin(async move {
+                let _ = send.send((id, code));
+            })
+        });
+        (notice, receive)
+    }
+
+    fn start_told(
+        table: &ProcessTable,
+        command: &str,
+        notice: ExitNotice,
+    ) -> Result<u64, ProcessError> {
+        let dir = std::env::temp_dir();
+        table.spawn(
+            command,
+            &["**".to_string()],
+            |plan, cancel| {
+                ProcessHandle::spawn_interactive(plan, ChildEnv::Inherit, &dir, cancel, None)
+            },
+            Some(notice),
+        )
+    }
+
+    /// Nobody reads or waits, as between runs: the end is still noticed and told, and the
+    /// output stays for the plugin.
+    #[tokio::test]
+    async fn an_end_nobody_waits_for_is_told_and_the_output_stays() {
+        let table = ProcessTable::default();
+        let (notice, mut exits) = told();
+        let id = start_told(&table, "echo out; exit 3", notice).expect("spawn");
+        let exit = tokio::time::timeout(Duration::from_secs(30), exits.recv())
+            .await
+            .expect("told in time");
+        assert_eq!(exit, Some((id, Some(3))));
+        assert_eq!(table.list().await[0].exit, Some(Some(3)));
+        let details = table.details(id).await.expect("details");
+        assert_eq!(details.recent, b"out\n");
+        assert_eq!(
+            table
+                .read(id, Stream::Stdout, 1024, false, Duration::ZERO)
+                .await,
+            Ok(Output::Data(b"out\n".to_vec())),
+            "details took nothing"
+        );
+        assert_eq!(
+            table.details(id).await.expect("details").recent,
+            b"out\n",
+            "reading keeps the recent output"
+        );
+    }
+
+    /// A call waiting on the process is not held up by the watcher's pull.
+    #[tokio::test]
+    async fn a_call_gets_the_process_while_the_watcher_waits_on_it() {
+        let table = ProcessTable::default();
+        let (notice, _exits) = told();
+        let id = start_told(&table, "cat", notice).expect("spawn");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let answered = tokio::time::timeout(Duration::from_secs(5), async {
+            table.write(id, b"ping\n").await.expect("write");
+            table
+                .read(id, Stream::Stdout, 1024, true, Duration::from_secs(5))
+                .await
+        })
+        .await
+        .expect("not held up for the watcher's slice");
+        assert_eq!(answered, Ok(Output::Data(b"ping\n".to_vec())));
+        let details = table.details(id).await.expect("details");
+        assert!(details.runtime >= Duration::from_millis(100), "{details:?}");
+    }
+
+    /// A process released while it runs is killed and never told about; so is one whose table
+    /// went.
+    #[tokio::test]
+    async fn a_released_process_or_a_dropped_table_tells_nothing() {
+        let table = ProcessTable::default();
+        let (notice, mut exits) = told();
+        let id = start_told(&table, "sleep 30", notice).expect("spawn");
+        table.release(id).await.expect("release");
+        let (notice, mut dropped) = told();
+        start_told(&table, "sleep 30", notice).expect("spawn");
+        drop(table);
+        for exits in [&mut exits, &mut dropped] {
+            let told = tokio::time::timeout(Duration::from_secs(10), exits.recv())
+                .await
+                .expect("the watcher stopped, dropping its notice");
+            assert_eq!(told, None);
+        }
     }
 
     #[tokio::test]

@@ -1,12 +1,44 @@
 //! `tack:plugin/process@0.2.0` on a plugin's [`ProcessTable`]: every call reaches only the
 //! calling plugin's own processes, and time spent waiting on a program is not the plugin's.
+//! The end of a process is told (`process_exit`) to the plugin that started it and to no other.
 
+use std::sync::Weak;
 use std::time::{Duration, Instant};
 
-use super::{Output, ProcessError, Stream};
+use super::{ExitNotice, Output, ProcessError, Stream};
+use crate::api::Level;
 use crate::bindings::v0_2_0::tack::plugin0_2_0::process;
 use crate::broker::exec::{child_env, resolve_cwd, ChildEnv, ProcessHandle, Sandboxing};
+use crate::plugin::LoadedPlugin;
 use crate::state::PluginState;
+
+/// The event a plugin subscribes to (`tack:plugin/events`) to hear that one of its own
+/// processes ended.
+pub const PROCESS_EXIT: &str = "process_exit";
+
+/// Tells `owner` that its process `id` ended, if it subscribed to [`PROCESS_EXIT`]. The owner is
+/// the plugin whose instance spawned the process, fixed at spawn: the event says nothing about
+/// any other plugin's processes, and an id means nothing outside its owner anyway.
+fn exit_notice(owner: Option<Weak<LoadedPlugin>>) -> ExitNotice {
+    Box::new(move |id, code| {
+        Box::pin(async move {
+            let Some(plugin) = owner.and_then(|owner| owner.upgrade()) else {
+                return;
+            };
+            if !plugin.wants_event(PROCESS_EXIT) || plugin.disabled_reason().is_some() {
+                return;
+            }
+            let data = serde_json::json!({ "type": PROCESS_EXIT, "id": id, "code": code });
+            if let Err(e) = plugin.on_named_event(PROCESS_EXIT, &data.to_string()).await {
+                plugin.services().ui.log(
+                    plugin.name(),
+                    Level::Warn,
+                    &format!("event observer failed on {PROCESS_EXIT}: {e}"),
+                );
+            }
+        })
+    })
+}
 
 type Result<T> = wasmtime::Result<std::result::Result<T, process::ProcessError>>;
 
@@ -62,6 +94,7 @@ impl process::Host for PluginState {
             |plan, cancel| {
                 ProcessHandle::spawn_interactive(plan, vars, &cwd, cancel, Some(sandbox))
             },
+            Some(exit_notice(env.plugin.get().cloned())),
         );
         Ok(spawned.map_err(wit_error))
     }
@@ -148,6 +181,19 @@ impl process::Host for PluginState {
 
     async fn release(&mut self, id: u64) -> Result<()> {
         Ok(self.env.processes.release(id).await.map_err(wit_error))
+    }
+
+    async fn details(&mut self, id: u64) -> Result<process::ProcessDetails> {
+        Ok(self
+            .env
+            .processes
+            .details(id)
+            .await
+            .map(|d| process::ProcessDetails {
+                runtime_ms: u64::try_from(d.runtime.as_millis()).unwrap_or(u64::MAX),
+                recent_output: d.recent,
+            })
+            .map_err(wit_error))
     }
 
     async fn list(&mut self) -> wasmtime::Result<Vec<process::ProcessInfo>> {
