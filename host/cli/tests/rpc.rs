@@ -1494,7 +1494,7 @@ fn widget_placement_behaves_as_pi(name: &str, wasm: &str) {
 }
 
 /// A background command outlives the run that started it: the footer counts it (a status
-/// segment), `/jobs` lists it and `/jobs kill` stops it.
+/// segment), `/jobs list` lists it and `/jobs kill` stops it.
 #[test]
 fn a_background_command_outlives_its_run_and_jobs_lists_and_stops_it() {
     let env = new_env();
@@ -1513,7 +1513,7 @@ fn a_background_command_outlives_its_run_and_jobs_lists_and_stops_it() {
     });
     let listed = rpc.call(Command::RunCommand {
         name: "jobs".into(),
-        args: String::new(),
+        args: "list".into(),
     });
     let text = listed["output"].as_str().unwrap_or_default();
     assert!(
@@ -1536,9 +1536,179 @@ fn a_background_command_outlives_its_run_and_jobs_lists_and_stops_it() {
     });
     let listed = rpc.call(Command::RunCommand {
         name: "jobs".into(),
-        args: String::new(),
+        args: "list".into(),
     });
     assert_eq!(listed["output"], "No background commands.");
+    assert!(rpc.finish().0.success());
+}
+
+/// A background command that ends while the agent is idle leaves the footer's count without
+/// another prompt: the host tells core-tools (`process_exit`) and no other plugin. The hostile
+/// plugin, listening for the same event, hears only of its own process ending.
+#[test]
+fn a_background_command_ending_between_runs_updates_the_count_and_only_its_owner_hears() {
+    let env = new_env();
+    // Each program ends when the test says so, long after the run that started it.
+    let until = |flag: &str| format!("while [ ! -e {flag} ]; do sleep 0.1; done");
+    let scripted = env.scripted(
+        json!([
+            { "tool_calls": [
+                { "id": "bg", "name": "bash", "arguments": {
+                    "command": until("core-done"), "run_in_background": true } },
+                { "id": "own", "name": "process_spawn", "arguments": {
+                    "command": until("hostile-done") } }
+            ] },
+            { "text": "started" }
+        ]),
+        json!({ "hostile": { "listen": ["process_exit"] } }),
+    );
+    let hostile = env.package("hostile", artifacts::TEST_HOSTILE, "process = [\"**\"]");
+    env.grant("hostile", "process = [\"**\"]");
+    let hostile = hostile.to_str().expect("utf8").to_string();
+    let mut rpc = env.spawn(&["--plugin", &scripted, "--plugin", &hostile]);
+    rpc.prompt("start them");
+    rpc.wait_for("extension_ui_request", |e| {
+        e["method"] == "setStatus" && e["statusText"] == "1 background command"
+    });
+    rpc.wait("agent_end");
+    let heard = || {
+        env.session_lines()
+            .into_iter()
+            .filter(|l| l["customType"] == "saw-lifecycle" && l["data"]["type"] == "process_exit")
+            .map(|l| l["data"].clone())
+            .collect::<Vec<Value>>()
+    };
+
+    std::fs::write(env.workspace().join("core-done"), "").expect("flag");
+    rpc.wait_for("extension_ui_request", |e| {
+        e["method"] == "setStatus" && e["statusKey"] == "jobs" && e["statusText"].is_null()
+    });
+
+    std::fs::write(env.workspace().join("hostile-done"), "").expect("flag");
+    let deadline = Instant::now() + WAIT;
+    while heard().is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the hostile plugin never heard of its own process"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Its own process's end, told after core-tools' was: that one never reached it.
+    assert_eq!(
+        heard(),
+        vec![json!({ "type": "process_exit", "id": 1, "code": 0 })]
+    );
+    assert!(rpc.finish().0.success());
+}
+
+/// `/jobs` is a picker where someone can answer it: each background command with its state and
+/// runtime. Choosing an ended one shows its latest output (without taking it from
+/// `bash_output`); choosing a running one offers to stop it, showing its output.
+#[test]
+fn jobs_picks_a_background_command_to_show_its_output_or_stop_it() {
+    let env = new_env();
+    let scripted = env.scripted(
+        json!([
+            // One turn each, so they are numbered in this order.
+            { "tool_calls": [{ "id": "serve", "name": "bash", "arguments": {
+                "command": "echo serving; sleep 300", "run_in_background": true } }] },
+            { "tool_calls": [{ "id": "once", "name": "bash", "arguments": {
+                "command": "echo built it", "run_in_background": true } }] },
+            { "text": "started" },
+            { "tool_calls": [{ "id": "read", "name": "bash_output", "arguments": { "id": 2 } }] },
+            { "text": "read" }
+        ]),
+        json!({}),
+    );
+    let mut rpc = env.spawn(&["--plugin", &scripted]);
+    rpc.run("start them");
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let listed = rpc.call(Command::RunCommand {
+            name: "jobs".into(),
+            args: "list".into(),
+        });
+        if listed["output"]
+            .as_str()
+            .is_some_and(|o| o.contains("echo built it — exited with code 0"))
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{listed}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+
+    let pick = |rpc: &mut Rpc, index: usize| -> (String, Value) {
+        let id = rpc.send(Command::RunCommand {
+            name: "jobs".into(),
+            args: String::new(),
+        });
+        let select = rpc.dialog();
+        assert_eq!(select["method"], "select", "{select}");
+        assert_eq!(select["title"], "Background commands", "{select}");
+        let option = select["options"][index]
+            .as_str()
+            .expect("option")
+            .to_string();
+        rpc.client
+            .answer(&UiResponse::select(
+                select["id"].as_str().expect("id"),
+                &option,
+            ))
+            .expect("answer");
+        (id, select)
+    };
+
+    let (id, select) = pick(&mut rpc, 1);
+    let options = select["options"].to_string();
+    assert!(
+        options.contains("1  echo serving; sleep 300 — running ")
+            && options.contains("2  echo built it — exited with code 0 after "),
+        "{select}"
+    );
+    let shown = rpc.response(&id);
+    let shown = shown.data.as_ref().expect("output")["output"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        shown.starts_with("**Background command 2** `echo built it` — exited with code 0 after ")
+            && shown.contains("```\nbuilt it\n```"),
+        "{shown}"
+    );
+
+    let (id, _) = pick(&mut rpc, 0);
+    let confirm = rpc.dialog();
+    assert_eq!(confirm["method"], "confirm", "{confirm}");
+    assert_eq!(confirm["title"], "Stop background command 1?");
+    let message = confirm["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("echo serving; sleep 300\nrunning for ")
+            && message.ends_with("serving"),
+        "{confirm}"
+    );
+    rpc.client
+        .answer(&UiResponse::confirm(
+            confirm["id"].as_str().expect("id"),
+            true,
+        ))
+        .expect("answer");
+    let stopped = rpc.response(&id);
+    assert!(
+        stopped.data.as_ref().expect("output")["output"]
+            .as_str()
+            .is_some_and(|o| o.starts_with("Background command 1 was stopped")),
+        "{stopped:?}"
+    );
+    rpc.wait_for("extension_ui_request", |e| {
+        e["method"] == "setStatus" && e["statusKey"] == "jobs" && e["statusText"].is_null()
+    });
+
+    // What the picker showed is still the model's to read.
+    rpc.prompt("read it");
+    let read = rpc.wait_for("tool_execution_end", |e| e["toolCallId"] == "read");
+    assert!(read.to_string().contains("built it"), "{read}");
+    rpc.wait("agent_end");
     assert!(rpc.finish().0.success());
 }
 

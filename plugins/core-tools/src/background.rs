@@ -1,6 +1,7 @@
 //! Background commands: `bash` with `run_in_background` starts a command that outlives the call
 //! (a dev server, a watcher, a slow test suite); `bash_output` reads what it wrote since the
-//! last read, `bash_kill` stops it, and `/jobs` lists them for the user.
+//! last read, `bash_kill` stops it, and `/jobs` shows them to the user: a picker where one is
+//! chosen to see its latest output and be stopped.
 //!
 //! They run through the host's `process` interface, which keeps them for the plugin rather than
 //! for one call or instance: in the same command sandbox as any `bash` command, judged by the
@@ -30,6 +31,12 @@ const MAX_READ_PER_CALL: usize = 8 << 20;
 const TERMINATE_GRACE: Duration = Duration::from_secs(3);
 /// The status-line segment showing how many background commands run.
 const STATUS_KEY: &str = "jobs";
+/// The host's event for one of this plugin's processes ending (`tack:plugin/events`).
+pub const EXIT_EVENT: &str = "process_exit";
+/// Lines of a command's latest output `/jobs` shows.
+const RECENT_LINES: usize = 20;
+/// A command longer than this is cut in the `/jobs` picker.
+const PICKER_COMMAND_CHARS: usize = 60;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -315,25 +322,156 @@ fn shown_command(command: &str) -> &str {
     command.strip_prefix(MERGE_STREAMS).unwrap_or(command)
 }
 
-/// `/jobs` lists the background commands; `/jobs kill <id>` stops one.
+/// `/jobs` opens a picker of the background commands where someone can answer it (the terminal
+/// UI, an RPC client) and lists them elsewhere; `/jobs list` lists them; `/jobs kill <id>`
+/// stops one.
 pub fn command(args: &str) -> Result<Option<String>, String> {
     let words: Vec<&str> = args.split_whitespace().collect();
     match words.as_slice() {
-        [] => Ok(Some(list_text())),
+        [] if tack_sdk::control::has_ui() => view(),
+        [] | ["list"] => Ok(Some(list_text())),
         ["kill", id] => {
             let id: u64 = id
                 .parse()
                 .map_err(|_| format!("`{id}` is not a background command's id"))?;
-            let process = Process::from_id(id);
-            let how = stop(process).map_err(|e| match e {
-                ProcessError::Unknown(_) => format!("there is no background command {id}"),
-                other => other.message(),
-            })?;
-            let _ = process.release();
-            refresh_status();
-            Ok(Some(format!("Background command {id} {how}.")))
+            stop_and_release(id).map(Some)
         }
-        _ => Err("usage: /jobs, or /jobs kill <id>".into()),
+        _ => Err("usage: /jobs, /jobs list, or /jobs kill <id>".into()),
+    }
+}
+
+/// Stops a command and forgets it; says how it ended.
+fn stop_and_release(id: u64) -> Result<String, String> {
+    let process = Process::from_id(id);
+    let how = stop(process).map_err(|e| match e {
+        ProcessError::Unknown(_) => format!("there is no background command {id}"),
+        other => other.message(),
+    })?;
+    let _ = process.release();
+    refresh_status();
+    Ok(format!("Background command {id} {how}."))
+}
+
+/// The picker: every command with its state and runtime; the one chosen is shown with its
+/// latest output, and a running one is offered to be stopped. Nothing is read from it, so
+/// `bash_output` still gets all its output.
+fn view() -> Result<Option<String>, String> {
+    let all = process::list();
+    if all.is_empty() {
+        return Ok(Some("No background commands.".into()));
+    }
+    let options: Vec<String> = all.iter().map(picker_line).collect();
+    let Some(chosen) = tack_sdk::ui::select("Background commands", &options, None) else {
+        return Ok(None);
+    };
+    let Some(info) = usize::try_from(chosen).ok().and_then(|i| all.get(i)) else {
+        return Ok(None);
+    };
+    let process = Process::from_id(info.id);
+    let gone = |e: ProcessError| match e {
+        ProcessError::Unknown(_) => format!(
+            "background command {} is gone: it was stopped, or its output was read to the end",
+            info.id
+        ),
+        other => other.message(),
+    };
+    // Its state now: it may have ended while the picker was open.
+    let exit = process.wait(Duration::ZERO).map_err(gone)?;
+    let details = process.details().map_err(gone)?;
+    let command = shown_command(&info.command);
+    let runtime = Duration::from_millis(details.runtime_ms);
+    let recent = last_lines(&details.recent_output, RECENT_LINES);
+    let Some(status) = exit else {
+        let message = format!(
+            "{command}\nrunning for {}\n\n{}",
+            duration_text(runtime),
+            if recent.is_empty() {
+                "(no output yet)".to_string()
+            } else {
+                recent.clone()
+            }
+        );
+        if tack_sdk::ui::confirm(
+            &format!("Stop background command {}?", info.id),
+            &message,
+            None,
+        ) {
+            return stop_and_release(info.id).map(Some);
+        }
+        return Ok(Some(details_text(
+            info.id,
+            command,
+            &format!("running for {}", duration_text(runtime)),
+            &recent,
+        )));
+    };
+    Ok(Some(details_text(
+        info.id,
+        command,
+        &format!("{} after {}", ended(status.code), duration_text(runtime)),
+        &recent,
+    )))
+}
+
+/// One line of the picker: id, command (cut), state and runtime.
+fn picker_line(info: &process::ProcessInfo) -> String {
+    let command = one_line(shown_command(&info.command));
+    let command = match command.char_indices().nth(PICKER_COMMAND_CHARS) {
+        Some((at, _)) => format!("{}…", &command[..at]),
+        None => command,
+    };
+    let runtime = Process::from_id(info.id)
+        .details()
+        .map(|d| duration_text(Duration::from_millis(d.runtime_ms)))
+        .unwrap_or_default();
+    let state = match info.exit {
+        None => format!("running {runtime}"),
+        Some(status) => format!("{} after {runtime}", ended(status.code)),
+    };
+    format!("{}  {command} — {state}", info.id)
+}
+
+/// A command as shown in a line of text.
+fn one_line(command: &str) -> String {
+    command.replace('\n', " ")
+}
+
+/// `/jobs`'s answer about one command, in markdown.
+fn details_text(id: u64, command: &str, state: &str, recent: &str) -> String {
+    let mut out = format!(
+        "**Background command {id}** `{}` — {state}\n\n",
+        one_line(command).replace('`', "'")
+    );
+    if recent.is_empty() {
+        out.push_str("No output yet.");
+    } else {
+        out.push_str("Latest output:\n\n");
+        out.push_str(&fenced(recent));
+    }
+    out
+}
+
+/// `text` in a code fence longer than any run of backticks inside it.
+fn fenced(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}\n{}\n{fence}", text.trim_end_matches('\n'))
+}
+
+/// The last `n` lines of `bytes` (output kept from its newest end, so its first line may be cut).
+fn last_lines(bytes: &[u8], n: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let lines: Vec<&str> = text.trim_end_matches('\n').lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// `5s`, `2m 05s`, `1h 02m`.
+fn duration_text(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m {:02}s", s / 60, s % 60),
+        _ => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
     }
 }
 
@@ -351,9 +489,29 @@ fn list_text() -> String {
         out.push_str(&format!(
             "- `{}` {} — {state}\n",
             p.id,
-            shown_command(&p.command).replace('\n', " ")
+            one_line(shown_command(&p.command))
         ));
     }
     out.push_str("\n`/jobs kill <id>` stops one.");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_at_a_glance() {
+        assert_eq!(duration_text(Duration::from_millis(5_400)), "5s");
+        assert_eq!(duration_text(Duration::from_secs(125)), "2m 05s");
+        assert_eq!(duration_text(Duration::from_secs(3720)), "1h 02m");
+    }
+
+    #[test]
+    fn output_is_fenced_past_its_own_backticks_and_cut_to_its_last_lines() {
+        assert_eq!(fenced("a ```b``` c\n"), "````\na ```b``` c\n````");
+        assert_eq!(fenced("plain"), "```\nplain\n```");
+        assert_eq!(last_lines(b"1\n2\n3\n", 2), "2\n3");
+        assert_eq!(last_lines(b"", 2), "");
+    }
 }

@@ -27,7 +27,7 @@ mod truncate;
 mod walk;
 mod write;
 
-use tack_sdk::{EventKind, InitContext, Plugin, Registration, ToolCall, ToolResult};
+use tack_sdk::{EventKind, InitContext, Observer, Plugin, Registration, ToolCall, ToolResult};
 
 use crate::paths::Workspace;
 
@@ -40,6 +40,9 @@ struct CoreTools {
 impl Plugin for CoreTools {
     fn init(&mut self, ctx: &InitContext) -> Result<Registration, String> {
         self.workspace = Some(Workspace::new(&ctx.workspace, ctx.data_dir.as_deref())?);
+        // A background command that ends while the agent is idle runs none of this plugin's
+        // code: the host's event is what brings the footer's count up to date then.
+        tack_sdk::events::subscribe(&[background::EXIT_EVENT])?;
         Ok(Registration::new()
             .tool(read::spec())
             .tool(write::spec())
@@ -52,7 +55,8 @@ impl Plugin for CoreTools {
             .tool(background::kill_spec())
             .command(
                 "jobs",
-                "List background commands (bash with run_in_background); /jobs kill <id> stops one",
+                "Background commands (bash with run_in_background): pick one to see its output \
+                 or stop it; /jobs list lists them, /jobs kill <id> stops one",
             )
             .event(EventKind::AgentEnd))
     }
@@ -99,4 +103,14 @@ impl Plugin for CoreTools {
     }
 }
 
+impl Observer for CoreTools {
+    /// One of its background commands ended, perhaps between runs.
+    fn on_named_event(&mut self, name: &str, _data: &str) {
+        if name == background::EXIT_EVENT {
+            background::refresh_status();
+        }
+    }
+}
+
 tack_sdk::export_plugin!(CoreTools);
+tack_sdk::export_observer!(CoreTools);
