@@ -1662,8 +1662,10 @@ fn jobs_picks_a_background_command_to_show_its_output_or_stop_it() {
     let (id, select) = pick(&mut rpc, 1);
     let options = select["options"].to_string();
     assert!(
-        options.contains("1  echo serving; sleep 300 — running ")
-            && options.contains("2  echo built it — exited with code 0 after "),
+        options.contains("\"1  running ")
+            && options.contains("s · echo serving; sleep 300\"")
+            && options.contains("\"2  exited with code 0 after ")
+            && options.contains("s · echo built it\""),
         "{select}"
     );
     let shown = rpc.response(&id);

@@ -1207,3 +1207,45 @@ fn a_plugins_component_is_framed_and_ctrl_c_takes_the_keyboard_back() {
         assert!(tui.wait_exit().success());
     }
 }
+
+/// The footer counts background commands and drops one that ends while the UI sits idle, with
+/// no key pressed; `/jobs` picks one and shows its latest output, offering to stop it.
+#[test]
+fn background_commands_leave_the_footer_on_their_own_and_jobs_shows_them() {
+    let env = new_env();
+    let plugin = env.scripted(
+        json!([
+            { "tool_calls": [{ "id": "bg", "name": "bash", "arguments": {
+                "command": "echo built-output; while [ ! -e stop-flag ]; do sleep 0.1; done",
+                "run_in_background": true } }] },
+            { "text": "started it" }
+        ]),
+        json!({}),
+    );
+    let mut tui = env.spawn(&["--plugin", &plugin]);
+    tui.wait_for("Ask anything");
+    tui.submit("start it");
+    tui.wait_for("started it");
+    tui.wait_for("1 background command");
+
+    tui.submit("/jobs");
+    let screen = tui.wait_for("core-tools: Background commands");
+    assert!(screen.contains("1  running "), "{screen}");
+    assert!(screen.contains("s · echo built-output; while"), "{screen}");
+    // A dialog ignores answering keys for a moment after it appears (typeahead guard).
+    std::thread::sleep(Duration::from_millis(400));
+    tui.type_keys("\r");
+    let screen = tui.wait_for("Stop background command 1?");
+    assert!(screen.contains("built-output"), "{screen}");
+    // Declined: the command goes on, and its output is shown in the transcript.
+    std::thread::sleep(Duration::from_millis(400));
+    tui.escape();
+    tui.wait_for("Latest output");
+
+    std::fs::write(env.workspace().join("stop-flag"), "").expect("flag");
+    tui.wait_until("the footer to drop the count", |s| {
+        !s.contains("1 background command")
+    });
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}

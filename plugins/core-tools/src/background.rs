@@ -36,7 +36,7 @@ pub const EXIT_EVENT: &str = "process_exit";
 /// Lines of a command's latest output `/jobs` shows.
 const RECENT_LINES: usize = 20;
 /// A command longer than this is cut in the `/jobs` picker.
-const PICKER_COMMAND_CHARS: usize = 60;
+const PICKER_COMMAND_CHARS: usize = 48;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -386,9 +386,9 @@ fn view() -> Result<Option<String>, String> {
             "{command}\nrunning for {}\n\n{}",
             duration_text(runtime),
             if recent.is_empty() {
-                "(no output yet)".to_string()
+                "(no output yet)"
             } else {
-                recent.clone()
+                &recent
             }
         );
         if tack_sdk::ui::confirm(
@@ -413,7 +413,7 @@ fn view() -> Result<Option<String>, String> {
     )))
 }
 
-/// One line of the picker: id, command (cut), state and runtime.
+/// One line of the picker: id, state and runtime, command (cut).
 fn picker_line(info: &process::ProcessInfo) -> String {
     let command = one_line(shown_command(&info.command));
     let command = match command.char_indices().nth(PICKER_COMMAND_CHARS) {
@@ -428,7 +428,8 @@ fn picker_line(info: &process::ProcessInfo) -> String {
         None => format!("running {runtime}"),
         Some(status) => format!("{} after {runtime}", ended(status.code)),
     };
-    format!("{}  {command} — {state}", info.id)
+    // The state first: a narrow dialog cuts the end of a line, and a command's tail matters less.
+    format!("{}  {state} · {command}", info.id)
 }
 
 /// A command as shown in a line of text.

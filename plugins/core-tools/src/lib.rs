@@ -55,8 +55,8 @@ impl Plugin for CoreTools {
             .tool(background::kill_spec())
             .command(
                 "jobs",
-                "Background commands (bash with run_in_background): pick one to see its output \
-                 or stop it; /jobs list lists them, /jobs kill <id> stops one",
+                "Background commands: pick one to see its output or stop it (/jobs list, \
+                 /jobs kill <id>)",
             )
             .event(EventKind::AgentEnd))
     }
