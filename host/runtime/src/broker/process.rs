@@ -19,6 +19,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
@@ -148,18 +149,73 @@ struct Entries {
 }
 
 /// One process, locked by the plugin's calls and by its watcher.
+///
+/// A call must never wait on the watcher's pull. An edge (a wake-up when a call arrives) is not
+/// enough: on another worker thread the watcher can take the lock again between the call's
+/// wake-up and its turn in the lock's queue, and then pull a whole slice with nobody to wake it.
+/// So the calls on their way to the lock are counted (`wanting`), and the watcher checks the
+/// count after it registered for the wake-up and before it pulls, and stays off the lock while
+/// the count is above zero.
 struct Entry {
     running: tokio::sync::Mutex<Running>,
-    /// Woken by each call that wants `running`, so the watcher's pull gives way to it at once
-    /// (the lock is fair: the call, already queued, gets it before the watcher's next turn).
+    /// Calls between wanting the process and holding it.
+    wanting: AtomicUsize,
+    /// Woken when a call starts wanting the process, cutting the watcher's pull short.
     wanted: tokio::sync::Notify,
+    /// Woken when the last wanting call got the process, so the watcher may queue again.
+    unwanted: tokio::sync::Notify,
 }
 
 impl Entry {
+    fn new(running: Running) -> Self {
+        Self {
+            running: tokio::sync::Mutex::new(running),
+            wanting: AtomicUsize::new(0),
+            wanted: tokio::sync::Notify::new(),
+            unwanted: tokio::sync::Notify::new(),
+        }
+    }
+
     /// The process, for a call of the plugin.
     async fn lock(&self) -> tokio::sync::MutexGuard<'_, Running> {
-        self.wanted.notify_one();
+        let _wanting = Wanting::start(self);
+        self.wanted.notify_waiters();
         self.running.lock().await
+    }
+
+    fn is_wanted(&self) -> bool {
+        self.wanting.load(Ordering::SeqCst) > 0
+    }
+
+    /// Returns once no call is on its way to the process.
+    async fn until_unwanted(&self) {
+        loop {
+            let unwanted = self.unwanted.notified();
+            tokio::pin!(unwanted);
+            unwanted.as_mut().enable();
+            if !self.is_wanted() {
+                return;
+            }
+            unwanted.await;
+        }
+    }
+}
+
+/// A call on its way to the process, counted until it holds it (or is dropped on the way).
+struct Wanting<'a>(&'a Entry);
+
+impl<'a> Wanting<'a> {
+    fn start(entry: &'a Entry) -> Self {
+        entry.wanting.fetch_add(1, Ordering::SeqCst);
+        Self(entry)
+    }
+}
+
+impl Drop for Wanting<'_> {
+    fn drop(&mut self) {
+        if self.0.wanting.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.unwanted.notify_waiters();
+        }
     }
 }
 
@@ -221,22 +277,19 @@ impl ProcessTable {
             .map_err(|e| ProcessError::Failed(format!("cannot start `{command}`: {e}")))?;
         entries.next_id += 1;
         let id = entries.next_id;
-        let entry = Arc::new(Entry {
-            running: tokio::sync::Mutex::new(Running {
-                command: command.to_string(),
-                handle,
-                stdin: Some(stdin),
-                stdout: VecDeque::new(),
-                stderr: VecDeque::new(),
-                stderr_dropped: 0,
-                exit: None,
-                started: Instant::now(),
-                ended: None,
-                recent: VecDeque::new(),
-                released: false,
-            }),
-            wanted: tokio::sync::Notify::new(),
-        });
+        let entry = Arc::new(Entry::new(Running {
+            command: command.to_string(),
+            handle,
+            stdin: Some(stdin),
+            stdout: VecDeque::new(),
+            stderr: VecDeque::new(),
+            stderr_dropped: 0,
+            exit: None,
+            started: Instant::now(),
+            ended: None,
+            recent: VecDeque::new(),
+            released: false,
+        }));
         // The watcher holds the process weakly: releasing it or dropping the table still kills
         // it. Without a runtime (never the case for a plugin's import) nothing watches and the
         // plugin's own pulls see the end, as before.
@@ -503,11 +556,8 @@ impl Running {
     }
 }
 
-/// The longest the watcher holds a process in one pull. A call wanting the process cuts the pull
-/// short (`wanted`), but some path does not get through at once: with 30 s slices an MCP test
-/// waited two whole slices (cause not yet found), so a slice this short bounds what any call can
-/// lose behind the watcher, for a few wake-ups a second per running process.
-const WATCH_SLICE: Duration = Duration::from_millis(250);
+/// The longest the watcher holds a process in one pull; a call wanting the process cuts it short.
+const WATCH_SLICE: Duration = Duration::from_secs(30);
 
 /// Pulls for the plugin until the process ends, then tells `on_exit`; stops without a word once
 /// the process is released or the table goes.
@@ -528,6 +578,7 @@ async fn watch(entry: Weak<Entry>, id: u64, gone: CancellationToken, on_exit: Op
 async fn until_end(entry: &Weak<Entry>) -> Option<Option<i32>> {
     loop {
         let entry = entry.upgrade()?;
+        entry.until_unwanted().await;
         let mut running = entry.running.lock().await;
         if running.released {
             return None;
@@ -535,15 +586,23 @@ async fn until_end(entry: &Weak<Entry>) -> Option<Option<i32>> {
         if let Some(code) = running.exit {
             return Some(code);
         }
+        // Registered before the count is read: a call that starts wanting the process after
+        // this check wakes the pull below.
+        let wanted = entry.wanted.notified();
+        tokio::pin!(wanted);
+        wanted.as_mut().enable();
+        if entry.is_wanted() {
+            continue;
+        }
         if running.stdout_full() {
             // Nothing is read until the plugin reads (the back-pressure), so wait for its call.
             drop(running);
-            entry.wanted.notified().await;
+            wanted.await;
             continue;
         }
         tokio::select! {
             biased;
-            _ = entry.wanted.notified() => {}
+            _ = &mut wanted => {}
             _ = running.pull(WATCH_SLICE) => {}
         }
     }
@@ -703,6 +762,42 @@ mod tests {
         assert_eq!(answered, Ok(Output::Data(b"ping\n".to_vec())));
         let details = table.details(id).await.expect("details");
         assert!(details.runtime >= Duration::from_millis(100), "{details:?}");
+    }
+
+    /// Many calls from several threads, as a plugin's instances make them, each gets the process
+    /// in turn: none waits out the watcher's 30 s pull (the watcher once took the lock again
+    /// between a call's wake-up and its place in the queue).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn calls_from_many_threads_never_wait_out_the_watchers_pull() {
+        let table = Arc::new(ProcessTable::default());
+        let (notice, _exits) = told();
+        let id = start_told(&table, "cat", notice).expect("spawn");
+        let mut rounds = tokio::task::JoinSet::new();
+        for task in 0..4 {
+            let table = table.clone();
+            rounds.spawn(async move {
+                for round in 0..50 {
+                    // Each task's own short line; lines from tasks may interleave, so each
+                    // only checks that a whole line came back in time.
+                    let line = format!("{task}-{round}\n");
+                    table.write(id, line.as_bytes()).await.expect("write");
+                    let got = table
+                        .read(id, Stream::Stdout, 1024, true, Duration::from_secs(20))
+                        .await
+                        .expect("read");
+                    assert!(matches!(got, Output::Data(d) if d.ends_with(b"\n")));
+                    // Let the watcher take the process between calls.
+                    tokio::task::yield_now().await;
+                }
+            });
+        }
+        tokio::time::timeout(Duration::from_secs(25), async {
+            while let Some(done) = rounds.join_next().await {
+                done.expect("task");
+            }
+        })
+        .await
+        .expect("no call waited out a pull");
     }
 
     /// A process released while it runs is killed and never told about; so is one whose table
