@@ -45,6 +45,10 @@ struct Scenario {
     /// The scripted model's turns.
     #[serde(default)]
     script: Vec<Value>,
+    /// The scripted model's other conversations: a request whose first user message holds a
+    /// key plays its turns (an extension's own model call, say).
+    #[serde(default)]
+    branches: toml::Table,
     /// More of config.toml (`[compaction]`, say).
     #[serde(default)]
     config: toml::Table,
@@ -81,8 +85,12 @@ struct Scenario {
     /// (provider hooks see real HTTP requests only).
     #[serde(default)]
     anthropic: Option<String>,
-    /// With `anthropic`: text each of which must appear in a request the model was sent (the
-    /// system prompt an extension changed, say).
+    /// Beside the session's model: a provider's API on a local server, for an extension that
+    /// calls a model of it itself.
+    #[serde(default)]
+    own_model: Option<OwnModel>,
+    /// With `anthropic` or `own_model`: text each of which must appear in a request the model was
+    /// sent (the system prompt an extension changed, say).
     #[serde(default)]
     sent: Vec<String>,
     /// Workspace files that must exist afterwards, each holding the text given.
@@ -98,6 +106,19 @@ struct Scenario {
     /// (with `args = []`); every screen a step waited for counts as output.
     #[serde(default)]
     tui: Vec<TuiStep>,
+}
+
+/// A provider an extension calls a model of itself (`complete` of pi-ai), on a local server.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OwnModel {
+    /// `openai` or `google`: its key is set and its base URL is the server's.
+    provider: String,
+    /// The text the server answers.
+    reply: String,
+    /// Models added to the provider's own (one its catalog lacks).
+    #[serde(default)]
+    models: Vec<String>,
 }
 
 /// One step of a terminal UI scenario.
@@ -165,8 +186,43 @@ fn run(examples: &Path, scenario: &Scenario) -> Result<(), String> {
     let mut config = serde_json::to_value(&scenario.config).expect("configuration as JSON");
     config["provider"] = json!("scripted");
     config["plugins"] = serde_json::to_value(&scenario.plugins).expect("plugin configuration");
-    config["plugins"]["scripted"] = json!({ "script": script });
+    config["plugins"]["scripted"] = json!({
+        "script": script,
+        "branches": serde_json::to_value(&scenario.branches).expect("branches as JSON"),
+    });
+    let own = match &scenario.own_model {
+        None => None,
+        Some(own) => {
+            let (reply, path, key) = match own.provider.as_str() {
+                "openai" => (
+                    tack_test_support::openai::text_reply(&own.reply),
+                    "/v1",
+                    "OPENAI_API_KEY",
+                ),
+                "google" => (
+                    tack_test_support::google::text_reply(&own.reply),
+                    "",
+                    "GEMINI_API_KEY",
+                ),
+                other => return Err(format!("own_model: no local server for `{other}`")),
+            };
+            let server = MockServer::always(reply);
+            let models: Vec<Value> = own
+                .models
+                .iter()
+                .map(|id| json!({ "id": id, "reasoning": true }))
+                .collect();
+            config["providers"][&own.provider] =
+                json!({ "base_url": format!("{}{path}", server.url()), "models": models });
+            Some((server, key))
+        }
+    };
     env.config(config);
+    let env = match &own {
+        Some((_, key)) => env.with_var(*key, "sk-own-model-test"),
+        None => env,
+    };
+    let own_server = own.as_ref().map(|(server, _)| server);
     let scripted = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
     if !scenario.grant.is_empty() {
         env.grant(&format!("pi-{}", scenario.name), &scenario.grant);
@@ -230,7 +286,7 @@ fn run(examples: &Path, scenario: &Scenario) -> Result<(), String> {
     if !scenario.tui.is_empty() {
         let seen = drive_tui(&env, &args, &scenario.tui)?;
         let seen = format!("{seen}\n{}", env.sessions_text());
-        return check(&env, scenario, &seen, server.as_ref(), &git);
+        return check(&env, scenario, &seen, server.as_ref().or(own_server), &git);
     }
     let out = match &scenario.stdin {
         None => env.run(&args),
@@ -303,7 +359,7 @@ fn run(examples: &Path, scenario: &Scenario) -> Result<(), String> {
             out.status, scenario.outcome
         ));
     }
-    check(&env, scenario, &seen, server.as_ref(), &git)
+    check(&env, scenario, &seen, server.as_ref().or(own_server), &git)
 }
 
 /// What a scenario expects of what it saw, the model was sent, and the workspace holds.

@@ -11,6 +11,7 @@ mod assemble;
 mod batch;
 mod child;
 mod compact;
+mod complete;
 mod hooks;
 mod provider;
 mod queue;
@@ -28,6 +29,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub use child::{ChildFactory, ChildParts};
+pub use complete::{complete, CompleteError, Completed};
 pub use hooks::{
     AgentStartPatch, CompactDecision, CompactRequest, Hooks, InjectedMessage, InputAction, NoHooks,
     ToolDecision, TreeDecision, TreeRequest,

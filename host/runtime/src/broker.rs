@@ -10,6 +10,7 @@ pub mod exec;
 pub mod files;
 pub mod fs;
 pub mod http;
+pub mod models;
 pub mod process;
 pub mod project;
 pub mod screen;

@@ -9,6 +9,7 @@
 //! child is known to be one wherever its call runs. The child's transcript is recorded in the
 //! parent's session as a `custom` entry owned by the calling plugin.
 
+mod completion;
 mod limits;
 mod narrowed;
 mod progress;
@@ -25,6 +26,7 @@ use tack_core::sync::lock;
 use tack_core::Agent;
 use tokio_util::sync::CancellationToken;
 
+pub use completion::{Completion, CompletionError, CompletionRequest, Role, MAX_COMPLETION_BYTES};
 pub use limits::ChildLimits;
 pub use progress::ChildProgress;
 pub use transcript::{TRANSCRIPT_ENTRY_TYPE, TRANSCRIPT_USAGE_FIELD};
@@ -196,7 +198,7 @@ impl ChildRuns {
         *lock(&self.totals)
     }
 
-    /// How many children have started.
+    /// How many children (and model calls of plugins) have started.
     pub fn started(&self) -> u64 {
         self.started.load(Ordering::Relaxed)
     }

@@ -607,3 +607,64 @@ async fn hostile_cannot_forge_a_transcript_entry() {
     assert!(results[0].1.contains("reserved"), "{results:?}");
     assert!(transcripts(&h.session).is_empty());
 }
+
+/// A plugin's own model call (`tack:plugin/models`): refused without the `agents` grant; with
+/// it, the session's model answers, the call is recorded as the plugin's `subagent-run` entry
+/// with no tools (so the session's stats count it), and a malformed request (an unknown model,
+/// a prompt over the cap) is refused, naming what was wrong.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_model_calls_need_the_grant_and_are_recorded() {
+    for granted in [false, true] {
+        let h = harness(Setup {
+            script: vec![
+                turn(vec![call(
+                    "m1",
+                    "ask_model",
+                    json!({ "prompt": "ASK: the questions" }),
+                )]),
+                turn(vec![call(
+                    "m2",
+                    "ask_model",
+                    json!({ "prompt": "ASK: again", "model": "nowhere/none" }),
+                )]),
+                turn(vec![call(
+                    "m3",
+                    "ask_model",
+                    json!({ "prompt": "ASK: big", "huge": true }),
+                )]),
+                said("done"),
+            ],
+            branches: json!({ "ASK": [said("Which parser?")] }),
+            extras: vec![hostile(granted)],
+            ..Setup::default()
+        })
+        .await;
+        let outcome = run(&h, "go").await;
+        let results = tool_results(&outcome);
+        assert_eq!(results.len(), 3, "{results:?}");
+        if !granted {
+            for result in &results {
+                assert!(result.2, "{results:?}");
+                assert!(result.1.contains("no `agents` grant"), "{results:?}");
+            }
+            assert!(transcripts(&h.session).is_empty());
+            continue;
+        }
+        assert!(!results[0].2, "{results:?}");
+        assert!(results[0].1.contains("Which parser?"), "{results:?}");
+        assert!(results[1].2, "{results:?}");
+        assert!(
+            results[1].1.contains("unknown model 'nowhere/none'"),
+            "{results:?}"
+        );
+        assert!(results[2].2, "{results:?}");
+        assert!(results[2].1.contains("at most 4 MiB"), "{results:?}");
+        let runs = transcripts(&h.session);
+        assert_eq!(runs.len(), 1, "{runs:?}");
+        assert_eq!(runs[0]["description"], "model call", "{}", runs[0]);
+        assert_eq!(runs[0]["status"], "completed", "{}", runs[0]);
+        assert_eq!(runs[0]["text"], "Which parser?", "{}", runs[0]);
+        assert_eq!(runs[0]["usage"]["toolCalls"], 0, "{}", runs[0]);
+        assert_eq!(h.children.started(), 1);
+    }
+}

@@ -122,6 +122,10 @@ try {
         ...(/\.ui\.custom\s*\(/.test(built.outputFiles[0].text)
           ? ["components: screens it draws that take your keyboard (`components = true`)"]
           : []),
+        // pi-ai's `complete`, kept external, is called as `(0, import_pi_ai.complete)(`.
+        ...(/\.(complete|completeSimple)\)?\s*\(/.test(built.outputFiles[0].text)
+          ? ["agents: model calls of its own, on your keys (`agents = true`)"]
+          : []),
       ],
       inputs,
     });

@@ -19,6 +19,7 @@ import * as hostEvents from "tack:plugin/events@0.2.0";
 import { EventEmitter, runCommand, shellQuote } from "./node.js";
 import { plainTheme } from "./theme.js";
 import { custom } from "./components.js";
+import { modelRegistry, piModel } from "./models.js";
 
 /** Thrown by Pi methods tack has no call for yet. */
 export function notInTack(method, why) {
@@ -93,18 +94,6 @@ function linesOf(factory, theme, extra = {}) {
   return lines;
 }
 
-function modelOf(info) {
-  if (!info) return undefined;
-  return {
-    provider: info.provider,
-    id: info.id,
-    name: info.name,
-    api: info.provider,
-    contextWindow: info.contextWindow,
-    reasoning: info.reasoning,
-    input: info.images ? ["text", "image"] : ["text"],
-  };
-}
 
 /**
  * The extension as tack loaded it: what `pi.on` and `pi.register*` collected, and the `ctx`
@@ -431,16 +420,9 @@ export class Extension {
       },
       cwd: this.workspace,
       sessionManager,
-      modelRegistry: {
-        getAll: () => [],
-        getAvailable: () => [],
-        find: () => undefined,
-        getApiKey: async () => {
-          throw notInTack("ctx.modelRegistry.getApiKey", "secrets never enter a plugin");
-        },
-      },
+      modelRegistry: modelRegistry(),
       get model() {
-        return modelOf(control.model());
+        return piModel(control.model());
       },
       isIdle: () => control.isIdle(),
       signal: undefined,

@@ -12,6 +12,7 @@ import { NODE_MODULES, agentDir } from "./node.js";
 import { plainComponentTheme } from "./theme.js";
 import { PROVIDED } from "./modules.js";
 import * as truncate from "./truncate.js";
+import { complete, findModel } from "./models.js";
 
 const VERSION = "0.73.1";
 
@@ -82,6 +83,45 @@ class DynamicBorder {
   invalidate() {}
 }
 
+/**
+ * Pi's `BorderedLoader`: pi-tui's spinner between two rules while an extension works (its own
+ * model call, say). Cancellable by default: Esc aborts its `signal` and calls `onAbort`.
+ */
+class BorderedLoader extends piTui.Container {
+  constructor(tui, theme, message, options = {}) {
+    super();
+    const fg = (color) => (text) => theme?.fg ? theme.fg(color, text) : text;
+    this.cancellable = options.cancellable ?? true;
+    this.addChild(new DynamicBorder(fg("border")));
+    if (this.cancellable) {
+      this.loader = new piTui.CancellableLoader(tui, fg("accent"), fg("muted"), message);
+    } else {
+      this.aborter = new AbortController();
+      this.loader = new piTui.Loader(tui, fg("accent"), fg("muted"), message);
+    }
+    this.addChild(this.loader);
+    if (this.cancellable) {
+      this.addChild(new piTui.Spacer(1));
+      this.addChild(new piTui.Text("esc cancel", 1, 0));
+    }
+    this.addChild(new piTui.Spacer(1));
+    this.addChild(new DynamicBorder(fg("border")));
+  }
+  get signal() {
+    return this.cancellable ? this.loader.signal : this.aborter.signal;
+  }
+  set onAbort(handler) {
+    if (this.cancellable) this.loader.onAbort = handler;
+  }
+  handleInput(data) {
+    if (this.cancellable) this.loader.handleInput(data);
+  }
+  dispose() {
+    if (typeof this.loader.dispose === "function") this.loader.dispose();
+    else this.loader.stop?.();
+  }
+}
+
 function builtInTool(name) {
   return () => {
     throw notInTack(
@@ -116,6 +156,7 @@ function codingAgent() {
     estimateTokens: (message) => Math.ceil(JSON.stringify(message ?? "").length / 4),
     withFileMutationQueue: async (_path, fn) => fn(),
     DynamicBorder,
+    BorderedLoader,
     CustomEditor: piTui.Editor,
     getMarkdownTheme: plainComponentTheme,
     getSelectListTheme: plainComponentTheme,
@@ -137,8 +178,11 @@ function codingAgent() {
   });
 }
 
-const needsModelCall = (name) => () => {
-  throw notInTack(`${name} of @mariozechner/pi-ai`, "a plugin cannot call a model itself yet");
+const streamsNotYet = (name) => () => {
+  throw notInTack(
+    `${name} of @mariozechner/pi-ai`,
+    "a plugin's model call returns the whole answer (complete), not a stream",
+  );
 };
 
 function piAi() {
@@ -151,11 +195,11 @@ function piAi() {
         ...(options.default && { default: options.default }),
       }),
     Type: typebox.Type,
-    complete: needsModelCall("complete"),
-    completeSimple: needsModelCall("completeSimple"),
-    stream: needsModelCall("stream"),
-    streamSimple: needsModelCall("streamSimple"),
-    getModel: needsModelCall("getModel"),
+    complete,
+    completeSimple: complete,
+    stream: streamsNotYet("stream"),
+    streamSimple: streamsNotYet("streamSimple"),
+    getModel: (provider, id) => findModel(provider, id),
   });
 }
 

@@ -308,6 +308,7 @@ pub mod events;
 pub mod exec;
 pub mod http_stream;
 pub mod log;
+pub mod models;
 pub mod process;
 pub mod screen;
 pub mod session;

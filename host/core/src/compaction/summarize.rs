@@ -5,10 +5,8 @@
 //! an imported one) is cut into chunks: the first is summarized, each next one updates that
 //! summary, so nothing is dropped unread.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use futures::StreamExt;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -17,7 +15,7 @@ use super::prompt;
 use super::serialize::serialize_chunks;
 use super::CompactionError;
 use crate::agent::{
-    ModelInfo, Provider, ProviderRequest, ReasoningLevel, RetryPolicy, StreamEvent,
+    complete, CompleteError, ModelInfo, Provider, ProviderRequest, ReasoningLevel, RetryPolicy,
 };
 use crate::message::{Content, Message, UserMessage};
 
@@ -162,34 +160,11 @@ impl Summarizer<'_> {
 
     /// One request, retried on retryable errors like the agent's own; returns the text.
     async fn complete(&self, text: String, max_tokens: u32) -> Result<String, CompactionError> {
-        let max_attempts = self.retry.max_attempts.max(1);
-        let mut attempt = 1;
-        loop {
-            match self.complete_once(&text, max_tokens).await {
-                Err(CompactionError::Provider(error))
-                    if error.kind.is_retryable() && attempt < max_attempts =>
-                {
-                    let Some(delay) = self.retry.delay(attempt, error.retry_after_ms) else {
-                        return Err(CompactionError::Provider(error));
-                    };
-                    tokio::select! {
-                        biased;
-                        _ = self.cancel.cancelled() => return Err(CompactionError::Aborted),
-                        _ = tokio::time::sleep(delay) => {}
-                    }
-                    attempt += 1;
-                }
-                other => return other,
-            }
-        }
-    }
-
-    async fn complete_once(&self, text: &str, max_tokens: u32) -> Result<String, CompactionError> {
-        let request = ProviderRequest {
+        let request = || ProviderRequest {
             model: self.model.clone(),
             system_prompt: prompt::SUMMARIZATION_SYSTEM_PROMPT.to_owned(),
             messages: Arc::new(vec![Arc::new(Message::User(UserMessage {
-                content: vec![Content::text(text)],
+                content: vec![Content::text(text.as_str())],
                 timestamp: crate::message::now_ms(),
             }))]),
             tools: Vec::new(),
@@ -198,37 +173,16 @@ impl Summarizer<'_> {
             options: self.options.clone(),
             cancel: self.cancel.child_token(),
         };
-        let opened = tokio::select! {
-            biased;
-            _ = self.cancel.cancelled() => return Err(CompactionError::Aborted),
-            opened = self.provider.stream(request) => opened,
-        };
-        let mut stream = opened.map_err(CompactionError::Provider)?;
-        let mut blocks: BTreeMap<u32, String> = BTreeMap::new();
-        loop {
-            let next = tokio::select! {
-                biased;
-                _ = self.cancel.cancelled() => return Err(CompactionError::Aborted),
-                next = stream.next() => next,
-            };
-            match next {
-                None => break,
-                Some(StreamEvent::TextDelta { index, delta }) => {
-                    blocks.entry(index).or_default().push_str(&delta)
-                }
-                Some(StreamEvent::Error(error)) => return Err(CompactionError::Provider(error)),
-                Some(_) => {}
-            }
-        }
-        let summary = blocks
-            .into_values()
-            .filter(|b| !b.trim().is_empty())
-            .collect::<Vec<_>>()
-            .join("\n");
-        let summary = summary.trim();
+        let completed = complete(self.provider, request, self.retry, self.cancel)
+            .await
+            .map_err(|e| match e {
+                CompleteError::Aborted => CompactionError::Aborted,
+                CompleteError::Provider(error) => CompactionError::Provider(error),
+            })?;
+        let summary = completed.text("\n");
         if summary.is_empty() {
             return Err(CompactionError::EmptySummary);
         }
-        Ok(summary.to_owned())
+        Ok(summary)
     }
 }

@@ -17,6 +17,8 @@
 //!   escape sequences for the user's terminal.
 //! - `spawn_agent`: starts a sub-agent (`tack:agents`) with `prompt` and the tools `tools`,
 //!   with or without the `agents` grant, asking for tools the parent may not have.
+//! - `ask_model`: a model call of its own (`tack:plugin/models`, 0.2.0) with `prompt`, on
+//!   `model` if given, with or without the `agents` grant; `huge` pads the prompt past the cap.
 //! - `list_dir`: lists a directory through `tack:dirs` (no grant), aiming outside its preopens.
 //! - `http_fetch`: a request through `tack:plugin/http` with headers of its choosing (`Host`,
 //!   `X-Forwarded-Host`) and a granted secret, aimed at a plain-http address off this machine.
@@ -114,6 +116,15 @@ struct SpawnArgs {
     prompt: String,
     #[serde(default)]
     tools: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+struct AskArgs {
+    prompt: String,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    huge: bool,
 }
 
 #[derive(Default)]
@@ -490,6 +501,20 @@ impl Plugin for Hostile {
                 }),
             ))
             .tool(ToolSpec::new(
+                "ask_model",
+                "Ask model",
+                "Asks a model itself with `prompt` (on `model`; `huge` pads it past the cap).",
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "prompt": { "type": "string" },
+                        "model": { "type": "string" },
+                        "huge": { "type": "boolean" }
+                    },
+                    "required": ["prompt"]
+                }),
+            ))
+            .tool(ToolSpec::new(
                 "http_fetch",
                 "HTTP fetch",
                 "GETs `url` through tack:plugin/http with the `headers` given ([[name, value]]), \
@@ -831,6 +856,20 @@ impl Plugin for Hostile {
                     .map(|r| r.text)
                     .map_err(|e| format!("{e:?}")),
                 ),
+                Err(e) => ToolResult::error(e),
+            },
+            "ask_model" => match call.args::<AskArgs>() {
+                Ok(args) => {
+                    let mut prompt = args.prompt;
+                    if args.huge {
+                        prompt.push_str(&"x".repeat(5 << 20));
+                    }
+                    let mut ask = tack_sdk::models::Ask::new(prompt);
+                    if let Some(model) = args.model {
+                        ask = ask.model(model);
+                    }
+                    outcome(ask.send().map(|r| r.text).map_err(|e| format!("{e:?}")))
+                }
                 Err(e) => ToolResult::error(e),
             },
             "fan_out" => match call.args::<FanOutArgs>() {
