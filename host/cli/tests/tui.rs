@@ -994,6 +994,52 @@ fn a_run_that_ends_while_the_user_looks_away_notifies_them() {
     );
 }
 
+/// Pi's `snake.ts`, ported (`examples/pi/snake`, Rust): with the components grant, `/snake` plays
+/// in place of the editor and takes the arrows; Esc pauses and keeps the game in the session, and
+/// the next `/snake` resumes it paused until a key (or, if the snake crashed first on a slow
+/// machine, starts a new game keeping the high score); Q quits.
+#[test]
+fn pi_snake_in_rust_plays_in_place_of_the_editor_and_keeps_a_paused_game() {
+    let env = new_env();
+    let dir = env.example_package("pi/snake", tack_builtin::artifacts::PI_SNAKE);
+    env.grant("pi-snake", "components = true");
+    let snake = dir.display().to_string();
+    let mut tui = env.spawn(&["--plugin", &snake]);
+    tui.wait_for("Ask anything");
+    tui.submit("/snake");
+    let screen = tui.wait_for("SNAKE │ Score: 0 │ High: 0");
+    assert!(screen.contains("pi-snake · Ctrl+C closes"), "{screen}");
+    assert!(
+        screen.contains("▓▓▓▓██"),
+        "the snake, heading right: {screen}"
+    );
+    assert!(
+        !screen.contains("Ask anything"),
+        "the game takes the editor's place"
+    );
+    tui.type_keys("\x1b[A");
+    std::thread::sleep(Duration::from_millis(150));
+    tui.escape();
+    tui.wait_for("Snake paused: /snake resumes it");
+    let saves: Vec<Value> = env
+        .session_lines()
+        .into_iter()
+        .filter(|l| l["customType"] == "snake-save")
+        .collect();
+    let saved = &saves.last().expect("the game was saved")["data"];
+    assert_eq!(saved["nextDirection"], "up", "{saved}");
+    tui.submit("/snake");
+    if saved["gameOver"] == false {
+        tui.wait_for("PAUSED Press any key to continue, Q to quit");
+    } else {
+        tui.wait_for("↑↓←→ or WASD to move");
+    }
+    tui.type_keys("q");
+    tui.wait_for("Ask anything");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
 /// Pi's `custom-footer.ts`, ported (`examples/pi/custom-footer`): `/footer` swaps tack's footer
 /// for the plugin's, padded to the width, updated after each turn; `/footer` again gives tack's
 /// back.
