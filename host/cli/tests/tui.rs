@@ -1040,6 +1040,71 @@ fn pi_snake_in_rust_plays_in_place_of_the_editor_and_keeps_a_paused_game() {
     assert!(tui.wait_exit().success());
 }
 
+/// Pi's `question.ts` in Python (`examples/pi-python/question`), with the components grant: the
+/// options are a component it draws in place of the editor (the SDK's `Component`), ↓ and Enter
+/// pick one, and the model hears which. (In RPC mode, or without the grant, the host's select
+/// dialog asks instead: `rpc.rs::pi_question_in_python_asks_the_client_and_returns_the_answer`.)
+/// Skipped without the Python SDK toolchain, unless `TACK_REQUIRE_SDKS` is set.
+#[test]
+fn pi_question_in_python_draws_its_options_as_a_component() {
+    let name = "pi-question-python";
+    let dir = tack_sdk_examples::repo_root().join("examples/pi-python/question");
+    let toolchains = tack_sdk_examples::Toolchains::locate();
+    let wasm = match tack_sdk_examples::build_python_package(&toolchains, &dir, name) {
+        Ok(wasm) => wasm.display().to_string(),
+        Err(e @ tack_sdk_examples::BuildError::Missing { .. })
+            if !tack_sdk_examples::sdks_required() =>
+        {
+            eprintln!("SKIPPED {name}: {e}");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    let env = new_env();
+    let plugin = env.scripted(
+        json!([
+            { "tool_calls": [{ "id": "q", "name": "question", "arguments": {
+                "question": "Which database?",
+                "options": [
+                    { "label": "SQLite", "description": "one file, no server" },
+                    { "label": "PostgreSQL" }
+                ] } }] },
+            { "text": "noted" }
+        ]),
+        json!({}),
+    );
+    let question = env
+        .package(name, &wasm, "components = true")
+        .display()
+        .to_string();
+    env.grant(name, "components = true");
+    let mut tui = env.spawn(&["--plugin", &plugin, "--plugin", &question]);
+    tui.wait_for("Ask anything");
+    tui.submit("pick a database");
+    let screen = tui.wait_for("> 1. SQLite");
+    assert!(
+        screen.contains("pi-question-python · Ctrl+C closes"),
+        "{screen}"
+    );
+    assert!(screen.contains("one file, no server"), "{screen}");
+    assert!(screen.contains("  3. Type something."), "{screen}");
+    tui.type_keys("\x1b[B");
+    tui.wait_for("> 2. PostgreSQL");
+    tui.type_keys("\r");
+    tui.wait_for("noted");
+    let lines = env.session_lines();
+    let result = lines
+        .iter()
+        .find(|l| l["message"]["role"] == "toolResult")
+        .expect("the tool's result");
+    assert_eq!(
+        result["message"]["content"][0]["text"], "User selected: 2. PostgreSQL",
+        "{result}"
+    );
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
 /// Pi's `custom-footer.ts`, ported (`examples/pi/custom-footer`): `/footer` swaps tack's footer
 /// for the plugin's, padded to the width, updated after each turn; `/footer` again gives tack's
 /// back.

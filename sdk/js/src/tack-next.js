@@ -1,7 +1,7 @@
 // What `tack:plugin@0.2.0` adds, for plugins whose tack.toml says `api = "0.2"` (bin/build.js
 // then builds against 0.2.0's `plugin` world). A 0.1.0 plugin never imports this module.
 //
-//   import { control, events, screen, sendMessage } from "./tack-next.js";
+//   import { control, events, screen, sendMessage, Component, models } from "./tack-next.js";
 //
 // The handlers for 0.2.0's exports are the plugin's own, passed to `definePlugin` beside the
 // 0.1.0 ones: `onNamedEvent(name, data)` (events subscribed to with `events.subscribe`),
@@ -15,6 +15,7 @@ import * as hostScreen from "tack:plugin/screen@0.2.0";
 import * as hostTools from "tack:plugin/tools@0.2.0";
 import * as hostCommands from "tack:plugin/commands@0.2.0";
 import * as hostProcess from "tack:plugin/process@0.2.0";
+import * as hostModels from "tack:plugin/models@0.2.0";
 import { sendMessage as hostSendMessage } from "tack:plugin/session@0.1.0";
 import { currentPlugin } from "./tack.js";
 
@@ -36,6 +37,66 @@ export const screen = {
   /** Pi's `setFooter`: a left and a right part; `undefined` gives the footer back to tack. */
   setFooter: (left, right = "") =>
     hostScreen.setFooter(left === undefined ? undefined : { left, right }),
+};
+
+/**
+ * A component the plugin draws and that takes the keyboard while it is up (Pi's
+ * `ctx.ui.custom`; the `components` grant), in place of the editor ("editor") or over the
+ * screen ("overlay"), driven frame by frame from the tool call or command that opened it:
+ *
+ *   const component = new Component();
+ *   try {
+ *     for (;;) {
+ *       const input = component.frame([`> ${items[picked]}`], 1000);
+ *       if (input.tag === "closed" || (input.tag === "key" && input.val === "enter")) break;
+ *     }
+ *   } finally {
+ *     component.close();
+ *   }
+ *
+ * `frame` answers `{tag: "key", val}` (keys named as Pi's `matchesKey` names them: "a",
+ * "enter", "escape", "up", "ctrl+shift+up"), `{tag: "paste", val}`, `{tag: "tick"}` after
+ * `waitMs` (at most 10 s), or `{tag: "closed"}`: the user pressed Ctrl+C, or nobody can see it
+ * (print, JSON and RPC modes, or no grant), which `visible` tells before the first frame.
+ */
+export class Component {
+  constructor(placement = "editor") {
+    this.placement = placement === "overlay" ? "overlay" : "editor";
+    const first = hostScreen.showComponent([], 0, this.placement);
+    this.width = first.width;
+    this.height = first.height;
+    this.visible = first.input.tag !== "closed";
+  }
+
+  /** Shows `lines` (for `width` columns) and waits for the next input. */
+  frame(lines, waitMs = 0) {
+    const shown = hostScreen.showComponent(lines, waitMs, this.placement);
+    if (shown.input.tag === "closed") {
+      this.visible = false;
+    } else {
+      this.width = shown.width;
+      this.height = shown.height;
+    }
+    return shown.input;
+  }
+
+  close() {
+    hostScreen.closeComponent();
+  }
+}
+
+/**
+ * Model calls of the plugin's own (Pi's `complete`; the `agents` grant). `complete` takes a
+ * prompt or a conversation (`[{role: "user" | "assistant", text}]`) and returns the whole
+ * answer (`text`, `model`, `inputTokens`, `outputTokens`, `cost`, `entryId`); a refusal or a
+ * failed provider throws, its `payload` the `completion-error`. The key stays with tack.
+ */
+export const models = {
+  available: () => hostModels.available(),
+  complete(prompt, { model, systemPrompt, maxTokens, thinking } = {}) {
+    const messages = typeof prompt === "string" ? [{ role: "user", text: prompt }] : prompt;
+    return hostModels.complete({ model, systemPrompt, messages, maxTokens, thinking });
+  },
 };
 
 /** Tools registered while running (`tack:plugin/tools`). */

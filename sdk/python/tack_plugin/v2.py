@@ -17,6 +17,10 @@
 - The screen: :func:`set_widget` (below the editor too), :func:`set_title`,
   :func:`set_editor_text`, :func:`paste_to_editor`, :func:`set_working_message`,
   :func:`set_footer`, :func:`git_branch`.
+- Components it draws and that take the keyboard (Pi's ``ctx.ui.custom``; the ``components``
+  grant): :class:`Component`.
+- Model calls of its own (Pi's ``complete``; the ``agents`` grant): :func:`complete`,
+  :func:`available_models`.
 - Long-lived programs (the ``process`` grant): the generated :mod:`process` module.
 - Messages for the agent, with Pi's ``deliverAs``: :func:`send_message`.
 
@@ -36,6 +40,7 @@ from wit_world.exports import session_hooks as _session_hooks
 from wit_world.imports import commands as _commands
 from wit_world.imports import control as _control
 from wit_world.imports import events as _events
+from wit_world.imports import models as _models
 from wit_world.imports import process  # noqa: F401 (re-exported)
 from wit_world.imports import screen as _screen
 from wit_world.imports import session as _session
@@ -76,6 +81,9 @@ __all__ = [
     "git_branch",
     "send_message",
     "process",
+    "Component",
+    "complete",
+    "available_models",
 ]
 
 
@@ -281,3 +289,89 @@ def send_message(
     if delivery is None:
         raise ValueError(f"deliver_as must be one of {', '.join(_DELIVERIES)}, not {deliver_as!r}")
     _session.send_message(_session.OutgoingMessage(custom_type, text, display), delivery)
+
+
+class Component:
+    """A component this plugin draws and that takes the keyboard while it is up (Pi's
+    ``ctx.ui.custom``; needs the ``components`` grant), in place of the editor (``"editor"``)
+    or over the screen (``"overlay"``), driven frame by frame from the tool call or command
+    that opened it::
+
+        with Component() as component:
+            picked = 0
+            while True:
+                kind, value = component.frame([f"> {items[picked]}"], wait_ms=1000)
+                if kind == "closed" or (kind == "key" and value == "enter"):
+                    break
+
+    :meth:`frame` answers ``("key", name)`` (named as Pi's ``matchesKey`` names keys: ``a``,
+    ``enter``, ``escape``, ``up``, ``ctrl+shift+up``), ``("paste", text)``, ``("tick", None)``
+    after ``wait_ms`` (at most 10 s), or ``("closed", None)``: the user pressed Ctrl+C, or
+    nobody can see it (print, JSON and RPC modes, or no grant), which :attr:`visible` tells
+    before the first frame.
+    """
+
+    def __init__(self, placement: str = "editor") -> None:
+        self._placement = (
+            _screen.ComponentPlacement.OVERLAY
+            if placement == "overlay"
+            else _screen.ComponentPlacement.EDITOR
+        )
+        first = _screen.show_component([], 0, self._placement)
+        self.width: int = first.width
+        self.height: int = first.height
+        self.visible: bool = not isinstance(first.input, _screen.ComponentInput_Closed)
+
+    def frame(self, lines: List[str], wait_ms: int = 0) -> "tuple[str, Optional[str]]":
+        """Shows ``lines`` (for :attr:`width` columns) and waits for the next input."""
+        shown = _screen.show_component(list(lines), wait_ms, self._placement)
+        got = shown.input
+        if isinstance(got, _screen.ComponentInput_Closed):
+            self.visible = False
+            return ("closed", None)
+        self.width, self.height = shown.width, shown.height
+        if isinstance(got, _screen.ComponentInput_Key):
+            return ("key", got.value)
+        if isinstance(got, _screen.ComponentInput_Paste):
+            return ("paste", got.value)
+        return ("tick", None)
+
+    def close(self) -> None:
+        _screen.close_component()
+
+    def __enter__(self) -> "Component":
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.close()
+
+
+def available_models() -> List[_control.ModelInfo]:
+    """The models :func:`complete` may name (Pi's ``modelRegistry.getAvailable``)."""
+    return _models.available()
+
+
+def complete(
+    prompt: Any,
+    *,
+    model: Optional[str] = None,
+    system_prompt: Optional[str] = None,
+    max_tokens: Optional[int] = None,
+    thinking: Optional[str] = None,
+) -> _models.Completion:
+    """A model call of this plugin's own (Pi's ``complete``; needs the ``agents`` grant): a
+    prompt, or a conversation as ``[("user" | "assistant", text), ...]``; ``model`` as
+    ``provider/id`` (the session's by default). Returns the whole answer (``.text``,
+    ``.model``, ``.input_tokens``, ``.output_tokens``, ``.cost``); a refusal or a failed
+    provider raises ``wit_world.types.Err`` holding the ``CompletionError``. The key stays
+    with tack, and the call is recorded in the session."""
+    turns = [("user", prompt)] if isinstance(prompt, str) else list(prompt)
+    messages = [
+        _models.Message(
+            _models.Role.ASSISTANT if role == "assistant" else _models.Role.USER, text
+        )
+        for role, text in turns
+    ]
+    return _models.complete(
+        _models.CompletionRequest(model, system_prompt, messages, max_tokens, thinking)
+    )

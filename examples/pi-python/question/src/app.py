@@ -3,12 +3,13 @@ on ``tack:plugin@0.2.0``: a ``question`` tool the model calls to ask the user a 
 options; the user picks one, or picks "Type something." and writes an answer; the tool's
 result tells the model which.
 
-Pi draws the options and an inline editor with ``ctx.ui.custom``; tack has no plugin-drawn
-components yet, so the same exchange is two of the host's dialogs: ``ui.select`` over the
-options (a description follows its label after " — "), then ``ui.input`` for "Type
-something.". Escape cancels either, as in Pi. The results, their ``details`` and the
-non-interactive error are Pi's, word for word; ``ctx.hasUI`` is
-:func:`tack_plugin.v2.has_ui`.
+Pi draws the options with ``ctx.ui.custom``; so does this port, in place of the editor, with
+:class:`tack_plugin.v2.Component` (the ``components`` grant): ↑↓ move, Enter picks, Escape
+cancels. Where no component can show (RPC mode, or without the grant) the same exchange is the
+host's ``ui.select`` dialog over the options (a description follows its label after " — ").
+"Type something." asks with the host's ``ui.input`` either way; Escape there goes back to the
+options, as in Pi. The results, their ``details`` and the non-interactive error are Pi's, word
+for word; ``ctx.hasUI`` is :func:`tack_plugin.v2.has_ui`.
 """
 
 import json
@@ -22,6 +23,7 @@ from tack_plugin import (
     types,
 )
 from tack_plugin.v2 import (  # noqa: F401 (componentize-py exports these from this module)
+    Component,
     Observer,
     ProviderHooks,
     SessionHooks,
@@ -53,6 +55,31 @@ PARAMETERS = {
     },
     "required": ["question", "options"],
 }
+
+
+def pick(question: str, options: list, shown: list):
+    """The option picked in a component (its index, or None when cancelled), or ``"dialog"``
+    when no component can show."""
+    with Component() as component:
+        if not component.visible:
+            return "dialog"
+        selected = 0
+        while True:
+            lines = [f" {question}", ""]
+            for i, option in enumerate(options + [{"label": OTHER}]):
+                lines.append(f"{'>' if i == selected else ' '} {i + 1}. {option['label']}")
+                if option.get("description"):
+                    lines.append(f"     {option['description']}")
+            lines += ["", " ↑↓ navigate • Enter to select • Esc to cancel"]
+            kind, key = component.frame(lines, 10_000)
+            if kind == "closed" or key == "escape":
+                return None
+            if key == "up":
+                selected = max(0, selected - 1)
+            elif key == "down":
+                selected = min(len(shown) - 1, selected + 1)
+            elif key == "enter":
+                return selected
 
 
 def result(text: str, question: str, options: list, answer, was_custom=None) -> types.ToolResult:
@@ -95,7 +122,9 @@ class Question(Plugin):
             for o in options
         ] + [OTHER]
         while True:
-            picked = ui.select(question, shown, None)
+            picked = pick(question, options, shown)
+            if picked == "dialog":
+                picked = ui.select(question, shown, None)
             if picked is None:
                 return result("User cancelled the selection", question, labels, None)
             if picked < len(options):
