@@ -164,3 +164,74 @@ fn background_commands_obey_the_sandbox_and_the_policies() {
     assert!(failed, "{refused}");
     assert!(!refused.contains("Started background command"), "{refused}");
 }
+
+/// Whether process `pid` is gone (a zombie waiting for its new parent counts as gone).
+fn gone(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X')),
+    }
+}
+
+/// Commands end with tack even when tack is killed with SIGKILL and drops nothing: a
+/// background command, a program its shell started, and the foreground command of the turn
+/// all die (tack's keeper process kills their groups).
+#[cfg(target_os = "linux")]
+#[test]
+fn commands_die_with_a_tack_killed_by_sigkill() {
+    use std::time::{Duration, Instant};
+
+    let env = Env::new(tack!());
+    let plugin = env.scripted_provider(json!([
+        { "tool_calls": [{ "id": "bg", "name": "bash", "arguments": {
+            "command": "echo $$ > bg.pid; sleep 300 & echo $! > grandchild.pid; wait",
+            "run_in_background": true } }] },
+        call_turn("fg", "bash", json!({ "command": "echo $$ > fg.pid; sleep 300" })),
+        { "text": "done" }
+    ]));
+    let mut tack = env
+        .command()
+        .args([
+            "--plugin",
+            plugin.to_str().expect("utf8"),
+            "--mode",
+            "json",
+            "-p",
+            "go",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("tack starts");
+    let files = ["bg.pid", "grandchild.pid", "fg.pid"];
+    let read = |name: &str| {
+        std::fs::read_to_string(env.workspace().join(name))
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    let started = Instant::now();
+    while files.iter().any(|f| read(f).is_none()) {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the commands never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pids: Vec<String> = files.iter().filter_map(|f| read(f)).collect();
+    assert!(pids.iter().all(|pid| !gone(pid)), "all running: {pids:?}");
+
+    tack.kill().expect("SIGKILL");
+    tack.wait().expect("reaped");
+    let killed = Instant::now();
+    while !pids.iter().all(|pid| gone(pid)) {
+        assert!(
+            killed.elapsed() < Duration::from_secs(20),
+            "still running after tack was killed: {:?}",
+            pids.iter().filter(|pid| !gone(pid)).collect::<Vec<_>>()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

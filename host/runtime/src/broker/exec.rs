@@ -35,6 +35,7 @@ use crate::sandbox::{BlockedWatch, SandboxPolicy};
 #[cfg(target_os = "linux")]
 mod confined;
 mod imports;
+mod lifeline;
 
 /// How a command that passed the grant check is run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -301,6 +302,8 @@ pub struct ProcessHandle {
     /// Its pids cgroup, removed when the handle goes.
     #[cfg(target_os = "linux")]
     cgroup: Option<crate::sandbox::Cgroup>,
+    /// Kills its group if tack dies without dropping the handle (SIGKILL, a crash).
+    _lifeline: Option<lifeline::Watched>,
 }
 
 impl ProcessHandle {
@@ -395,8 +398,10 @@ impl ProcessHandle {
         if let Some(stderr) = child.stderr.take() {
             tokio::spawn(pump(stderr, tx, Chunk::Err));
         }
+        let pgid = child.id().and_then(|id| i32::try_from(id).ok());
         Ok(Self {
-            pgid: child.id().and_then(|id| i32::try_from(id).ok()),
+            _lifeline: lifeline::watch(pgid),
+            pgid,
             child: Child::Tokio(child),
             chunks,
             streams_open: true,
@@ -451,8 +456,10 @@ impl ProcessHandle {
         let (tx, chunks) = mpsc::channel(64);
         tokio::spawn(pump(spawned.stdout, tx.clone(), Chunk::Out));
         tokio::spawn(pump(spawned.stderr, tx, Chunk::Err));
+        let pgid = i32::try_from(spawned.child.id()).ok();
         Ok(Self {
-            pgid: i32::try_from(spawned.child.id()).ok(),
+            _lifeline: lifeline::watch(pgid),
+            pgid,
             child: Child::Confined(spawned.child),
             chunks,
             streams_open: true,
