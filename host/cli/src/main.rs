@@ -53,7 +53,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(dispatch(cli)) {
+    let ended = runtime.block_on(dispatch(cli));
+    // A blocking read still waiting (an RPC client's stdin that a plugin's `shutdown` did not
+    // close) would hold the exit for ever; everything that matters was awaited above.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(500));
+    match ended {
         Ok(code) => code,
         Err(e) => {
             eprintln!("tack: {e:#}");

@@ -131,6 +131,9 @@ struct TuiStep {
     /// Types these bytes as they are (`"\u001b[A"` is the up arrow).
     #[serde(default)]
     keys: Option<String>,
+    /// Tack ends on its own after this step (an extension ended it): waits for it to exit.
+    #[serde(default)]
+    exits: bool,
     /// Waits until the screen shows this.
     #[serde(default)]
     wait: Option<String>,
@@ -445,6 +448,24 @@ fn drive_tui(env: &Env, args: &[&str], steps: &[TuiStep]) -> Result<String, Stri
         }
         if let Some(what) = &step.gone {
             seen.push_str(&wait(&tui, what, false)?);
+        }
+        if step.exits {
+            let give_up = std::time::Instant::now() + Duration::from_secs(30);
+            loop {
+                match tui.child.try_wait() {
+                    Ok(Some(status)) if status.success() => {
+                        seen.push_str(&tui.screen());
+                        return Ok(seen);
+                    }
+                    Ok(Some(status)) => {
+                        return Err(format!("tack ended with {status}:\n{}", tui.screen()))
+                    }
+                    _ if std::time::Instant::now() > give_up => {
+                        return Err(format!("tack did not end:\n{}", tui.screen()))
+                    }
+                    _ => std::thread::sleep(Duration::from_millis(50)),
+                }
+            }
         }
     }
     seen.push_str(&tui.screen());

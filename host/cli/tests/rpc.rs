@@ -2158,3 +2158,38 @@ fn pi_question_in_python_asks_the_client_and_returns_the_answer() {
         "Error: UI not available (running in non-interactive mode)"
     );
 }
+
+/// A plugin may end tack (`control.shutdown`, Pi's `ctx.shutdown`), but only as `/quit` does and
+/// only once the run that asked is over: the model still answers after the tool that asked, then
+/// tack closes its output by itself, naming the plugin.
+#[test]
+fn a_plugin_ends_tack_only_once_the_run_is_over() {
+    let env = new_env();
+    let scripted = env.scripted(
+        json!([
+            { "tool_calls": [{ "id": "q", "name": "end_tack", "arguments": {} }] },
+            { "text": "answered after the request" }
+        ]),
+        json!({}),
+    );
+    let hostile = env.plugin("hostile", artifacts::TEST_HOSTILE);
+    let mut rpc = env.spawn(&["--plugin", &scripted, "--plugin", &hostile]);
+    rpc.prompt("finish up");
+    let end = rpc.wait("agent_end");
+    assert!(
+        end.to_string().contains("answered after the request"),
+        "{end}"
+    );
+    loop {
+        match rpc.client.next_event(WAIT) {
+            Ok(_) => continue,
+            Err(tack_protocol::client::ClientError::Closed) => break,
+            Err(e) => panic!("tack did not end by itself: {e}; stderr:\n{}", rpc.stderr()),
+        }
+    }
+    assert!(
+        rpc.stderr().contains("tack: hostile ended tack"),
+        "{}",
+        rpc.stderr()
+    );
+}

@@ -430,9 +430,7 @@ export class Extension {
         throw notInTack("ctx.abort", "a plugin cannot abort the run yet");
       },
       hasPendingMessages: () => control.hasPendingMessages(),
-      shutdown: () => {
-        throw notInTack("ctx.shutdown", "a plugin cannot end tack");
-      },
+      shutdown: () => control.shutdown(),
       getContextUsage: () => {
         const usage = control.contextUsage();
         return (

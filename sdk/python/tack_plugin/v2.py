@@ -64,6 +64,7 @@ __all__ = [
     "set_session_name",
     "set_label",
     "compact",
+    "shutdown",
     "register_tool",
     "unregister_tool",
     "all_tools",
@@ -185,6 +186,11 @@ def set_label(entry_id: str, label: Optional[str]) -> None:
 def compact(instructions: Optional[str] = None) -> None:
     """Asks for a compaction once the agent is idle; ``compaction_end`` says how it went."""
     _control.compact(instructions)
+
+
+def shutdown() -> None:
+    """Pi's ``ctx.shutdown``: tack ends once the agent is idle, as the user's ``/quit`` ends it."""
+    _control.shutdown()
 
 
 def register_tool(spec: types.ToolSpec) -> None:

@@ -219,7 +219,10 @@ impl<S: Screen> SessionDriver<S> {
         if busy.is_some() || self.services.is_shut() {
             return;
         }
-        if self.compact_if_requested(&mut busy) || self.agent.queues().is_empty() {
+        if self.compact_if_requested(&mut busy)
+            || self.quit_if_requested(&busy)
+            || self.agent.queues().is_empty()
+        {
             return;
         }
         let run = self.begin_run(&mut busy);
@@ -245,6 +248,19 @@ impl<S: Screen> SessionDriver<S> {
             driver.release(&work);
             driver.wake();
         });
+        true
+    }
+
+    /// Ends the front end for the plugin that asked (`tack:plugin/control`), if one did and the
+    /// agent is idle (the busy slot is locked by the caller).
+    fn quit_if_requested(&self, busy: &Option<Busy>) -> bool {
+        if busy.is_some() {
+            return false;
+        }
+        let Some(plugin) = self.services.take_shutdown() else {
+            return false;
+        };
+        self.services.screen.quit(&plugin);
         true
     }
 
@@ -391,8 +407,10 @@ impl<S: Screen> SessionDriver<S> {
                 }
                 driver.flush_deferred();
                 *busy = None;
-                // A compaction a plugin asked for during the run.
-                driver.compact_if_requested(&mut busy);
+                // A compaction a plugin asked for during the run, then an end it asked for.
+                if !driver.compact_if_requested(&mut busy) {
+                    driver.quit_if_requested(&busy);
+                }
             }
             run.finished.cancel();
             driver.services.screen.run_finished();

@@ -47,9 +47,11 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
     let run_ended = Arc::new(AtomicBool::new(false));
     let compacting = Arc::new(AtomicBool::new(false));
     let backends = Backends::default();
+    let screen = RpcScreen::new(out.clone(), run_ended.clone());
+    let quitting = screen.quitting();
     let services = Arc::new(RpcServices::new(
         backends.agent.clone(),
-        RpcScreen::new(out.clone(), run_ended.clone()),
+        screen,
         Inbox::new(wake_tx),
     ));
     let host = interactive_host(&services, &backends);
@@ -102,6 +104,7 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
                 None => break,
             },
             Some(()) = wake_rx.recv() => server.driver.wake(),
+            () = quitting.cancelled() => break,
         }
     }
     shut_down(&server).await;

@@ -121,4 +121,9 @@ impl control::Host for PluginState {
             .request_compaction(&self.env.name, instructions);
         Ok(Ok(()))
     }
+
+    async fn shutdown(&mut self) -> wasmtime::Result<()> {
+        self.env.services.agent.request_shutdown(&self.env.name);
+        Ok(())
+    }
 }

@@ -34,6 +34,8 @@ pub trait PluginAgent: Send + Sync + 'static {
     fn agent(&self) -> Option<Arc<Agent>>;
     /// `plugin` asks for a compaction once the agent is idle (`tack:plugin/control`).
     fn request_compaction(&self, plugin: &str, instructions: Option<String>);
+    /// `plugin` asks tack to end once the agent is idle (`tack:plugin/control`).
+    fn request_shutdown(&self, plugin: &str);
 }
 
 /// A compaction a plugin asked for, waiting for the agent to be idle.
@@ -55,6 +57,8 @@ pub struct AgentServices {
     /// Weak: the agent holds the plugins that hold these services.
     agent: OnceLock<Weak<Agent>>,
     compaction: Mutex<Option<CompactionRequest>>,
+    /// The plugin that asked tack to end, if one did.
+    shutdown: Mutex<Option<String>>,
 }
 
 impl AgentServices {
@@ -77,6 +81,16 @@ impl AgentServices {
     /// The compaction a plugin asked for, if one waits; it waits no more.
     pub fn take_compaction(&self) -> Option<CompactionRequest> {
         self.compaction
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
+}
+
+impl AgentServices {
+    /// The plugin that asked tack to end, if one did; it is asked no more.
+    pub fn take_shutdown(&self) -> Option<String> {
+        self.shutdown
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()
@@ -149,6 +163,11 @@ impl PluginAgent for AgentServices {
             plugin: plugin.to_string(),
             instructions,
         });
+    }
+
+    fn request_shutdown(&self, plugin: &str) {
+        let mut asked = self.shutdown.lock().unwrap_or_else(|e| e.into_inner());
+        asked.get_or_insert_with(|| plugin.to_string());
     }
 }
 

@@ -68,6 +68,10 @@ pub trait Screen: Send + Sync + 'static {
     /// `plugin`'s component is over.
     fn close_component(&self, _plugin: &str) {}
 
+    /// `plugin` asked tack to end (`control.shutdown`) and the agent is idle: the front end
+    /// ends as the user's `/quit` ends it.
+    fn quit(&self, plugin: &str);
+
     /// An input hook handled the prompt: no `agent_end` follows.
     fn input_handled(&self) {}
     /// A run failed with `message`.
@@ -349,12 +353,23 @@ impl<S: Screen> PluginAgent for InteractiveServices<S> {
         self.agent.request_compaction(plugin, instructions);
         self.inbox.wake();
     }
+
+    /// As a compaction: held until the driver finds the agent idle.
+    fn request_shutdown(&self, plugin: &str) {
+        self.agent.request_shutdown(plugin);
+        self.inbox.wake();
+    }
 }
 
 impl<S: Screen> InteractiveServices<S> {
     /// The compaction a plugin asked for, if one waits.
     pub fn take_compaction(&self) -> Option<tack_runtime::CompactionRequest> {
         self.agent.take_compaction()
+    }
+
+    /// The plugin that asked tack to end, if one did.
+    pub fn take_shutdown(&self) -> Option<String> {
+        self.agent.take_shutdown()
     }
 }
 

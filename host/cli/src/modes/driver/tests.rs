@@ -104,6 +104,10 @@ impl Screen for Arc<Recording> {
         lock(&self.replies).push(reply);
     }
 
+    fn quit(&self, plugin: &str) {
+        self.note(format!("quit {plugin}"));
+    }
+
     fn dialog_timed_out(&self, _id: &str) {
         self.note("timed out".into());
     }
@@ -439,4 +443,34 @@ async fn dialogs_take_the_answer_or_their_default() {
     let log = h.screen.log();
     assert_eq!(log[log.len() - 2..], ["timed out", "over"]);
     assert_eq!(log.iter().filter(|l| *l == "over").count(), 4);
+}
+
+/// A plugin that asks tack to end during a run (`control.shutdown`) ends it once the run is
+/// over, not before; asked while idle, at the next wake-up.
+#[tokio::test]
+async fn a_plugins_shutdown_waits_for_the_run_to_end() {
+    use tack_runtime::PluginAgent;
+
+    let h = Harness::new();
+    assert_eq!(h.submit("first", None), "started");
+    h.until("the first request", |h| {
+        h.provider.calls.load(Ordering::SeqCst) == 1
+    })
+    .await;
+    h.driver.services.request_shutdown("pi-quitter");
+    h.driver.wake();
+    assert!(
+        !h.screen.log().contains(&"quit pi-quitter".to_string()),
+        "not during the run"
+    );
+    h.open();
+    h.until("the plugin's end", |h| {
+        h.screen.log().contains(&"quit pi-quitter".to_string())
+    })
+    .await;
+    assert_eq!(h.user_texts(), ["first"]);
+
+    h.driver.services.request_shutdown("pi-idle");
+    h.driver.wake();
+    assert!(h.screen.log().contains(&"quit pi-idle".to_string()));
 }

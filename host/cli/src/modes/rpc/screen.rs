@@ -29,6 +29,8 @@ pub struct RpcScreen {
     run_ended: Arc<AtomicBool>,
     /// Numbers the fire-and-forget requests (dialogs have the driver's ids).
     shown: AtomicU64,
+    /// Cancelled when a plugin ends tack (`control.shutdown`): the server stops reading.
+    quit: tokio_util::sync::CancellationToken,
 }
 
 impl RpcScreen {
@@ -38,7 +40,13 @@ impl RpcScreen {
             dialogs: Mutex::default(),
             run_ended,
             shown: AtomicU64::new(0),
+            quit: tokio_util::sync::CancellationToken::new(),
         }
+    }
+
+    /// Cancelled once a plugin ended tack.
+    pub fn quitting(&self) -> tokio_util::sync::CancellationToken {
+        self.quit.clone()
     }
 
     /// Sends a request that expects no answer.
@@ -162,6 +170,11 @@ impl Screen for RpcScreen {
             Value::String(text) => Some(text),
             _ => None,
         }
+    }
+
+    fn quit(&self, plugin: &str) {
+        eprintln!("tack: {plugin} ended tack");
+        self.quit.cancel();
     }
 
     fn notify(&self, plugin: &str, level: NoticeLevel, message: &str) {

@@ -92,6 +92,12 @@ impl Screen for TuiScreen {
         }
     }
 
+    fn quit(&self, plugin: &str) {
+        tracing::info!(plugin, "a plugin ended tack");
+        self.notify("tack", NoticeLevel::Info, &format!("{plugin} ended tack"));
+        self.send(UiEvent::Shutdown);
+    }
+
     fn notify(&self, plugin: &str, level: NoticeLevel, message: &str) {
         self.send(UiEvent::Notify {
             plugin: plugin.to_string(),
