@@ -867,6 +867,40 @@ fn plugin_dev_starts_again_on_a_new_component_and_on_reload() {
     assert!(tui.wait_exit().success());
 }
 
+/// A plugin may ask for a reload (`control.reload`, Pi's `ctx.reload`): once the run that asked
+/// is over, tack starts again on the same session with what was added since start, as `/reload`.
+#[test]
+fn a_plugins_reload_starts_tack_again_once_the_run_is_over() {
+    let env = new_env();
+    let plugin = env.scripted(
+        json!([
+            { "tool_calls": [{ "id": "r", "name": "end_tack", "arguments": { "reload": true } }] },
+            { "text": "answered before the reload" },
+            { "text": "answer two" }
+        ]),
+        json!({}),
+    );
+    let hostile = env.package("hostile", tack_builtin::artifacts::TEST_HOSTILE, "");
+    let hostile = hostile.display().to_string();
+    let mut tui = env.spawn(&["--plugin", &plugin, "--plugin", &hostile]);
+    tui.wait_for("Ask anything");
+    std::fs::create_dir_all(env.home().join("prompts")).expect("prompts");
+    env.write_home("prompts/greet.md", "Say hello to $1.\n");
+    tui.submit("reload yourself");
+    tui.wait_for("answered before the reload");
+    tui.wait_until("the session again after the reload", |screen| {
+        screen.contains("reload yourself") && screen.contains("Ask anything")
+    });
+    tui.type_keys("/gree");
+    tui.wait_for("/greet");
+    tui.type_keys("\x15");
+    tui.submit("/greet world");
+    tui.wait_for("answer two");
+    assert_eq!(env.session_files().len(), 1, "one session all along");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
 /// `/reload` outside `tack plugin dev`: what was added since start (here a prompt template in
 /// the tack home, whose folder did not exist then) is there afterwards, on the same session.
 #[test]

@@ -38,8 +38,8 @@ pub use plugin::{
 pub use plugin_set::PluginSet;
 pub use sandbox::{SandboxMode, SandboxPolicy};
 pub use services::{
-    AgentServices, CompactionRequest, ComponentFrame, ComponentInput, ComponentPlacement,
-    HeadlessUi, HostServices, PluginAgent, PluginSession, PluginUi, SessionServices,
+    AgentServices, CompactionRequest, ComponentFrame, ComponentInput, ComponentPlacement, End,
+    EndRequest, HeadlessUi, HostServices, PluginAgent, PluginSession, PluginUi, SessionServices,
     WidgetPlacement,
 };
 

@@ -15,7 +15,8 @@ mod ui;
 use std::sync::Arc;
 
 pub use agent::{
-    outgoing_message, AgentServices, CompactionRequest, PluginAgent, PLUGIN_MESSAGE_TYPE,
+    outgoing_message, AgentServices, CompactionRequest, End, EndRequest, PluginAgent,
+    PLUGIN_MESSAGE_TYPE,
 };
 pub use session::{PluginSession, SessionServices};
 pub use ui::{

@@ -464,7 +464,14 @@ export class Extension {
       fork: move("fork"),
       navigateTree: move("navigateTree"),
       switchSession: move("switchSession"),
-      reload: move("reload"),
+      // Takes effect once the agent is idle, as /reload: terminal for the handler, as in Pi.
+      reload: async () => {
+        try {
+          control.reload();
+        } catch (e) {
+          throw new Error(`ctx.reload: ${e?.payload ?? e}`);
+        }
+      },
     };
     return this.ctx;
   }

@@ -65,6 +65,7 @@ __all__ = [
     "set_label",
     "compact",
     "shutdown",
+    "reload",
     "register_tool",
     "unregister_tool",
     "all_tools",
@@ -191,6 +192,12 @@ def compact(instructions: Optional[str] = None) -> None:
 def shutdown() -> None:
     """Pi's ``ctx.shutdown``: tack ends once the agent is idle, as the user's ``/quit`` ends it."""
     _control.shutdown()
+
+
+def reload() -> None:
+    """Pi's ``ctx.reload``: tack starts again on this session once the agent is idle, as the
+    user's ``/reload``; only the terminal UI reloads (elsewhere ``Err`` says so)."""
+    _control.reload()
 
 
 def register_tool(spec: types.ToolSpec) -> None:

@@ -18,7 +18,7 @@
 
 use crate::additions::tack::plugin0_2_0::control as host;
 pub use crate::additions::tack::plugin0_2_0::control::{
-    context_usage, has_pending_messages, has_ui, is_idle, model, session_name, set_label,
+    context_usage, has_pending_messages, has_ui, is_idle, model, reload, session_name, set_label,
     set_session_name, shutdown, system_prompt, thinking_level, ContextWindowUsage, ModelInfo,
 };
 

@@ -251,16 +251,27 @@ impl<S: Screen> SessionDriver<S> {
         true
     }
 
-    /// Ends the front end for the plugin that asked (`tack:plugin/control`), if one did and the
-    /// agent is idle (the busy slot is locked by the caller).
+    /// Ends (or reloads) the front end for the plugin that asked (`tack:plugin/control`), if
+    /// one did and the agent is idle (the busy slot is locked by the caller).
     fn quit_if_requested(&self, busy: &Option<Busy>) -> bool {
         if busy.is_some() {
             return false;
         }
-        let Some(plugin) = self.services.take_shutdown() else {
+        let Some(request) = self.services.take_end() else {
             return false;
         };
-        self.services.screen.quit(&plugin);
+        match request.end {
+            tack_runtime::End::Quit => self.services.screen.quit(&request.plugin),
+            tack_runtime::End::Reload if !self.session.lock().is_persistent() => {
+                self.services.screen.notify(
+                    &request.plugin,
+                    NoticeLevel::Warn,
+                    "this session is kept in memory only (--no-session): a reload would lose it",
+                );
+                return false;
+            }
+            tack_runtime::End::Reload => self.services.screen.reload(&request.plugin),
+        }
         true
     }
 

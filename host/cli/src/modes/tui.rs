@@ -79,10 +79,11 @@ async fn run_once(cli: Cli) -> Result<Ended> {
     let prompts = Prompts::read(&cli.prompt, &cwd)?;
     let (ui_tx, ui_rx) = mpsc::unbounded_channel();
     let (wake_tx, mut wake_rx) = mpsc::unbounded_channel();
+    let reload = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let backends = Backends::default();
     let services = Arc::new(TuiServices::new(
         backends.agent.clone(),
-        TuiScreen::new(ui_tx.clone()),
+        TuiScreen::new(ui_tx.clone(), reload.clone()),
         Inbox::new(wake_tx),
     ));
     let host = interactive_host(&services, &backends);
@@ -138,7 +139,7 @@ async fn run_once(cli: Cli) -> Result<Ended> {
         keymap: keymap.clone(),
         images: Default::default(),
         dev_state: crate::commands::plugin_dev::state_file(),
-        reload: Default::default(),
+        reload,
         tree_edit: std::sync::Mutex::new(None),
     });
 

@@ -6,6 +6,7 @@
 use tack_core::agent::InputKind;
 
 use crate::bindings::v0_2_0::tack::plugin0_2_0::control;
+use crate::services::End;
 use crate::state::PluginState;
 
 /// The most a plugin may say about the summary it asks for: the summarizer's prompt carries it.
@@ -123,7 +124,20 @@ impl control::Host for PluginState {
     }
 
     async fn shutdown(&mut self) -> wasmtime::Result<()> {
-        self.env.services.agent.request_shutdown(&self.env.name);
+        // Every front end takes a quit; the result is for reloads.
+        let _ = self
+            .env
+            .services
+            .agent
+            .request_end(&self.env.name, End::Quit);
         Ok(())
+    }
+
+    async fn reload(&mut self) -> wasmtime::Result<Result<(), String>> {
+        Ok(self
+            .env
+            .services
+            .agent
+            .request_end(&self.env.name, End::Reload))
     }
 }

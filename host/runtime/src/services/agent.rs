@@ -34,8 +34,25 @@ pub trait PluginAgent: Send + Sync + 'static {
     fn agent(&self) -> Option<Arc<Agent>>;
     /// `plugin` asks for a compaction once the agent is idle (`tack:plugin/control`).
     fn request_compaction(&self, plugin: &str, instructions: Option<String>);
-    /// `plugin` asks tack to end once the agent is idle (`tack:plugin/control`).
-    fn request_shutdown(&self, plugin: &str);
+    /// `plugin` asks tack to end, or to start again, once the agent is idle
+    /// (`tack:plugin/control`); `Err` says why this front end cannot.
+    fn request_end(&self, plugin: &str, end: End) -> Result<(), String>;
+}
+
+/// How a plugin asks tack to end (`tack:plugin/control`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// As the user's `/quit`.
+    Quit,
+    /// As the user's `/reload`: again on the same session, everything read anew.
+    Reload,
+}
+
+/// An end a plugin asked for, waiting for the agent to be idle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EndRequest {
+    pub plugin: String,
+    pub end: End,
 }
 
 /// A compaction a plugin asked for, waiting for the agent to be idle.
@@ -57,8 +74,8 @@ pub struct AgentServices {
     /// Weak: the agent holds the plugins that hold these services.
     agent: OnceLock<Weak<Agent>>,
     compaction: Mutex<Option<CompactionRequest>>,
-    /// The plugin that asked tack to end, if one did.
-    shutdown: Mutex<Option<String>>,
+    /// The end a plugin asked for, if one did (the first asked wins).
+    end: Mutex<Option<EndRequest>>,
 }
 
 impl AgentServices {
@@ -88,12 +105,18 @@ impl AgentServices {
 }
 
 impl AgentServices {
-    /// The plugin that asked tack to end, if one did; it is asked no more.
-    pub fn take_shutdown(&self) -> Option<String> {
-        self.shutdown
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
+    /// The end a plugin asked for, if one did; it is asked no more.
+    pub fn take_end(&self) -> Option<EndRequest> {
+        self.end.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Keeps `plugin`'s end for the front end to act on once the agent is idle.
+    pub fn hold_end(&self, plugin: &str, end: End) {
+        let mut asked = self.end.lock().unwrap_or_else(|e| e.into_inner());
+        asked.get_or_insert_with(|| EndRequest {
+            plugin: plugin.to_string(),
+            end,
+        });
     }
 }
 
@@ -165,9 +188,15 @@ impl PluginAgent for AgentServices {
         });
     }
 
-    fn request_shutdown(&self, plugin: &str) {
-        let mut asked = self.shutdown.lock().unwrap_or_else(|e| e.into_inner());
-        asked.get_or_insert_with(|| plugin.to_string());
+    /// Print and JSON modes end after their run anyway; only the terminal UI reloads.
+    fn request_end(&self, plugin: &str, end: End) -> Result<(), String> {
+        match end {
+            End::Quit => {
+                self.hold_end(plugin, end);
+                Ok(())
+            }
+            End::Reload => Err("only tack's terminal UI reloads (the user's /reload)".into()),
+        }
     }
 }
 

@@ -19,8 +19,8 @@
 //!   with or without the `agents` grant, asking for tools the parent may not have.
 //! - `ask_model`: a model call of its own (`tack:plugin/models`, 0.2.0) with `prompt`, on
 //!   `model` if given, with or without the `agents` grant; `huge` pads the prompt past the cap.
-//! - `end_tack`: asks tack to end (`tack:plugin/control`'s `shutdown`, 0.2.0) in the middle of
-//!   a run, which must end first.
+//! - `end_tack`: asks tack to end (`tack:plugin/control`'s `shutdown`, 0.2.0), or with
+//!   `reload` to start again (`reload`), in the middle of a run, which must end first.
 //! - `list_dir`: lists a directory through `tack:dirs` (no grant), aiming outside its preopens.
 //! - `http_fetch`: a request through `tack:plugin/http` with headers of its choosing (`Host`,
 //!   `X-Forwarded-Host`) and a granted secret, aimed at a plain-http address off this machine.
@@ -505,8 +505,8 @@ impl Plugin for Hostile {
             .tool(ToolSpec::new(
                 "end_tack",
                 "End tack",
-                "Asks tack to end now.",
-                json!({ "type": "object", "properties": {} }),
+                "Asks tack to end now (or with `reload`, to start again).",
+                json!({ "type": "object", "properties": { "reload": { "type": "boolean" } } }),
             ))
             .tool(ToolSpec::new(
                 "ask_model",
@@ -867,8 +867,17 @@ impl Plugin for Hostile {
                 Err(e) => ToolResult::error(e),
             },
             "end_tack" => {
-                tack_sdk::control::shutdown();
-                ToolResult::text("asked tack to end")
+                let reload = call
+                    .args::<Value>()
+                    .ok()
+                    .and_then(|a| a["reload"].as_bool())
+                    .unwrap_or(false);
+                if reload {
+                    outcome(tack_sdk::control::reload().map(|()| "asked tack to reload".into()))
+                } else {
+                    tack_sdk::control::shutdown();
+                    ToolResult::text("asked tack to end")
+                }
             }
             "ask_model" => match call.args::<AskArgs>() {
                 Ok(args) => {

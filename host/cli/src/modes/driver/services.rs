@@ -71,6 +71,15 @@ pub trait Screen: Send + Sync + 'static {
     /// `plugin` asked tack to end (`control.shutdown`) and the agent is idle: the front end
     /// ends as the user's `/quit` ends it.
     fn quit(&self, plugin: &str);
+    /// Whether this front end starts again on its session (the user's `/reload`).
+    fn reloads(&self) -> bool {
+        false
+    }
+    /// `plugin` asked for a reload (`control.reload`) and the agent is idle; only asked of a
+    /// front end that [`reloads`](Screen::reloads).
+    fn reload(&self, plugin: &str) {
+        self.quit(plugin);
+    }
 
     /// An input hook handled the prompt: no `agent_end` follows.
     fn input_handled(&self) {}
@@ -355,9 +364,13 @@ impl<S: Screen> PluginAgent for InteractiveServices<S> {
     }
 
     /// As a compaction: held until the driver finds the agent idle.
-    fn request_shutdown(&self, plugin: &str) {
-        self.agent.request_shutdown(plugin);
+    fn request_end(&self, plugin: &str, end: tack_runtime::End) -> Result<(), String> {
+        if end == tack_runtime::End::Reload && !self.screen.reloads() {
+            return Err("only tack's terminal UI reloads (the user's /reload)".into());
+        }
+        self.agent.hold_end(plugin, end);
         self.inbox.wake();
+        Ok(())
     }
 }
 
@@ -367,9 +380,9 @@ impl<S: Screen> InteractiveServices<S> {
         self.agent.take_compaction()
     }
 
-    /// The plugin that asked tack to end, if one did.
-    pub fn take_shutdown(&self) -> Option<String> {
-        self.agent.take_shutdown()
+    /// The end a plugin asked for, if one did.
+    pub fn take_end(&self) -> Option<tack_runtime::EndRequest> {
+        self.agent.take_end()
     }
 }
 

@@ -457,7 +457,10 @@ async fn a_plugins_shutdown_waits_for_the_run_to_end() {
         h.provider.calls.load(Ordering::SeqCst) == 1
     })
     .await;
-    h.driver.services.request_shutdown("pi-quitter");
+    h.driver
+        .services
+        .request_end("pi-quitter", tack_runtime::End::Quit)
+        .expect("a quit is taken");
     h.driver.wake();
     assert!(
         !h.screen.log().contains(&"quit pi-quitter".to_string()),
@@ -470,7 +473,10 @@ async fn a_plugins_shutdown_waits_for_the_run_to_end() {
     .await;
     assert_eq!(h.user_texts(), ["first"]);
 
-    h.driver.services.request_shutdown("pi-idle");
+    h.driver
+        .services
+        .request_end("pi-idle", tack_runtime::End::Quit)
+        .expect("a quit is taken");
     h.driver.wake();
     assert!(h.screen.log().contains(&"quit pi-idle".to_string()));
 }

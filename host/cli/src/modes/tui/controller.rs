@@ -27,7 +27,7 @@ pub struct Controller {
     /// tack to resume.
     pub dev_state: Option<std::path::PathBuf>,
     /// `/reload` was asked: the UI ends and tack exits for `tack plugin dev` to rebuild.
-    pub reload: std::sync::atomic::AtomicBool,
+    pub reload: Arc<std::sync::atomic::AtomicBool>,
     /// The text of the user message chosen in `/tree`: once the move to the point before it is
     /// made, it goes into the editor to be edited and sent again (as Pi does).
     pub tree_edit: std::sync::Mutex<Option<String>>,

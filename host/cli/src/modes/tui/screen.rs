@@ -22,13 +22,19 @@ pub struct TuiScreen {
     /// What the footer shows, once the agent exists (plugins are loaded before it). Weak, as
     /// the state holds the plugins, which hold this screen.
     front: OnceLock<Weak<AgentSession>>,
+    /// Shared with the controller: set when the UI ends to start again (`/reload`).
+    reload: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl TuiScreen {
-    pub fn new(ui: mpsc::UnboundedSender<UiEvent>) -> Self {
+    pub fn new(
+        ui: mpsc::UnboundedSender<UiEvent>,
+        reload: Arc<std::sync::atomic::AtomicBool>,
+    ) -> Self {
         TuiScreen {
             ui,
             front: OnceLock::new(),
+            reload,
         }
     }
 
@@ -95,6 +101,16 @@ impl Screen for TuiScreen {
     fn quit(&self, plugin: &str) {
         tracing::info!(plugin, "a plugin ended tack");
         self.notify("tack", NoticeLevel::Info, &format!("{plugin} ended tack"));
+        self.send(UiEvent::Shutdown);
+    }
+
+    fn reloads(&self) -> bool {
+        true
+    }
+
+    fn reload(&self, plugin: &str) {
+        tracing::info!(plugin, "a plugin reloaded tack");
+        self.reload.store(true, std::sync::atomic::Ordering::SeqCst);
         self.send(UiEvent::Shutdown);
     }
 
