@@ -195,7 +195,43 @@ pub struct AgentSession {
     ended: AtomicBool,
 }
 
+/// A plugin's `/model` and `/thinking` (`tack:plugin/control`), through the same switch.
+impl tack_runtime::ModelControl for AgentSession {
+    fn set_model(&self, plugin: &str, model: &str) -> std::result::Result<(), String> {
+        let (provider, id) = match model.split_once('/') {
+            Some((provider, id)) => (provider.to_string(), id.to_string()),
+            None => (self.agent.config().model.provider, model.to_string()),
+        };
+        self.model_switch()
+            .set_model(&provider, &id)
+            .map_err(|e| format!("{e:#}"))?;
+        tracing::info!(plugin, model, "a plugin switched the model");
+        Ok(())
+    }
+
+    fn set_thinking_level(&self, plugin: &str, level: &str) -> std::result::Result<String, String> {
+        let (set, _) = self
+            .model_switch()
+            .set_thinking(level)
+            .map_err(|e| format!("{e:#}"))?;
+        tracing::info!(
+            plugin,
+            level = set.as_str(),
+            "a plugin set the thinking level"
+        );
+        Ok(set.as_str().to_string())
+    }
+}
+
 impl AgentSession {
+    /// Lets the plugins change the model and thinking level (`tack:plugin/control`), in the
+    /// modes that change them between runs.
+    pub fn serve_model_changes(self: &Arc<Self>) {
+        let weak: std::sync::Weak<AgentSession> = Arc::downgrade(self);
+        let control: std::sync::Weak<dyn tack_runtime::ModelControl> = weak;
+        self.loaded.backends.agent.attach_model_control(control);
+    }
+
     /// Tells plugins the session ended. Every exit path of every mode calls it; only the first
     /// call is heard.
     pub async fn end(&self) {

@@ -1067,8 +1067,9 @@ fn a_plugin_cannot_take_or_flood_the_command_names() {
 
 /// `tack:plugin/control` needs no grant, so what it writes is budgeted: a name or label is one
 /// line of at most 200 characters, a label names an entry that exists, and compaction
-/// instructions are at most 8 KiB. None of the oversized or malformed requests reaches the
-/// session, and no compaction runs.
+/// instructions are at most 8 KiB; the model and thinking level stay as the mode started them
+/// in print and JSON mode. None of the oversized or malformed requests reaches the session, and
+/// no compaction runs.
 #[test]
 fn a_plugin_without_grants_cannot_flood_the_session_through_control() {
     let env = new_env();
@@ -1083,7 +1084,7 @@ fn a_plugin_without_grants_cannot_flood_the_session_through_control() {
     let events = json_run(&env, &base, &[]);
     let text = result_text(tool_event(&events, "tool_execution_end", "flood"));
     let outcomes: Vec<&str> = text.lines().collect();
-    assert_eq!(outcomes.len(), 6, "{text}");
+    assert_eq!(outcomes.len(), 8, "{text}");
     assert!(
         outcomes.iter().all(|o| o.starts_with("refused: ")),
         "{text}"
@@ -1094,6 +1095,15 @@ fn a_plugin_without_grants_cannot_flood_the_session_through_control() {
     assert!(outcomes[3].contains("no entry 'no-such-entry'"), "{text}");
     assert!(outcomes[4].contains("at most 200"), "{text}");
     assert!(outcomes[5].contains("at most 8192"), "{text}");
+    // Print and JSON modes keep the model they started with.
+    assert!(
+        outcomes[6].contains("only in the terminal UI and RPC"),
+        "{text}"
+    );
+    assert!(
+        outcomes[7].contains("only in the terminal UI and RPC"),
+        "{text}"
+    );
     assert!(
         !events.iter().any(|e| e["type"] == "compaction_start"),
         "no compaction ran"
@@ -1105,6 +1115,15 @@ fn a_plugin_without_grants_cannot_flood_the_session_through_control() {
             .any(|l| ["session_info", "label", "compaction"]
                 .contains(&l["type"].as_str().unwrap_or_default())),
         "nothing reached the session: {written:?}"
+    );
+    let models: Vec<&Value> = written
+        .iter()
+        .filter(|l| l["type"] == "model_change")
+        .collect();
+    assert_eq!(
+        models.len(),
+        1,
+        "only the model tack started with: {models:?}"
     );
     assert_neighbour_worked(&events, "n1");
 }

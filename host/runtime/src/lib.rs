@@ -39,8 +39,8 @@ pub use plugin_set::PluginSet;
 pub use sandbox::{SandboxMode, SandboxPolicy};
 pub use services::{
     AgentServices, CompactionRequest, ComponentFrame, ComponentInput, ComponentPlacement, End,
-    EndRequest, HeadlessUi, HostServices, PluginAgent, PluginSession, PluginUi, SessionServices,
-    WidgetPlacement,
+    EndRequest, HeadlessUi, HostServices, ModelControl, PluginAgent, PluginSession, PluginUi,
+    SessionServices, WidgetPlacement,
 };
 
 /// Types of the newest WIT version, used across the host whatever version a plugin speaks.

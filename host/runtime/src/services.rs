@@ -15,7 +15,7 @@ mod ui;
 use std::sync::Arc;
 
 pub use agent::{
-    outgoing_message, AgentServices, CompactionRequest, End, EndRequest, PluginAgent,
+    outgoing_message, AgentServices, CompactionRequest, End, EndRequest, ModelControl, PluginAgent,
     PLUGIN_MESSAGE_TYPE,
 };
 pub use session::{PluginSession, SessionServices};

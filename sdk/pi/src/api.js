@@ -241,14 +241,25 @@ export class Extension {
           sourceInfo: { path: `plugin:${plugin}`, source: plugin, scope: "user", origin: "package" },
         }));
       },
-      async setModel() {
-        throw notInTack("pi.setModel", "a plugin cannot change the model yet");
+      // As Pi's: false when the model cannot be used (no key, not listed); the reason is logged.
+      async setModel(model) {
+        try {
+          control.setModel(model?.provider ? `${model.provider}/${model.id}` : String(model));
+          return true;
+        } catch (e) {
+          hostLog("warn", `pi.setModel: ${e?.payload ?? e}`);
+          return false;
+        }
       },
       getThinkingLevel() {
         return control.thinkingLevel();
       },
-      setThinkingLevel() {
-        throw notInTack("pi.setThinkingLevel", "a plugin cannot change the thinking level yet");
+      setThinkingLevel(level) {
+        try {
+          control.setThinkingLevel(String(level));
+        } catch (e) {
+          hostLog("warn", `pi.setThinkingLevel: ${e?.payload ?? e}`);
+        }
       },
       registerProvider(name) {
         throw notInTack(

@@ -66,6 +66,8 @@ __all__ = [
     "compact",
     "shutdown",
     "reload",
+    "set_model",
+    "set_thinking_level",
     "register_tool",
     "unregister_tool",
     "all_tools",
@@ -192,6 +194,17 @@ def compact(instructions: Optional[str] = None) -> None:
 def shutdown() -> None:
     """Pi's ``ctx.shutdown``: tack ends once the agent is idle, as the user's ``/quit`` ends it."""
     _control.shutdown()
+
+
+def set_model(model: str) -> None:
+    """Pi's ``pi.setModel``: ``provider/id`` (or an id of the current provider) for the next
+    requests, as ``/model``; raises ``Err`` naming why it cannot be used."""
+    _control.set_model(model)
+
+
+def set_thinking_level(level: str) -> str:
+    """Pi's ``pi.setThinkingLevel``; returns the level set (clamped to what the model can)."""
+    return _control.set_thinking_level(level)
 
 
 def reload() -> None:

@@ -75,6 +75,7 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
             .await?,
     );
     services.attach_plugins(front.loaded.set.clone());
+    front.serve_model_changes();
     let checkpoints = crate::checkpoints::Checkpoints::for_start(&front.loaded);
     let driver = Arc::new(
         SessionDriver::new(

@@ -96,6 +96,7 @@ async fn run_once(cli: Cli) -> Result<Ended> {
             .await?,
     );
     services.attach_plugins(front.loaded.set.clone());
+    front.serve_model_changes();
     let loaded = &front.loaded;
 
     let log_path = loaded.home.root().join("tui-stderr.log");

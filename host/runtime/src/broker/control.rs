@@ -9,6 +9,10 @@ use crate::bindings::v0_2_0::tack::plugin0_2_0::control;
 use crate::services::End;
 use crate::state::PluginState;
 
+/// Why a model change is refused where the mode keeps its model.
+const NO_MODEL_CHANGES: &str =
+    "the model and thinking level change only in the terminal UI and RPC mode";
+
 /// The most a plugin may say about the summary it asks for: the summarizer's prompt carries it.
 const MAX_INSTRUCTIONS: usize = 8 * 1024;
 
@@ -139,5 +143,22 @@ impl control::Host for PluginState {
             .services
             .agent
             .request_end(&self.env.name, End::Reload))
+    }
+
+    async fn set_model(&mut self, model: String) -> wasmtime::Result<Result<(), String>> {
+        let Some(control) = self.env.services.agent.model_control() else {
+            return Ok(Err(NO_MODEL_CHANGES.into()));
+        };
+        Ok(control.set_model(&self.env.name, &model))
+    }
+
+    async fn set_thinking_level(
+        &mut self,
+        level: String,
+    ) -> wasmtime::Result<Result<String, String>> {
+        let Some(control) = self.env.services.agent.model_control() else {
+            return Ok(Err(NO_MODEL_CHANGES.into()));
+        };
+        Ok(control.set_thinking_level(&self.env.name, &level))
     }
 }

@@ -37,6 +37,18 @@ pub trait PluginAgent: Send + Sync + 'static {
     /// `plugin` asks tack to end, or to start again, once the agent is idle
     /// (`tack:plugin/control`); `Err` says why this front end cannot.
     fn request_end(&self, plugin: &str, end: End) -> Result<(), String>;
+    /// What changes the model and thinking level for plugins; `None` where the mode keeps its
+    /// model (print and JSON).
+    fn model_control(&self) -> Option<Arc<dyn ModelControl>>;
+}
+
+/// Model and thinking-level changes a plugin asks for (`tack:plugin/control`), made as the
+/// user's `/model` and `/thinking` make them, by the front end's session.
+pub trait ModelControl: Send + Sync {
+    /// Switches to `model` (`provider/id`, or an id of the current provider).
+    fn set_model(&self, plugin: &str, model: &str) -> Result<(), String>;
+    /// Sets the thinking level; the level set (clamped to what the model can).
+    fn set_thinking_level(&self, plugin: &str, level: &str) -> Result<String, String>;
 }
 
 /// How a plugin asks tack to end (`tack:plugin/control`).
@@ -76,6 +88,8 @@ pub struct AgentServices {
     compaction: Mutex<Option<CompactionRequest>>,
     /// The end a plugin asked for, if one did (the first asked wins).
     end: Mutex<Option<EndRequest>>,
+    /// Weak: the session that serves it holds the plugins that hold these services.
+    models: OnceLock<Weak<dyn ModelControl>>,
 }
 
 impl AgentServices {
@@ -108,6 +122,11 @@ impl AgentServices {
     /// The end a plugin asked for, if one did; it is asked no more.
     pub fn take_end(&self) -> Option<EndRequest> {
         self.end.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Lets plugins change the model and thinking level through `control`.
+    pub fn attach_model_control(&self, control: Weak<dyn ModelControl>) {
+        let _ = self.models.set(control);
     }
 
     /// Keeps `plugin`'s end for the front end to act on once the agent is idle.
@@ -197,6 +216,10 @@ impl PluginAgent for AgentServices {
             }
             End::Reload => Err("only tack's terminal UI reloads (the user's /reload)".into()),
         }
+    }
+
+    fn model_control(&self) -> Option<Arc<dyn ModelControl>> {
+        self.models.get()?.upgrade()
     }
 }
 

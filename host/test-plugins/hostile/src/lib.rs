@@ -804,6 +804,8 @@ impl Plugin for Hostile {
                     control::set_label("no-such-entry", Some("x")),
                     control::set_label("no-such-entry", Some(&big)),
                     control::compact(Some(&big)),
+                    control::set_model("openai/gpt-5"),
+                    control::set_thinking_level("high").map(|_| ()),
                 ];
                 ToolResult::text(
                     outcomes

@@ -363,6 +363,10 @@ impl<S: Screen> PluginAgent for InteractiveServices<S> {
         self.inbox.wake();
     }
 
+    fn model_control(&self) -> Option<Arc<dyn tack_runtime::ModelControl>> {
+        self.agent.model_control()
+    }
+
     /// As a compaction: held until the driver finds the agent idle.
     fn request_end(&self, plugin: &str, end: tack_runtime::End) -> Result<(), String> {
         if end == tack_runtime::End::Reload && !self.screen.reloads() {
