@@ -1139,6 +1139,64 @@ fn pi_question_in_python_draws_its_options_as_a_component() {
     assert!(tui.wait_exit().success());
 }
 
+/// Pi's `qna.ts` in JavaScript (`examples/pi-js/qna`, the JS SDK's `models` and `Component`):
+/// `/qna` asks the session's model itself for the questions in the last answer (the key stays
+/// with tack), shows them in a component, and Enter puts them in the editor; the model call is
+/// recorded as the plugin's. Skipped without the JS SDK toolchain, unless `TACK_REQUIRE_SDKS`.
+#[test]
+fn pi_qna_in_javascript_asks_the_model_itself_and_fills_the_editor() {
+    let name = "pi-qna-js";
+    let dir = tack_sdk_examples::repo_root().join("examples/pi-js/qna");
+    let toolchains = tack_sdk_examples::Toolchains::locate();
+    let wasm = match tack_sdk_examples::build_js_package(&toolchains, &dir, name) {
+        Ok(wasm) => wasm.display().to_string(),
+        Err(e @ tack_sdk_examples::BuildError::Missing { .. })
+            if !tack_sdk_examples::sdks_required() =>
+        {
+            eprintln!("SKIPPED {name}: {e}");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    let env = new_env();
+    let scripted = env.scripted_provider_with(
+        json!({
+            "script": [{ "text": "Which parser? Which tests?" }],
+            "branches": { "Which parser?": [{ "text": "Q: Which parser?\nA: " }] }
+        }),
+        json!({}),
+    );
+    let scripted = scripted.display().to_string();
+    let qna = env
+        .package(name, &wasm, "agents = true\ncomponents = true")
+        .display()
+        .to_string();
+    env.grant(name, "agents = true\ncomponents = true");
+    let mut tui = env.spawn(&["--plugin", &scripted, "--plugin", &qna]);
+    tui.wait_for("Ask anything");
+    tui.submit("hello");
+    tui.wait_for("Which tests?");
+    tui.submit("/qna");
+    let screen = tui.wait_for("Questions found:");
+    assert!(screen.contains("pi-qna-js · Ctrl+C closes"), "{screen}");
+    assert!(screen.contains("Q: Which parser?"), "{screen}");
+    tui.type_keys("\r");
+    tui.wait_for("Questions loaded. Edit and submit when ready.");
+    tui.wait_for("› Q: Which parser?");
+    let call = env
+        .session_lines()
+        .into_iter()
+        .find(|l| l["customType"] == "subagent-run")
+        .expect("the model call is recorded");
+    assert_eq!(call["data"]["description"], "model call", "{call}");
+    assert_eq!(call["data"]["text"], "Q: Which parser?\nA:", "{call}");
+    // Ctrl+C clears the editor, Ctrl+D on an empty one quits.
+    tui.type_keys("\x03");
+    std::thread::sleep(Duration::from_millis(200));
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
 /// Pi's `custom-footer.ts`, ported (`examples/pi/custom-footer`): `/footer` swaps tack's footer
 /// for the plugin's, padded to the width, updated after each turn; `/footer` again gives tack's
 /// back.
