@@ -125,16 +125,20 @@ fn keep(read_end: RawFd, write_end: RawFd) -> ! {
         let mut unblocked: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut unblocked);
         libc::sigprocmask(libc::SIG_SETMASK, &unblocked, std::ptr::null_mut());
+        // The pipe moves to 3 first: tack started with a standard stream closed may have been
+        // given it as 0, 1 or 2, which /dev/null takes over next.
+        let pipe: RawFd = 3;
+        if read_end != pipe {
+            libc::dup2(read_end, pipe);
+        }
         // Holds nothing of tack's open: not its terminal, not a test's pipes, not its files.
         let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
         if null >= 0 {
             for fd in 0..=2 {
-                libc::dup2(null, fd);
+                if fd != null {
+                    libc::dup2(null, fd);
+                }
             }
-        }
-        let pipe: RawFd = 3;
-        if read_end != pipe {
-            libc::dup2(read_end, pipe);
         }
         if libc::syscall(libc::SYS_close_range, 4u32, u32::MAX, 0u32) != 0 {
             for fd in 4..1024 {
