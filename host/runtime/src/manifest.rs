@@ -367,8 +367,9 @@ impl Capabilities {
         }
         if self.agents {
             lines.push(
-                "start sub-agents: child runs of the model, with your session's tools and \
-                 policies, that cost tokens"
+                "start sub-agents and make model calls of its own: runs of the model (a \
+                 sub-agent with your session's tools and policies, a model call with none) on \
+                 your keys, which it never sees, that cost tokens"
                     .into(),
             );
         }
