@@ -330,7 +330,7 @@ fn pi_session_name_in_javascript_behaves_as_the_rust_port() {
     let name = "pi-session-name-js";
     let dir = tack_sdk_examples::repo_root().join("examples/pi-js/session-name");
     let toolchains = tack_sdk_examples::Toolchains::locate();
-    if let Some(wasm) = sdk_built(
+    if let Some(wasm) = tack_sdk_examples::built_or_skipped(
         name,
         tack_sdk_examples::build_js_package(&toolchains, &dir, name),
     ) {
@@ -439,7 +439,7 @@ fn pi_input_transform_in_python_behaves_as_the_rust_port() {
     let name = "pi-input-transform-python";
     let dir = tack_sdk_examples::repo_root().join("examples/pi-python/input-transform");
     let toolchains = tack_sdk_examples::Toolchains::locate();
-    if let Some(wasm) = sdk_built(
+    if let Some(wasm) = tack_sdk_examples::built_or_skipped(
         name,
         tack_sdk_examples::build_python_package(&toolchains, &dir, name),
     ) {
@@ -453,30 +453,11 @@ fn pi_input_transform_in_javascript_behaves_as_the_rust_port() {
     let name = "pi-input-transform-js";
     let dir = tack_sdk_examples::repo_root().join("examples/pi-js/input-transform");
     let toolchains = tack_sdk_examples::Toolchains::locate();
-    if let Some(wasm) = sdk_built(
+    if let Some(wasm) = tack_sdk_examples::built_or_skipped(
         name,
         tack_sdk_examples::build_js_package(&toolchains, &dir, name),
     ) {
         input_transform_behaves_as_pi(name, &wasm);
-    }
-}
-
-/// The component a non-Rust SDK built; `None` (the test is skipped, and says so) when the
-/// language's toolchain is missing, unless `TACK_REQUIRE_SDKS` is set.
-fn sdk_built(
-    name: &str,
-    built: Result<std::path::PathBuf, tack_sdk_examples::BuildError>,
-) -> Option<String> {
-    match built {
-        Ok(wasm) => Some(wasm.display().to_string()),
-        Err(e @ tack_sdk_examples::BuildError::Missing { .. })
-            if !tack_sdk_examples::sdks_required() =>
-        {
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "SKIPPED {name}: {e}");
-            None
-        }
-        Err(e) => panic!("{e}"),
     }
 }
 
@@ -594,7 +575,7 @@ fn pi_send_user_message_in_python_sends_messages_that_start_turns() {
     let name = "pi-send-user-message-python";
     let dir = tack_sdk_examples::repo_root().join("examples/pi-python/send-user-message");
     let toolchains = tack_sdk_examples::Toolchains::locate();
-    let Some(wasm) = sdk_built(
+    let Some(wasm) = tack_sdk_examples::built_or_skipped(
         name,
         tack_sdk_examples::build_python_package(&toolchains, &dir, name),
     ) else {

@@ -1464,14 +1464,9 @@ fn pi_widget_placement_in_javascript_behaves_as_the_rust_port() {
     let name = "pi-widget-placement-js";
     let dir = tack_sdk_examples::repo_root().join("examples/pi-js/widget-placement");
     let toolchains = tack_sdk_examples::Toolchains::locate();
-    match tack_sdk_examples::build_js_package(&toolchains, &dir, name) {
-        Ok(wasm) => widget_placement_behaves_as_pi(name, &wasm.display().to_string()),
-        Err(e @ tack_sdk_examples::BuildError::Missing { .. })
-            if !tack_sdk_examples::sdks_required() =>
-        {
-            eprintln!("SKIPPED {name}: {e}");
-        }
-        Err(e) => panic!("{e}"),
+    let built = tack_sdk_examples::build_js_package(&toolchains, &dir, name);
+    if let Some(wasm) = tack_sdk_examples::built_or_skipped(name, built) {
+        widget_placement_behaves_as_pi(name, &wasm);
     }
 }
 
@@ -2083,15 +2078,11 @@ fn pi_question_in_python_asks_the_client_and_returns_the_answer() {
     let name = "pi-question-python";
     let dir = tack_sdk_examples::repo_root().join("examples/pi-python/question");
     let toolchains = tack_sdk_examples::Toolchains::locate();
-    let wasm = match tack_sdk_examples::build_python_package(&toolchains, &dir, name) {
-        Ok(wasm) => wasm.display().to_string(),
-        Err(e @ tack_sdk_examples::BuildError::Missing { .. })
-            if !tack_sdk_examples::sdks_required() =>
-        {
-            eprintln!("SKIPPED {name}: {e}");
-            return;
-        }
-        Err(e) => panic!("{e}"),
+    let Some(wasm) = tack_sdk_examples::built_or_skipped(
+        name,
+        tack_sdk_examples::build_python_package(&toolchains, &dir, name),
+    ) else {
+        return;
     };
     let env = new_env();
     let ask = json!({ "tool_calls": [{ "id": "q", "name": "question", "arguments": {

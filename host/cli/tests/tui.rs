@@ -1084,15 +1084,11 @@ fn pi_question_in_python_draws_its_options_as_a_component() {
     let name = "pi-question-python";
     let dir = tack_sdk_examples::repo_root().join("examples/pi-python/question");
     let toolchains = tack_sdk_examples::Toolchains::locate();
-    let wasm = match tack_sdk_examples::build_python_package(&toolchains, &dir, name) {
-        Ok(wasm) => wasm.display().to_string(),
-        Err(e @ tack_sdk_examples::BuildError::Missing { .. })
-            if !tack_sdk_examples::sdks_required() =>
-        {
-            eprintln!("SKIPPED {name}: {e}");
-            return;
-        }
-        Err(e) => panic!("{e}"),
+    let Some(wasm) = tack_sdk_examples::built_or_skipped(
+        name,
+        tack_sdk_examples::build_python_package(&toolchains, &dir, name),
+    ) else {
+        return;
     };
     let env = new_env();
     let plugin = env.scripted(
@@ -1148,15 +1144,11 @@ fn pi_qna_in_javascript_asks_the_model_itself_and_fills_the_editor() {
     let name = "pi-qna-js";
     let dir = tack_sdk_examples::repo_root().join("examples/pi-js/qna");
     let toolchains = tack_sdk_examples::Toolchains::locate();
-    let wasm = match tack_sdk_examples::build_js_package(&toolchains, &dir, name) {
-        Ok(wasm) => wasm.display().to_string(),
-        Err(e @ tack_sdk_examples::BuildError::Missing { .. })
-            if !tack_sdk_examples::sdks_required() =>
-        {
-            eprintln!("SKIPPED {name}: {e}");
-            return;
-        }
-        Err(e) => panic!("{e}"),
+    let Some(wasm) = tack_sdk_examples::built_or_skipped(
+        name,
+        tack_sdk_examples::build_js_package(&toolchains, &dir, name),
+    ) else {
+        return;
     };
     let env = new_env();
     let scripted = env.scripted_provider_with(

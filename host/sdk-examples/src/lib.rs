@@ -85,6 +85,21 @@ pub fn sdks_required() -> bool {
     std::env::var("TACK_REQUIRE_SDKS").is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
+/// A test's component from a build: its path, or `None` (said on stderr) when the toolchain is
+/// missing and [`sdks_required`] is not set; a failed build, or a missing toolchain where SDKs
+/// are required, panics with the reason.
+pub fn built_or_skipped(name: &str, built: Result<PathBuf, BuildError>) -> Option<String> {
+    match built {
+        Ok(wasm) => Some(wasm.display().to_string()),
+        Err(e @ BuildError::Missing { .. }) if !sdks_required() => {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "SKIPPED {name}: {e}");
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
 /// The repository root (this crate lives two levels below it).
 pub fn repo_root() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));

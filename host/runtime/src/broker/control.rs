@@ -21,15 +21,7 @@ impl control::Host for PluginState {
         let Some(agent) = self.env.services.agent.agent() else {
             return Ok(None);
         };
-        let model = agent.config().model;
-        Ok(Some(control::ModelInfo {
-            images: model.input.contains(&InputKind::Image),
-            provider: model.provider,
-            id: model.id,
-            name: model.name,
-            context_window: model.context_window,
-            reasoning: model.reasoning,
-        }))
+        Ok(Some(model_info(agent.config().model)))
     }
 
     async fn thinking_level(&mut self) -> wasmtime::Result<String> {
@@ -160,5 +152,17 @@ impl control::Host for PluginState {
             return Ok(Err(NO_MODEL_CHANGES.into()));
         };
         Ok(control.set_thinking_level(&self.env.name, &level))
+    }
+}
+
+/// A model as `tack:plugin/control` (and `models.available`) describe one.
+pub(super) fn model_info(model: tack_core::agent::ModelInfo) -> control::ModelInfo {
+    control::ModelInfo {
+        images: model.input.contains(&InputKind::Image),
+        provider: model.provider,
+        id: model.id,
+        name: model.name,
+        context_window: model.context_window,
+        reasoning: model.reasoning,
     }
 }

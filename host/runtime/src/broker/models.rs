@@ -4,8 +4,6 @@
 
 use std::time::Instant;
 
-use tack_core::agent::InputKind;
-
 use crate::bindings::v0_2_0::tack::plugin0_2_0::{control, models};
 use crate::children::{Completion, CompletionError, CompletionRequest, Role};
 use crate::state::{CallKind, PluginState};
@@ -18,14 +16,7 @@ impl models::Host for PluginState {
         Ok(children
             .available_models()
             .into_iter()
-            .map(|model| control::ModelInfo {
-                images: model.input.contains(&InputKind::Image),
-                provider: model.provider,
-                id: model.id,
-                name: model.name,
-                context_window: model.context_window,
-                reasoning: model.reasoning,
-            })
+            .map(super::control::model_info)
             .collect())
     }
 
