@@ -23,6 +23,14 @@ fn guest_profile() -> &'static str {
     }
 }
 
+/// Whether the examples and test plugins are built too (feature `examples`, which tests and
+/// benches turn on through their dev-dependencies). A plain release build of tack, README
+/// command 1, needs only what it embeds: the other 19 guests were over a third of its guest
+/// build, each one linked with LTO.
+fn examples_wanted() -> bool {
+    std::env::var_os("CARGO_FEATURE_EXAMPLES").is_some()
+}
+
 fn main() {
     let manifest_dir = PathBuf::from(env("CARGO_MANIFEST_DIR"));
     let root = manifest_dir
@@ -44,7 +52,12 @@ fn main() {
     println!("cargo:rerun-if-changed={}", table_path.display());
     let text = std::fs::read_to_string(&table_path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", table_path.display()));
-    let guests = table::parse(&text).unwrap_or_else(|e| panic!("{e}")).guests;
+    let guests: Vec<table::Guest> = table::parse(&text)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .guests
+        .into_iter()
+        .filter(|guest| guest.embedded || examples_wanted())
+        .collect();
     for var in [
         "TACK_GUEST_TARGET_DIR",
         "TACK_GUEST_CARGO",
