@@ -12,6 +12,7 @@ pub mod host_credentials;
 pub mod pattern;
 pub mod presets;
 pub mod router;
+pub mod serve;
 pub mod switch;
 mod url_template;
 pub mod vertex;

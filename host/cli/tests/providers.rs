@@ -419,6 +419,107 @@ fn a_preset_on_the_anthropic_api_sends_its_headers_and_configured_headers_are_ch
     assert_eq!(openai_server.requests().len(), 1, "nothing was sent");
 }
 
+/// OpenCode Zen serves each model on the API it speaks, under one root and one key, as Pi's
+/// catalog has it: Anthropic's Messages, OpenAI's Responses and Chat Completions, Gemini's.
+#[test]
+fn opencode_sends_each_model_to_its_own_api_under_one_root() {
+    let env = Env::new(tack!()).with_var("OPENCODE_API_KEY", "sk-zen-test");
+    let server = MockServer::routed(|_, request: &Request| {
+        let path = request.head.split(' ').nth(1).unwrap_or("");
+        match path {
+            "/zen/v1/messages" => tack_test_support::anthropic::text_reply("claude here"),
+            "/zen/v1/responses" => tack_test_support::openai_responses::text_reply("gpt here"),
+            "/zen/v1/chat/completions" => openai::text_reply("kimi here"),
+            "/zen/v1/models/gemini-3-flash:streamGenerateContent?alt=sse" => {
+                tack_test_support::google::text_reply("gemini here")
+            }
+            _ => Reply::json("404 Not Found", "{}"),
+        }
+    });
+    let root = format!("{}/zen", server.url());
+    env.config(json!({"providers": {"opencode": {"base_url": root}}}));
+
+    // Its first model is Pi's, on Chat Completions, without the developer role Zen refuses.
+    let out = env.run(&["--provider", "opencode", "-p", "hi"]);
+    assert!(stdout(&out).contains("kimi here"), "{}", stderr(&out));
+    // A continued session moves to a model of another API; the conversation goes along.
+    for (model, answer) in [
+        ("opencode/claude-sonnet-4-5", "claude here"),
+        ("opencode/gpt-5", "gpt here"),
+        ("opencode/gemini-3-flash", "gemini here"),
+    ] {
+        let out = env.run(&["-c", "--model", model, "-p", "again"]);
+        assert!(stdout(&out).contains(answer), "{model}: {}", stderr(&out));
+    }
+    let requests = server.requests();
+    let heads: Vec<String> = requests
+        .iter()
+        .map(|r| r.head.to_ascii_lowercase())
+        .collect();
+    let paths: Vec<&str> = requests
+        .iter()
+        .map(|r| r.head.split(' ').nth(1).unwrap_or(""))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "/zen/v1/chat/completions",
+            "/zen/v1/messages",
+            "/zen/v1/responses",
+            "/zen/v1/models/gemini-3-flash:streamGenerateContent?alt=sse",
+        ]
+    );
+    // The one key, as each API takes it.
+    assert!(
+        heads[0].contains("authorization: bearer sk-zen-test\r\n"),
+        "{}",
+        heads[0]
+    );
+    assert!(
+        heads[1].contains("x-api-key: sk-zen-test\r\n"),
+        "{}",
+        heads[1]
+    );
+    assert!(
+        heads[2].contains("authorization: bearer sk-zen-test\r\n"),
+        "{}",
+        heads[2]
+    );
+    assert!(
+        heads[3].contains("x-goog-api-key: sk-zen-test\r\n"),
+        "{}",
+        heads[3]
+    );
+    let chat = requests[0].json();
+    assert_eq!(chat["model"], "kimi-k2.6");
+    assert_eq!(chat["messages"][0]["role"], "system", "{chat}");
+    let claude = requests[1].json();
+    assert_eq!(claude["model"], "claude-sonnet-4-5");
+    let said = claude["messages"].to_string();
+    assert!(
+        said.contains("kimi here"),
+        "the earlier answer went along: {said}"
+    );
+    assert_eq!(requests[2].json()["model"], "gpt-5");
+
+    // A model the catalog does not list is refused, naming what Zen serves.
+    let out = env.run(&[
+        "--provider",
+        "opencode",
+        "--model",
+        "no-such-model",
+        "-p",
+        "hi",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("claude-sonnet-4-5"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(server.requests().len(), 4, "nothing more was sent");
+}
+
 #[test]
 fn an_azure_deployment_gets_its_key_in_api_key_and_its_deployment_name() {
     use tack_test_support::openai_responses;

@@ -108,13 +108,13 @@ impl HttpProvider for Google {
             }];
             object.field("tools", &declarations)?;
         }
-        // Vertex AI's base URL holds its version, project and location; only the model's path
-        // follows it.
+        // Vertex AI's base URL holds its version, project and location, and a gateway's
+        // (`versioned_base_url`, OpenCode Zen's `…/zen/v1`) its version: only the model's path
+        // follows them.
         let options = provider_common::options::Options::parse(&unified.options)?;
-        let version = match options.bool("vertex")? {
-            Some(true) => "",
-            _ => "/v1beta",
-        };
+        let versioned = options.bool("vertex")? == Some(true)
+            || options.bool("versioned_base_url")? == Some(true);
+        let version = if versioned { "" } else { "/v1beta" };
         Ok(Route::new(format!(
             "{version}/models/{model}:streamGenerateContent?alt=sse"
         )))

@@ -28,6 +28,7 @@ use super::host_credentials::HostCredentials;
 use super::pattern::Candidate;
 use crate::settings::{ModelSettings, Settings};
 
+#[derive(Clone)]
 pub struct ProviderEntry {
     /// What the user types (`--provider`), and what sessions record.
     pub id: String,
@@ -51,6 +52,23 @@ pub struct ProviderEntry {
     /// Credentials the host applies to its requests itself (Bedrock's AWS signing, Vertex's
     /// Google tokens).
     pub host_credentials: HostCredentials,
+    /// For a provider whose models speak several APIs (OpenCode Zen), each API's plugin, path
+    /// and options; empty when `plugin` serves every model.
+    pub routes: Vec<ApiRoute>,
+}
+
+/// One API of a provider whose models speak several: the built-in plugin that speaks it, where
+/// below the provider's URL it is, and which of the provider's models speak it.
+#[derive(Clone)]
+pub struct ApiRoute {
+    pub plugin: Arc<LoadedPlugin>,
+    /// The plugin's own provider id (what it dispatches on) and how its API takes the key.
+    pub plugin_provider: String,
+    pub auth: api::AuthScheme,
+    /// Appended to the provider's URL (the preset's root, or the user's `base_url`).
+    pub path: String,
+    pub options: serde_json::Value,
+    pub models: Vec<String>,
 }
 
 impl ProviderEntry {
@@ -68,7 +86,28 @@ impl ProviderEntry {
             preset: false,
             missing: None,
             host_credentials: HostCredentials::None,
+            routes: Vec::new(),
         }
+    }
+
+    /// The route of `model`, for a provider with several APIs.
+    pub fn route(&self, model: &str) -> Option<&ApiRoute> {
+        self.routes
+            .iter()
+            .find(|route| route.models.iter().any(|m| m == model))
+    }
+
+    /// The options a request for `model` carries: for a provider with several APIs, its API's,
+    /// with the user's own (config.toml's, which every API gets) over them.
+    pub fn options_for(&self, model: &str) -> serde_json::Value {
+        let Some(route) = self.route(model) else {
+            return self.options.clone();
+        };
+        let mut options = route.options.clone();
+        if let (Some(merged), Some(own)) = (options.as_object_mut(), self.options.as_object()) {
+            merged.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        options
     }
 
     /// Whether it can be used as set up: its key is set, or the credentials the host finds for
@@ -111,7 +150,9 @@ impl ProviderEntry {
     /// at a URL the user chose (config.toml, `base_url` given here for `--base-url`, or a
     /// local-server preset).
     pub fn discoverable(&self, base_url: Option<&str>) -> bool {
-        self.spec.id == OPENAI_API && (base_url.is_some() || self.base_url.is_some())
+        self.spec.id == OPENAI_API
+            && self.routes.is_empty()
+            && (base_url.is_some() || self.base_url.is_some())
     }
 
     /// The provider id its requests name: a host preset's own (`deepseek`, served by the OpenAI
@@ -204,7 +245,9 @@ fn key_presets(entries: &[ProviderEntry]) -> Vec<ProviderEntry> {
             // A preset without a URL of its own is the user's to point (Azure): it must never
             // fall back to its plugin's endpoint with the preset's key.
             spec.default_base_url.clear();
+            let routes = preset_routes(preset, entries)?;
             let entry = ProviderEntry {
+                routes,
                 base_url: (!preset.base_url.is_empty()).then(|| preset.base_url.clone()),
                 // The host names the key and the URL, as the user would in config.toml: the
                 // plugin's own grants are for its own API's endpoint and key.
@@ -219,6 +262,33 @@ fn key_presets(entries: &[ProviderEntry]) -> Vec<ProviderEntry> {
                 ..ProviderEntry::new(&preset.id, &base.plugin, spec)
             };
             Some(entry)
+        })
+        .collect()
+}
+
+/// The routes of a preset whose models speak several APIs, each served by the built-in plugin
+/// of its API; `None` (the preset is left out) if one of those plugins is not loaded.
+fn preset_routes(
+    preset: &super::presets::Preset,
+    entries: &[ProviderEntry],
+) -> Option<Vec<ApiRoute>> {
+    if preset.routes.is_empty() {
+        return Some(Vec::new());
+    }
+    preset
+        .models_by_api()
+        .into_iter()
+        .map(|(api, models)| {
+            let base = first_party(entries, api)?;
+            let route = preset.routes.get(api)?;
+            Some(ApiRoute {
+                plugin: base.plugin.clone(),
+                plugin_provider: base.spec.id.clone(),
+                auth: base.spec.auth.clone(),
+                path: route.path.clone(),
+                options: serde_json::Value::Object(route.options.clone()),
+                models,
+            })
         })
         .collect()
 }

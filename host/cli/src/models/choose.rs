@@ -8,12 +8,12 @@ use anyhow::{bail, Context, Result};
 use tack_core::agent::{InputKind, ModelCost, ModelInfo, ReasoningLevel};
 use tack_core::session::SessionHandle;
 use tack_runtime::api;
-use tack_runtime::bridge::PluginProvider;
 use tack_runtime::broker::secrets::SecretStore;
 
 use super::discover;
 use super::host_credentials::HostCredentials;
 use super::pattern::{self as model_pattern, Candidate, Thinking};
+use super::serve::Serving;
 use crate::cli::Cli;
 use crate::start::load::Loaded;
 
@@ -172,20 +172,6 @@ pub fn choose(
             entry.id
         );
     }
-    let provider = PluginProvider::new(
-        entry.plugin.clone(),
-        spec.clone(),
-        base_url,
-        secrets,
-        loaded.runtime.http().clone(),
-    )
-    .with_user_secret(user_secret)
-    .named(entry.request_id())
-    .with_payload_hooks(tack_runtime::bridge::PayloadHooks::new(&loaded.set))
-    .with_headers(entry.headers.clone())
-    .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?
-    .with_timeouts(entry.timeouts)
-    .map_err(|e| anyhow::anyhow!("provider '{}': {e}", entry.id))?;
     let mut host_credentials = entry.host_credentials.clone();
     if let (Some(url), HostCredentials::AwsSigV4 { region, .. }) =
         (&cli.base_url, &mut host_credentials)
@@ -195,7 +181,16 @@ pub fn choose(
             *region = named;
         }
     }
-    let provider = Arc::new(host_credentials.apply(provider, loaded.runtime.http()));
+    let provider = entry
+        .provider(Serving {
+            base_url,
+            secrets,
+            user_secret,
+            http: loaded.runtime.http(),
+            payload_hooks: tack_runtime::bridge::PayloadHooks::new(&loaded.set),
+            host_credentials: &host_credentials,
+        })
+        .map_err(anyhow::Error::msg)?;
     let asked = match &cli.thinking {
         Some(level) => Some(Thinking::parse(level).with_context(|| {
             format!(
@@ -218,7 +213,7 @@ pub fn choose(
     Ok(Chosen {
         model: model_info(&entry.id, model),
         provider,
-        options: entry.options.clone(),
+        options: entry.options_for(&model.id),
         reasoning,
         notices,
     })

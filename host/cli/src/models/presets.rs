@@ -33,13 +33,27 @@ pub struct Preset {
     pub headers: BTreeMap<String, String>,
     #[serde(default)]
     pub options: serde_json::Map<String, serde_json::Value>,
+    /// A provider whose models speak several APIs (OpenCode Zen): each API's path below
+    /// `base_url` and the options its plugin needs. Each model names its API.
+    #[serde(default)]
+    pub routes: BTreeMap<String, PresetRoute>,
     models: Vec<PresetModel>,
+}
+
+#[derive(Deserialize)]
+pub struct PresetRoute {
+    pub path: String,
+    #[serde(default)]
+    pub options: serde_json::Map<String, serde_json::Value>,
 }
 
 #[derive(Deserialize)]
 struct PresetModel {
     id: String,
     name: String,
+    /// The API it speaks, where the provider has `routes`.
+    #[serde(default)]
+    api: Option<String>,
     context_window: u32,
     max_output_tokens: u32,
     reasoning: bool,
@@ -49,6 +63,16 @@ struct PresetModel {
 }
 
 impl Preset {
+    /// The models of each API, for a provider with `routes`.
+    pub fn models_by_api(&self) -> BTreeMap<&str, Vec<String>> {
+        let mut by_api: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for model in &self.models {
+            let api = model.api.as_deref().unwrap_or(&self.api);
+            by_api.entry(api).or_default().push(model.id.clone());
+        }
+        by_api
+    }
+
     pub fn models(&self) -> Vec<ModelSpec> {
         self.models
             .iter()
@@ -128,6 +152,20 @@ mod tests {
             );
             assert!(!preset.models().is_empty(), "{}", preset.id);
         }
+        for preset in presets.iter().filter(|p| !p.routes.is_empty()) {
+            for api in preset.models_by_api().keys() {
+                assert!(
+                    preset.routes.contains_key(*api),
+                    "{}: no route for {api}",
+                    preset.id
+                );
+            }
+        }
+        let opencode = presets
+            .iter()
+            .find(|p| p.id == "opencode")
+            .expect("opencode");
+        assert!(opencode.models_by_api().len() >= 3);
         let groq = presets.iter().find(|p| p.id == "groq").expect("groq");
         assert_eq!(groq.secret, "GROQ_API_KEY");
     }

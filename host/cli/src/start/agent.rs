@@ -8,7 +8,7 @@ use tack_core::agent::{ModelInfo, ReasoningLevel};
 use tack_core::session::{EntryKind, SessionHandle};
 use tack_core::system_prompt::{build_system_prompt, today, PromptInputs};
 use tack_core::{Agent, AgentConfig};
-use tack_runtime::bridge::{PluginHooks, PluginProvider, PluginTools};
+use tack_runtime::bridge::{PluginHooks, PluginTools};
 
 use super::load::Loaded;
 use crate::cli::Cli;
@@ -106,25 +106,18 @@ fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Re
         if let Some(denied) = entry.denied() {
             return Err(format!("provider '{}' cannot be used: {denied}", entry.id));
         }
-        let provider = PluginProvider::new(
-            entry.plugin.clone(),
-            entry.spec.clone(),
-            entry.base_url.clone(),
-            secrets.clone(),
-            http.clone(),
-        )
-        .with_user_secret(entry.secret_from_user)
-        .named(entry.request_id())
-        .with_payload_hooks(payload_hooks.clone())
-        .with_headers(entry.headers.clone())
-        .map_err(|e| e.to_string())?
-        .with_timeouts(entry.timeouts)
-        .map_err(|e| e.to_string())?;
-        let provider = entry.host_credentials.apply(provider, &http);
+        let provider = entry.provider(crate::models::serve::Serving {
+            base_url: entry.base_url.clone(),
+            secrets: secrets.clone(),
+            user_secret: entry.secret_from_user,
+            http: &http,
+            payload_hooks: payload_hooks.clone(),
+            host_credentials: &entry.host_credentials,
+        })?;
         Ok(tack_runtime::children::ResolvedModel {
             model: model.clone(),
-            provider: Arc::new(provider),
-            options: entry.options.clone(),
+            provider,
+            options: entry.options_for(&model.id),
         })
     }));
     loaded.backends.agent.attach_children(children);
