@@ -557,12 +557,13 @@ fn every_pi_example_extension_runs_or_says_why_not() {
             .count()
     };
     let mut table = format!(
-        "{} examples: {} run unchanged, {} run with a grant, {} stop at a Pi method tack lacks, {} refused\n\n\
+        "{} examples: {} run unchanged, {} run with a grant, {} stop at a Pi method tack lacks, {} not shown here, {} refused\n\n\
          | example | outcome | scenario, or why not |\n|---|---|---|\n",
         scenarios.example.len(),
         count("runs"),
         count("grant"),
         count("not-yet"),
+        count("unshown"),
         count("refused"),
     );
     for s in &scenarios.example {
@@ -570,6 +571,7 @@ fn every_pi_example_extension_runs_or_says_why_not() {
             "runs" => "runs unchanged".to_string(),
             "grant" => format!("runs with `{}`", s.grant.trim().replace('\n', "; ")),
             "not-yet" => "stops at a Pi method tack lacks".to_string(),
+            "unshown" => "loads; what it is for is not shown here".to_string(),
             "refused" => "refused".to_string(),
             other => panic!("{}: unknown outcome `{other}`", s.name),
         };

@@ -122,6 +122,14 @@ try {
         ...(/\.ui\.custom\s*\(/.test(built.outputFiles[0].text)
           ? ["components: screens it draws that take your keyboard (`components = true`)"]
           : []),
+        // Pi's tool factories work through the extension's own grants (src/tools.js); one
+        // named after a built-in tool replaces tack's only with `replace_tools`.
+        ...(/\.create(Read|Edit|Write|Ls|Find|Grep)Tool(Definition)?\)?\s*\(/.test(built.outputFiles[0].text)
+          ? ["fs: the folders Pi's file tools (createReadTool, …) read or write (an `fs` grant for each)"]
+          : []),
+        ...(/\.create(Bash)Tool(Definition)?\)?\s*\(/.test(built.outputFiles[0].text)
+          ? ["exec: the commands Pi's bash tool (createBashTool) runs (an `exec` grant)"]
+          : []),
         // pi-ai's `complete`, kept external, is called as `(0, import_pi_ai.complete)(`.
         ...(/\.(complete|completeSimple)\)?\s*\(/.test(built.outputFiles[0].text)
           ? ["agents: model calls of its own, on your keys (`agents = true`)"]

@@ -12,6 +12,7 @@ import { NODE_MODULES, agentDir } from "./node.js";
 import { plainComponentTheme } from "./theme.js";
 import { PROVIDED } from "./modules.js";
 import * as truncate from "./truncate.js";
+import { TOOL_FACTORIES } from "./tools.js";
 import { complete, findModel } from "./models.js";
 
 const VERSION = "0.73.1";
@@ -122,15 +123,6 @@ class BorderedLoader extends piTui.Container {
   }
 }
 
-function builtInTool(name) {
-  return () => {
-    throw notInTack(
-      `create${name}Tool`,
-      `Pi's ${name.toLowerCase()} tool is tack's built-in; override it with the \`replace_tools\` grant instead`,
-    );
-  };
-}
-
 const isTool = (name) => (event) => event?.toolName === name;
 
 function codingAgent() {
@@ -164,17 +156,7 @@ function codingAgent() {
     highlightCode: (code) => String(code).split("\n"),
     getLanguageFromPath: () => undefined,
     keyHint: (_action, description) => description ?? "",
-    createBashTool: builtInTool("Bash"),
-    createReadTool: builtInTool("Read"),
-    createEditTool: builtInTool("Edit"),
-    createWriteTool: builtInTool("Write"),
-    createGrepTool: builtInTool("Grep"),
-    createFindTool: builtInTool("Find"),
-    createLsTool: builtInTool("Ls"),
-    createBashToolDefinition: builtInTool("Bash"),
-    createReadToolDefinition: builtInTool("Read"),
-    createEditToolDefinition: builtInTool("Edit"),
-    createWriteToolDefinition: builtInTool("Write"),
+    ...TOOL_FACTORIES,
   });
 }
 
