@@ -520,6 +520,72 @@ fn opencode_sends_each_model_to_its_own_api_under_one_root() {
     assert_eq!(server.requests().len(), 4, "nothing more was sent");
 }
 
+/// Cloudflare's AI Gateway: the account's and gateway's URL from the environment, one API per
+/// model under it, and the key as a bearer token in `cf-aig-authorization` whatever the API, as
+/// Pi sends it (the gateway holds the upstream providers' keys).
+#[test]
+fn cloudflares_ai_gateway_takes_its_key_as_a_bearer_token_in_its_own_header() {
+    let env = Env::new(tack!()).with_var("CLOUDFLARE_API_KEY", "cf-test-key");
+    // Without the account and gateway it says what to set, and sends nothing.
+    let out = env.run(&["--provider", "cloudflare-ai-gateway", "-p", "hi"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("set CLOUDFLARE_ACCOUNT_ID and CLOUDFLARE_GATEWAY_ID"),
+        "{}",
+        stderr(&out)
+    );
+
+    let server = MockServer::routed(|_, request: &Request| {
+        match request.head.split(' ').nth(1).unwrap_or("") {
+            "/v1/acct/gw/anthropic/v1/messages" => {
+                tack_test_support::anthropic::text_reply("claude via the gateway")
+            }
+            "/v1/acct/gw/openai/responses" => {
+                tack_test_support::openai_responses::text_reply("gpt via the gateway")
+            }
+            "/v1/acct/gw/compat/chat/completions" => openai::text_reply("kimi via the gateway"),
+            _ => Reply::json("404 Not Found", "{}"),
+        }
+    });
+    let env = env
+        .with_var("CLOUDFLARE_ACCOUNT_ID", "acct")
+        .with_var("CLOUDFLARE_GATEWAY_ID", "gw");
+    // The user's root stands for Cloudflare's, as a proxy's would.
+    let root = format!("{}/v1/acct/gw", server.url());
+    env.config(json!({"providers": {"cloudflare-ai-gateway": {"base_url": root}}}));
+    for (model, answer) in [
+        (
+            "cloudflare-ai-gateway/workers-ai/@cf/moonshotai/kimi-k2.6",
+            "kimi via the gateway",
+        ),
+        (
+            "cloudflare-ai-gateway/claude-sonnet-4-5",
+            "claude via the gateway",
+        ),
+        ("cloudflare-ai-gateway/gpt-5.1", "gpt via the gateway"),
+    ] {
+        let out = env.run(&["--model", model, "-p", "hi"]);
+        assert!(stdout(&out).contains(answer), "{model}: {}", stderr(&out));
+    }
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    for request in &requests {
+        let head = request.head.to_ascii_lowercase();
+        assert!(
+            head.contains("cf-aig-authorization: bearer cf-test-key\r\n"),
+            "{head}"
+        );
+        assert!(!head.contains("x-api-key"), "{head}");
+        assert!(!head.contains("\r\nauthorization:"), "{head}");
+    }
+    let compat = requests[0].json();
+    assert_eq!(compat["model"], "workers-ai/@cf/moonshotai/kimi-k2.6");
+    assert_eq!(
+        compat["messages"][0]["role"], "system",
+        "no developer role there"
+    );
+}
+
 #[test]
 fn an_azure_deployment_gets_its_key_in_api_key_and_its_deployment_name() {
     use tack_test_support::openai_responses;

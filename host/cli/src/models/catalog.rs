@@ -55,6 +55,9 @@ pub struct ProviderEntry {
     /// For a provider whose models speak several APIs (OpenCode Zen), each API's plugin, path
     /// and options; empty when `plugin` serves every model.
     pub routes: Vec<ApiRoute>,
+    /// What the host puts before the key in its header (a preset's: Cloudflare's AI Gateway
+    /// takes `cf-aig-authorization: Bearer <key>`).
+    pub key_prefix: Option<String>,
 }
 
 /// One API of a provider whose models speak several: the built-in plugin that speaks it, where
@@ -87,6 +90,7 @@ impl ProviderEntry {
             missing: None,
             host_credentials: HostCredentials::None,
             routes: Vec::new(),
+            key_prefix: None,
         }
     }
 
@@ -248,6 +252,7 @@ fn key_presets(entries: &[ProviderEntry]) -> Vec<ProviderEntry> {
             let routes = preset_routes(preset, entries)?;
             let entry = ProviderEntry {
                 routes,
+                key_prefix: preset.key_prefix.clone(),
                 base_url: (!preset.base_url.is_empty()).then(|| preset.base_url.clone()),
                 // The host names the key and the URL, as the user would in config.toml: the
                 // plugin's own grants are for its own API's endpoint and key.
@@ -284,7 +289,11 @@ fn preset_routes(
             Some(ApiRoute {
                 plugin: base.plugin.clone(),
                 plugin_provider: base.spec.id.clone(),
-                auth: base.spec.auth.clone(),
+                // A key header of the preset's own holds for every API (Cloudflare's gateway).
+                auth: match &preset.key_header {
+                    Some(header) => api::AuthScheme::Header(header.clone()),
+                    None => base.spec.auth.clone(),
+                },
                 path: route.path.clone(),
                 options: serde_json::Value::Object(route.options.clone()),
                 models,

@@ -29,6 +29,9 @@ pub struct Preset {
     /// The header the key goes in, where the API does not take it as its plugin sends it.
     #[serde(default)]
     pub key_header: Option<String>,
+    /// What goes before the key in that header (Cloudflare's AI Gateway: `Bearer `).
+    #[serde(default)]
+    pub key_prefix: Option<String>,
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
     #[serde(default)]

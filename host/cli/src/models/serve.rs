@@ -69,6 +69,7 @@ impl ProviderEntry {
             serving.http.clone(),
         )
         .with_user_secret(serving.user_secret)
+        .with_key_prefix(self.key_prefix.clone())
         .named(self.request_id())
         .with_payload_hooks(serving.payload_hooks.clone())
         .with_headers(self.headers.clone())

@@ -103,6 +103,9 @@ pub struct PluginProvider {
     google: Option<Arc<GoogleTokenSource>>,
     /// The host adds the access token of the user's subscription login (ChatGPT).
     login: Option<Arc<dyn LoginTokenSource>>,
+    /// What goes before the key in its header, where a host preset's API wants it there
+    /// (Cloudflare's AI Gateway: `cf-aig-authorization: Bearer <key>`).
+    key_prefix: Option<String>,
 }
 
 /// Why a configured request header cannot be sent.
@@ -146,6 +149,7 @@ impl PluginProvider {
             aws: None,
             google: None,
             login: None,
+            key_prefix: None,
         }
     }
 
@@ -236,6 +240,12 @@ impl PluginProvider {
     /// The secret's name came from the user's config, not the plugin's registration.
     pub fn with_user_secret(mut self, user_secret: bool) -> Self {
         self.user.secret = user_secret;
+        self
+    }
+
+    /// Puts `prefix` before the key wherever the spec's auth scheme attaches it.
+    pub fn with_key_prefix(mut self, prefix: Option<String>) -> Self {
+        self.key_prefix = prefix;
         self
     }
 
@@ -359,7 +369,13 @@ impl PluginProvider {
         }
         if let Some(secret) = &self.spec.secret {
             match self.secrets.lookup(secret) {
-                Ok(value) => apply_auth(&self.spec.auth, &value, &mut headers, &mut url),
+                Ok(value) => {
+                    let value = match &self.key_prefix {
+                        Some(prefix) => format!("{prefix}{value}"),
+                        None => value.to_string(),
+                    };
+                    apply_auth(&self.spec.auth, &value, &mut headers, &mut url)
+                }
                 // A server on this machine that the user pointed the provider at (Ollama,
                 // vLLM) rarely wants a key; one that does says so in its answer.
                 Err(SecretError::Missing(_)) if self.user.base_url && on_this_machine(&url) => {}
