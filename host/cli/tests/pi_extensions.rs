@@ -287,7 +287,11 @@ fn run(examples: &Path, scenario: &Scenario) -> Result<(), String> {
         }
     }
     if !scenario.tui.is_empty() {
-        let seen = drive_tui(&env, &args, &scenario.tui)?;
+        let seen = drive_tui(&env, &args, &scenario.tui).map_err(|e| {
+            let log =
+                std::fs::read_to_string(env.home().join("tui-stderr.log")).unwrap_or_default();
+            format!("{e}\ntack's log (tui-stderr.log):\n{log}")
+        })?;
         let seen = format!("{seen}\n{}", env.sessions_text());
         return check(&env, scenario, &seen, server.as_ref().or(own_server), &git);
     }
@@ -602,6 +606,8 @@ fn a_hostile_pi_extension_is_contained_as_a_native_plugin_is() {
         "forge_state",
         "read_state",
         "takeover",
+        "pi_tools",
+        "new_session",
     ];
     let mut script: Vec<Value> = attacks
         .iter()
@@ -656,6 +662,13 @@ fn a_hostile_pi_extension_is_contained_as_a_native_plugin_is() {
         "no request reached the server"
     );
     assert!(!env.workspace().join("pwned.txt").exists());
+    // Pi's own tools (createReadTool, …) hold the extension to its grants as node:fs does.
+    let (_, tools) = tool_result(&events, "pi_tools");
+    assert_eq!(tools.matches("failed: ").count(), 4, "{tools}");
+    assert!(tools.contains("no exec grant"), "{tools}");
+    assert!(!env.workspace().join("pwned-by-tool.txt").exists());
+    let (_, moved) = tool_result(&events, "new_session");
+    assert!(moved.contains("only a command the user runs"), "{moved}");
 
     // Escape sequences reach neither the terminal nor the session.
     let everything = format!("{}{}{}", stdout(&out), stderr(&out), env.sessions_text());

@@ -64,7 +64,10 @@ pub enum CallKind {
         /// Approved to run its commands outside the command sandbox.
         unsandboxed: bool,
     },
-    /// A command, hook, event or provider call.
+    /// A command the user ran (`/name`, RPC `run_command`): what only the user's own request
+    /// may do (`control.new-session`, as Pi's command-only `ctx.newSession`) it may ask.
+    Command,
+    /// A hook, event or provider call.
     Other,
     /// A task of another call's fan-out. It may not start tasks, and running out of time is not
     /// a fault of its own: the call that started it shares its deadline and is counted.
@@ -85,7 +88,10 @@ impl CallKind {
     }
 
     pub fn may_fan_out(&self) -> bool {
-        matches!(self, CallKind::Tool { .. } | CallKind::Other)
+        matches!(
+            self,
+            CallKind::Tool { .. } | CallKind::Command | CallKind::Other
+        )
     }
 
     pub fn is_task(&self) -> bool {

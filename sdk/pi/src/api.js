@@ -18,7 +18,7 @@ import * as hostEvents from "tack:plugin/events@0.2.0";
 
 import { EventEmitter, runCommand, shellQuote } from "./node.js";
 import { plainTheme } from "./theme.js";
-import { custom } from "./components.js";
+import { custom, editorDialog } from "./components.js";
 import { modelRegistry, piModel } from "./models.js";
 
 /** Thrown by Pi methods tack has no call for yet. */
@@ -299,7 +299,7 @@ export class Extension {
         return ui.input(title, placeholder ?? "", timeoutOf(opts));
       },
       async editor(title, prefill) {
-        return ui.input(title, prefill ?? "", undefined);
+        return editorDialog(title, prefill, ext.theme, (t, p) => ui.input(t, p, undefined));
       },
       notify(message, type = "info") {
         ui.notify(levels[type] ?? "info", String(message));
@@ -471,7 +471,29 @@ export class Extension {
       },
       getSystemPrompt: () => control.systemPrompt(),
       waitForIdle: async () => undefined,
-      newSession: move("newSession"),
+      // Takes effect once the agent is idle (after the command that asked has returned), as
+      // `/new`; `withSession` runs with the new session's `ctx` when it starts. The session
+      // file Pi names as `parentSession` is always this one's (an extension never learns where
+      // session files are, so any value means "this session").
+      newSession: async (options = {}) => {
+        if (typeof options.setup === "function") {
+          throw notInTack(
+            "ctx.newSession's `setup`",
+            "a plugin cannot write another session's entries; use `withSession`",
+          );
+        }
+        // Listening starts before asking: an idle agent may make the move before the call
+        // returns (the event then waits for this instance).
+        ext.pendingNewSession = options;
+        hostEvents.subscribe(["session_start"]);
+        try {
+          control.newSession(options.parentSession !== undefined);
+        } catch (e) {
+          ext.pendingNewSession = undefined;
+          throw new Error(`ctx.newSession: ${e?.payload ?? e}`);
+        }
+        return { cancelled: false };
+      },
       fork: move("fork"),
       navigateTree: move("navigateTree"),
       switchSession: move("switchSession"),

@@ -7,6 +7,8 @@
 
 import * as screen from "tack:plugin/screen@0.2.0";
 import { getKeybindings } from "@mariozechner/pi-tui/dist/keybindings.js";
+import { Editor, Key, matchesKey } from "./pi-tui.js";
+import { plainComponentTheme } from "./theme.js";
 
 import { keyBytes } from "./keys.js";
 import { nextTimerDelay, runDueTimers } from "./timers.js";
@@ -16,6 +18,40 @@ const IDLE_WAIT_MS = 10_000;
 // Pi's cursor marker and OSC 8 hyperlinks: tack draws no cursor in a component, and its lines
 // are text.
 const NOT_TEXT = /\x1b_pi:c\x07|\x1b\]8;[^\x07\x1b]*(?:\x07|\x1b\\)/g;
+
+/**
+ * Pi's `ctx.ui.editor(title, prefill)`: pi-tui's own Editor holding `prefill`, as a component
+ * (Enter submits, Shift+Enter breaks the line, Esc cancels). Where no component can show (no
+ * `components` grant, a front end without them) it is the input dialog, with `prefill` as its
+ * placeholder.
+ */
+export async function editorDialog(title, prefill, theme, input) {
+  let shown = false;
+  const edited = await custom(
+    (_tui, _theme, _keys, done) => {
+      shown = true;
+      const editor = new Editor(_tui, plainComponentTheme());
+      editor.setText(prefill ?? "");
+      editor.onSubmit = (text) => done({ text });
+      return {
+        render: (width) => [
+          String(title),
+          ...editor.render(width),
+          "Enter submits · Shift+Enter new line · Esc cancels",
+        ],
+        handleInput: (data) => {
+          if (matchesKey(data, Key.escape)) done(undefined);
+          else editor.handleInput(data);
+        },
+        invalidate: () => editor.invalidate?.(),
+      };
+    },
+    {},
+    theme,
+  );
+  if (!shown) return input(title, prefill ?? "");
+  return edited?.text;
+}
 
 /** Runs `factory`'s component until it is done or closed; resolves to what `done` was given. */
 export async function custom(factory, options, theme) {

@@ -213,6 +213,13 @@ def reload() -> None:
     _control.reload()
 
 
+def new_session(with_parent: bool = False) -> None:
+    """Pi's ``ctx.newSession``, from a command the user ran: a new session once the agent is
+    idle, as the user's ``/new``; with ``with_parent`` its header names this one as its parent.
+    Only the terminal UI and RPC mode change sessions (elsewhere ``Err`` says so)."""
+    _control.new_session(with_parent)
+
+
 def register_tool(spec: types.ToolSpec) -> None:
     """Registers (or replaces) one of this plugin's tools; the model sees it from its next turn.
     Build ``spec`` with :func:`tack_plugin.tool`."""

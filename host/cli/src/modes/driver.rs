@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use crate::checkpoints::Checkpoints;
 use crate::start::inbox::steer_follow_ups;
 use crate::sync::lock;
-pub use services::{interactive_host, ComponentWait, InteractiveServices, Screen};
+pub use services::{interactive_host, ComponentWait, InteractiveServices, Screen, SessionMove};
 
 pub struct SessionDriver<S: Screen> {
     agent: Arc<Agent>,
@@ -271,6 +271,10 @@ impl<S: Screen> SessionDriver<S> {
                 return false;
             }
             tack_runtime::End::Reload => self.services.screen.reload(&request.plugin),
+            tack_runtime::End::NewSession { with_parent } => self
+                .services
+                .screen
+                .new_session(&request.plugin, with_parent),
         }
         true
     }

@@ -44,10 +44,11 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
     }
     let out = Output::start();
     let (wake_tx, mut wake_rx) = mpsc::unbounded_channel();
+    let (moves_tx, mut moves_rx) = mpsc::unbounded_channel();
     let run_ended = Arc::new(AtomicBool::new(false));
     let compacting = Arc::new(AtomicBool::new(false));
     let backends = Backends::default();
-    let screen = RpcScreen::new(out.clone(), run_ended.clone());
+    let screen = RpcScreen::new(out.clone(), run_ended.clone(), moves_tx);
     let quitting = screen.quitting();
     let services = Arc::new(RpcServices::new(
         backends.agent.clone(),
@@ -105,6 +106,10 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
                 None => break,
             },
             Some(()) = wake_rx.recv() => server.driver.wake(),
+            Some(asked) = moves_rx.recv() => {
+                let server = server.clone();
+                tokio::spawn(async move { server.plugin_new_session(asked).await });
+            }
             () = quitting.cancelled() => break,
         }
     }

@@ -79,11 +79,12 @@ async fn run_once(cli: Cli) -> Result<Ended> {
     let prompts = Prompts::read(&cli.prompt, &cwd)?;
     let (ui_tx, ui_rx) = mpsc::unbounded_channel();
     let (wake_tx, mut wake_rx) = mpsc::unbounded_channel();
+    let (moves_tx, mut moves_rx) = mpsc::unbounded_channel();
     let reload = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let backends = Backends::default();
     let services = Arc::new(TuiServices::new(
         backends.agent.clone(),
-        TuiScreen::new(ui_tx.clone(), reload.clone()),
+        TuiScreen::new(ui_tx.clone(), reload.clone(), moves_tx),
         Inbox::new(wake_tx),
     ));
     let host = interactive_host(&services, &backends);
@@ -222,6 +223,10 @@ async fn run_once(cli: Cli) -> Result<Ended> {
                     None => return,
                 },
                 Some(()) = wake_rx.recv() => handler.driver.wake(),
+                Some(asked) = moves_rx.recv() => {
+                    let this = handler.clone();
+                    tokio::spawn(async move { this.plugin_new_session(asked).await });
+                }
             }
         }
     });

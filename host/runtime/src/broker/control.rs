@@ -7,7 +7,7 @@ use tack_core::agent::InputKind;
 
 use crate::bindings::v0_2_0::tack::plugin0_2_0::control;
 use crate::services::End;
-use crate::state::PluginState;
+use crate::state::{CallKind, PluginState};
 
 /// Why a model change is refused where the mode keeps its model.
 const NO_MODEL_CHANGES: &str =
@@ -135,6 +135,22 @@ impl control::Host for PluginState {
             .services
             .agent
             .request_end(&self.env.name, End::Reload))
+    }
+
+    async fn new_session(&mut self, with_parent: bool) -> wasmtime::Result<Result<(), String>> {
+        // The user's own request: a new session starts without the session's policy state
+        // (plan mode, say), so a tool, hook or event may not move the user there.
+        if !matches!(self.call.kind, CallKind::Command) {
+            return Ok(Err(
+                "only a command the user runs may start a new session (Pi's ctx.newSession is a command's)"
+                    .into(),
+            ));
+        }
+        Ok(self
+            .env
+            .services
+            .agent
+            .request_end(&self.env.name, End::NewSession { with_parent }))
     }
 
     async fn set_model(&mut self, model: String) -> wasmtime::Result<Result<(), String>> {

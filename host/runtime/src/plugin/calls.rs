@@ -84,7 +84,10 @@ impl LoadedPlugin {
         args: &str,
     ) -> Result<Result<Option<String>, String>, PluginError> {
         let (name, args) = (name.to_string(), args.to_string());
-        let setup = CallSetup::plain(self.limits().command);
+        let setup = CallSetup {
+            kind: CallKind::Command,
+            ..CallSetup::plain(self.limits().command)
+        };
         self.with_instance(
             &format!("command '/{name}'"),
             setup,

@@ -51,13 +51,16 @@ pub trait ModelControl: Send + Sync {
     fn set_thinking_level(&self, plugin: &str, level: &str) -> Result<String, String>;
 }
 
-/// How a plugin asks tack to end (`tack:plugin/control`).
+/// How a plugin asks tack to end, or to go on in a new session (`tack:plugin/control`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum End {
     /// As the user's `/quit`.
     Quit,
     /// As the user's `/reload`: again on the same session, everything read anew.
     Reload,
+    /// As the user's `/new` (`control.new-session`): the front end goes on in a new session,
+    /// whose header names the current one as its parent when `with_parent`.
+    NewSession { with_parent: bool },
 }
 
 /// An end a plugin asked for, waiting for the agent to be idle.
@@ -215,6 +218,9 @@ impl PluginAgent for AgentServices {
                 Ok(())
             }
             End::Reload => Err("only tack's terminal UI reloads (the user's /reload)".into()),
+            End::NewSession { .. } => {
+                Err("only tack's terminal UI and RPC mode change sessions (the user's /new)".into())
+            }
         }
     }
 

@@ -80,6 +80,14 @@ pub trait Screen: Send + Sync + 'static {
     fn reload(&self, plugin: &str) {
         self.quit(plugin);
     }
+    /// Whether this front end moves to another session (the user's `/new`).
+    fn moves_sessions(&self) -> bool {
+        false
+    }
+    /// `plugin` asked for a new session (`control.new-session`) and the agent is idle; only
+    /// asked of a front end that [`moves_sessions`](Screen::moves_sessions). It makes the move
+    /// as its `/new` does, hooks and all.
+    fn new_session(&self, _plugin: &str, _with_parent: bool) {}
 
     /// An input hook handled the prompt: no `agent_end` follows.
     fn input_handled(&self) {}
@@ -87,6 +95,15 @@ pub trait Screen: Send + Sync + 'static {
     fn run_failed(&self, message: String);
     /// A run (with whatever was queued meanwhile) is over and the agent idle.
     fn run_finished(&self) {}
+}
+
+/// A new session a plugin asked for (`control.new-session`), for the front end's loop to make
+/// as its `/new` makes one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionMove {
+    pub plugin: String,
+    /// The new session's header names the current one as its parent.
+    pub with_parent: bool,
 }
 
 /// A component frame waiting for the user.
@@ -371,6 +388,11 @@ impl<S: Screen> PluginAgent for InteractiveServices<S> {
     fn request_end(&self, plugin: &str, end: tack_runtime::End) -> Result<(), String> {
         if end == tack_runtime::End::Reload && !self.screen.reloads() {
             return Err("only tack's terminal UI reloads (the user's /reload)".into());
+        }
+        if matches!(end, tack_runtime::End::NewSession { .. }) && !self.screen.moves_sessions() {
+            return Err(
+                "only tack's terminal UI and RPC mode change sessions (the user's /new)".into(),
+            );
         }
         self.agent.hold_end(plugin, end);
         self.inbox.wake();

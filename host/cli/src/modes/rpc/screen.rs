@@ -16,7 +16,7 @@ use tack_protocol::{
 use tokio::sync::oneshot;
 
 use super::output::Output;
-use crate::modes::driver::{InteractiveServices, Screen};
+use crate::modes::driver::{InteractiveServices, Screen, SessionMove};
 use crate::sync::lock;
 
 pub type RpcServices = InteractiveServices<RpcScreen>;
@@ -31,16 +31,23 @@ pub struct RpcScreen {
     shown: AtomicU64,
     /// Cancelled when a plugin ends tack (`control.shutdown`): the server stops reading.
     quit: tokio_util::sync::CancellationToken,
+    /// New sessions plugins ask for, made by the server as `new_session` makes one.
+    moves: tokio::sync::mpsc::UnboundedSender<SessionMove>,
 }
 
 impl RpcScreen {
-    pub fn new(out: Output, run_ended: Arc<AtomicBool>) -> Self {
+    pub fn new(
+        out: Output,
+        run_ended: Arc<AtomicBool>,
+        moves: tokio::sync::mpsc::UnboundedSender<SessionMove>,
+    ) -> Self {
         RpcScreen {
             out,
             dialogs: Mutex::default(),
             run_ended,
             shown: AtomicU64::new(0),
             quit: tokio_util::sync::CancellationToken::new(),
+            moves,
         }
     }
 
@@ -177,6 +184,17 @@ impl Screen for RpcScreen {
         self.quit.cancel();
     }
 
+    fn moves_sessions(&self) -> bool {
+        true
+    }
+
+    fn new_session(&self, plugin: &str, with_parent: bool) {
+        let _ = self.moves.send(SessionMove {
+            plugin: plugin.to_string(),
+            with_parent,
+        });
+    }
+
     fn notify(&self, plugin: &str, level: NoticeLevel, message: &str) {
         let notify_type = match level {
             NoticeLevel::Debug | NoticeLevel::Info => NotifyType::Info,
@@ -292,7 +310,8 @@ mod tests {
             let written = Written::default();
             let out = Output::start_with(written.clone());
             let (wake, _) = mpsc::unbounded_channel();
-            let screen = RpcScreen::new(out.clone(), Arc::default());
+            let (moves, _) = mpsc::unbounded_channel();
+            let screen = RpcScreen::new(out.clone(), Arc::default(), moves);
             let services = Arc::new(RpcServices::new(
                 Arc::new(AgentServices::default()),
                 screen,

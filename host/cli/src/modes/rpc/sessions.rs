@@ -8,7 +8,7 @@ use tack_protocol::SessionRef;
 use tack_runtime::bridge::{MoveCancelled, SwitchReason};
 
 use super::server::{data, occupied, Reply, Server};
-use crate::modes::driver::BusyKind;
+use crate::modes::driver::{BusyKind, SessionMove};
 use crate::sessions;
 use crate::start::Lifecycle;
 
@@ -34,6 +34,24 @@ impl Server {
             Ok((session, None))
         })
         .await
+    }
+
+    /// A new session a plugin asked for (`control.new-session`), made as `new_session` makes
+    /// one; the client hears of it from the events of the change.
+    pub async fn plugin_new_session(self: std::sync::Arc<Self>, asked: SessionMove) {
+        let parent = asked
+            .with_parent
+            .then(|| {
+                self.front
+                    .session
+                    .lock()
+                    .path()
+                    .map(|p| p.display().to_string())
+            })
+            .flatten();
+        if let Err(e) = self.new_session(parent).await {
+            eprintln!("tack: {}'s new session: {e:#}", asked.plugin);
+        }
     }
 
     pub async fn switch_session(&self, path: Option<String>, id: Option<String>) -> Reply {

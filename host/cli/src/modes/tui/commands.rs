@@ -12,7 +12,7 @@ use tack_runtime::bridge::SwitchReason;
 use tack_tui::{CommandInfo, Picker, PickerKind, UiEvent};
 
 use super::controller::Controller;
-use crate::modes::driver::{Busy, BusyKind};
+use crate::modes::driver::{Busy, BusyKind, SessionMove};
 use crate::sessions;
 use crate::sessions::short_id;
 use crate::start::Lifecycle;
@@ -232,12 +232,45 @@ impl Controller {
     }
 
     async fn new_session(&self) -> Result<Option<String>> {
+        self.new_session_with(None).await
+    }
+
+    /// A new session a plugin asked for (`control.new-session`), made as `/new` makes one.
+    pub async fn plugin_new_session(self: Arc<Self>, asked: SessionMove) {
+        let parent = asked
+            .with_parent
+            .then(|| {
+                self.front
+                    .session
+                    .lock()
+                    .path()
+                    .map(|p| p.display().to_string())
+            })
+            .flatten();
+        match self.new_session_with(parent).await {
+            Ok(_) => self.send(UiEvent::Info(format!(
+                "New session (asked by {}).",
+                asked.plugin
+            ))),
+            Err(e) => self.send(UiEvent::Error(format!(
+                "{}'s new session: {e:#}",
+                asked.plugin
+            ))),
+        }
+        self.send(UiEvent::Footer(self.footer()));
+    }
+
+    async fn new_session_with(&self, parent: Option<String>) -> Result<Option<String>> {
         self.front
             .plugin_hooks()
             .before_switch(SwitchReason::New, None)
             .await?;
-        let session =
-            sessions::change::create(&self.front.cli, &self.front.loaded, &self.front.store)?;
+        let session = sessions::change::create_child(
+            &self.front.cli,
+            &self.front.loaded,
+            &self.front.store,
+            parent,
+        )?;
         self.change(session, None, Lifecycle::New).await?;
         Ok(Some("New session.".into()))
     }
@@ -329,6 +362,9 @@ impl Controller {
         reason: Lifecycle,
     ) -> Result<()> {
         let work = self.occupy(BusyKind::ChangingSession).await?;
+        // The new conversation is on screen before plugins hear that it started, so what they
+        // show then (a handoff's "ready", the text they put in the editor) stays.
+        self.send(UiEvent::Transcript(session.project()));
         let adopted = self
             .front
             .replace_session(&self.services.inbox, session, reason, |warning| {
@@ -336,7 +372,6 @@ impl Controller {
             })
             .await;
         self.release(&work);
-        self.send(UiEvent::Transcript(self.front.session.lock().project()));
         self.send(UiEvent::History(self.history()));
         if let Some(text) = editor_text {
             self.send(UiEvent::EditorText(text));

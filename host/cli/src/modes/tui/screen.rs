@@ -12,7 +12,7 @@ use tack_runtime::{ComponentFrame, ComponentPlacement};
 use tack_tui::{ComponentRequest, DialogAnswer, DialogRequest, UiEvent};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::modes::driver::{ComponentWait, InteractiveServices, Screen};
+use crate::modes::driver::{ComponentWait, InteractiveServices, Screen, SessionMove};
 use crate::start::AgentSession;
 
 pub type TuiServices = InteractiveServices<TuiScreen>;
@@ -24,17 +24,21 @@ pub struct TuiScreen {
     front: OnceLock<Weak<AgentSession>>,
     /// Shared with the controller: set when the UI ends to start again (`/reload`).
     reload: Arc<std::sync::atomic::AtomicBool>,
+    /// New sessions plugins ask for, made by the controller as `/new` makes one.
+    moves: mpsc::UnboundedSender<SessionMove>,
 }
 
 impl TuiScreen {
     pub fn new(
         ui: mpsc::UnboundedSender<UiEvent>,
         reload: Arc<std::sync::atomic::AtomicBool>,
+        moves: mpsc::UnboundedSender<SessionMove>,
     ) -> Self {
         TuiScreen {
             ui,
             front: OnceLock::new(),
             reload,
+            moves,
         }
     }
 
@@ -112,6 +116,17 @@ impl Screen for TuiScreen {
         tracing::info!(plugin, "a plugin reloaded tack");
         self.reload.store(true, std::sync::atomic::Ordering::SeqCst);
         self.send(UiEvent::Shutdown);
+    }
+
+    fn moves_sessions(&self) -> bool {
+        true
+    }
+
+    fn new_session(&self, plugin: &str, with_parent: bool) {
+        let _ = self.moves.send(SessionMove {
+            plugin: plugin.to_string(),
+            with_parent,
+        });
     }
 
     fn notify(&self, plugin: &str, level: NoticeLevel, message: &str) {
