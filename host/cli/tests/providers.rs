@@ -437,7 +437,10 @@ fn opencode_sends_each_model_to_its_own_api_under_one_root() {
         }
     });
     let root = format!("{}/zen", server.url());
-    env.config(json!({"providers": {"opencode": {"base_url": root}}}));
+    // A model of the user's own goes to the provider's first API (Chat Completions).
+    env.config(
+        json!({"providers": {"opencode": {"base_url": root, "models": [{"id": "my-own-model"}]}}}),
+    );
 
     // Its first model is Pi's, on Chat Completions, without the developer role Zen refuses.
     let out = env.run(&["--provider", "opencode", "-p", "hi"]);
@@ -447,6 +450,7 @@ fn opencode_sends_each_model_to_its_own_api_under_one_root() {
         ("opencode/claude-sonnet-4-5", "claude here"),
         ("opencode/gpt-5", "gpt here"),
         ("opencode/gemini-3-flash", "gemini here"),
+        ("opencode/my-own-model", "kimi here"),
     ] {
         let out = env.run(&["-c", "--model", model, "-p", "again"]);
         assert!(stdout(&out).contains(answer), "{model}: {}", stderr(&out));
@@ -467,6 +471,7 @@ fn opencode_sends_each_model_to_its_own_api_under_one_root() {
             "/zen/v1/messages",
             "/zen/v1/responses",
             "/zen/v1/models/gemini-3-flash:streamGenerateContent?alt=sse",
+            "/zen/v1/chat/completions",
         ]
     );
     // The one key, as each API takes it.
@@ -517,7 +522,7 @@ fn opencode_sends_each_model_to_its_own_api_under_one_root() {
         "{}",
         stderr(&out)
     );
-    assert_eq!(server.requests().len(), 4, "nothing more was sent");
+    assert_eq!(server.requests().len(), 5, "nothing more was sent");
 }
 
 /// Cloudflare's AI Gateway: the account's and gateway's URL from the environment, one API per

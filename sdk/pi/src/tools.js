@@ -446,28 +446,26 @@ export function globToRegExp(glob) {
   return new RegExp(`^${out}$`);
 }
 
-/** Files below `root` (relative paths, sorted), skipping `.git` and `node_modules`. */
+/**
+ * Files below `root` (relative paths, sorted), skipping `.git` and `node_modules`. A symbolic
+ * link is listed, never followed (as fd and ripgrep do), so a link to a parent cannot loop.
+ */
 function walk(root, keep, limit) {
   const found = [];
   const visit = (dir, relative) => {
-    let names;
+    let entries;
     try {
-      names = fs.readdirSync(dir).sort();
+      entries = fs.readdirSync(dir, { withFileTypes: true });
     } catch {
       return;
     }
-    for (const name of names) {
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
       if (found.length > limit) return;
+      const name = entry.name;
       if (name === ".git" || name === "node_modules") continue;
-      const full = path.join(dir, name);
       const rel = relative ? `${relative}/${name}` : name;
-      let stat;
-      try {
-        stat = fs.statSync(full);
-      } catch {
-        continue;
-      }
-      if (stat.isDirectory()) visit(full, rel);
+      if (entry.isDirectory()) visit(path.join(dir, name), rel);
       else if (keep(rel, name)) found.push(rel);
     }
   };

@@ -35,6 +35,7 @@ impl ProviderEntry {
             return Ok(Arc::new(plugin));
         }
         let mut by_model = HashMap::new();
+        let mut fallback = None;
         for route in &self.routes {
             let mut entry = self.clone();
             entry.plugin = route.plugin.clone();
@@ -48,10 +49,15 @@ impl ProviderEntry {
             for model in &route.models {
                 by_model.insert(model.clone(), plugin.clone());
             }
+            // A model the user added in config.toml goes to the provider's own API.
+            if route.plugin_provider == self.spec.id {
+                fallback = Some(plugin);
+            }
         }
         Ok(Arc::new(ByModel {
             provider: self.id.clone(),
             by_model,
+            fallback,
         }))
     }
 
@@ -84,12 +90,17 @@ impl ProviderEntry {
 struct ByModel {
     provider: String,
     by_model: HashMap<String, Arc<dyn Provider>>,
+    fallback: Option<Arc<dyn Provider>>,
 }
 
 #[async_trait::async_trait]
 impl Provider for ByModel {
     async fn stream(&self, request: ProviderRequest) -> Result<ProviderStream, ProviderError> {
-        let Some(provider) = self.by_model.get(&request.model.id).cloned() else {
+        let found = self
+            .by_model
+            .get(&request.model.id)
+            .or(self.fallback.as_ref());
+        let Some(provider) = found.cloned() else {
             return Err(ProviderError::new(
                 ProviderErrorKind::Other,
                 format!(
