@@ -60,14 +60,15 @@ function tool(name, label, description, parameters, execute) {
 
 // ---- read -----------------------------------------------------------------------------------
 
+// No `detectImageMimeType`: a local file's type is read off the bytes the tool reads anyway.
 const localRead = {
   readFile: async (file) => fs.readFileSync(file),
   access: async (file) => fs.accessSync(file),
-  detectImageMimeType: async (file) => imageTypeOf(fs.readFileSync(file).subarray(0, 12)),
 };
 
 export function createReadTool(cwd, options = {}) {
-  const ops = { ...localRead, ...options.operations };
+  // As Pi's: custom operations replace the local ones whole.
+  const ops = options.operations ?? localRead;
   return tool(
     "read",
     "read",
@@ -83,10 +84,11 @@ export function createReadTool(cwd, options = {}) {
       aborted(signal);
       const absolute = resolveToCwd(file, cwd);
       await ops.access(absolute);
-      const mimeType = ops.detectImageMimeType
-        ? await ops.detectImageMimeType(absolute)
-        : undefined;
       const bytes = await ops.readFile(absolute);
+      const mimeType =
+        ops === localRead
+          ? imageTypeOf(bytes.subarray(0, 12))
+          : await ops.detectImageMimeType?.(absolute);
       aborted(signal);
       if (mimeType) {
         return {
@@ -359,22 +361,30 @@ export function createWriteTool(cwd, options = {}) {
 
 // ---- ls, find, grep -------------------------------------------------------------------------
 
-/** Results past `limit` or the byte limit, noted the way Pi's listing tools note them. */
-function listed(lines, limit, noun, details = {}) {
-  const notices = [];
-  let kept = lines;
-  if (lines.length > limit) {
-    kept = lines.slice(0, limit);
-    notices.push(`${limit} ${noun} limit reached. Use limit=${limit * 2} for more`);
-    details[`${noun === "entries" ? "entry" : "result"}LimitReached`] = limit;
-  }
-  const truncation = truncateHead(kept.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER });
+/**
+ * `lines` within the byte limit, ending with the notes Pi's listing tools end with: `notices`
+ * (a limit reached), the byte limit's, then `trailing`.
+ */
+function noted(lines, notices, details, trailing = []) {
+  const truncation = truncateHead(lines.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER });
+  const all = [...notices];
   if (truncation.truncated) {
-    notices.push(`${formatSize(DEFAULT_MAX_BYTES)} limit reached`);
+    all.push(`${formatSize(DEFAULT_MAX_BYTES)} limit reached`);
     details.truncation = truncation;
   }
-  const body = notices.length ? `${truncation.content}\n\n[${notices.join(". ")}]` : truncation.content;
+  all.push(...trailing);
+  const body = all.length ? `${truncation.content}\n\n[${all.join(". ")}]` : truncation.content;
   return text(body, Object.keys(details).length ? details : undefined);
+}
+
+/** At most `limit` of `lines` (the `noun` of ls or find), noted as Pi notes them. */
+function listed(lines, limit, noun, limitKey) {
+  if (lines.length <= limit) return noted(lines, [], {});
+  return noted(
+    lines.slice(0, limit),
+    [`${limit} ${noun} limit reached. Use limit=${limit * 2} for more`],
+    { [limitKey]: limit },
+  );
 }
 
 const localLs = {
@@ -415,7 +425,7 @@ export function createLsTool(cwd, options = {}) {
         }
       }
       if (entries.length === 0) return text("(empty directory)", undefined);
-      return listed(entries, limit ?? 500, "entries");
+      return listed(entries, limit ?? 500, "entries", "entryLimitReached");
     },
   );
 }
@@ -511,7 +521,7 @@ export function createFindTool(cwd, options = {}) {
       const relative = found.map((file) =>
         path.isAbsolute(file) ? path.relative(root, file) : file,
       );
-      return listed(relative, effective, "results");
+      return listed(relative, effective, "results", "resultLimitReached");
     },
   );
 }
@@ -614,17 +624,12 @@ export function createGrepTool(cwd, options = {}) {
         notices.push(`${limit} matches limit reached. Use limit=${limit * 2} for more, or refine pattern`);
         details.matchLimitReached = limit;
       }
-      const truncation = truncateHead(out.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER });
-      if (truncation.truncated) {
-        notices.push(`${formatSize(DEFAULT_MAX_BYTES)} limit reached`);
-        details.truncation = truncation;
-      }
+      const trailing = [];
       if (linesTruncated) {
-        notices.push(`Some lines truncated to ${GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines`);
+        trailing.push(`Some lines truncated to ${GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines`);
         details.linesTruncated = true;
       }
-      const body = notices.length ? `${truncation.content}\n\n[${notices.join(". ")}]` : truncation.content;
-      return text(body, Object.keys(details).length ? details : undefined);
+      return noted(out, notices, details, trailing);
     },
   );
 }

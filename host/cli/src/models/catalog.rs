@@ -28,7 +28,6 @@ use super::host_credentials::HostCredentials;
 use super::pattern::Candidate;
 use crate::settings::{ModelSettings, Settings};
 
-#[derive(Clone)]
 pub struct ProviderEntry {
     /// What the user types (`--provider`), and what sessions record.
     pub id: String,
@@ -62,7 +61,6 @@ pub struct ProviderEntry {
 
 /// One API of a provider whose models speak several: the built-in plugin that speaks it, where
 /// below the provider's URL it is, and which of the provider's models speak it.
-#[derive(Clone)]
 pub struct ApiRoute {
     pub plugin: Arc<LoadedPlugin>,
     /// The plugin's own provider id (what it dispatches on) and how its API takes the key.

@@ -8,8 +8,10 @@ use std::sync::Arc;
 
 use tack_core::agent::{ProviderErrorKind, ProviderStream};
 use tack_core::{Provider, ProviderError, ProviderRequest};
+use tack_runtime::api;
 use tack_runtime::bridge::{PayloadHooks, PluginProvider};
 use tack_runtime::broker::secrets::SecretStore;
+use tack_runtime::LoadedPlugin;
 
 use super::catalog::ProviderEntry;
 use super::host_credentials::HostCredentials;
@@ -31,21 +33,28 @@ impl ProviderEntry {
     /// The provider sending this entry's requests as `serving` says.
     pub fn provider(&self, serving: Serving<'_>) -> Result<Arc<dyn Provider>, String> {
         if self.routes.is_empty() {
-            let plugin = self.plugin_provider(self.clone(), serving.base_url.clone(), &serving)?;
+            let plugin = self.plugin_provider(
+                &self.plugin,
+                self.spec.clone(),
+                serving.base_url.clone(),
+                &serving,
+            )?;
             return Ok(Arc::new(plugin));
         }
         let mut by_model = HashMap::new();
         let mut fallback = None;
         for route in &self.routes {
-            let mut entry = self.clone();
-            entry.plugin = route.plugin.clone();
-            entry.spec.id = route.plugin_provider.clone();
-            entry.spec.auth = route.auth.clone();
+            let spec = api::ProviderSpec {
+                id: route.plugin_provider.clone(),
+                auth: route.auth.clone(),
+                ..self.spec.clone()
+            };
             let url = serving
                 .base_url
                 .as_deref()
                 .map(|root| format!("{}{}", root.trim_end_matches('/'), route.path));
-            let plugin: Arc<dyn Provider> = Arc::new(self.plugin_provider(entry, url, &serving)?);
+            let plugin: Arc<dyn Provider> =
+                Arc::new(self.plugin_provider(&route.plugin, spec, url, &serving)?);
             for model in &route.models {
                 by_model.insert(model.clone(), plugin.clone());
             }
@@ -61,15 +70,18 @@ impl ProviderEntry {
         }))
     }
 
+    /// `plugin` serving `spec` (the entry's own, or one route's) with the entry's key, headers
+    /// and timeouts.
     fn plugin_provider(
         &self,
-        entry: ProviderEntry,
+        plugin: &Arc<LoadedPlugin>,
+        spec: api::ProviderSpec,
         base_url: Option<String>,
         serving: &Serving<'_>,
     ) -> Result<PluginProvider, String> {
         let provider = PluginProvider::new(
-            entry.plugin.clone(),
-            entry.spec.clone(),
+            plugin.clone(),
+            spec,
             base_url,
             serving.secrets.clone(),
             serving.http.clone(),

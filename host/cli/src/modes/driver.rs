@@ -271,10 +271,14 @@ impl<S: Screen> SessionDriver<S> {
                 return false;
             }
             tack_runtime::End::Reload => self.services.screen.reload(&request.plugin),
-            tack_runtime::End::NewSession { with_parent } => self
-                .services
-                .screen
-                .new_session(&request.plugin, with_parent),
+            tack_runtime::End::NewSession { with_parent } => {
+                if let Some(moves) = self.services.screen.session_moves() {
+                    let _ = moves.send(SessionMove {
+                        plugin: request.plugin,
+                        with_parent,
+                    });
+                }
+            }
         }
         true
     }

@@ -63,6 +63,20 @@ pub enum End {
     NewSession { with_parent: bool },
 }
 
+impl End {
+    /// Why a front end that cannot make this end refuses it: print and JSON mode reload and
+    /// move sessions never, RPC mode does not reload. Every front end quits.
+    pub fn refusal(self) -> Option<&'static str> {
+        match self {
+            End::Quit => None,
+            End::Reload => Some("only tack's terminal UI reloads (the user's /reload)"),
+            End::NewSession { .. } => {
+                Some("only tack's terminal UI and RPC mode change sessions (the user's /new)")
+            }
+        }
+    }
+}
+
 /// An end a plugin asked for, waiting for the agent to be idle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EndRequest {
@@ -212,16 +226,11 @@ impl PluginAgent for AgentServices {
 
     /// Print and JSON modes end after their run anyway; only the terminal UI reloads.
     fn request_end(&self, plugin: &str, end: End) -> Result<(), String> {
-        match end {
-            End::Quit => {
-                self.hold_end(plugin, end);
-                Ok(())
-            }
-            End::Reload => Err("only tack's terminal UI reloads (the user's /reload)".into()),
-            End::NewSession { .. } => {
-                Err("only tack's terminal UI and RPC mode change sessions (the user's /new)".into())
-            }
+        if let Some(why) = end.refusal() {
+            return Err(why.into());
         }
+        self.hold_end(plugin, end);
+        Ok(())
     }
 
     fn model_control(&self) -> Option<Arc<dyn ModelControl>> {

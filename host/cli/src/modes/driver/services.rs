@@ -80,14 +80,12 @@ pub trait Screen: Send + Sync + 'static {
     fn reload(&self, plugin: &str) {
         self.quit(plugin);
     }
-    /// Whether this front end moves to another session (the user's `/new`).
-    fn moves_sessions(&self) -> bool {
-        false
+    /// Where a front end that moves to another session (the user's `/new`) takes the new
+    /// sessions plugins ask for (`control.new-session`), once the agent is idle: its loop makes
+    /// each as its `/new` does, hooks and all.
+    fn session_moves(&self) -> Option<&tokio::sync::mpsc::UnboundedSender<SessionMove>> {
+        None
     }
-    /// `plugin` asked for a new session (`control.new-session`) and the agent is idle; only
-    /// asked of a front end that [`moves_sessions`](Screen::moves_sessions). It makes the move
-    /// as its `/new` does, hooks and all.
-    fn new_session(&self, _plugin: &str, _with_parent: bool) {}
 
     /// An input hook handled the prompt: no `agent_end` follows.
     fn input_handled(&self) {}
@@ -104,6 +102,17 @@ pub struct SessionMove {
     pub plugin: String,
     /// The new session's header names the current one as its parent.
     pub with_parent: bool,
+}
+
+impl SessionMove {
+    /// The parent the new session's header names: `session`'s file, when asked for and the
+    /// session has one.
+    pub fn parent(&self, session: &tack_core::session::SessionHandle) -> Option<String> {
+        if !self.with_parent {
+            return None;
+        }
+        session.lock().path().map(|p| p.display().to_string())
+    }
 }
 
 /// A component frame waiting for the user.
@@ -386,13 +395,13 @@ impl<S: Screen> PluginAgent for InteractiveServices<S> {
 
     /// As a compaction: held until the driver finds the agent idle.
     fn request_end(&self, plugin: &str, end: tack_runtime::End) -> Result<(), String> {
-        if end == tack_runtime::End::Reload && !self.screen.reloads() {
-            return Err("only tack's terminal UI reloads (the user's /reload)".into());
-        }
-        if matches!(end, tack_runtime::End::NewSession { .. }) && !self.screen.moves_sessions() {
-            return Err(
-                "only tack's terminal UI and RPC mode change sessions (the user's /new)".into(),
-            );
+        let possible = match end {
+            tack_runtime::End::Quit => true,
+            tack_runtime::End::Reload => self.screen.reloads(),
+            tack_runtime::End::NewSession { .. } => self.screen.session_moves().is_some(),
+        };
+        if let (false, Some(why)) = (possible, end.refusal()) {
+            return Err(why.into());
         }
         self.agent.hold_end(plugin, end);
         self.inbox.wake();

@@ -39,17 +39,7 @@ impl Server {
     /// A new session a plugin asked for (`control.new-session`), made as `new_session` makes
     /// one; the client hears of it from the events of the change.
     pub async fn plugin_new_session(self: std::sync::Arc<Self>, asked: SessionMove) {
-        let parent = asked
-            .with_parent
-            .then(|| {
-                self.front
-                    .session
-                    .lock()
-                    .path()
-                    .map(|p| p.display().to_string())
-            })
-            .flatten();
-        if let Err(e) = self.new_session(parent).await {
+        if let Err(e) = self.new_session(asked.parent(&self.front.session)).await {
             eprintln!("tack: {}'s new session: {e:#}", asked.plugin);
         }
     }

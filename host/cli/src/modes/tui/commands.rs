@@ -237,17 +237,10 @@ impl Controller {
 
     /// A new session a plugin asked for (`control.new-session`), made as `/new` makes one.
     pub async fn plugin_new_session(self: Arc<Self>, asked: SessionMove) {
-        let parent = asked
-            .with_parent
-            .then(|| {
-                self.front
-                    .session
-                    .lock()
-                    .path()
-                    .map(|p| p.display().to_string())
-            })
-            .flatten();
-        match self.new_session_with(parent).await {
+        match self
+            .new_session_with(asked.parent(&self.front.session))
+            .await
+        {
             Ok(_) => self.send(UiEvent::Info(format!(
                 "New session (asked by {}).",
                 asked.plugin

@@ -118,15 +118,8 @@ impl Screen for TuiScreen {
         self.send(UiEvent::Shutdown);
     }
 
-    fn moves_sessions(&self) -> bool {
-        true
-    }
-
-    fn new_session(&self, plugin: &str, with_parent: bool) {
-        let _ = self.moves.send(SessionMove {
-            plugin: plugin.to_string(),
-            with_parent,
-        });
+    fn session_moves(&self) -> Option<&tokio::sync::mpsc::UnboundedSender<SessionMove>> {
+        Some(&self.moves)
     }
 
     fn notify(&self, plugin: &str, level: NoticeLevel, message: &str) {
