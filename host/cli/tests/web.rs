@@ -1,7 +1,7 @@
 //! The web plugin through the real binary, against local servers: `web_fetch` turns a page into
 //! Markdown, follows redirects only on its host, caps what it reads, refuses binary bodies and
 //! private addresses nobody granted; permission-gate asks per domain; `web_search` speaks Brave's
-//! API with the key the host attaches. A name that resolves to a private address is refused
+//! API with the key the host attaches, and Anthropic's and OpenAI's own search with theirs. A name that resolves to a private address is refused
 //! inside a network namespace of the test's own, where TEST-NET addresses stand for the internet.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test reports a failed setup.
@@ -329,6 +329,129 @@ fn web_search_asks_brave_with_the_key_the_host_attaches() {
         head.contains("x-subscription-token: brave-test-key"),
         "{head}"
     );
+}
+
+/// Anthropic's Messages answer with one `web_search` server tool use, as the API sends it.
+fn anthropic_search_answer() -> Value {
+    json!({
+        "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-haiku-4-5",
+        "content": [
+            { "type": "text", "text": "I'll search for the latest wasmtime release." },
+            { "type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search",
+              "input": { "query": "wasmtime latest release" } },
+            { "type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": [
+                { "type": "web_search_result", "title": "Release Wasmtime 48.0.0 · bytecodealliance/wasmtime",
+                  "url": "https://github.com/bytecodealliance/wasmtime/releases/tag/v48.0.0",
+                  "encrypted_content": "EqgfCioIARgBIiQ3YTAw", "page_age": "November 20, 2026" },
+                { "type": "web_search_result", "title": "Wasmtime",
+                  "url": "https://wasmtime.dev/", "encrypted_content": "Eo8BCioIAhgB" }
+            ] },
+            { "type": "text", "text": "The latest release is Wasmtime 48.0.0", "citations": [
+                { "type": "web_search_result_location",
+                  "url": "https://github.com/bytecodealliance/wasmtime/releases/tag/v48.0.0",
+                  "title": "Release Wasmtime 48.0.0 · bytecodealliance/wasmtime",
+                  "encrypted_index": "Eo8BCioIAhgBIiQ3",
+                  "cited_text": "48.0.0 Released 2026-11-20. Added: the component model async ABI is on by default." }
+            ] },
+            { "type": "text", "text": ", released on 20 November 2026." }
+        ],
+        "stop_reason": "end_turn",
+        "usage": { "input_tokens": 6120, "output_tokens": 61,
+                   "server_tool_use": { "web_search_requests": 1 } }
+    })
+}
+
+#[test]
+fn web_search_through_anthropics_own_search_lists_its_results_and_citations() {
+    let env = Env::new(tack!()).with_var("ANTHROPIC_API_KEY", "sk-ant-test");
+    let server = MockServer::always(Reply::json("200 OK", anthropic_search_answer().to_string()));
+    let events = run(
+        &env,
+        &[(
+            "find",
+            "web_search",
+            json!({ "query": "newest wasmtime", "count": 5 }),
+        )],
+        json!({ "search": "anthropic", "search_url": server.url() }),
+    );
+    let (failed, text) = tool_result(&events, "find");
+    assert!(!failed, "{text}");
+    insta::assert_snapshot!(text);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    let head = requests[0].head.to_ascii_lowercase();
+    assert!(head.starts_with("post /v1/messages "), "{head}");
+    assert!(head.contains("x-api-key: sk-ant-test"), "{head}");
+    assert!(head.contains("anthropic-version: 2023-06-01"), "{head}");
+    let body: Value = serde_json::from_slice(&requests[0].body).expect("json body");
+    assert_eq!(body["model"], "claude-haiku-4-5");
+    assert_eq!(body["tools"][0]["type"], "web_search_20250305");
+    assert_eq!(body["messages"][0]["content"], "newest wasmtime");
+    let details = &tool_event(&events, "tool_execution_end", "find")["result"]["details"];
+    assert_eq!(details["usage"]["input"], 6120);
+}
+
+#[test]
+fn web_search_through_openais_own_search_and_a_model_that_did_not_search() {
+    let env = Env::new(tack!()).with_var("OPENAI_API_KEY", "sk-openai-test");
+    let text =
+        "Python 3.14 is the newest release ([python.org](https://www.python.org/downloads/)).";
+    let start = text.find("([").expect("a citation");
+    let searched = json!({
+        "id": "resp_1", "object": "response", "status": "completed",
+        "output": [
+            { "type": "web_search_call", "id": "ws_1", "status": "completed",
+              "action": { "type": "search", "query": "latest python release",
+                          "sources": [{ "type": "url", "url": "https://www.python.org/downloads/" },
+                                      { "type": "url", "url": "https://docs.python.org/3/whatsnew/" }] } },
+            { "type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+              "content": [{ "type": "output_text", "text": text, "annotations": [
+                  { "type": "url_citation", "start_index": start, "end_index": text.len() - 1,
+                    "url": "https://www.python.org/downloads/", "title": "Download Python" }
+              ] }] }
+        ],
+        "usage": { "input_tokens": 900, "output_tokens": 40, "total_tokens": 940 }
+    });
+    let from_memory = json!({
+        "id": "resp_2", "object": "response", "status": "completed",
+        "output": [{ "type": "message", "role": "assistant",
+                     "content": [{ "type": "output_text", "text": "Python 3.12, I believe.", "annotations": [] }] }]
+    });
+    let server = MockServer::replies(vec![
+        Reply::json("200 OK", searched.to_string()),
+        Reply::json("200 OK", from_memory.to_string()),
+    ]);
+    let events = run(
+        &env,
+        &[
+            ("one", "web_search", json!({ "query": "python" })),
+            ("two", "web_search", json!({ "query": "python" })),
+        ],
+        json!({ "search": "openai", "search_url": server.url(), "search_model": "gpt-5" }),
+    );
+    let (failed, text) = tool_result(&events, "one");
+    assert!(!failed, "{text}");
+    assert!(
+        text.contains("(searched for \"latest python release\")")
+            && text.contains("1. Download Python\n   https://www.python.org/downloads/\n   Python 3.14 is the newest release")
+            && text.contains("2. https://docs.python.org/3/whatsnew/"),
+        "{text}"
+    );
+    let (failed, text) = tool_result(&events, "two");
+    assert!(
+        failed && text.contains("answered without searching"),
+        "{text}"
+    );
+    let requests = server.requests();
+    let head = requests[0].head.to_ascii_lowercase();
+    assert!(head.starts_with("post /v1/responses "), "{head}");
+    assert!(
+        head.contains("authorization: bearer sk-openai-test"),
+        "{head}"
+    );
+    let body: Value = serde_json::from_slice(&requests[0].body).expect("json body");
+    assert_eq!(body["model"], "gpt-5");
+    assert_eq!(body["tools"][0]["type"], "web_search");
 }
 
 #[test]

@@ -10,6 +10,7 @@
 //! a URL to call again, where it is judged like the first.
 
 mod fetch;
+mod model_search;
 mod page;
 mod search;
 
@@ -26,10 +27,13 @@ pub const SEARCH_TOOL: &str = "web_search";
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct Config {
-    /// `brave`, `tavily`, `exa` or `searxng`; empty: no `web_search` tool.
+    /// `brave`, `tavily`, `exa` or `searxng`, or a provider's own search: `anthropic`, `openai`
+    /// or `gemini`; empty: no `web_search` tool.
     pub search: String,
     /// The backend's endpoint when not its usual one (a SearXNG instance is always the user's).
     pub search_url: String,
+    /// The model that searches, for a provider's own search; empty: the provider's small one.
+    pub search_model: String,
     /// The most of a page's body read, in bytes.
     pub max_bytes: usize,
     /// The Markdown returned by one call, in characters, unless the call asks for less.
@@ -45,6 +49,7 @@ impl Default for Config {
         Config {
             search: String::new(),
             search_url: String::new(),
+            search_model: String::new(),
             max_bytes: 5 << 20,
             max_chars: 40_000,
             timeout_ms: 30_000,

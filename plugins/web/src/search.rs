@@ -1,6 +1,7 @@
 //! `web_search`: one query to the backend the user configured, its answer as ranked results.
 //! The key is the host's: this plugin names the secret and the host attaches it, only to the
-//! backend's origin granted by name.
+//! backend's origin granted by name. A backend is a search API (Brave, Tavily, Exa, SearXNG) or
+//! a model provider's own search (`model_search`).
 
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -8,6 +9,7 @@ use tack_sdk::http::{self, HttpError, Request, SecretUse};
 use tack_sdk::{AuthScheme, ToolResult};
 use url::Url;
 
+use crate::model_search::{Found, Provider};
 use crate::Config;
 
 /// The longest snippet kept per result, in characters.
@@ -19,12 +21,15 @@ enum Kind {
     Tavily,
     Exa,
     Searxng,
+    Model(Provider),
 }
 
 #[derive(Debug, Clone)]
 pub struct Backend {
     kind: Kind,
     endpoint: Url,
+    /// The model that searches, for a provider's own search.
+    model: String,
 }
 
 impl Backend {
@@ -36,12 +41,20 @@ impl Backend {
             "tavily" => Kind::Tavily,
             "exa" => Kind::Exa,
             "searxng" => Kind::Searxng,
+            "anthropic" => Kind::Model(Provider::Anthropic),
+            "openai" => Kind::Model(Provider::OpenAi),
+            "gemini" | "google" => Kind::Model(Provider::Gemini),
             other => {
                 return Err(format!(
                     "[plugins.web] search = \"{other}\" is no backend tack knows; use brave, \
-                     tavily, exa or searxng"
+                     tavily, exa, searxng, or a provider's own search: anthropic, openai or gemini"
                 ))
             }
+        };
+        let model = match (config.search_model.trim(), kind) {
+            ("", Kind::Model(provider)) => provider.default_model().to_string(),
+            (model, Kind::Model(_)) => model.to_string(),
+            _ => String::new(),
         };
         let base = match (config.search_url.trim(), kind) {
             ("", Kind::Brave) => "https://api.search.brave.com",
@@ -53,15 +66,21 @@ impl Backend {
                         .into(),
                 )
             }
+            ("", Kind::Model(provider)) => provider.default_base(),
             (url, _) => url,
         };
         let path = match kind {
-            Kind::Brave => "res/v1/web/search",
-            _ => "search",
+            Kind::Brave => "res/v1/web/search".to_string(),
+            Kind::Model(provider) => provider.path(&model),
+            _ => "search".to_string(),
         };
         let endpoint = Url::parse(&format!("{}/{path}", base.trim_end_matches('/')))
             .map_err(|e| format!("[plugins.web] search_url `{base}` is not a URL: {e}"))?;
-        Ok(Some(Backend { kind, endpoint }))
+        Ok(Some(Backend {
+            kind,
+            endpoint,
+            model,
+        }))
     }
 
     pub fn name(&self) -> &'static str {
@@ -70,6 +89,7 @@ impl Backend {
             Kind::Tavily => "Tavily",
             Kind::Exa => "Exa",
             Kind::Searxng => "SearXNG",
+            Kind::Model(provider) => provider.name(),
         }
     }
 
@@ -82,6 +102,14 @@ impl Backend {
             ),
             Kind::Tavily => ("TAVILY_API_KEY", AuthScheme::Bearer),
             Kind::Exa => ("EXA_API_KEY", AuthScheme::Header("x-api-key".into())),
+            Kind::Model(Provider::Anthropic) => {
+                ("ANTHROPIC_API_KEY", AuthScheme::Header("x-api-key".into()))
+            }
+            Kind::Model(Provider::OpenAi) => ("OPENAI_API_KEY", AuthScheme::Bearer),
+            Kind::Model(Provider::Gemini) => (
+                "GEMINI_API_KEY",
+                AuthScheme::Header("x-goog-api-key".into()),
+            ),
             Kind::Searxng => return None,
         };
         Some(SecretUse {
@@ -121,10 +149,17 @@ impl Backend {
                 .to_string()
                 .into_bytes(),
             ),
+            Kind::Model(provider) => (
+                "POST",
+                provider.body(query, &self.model).to_string().into_bytes(),
+            ),
         };
         let mut headers = vec![("accept".to_string(), "application/json".to_string())];
         if method == "POST" {
             headers.push(("content-type".into(), "application/json".into()));
+        }
+        if self.kind == Kind::Model(Provider::Anthropic) {
+            headers.push(("anthropic-version".into(), "2023-06-01".into()));
         }
         Request {
             method: method.into(),
@@ -132,11 +167,32 @@ impl Backend {
             headers,
             body,
             secret: self.secret(),
-            timeout_ms: Some(config.timeout_ms),
+            timeout_ms: Some(self.timeout_ms(config)),
         }
     }
 
-    /// The results of an answer, in the backend's order.
+    /// A provider's search waits for a model to read the results and write its report, which
+    /// takes several times as long as a search API's answer.
+    fn timeout_ms(&self, config: &Config) -> u64 {
+        match self.kind {
+            Kind::Model(_) => config.timeout_ms.saturating_mul(4),
+            _ => config.timeout_ms,
+        }
+    }
+
+    /// What an answer found: a search API's results in its order, or what a provider's search
+    /// found and its model said of it.
+    fn read(&self, answer: &Value) -> Result<Found, String> {
+        match self.kind {
+            Kind::Model(provider) => provider.read(answer),
+            _ => Ok(Found {
+                hits: self.results(answer),
+                ..Found::default()
+            }),
+        }
+    }
+
+    /// The results of a search API's answer, in the backend's order.
     fn results(&self, answer: &Value) -> Vec<Hit> {
         let list = match self.kind {
             Kind::Brave => answer.pointer("/web/results"),
@@ -146,7 +202,7 @@ impl Backend {
             let field = match self.kind {
                 Kind::Brave => "description",
                 Kind::Exa => "text",
-                Kind::Tavily | Kind::Searxng => "content",
+                Kind::Tavily | Kind::Searxng | Kind::Model(_) => "content",
             };
             item.get(field)
                 .and_then(Value::as_str)
@@ -185,10 +241,11 @@ pub struct SearchArgs {
     count: Option<usize>,
 }
 
-struct Hit {
-    title: String,
-    url: String,
-    snippet: String,
+#[derive(Debug)]
+pub struct Hit {
+    pub title: String,
+    pub url: String,
+    pub snippet: String,
 }
 
 pub fn run(config: &Config, backend: &Backend, args: SearchArgs) -> ToolResult {
@@ -204,7 +261,7 @@ pub fn run(config: &Config, backend: &Backend, args: SearchArgs) -> ToolResult {
         Err(HttpError::Timeout) => {
             return ToolResult::error(format!(
                 "{name} did not answer within {} s",
-                config.timeout_ms / 1000
+                backend.timeout_ms(config) / 1000
             ))
         }
         Err(HttpError::Invalid(why) | HttpError::Transport(why)) => {
@@ -224,29 +281,55 @@ pub fn run(config: &Config, backend: &Backend, args: SearchArgs) -> ToolResult {
         Ok(answer) => answer,
         Err(e) => return ToolResult::error(format!("{name} answered with no JSON: {e}")),
     };
-    let hits: Vec<Hit> = backend.results(&answer).into_iter().take(count).collect();
-    if hits.is_empty() {
-        return ToolResult::text(format!("{name} found nothing for \"{query}\"."))
-            .with_details(json!({ "backend": name, "query": query, "results": [] }));
+    let found = match backend.read(&answer) {
+        Ok(found) => found,
+        Err(why) => return ToolResult::error(why),
+    };
+    let hits: Vec<&Hit> = found.hits.iter().take(count).collect();
+    let mut details = json!({ "backend": name, "query": query });
+    if let Kind::Model(_) = backend.kind {
+        details["model"] = json!(backend.model);
+        details["searched"] = json!(found.queries);
+        details["summary"] = json!(found.summary);
+        details["usage"] = json!({ "input": found.input_tokens, "output": found.output_tokens });
     }
-    let mut out = format!("{name} results for \"{query}\":\n");
+    let searched: Vec<&String> = found
+        .queries
+        .iter()
+        .filter(|q| !q.is_empty() && q.as_str() != query)
+        .collect();
+    let mut out = if hits.is_empty() {
+        format!("{name} found nothing for \"{query}\".")
+    } else {
+        format!("{name} results for \"{query}\":")
+    };
+    if !searched.is_empty() {
+        let quoted: Vec<String> = searched.iter().map(|q| format!("\"{q}\"")).collect();
+        out.push_str(&format!("\n(searched for {})", quoted.join(", ")));
+    }
+    out.push('\n');
     for (rank, hit) in hits.iter().enumerate() {
         out.push_str(&format!("\n{}. {}\n   {}\n", rank + 1, hit.title, hit.url));
         if !hit.snippet.is_empty() {
             out.push_str(&format!("   {}\n", hit.snippet));
         }
     }
-    let details: Vec<Value> = hits
+    if !found.summary.is_empty() {
+        out.push_str(&format!(
+            "\nWhat {} made of them:\n{}\n",
+            backend.model, found.summary
+        ));
+    }
+    details["results"] = hits
         .iter()
         .map(|h| json!({ "title": h.title, "url": h.url, "snippet": h.snippet }))
         .collect();
-    ToolResult::text(out.trim_end().to_string())
-        .with_details(json!({ "backend": name, "query": query, "results": details }))
+    ToolResult::text(out.trim_end().to_string()).with_details(details)
 }
 
 /// A snippet as plain text on one line: markup (`<strong>`) and control characters out, the
 /// common entities decoded, whitespace folded, the length capped.
-fn plain(text: &str) -> String {
+pub(crate) fn plain(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_tag = false;
     for c in text.chars() {
@@ -304,7 +387,19 @@ mod tests {
         );
         assert!(matches!(backend("", ""), Ok(None)));
         assert!(backend("searxng", "").is_err_and(|e| e.contains("search_url")));
-        assert!(backend("google", "").is_err_and(|e| e.contains("brave, tavily, exa")));
+        assert!(backend("bing", "").is_err_and(|e| e.contains("brave, tavily, exa")));
+        assert_eq!(
+            endpoint("anthropic", ""),
+            "https://api.anthropic.com/v1/messages"
+        );
+        assert_eq!(
+            endpoint("gemini", ""),
+            "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"
+        );
+        assert_eq!(
+            endpoint("openai", "http://127.0.0.1:9/proxy/"),
+            "http://127.0.0.1:9/proxy/v1/responses"
+        );
     }
 
     #[test]
