@@ -57,6 +57,7 @@ fn a_plugins_program_lives_across_turns_answers_on_stdout_and_ends_with_tack() {
             call("c1", "converse", json!({ "line": "hello" })),
             call("c2", "converse", json!({ "line": "hello again" })),
             call("l1", "processes", json!({})),
+            call("k1", "keep_server", json!({})),
             call("b1", "bash", json!({ "command": "sleep 3" })),
             { "text": "all done" }
         ]),
@@ -99,6 +100,12 @@ fn a_plugins_program_lives_across_turns_answers_on_stdout_and_ends_with_tack() {
     assert_eq!(
         serde_json::from_str::<Value>(&listed).expect("json"),
         json!([{ "id": 1, "command": "cat", "ended": false }])
+    );
+    // Only the user keeps a program past tack's exit, from a command they ran: a tool may not.
+    let (failed, text) = tool_result(&events, "k1");
+    assert!(
+        failed && text.contains("Denied(\"only a command the user runs may keep"),
+        "{text}"
     );
     // Killed as tack exits; a signal is delivered asynchronously, so allow it a moment.
     for _ in 0..100 {

@@ -1596,6 +1596,141 @@ fn a_background_command_ending_between_runs_updates_the_count_and_only_its_owner
     assert!(rpc.finish().0.success());
 }
 
+/// A background command the user keeps runs on after tack exits: `/jobs keep` asks in tack's
+/// own dialog (a "no" keeps nothing), the command leaves the keeper that would kill it with
+/// tack, and its output goes on to a file in core-tools' data folder, written by tack's relay
+/// once tack is gone. While tack runs, the model still reads it with `bash_output`.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_kept_background_command_runs_on_after_tack_exits_with_its_output_in_a_file() {
+    let env = new_env();
+    let scripted = env.scripted(
+        json!([
+            { "tool_calls": [{ "id": "bg", "name": "bash", "arguments": {
+                "command": "i=0; while :; do echo tick $i; i=$((i+1)); sleep 0.1; done",
+                "run_in_background": true } }] },
+            { "text": "started" },
+            { "tool_calls": [{ "id": "read", "name": "bash_output", "arguments": { "id": 1 } }] },
+            { "text": "read" }
+        ]),
+        json!({}),
+    );
+    let mut rpc = env.spawn(&["--plugin", &scripted]);
+    rpc.prompt("start it");
+    // permission-gate asks about a loop as about any command it has no rule for.
+    let asked = rpc.dialog();
+    assert_eq!(asked["plugin"], "permission-gate", "{asked}");
+    rpc.client
+        .answer(&UiResponse::select(
+            asked["id"].as_str().expect("id"),
+            "Allow once",
+        ))
+        .expect("answer");
+    rpc.wait("agent_end");
+
+    let keep = |rpc: &mut Rpc, yes: bool| -> String {
+        let id = rpc.send(Command::RunCommand {
+            name: "jobs".into(),
+            args: "keep 1".into(),
+        });
+        let confirm = rpc.dialog();
+        assert_eq!(confirm["method"], "confirm", "{confirm}");
+        assert_eq!(
+            confirm["title"], "Keep running after tack exits?",
+            "{confirm}"
+        );
+        let message = confirm["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with("core-tools asks to keep this command running after tack exits:")
+                && message.contains("while :; do echo tick"),
+            "{confirm}"
+        );
+        rpc.client
+            .answer(&UiResponse::confirm(
+                confirm["id"].as_str().expect("id"),
+                yes,
+            ))
+            .expect("answer");
+        let response = rpc.response(&id);
+        match (&response.data, &response.error) {
+            (Some(data), _) => data["output"].as_str().unwrap_or_default().to_string(),
+            (None, error) => error.clone().unwrap_or_default(),
+        }
+    };
+    let declined = keep(&mut rpc, false);
+    assert!(
+        declined.contains("background command 1 is not kept: the user chose not to keep it"),
+        "{declined}"
+    );
+    let kept = keep(&mut rpc, true);
+    assert!(
+        kept.starts_with("Background command 1 keeps running after tack exits."),
+        "{kept}"
+    );
+    let log = PathBuf::from(kept.split('`').nth(1).expect("the log's path in backticks"));
+    assert!(
+        log.starts_with(env.home()) && log.to_string_lossy().contains("/kept/"),
+        "{kept}"
+    );
+    let group: i32 = kept
+        .rsplit("kill -- -")
+        .next()
+        .and_then(|rest| rest.split('`').next())
+        .and_then(|g| g.parse().ok())
+        .expect("the process group");
+    let listed = rpc.call(Command::RunCommand {
+        name: "jobs".into(),
+        args: "list".into(),
+    });
+    assert!(
+        listed["output"]
+            .as_str()
+            .is_some_and(|o| o.contains("— running, kept after tack exits")),
+        "{listed}"
+    );
+    // Read as before while tack runs.
+    rpc.prompt("read it");
+    let read = rpc.wait_for("tool_execution_end", |e| e["toolCallId"] == "read");
+    assert!(read.to_string().contains("tick "), "{read}");
+    rpc.wait("agent_end");
+    assert!(rpc.finish().0.success());
+
+    // tack is gone; the command is not (its shell leads its group), and its output goes on to
+    // the file.
+    let pid = group.to_string();
+    let size = || std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
+    let before = size();
+    let deadline = Instant::now() + WAIT;
+    while size() <= before {
+        assert!(
+            Instant::now() < deadline,
+            "nothing was written to {} after tack exited",
+            log.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(std::path::Path::new(&format!("/proc/{pid}")).exists());
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(
+        text.starts_with("tick ") || text.contains("\ntick "),
+        "{text}"
+    );
+    // SAFETY: kill(2) on the group the test's own command leads; it touches no memory.
+    unsafe { libc::kill(-group, libc::SIGKILL) };
+    let deadline = Instant::now() + WAIT;
+    while std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, r)| r.starts_with('Z'))
+    }) {
+        assert!(
+            Instant::now() < deadline,
+            "the kept command outlived its kill"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// `/jobs` is a picker where someone can answer it: each background command with its state and
 /// runtime. Choosing an ended one shows its latest output (without taking it from
 /// `bash_output`); choosing a running one offers to stop it, showing its output.

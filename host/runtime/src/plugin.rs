@@ -169,6 +169,11 @@ impl LoadedPlugin {
         &self.env.name
     }
 
+    /// Its data folder (`plugin-data/<name>`), when tack keeps plugin data.
+    pub fn data_dir(&self) -> Option<&std::path::Path> {
+        self.data_dir.as_deref()
+    }
+
     pub fn services(&self) -> &HostServices {
         &self.env.services
     }

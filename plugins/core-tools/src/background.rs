@@ -7,7 +7,9 @@
 //! for one call or instance: in the same command sandbox as any `bash` command, judged by the
 //! same policies (the call is a `bash` call), at most 8 at once, each with at most 1 MiB of
 //! output waiting to be read (a program that writes more before it is read waits). They stop
-//! when tack exits. Standard error is merged into standard output, as for `bash`.
+//! when tack exits, unless the user keeps one (`/jobs keep <id>`, confirmed in tack's own
+//! dialog): it then runs on, its output going to a file in this plugin's data folder. Standard
+//! error is merged into standard output, as for `bash`.
 
 use std::time::Duration;
 
@@ -324,20 +326,34 @@ fn shown_command(command: &str) -> &str {
 
 /// `/jobs` opens a picker of the background commands where someone can answer it (the terminal
 /// UI, an RPC client) and lists them elsewhere; `/jobs list` lists them; `/jobs kill <id>`
-/// stops one.
+/// stops one; `/jobs keep <id>` keeps one running after tack exits.
 pub fn command(args: &str) -> Result<Option<String>, String> {
     let words: Vec<&str> = args.split_whitespace().collect();
+    let id_of = |id: &str| -> Result<u64, String> {
+        id.parse()
+            .map_err(|_| format!("`{id}` is not a background command's id"))
+    };
     match words.as_slice() {
         [] if tack_sdk::control::has_ui() => view(),
         [] | ["list"] => Ok(Some(list_text())),
-        ["kill", id] => {
-            let id: u64 = id
-                .parse()
-                .map_err(|_| format!("`{id}` is not a background command's id"))?;
-            stop_and_release(id).map(Some)
-        }
-        _ => Err("usage: /jobs, /jobs list, or /jobs kill <id>".into()),
+        ["kill", id] => stop_and_release(id_of(id)?).map(Some),
+        ["keep", id] => keep(id_of(id)?).map(Some),
+        _ => Err("usage: /jobs, /jobs list, /jobs kill <id>, or /jobs keep <id>".into()),
     }
+}
+
+/// Keeps a command running after tack exits, once the user said yes in tack's own dialog.
+fn keep(id: u64) -> Result<String, String> {
+    let kept = Process::from_id(id).keep().map_err(|e| match e {
+        ProcessError::Unknown(_) => format!("there is no background command {id}"),
+        other => format!("background command {id} is not kept: {}", other.message()),
+    })?;
+    refresh_status();
+    Ok(format!(
+        "Background command {id} keeps running after tack exits. Its output goes to `{}`; stop \
+         it with `kill -- -{}` (its process group).",
+        kept.log, kept.group
+    ))
 }
 
 /// Stops a command and forgets it; says how it ended.
@@ -449,6 +465,11 @@ fn details_text(id: u64, command: &str, state: &str, recent: &str) -> String {
         out.push_str("Latest output:\n\n");
         out.push_str(&fenced(recent));
     }
+    if state.starts_with("running") {
+        out.push_str(&format!(
+            "\n\nIt stops when tack exits; `/jobs keep {id}` keeps it running."
+        ));
+    }
     out
 }
 
@@ -483,9 +504,10 @@ fn list_text() -> String {
     }
     let mut out = String::from("**Background commands**\n\n");
     for p in all {
-        let state = match p.exit {
-            None => "running".to_string(),
-            Some(status) => ended(status.code),
+        let state = match (p.exit, p.kept) {
+            (None, false) => "running".to_string(),
+            (None, true) => "running, kept after tack exits".to_string(),
+            (Some(status), _) => ended(status.code),
         };
         out.push_str(&format!(
             "- `{}` {} — {state}\n",
@@ -493,7 +515,9 @@ fn list_text() -> String {
             one_line(shown_command(&p.command))
         ));
     }
-    out.push_str("\n`/jobs kill <id>` stops one.");
+    out.push_str(
+        "\n`/jobs kill <id>` stops one; `/jobs keep <id>` keeps one running after tack exits.",
+    );
     out
 }
 

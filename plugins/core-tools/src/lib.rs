@@ -56,7 +56,7 @@ impl Plugin for CoreTools {
             .command(
                 "jobs",
                 "Background commands: pick one to see its output or stop it (/jobs list, \
-                 /jobs kill <id>)",
+                 /jobs kill <id>, /jobs keep <id> to keep one running after tack exits)",
             )
             .event(EventKind::AgentEnd))
     }

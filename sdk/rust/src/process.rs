@@ -27,8 +27,8 @@ use std::time::Duration;
 
 use crate::additions::tack::plugin0_2_0::process as host;
 pub use crate::additions::tack::plugin0_2_0::process::{
-    ExitStatus, Output, OutputStream, ProcessDetails, ProcessError, ProcessInfo, Signal,
-    SpawnRequest,
+    ExitStatus, KeptProcess, Output, OutputStream, ProcessDetails, ProcessError, ProcessInfo,
+    Signal, SpawnRequest,
 };
 
 impl ProcessError {
@@ -150,6 +150,12 @@ impl Process {
     /// process to the user.
     pub fn details(&self) -> Result<ProcessDetails, ProcessError> {
         host::details(self.id)
+    }
+
+    /// Keeps it running after tack exits, if the user says yes in tack's own dialog; only from
+    /// a command the user ran. Says where its process group and its output are.
+    pub fn keep(&self) -> Result<KeptProcess, ProcessError> {
+        host::keep(self.id)
     }
 
     /// Kills it if it still runs and frees its place in the plugin's budget.

@@ -26,7 +26,6 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -36,6 +35,10 @@ use crate::sandbox::{BlockedWatch, SandboxPolicy};
 mod confined;
 mod imports;
 mod lifeline;
+mod pump;
+mod relay;
+
+use pump::{pump, HandOver};
 
 /// How a command that passed the grant check is run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -254,6 +257,19 @@ pub fn resolve_cwd(workspace: &Path, cwd: Option<&str>) -> Result<PathBuf, CwdEr
     }
 }
 
+/// Why a command could not be kept past tack's exit.
+#[derive(Debug, thiserror::Error)]
+pub enum KeepError {
+    #[error("it is kept already")]
+    AlreadyKept,
+    #[error("it has ended")]
+    Ended,
+    #[error("it has no process group of its own")]
+    NoGroup,
+    #[error("its output could not be handed to a relay: {0}")]
+    Io(std::io::Error),
+}
+
 /// What `next` reports; mirrors the WIT `process-event`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Observed {
@@ -265,7 +281,7 @@ pub enum Observed {
     Cancelled,
 }
 
-enum Chunk {
+pub(crate) enum Chunk {
     Out(Vec<u8>),
     Err(Vec<u8>),
 }
@@ -304,6 +320,10 @@ pub struct ProcessHandle {
     cgroup: Option<crate::sandbox::Cgroup>,
     /// Kills its group if tack dies without dropping the handle (SIGKILL, a crash).
     _lifeline: Option<lifeline::Watched>,
+    /// Asks the pumps reading its output for their pipes ([`ProcessHandle::keep`]).
+    hand_over: Vec<HandOver>,
+    /// Kept past tack's exit: dropping the handle leaves it running.
+    kept: bool,
 }
 
 impl ProcessHandle {
@@ -386,17 +406,21 @@ impl ProcessHandle {
             })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            // Its own process group, so a timeout or abort kills everything it started.
-            .process_group(0)
-            .kill_on_drop(true);
+            // Its own process group, so a timeout or abort kills everything it started. Dropping
+            // the handle kills that group (unless the command was kept), so the child is not
+            // killed on drop on its own.
+            .process_group(0);
         let mut child = command.spawn()?;
         let stdin = child.stdin.take().map(|pipe| Box::new(pipe) as Stdin);
         let (tx, chunks) = mpsc::channel(64);
+        let mut hand_over = Vec::with_capacity(2);
         if let Some(stdout) = child.stdout.take() {
-            tokio::spawn(pump(stdout, tx.clone(), Chunk::Out));
+            let pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(stdout.into_owned_fd()?)?;
+            hand_over.push(pump(pipe, tx.clone(), Chunk::Out));
         }
         if let Some(stderr) = child.stderr.take() {
-            tokio::spawn(pump(stderr, tx, Chunk::Err));
+            let pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(stderr.into_owned_fd()?)?;
+            hand_over.push(pump(pipe, tx, Chunk::Err));
         }
         let pgid = child.id().and_then(|id| i32::try_from(id).ok());
         Ok(Self {
@@ -413,6 +437,8 @@ impl ProcessHandle {
             stdin,
             #[cfg(target_os = "linux")]
             cgroup: None,
+            hand_over,
+            kept: false,
         })
     }
 
@@ -454,8 +480,10 @@ impl ProcessHandle {
             with_stdin,
         )?;
         let (tx, chunks) = mpsc::channel(64);
-        tokio::spawn(pump(spawned.stdout, tx.clone(), Chunk::Out));
-        tokio::spawn(pump(spawned.stderr, tx, Chunk::Err));
+        let hand_over = vec![
+            pump(spawned.stdout, tx.clone(), Chunk::Out),
+            pump(spawned.stderr, tx, Chunk::Err),
+        ];
         let pgid = i32::try_from(spawned.child.id()).ok();
         Ok(Self {
             _lifeline: lifeline::watch(pgid),
@@ -470,6 +498,8 @@ impl ProcessHandle {
             blocked: BlockedWatch::new(sandbox.policy),
             stdin: spawned.stdin.map(|pipe| Box::new(pipe) as Stdin),
             cgroup: prepared.cgroup,
+            hand_over,
+            kept: false,
         })
     }
 
@@ -556,6 +586,69 @@ impl ProcessHandle {
         }
     }
 
+    /// Keeps the command running past tack's exit, its output going on to `log`: its group
+    /// leaves the keeper that would kill it with tack, dropping the handle no longer kills it,
+    /// and its pipes go to a relay that writes everything to `log` and, while tack lives, on
+    /// to this handle through new pipes, so reading it is unchanged. Returns its process group.
+    pub async fn keep(&mut self, log: std::os::fd::OwnedFd) -> Result<i32, KeepError> {
+        if self.kept {
+            return Err(KeepError::AlreadyKept);
+        }
+        if self.exit.is_some() || self.finished.is_some() {
+            return Err(KeepError::Ended);
+        }
+        let pgid = self.pgid.ok_or(KeepError::NoGroup)?;
+        // Everything that can fail before the pipes leave their pumps does so first: a command
+        // whose pipes were lost on the way would die of its next write.
+        let mut new_pipes = Vec::with_capacity(self.hand_over.len());
+        for _ in 0..self.hand_over.len() {
+            new_pipes.push(pump::pipe().map_err(KeepError::Io)?);
+        }
+        let mut relayed = Vec::with_capacity(new_pipes.len());
+        let mut to_read = Vec::with_capacity(new_pipes.len());
+        for (ask, (to_tack, from_relay)) in self.hand_over.drain(..).zip(new_pipes) {
+            // A pump that is gone had read its stream to the end: nothing is left to relay.
+            let Some(part) = ask.take().await else {
+                continue;
+            };
+            relayed.push(relay::Relayed {
+                from: part.fd,
+                to_tack,
+            });
+            to_read.push((from_relay, part.tx, part.wrap));
+        }
+        let started = if relayed.is_empty() {
+            Ok(())
+        } else {
+            relay::start(&relayed, &log)
+        };
+        // Tack's copies of what the relay now holds close here.
+        let from_command: Vec<std::os::fd::OwnedFd> = relayed.into_iter().map(|r| r.from).collect();
+        match started {
+            Ok(()) => {
+                drop(from_command);
+                for (from_relay, tx, wrap) in to_read {
+                    self.hand_over
+                        .push(pump::from_fd(from_relay, tx, wrap).map_err(KeepError::Io)?);
+                }
+            }
+            Err(e) => {
+                // Back to reading the command's own pipes, as if nothing had been asked.
+                for (fd, (_, tx, wrap)) in from_command.into_iter().zip(to_read) {
+                    if let Ok(ask) = pump::from_fd(fd, tx, wrap) {
+                        self.hand_over.push(ask);
+                    }
+                }
+                return Err(KeepError::Io(e));
+            }
+        }
+        self.kept = true;
+        self.child.keep();
+        // Dropping the watch tells the keeper to forget the group.
+        self._lifeline = None;
+        Ok(pgid)
+    }
+
     fn watch(&mut self, bytes: &[u8]) {
         if let Some(watch) = &mut self.blocked {
             watch.observe(bytes);
@@ -596,8 +689,10 @@ impl ProcessHandle {
 impl Drop for ProcessHandle {
     fn drop(&mut self) {
         // A process the plugin walked away from while still running dies with its group; one
-        // that exited normally leaves its (deliberately) backgrounded children alone.
-        if self.exit.is_none() && !matches!(self.finished, Some(Observed::Exited(_))) {
+        // that exited normally leaves its (deliberately) backgrounded children alone, and one
+        // the user kept runs on.
+        if !self.kept && self.exit.is_none() && !matches!(self.finished, Some(Observed::Exited(_)))
+        {
             self.kill_group();
         }
     }
@@ -620,6 +715,16 @@ impl Child {
         }
     }
 
+    /// Leaves the child running when it is dropped.
+    fn keep(&mut self) {
+        match self {
+            // Not killed on drop (see `start`): tokio reaps it once it ends.
+            Child::Tokio(_) => {}
+            #[cfg(target_os = "linux")]
+            Child::Confined(child) => child.keep(),
+        }
+    }
+
     fn start_kill(&mut self) {
         match self {
             Child::Tokio(child) => {
@@ -627,24 +732,6 @@ impl Child {
             }
             #[cfg(target_os = "linux")]
             Child::Confined(child) => child.start_kill(),
-        }
-    }
-}
-
-async fn pump<R: tokio::io::AsyncRead + Unpin>(
-    mut reader: R,
-    tx: mpsc::Sender<Chunk>,
-    wrap: fn(Vec<u8>) -> Chunk,
-) {
-    let mut buf = vec![0u8; 32 * 1024];
-    loop {
-        match reader.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                if tx.send(wrap(buf[..n].to_vec())).await.is_err() {
-                    break;
-                }
-            }
         }
     }
 }

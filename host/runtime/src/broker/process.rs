@@ -29,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 use super::exec::{authorize, AuthorizeError, CommandPlan, Observed, ProcessHandle, Stdin};
 
 mod imports;
+mod kept_log;
 
 /// How many processes a plugin may hold at once (running, or ended and not released), unless
 /// its grant names more command lines ([`process_budget`]).
@@ -92,6 +93,17 @@ pub struct ProcessInfo {
     pub command: String,
     /// `None` while it runs; `Some(code)` once it ended (`code` is `None` for a signal).
     pub exit: Option<Option<i32>>,
+    /// Kept past tack's exit ([`ProcessTable::keep`]).
+    pub kept: bool,
+}
+
+/// A process kept past tack's exit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kept {
+    /// Its process group: `kill -- -<group>` stops it.
+    pub group: i32,
+    /// The file its output goes to, also once tack has exited.
+    pub log: std::path::PathBuf,
 }
 
 /// What [`ProcessTable::details`] tells about a process.
@@ -236,6 +248,8 @@ struct Running {
     recent: VecDeque<u8>,
     /// Set by `release`: the watcher stops without telling anyone.
     released: bool,
+    /// Set by `keep`.
+    kept: Option<Kept>,
 }
 
 impl ProcessTable {
@@ -289,6 +303,7 @@ impl ProcessTable {
             ended: None,
             recent: VecDeque::new(),
             released: false,
+            kept: None,
         }));
         // The watcher holds the process weakly: releasing it or dropping the table still kills
         // it. Without a runtime (never the case for a plugin's import) nothing watches and the
@@ -428,6 +443,40 @@ impl ProcessTable {
         Ok(())
     }
 
+    /// Keeps a running process past tack's exit, its output going on to a new file in
+    /// `log_dir` (see [`ProcessHandle::keep`]). Whether to is the user's decision, asked by the
+    /// caller.
+    pub async fn keep(&self, id: u64, log_dir: &std::path::Path) -> Result<Kept, ProcessError> {
+        let entry = self.get(id)?;
+        let mut running = entry.lock().await;
+        if let Some(kept) = &running.kept {
+            return Ok(kept.clone());
+        }
+        if running.exit.is_some() {
+            return Err(ProcessError::Failed(format!(
+                "process {id} (`{}`) has ended; there is nothing to keep",
+                running.command
+            )));
+        }
+        let cannot =
+            |why: String| ProcessError::Failed(format!("process {id} cannot be kept: {why}"));
+        let name = format!(
+            "{}-{id}.log",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        );
+        let (log, path) = kept_log::create(log_dir, &name).map_err(|e| cannot(e.to_string()))?;
+        let group = running
+            .handle
+            .keep(log)
+            .await
+            .map_err(|e| cannot(e.to_string()))?;
+        let kept = Kept { group, log: path };
+        running.kept = Some(kept.clone());
+        Ok(kept)
+    }
+
     /// How long the process has run and what it wrote last, read or not: for showing it to a
     /// person without taking output from whoever reads it.
     pub async fn details(&self, id: u64) -> Result<ProcessDetails, ProcessError> {
@@ -454,6 +503,7 @@ impl ProcessTable {
                 id,
                 command: running.command.clone(),
                 exit: running.exit,
+                kept: running.kept.is_some(),
             });
         }
         infos
@@ -654,6 +704,61 @@ mod tests {
         assert_eq!(
             table.wait(id, Duration::ZERO).await,
             Err(ProcessError::Unknown(id))
+        );
+    }
+
+    /// Keeping a process hands its pipes to the relay without losing a byte: reading goes on as
+    /// before (both streams, and standard input still reaches it), and everything it writes
+    /// from then on is in the log as well; the table going no longer kills it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_kept_process_is_read_as_before_and_its_output_also_goes_to_the_log() {
+        let data = tempfile::tempdir().expect("data dir");
+        let table = ProcessTable::default();
+        let id = start(
+            &table,
+            "sh -c 'echo first; read x; echo second $x; echo warned >&2; exec sleep 30'",
+            &["**"],
+        )
+        .expect("spawn");
+        async fn line(table: &ProcessTable, id: u64, stream: Stream) -> Output {
+            table
+                .read(id, stream, 1024, true, Duration::from_secs(10))
+                .await
+                .expect("read")
+        }
+        assert_eq!(
+            line(&table, id, Stream::Stdout).await,
+            Output::Data(b"first\n".to_vec())
+        );
+        let kept = table.keep(id, data.path()).await.expect("keep");
+        assert!(kept.log.starts_with(data.path().join("kept")), "{kept:?}");
+        assert_eq!(table.keep(id, data.path()).await, Ok(kept.clone()));
+        table.write(id, b"hi\n").await.expect("write");
+        assert_eq!(
+            line(&table, id, Stream::Stdout).await,
+            Output::Data(b"second hi\n".to_vec())
+        );
+        assert_eq!(
+            line(&table, id, Stream::Stderr).await,
+            Output::Data(b"warned\n".to_vec())
+        );
+        assert!(table.list().await[0].kept);
+        drop(table);
+        // The table is gone (and with it the program's standard input), and the program runs
+        // on until the test ends its group.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        // SAFETY: kill(2) with 0 only checks that the group exists.
+        assert_eq!(
+            unsafe { libc::kill(-kept.group, 0) },
+            0,
+            "the kept group died with the table"
+        );
+        // SAFETY: ends the group this test started.
+        unsafe { libc::kill(-kept.group, libc::SIGKILL) };
+        let log = std::fs::read_to_string(&kept.log).expect("log");
+        assert!(
+            log.contains("second hi\n") && log.contains("warned\n") && !log.contains("first"),
+            "{log:?}"
         );
     }
 

@@ -30,7 +30,7 @@
 //!   hold or build a body larger than the plugin could.
 //! - `process_spawn`: starts a long-lived program (`tack:plugin/process`, 0.2.0) without the
 //!   `process` grant, or one the grant does not cover; `process_poke`: writes to a process id
-//!   it never started (another plugin's), then reads and signals it.
+//!   it never started (another plugin's), then reads, keeps past tack's exit and signals it.
 //! - `listen = ["process_exit", ...]`: subscribes to these events (`tack:plugin/events`, 0.2.0)
 //!   and records each it hears as a `saw-lifecycle` custom entry, to show what it may not hear
 //!   (another plugin's processes ending).
@@ -228,6 +228,10 @@ fn poke(id: u64) -> Result<String, String> {
         .is_ok()
     {
         reached.push("read");
+    }
+    // Keeping another plugin's program past tack's exit (a tool may keep none at all).
+    if target.keep().is_ok() {
+        reached.push("keep");
     }
     if target.signal(tack_sdk::process::Signal::Kill).is_ok() {
         reached.push("signal");
@@ -558,7 +562,7 @@ impl Plugin for Hostile {
             .tool(ToolSpec::new(
                 "process_poke",
                 "Process poke",
-                "Writes to, reads from and kills the process `id`, which it did not start.",
+                "Writes to, reads from, keeps and kills the process `id`, which it did not start.",
                 json!({
                     "type": "object",
                     "properties": { "id": { "type": "integer" } },

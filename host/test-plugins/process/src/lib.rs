@@ -171,6 +171,12 @@ impl Plugin for ProcessPlugin {
                 "Processes",
                 "Lists the plugin's processes.",
                 json!({ "type": "object", "properties": {} }),
+            ))
+            .tool(ToolSpec::new(
+                "keep_server",
+                "Keep server",
+                "Asks to keep the running program past tack's exit (a tool may not).",
+                json!({ "type": "object", "properties": {} }),
             )))
     }
 
@@ -187,6 +193,14 @@ impl Plugin for ProcessPlugin {
                 Ok(Some(id)) => match Process::from_id(id).release() {
                     Ok(()) => ToolResult::text(format!("released process {id}")),
                     Err(e) => ToolResult::error(e.to_string()),
+                },
+                Ok(None) => ToolResult::error("no server was started"),
+                Err(e) => ToolResult::error(e),
+            },
+            "keep_server" => match session::latest_state::<u64>(STATE) {
+                Ok(Some(id)) => match Process::from_id(id).keep() {
+                    Ok(kept) => ToolResult::text(format!("kept as group {}", kept.group)),
+                    Err(e) => ToolResult::error(format!("{e:?}")),
                 },
                 Ok(None) => ToolResult::error("no server was started"),
                 Err(e) => ToolResult::error(e),

@@ -34,6 +34,8 @@ pub(super) struct ConfinedChild {
     pid: libc::pid_t,
     pidfd: AsyncFd<OwnedFd>,
     reaped: bool,
+    /// Kept past tack's exit: dropping it leaves it running.
+    kept: bool,
 }
 
 impl ConfinedChild {
@@ -68,6 +70,11 @@ impl ConfinedChild {
         ))
     }
 
+    /// Leaves the child running when it is dropped.
+    pub(super) fn keep(&mut self) {
+        self.kept = true;
+    }
+
     pub(super) fn start_kill(&mut self) {
         if !self.reaped {
             // SAFETY: kill(2) touches no memory; the pid is our unreaped child, so not reused.
@@ -83,9 +90,11 @@ impl Drop for ConfinedChild {
         if self.reaped {
             return;
         }
-        // As tokio's `kill_on_drop`: a command nobody waits for dies, and is reaped so it does
-        // not stay a zombie.
-        self.start_kill();
+        // As tokio's `kill_on_drop`: a command nobody waits for dies (unless it was kept), and
+        // is reaped so it does not stay a zombie.
+        if !self.kept {
+            self.start_kill();
+        }
         let pid = self.pid;
         std::thread::spawn(move || {
             let mut status = 0;
@@ -207,6 +216,7 @@ pub(super) fn spawn(
             pid,
             pidfd,
             reaped: false,
+            kept: false,
         },
         Err(error) => {
             let mut status = 0;

@@ -10,7 +10,7 @@ use crate::api::Level;
 use crate::bindings::v0_2_0::tack::plugin0_2_0::process;
 use crate::broker::exec::{child_env, resolve_cwd, ChildEnv, ProcessHandle, Sandboxing};
 use crate::plugin::LoadedPlugin;
-use crate::state::PluginState;
+use crate::state::{CallKind, PluginState};
 
 /// The event a plugin subscribes to (`tack:plugin/events`) to hear that one of its own
 /// processes ended.
@@ -207,7 +207,72 @@ impl process::Host for PluginState {
                 id: p.id,
                 command: p.command,
                 exit: p.exit.map(|code| process::ExitStatus { code }),
+                kept: p.kept,
             })
             .collect())
     }
+
+    async fn keep(&mut self, id: u64) -> Result<process::KeptProcess> {
+        let denied = |why: &str| Ok(Err(process::ProcessError::Denied(why.to_string())));
+        // Outliving tack is the user's to decide, asked by tack itself: a tool, hook or event
+        // may not even ask, and nobody may be asked where no one can answer.
+        if !matches!(self.call.kind, CallKind::Command) {
+            return denied("only a command the user runs may keep a process past tack's exit");
+        }
+        let env = self.env.clone();
+        if !env.services.ui.has_ui() {
+            return denied("keeping a process past tack's exit needs someone to say yes, and nobody can answer here");
+        }
+        let Some(command) = env
+            .processes
+            .list()
+            .await
+            .into_iter()
+            .find(|p| p.id == id)
+            .map(|p| p.command)
+        else {
+            return Ok(Err(process::ProcessError::Unknown(id)));
+        };
+        let Some(data_dir) = env
+            .plugin
+            .get()
+            .and_then(Weak::upgrade)
+            .and_then(|plugin| plugin.data_dir().map(|d| d.to_path_buf()))
+        else {
+            return Ok(Err(process::ProcessError::Failed(
+                "tack keeps no plugin data in this run, so there is nowhere for a kept process's output to go".into(),
+            )));
+        };
+        let shown: String = command.chars().take(KEEP_SHOWN_CHARS).collect();
+        let message = format!(
+            "{plugin} asks to keep this command running after tack exits:\n\n  {shown}\n\n\
+             It stays in the command sandbox, its output goes on to a file in {plugin}'s data \
+             folder, and you stop it yourself (tack names its process group).",
+            plugin = env.name,
+        );
+        let started = Instant::now();
+        let yes = env
+            .services
+            .ui
+            .confirm(HOST, "Keep running after tack exits?", &message, None)
+            .await;
+        self.resume_after(started);
+        if !yes {
+            return denied("the user chose not to keep it");
+        }
+        Ok(env
+            .processes
+            .keep(id, &data_dir)
+            .await
+            .map(|kept| process::KeptProcess {
+                group: kept.group,
+                log: kept.log.display().to_string(),
+            })
+            .map_err(wit_error))
+    }
 }
+
+/// Who asks in the dialogs tack itself shows.
+const HOST: &str = "tack";
+/// How much of a command line the keep dialog shows.
+const KEEP_SHOWN_CHARS: usize = 300;
