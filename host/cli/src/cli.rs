@@ -247,8 +247,10 @@ pub enum Command {
         search: Option<String>,
     },
     /// Install a plugin package: from a registry (oci://<registry>/<namespace>/<name>:<tag> or
-    /// @sha256:<digest>), a folder, a .tar.gz (path or URL, optionally #sha256=…), or a git
-    /// repository (URL ending in .git or prefixed git+, optionally @tag / @commit).
+    /// @sha256:<digest>), npm (npm:<package>[@<version>], through your npm and its
+    /// configuration), a folder, a .tar.gz (path or URL, optionally #sha256=…), or a git
+    /// repository (URL ending in .git or prefixed git+, optionally @tag / @commit). A Pi
+    /// package (package.json, no tack.toml) installs its extensions, skills and prompts.
     Install {
         source: String,
         /// Install into this project (.tack/) instead of globally.

@@ -11,13 +11,14 @@ use tack_runtime::{validate_component, Capabilities, Manifest, Runtime};
 use super::contents::{copy_package, Contents};
 use super::grants::{decide, GrantFlags};
 use super::lockfile::{hash_tree, verify, LockedPackage, Lockfile};
+use super::pi_package::PiPackage;
 use super::publishers::{Publishers, Verdict};
 use super::signing::PublisherKey;
 use super::source::Source;
 use super::{Location, Scope};
 
 /// How many file names the install summary lists before "and N more".
-const SUMMARY_FILES: usize = 8;
+pub(crate) const SUMMARY_FILES: usize = 8;
 
 /// A package fetched into a temp dir and checked, not yet installed.
 struct Fetched {
@@ -29,20 +30,93 @@ struct Fetched {
     digest: Option<String>,
     /// Keys whose signatures over the digest verified.
     signers: Vec<PublisherKey>,
+    /// The npm tarball's integrity, for an npm source.
+    integrity: Option<String>,
 }
 
-async fn fetch(runtime: &Arc<Runtime>, home: &Path, source: &Source) -> Result<Fetched> {
+/// A Pi package fetched into a temp dir, its dependencies installed, not yet installed.
+pub struct PiFetched {
+    _work: tempfile::TempDir,
+    dir: std::path::PathBuf,
+    package: PiPackage,
+    commit: Option<String>,
+    integrity: Option<String>,
+}
+
+impl PiFetched {
+    pub fn package(&self) -> &PiPackage {
+        &self.package
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn integrity(&self) -> Option<&str> {
+        self.integrity.as_deref()
+    }
+
+    pub fn commit(&self) -> Option<&str> {
+        self.commit.as_deref()
+    }
+}
+
+/// What a source brought.
+enum Staged {
+    Tack(Box<Fetched>),
+    Pi(Box<PiFetched>),
+}
+
+/// Checks a Pi package's extensions before they are installed: tack's Pi runtime lives with the
+/// binary, not in this crate.
+pub trait PiExtensions {
+    /// Bundles each extension (a file or folder) as tack would run it, refusing the package with
+    /// the reasons when one cannot run in tack; for each, its plugin name and what its code uses
+    /// that needs a grant.
+    fn check(&self, extensions: &[std::path::PathBuf]) -> Result<Vec<(String, Vec<String>)>>;
+}
+
+/// `source`'s package, fetched into a temp dir; a tack package checked (its component compiled
+/// into the cache), a Pi package as it is. `pinned`: the npm integrity the lockfile holds.
+async fn stage(
+    runtime: &Arc<Runtime>,
+    home: &Path,
+    source: &Source,
+    pinned: Option<&str>,
+) -> Result<Staged> {
     let work = tempfile::tempdir().context("cannot create a temp dir")?;
-    let (dir, commit, digest, signers) = match source {
+    let (dir, commit, digest, signers, integrity) = match source {
         Source::Oci(reference) => {
             let pulled = super::oci::pull(home, reference, work.path()).await?;
-            (pulled.dir, None, Some(pulled.digest), pulled.signers)
+            (pulled.dir, None, Some(pulled.digest), pulled.signers, None)
+        }
+        Source::Npm(spec) => {
+            let (spec, pinned, at) = (
+                spec.clone(),
+                pinned.map(str::to_string),
+                work.path().to_path_buf(),
+            );
+            let fetched = tokio::task::spawn_blocking(move || {
+                super::npm::fetch(&spec, pinned.as_deref(), &at)
+            })
+            .await
+            .context("the npm fetch task failed")??;
+            (fetched.dir, None, None, Vec::new(), Some(fetched.integrity))
         }
         _ => {
             let (dir, commit) = source.fetch(work.path()).await?;
-            (dir, commit, None, Vec::new())
+            (dir, commit, None, Vec::new(), None)
         }
     };
+    if let Some(package) = PiPackage::read(&dir)? {
+        return Ok(Staged::Pi(Box::new(PiFetched {
+            _work: work,
+            dir,
+            package,
+            commit,
+            integrity,
+        })));
+    }
     let manifest = super::contents::read_manifest(&dir)?;
     let component = dir.join(&manifest.plugin.component);
     let wasm = std::fs::read(&component).with_context(|| {
@@ -59,14 +133,15 @@ async fn fetch(runtime: &Arc<Runtime>, home: &Path, source: &Source) -> Result<F
         wasm,
     )
     .await?;
-    Ok(Fetched {
+    Ok(Staged::Tack(Box::new(Fetched {
         _work: work,
         dir,
         manifest,
         commit,
         digest,
         signers,
-    })
+        integrity,
+    })))
 }
 
 fn place(
@@ -89,6 +164,7 @@ fn place(
         source: source.to_lock_string(),
         commit: fetched.commit.clone(),
         digest: fetched.digest.clone(),
+        integrity: fetched.integrity.clone(),
         signed_by: verdict.key_to_pin().map(PublisherKey::fingerprint),
         files: hash_tree(&dest)?,
     });
@@ -155,7 +231,7 @@ fn flag_reads(manifest: &Manifest) -> Vec<String> {
 
 /// Names are owned: a built-in's name is never a package's, and a name installed from one
 /// source is not taken over by a package from another (that is `tack remove`, then install).
-fn claim_name(location: &Location, name: &str, source: &Source) -> Result<()> {
+pub(crate) fn claim_name(location: &Location, name: &str, source: &Source) -> Result<()> {
     if tack_builtin::builtin(name).is_some() {
         bail!("the package is named '{name}', which is the name of a built-in plugin; package names of built-ins are reserved");
     }
@@ -179,10 +255,32 @@ pub async fn install(
     cwd: &Path,
     flags: &[String],
     require_signature: bool,
+    pi: &dyn PiExtensions,
 ) -> Result<ExitCode> {
     let flags = GrantFlags::parse(flags)?;
     let source = Source::parse(source_text, cwd)?;
-    let fetched = fetch(runtime, &location.home, &source).await?;
+    // Installing the same exact npm version again must bring the same tarball.
+    let pinned = match &source {
+        Source::Npm(spec) if spec.is_exact() => Lockfile::load(&location.lockfile)?
+            .packages
+            .iter()
+            .find(|p| p.source == source.to_lock_string())
+            .and_then(|p| p.integrity.clone()),
+        _ => None,
+    };
+    let fetched = match stage(runtime, &location.home, &source, pinned.as_deref()).await? {
+        Staged::Tack(fetched) => *fetched,
+        Staged::Pi(staged) => {
+            if require_signature {
+                bail!(
+                    "{} is a Pi package, which carries no signature tack can check; install it \
+                     without --require-signature",
+                    source.to_lock_string()
+                );
+            }
+            return super::pi_install::install(location, *staged, &source, &flags, pi);
+        }
+    };
     let m = &fetched.manifest.plugin;
     claim_name(location, &m.name, &source)?;
     refuse_moved_tag(location, &m.name, &source, &fetched)?;
@@ -259,6 +357,15 @@ pub fn remove(location: &Location, name: &str) -> Result<ExitCode> {
             scope_name(location.scope)
         );
     }
+    // A Pi package's extensions hold grants of their own.
+    let mut extension_names = Vec::new();
+    if let Ok(Some(package)) = PiPackage::read(&location.package_dir(name)) {
+        extension_names = package
+            .extensions
+            .iter()
+            .map(|e| super::pi_package::extension_plugin_name(e))
+            .collect();
+    }
     // The data directory goes too, before the package folder its name is derived from: a later
     // package of the same name starts empty.
     let data = location.data_dir(name);
@@ -274,6 +381,9 @@ pub fn remove(location: &Location, name: &str) -> Result<ExitCode> {
     lock.save(&location.lockfile)?;
     let mut grants = GrantStore::load(&location.grants)?;
     grants.remove(name);
+    for extension in &extension_names {
+        grants.remove(extension);
+    }
     grants.save()?;
     println!("removed {name}");
     Ok(ExitCode::SUCCESS)
@@ -286,6 +396,7 @@ pub async fn update(
     cwd: &Path,
     flags: &[String],
     require_signature: bool,
+    pi: &dyn PiExtensions,
 ) -> Result<ExitCode> {
     let flags = GrantFlags::parse(flags)?;
     let mut lock = Lockfile::load(&location.lockfile)?;
@@ -308,9 +419,16 @@ pub async fn update(
             );
             continue;
         }
-        let fetched = fetch(runtime, &location.home, &source)
+        let fetched = match stage(runtime, &location.home, &source, None)
             .await
-            .with_context(|| format!("updating {}", locked.name))?;
+            .with_context(|| format!("updating {}", locked.name))?
+        {
+            Staged::Tack(fetched) => *fetched,
+            Staged::Pi(staged) => {
+                super::pi_install::update(location, *staged, &source, &locked, &flags, pi)?;
+                continue;
+            }
+        };
         if fetched.manifest.plugin.name != locked.name {
             bail!(
                 "{} now calls itself '{}'; remove it and install the new package instead",

@@ -51,6 +51,39 @@ impl GrantFlags {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// The capabilities the flags name one by one, for a package that declares none (a Pi
+    /// package: what its extensions may reach is only what the user names). `all` or a kind
+    /// without a value names nothing that could be granted, so it is refused, except the grants
+    /// that are a yes or no (`agents`, `components`).
+    pub fn named(&self) -> Result<Capabilities> {
+        let mut caps = Capabilities::default();
+        for (kind, value) in &self.0 {
+            match (kind.as_str(), value.as_deref()) {
+                ("agents", None) => caps.agents = true,
+                ("components", None) => caps.components = true,
+                ("fs", Some(path)) => caps.fs.push(FsGrant {
+                    path: path.to_string(),
+                    access: tack_runtime::Access::ReadWrite,
+                }),
+                ("exec", Some(v)) => caps.exec.push(v.to_string()),
+                ("process", Some(v)) => caps.process.push(v.to_string()),
+                ("http", Some(v)) => caps.http.push(v.to_string()),
+                ("secrets", Some(v)) => caps.secrets.push(v.to_string()),
+                ("env", Some(v)) => caps.env.push(v.to_string()),
+                ("replace_tools", Some(v)) => caps.replace_tools.push(v.to_string()),
+                (kind, _) => {
+                    bail!(
+                    "--grant {kind}{}: a Pi package declares no capabilities, so each grant names \
+                     what it gives (fs=PATH, exec=PATTERN, process=PATTERN, http=ORIGIN, \
+                     secrets=NAME, env=NAME, replace_tools=TOOL, agents, components)",
+                    value.as_deref().map(|v| format!("={v}")).unwrap_or_default()
+                )
+                }
+            }
+        }
+        Ok(caps)
+    }
 }
 
 /// Goes through `requested` item by item. Returns what was granted.

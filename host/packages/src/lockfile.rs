@@ -28,6 +28,10 @@ pub struct LockedPackage {
     /// The OCI manifest digest the source resolved to (`sha256:<hex>`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub digest: Option<String>,
+    /// The npm tarball's integrity (`sha512-<base64>`), for an npm source: a reinstall must
+    /// get the same tarball.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrity: Option<String>,
     /// Fingerprint of the key that signed it, if signed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signed_by: Option<String>,
@@ -226,6 +230,7 @@ mod tests {
             source: "/src/p".into(),
             commit: Some("abc".into()),
             digest: None,
+            integrity: Some("sha512-abc".into()),
             signed_by: None,
             files: hash_tree(&pkg).expect("hash"),
         };

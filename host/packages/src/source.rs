@@ -1,6 +1,8 @@
 //! Package sources: a local folder, a `.tar.gz` (local file or URL, optionally pinned with
-//! `#sha256=<hex>`), a git repository (optionally `@tag`, `@branch` or `@commit`), or an OCI
-//! registry (`oci://<registry>/<repository>:<tag>` or `@sha256:<digest>`, see `oci.rs`).
+//! `#sha256=<hex>`), a git repository (optionally `@tag`, `@branch` or `@commit`), an OCI
+//! registry (`oci://<registry>/<repository>:<tag>` or `@sha256:<digest>`, see `oci.rs`), or npm
+//! (`npm:<package>[@<version>]`, see `npm.rs`). A package is a tack package (`tack.toml`) or a
+//! Pi package (`package.json`, see `pi_package.rs`), whose dependencies are installed with it.
 
 use std::path::{Path, PathBuf};
 
@@ -21,6 +23,7 @@ pub enum Source {
         reference: Option<String>,
     },
     Oci(super::oci::OciRef),
+    Npm(super::npm::NpmSpec),
 }
 
 impl Source {
@@ -33,6 +36,9 @@ impl Source {
         }
         if let Some(rest) = text.strip_prefix("git+") {
             return Ok(git(rest));
+        }
+        if let Some(rest) = text.strip_prefix("npm:") {
+            return Ok(Source::Npm(super::npm::NpmSpec::parse(rest)?));
         }
         let (location, pin) = match text.split_once("#sha256=") {
             Some((loc, hex)) => (loc, Some(hex.to_ascii_lowercase())),
@@ -71,8 +77,12 @@ impl Source {
                 reference: None,
             });
         }
-        if !path.join("tack.toml").is_file() {
-            bail!("{} is not a plugin package (no tack.toml)", path.display());
+        if !path.join("tack.toml").is_file() && !path.join("package.json").is_file() {
+            bail!(
+                "{} is not a package: it has no tack.toml (a tack package) and no package.json \
+                 (a Pi package)",
+                path.display()
+            );
         }
         Ok(Source::Path(path))
     }
@@ -98,6 +108,7 @@ impl Source {
                 reference: None,
             } => format!("git+{url}"),
             Source::Oci(reference) => reference.to_url(),
+            Source::Npm(spec) => format!("npm:{}", spec.to_npm()),
         }
     }
 
@@ -111,6 +122,7 @@ impl Source {
                 .as_deref()
                 .is_some_and(|r| r.len() == 40 && r.chars().all(|c| c.is_ascii_hexdigit())),
             Source::Oci(reference) => reference.digest.is_some(),
+            Source::Npm(spec) => spec.is_exact(),
         }
     }
 
@@ -120,7 +132,7 @@ impl Source {
         match self {
             Source::Path(p) => {
                 let dest = work.join("pkg");
-                copy_package(p, &dest)?;
+                stage(p, &dest)?;
                 Ok((dest, None))
             }
             Source::Tarball { location, sha256 } => {
@@ -137,7 +149,11 @@ impl Source {
                 }
                 let dest = work.join("unpacked");
                 super::archive::extract(&bytes, &dest)?;
-                Ok((package_root(&dest)?, None))
+                let root = package_root(&dest)?;
+                if !root.join("tack.toml").is_file() {
+                    super::npm::install_dependencies(&root)?;
+                }
+                Ok((root, None))
             }
             Source::Git { url, reference } => {
                 let dest = work.join("checkout");
@@ -160,15 +176,30 @@ impl Source {
                 // A checkout is whatever the repository holds; only a copy that has been checked
                 // for links and special files is read from.
                 let staged = work.join("pkg");
-                copy_package(&package_root(&dest)?, &staged)?;
+                stage(&package_root(&dest)?, &staged)?;
                 Ok((staged, Some(commit)))
             }
             // A registry gives a digest and signatures besides the files: `oci::pull` returns them.
             Source::Oci(reference) => {
                 bail!("{} is fetched with packages::oci::pull", reference.to_url())
             }
+            // npm gives the tarball's integrity besides the files: `npm::fetch` returns it.
+            Source::Npm(spec) => {
+                bail!("npm:{} is fetched with packages::npm::fetch", spec.to_npm())
+            }
         }
     }
+}
+
+/// Copies the package at `root` into `dest`: a tack package as its tack.toml says, a Pi package
+/// whole but for its dependencies, which npm then installs afresh.
+fn stage(root: &Path, dest: &Path) -> Result<()> {
+    if root.join("tack.toml").is_file() {
+        copy_package(root, dest)?;
+        return Ok(());
+    }
+    super::pi_package::copy_sources(root, dest)?;
+    super::npm::install_dependencies(dest)
 }
 
 fn git(text: &str) -> Source {
@@ -284,9 +315,11 @@ async fn download(url: &str) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// The folder with `tack.toml`: the root, or its only subfolder (archives usually wrap one).
+/// The folder with `tack.toml` (or a Pi package's `package.json`): the root, or its only
+/// subfolder (archives usually wrap one).
 fn package_root(dir: &Path) -> Result<PathBuf> {
-    if dir.join("tack.toml").is_file() {
+    let is_root = |d: &Path| d.join("tack.toml").is_file() || d.join("package.json").is_file();
+    if is_root(dir) {
         return Ok(dir.to_path_buf());
     }
     // The entries' own types: a link to a folder elsewhere is not a subfolder.
@@ -296,8 +329,8 @@ fn package_root(dir: &Path) -> Result<PathBuf> {
         .map(|e| e.path())
         .collect();
     match subdirs.as_slice() {
-        [only] if only.join("tack.toml").is_file() => Ok(only.clone()),
-        _ => bail!("the package has no tack.toml at its root"),
+        [only] if is_root(only) => Ok(only.clone()),
+        _ => bail!("the package has no tack.toml (or package.json) at its root"),
     }
 }
 
@@ -315,6 +348,8 @@ mod tests {
             "git+https://example.com/p.git",
             "oci://ghcr.io/someone/p:1.0.0",
             "oci://127.0.0.1:5000/ns/p@sha256:0000000000000000000000000000000000000000000000000000000000000000",
+            "npm:@acme/pi-tools@1.2.3",
+            "npm:pi-tools",
         ] {
             let source = Source::parse(text, cwd).expect(text);
             assert_eq!(source.to_lock_string(), text);
@@ -329,5 +364,8 @@ mod tests {
         );
         assert!(Source::parse("https://example.com/p.tar.gz#sha256=xyz", cwd).is_err());
         assert!(Source::parse("https://example.com/page", cwd).is_err());
+        assert!(Source::parse("npm:@acme/pi-tools@1.2.3", cwd).is_ok_and(|s| s.is_pinned()));
+        assert!(Source::parse("npm:pi-tools@^1", cwd).is_ok_and(|s| !s.is_pinned()));
+        assert!(Source::parse("npm:Not A Name", cwd).is_err());
     }
 }

@@ -24,6 +24,9 @@ pub async fn run(cli: &Cli) -> Result<ExitCode> {
         tack_runtime::Runtime::new(crate::start::precompiled::runtime_config(&home))
             .map_err(|e| anyhow::anyhow!("cannot start the plugin runtime: {e:#}"))
     };
+    let pi_check = crate::start::pi_extension::InstallCheck {
+        cache: home.component_cache(),
+    };
     // Read from the user's config only: a project cannot switch it off.
     let require_signature = |flag: bool| -> Result<bool> {
         let settings = crate::settings::Settings::load(&home.config())?;
@@ -44,6 +47,7 @@ pub async fn run(cli: &Cli) -> Result<ExitCode> {
                 &cwd,
                 grant,
                 required,
+                &pi_check,
             )
             .await
         }
@@ -62,6 +66,7 @@ pub async fn run(cli: &Cli) -> Result<ExitCode> {
                 &cwd,
                 grant,
                 required,
+                &pi_check,
             )
             .await
         }

@@ -85,7 +85,7 @@ pub(super) async fn load(
         secrets: secrets.clone(),
         project_trusted: trusted,
     };
-    let (mut specs, plugin_warnings) = crate::start::plugins::collect(
+    let (mut specs, plugin_warnings, pi_packages) = crate::start::plugins::collect(
         &home,
         &settings,
         &cli.plugins,
@@ -126,6 +126,7 @@ pub(super) async fn load(
         cwd: cwd.clone(),
         flags: settings.command_line.flags.clone(),
         file_copies: home.root().join("flag-files"),
+        pi_packages,
     };
     crate::start::plugin_paths::apply(&mut specs, &places, &mut warnings);
     if !trusted && crate::mcp::project_file(&project_root).is_file() {

@@ -3,13 +3,14 @@
 //! changed is refused with a message, and the rest load.
 
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use tack_runtime::grants::GrantStore;
 use tack_runtime::PluginSpec;
 
 use tack_packages::lockfile::{verified_files, Lockfile};
+use tack_packages::pi_package::PiPackage;
 use tack_packages::trust::{Trust, TrustStore};
 use tack_packages::{Home, Location};
 
@@ -72,34 +73,38 @@ pub fn project_trusted(
     })
 }
 
-pub fn installed(
-    home: &Home,
-    settings: &Settings,
-    cwd: &Path,
-    trusted: bool,
-) -> Result<(Vec<PluginSpec>, Vec<String>)> {
-    let mut specs = Vec::new();
-    let mut warnings = Vec::new();
+/// What the installed packages bring: their plugins, what is wrong with some, and the folders
+/// of the Pi packages among them (whose `skills/` and `prompts/` join every package's).
+#[derive(Default)]
+pub struct Installed {
+    pub specs: Vec<PluginSpec>,
+    pub warnings: Vec<String>,
+    pub pi_packages: Vec<PathBuf>,
+}
+
+pub fn installed(home: &Home, settings: &Settings, cwd: &Path, trusted: bool) -> Result<Installed> {
+    let mut found = Installed::default();
+    let cache = home.component_cache();
     let global = Location::global(home);
-    load_scope(&global, settings, &mut specs, &mut warnings)?;
+    load_scope(&global, settings, &cache, &mut found)?;
 
     let project = Location::project(home, cwd);
     let lock = Lockfile::load(&project.lockfile)?;
     if lock.packages.is_empty() {
-        return Ok((specs, warnings));
+        return Ok(found);
     }
     let root = project.project.clone().unwrap_or_else(|| cwd.to_path_buf());
     let names: Vec<&str> = lock.packages.iter().map(|p| p.name.as_str()).collect();
     if !trusted {
-        warnings.push(format!(
+        found.warnings.push(format!(
             "project plugins in {} not loaded ({}): the project is not trusted; pass --trust to load them",
             root.display(),
             names.join(", ")
         ));
-        return Ok((specs, warnings));
+        return Ok(found);
     }
     if let Some(legacy) = project.legacy_grants(home) {
-        warnings.push(format!(
+        found.warnings.push(format!(
             "grants for this project's plugins were kept in {}, a folder another project's path \
              can share; they are not used. Grant again with `tack install -l` (or copy the file to \
              {} if it is this project's)",
@@ -107,28 +112,28 @@ pub fn installed(
             project.grants.display()
         ));
     }
-    let before = specs.len();
-    load_scope(&project, settings, &mut specs, &mut warnings)?;
+    let before = found.specs.len();
+    load_scope(&project, settings, &cache, &mut found)?;
     // A project package may replace a global one of the same name only when the user says so.
-    let project_specs = specs.split_off(before);
+    let project_specs = found.specs.split_off(before);
     for spec in project_specs {
         let name = spec.manifest.plugin.name.clone();
-        match specs.iter().position(|s| s.manifest.plugin.name == name) {
-            Some(i) if settings.project_overrides.contains(&name) => specs[i] = spec,
-            Some(_) => warnings.push(format!(
+        match found.specs.iter().position(|s| s.manifest.plugin.name == name) {
+            Some(i) if settings.project_overrides.contains(&name) => found.specs[i] = spec,
+            Some(_) => found.warnings.push(format!(
                 "project package '{name}' not loaded: a global package has the same name (add it to `project_overrides` in config.toml to prefer the project's)"
             )),
-            None => specs.push(spec),
+            None => found.specs.push(spec),
         }
     }
-    Ok((specs, warnings))
+    Ok(found)
 }
 
 fn load_scope(
     location: &Location,
     settings: &Settings,
-    specs: &mut Vec<PluginSpec>,
-    warnings: &mut Vec<String>,
+    cache: &Path,
+    found: &mut Installed,
 ) -> Result<()> {
     let lock = Lockfile::load(&location.lockfile)?;
     let grants = GrantStore::load(&location.grants)?;
@@ -137,16 +142,44 @@ fn load_scope(
         let files = match verified_files(&dir, locked) {
             Ok(files) => files,
             Err(why) => {
-                warnings.push(format!(
+                found.warnings.push(format!(
                     "package '{}' refused: {why}; reinstall it or run `tack update {}`",
                     locked.name, locked.name
                 ));
                 continue;
             }
         };
+        match PiPackage::read(&dir) {
+            Ok(Some(package)) => {
+                // Each extension in tack's Pi runtime, as `tack -e` runs it, with the grants its
+                // user gave it in this scope.
+                match super::pi_extension::load_all(&package.extensions, cache, &grants, settings) {
+                    Ok(loaded) => {
+                        for (spec, warning) in loaded {
+                            found.warnings.extend(warning);
+                            found.specs.push(spec);
+                        }
+                        found.pi_packages.push(dir);
+                    }
+                    Err(e) => found
+                        .warnings
+                        .push(format!("package '{}' refused: {e:#}", locked.name)),
+                }
+                continue;
+            }
+            Ok(None) => {}
+            Err(e) => {
+                found
+                    .warnings
+                    .push(format!("package '{}' refused: {e:#}", locked.name));
+                continue;
+            }
+        }
         match super::package_spec::package_from_files(&dir, &files, &grants, settings) {
-            Ok(spec) => specs.push(spec),
-            Err(e) => warnings.push(format!("package '{}' refused: {e:#}", locked.name)),
+            Ok(spec) => found.specs.push(spec),
+            Err(e) => found
+                .warnings
+                .push(format!("package '{}' refused: {e:#}", locked.name)),
         }
     }
     Ok(())

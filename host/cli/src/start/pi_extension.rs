@@ -73,19 +73,7 @@ impl Bundle {
 
 /// The plugin name of an extension: `pi-` and its file's stem, or its folder's name.
 fn plugin_name(path: &Path) -> String {
-    let stem = if path.is_dir() {
-        path.file_name()
-    } else {
-        path.file_stem()
-    };
-    let stem: String = stem
-        .map(|s| s.to_string_lossy().to_lowercase())
-        .unwrap_or_default()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .take(60)
-        .collect();
-    format!("pi-{}", stem.trim_matches('-'))
+    tack_packages::pi_package::extension_plugin_name(path)
 }
 
 /// Runs one of the Pi SDK's scripts under Node, naming what is missing when it cannot.
@@ -205,6 +193,41 @@ fn bundle(sdk: &Path, cache: &Path, extension: &Path) -> Result<Bundle> {
             .with_context(|| format!("cannot store {}", path.display()))?;
     }
     Ok(built)
+}
+
+/// `tack install` of a Pi package: each extension bundled as it will run (the bundle cached, so
+/// the first start after install builds nothing more for it).
+pub struct InstallCheck {
+    pub cache: PathBuf,
+}
+
+impl tack_packages::commands::PiExtensions for InstallCheck {
+    fn check(&self, extensions: &[PathBuf]) -> Result<Vec<(String, Vec<String>)>> {
+        let sdk = sdk_dir();
+        let cache = self.cache.join("pi");
+        let mut checked = Vec::with_capacity(extensions.len());
+        let mut refused = Vec::new();
+        for extension in extensions {
+            let built = bundle(&sdk, &cache, extension)?;
+            if built.ok {
+                checked.push((plugin_name(extension), built.capabilities));
+            } else {
+                refused.push(format!(
+                    "{}: {}",
+                    plugin_name(extension),
+                    built.refused.join("; ")
+                ));
+            }
+        }
+        if !refused.is_empty() {
+            bail!(
+                "the package has extensions that cannot run in tack, so it is not installed:\n  \
+                 - {}",
+                refused.join("\n  - ")
+            );
+        }
+        Ok(checked)
+    }
 }
 
 /// The plugins that run the Pi extensions at `paths` (files, or folders), each with a warning

@@ -21,6 +21,9 @@ pub struct Places {
     /// Where a file found for a plugin is copied alone, so that granting it does not grant the
     /// folder it sits in (`<tack home>/flag-files`).
     pub file_copies: PathBuf,
+    /// The folders of installed Pi packages, which count as packages' folders (their `skills/`
+    /// and `prompts/`) though no plugin is loaded from them as a package.
+    pub pi_packages: Vec<PathBuf>,
 }
 
 /// A folder found for a plugin.
@@ -58,6 +61,7 @@ pub fn apply(specs: &mut [PluginSpec], places: &Places, warnings: &mut Vec<Strin
             PluginSource::Path(dir) => Some(dir.clone()),
             PluginSource::Builtin => None,
         })
+        .chain(places.pi_packages.iter().cloned())
         .collect();
     for spec in specs.iter_mut() {
         if spec.manifest.paths.is_empty() {
@@ -292,6 +296,7 @@ mod tests {
                 ("skill".into(), Some("missing".into())),
             ],
             file_copies: root.join("copies"),
+            pi_packages: Vec::new(),
         };
         let mut warnings = Vec::new();
         let found = find(&set, &places, &[], &|_| true, &mut warnings);
@@ -371,6 +376,7 @@ mod tests {
                 ("persona".into(), Some("reviewer.md".into())),
             ],
             file_copies: root.join("home/flag-files"),
+            pi_packages: Vec::new(),
         };
         let mut warnings = Vec::new();
         apply(&mut specs, &places, &mut warnings);

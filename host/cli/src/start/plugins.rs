@@ -19,7 +19,7 @@ pub fn collect(
     cwd: &Path,
     project_trusted: bool,
     only_extra: bool,
-) -> Result<(Vec<PluginSpec>, Vec<String>)> {
+) -> Result<(Vec<PluginSpec>, Vec<String>, Vec<PathBuf>)> {
     let grants = GrantStore::load(&home.grants()).context("loading plugin grants")?;
     let mut specs = Vec::new();
     let mut warnings = Vec::new();
@@ -52,11 +52,12 @@ pub fn collect(
             manifest,
         });
     }
+    let mut pi_packages = Vec::new();
     if !only_extra {
-        let (installed, installed_warnings) =
-            crate::start::packages::installed(home, settings, cwd, project_trusted)?;
-        specs.extend(installed);
-        warnings.extend(installed_warnings);
+        let installed = crate::start::packages::installed(home, settings, cwd, project_trusted)?;
+        specs.extend(installed.specs);
+        warnings.extend(installed.warnings);
+        pi_packages = installed.pi_packages;
     }
     for dir in extra {
         match package(dir, &grants, settings) {
@@ -79,5 +80,5 @@ pub fn collect(
             Err(e) => warnings.push(format!("{e:#}")),
         }
     }
-    Ok((specs, warnings))
+    Ok((specs, warnings, pi_packages))
 }
