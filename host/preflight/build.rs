@@ -1,7 +1,10 @@
-//! Checks that rustc can build for wasm32-wasip2, and otherwise asks rustup to install what
-//! `rust-toolchain.toml` lists. rustup installs a listed target by itself only together with a
-//! missing toolchain; a machine whose toolchain is already there (rustup's usual state) needs
-//! `rustup toolchain install`, which reads the file.
+//! Checks that rustc can build for wasm32-wasip2, and otherwise asks rustup to add the target to
+//! the toolchain running this build. rustup installs a target listed in `rust-toolchain.toml` by
+//! itself only together with a missing toolchain; a machine whose toolchain is already there
+//! (rustup's usual state) needs telling. `rustup target add` for the running toolchain, never
+//! `rustup toolchain install`: the latter also updates a `stable` toolchain that has a newer
+//! release, replacing the rustc that the other crates of this very build are being compiled with
+//! (seen: "could not execute process rustc (never executed)" halfway through a fresh build).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a build script reports failure.
 
@@ -21,15 +24,13 @@ fn main() {
         PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it")).join("../..");
     if std::env::var_os("RUSTUP_HOME").is_some() || has_rustup() {
         println!(
-            "cargo:warning=installing the Rust target {TARGET} with `rustup toolchain install`, \
+            "cargo:warning=installing the Rust target {TARGET} with `rustup target add`, \
              as rust-toolchain.toml asks (tack's plugins are built for it)"
         );
-        // Without RUSTUP_TOOLCHAIN, which the proxy set for this build: it would win over the
-        // toolchain file, and the file is what names the target.
+        // RUSTUP_TOOLCHAIN, which the proxy set for this build, names the toolchain to add it to.
         let status = Command::new("rustup")
-            .args(["toolchain", "install"])
+            .args(["target", "add", TARGET])
             .current_dir(&root)
-            .env_remove("RUSTUP_TOOLCHAIN")
             .status();
         if status.is_ok_and(|s| s.success()) && installed() {
             return;

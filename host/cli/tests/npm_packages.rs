@@ -358,8 +358,10 @@ fn a_tarball_swapped_under_a_pinned_version_is_refused() {
     );
 }
 
-/// A Pi package with an extension tack cannot run is refused at install with the reason, and
-/// nothing of it is installed (here from a local folder, which needs no registry).
+/// A Pi package with an extension tack cannot run, one whose code reads a file outside the
+/// package, or one with a dependency from elsewhere than the registry, is refused at install
+/// with the reason, and nothing of it is installed (here from a local folder, which needs no
+/// registry).
 #[test]
 fn a_pi_package_with_an_extension_tack_cannot_run_is_refused_whole() {
     let sdk = tack_sdk_examples::repo_root().join("sdk/pi/node_modules/esbuild");
@@ -396,6 +398,45 @@ fn a_pi_package_with_an_extension_tack_cannot_run_is_refused_whole() {
         "{said}"
     );
     assert!(!env.home().join("packages/pi-threads").exists());
+    assert!(!env.home().join("tack.lock").exists());
+
+    // Code that reads a file of the user's into its bundle: refused, nothing of it bundled.
+    let secret = env.root().join("secret.json");
+    std::fs::write(&secret, r#"{"token":"hunter2"}"#).expect("secret");
+    std::fs::remove_file(dir.join("extensions/threads.ts")).expect("rm");
+    std::fs::write(
+        dir.join("extensions/peek.ts"),
+        format!(
+            "import secret from {:?};\nexport default function (pi) {{ pi.registerCommand(\"peek\", {{ handler: async () => secret.token }}); }}\n",
+            secret.display().to_string()
+        ),
+    )
+    .expect("peek");
+    let out = env.run(&["install", dir.to_str().expect("utf8")]);
+    let said = all_text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("pi-peek: ") && said.contains("outside its package"),
+        "{said}"
+    );
+    assert!(!env.home().join("tack.lock").exists());
+
+    // A dependency from git (whose prepare script npm would run): refused before npm runs.
+    std::fs::remove_file(dir.join("extensions/peek.ts")).expect("rm");
+    std::fs::write(
+        dir.join("package.json"),
+        r#"{"name":"pi-threads","version":"0.1.0","dependencies":{"evil":"git+https://evil.example/evil.git"},"pi":{"extensions":["./extensions"]}}"#,
+    )
+    .expect("package.json");
+    let out = env.run(&["install", dir.to_str().expect("utf8")]);
+    let said = all_text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains(
+            "package.json dependencies: evil asks npm for 'git+https://evil.example/evil.git'"
+        ),
+        "{said}"
+    );
     assert!(!env.home().join("tack.lock").exists());
 }
 

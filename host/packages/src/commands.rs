@@ -73,7 +73,12 @@ pub trait PiExtensions {
     /// Bundles each extension (a file or folder) as tack would run it, refusing the package with
     /// the reasons when one cannot run in tack; for each, its plugin name and what its code uses
     /// that needs a grant.
-    fn check(&self, extensions: &[std::path::PathBuf]) -> Result<Vec<(String, Vec<String>)>>;
+    /// `root` is the package's folder, outside which its code may read nothing.
+    fn check(
+        &self,
+        root: &Path,
+        extensions: &[std::path::PathBuf],
+    ) -> Result<Vec<(String, Vec<String>)>>;
 }
 
 /// `source`'s package, fetched into a temp dir; a tack package checked (its component compiled
@@ -426,6 +431,9 @@ pub async fn update(
             Staged::Tack(fetched) => *fetched,
             Staged::Pi(staged) => {
                 super::pi_install::update(location, *staged, &source, &locked, &flags, pi)?;
+                // It saved the lockfile and grants itself: what this loop holds is stale.
+                lock = Lockfile::load(&location.lockfile)?;
+                grants = GrantStore::load(&location.grants)?;
                 continue;
             }
         };

@@ -46,9 +46,11 @@ impl NpmSpec {
         if !valid_name(name) {
             bail!("npm:{text}: '{name}' is not an npm package name");
         }
+        // A version, a range or a tag: never a git URL, a file or a tarball URL, which npm
+        // would fetch from elsewhere than the registry (and a git one would run its scripts).
         let version = match version {
-            Some(v) if v.is_empty() || v.chars().any(|c| c.is_whitespace() || c.is_control()) => {
-                bail!("npm:{text}: '{v}' is not a version, range or tag")
+            Some(v) if !is_registry_range(v) => {
+                bail!("npm:{text}: '{v}' is not a version, range or tag of the registry")
             }
             other => other.map(str::to_string),
         };
@@ -77,6 +79,48 @@ impl NpmSpec {
                     .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
         })
     }
+}
+
+/// A version, range or tag of the registry: `1.2.3`, `^1.2`, `>=1 <2`, `latest`; nothing with
+/// `:` or `/` (a git, file, URL or alias spec).
+fn is_registry_range(spec: &str) -> bool {
+    !spec.trim().is_empty()
+        && spec.chars().all(|c| {
+            c.is_ascii_alphanumeric()
+                || matches!(
+                    c,
+                    '.' | '^' | '~' | '<' | '>' | '=' | '|' | '*' | '+' | '-' | '_' | ' '
+                )
+        })
+}
+
+/// Every dependency spec a package.json lists (`dependencies`, `optionalDependencies`, and the
+/// `overrides` that replace any dependency's), refusing one npm would fetch from elsewhere than
+/// the registry: a git repository runs its `prepare` script whatever `--ignore-scripts` says,
+/// and a file or URL is not what the lockfile can pin.
+fn check_dependency_specs(manifest: &serde_json::Value) -> Result<()> {
+    fn walk(place: &str, value: &serde_json::Value) -> Result<()> {
+        match value {
+            serde_json::Value::String(spec) if !is_registry_range(spec) => bail!(
+                "{place} asks npm for '{spec}', which is not a version or range of the \
+                 registry (git, file and URL dependencies are refused: they are fetched from \
+                 elsewhere, and a git one runs its own scripts)"
+            ),
+            serde_json::Value::Object(map) => {
+                for (name, inner) in map {
+                    walk(&format!("{place} {name}"), inner)?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+    for field in ["dependencies", "optionalDependencies", "overrides"] {
+        if let Some(value) = manifest.get(field) {
+            walk(&format!("package.json {field}:"), value)?;
+        }
+    }
+    Ok(())
 }
 
 /// npm's rules for a name: lower case, URL-safe, at most 214 characters, `@scope/name` or
@@ -202,11 +246,21 @@ pub fn fetch(spec: &NpmSpec, pinned: Option<&str>, work: &Path) -> Result<Fetche
     }
     let unpacked = work.join("npm-unpacked");
     crate::archive::extract(&bytes, &unpacked)?;
-    // npm's tarballs hold the package under `package/`.
-    let dir = unpacked.join("package");
-    if !dir.join("package.json").is_file() {
-        bail!("npm:{} holds no package/package.json", spec.to_npm());
-    }
+    // npm's tarballs hold the package in one folder, usually `package/`; npm takes whatever
+    // the one folder is called.
+    let folders: Vec<PathBuf> = std::fs::read_dir(&unpacked)
+        .with_context(|| format!("cannot read {}", unpacked.display()))?
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
+    let dir = match folders.as_slice() {
+        [only] if only.join("package.json").is_file() => only.clone(),
+        _ => bail!(
+            "npm:{} does not hold one folder with a package.json",
+            spec.to_npm()
+        ),
+    };
     install_dependencies(&dir)?;
     Ok(Fetched {
         dir,
@@ -223,6 +277,16 @@ pub fn install_dependencies(dir: &Path) -> Result<()> {
         &std::fs::read(dir.join("package.json")).context("cannot read package.json")?,
     )
     .context("package.json is not JSON")?;
+    check_dependency_specs(&manifest)?;
+    // npm reads a project's own .npmrc from the folder it installs in: one the package ships
+    // could point npm's `git` (or anything else) at a program of the package's.
+    for config in [".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"] {
+        let path = dir.join(config);
+        if std::fs::symlink_metadata(&path).is_ok() {
+            std::fs::remove_file(&path)
+                .with_context(|| format!("cannot remove the package's own {config}"))?;
+        }
+    }
     let has_dependencies = manifest
         .get("dependencies")
         .and_then(serde_json::Value::as_object)
@@ -234,6 +298,8 @@ pub fn install_dependencies(dir: &Path) -> Result<()> {
         .current_dir(dir)
         .args([
             "install",
+            // A git dependency deeper down fails rather than runs its `prepare` script.
+            "--git=false",
             "--omit=dev",
             // Pi's core packages are the peers of every Pi package, and tack's Pi runtime
             // provides them: npm must not fetch (or even resolve) them.
@@ -299,10 +365,35 @@ mod tests {
         assert!(spec("pi-tools@1.2.3-rc.1").is_exact());
         assert!(!spec("pi-tools@^1.2.3").is_exact());
         assert!(!spec("pi-tools@latest").is_exact());
+        assert_eq!(spec("a@>=1 <2").version.as_deref(), Some(">=1 <2"));
         for bad in [
-            "", "Pi-Tools", "@acme", "../x", "a@", "_x", "a b", "@a/b@1 2",
+            "",
+            "Pi-Tools",
+            "@acme",
+            "../x",
+            "a@",
+            "_x",
+            "a@git+https://evil.example/x.git",
+            "a@file:../x",
+            "a@github:evil/x",
+            "a@https://evil.example/x.tgz",
         ] {
             assert!(NpmSpec::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn dependencies_from_elsewhere_than_the_registry_are_refused() {
+        let ok = serde_json::json!({ "dependencies": { "a": "^1.2.0", "b": "latest" },
+                                     "overrides": { "c": { "d": "1.0.0" } } });
+        assert!(check_dependency_specs(&ok).is_ok());
+        for bad in [
+            serde_json::json!({ "dependencies": { "a": "git+https://evil.example/a.git" } }),
+            serde_json::json!({ "optionalDependencies": { "a": "file:../../x" } }),
+            serde_json::json!({ "overrides": { "a": { "b": "github:evil/b" } } }),
+            serde_json::json!({ "dependencies": { "a": "evil/a" } }),
+        ] {
+            assert!(check_dependency_specs(&bad).is_err(), "{bad}");
         }
     }
 

@@ -44,13 +44,8 @@ pub fn install(
     if !package.description.is_empty() {
         eprintln!("  {}", package.description);
     }
-    let checked = pi.check(&package.extensions)?;
-    let taken = taken_names(location, &name)?;
-    if let Some((clash, _)) = checked.iter().find(|(n, _)| taken.contains(n)) {
-        bail!(
-            "its extension {clash} has the name of a plugin tack already has; remove that one first"
-        );
-    }
+    let checked = pi.check(staged.dir(), &package.extensions)?;
+    refuse_clashes(location, &name, &checked)?;
     let granted = flags.named()?;
     describe(&checked, &granted, flags.is_empty());
     for line in &package.unused {
@@ -95,11 +90,24 @@ pub fn update(
         println!("{} {}: up to date", locked.name, locked.version);
         return Ok(());
     }
-    let checked = pi.check(&package.extensions)?;
+    let checked = pi.check(staged.dir(), &package.extensions)?;
+    refuse_clashes(location, &locked.name, &checked)?;
+    // An extension the package had keeps its grants; a new one gets what `--grant` names and
+    // nothing else, even if grants.toml holds some under its name (another plugin's, once).
+    let had: Vec<String> = super::pi_package::PiPackage::read(&location.package_dir(&locked.name))
+        .ok()
+        .flatten()
+        .map(|old| {
+            old.extensions
+                .iter()
+                .map(|e| super::pi_package::extension_plugin_name(e))
+                .collect()
+        })
+        .unwrap_or_default();
     let granted = flags.named()?;
     let mut grants = GrantStore::load(&location.grants)?;
     for (extension, _) in &checked {
-        if grants.get(extension).is_none() {
+        if !had.contains(extension) || grants.get(extension).is_none() {
             grants.set(extension, granted.clone());
         }
     }
@@ -130,6 +138,22 @@ fn place(location: &Location, staged: &PiFetched, source: &Source, name: &str) -
         files: hash_tree(&dest)?,
     });
     lock.save(&location.lockfile)
+}
+
+/// Refuses a package whose extension takes the name of a plugin tack already has: its grants
+/// would be that plugin's.
+fn refuse_clashes(
+    location: &Location,
+    package: &str,
+    checked: &[(String, Vec<String>)],
+) -> Result<()> {
+    let taken = taken_names(location, package)?;
+    if let Some((clash, _)) = checked.iter().find(|(n, _)| taken.contains(n)) {
+        bail!(
+            "its extension {clash} has the name of a plugin tack already has; remove that one first"
+        );
+    }
+    Ok(())
 }
 
 /// The plugin names already taken besides this package's own: built-ins and other packages.

@@ -76,15 +76,23 @@ impl Provider {
                 "messages": [{ "role": "user", "content": query }],
                 "tools": [{ "type": "web_search_20250305", "name": "web_search", "max_uses": 1 }],
             }),
-            Provider::OpenAi => json!({
-                "model": model,
-                "instructions": INSTRUCTIONS,
-                "input": query,
-                "tools": [{ "type": "web_search" }],
-                "include": ["web_search_call.action.sources"],
-                "max_output_tokens": SUMMARY_TOKENS,
-                "store": false,
-            }),
+            Provider::OpenAi => {
+                let mut body = json!({
+                    "model": model,
+                    "instructions": INSTRUCTIONS,
+                    "input": query,
+                    "tools": [{ "type": "web_search" }],
+                    "include": ["web_search_call.action.sources"],
+                    "max_output_tokens": SUMMARY_TOKENS,
+                    "store": false,
+                });
+                // A reasoning model would spend the output budget thinking about a search;
+                // the others refuse the parameter.
+                if model.starts_with("gpt-5") || model.starts_with('o') {
+                    body["reasoning"] = json!({ "effort": "low" });
+                }
+                body
+            }
             Provider::Gemini => json!({
                 "systemInstruction": { "parts": [{ "text": INSTRUCTIONS }] },
                 "contents": [{ "role": "user", "parts": [{ "text": query }] }],
@@ -275,11 +283,16 @@ fn openai(answer: &Value) -> Result<Found, String> {
                         let Some(url) = note.get("url").and_then(Value::as_str) else {
                             continue;
                         };
+                        // OpenAI counts characters, not bytes.
                         let start = note["start_index"].as_u64().unwrap_or(0) as usize;
+                        let at = words
+                            .char_indices()
+                            .nth(start)
+                            .map_or(words.len(), |(at, _)| at);
                         found.note(
                             url,
                             note.get("title").and_then(Value::as_str),
-                            sentence_before(words, start).as_deref(),
+                            sentence_before(words, at).as_deref(),
                         );
                     }
                     found.summary.push_str(words);
@@ -448,8 +461,9 @@ mod tests {
 
     #[test]
     fn openai_results_are_the_cited_pages_then_the_other_sources() {
-        let text = "Rust 1.90 is out. It makes lld the default linker on Linux ([blog.rust-lang.org](https://blog.rust-lang.org/x)).";
-        let start = text.find("([").unwrap_or(0);
+        let text = "Rust 1.90 is out — finally. It makes lld the default linker on Linux ([blog.rust-lang.org](https://blog.rust-lang.org/x)).";
+        // A character index, as OpenAI gives it (the dash is three bytes).
+        let start = text[..text.find("([").unwrap_or(0)].chars().count();
         let answer = json!({
             "output": [
                 { "type": "reasoning", "id": "rs_1", "summary": [] },

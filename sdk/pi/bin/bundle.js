@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Bundles one Pi extension for tack's Pi runtime, unchanged.
 //
-//   node sdk/pi/bin/bundle.js <extension> <out.json>
+//   node sdk/pi/bin/bundle.js <extension> <out.json> [<root>]
 //
 // <extension> is a `.ts`/`.js` file, or a folder: its package.json's `pi.extensions` names the
 // entry (Pi's packages), else `index.ts` / `index.js`. The extension's own npm dependencies are
@@ -9,20 +9,25 @@
 // tack maps onto its WIT capabilities) stays a `require` the runtime answers; a Node module tack
 // cannot give a sandboxed plugin, or a native addon, refuses the extension with the reason.
 //
+// With <root> (an installed package's folder), every file the bundle reads must be inside it or
+// in this SDK's node_modules: a package someone else wrote cannot have the bundle take in a file
+// of the user's (`import "/home/you/.docker/config.json"`), which would then reach the sandboxed
+// plugin past its `fs` grants. Without it (the user's own `-e` file) the user chose the code.
+//
 // The JSON written: `{ ok, source, provided, capabilities, inputs }` where `inputs` are the files
 // read with their SHA-256 (tack reuses the bundle while they are unchanged), or
 // `{ ok: false, refused: [reasons] }`.
 
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { ESBUILD_RESOLUTION, PROVIDED, REFUSED, capabilitiesOf } from "../src/modules.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const [extensionArg, outArg] = process.argv.slice(2);
+const [extensionArg, outArg, rootArg] = process.argv.slice(2);
 if (!extensionArg || !outArg) {
   console.error("usage: bundle.js <extension> <out.json>");
   process.exit(2);
@@ -101,6 +106,21 @@ try {
     plugins: [runtimeModules],
     nodePaths: [join(here, "..", "node_modules")],
   });
+  if (rootArg) {
+    const allowed = [realpathSync(rootArg), realpathSync(join(here, "..", "node_modules"))];
+    const inside = (path) => allowed.some((dir) => path === dir || path.startsWith(dir + sep));
+    for (const input of Object.keys(built.metafile.inputs)) {
+      let real;
+      try {
+        real = realpathSync(resolve(input));
+      } catch {
+        real = resolve(input);
+      }
+      if (!inside(real)) {
+        refused.add(`reads \`${input}\`, outside its package: a package's code is its own files`);
+      }
+    }
+  }
   if (refused.size > 0) {
     result.refused = [...refused].sort();
   } else {

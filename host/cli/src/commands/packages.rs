@@ -24,9 +24,7 @@ pub async fn run(cli: &Cli) -> Result<ExitCode> {
         tack_runtime::Runtime::new(crate::start::precompiled::runtime_config(&home))
             .map_err(|e| anyhow::anyhow!("cannot start the plugin runtime: {e:#}"))
     };
-    let pi_check = crate::start::pi_extension::InstallCheck {
-        cache: home.component_cache(),
-    };
+    let pi_check = crate::start::pi_extension::InstallCheck;
     // Read from the user's config only: a project cannot switch it off.
     let require_signature = |flag: bool| -> Result<bool> {
         let settings = crate::settings::Settings::load(&home.config())?;

@@ -108,6 +108,7 @@ pub(super) async fn load(
             .context("loading plugin grants")?;
         let loaded = crate::start::pi_extension::load_all(
             &extensions,
+            None,
             &home.component_cache(),
             &grants,
             &settings,

@@ -153,7 +153,13 @@ fn load_scope(
             Ok(Some(package)) => {
                 // Each extension in tack's Pi runtime, as `tack -e` runs it, with the grants its
                 // user gave it in this scope.
-                match super::pi_extension::load_all(&package.extensions, cache, &grants, settings) {
+                match super::pi_extension::load_all(
+                    &package.extensions,
+                    Some(&dir),
+                    cache,
+                    &grants,
+                    settings,
+                ) {
                     Ok(loaded) => {
                         for (spec, warning) in loaded {
                             found.warnings.extend(warning);

@@ -161,24 +161,43 @@ fn runtime(sdk: &Path, cache: &Path) -> Result<Vec<u8>> {
     std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))
 }
 
-/// The extension's bundle: the cached one while its files are unchanged, else a new one.
-fn bundle(sdk: &Path, cache: &Path, extension: &Path) -> Result<Bundle> {
-    let key = sha256_hex(extension.as_os_str().as_encoded_bytes());
-    let path = cache.join("bundles").join(format!("{}.json", &key[..16]));
-    if let Some(cached) = std::fs::read(&path)
-        .ok()
+/// The extension's bundle: with a `cache`, the cached one while its files are unchanged, else a
+/// new one, kept. With a `root` (an installed package's folder), every file the bundle reads
+/// must be inside it (or the SDK's own modules): a package's code is its own files.
+fn bundle(
+    sdk: &Path,
+    cache: Option<&Path>,
+    extension: &Path,
+    root: Option<&Path>,
+) -> Result<Bundle> {
+    let mut keyed = extension.as_os_str().as_encoded_bytes().to_vec();
+    if let Some(root) = root {
+        keyed.push(0);
+        keyed.extend_from_slice(root.as_os_str().as_encoded_bytes());
+    }
+    let key = sha256_hex(&keyed);
+    let dir = match cache {
+        Some(cache) => cache.join("bundles"),
+        None => std::env::temp_dir(),
+    };
+    let path = dir.join(format!("{}.json", &key[..16]));
+    if let Some(cached) = cache
+        .and_then(|_| std::fs::read(&path).ok())
         .and_then(|bytes| serde_json::from_slice::<Bundle>(&bytes).ok())
         .filter(|b| b.ok && b.is_current())
     {
         return Ok(cached);
     }
-    let dir = cache.join("bundles");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let partial = tempfile::Builder::new()
         .suffix(".json")
         .tempfile_in(&dir)
         .context("cannot create the bundle file")?;
-    let out = run_script(sdk, "bundle.js", &[extension, partial.path()])?;
+    let mut args = vec![extension, partial.path()];
+    if let Some(root) = root {
+        args.push(root);
+    }
+    let out = run_script(sdk, "bundle.js", &args)?;
     let text = std::fs::read(partial.path()).unwrap_or_default();
     let built: Bundle = serde_json::from_slice(&text).with_context(|| {
         format!(
@@ -187,7 +206,7 @@ fn bundle(sdk: &Path, cache: &Path, extension: &Path) -> Result<Bundle> {
             String::from_utf8_lossy(&out.stderr)
         )
     })?;
-    if built.ok {
+    if built.ok && cache.is_some() {
         partial
             .persist(&path)
             .with_context(|| format!("cannot store {}", path.display()))?;
@@ -195,20 +214,18 @@ fn bundle(sdk: &Path, cache: &Path, extension: &Path) -> Result<Bundle> {
     Ok(built)
 }
 
-/// `tack install` of a Pi package: each extension bundled as it will run (the bundle cached, so
-/// the first start after install builds nothing more for it).
-pub struct InstallCheck {
-    pub cache: PathBuf,
-}
+/// `tack install` of a Pi package: each extension bundled as it will run, from the package's
+/// staging folder (so nothing is kept: the first start bundles it again from its installed
+/// place, once).
+pub struct InstallCheck;
 
 impl tack_packages::commands::PiExtensions for InstallCheck {
-    fn check(&self, extensions: &[PathBuf]) -> Result<Vec<(String, Vec<String>)>> {
+    fn check(&self, root: &Path, extensions: &[PathBuf]) -> Result<Vec<(String, Vec<String>)>> {
         let sdk = sdk_dir();
-        let cache = self.cache.join("pi");
         let mut checked = Vec::with_capacity(extensions.len());
         let mut refused = Vec::new();
         for extension in extensions {
-            let built = bundle(&sdk, &cache, extension)?;
+            let built = bundle(&sdk, None, extension, Some(root))?;
             if built.ok {
                 checked.push((plugin_name(extension), built.capabilities));
             } else {
@@ -234,8 +251,10 @@ impl tack_packages::commands::PiExtensions for InstallCheck {
 /// when its code reaches for a capability its user has not granted it. Every extension is
 /// bundled (or found in the cache) before the runtime is read, once, for all of them: a refused
 /// extension costs no runtime build.
+/// `root`: the installed package they belong to, outside which their code may read nothing.
 pub fn load_all(
     paths: &[PathBuf],
+    root: Option<&Path>,
     cache: &Path,
     grants: &GrantStore,
     settings: &Settings,
@@ -250,7 +269,7 @@ pub fn load_all(
         let extension = path
             .canonicalize()
             .with_context(|| format!("cannot find the Pi extension {}", path.display()))?;
-        let built = bundle(&sdk, &cache, &extension)?;
+        let built = bundle(&sdk, Some(&cache), &extension, root)?;
         if !built.ok {
             bail!(
                 "the Pi extension {} cannot run in tack:\n  - {}",

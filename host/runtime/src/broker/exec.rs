@@ -413,13 +413,34 @@ impl ProcessHandle {
         let mut child = command.spawn()?;
         let stdin = child.stdin.take().map(|pipe| Box::new(pipe) as Stdin);
         let (tx, chunks) = mpsc::channel(64);
+        let pipes = (|| -> std::io::Result<_> {
+            let reader =
+                |fd: std::os::fd::OwnedFd| tokio::net::unix::pipe::Receiver::from_owned_fd(fd);
+            let out = child
+                .stdout
+                .take()
+                .map(|p| p.into_owned_fd().and_then(reader))
+                .transpose()?;
+            let err = child
+                .stderr
+                .take()
+                .map(|p| p.into_owned_fd().and_then(reader))
+                .transpose()?;
+            Ok((out, err))
+        })();
+        let (out, err) = match pipes {
+            Ok(pipes) => pipes,
+            Err(e) => {
+                // Nothing kills it on drop: it dies here, before anyone holds it.
+                let _ = child.start_kill();
+                return Err(e);
+            }
+        };
         let mut hand_over = Vec::with_capacity(2);
-        if let Some(stdout) = child.stdout.take() {
-            let pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(stdout.into_owned_fd()?)?;
+        if let Some(pipe) = out {
             hand_over.push(pump(pipe, tx.clone(), Chunk::Out));
         }
-        if let Some(stderr) = child.stderr.take() {
-            let pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(stderr.into_owned_fd()?)?;
+        if let Some(pipe) = err {
             hand_over.push(pump(pipe, tx, Chunk::Err));
         }
         let pgid = child.id().and_then(|id| i32::try_from(id).ok());
@@ -615,7 +636,14 @@ impl ProcessHandle {
                 from: part.fd,
                 to_tack,
             });
-            to_read.push((from_relay, part.tx, part.wrap));
+            to_read.push((from_relay, part.tx, part.wrap, part.unsent));
+        }
+        // What a pump had read but not passed on comes before anything the relay copies.
+        if let Ok(copy) = log.try_clone() {
+            let mut file = std::fs::File::from(copy);
+            for (_, _, _, unsent) in &to_read {
+                let _ = std::io::Write::write_all(&mut file, unsent);
+            }
         }
         let started = if relayed.is_empty() {
             Ok(())
@@ -627,15 +655,21 @@ impl ProcessHandle {
         match started {
             Ok(()) => {
                 drop(from_command);
-                for (from_relay, tx, wrap) in to_read {
-                    self.hand_over
-                        .push(pump::from_fd(from_relay, tx, wrap).map_err(KeepError::Io)?);
+                for (from_relay, tx, wrap, unsent) in to_read {
+                    // The relay runs: the command is kept whatever happens here. A pipe tokio
+                    // would not take (never seen) only leaves that stream to the log.
+                    match pump::from_fd(from_relay, tx, wrap, unsent) {
+                        Ok(ask) => self.hand_over.push(ask),
+                        Err(e) => {
+                            tracing::warn!("a kept command's output reaches its log only: {e}")
+                        }
+                    }
                 }
             }
             Err(e) => {
                 // Back to reading the command's own pipes, as if nothing had been asked.
-                for (fd, (_, tx, wrap)) in from_command.into_iter().zip(to_read) {
-                    if let Ok(ask) = pump::from_fd(fd, tx, wrap) {
+                for (fd, (_, tx, wrap, unsent)) in from_command.into_iter().zip(to_read) {
+                    if let Ok(ask) = pump::from_fd(fd, tx, wrap, unsent) {
                         self.hand_over.push(ask);
                     }
                 }

@@ -762,6 +762,43 @@ mod tests {
         );
     }
 
+    /// A program that wrote far more than anyone read is stuck on a full pipe behind full
+    /// buffers; keeping it still goes through, and not a byte is lost or reordered.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn keeping_a_program_whose_output_nobody_read_loses_nothing() {
+        let data = tempfile::tempdir().expect("data dir");
+        let table = ProcessTable::default();
+        let id = start(
+            &table,
+            "sh -c 'head -c 3000000 /dev/zero | tr \"\\0\" x; echo; echo END; exec sleep 30'",
+            &["**"],
+        )
+        .expect("spawn");
+        // Long enough for the buffers to fill and the program to block.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let kept = tokio::time::timeout(Duration::from_secs(20), table.keep(id, data.path()))
+            .await
+            .expect("keep does not wait for a reader")
+            .expect("kept");
+        let mut read = Vec::new();
+        while !read.ends_with(b"END\n") {
+            match table
+                .read(id, Stream::Stdout, 1 << 20, false, Duration::from_secs(10))
+                .await
+                .expect("read")
+            {
+                Output::Data(data) => read.extend_from_slice(&data),
+                other => panic!("{other:?} after {} bytes", read.len()),
+            }
+        }
+        assert_eq!(read.len(), 3_000_000 + 1 + 4);
+        assert!(read[..3_000_000].iter().all(|b| *b == b'x'));
+        // SAFETY: ends the group this test started.
+        unsafe { libc::kill(-kept.group, libc::SIGKILL) };
+        let log = std::fs::read(&kept.log).expect("log");
+        assert!(log.ends_with(b"x\nEND\n") && log.iter().all(|b| b"xEND\n".contains(b)));
+    }
+
     /// A plugin checking on a background program without waiting gets what it wrote so far, and
     /// sees it end.
     #[tokio::test]

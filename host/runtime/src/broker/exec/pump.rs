@@ -10,11 +10,13 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::Chunk;
 
-/// What a pump gives back: its pipe (blocking again) and where it sent what it read.
+/// What a pump gives back: its pipe (blocking again), where it sent what it read, and what it
+/// had read but not yet sent when it was asked.
 pub(super) struct PumpParts {
     pub fd: OwnedFd,
     pub tx: mpsc::Sender<Chunk>,
     pub wrap: fn(Vec<u8>) -> Chunk,
+    pub unsent: Vec<u8>,
 }
 
 /// Asks a running pump for its pipe.
@@ -36,56 +38,89 @@ pub(super) fn pump(
     wrap: fn(Vec<u8>) -> Chunk,
 ) -> HandOver {
     let (ask, asked) = oneshot::channel();
-    tokio::spawn(run(reader, tx, wrap, asked));
+    tokio::spawn(run(reader, tx, wrap, asked, Vec::new()));
     HandOver(ask)
 }
 
-/// [`pump`] on a pipe's read end given as a descriptor.
+/// [`pump`] on a pipe's read end given as a descriptor, sending `first` before anything it
+/// reads.
 pub(super) fn from_fd(
     fd: OwnedFd,
     tx: mpsc::Sender<Chunk>,
     wrap: fn(Vec<u8>) -> Chunk,
+    first: Vec<u8>,
 ) -> std::io::Result<HandOver> {
-    Ok(pump(pipe::Receiver::from_owned_fd(fd)?, tx, wrap))
+    let reader = pipe::Receiver::from_owned_fd(fd)?;
+    let (ask, asked) = oneshot::channel();
+    tokio::spawn(run(reader, tx, wrap, asked, first));
+    Ok(HandOver(ask))
 }
 
 /// What a pump waits on came.
 enum Next {
     Asked(Result<oneshot::Sender<PumpParts>, oneshot::error::RecvError>),
     Read(std::io::Result<usize>),
+    Room(Result<mpsc::OwnedPermit<Chunk>, mpsc::error::SendError<()>>),
 }
 
+/// Reads into `tx`, `pending` first. Whatever it waits on (the pipe, or room in the channel,
+/// which is waiting for a reader who may be the very call that asks for the pipe), an ask for
+/// the pipe gets through, and takes what was read but not sent along.
 async fn run(
     mut reader: pipe::Receiver,
     tx: mpsc::Sender<Chunk>,
     wrap: fn(Vec<u8>) -> Chunk,
     asked: oneshot::Receiver<oneshot::Sender<PumpParts>>,
+    mut pending: Vec<u8>,
 ) {
     let mut asked = Some(asked);
     let mut buf = vec![0u8; 32 * 1024];
     loop {
-        let next = tokio::select! {
-            biased;
-            ask = asked_for(&mut asked) => Next::Asked(ask),
-            // A read is cancel-safe: nothing it took is lost when the pipe is asked for.
-            read = reader.read(&mut buf) => Next::Read(read),
+        let next = if pending.is_empty() {
+            tokio::select! {
+                biased;
+                ask = asked_for(&mut asked) => Next::Asked(ask),
+                // A read is cancel-safe: nothing it took is lost when the pipe is asked for.
+                read = reader.read(&mut buf) => Next::Read(read),
+            }
+        } else {
+            tokio::select! {
+                biased;
+                ask = asked_for(&mut asked) => Next::Asked(ask),
+                room = tx.clone().reserve_owned() => Next::Room(room),
+            }
         };
         match next {
             Next::Asked(Ok(reply)) => {
-                if let Ok(fd) = reader.into_blocking_fd() {
-                    let _ = reply.send(PumpParts { fd, tx, wrap });
-                }
+                hand_over(reader, tx, wrap, pending, reply);
                 return;
             }
             // The handle went without asking; it never will.
             Next::Asked(Err(_)) => asked = None,
             Next::Read(Ok(0) | Err(_)) => return,
-            Next::Read(Ok(n)) => {
-                if tx.send(wrap(buf[..n].to_vec())).await.is_err() {
-                    return;
-                }
+            Next::Read(Ok(n)) => pending = buf[..n].to_vec(),
+            Next::Room(Ok(room)) => {
+                room.send(wrap(std::mem::take(&mut pending)));
             }
+            Next::Room(Err(_)) => return,
         }
+    }
+}
+
+fn hand_over(
+    reader: pipe::Receiver,
+    tx: mpsc::Sender<Chunk>,
+    wrap: fn(Vec<u8>) -> Chunk,
+    unsent: Vec<u8>,
+    reply: oneshot::Sender<PumpParts>,
+) {
+    if let Ok(fd) = reader.into_blocking_fd() {
+        let _ = reply.send(PumpParts {
+            fd,
+            tx,
+            wrap,
+            unsent,
+        });
     }
 }
 

@@ -1,19 +1,22 @@
 //! Output that outlives tack, for a command the user keeps (`process.keep`). A command's output
 //! goes through pipes tack reads; when tack exits, their read ends close and the command's next
-//! write kills it (SIGPIPE) or fails. So a kept command's pipes are handed to a *relay*: a small
-//! process of its own that copies everything the command writes to a log file and, while tack
-//! lives, on to tack through new pipes, so tack reads the command exactly as before. When tack
-//! is gone the copies to it fail, and the relay goes on with the file alone; when the command
-//! and everything it started have closed their output, the relay exits.
+//! write kills it (SIGPIPE) or fails. So a kept command's pipes are handed to a *relay* per
+//! stream: `tee -a -p /dev/fd/3`, reading the command's pipe, appending everything to the log
+//! (the file tack created, open as descriptor 3) and copying it on to tack through a new pipe
+//! while tack lives, so tack reads the command exactly as before. When tack is gone, the copy
+//! to it fails (`-p`: a broken pipe is not an error) and tee goes on with the file alone; when
+//! the command and everything it started have closed their output, tee exits.
 //!
-//! The relay is forked twice, from a process with many threads: the first child forks the relay
-//! and exits at once, so tack reaps it on the spot and the relay, an orphan from its first
-//! moment, is reaped by init and never left a zombie of tack's. Until it exits the relay calls
-//! only async-signal-safe functions (`poll`, `read`, `write`, `dup2`, `close`, `_exit`…) and
-//! never allocates. It starts a session of its own (no terminal, so closing the terminal does
-//! not reach it) and keeps only its own descriptors: not the keeper's pipe (which would keep
-//! the keeper from ever seeing tack go), not tack's terminal, sockets or files.
+//! The relay is a program of its own, executed, not a fork of tack: a fork would keep a copy of
+//! all of tack's memory (keys and tokens among it) and its signal handlers for as long as the
+//! command runs. It is forked twice: the first child forks the relay and exits at once, so tack
+//! reaps it on the spot and the relay, an orphan from its first moment, is reaped by init and
+//! never left a zombie of tack's. Between fork and exec only async-signal-safe calls are made,
+//! on memory prepared before the fork. The relay starts a session of its own (no terminal, so
+//! closing the terminal does not reach it), keeps only its own three descriptors (not the
+//! keeper's pipe, which would keep the keeper from ever seeing tack go), and gets no environment.
 
+use std::ffi::CString;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 /// One stream handed to the relay: the command's pipe, and the new pipe tack reads instead.
@@ -22,35 +25,75 @@ pub(super) struct Relayed {
     pub to_tack: OwnedFd,
 }
 
-/// Starts a relay copying each of `streams` (at most two) to `log` and to tack. The relay has
-/// its own copies of the descriptors; the caller closes its own once the relay runs (or reads
-/// the command's pipes again when it could not start).
+/// Where GNU coreutils' tee is.
+const TEE: [&str; 2] = ["/usr/bin/tee", "/bin/tee"];
+
+/// Starts a relay for each of `streams`, appending to `log`. The relays hold their own copies
+/// of the descriptors; the caller closes its own once they run (or reads the command's pipes
+/// again when one could not start).
 #[cfg(target_os = "linux")]
 pub(super) fn start(streams: &[Relayed], log: &OwnedFd) -> std::io::Result<()> {
-    if streams.is_empty() || streams.len() > 2 {
-        return Err(std::io::Error::other("a relay carries one or two streams"));
-    }
-    let fds: Vec<(RawFd, RawFd)> = streams
+    let tee = TEE
         .iter()
-        .map(|s| (s.from.as_raw_fd(), s.to_tack.as_raw_fd()))
-        .collect();
-    let mut plan = [-1 as RawFd; 5];
-    for (i, (from, to)) in fds.iter().enumerate() {
-        plan[i] = *from;
-        plan[2 + i] = *to;
+        .find(|path| std::path::Path::new(path).is_file())
+        .ok_or_else(|| std::io::Error::other("no tee (GNU coreutils) to relay its output"))?;
+    let program = CString::new(*tee).map_err(std::io::Error::other)?;
+    let words = ["tee", "-a", "-p", "/dev/fd/3"];
+    let args: Vec<CString> = words
+        .iter()
+        .map(|w| CString::new(*w).map_err(std::io::Error::other))
+        .collect::<std::io::Result<_>>()?;
+    let mut argv: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
+    argv.push(std::ptr::null());
+    let envp: [*const libc::c_char; 1] = [std::ptr::null()];
+    for stream in streams {
+        spawn(
+            &program,
+            &argv,
+            &envp,
+            [
+                stream.from.as_raw_fd(),
+                stream.to_tack.as_raw_fd(),
+                log.as_raw_fd(),
+            ],
+        )?;
     }
-    plan[4] = log.as_raw_fd();
-    // SAFETY: fork duplicates this process; the child runs only `relay_child`, which calls
-    // async-signal-safe functions alone and never returns.
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(super) fn start(_streams: &[Relayed], _log: &OwnedFd) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
+/// Forks the relay for one stream: `fds` are its standard input, standard output and log.
+#[cfg(target_os = "linux")]
+fn spawn(
+    program: &CString,
+    argv: &[*const libc::c_char],
+    envp: &[*const libc::c_char],
+    fds: [RawFd; 3],
+) -> std::io::Result<()> {
+    // SAFETY: fork duplicates this process; the child runs only `first_child`, which calls
+    // async-signal-safe functions alone on memory prepared before the fork and never returns.
     let first = unsafe { libc::fork() };
     match first {
         -1 => Err(std::io::Error::last_os_error()),
-        0 => relay_child(plan),
+        0 => first_child(program, argv, envp, fds),
         pid => {
             let mut status = 0;
-            // SAFETY: waits for our own first child, which exits as soon as it forked; `status`
-            // is ours.
-            unsafe { libc::waitpid(pid, &mut status, 0) };
+            loop {
+                // SAFETY: waits for our own first child, which exits as soon as it forked;
+                // `status` is ours.
+                let got = unsafe { libc::waitpid(pid, &mut status, 0) };
+                if got == pid {
+                    break;
+                }
+                let error = std::io::Error::last_os_error();
+                if got < 0 && error.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(error);
+                }
+            }
             if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
                 Ok(())
             } else {
@@ -60,44 +103,47 @@ pub(super) fn start(streams: &[Relayed], log: &OwnedFd) -> std::io::Result<()> {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
-pub(super) fn start(_streams: &[Relayed], _log: &OwnedFd) -> std::io::Result<()> {
-    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
-}
-
-/// The first child: forks the relay and exits, 0 when the relay started.
+/// The first child: forks the relay and exits, 0 when the fork worked.
 #[cfg(target_os = "linux")]
-fn relay_child(plan: [RawFd; 5]) -> ! {
+fn first_child(
+    program: &CString,
+    argv: &[*const libc::c_char],
+    envp: &[*const libc::c_char],
+    fds: [RawFd; 3],
+) -> ! {
     // SAFETY (the whole function): only async-signal-safe calls on descriptors and memory of
     // this process; no allocation, no lock, no return.
     unsafe {
         match libc::fork() {
             -1 => libc::_exit(1),
-            0 => relay(plan),
+            0 => relay(program, argv, envp, fds),
             _ => libc::_exit(0),
         }
     }
 }
 
-/// Where the relay keeps its descriptors: the command's streams at 3 and 4, tack's new pipes at
-/// 5 and 6, the log at 7.
+/// The relay, up to its exec.
 #[cfg(target_os = "linux")]
-const FROM: [RawFd; 2] = [3, 4];
-#[cfg(target_os = "linux")]
-const TO_TACK: [RawFd; 2] = [5, 6];
-#[cfg(target_os = "linux")]
-const LOG: RawFd = 7;
-
-/// The relay's whole life.
-#[cfg(target_os = "linux")]
-fn relay(plan: [RawFd; 5]) -> ! {
-    // SAFETY (the whole function): as in `relay_child`.
+fn relay(
+    program: &CString,
+    argv: &[*const libc::c_char],
+    envp: &[*const libc::c_char],
+    fds: [RawFd; 3],
+) -> ! {
+    // SAFETY (the whole function): as in `first_child`.
     unsafe {
         libc::setsid();
+        // What tack handles is reset by the exec; what it ignores stays ignored, so every
+        // signal the relay should hear is made default first, then the terminal's ignored.
+        let mut default: libc::sigaction = std::mem::zeroed();
+        default.sa_sigaction = libc::SIG_DFL;
+        for signal in 1..32 {
+            if signal != libc::SIGKILL && signal != libc::SIGSTOP {
+                libc::sigaction(signal, &default, std::ptr::null_mut());
+            }
+        }
         let mut ignore: libc::sigaction = std::mem::zeroed();
         ignore.sa_sigaction = libc::SIG_IGN;
-        // SIGPIPE above all: once tack is gone a write to it fails with EPIPE, and the relay
-        // goes on with the log.
         for signal in [
             libc::SIGINT,
             libc::SIGQUIT,
@@ -113,113 +159,30 @@ fn relay(plan: [RawFd; 5]) -> ! {
         libc::sigemptyset(&mut unblocked);
         libc::sigprocmask(libc::SIG_SETMASK, &unblocked, std::ptr::null_mut());
 
-        // Out of the way first (any of them may sit where another must go), then into place.
-        let mut moved = [-1 as RawFd; 5];
-        for (slot, fd) in plan.iter().enumerate() {
-            if *fd >= 0 {
-                moved[slot] = libc::fcntl(*fd, libc::F_DUPFD, 64);
-                if moved[slot] < 0 {
-                    libc::_exit(1);
-                }
+        // Out of the way first (any of them may sit where another must go), then into place:
+        // the command's pipe as 0, tack's as 1, the log as 3.
+        let mut moved = [-1 as RawFd; 3];
+        for (slot, fd) in fds.iter().enumerate() {
+            moved[slot] = libc::fcntl(*fd, libc::F_DUPFD, 64);
+            if moved[slot] < 0 {
+                libc::_exit(126);
             }
         }
-        let targets = [FROM[0], FROM[1], TO_TACK[0], TO_TACK[1], LOG];
-        let mut open = [false; 5];
-        for slot in 0..5 {
-            if moved[slot] >= 0 {
-                if libc::dup2(moved[slot], targets[slot]) < 0 {
-                    libc::_exit(1);
-                }
-                open[slot] = true;
-            } else {
-                libc::close(targets[slot]);
+        for (fd, target) in moved.iter().zip([0, 1, 3]) {
+            if libc::dup2(*fd, target) < 0 {
+                libc::_exit(126);
             }
         }
         let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
-        if null >= 0 {
-            for fd in 0..=2 {
-                if fd != null {
-                    libc::dup2(null, fd);
-                }
-            }
+        if null < 0 || libc::dup2(null, 2) < 0 {
+            libc::_exit(126);
         }
-        if libc::syscall(libc::SYS_close_range, 8u32, u32::MAX, 0u32) != 0 {
-            for fd in 8..4096 {
+        if libc::syscall(libc::SYS_close_range, 4u32, u32::MAX, 0u32) != 0 {
+            for fd in 4..65536 {
                 libc::close(fd);
             }
         }
-        libc::prctl(libc::PR_SET_NAME, c"tack-relay".as_ptr(), 0, 0, 0);
-
-        let mut from_open = [open[0], open[1]];
-        let mut to_tack = [open[2], open[3]];
-        let mut buffer = [0u8; 16 * 1024];
-        loop {
-            let mut polled: [libc::pollfd; 2] = std::mem::zeroed();
-            let mut which = [0usize; 2];
-            let mut n = 0;
-            for stream in 0..2 {
-                if from_open[stream] {
-                    polled[n] = libc::pollfd {
-                        fd: FROM[stream],
-                        events: libc::POLLIN,
-                        revents: 0,
-                    };
-                    which[n] = stream;
-                    n += 1;
-                }
-            }
-            if n == 0 {
-                break;
-            }
-            if libc::poll(polled.as_mut_ptr(), n as libc::nfds_t, -1) < 0 {
-                if *libc::__errno_location() == libc::EINTR {
-                    continue;
-                }
-                break;
-            }
-            for i in 0..n {
-                if polled[i].revents == 0 {
-                    continue;
-                }
-                let stream = which[i];
-                let got = libc::read(FROM[stream], buffer.as_mut_ptr().cast(), buffer.len());
-                if got < 0 {
-                    let errno = *libc::__errno_location();
-                    if errno == libc::EINTR || errno == libc::EAGAIN {
-                        continue;
-                    }
-                }
-                if got <= 0 {
-                    libc::close(FROM[stream]);
-                    from_open[stream] = false;
-                    continue;
-                }
-                let bytes = &buffer[..got as usize];
-                write_all(LOG, bytes);
-                if to_tack[stream] && !write_all(TO_TACK[stream], bytes) {
-                    libc::close(TO_TACK[stream]);
-                    to_tack[stream] = false;
-                }
-            }
-        }
-        libc::_exit(0)
+        libc::execve(program.as_ptr(), argv.as_ptr(), envp.as_ptr());
+        libc::_exit(127)
     }
-}
-
-/// Writes all of `bytes`; false when the descriptor stopped taking them (tack went).
-#[cfg(target_os = "linux")]
-unsafe fn write_all(fd: RawFd, mut bytes: &[u8]) -> bool {
-    while !bytes.is_empty() {
-        // SAFETY: writes from a live slice to a descriptor of this process.
-        let wrote = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
-        if wrote < 0 {
-            // SAFETY: reads this thread's errno.
-            if unsafe { *libc::__errno_location() } == libc::EINTR {
-                continue;
-            }
-            return false;
-        }
-        bytes = &bytes[wrote as usize..];
-    }
-    true
 }

@@ -243,11 +243,22 @@ impl process::Host for PluginState {
                 "tack keeps no plugin data in this run, so there is nowhere for a kept process's output to go".into(),
             )));
         };
-        let shown: String = command.chars().take(KEEP_SHOWN_CHARS).collect();
+        // The command as the plugin wrote it, on one screen: its control characters made
+        // visible (so it cannot paint over the dialog), and a cut marked.
+        let visible = tack_core::text::neutralize_controls(&command).replace('\n', " ");
+        let mut shown: String = visible.chars().take(KEEP_SHOWN_CHARS).collect();
+        if visible.chars().count() > KEEP_SHOWN_CHARS {
+            shown.push('…');
+        }
+        let confinement = if env.sandbox.confines() {
+            "It stays in the command sandbox"
+        } else {
+            "It runs unconfined, as every command does while the sandbox is off"
+        };
         let message = format!(
             "{plugin} asks to keep this command running after tack exits:\n\n  {shown}\n\n\
-             It stays in the command sandbox, its output goes on to a file in {plugin}'s data \
-             folder, and you stop it yourself (tack names its process group).",
+             {confinement}, its output goes on to a file in {plugin}'s data folder, and you \
+             stop it yourself (tack names its process group).",
             plugin = env.name,
         );
         let started = Instant::now();
