@@ -1844,6 +1844,110 @@ fn jobs_picks_a_background_command_to_show_its_output_or_stop_it() {
     assert!(rpc.finish().0.success());
 }
 
+/// A Pi extension's commands move the session as Pi's do (`ctx.fork`, `ctx.switchSession`),
+/// through `control.fork` / `switch-session`: once the command has returned, as RPC `fork` and
+/// `switch_session` would, with `withSession` run in the session moved to. A tool may not move
+/// the session, and a switch reaches only tack's own sessions, never a file of the plugin's
+/// choosing.
+#[test]
+fn a_pi_command_forks_and_switches_sessions_once_it_has_returned() {
+    let sdk = tack_sdk_examples::repo_root().join("sdk/pi/node_modules/esbuild");
+    if !sdk.is_dir() {
+        assert!(std::env::var("TACK_REQUIRE_SDKS").as_deref() != Ok("1"));
+        eprintln!("skipping: sdk/pi's toolchain is missing");
+        return;
+    }
+    let env = new_env();
+    let scripted = env.scripted(
+        json!([
+            { "text": "first answer" },
+            { "tool_calls": [{ "id": "t", "name": "fork_from_tool", "arguments": {} }] },
+            { "text": "second answer" }
+        ]),
+        json!({}),
+    );
+    let moves = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/moves.ts");
+    let mut rpc = env.spawn(&["--plugin", &scripted, "-e", moves.to_str().expect("utf8")]);
+    rpc.run("first question");
+    rpc.prompt("second question");
+    let refused = rpc.wait_for("tool_execution_end", |e| e["toolCallId"] == "t");
+    assert!(
+        refused
+            .to_string()
+            .contains("only a command the user runs may fork the session"),
+        "{refused}"
+    );
+    rpc.wait("agent_end");
+    let first = rpc.state();
+
+    let notified = |rpc: &mut Rpc, prefix: &str| -> String {
+        let event = rpc.wait_for("extension_ui_request", |e| {
+            e["method"] == "notify" && e["message"].as_str().is_some_and(|m| m.starts_with(prefix))
+        });
+        event["message"].as_str().unwrap_or_default().to_string()
+    };
+    rpc.call(Command::RunCommand {
+        name: "fork-last".into(),
+        args: String::new(),
+    });
+    let said = notified(&mut rpc, "forked into ");
+    let forked = rpc.state();
+    assert_ne!(forked.session_id, first.session_id);
+    assert_eq!(said, format!("forked into {}", forked.session_id));
+    // Before the last user message: the first exchange only.
+    let texts: Vec<String> = rpc
+        .messages()
+        .iter()
+        .map(|m| m["content"].to_string())
+        .collect();
+    assert!(
+        texts.len() == 2
+            && texts[0].contains("first question")
+            && texts[1].contains("first answer"),
+        "{texts:?}"
+    );
+
+    rpc.call(Command::RunCommand {
+        name: "switch-to".into(),
+        args: first.session_id.clone(),
+    });
+    let said = notified(&mut rpc, "switched to ");
+    assert_eq!(said, format!("switched to {}", first.session_id));
+    assert_eq!(rpc.state().session_id, first.session_id);
+
+    // With the entry: a fork holding both exchanges.
+    rpc.call(Command::RunCommand {
+        name: "fork-at-last".into(),
+        args: String::new(),
+    });
+    notified(&mut rpc, "forked into ");
+    assert_eq!(
+        rpc.messages().len(),
+        3,
+        "up to and with the second question"
+    );
+
+    // Not a file of the plugin's choosing, even a session-shaped one.
+    let planted = env.workspace().join("planted.jsonl");
+    std::fs::copy(
+        first.session_file.as_deref().expect("a session file"),
+        &planted,
+    )
+    .expect("plant");
+    let before = rpc.state().session_id;
+    rpc.call(Command::RunCommand {
+        name: "switch-to".into(),
+        args: planted.display().to_string(),
+    });
+    let deadline = Instant::now() + WAIT;
+    while !rpc.stderr().contains("is not one of tack's sessions") {
+        assert!(Instant::now() < deadline, "{}", rpc.stderr());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(rpc.state().session_id, before);
+    assert!(rpc.finish().0.success());
+}
+
 /// A plugin's `session-hooks` export (0.2.0) may cancel a session move, as Pi's
 /// `session_before_switch` / `session_before_fork` may: RPC answers `cancelled: true` on the
 /// session that stays open, and stderr names the plugin. The hostile plugin cancels everything.

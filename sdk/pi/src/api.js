@@ -421,8 +421,23 @@ export class Extension {
     const move = (method) => async () => {
       throw notInTack(
         `ctx.${method}`,
-        "a command cannot move the session yet (the user has /new, /fork, /tree, /resume)",
+        "a command cannot move within the session tree yet (the user has /tree)",
       );
+    };
+    // A move takes effect once the agent is idle (after the command that asked has returned);
+    // `withSession` runs with the new session's `ctx` when it starts, after the extension's own
+    // `session_start` handlers. Listening starts before asking: an idle agent may make the move
+    // before the call returns (the event then waits for this instance).
+    const moveTo = (method, reason, options, ask) => {
+      ext.pendingMove = { reason, withSession: options.withSession };
+      hostEvents.subscribe(["session_start"]);
+      try {
+        ask();
+      } catch (e) {
+        ext.pendingMove = undefined;
+        throw new Error(`ctx.${method}: ${e?.payload ?? e}`);
+      }
+      return { cancelled: false };
     };
     this.ctx = {
       ui: this.makeUi(),
@@ -482,21 +497,22 @@ export class Extension {
             "a plugin cannot write another session's entries; use `withSession`",
           );
         }
-        // Listening starts before asking: an idle agent may make the move before the call
-        // returns (the event then waits for this instance).
-        ext.pendingNewSession = options;
-        hostEvents.subscribe(["session_start"]);
-        try {
-          control.newSession(options.parentSession !== undefined);
-        } catch (e) {
-          ext.pendingNewSession = undefined;
-          throw new Error(`ctx.newSession: ${e?.payload ?? e}`);
-        }
-        return { cancelled: false };
+        return moveTo("newSession", "new", options, () =>
+          control.newSession(options.parentSession !== undefined),
+        );
       },
-      fork: move("fork"),
+      // Pi's position `before` (the default): the conversation before the user message, its
+      // text back in the editor; `at`: up to and with the entry.
+      fork: async (entryId, options = {}) =>
+        moveTo("fork", "fork", options, () =>
+          control.fork(String(entryId), options.position === "at"),
+        ),
       navigateTree: move("navigateTree"),
-      switchSession: move("switchSession"),
+      // One of tack's sessions: an id (Pi's `SessionManager` paths are tack's session files).
+      switchSession: async (sessionPath, options = {}) =>
+        moveTo("switchSession", "resume", options, () =>
+          control.switchSession(String(sessionPath)),
+        ),
       // Takes effect once the agent is idle, as /reload: terminal for the handler, as in Pi.
       reload: async () => {
         try {

@@ -376,13 +376,14 @@ export const guest = definePlugin({
       if (tackName !== name || !ext.handlers.has(piName)) continue;
       await guarded(piName, () => ext.emit(piName, piEventOf(piName, data)));
     }
-    // `ctx.newSession`'s `withSession`: once the new session has started, after the
-    // extension's own `session_start` handlers, as Pi runs it after the switch.
-    if (name === "session_start" && data?.reason === "new" && ext.pendingNewSession) {
-      const { withSession } = ext.pendingNewSession;
-      ext.pendingNewSession = undefined;
+    // `withSession` of `ctx.newSession`, `fork` or `switchSession`: once the session moved to
+    // has started, after the extension's own `session_start` handlers, as Pi runs it after the
+    // switch.
+    if (name === "session_start" && ext.pendingMove && data?.reason === ext.pendingMove.reason) {
+      const { withSession } = ext.pendingMove;
+      ext.pendingMove = undefined;
       if (typeof withSession === "function") {
-        await guarded("newSession's withSession", () => withSession(ext.context()));
+        await guarded("withSession", () => withSession(ext.context()));
       }
     }
   },

@@ -220,6 +220,20 @@ def new_session(with_parent: bool = False) -> None:
     _control.new_session(with_parent)
 
 
+def fork(entry_id: str, at: bool = False) -> None:
+    """Pi's ``ctx.fork``, from a command the user ran: once the agent is idle, a fork before the
+    user message ``entry_id`` (its text back in the editor), or with the entry when ``at``, as
+    the user's ``/fork``. Only the terminal UI and RPC mode change sessions."""
+    _control.fork(entry_id, at)
+
+
+def switch_session(session: str) -> None:
+    """Pi's ``ctx.switchSession``, from a command the user ran: once the agent is idle, one of
+    tack's sessions (an id, or the path of a session file tack keeps), as the user's
+    ``/resume``. Only the terminal UI and RPC mode change sessions."""
+    _control.switch_session(session)
+
+
 def register_tool(spec: types.ToolSpec) -> None:
     """Registers (or replaces) one of this plugin's tools; the model sees it from its next turn.
     Build ``spec`` with :func:`tack_plugin.tool`."""

@@ -18,9 +18,9 @@
 
 use crate::additions::tack::plugin0_2_0::control as host;
 pub use crate::additions::tack::plugin0_2_0::control::{
-    context_usage, has_pending_messages, has_ui, is_idle, model, new_session, reload, session_name,
-    set_label, set_model, set_session_name, set_thinking_level, shutdown, system_prompt,
-    thinking_level, ContextWindowUsage, ModelInfo,
+    context_usage, fork, has_pending_messages, has_ui, is_idle, model, new_session, reload,
+    session_name, set_label, set_model, set_session_name, set_thinking_level, shutdown,
+    switch_session, system_prompt, thinking_level, ContextWindowUsage, ModelInfo,
 };
 
 /// Asks for the conversation to be compacted once the agent is idle, with `instructions` for

@@ -19,7 +19,10 @@ use tokio_util::sync::CancellationToken;
 use crate::checkpoints::Checkpoints;
 use crate::start::inbox::steer_follow_ups;
 use crate::sync::lock;
-pub use services::{interactive_host, ComponentWait, InteractiveServices, Screen, SessionMove};
+pub use services::{
+    interactive_host, plugin_switch_target, ComponentWait, InteractiveServices, MoveTo, Screen,
+    SessionMove,
+};
 
 pub struct SessionDriver<S: Screen> {
     agent: Arc<Agent>,
@@ -271,12 +274,12 @@ impl<S: Screen> SessionDriver<S> {
                 return false;
             }
             tack_runtime::End::Reload => self.services.screen.reload(&request.plugin),
-            tack_runtime::End::NewSession { with_parent } => {
-                if let Some(moves) = self.services.screen.session_moves() {
-                    let _ = moves.send(SessionMove {
-                        plugin: request.plugin,
-                        with_parent,
-                    });
+            moving => {
+                if let (Some(moves), Some(asked)) = (
+                    self.services.screen.session_moves(),
+                    SessionMove::of(request.plugin, moving),
+                ) {
+                    let _ = moves.send(asked);
                 }
             }
         }

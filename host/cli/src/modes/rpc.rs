@@ -108,7 +108,7 @@ pub async fn serve(cli: Cli) -> Result<ExitCode> {
             Some(()) = wake_rx.recv() => server.driver.wake(),
             Some(asked) = moves_rx.recv() => {
                 let server = server.clone();
-                tokio::spawn(async move { server.plugin_new_session(asked).await });
+                tokio::spawn(async move { server.plugin_session_move(asked).await });
             }
             () = quitting.cancelled() => break,
         }

@@ -225,7 +225,7 @@ async fn run_once(cli: Cli) -> Result<Ended> {
                 Some(()) = wake_rx.recv() => handler.driver.wake(),
                 Some(asked) = moves_rx.recv() => {
                     let this = handler.clone();
-                    tokio::spawn(async move { this.plugin_new_session(asked).await });
+                    tokio::spawn(async move { this.plugin_session_move(asked).await });
                 }
             }
         }

@@ -153,6 +153,36 @@ impl control::Host for PluginState {
             .request_end(&self.env.name, End::NewSession { with_parent }))
     }
 
+    async fn fork(&mut self, entry_id: String, at: bool) -> wasmtime::Result<Result<(), String>> {
+        if !matches!(self.call.kind, CallKind::Command) {
+            return Ok(Err(
+                "only a command the user runs may fork the session (Pi's ctx.fork is a command's)"
+                    .into(),
+            ));
+        }
+        let entry_id = self.ui_text("an entry id", &entry_id)?;
+        Ok(self
+            .env
+            .services
+            .agent
+            .request_end(&self.env.name, End::Fork { entry_id, at }))
+    }
+
+    async fn switch_session(&mut self, session: String) -> wasmtime::Result<Result<(), String>> {
+        if !matches!(self.call.kind, CallKind::Command) {
+            return Ok(Err(
+                "only a command the user runs may switch sessions (Pi's ctx.switchSession is a command's)"
+                    .into(),
+            ));
+        }
+        let session = self.ui_text("a session", &session)?;
+        Ok(self
+            .env
+            .services
+            .agent
+            .request_end(&self.env.name, End::Switch { session }))
+    }
+
     async fn set_model(&mut self, model: String) -> wasmtime::Result<Result<(), String>> {
         let Some(control) = self.env.services.agent.model_control() else {
             return Ok(Err(NO_MODEL_CHANGES.into()));

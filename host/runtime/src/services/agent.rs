@@ -51,8 +51,8 @@ pub trait ModelControl: Send + Sync {
     fn set_thinking_level(&self, plugin: &str, level: &str) -> Result<String, String>;
 }
 
-/// How a plugin asks tack to end, or to go on in a new session (`tack:plugin/control`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a plugin asks tack to end, or to go on in another session (`tack:plugin/control`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum End {
     /// As the user's `/quit`.
     Quit,
@@ -61,19 +61,34 @@ pub enum End {
     /// As the user's `/new` (`control.new-session`): the front end goes on in a new session,
     /// whose header names the current one as its parent when `with_parent`.
     NewSession { with_parent: bool },
+    /// As the user's `/fork` (`control.fork`): before the user message `entry_id`, or with the
+    /// entry when `at`.
+    Fork { entry_id: String, at: bool },
+    /// As the user's `/resume` (`control.switch-session`): one of tack's sessions, by id or by
+    /// the path of its file.
+    Switch { session: String },
 }
 
 impl End {
     /// Why a front end that cannot make this end refuses it: print and JSON mode reload and
     /// move sessions never, RPC mode does not reload. Every front end quits.
-    pub fn refusal(self) -> Option<&'static str> {
+    pub fn refusal(&self) -> Option<&'static str> {
         match self {
             End::Quit => None,
             End::Reload => Some("only tack's terminal UI reloads (the user's /reload)"),
-            End::NewSession { .. } => {
-                Some("only tack's terminal UI and RPC mode change sessions (the user's /new)")
-            }
+            End::NewSession { .. } | End::Fork { .. } | End::Switch { .. } => Some(
+                "only tack's terminal UI and RPC mode change sessions (the user's /new, /fork, \
+                 /resume)",
+            ),
         }
+    }
+
+    /// Whether it moves the front end to another session.
+    pub fn moves_session(&self) -> bool {
+        matches!(
+            self,
+            End::NewSession { .. } | End::Fork { .. } | End::Switch { .. }
+        )
     }
 }
 

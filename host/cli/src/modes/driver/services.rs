@@ -95,24 +95,70 @@ pub trait Screen: Send + Sync + 'static {
     fn run_finished(&self) {}
 }
 
-/// A new session a plugin asked for (`control.new-session`), for the front end's loop to make
-/// as its `/new` makes one.
+/// A move to another session a plugin asked for (`control.new-session`, `fork`,
+/// `switch-session`), for the front end's loop to make as its `/new`, `/fork` or `/resume`
+/// makes one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionMove {
     pub plugin: String,
-    /// The new session's header names the current one as its parent.
-    pub with_parent: bool,
+    pub to: MoveTo,
+}
+
+/// Where a plugin's session move goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MoveTo {
+    /// A new session; its header names the current one as its parent when `with_parent`.
+    New { with_parent: bool },
+    /// A fork before the user message `entry_id`, or with the entry when `at`.
+    Fork { entry_id: String, at: bool },
+    /// One of tack's sessions, by id or by the path of its file.
+    Switch { session: String },
 }
 
 impl SessionMove {
-    /// The parent the new session's header names: `session`'s file, when asked for and the
+    /// The move `end` asks for, if it is one.
+    pub fn of(plugin: String, end: tack_runtime::End) -> Option<SessionMove> {
+        let to = match end {
+            tack_runtime::End::NewSession { with_parent } => MoveTo::New { with_parent },
+            tack_runtime::End::Fork { entry_id, at } => MoveTo::Fork { entry_id, at },
+            tack_runtime::End::Switch { session } => MoveTo::Switch { session },
+            tack_runtime::End::Quit | tack_runtime::End::Reload => return None,
+        };
+        Some(SessionMove { plugin, to })
+    }
+
+    /// The parent a new session's header names: `session`'s file, when asked for and the
     /// session has one.
     pub fn parent(&self, session: &tack_core::session::SessionHandle) -> Option<String> {
-        if !self.with_parent {
+        if !matches!(self.to, MoveTo::New { with_parent: true }) {
             return None;
         }
         session.lock().path().map(|p| p.display().to_string())
     }
+}
+
+/// The session file a plugin's switch names: one of the store's, by id (or the start of one),
+/// or by the path of a file the store keeps. A plugin never has tack read a file of its own
+/// choosing as a session.
+pub fn plugin_switch_target(
+    store: &tack_core::session::SessionStore,
+    cwd: &std::path::Path,
+    session: &str,
+) -> anyhow::Result<std::path::PathBuf> {
+    use anyhow::Context as _;
+    let kept = store.list_all().context("cannot list tack's sessions")?;
+    let as_path = std::path::Path::new(session);
+    if as_path.is_absolute() || session.contains('/') {
+        let wanted = as_path.canonicalize().ok();
+        return kept
+            .into_iter()
+            .map(|s| s.path)
+            .find(|p| wanted.is_some() && p.canonicalize().ok() == wanted)
+            .with_context(|| format!("{session} is not one of tack's sessions"));
+    }
+    store
+        .resolve(cwd, session)
+        .with_context(|| format!("cannot find session '{session}'"))
 }
 
 /// A component frame waiting for the user.
@@ -395,10 +441,10 @@ impl<S: Screen> PluginAgent for InteractiveServices<S> {
 
     /// As a compaction: held until the driver finds the agent idle.
     fn request_end(&self, plugin: &str, end: tack_runtime::End) -> Result<(), String> {
-        let possible = match end {
+        let possible = match &end {
             tack_runtime::End::Quit => true,
             tack_runtime::End::Reload => self.screen.reloads(),
-            tack_runtime::End::NewSession { .. } => self.screen.session_moves().is_some(),
+            moving => moving.moves_session() && self.screen.session_moves().is_some(),
         };
         if let (false, Some(why)) = (possible, end.refusal()) {
             return Err(why.into());

@@ -8,7 +8,7 @@ use tack_protocol::SessionRef;
 use tack_runtime::bridge::{MoveCancelled, SwitchReason};
 
 use super::server::{data, occupied, Reply, Server};
-use crate::modes::driver::{BusyKind, SessionMove};
+use crate::modes::driver::{BusyKind, MoveTo, SessionMove};
 use crate::sessions;
 use crate::start::Lifecycle;
 
@@ -36,12 +36,50 @@ impl Server {
         .await
     }
 
-    /// A new session a plugin asked for (`control.new-session`), made as `new_session` makes
-    /// one; the client hears of it from the events of the change.
-    pub async fn plugin_new_session(self: std::sync::Arc<Self>, asked: SessionMove) {
-        if let Err(e) = self.new_session(asked.parent(&self.front.session)).await {
-            eprintln!("tack: {}'s new session: {e:#}", asked.plugin);
+    /// A session move a plugin asked for (`control.new-session`, `fork`, `switch-session`),
+    /// made as `new_session`, `fork` and `switch_session` make one; the client hears of it from
+    /// the events of the change.
+    pub async fn plugin_session_move(self: std::sync::Arc<Self>, asked: SessionMove) {
+        let moved = match &asked.to {
+            MoveTo::New { .. } => self.new_session(asked.parent(&self.front.session)).await,
+            MoveTo::Fork {
+                entry_id,
+                at: false,
+            } => self.fork(entry_id).await,
+            MoveTo::Fork { entry_id, at: true } => self.fork_at(entry_id).await,
+            MoveTo::Switch { session } => {
+                match crate::modes::driver::plugin_switch_target(
+                    &self.front.store,
+                    &self.front.loaded.cwd,
+                    session,
+                ) {
+                    Ok(path) => {
+                        self.switch_session(Some(path.display().to_string()), None)
+                            .await
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+        };
+        if let Err(e) = moved {
+            eprintln!("tack: {}'s session move: {e:#}", asked.plugin);
         }
+    }
+
+    /// A new session holding the conversation up to and with entry `entry_id` (Pi's fork at
+    /// position `at`).
+    pub async fn fork_at(&self, entry_id: &str) -> Reply {
+        if let Err(why) = self.front.plugin_hooks().before_fork(entry_id, true).await {
+            return self.cancelled(why);
+        }
+        self.change(Lifecycle::Fork, |server| {
+            let s = server.front.session.lock();
+            if s.entry(entry_id).is_none() {
+                bail!("the session has no entry {entry_id:?}");
+            }
+            Ok((server.front.store.fork(&s, entry_id)?, None))
+        })
+        .await
     }
 
     pub async fn switch_session(&self, path: Option<String>, id: Option<String>) -> Reply {

@@ -12,7 +12,7 @@ use tack_runtime::bridge::SwitchReason;
 use tack_tui::{CommandInfo, Picker, PickerKind, UiEvent};
 
 use super::controller::Controller;
-use crate::modes::driver::{Busy, BusyKind, SessionMove};
+use crate::modes::driver::{Busy, BusyKind, MoveTo, SessionMove};
 use crate::sessions;
 use crate::sessions::short_id;
 use crate::start::Lifecycle;
@@ -235,22 +235,59 @@ impl Controller {
         self.new_session_with(None).await
     }
 
-    /// A new session a plugin asked for (`control.new-session`), made as `/new` makes one.
-    pub async fn plugin_new_session(self: Arc<Self>, asked: SessionMove) {
-        match self
-            .new_session_with(asked.parent(&self.front.session))
-            .await
-        {
-            Ok(_) => self.send(UiEvent::Info(format!(
-                "New session (asked by {}).",
+    /// A session move a plugin asked for, made as the user's `/new`, `/fork` or `/resume`.
+    pub async fn plugin_session_move(self: Arc<Self>, asked: SessionMove) {
+        let (what, moved) = match &asked.to {
+            MoveTo::New { .. } => (
+                "new session",
+                self.new_session_with(asked.parent(&self.front.session))
+                    .await,
+            ),
+            MoveTo::Fork {
+                entry_id,
+                at: false,
+            } => ("fork", self.fork(entry_id).await),
+            MoveTo::Fork { entry_id, at: true } => ("fork", self.fork_at(entry_id).await),
+            MoveTo::Switch { session } => ("session switch", self.plugin_switch(session).await),
+        };
+        match moved {
+            Ok(done) => self.send(UiEvent::Info(format!(
+                "{} (asked by {}).",
+                done.unwrap_or_default().trim_end_matches('.'),
                 asked.plugin
             ))),
-            Err(e) => self.send(UiEvent::Error(format!(
-                "{}'s new session: {e:#}",
-                asked.plugin
-            ))),
+            Err(e) => self.send(UiEvent::Error(format!("{}'s {what}: {e:#}", asked.plugin))),
         }
         self.send(UiEvent::Footer(self.footer()));
+    }
+
+    /// `control.switch-session`: only to one of tack's own sessions.
+    async fn plugin_switch(&self, session: &str) -> Result<Option<String>> {
+        let path = crate::modes::driver::plugin_switch_target(
+            &self.front.store,
+            &self.front.loaded.cwd,
+            session,
+        )?;
+        self.switch_session(&path.display().to_string()).await
+    }
+
+    /// A new session holding the conversation up to and with entry `entry_id` (Pi's fork at
+    /// position `at`).
+    async fn fork_at(&self, entry_id: &str) -> Result<Option<String>> {
+        self.front
+            .plugin_hooks()
+            .before_fork(entry_id, true)
+            .await?;
+        let forked = {
+            let s = self.front.session.lock();
+            if s.entry(entry_id).is_none() {
+                bail!("the session has no entry {entry_id:?}");
+            }
+            self.front.store.fork(&s, entry_id)?
+        };
+        let id = forked.id().to_string();
+        self.change(forked, None, Lifecycle::Fork).await?;
+        Ok(Some(format!("Forked into session {}.", short_id(&id))))
     }
 
     async fn new_session_with(&self, parent: Option<String>) -> Result<Option<String>> {
