@@ -291,6 +291,24 @@ fn a_pi_package_from_npm_installs_pinned_and_its_extension_runs_with_its_depende
     let out = env.run(&["remove", "tack-test-pi-hello"]);
     assert!(out.status.success(), "{}", all_text(&out));
     assert!(!package_dir.exists());
+
+    // Grants under its extension's name that it does not own (the user's, for a `-e greet.ts`
+    // of their own) are never handed to it, nor overwritten: the install is refused.
+    env.grant("pi-greet", "exec = [\"echo *\"]");
+    let out = tack_with(
+        &env,
+        &registry,
+        &["install", "npm:@tack-test/pi-hello@1.0.0"],
+    );
+    let said = all_text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("grants.toml already holds grants for pi-greet"),
+        "{said}"
+    );
+    assert!(!package_dir.exists());
+    let grants = std::fs::read_to_string(env.home().join("grants.toml")).expect("grants");
+    assert!(grants.contains("echo *"), "{grants}");
 }
 
 /// The lock pins the tarball: the same version published again with other contents (Verdaccio

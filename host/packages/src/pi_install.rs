@@ -47,11 +47,12 @@ pub fn install(
     let checked = pi.check(staged.dir(), &package.extensions)?;
     refuse_clashes(location, &name, &checked)?;
     let granted = flags.named()?;
+    let mut grants = GrantStore::load(&location.grants)?;
+    refuse_held_grants(&grants, &checked, &[])?;
     describe(&checked, &granted, flags.is_empty());
     for line in &package.unused {
         eprintln!("  not used by tack: {line}");
     }
-    let mut grants = GrantStore::load(&location.grants)?;
     for (extension, _) in &checked {
         grants.set(extension, granted.clone());
     }
@@ -106,6 +107,7 @@ pub fn update(
         .unwrap_or_default();
     let granted = flags.named()?;
     let mut grants = GrantStore::load(&location.grants)?;
+    refuse_held_grants(&grants, &checked, &had)?;
     for (extension, _) in &checked {
         if !had.contains(extension) || grants.get(extension).is_none() {
             grants.set(extension, granted.clone());
@@ -151,6 +153,28 @@ fn refuse_clashes(
     if let Some((clash, _)) = checked.iter().find(|(n, _)| taken.contains(n)) {
         bail!(
             "its extension {clash} has the name of a plugin tack already has; remove that one first"
+        );
+    }
+    Ok(())
+}
+
+/// Refuses an extension (other than one the package `had`) under whose name grants.toml
+/// already holds grants: `tack remove` takes a package's grants with it, so they are someone
+/// else's, most likely the user's for a `-e` extension of that name. Installing over them
+/// would hand them to this package's code, or overwrite them.
+fn refuse_held_grants(
+    grants: &GrantStore,
+    checked: &[(String, Vec<String>)],
+    had: &[String],
+) -> Result<()> {
+    if let Some((held, _)) = checked
+        .iter()
+        .find(|(name, _)| !had.contains(name) && grants.get(name).is_some())
+    {
+        bail!(
+            "grants.toml already holds grants for {held} (a `-e` extension of that name, \
+             perhaps); this package's extension would take them. Remove [plugins.{held}] from \
+             grants.toml first, or rename the other extension"
         );
     }
     Ok(())
