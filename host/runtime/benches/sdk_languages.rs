@@ -76,7 +76,7 @@ fn bench(c: &mut Criterion) {
         });
         let spec = || PluginSpec {
             manifest: Manifest::parse(&manifest).expect("manifest"),
-            wasm: bytes.clone(),
+            wasm: bytes.clone().into(),
             wasm_label: lang.plugin_name(),
             source: PluginSource::Builtin,
             granted: Capabilities::default(),

@@ -8,6 +8,7 @@
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 use sha2::{Digest, Sha256};
 use wasmtime::component::Component;
@@ -33,7 +34,6 @@ impl std::fmt::Debug for Precompiled {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Precompiled")
             .field("name", &self.name)
-            .field("name", &self.name)
             .field("wasm_bytes", &self.wasm.len())
             .field("artifact_bytes", &self.artifact.len())
             .finish()
@@ -49,7 +49,13 @@ pub enum CodeOrigin {
     Cache,
     /// Compiled in this process.
     Compiled,
+    /// The component another plugin of this process was loaded from: the same bytes, held by
+    /// both specs (every Pi extension runs the one Pi runtime).
+    Shared,
 }
+
+/// A component being loaded, or loaded, from bytes some spec still holds.
+type SharedSlot = Arc<Mutex<Option<Component>>>;
 
 pub struct ComponentCache {
     dir: Option<PathBuf>,
@@ -58,6 +64,10 @@ pub struct ComponentCache {
     compiles: AtomicU64,
     deserialized: AtomicU64,
     refused: AtomicU64,
+    /// Components by the bytes they came from, while a spec holds those bytes: compared by
+    /// address, so a lookup costs no hash of a many-megabyte component, and the entry goes once
+    /// the last holder has let go (the `Weak` keeps the address from being reused meanwhile).
+    shared: Mutex<Vec<(Weak<[u8]>, SharedSlot)>>,
 }
 
 /// Counters, so tests can prove a warm start did not compile.
@@ -87,6 +97,7 @@ impl ComponentCache {
             compiles: AtomicU64::new(0),
             deserialized: AtomicU64::new(0),
             refused: AtomicU64::new(0),
+            shared: Mutex::new(Vec::new()),
         }
     }
 
@@ -112,6 +123,47 @@ impl ComponentCache {
     /// The directory compiled components are kept in, if any.
     pub fn dir(&self) -> Option<&Path> {
         self.dir.as_deref()
+    }
+
+    /// [`load_traced`](Self::load_traced), once for every spec holding these same bytes: ten
+    /// Pi extensions are ten instances of one compiled component, with one mapping of its code
+    /// and of its memory image, rather than ten.
+    pub fn load_shared(
+        &self,
+        engine: &Engine,
+        bytes: &Arc<[u8]>,
+    ) -> wasmtime::Result<(Component, CodeOrigin)> {
+        let slot = {
+            let mut shared = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+            shared.retain(|(held, _)| held.strong_count() > 0);
+            let found = shared
+                .iter()
+                .find(|(held, _)| std::ptr::eq(held.as_ptr(), Arc::as_ptr(bytes)));
+            match found {
+                Some((_, slot)) => slot.clone(),
+                None => {
+                    let slot = SharedSlot::default();
+                    shared.push((Arc::downgrade(bytes), slot.clone()));
+                    slot
+                }
+            }
+        };
+        // Held while loading: a second spec of the same bytes waits for the first's component
+        // instead of compiling it again.
+        let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(component) = slot.as_ref() {
+            return Ok((component.clone(), CodeOrigin::Shared));
+        }
+        let (component, origin) = self.load_traced(engine, bytes)?;
+        *slot = Some(component.clone());
+        Ok((component, origin))
+    }
+
+    /// Lets go of the components whose bytes no spec holds any more, and so of those bytes: a
+    /// `Weak` keeps a many-megabyte allocation until it is dropped.
+    pub fn release_unheld(&self) {
+        let mut shared = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        shared.retain(|(held, _)| held.strong_count() > 0);
     }
 
     /// Compiles `bytes`, or loads the compiled artifact from the cache.

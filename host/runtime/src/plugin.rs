@@ -51,7 +51,9 @@ pub struct PluginSpec {
     pub manifest: Manifest,
     /// The component. Empty for a built-in plugin (`PluginSource::Builtin`) the runtime holds
     /// precompiled ([`crate::RuntimeConfig::precompiled`], by name): tack hands it no copy.
-    pub wasm: Vec<u8>,
+    /// Shared, not copied, between specs of the same component (every Pi extension runs the one
+    /// Pi runtime), which the runtime then compiles and maps once.
+    pub wasm: Arc<[u8]>,
     /// Shown in errors ("builtin:core-tools", or the file path).
     pub wasm_label: String,
     pub source: PluginSource,
@@ -133,7 +135,7 @@ pub(crate) enum Code {
     /// Built into tack, with its precompiled artifact.
     Builtin(crate::cache::Precompiled),
     /// Bytes read from a package.
-    Bytes(Vec<u8>),
+    Bytes(Arc<[u8]>),
 }
 
 impl Code {

@@ -40,6 +40,7 @@ impl PluginSet {
             .into_iter()
             .map(|spec| Self::load_one(runtime, spec, host));
         let loaded = futures::future::join_all(loads).await;
+        runtime.cache().release_unheld();
         for result in loaded {
             match result {
                 Ok(plugin) => {

@@ -59,7 +59,7 @@ fn builtin_spec_with(name: &str, config: serde_json::Value) -> PluginSpec {
     PluginSpec {
         granted: manifest.capabilities.clone(),
         manifest,
-        wasm: Vec::new(),
+        wasm: Default::default(),
         wasm_label: format!("builtin:{name}"),
         source: PluginSource::Builtin,
         config,
@@ -279,4 +279,56 @@ async fn a_plugin_with_nothing_to_register_yet_loads_again() {
         set.command("review").is_some(),
         "the new template is a command"
     );
+}
+
+/// Specs holding the same bytes (every Pi extension holds the one Pi runtime) are instances of
+/// one compiled component: the first is loaded, the others share it, each with its own
+/// instance. Equal bytes in another allocation are loaded on their own (from the disk cache).
+#[tokio::test]
+async fn specs_holding_the_same_bytes_share_one_component() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rt = runtime(&dir.path().join("cache"), Vec::new());
+    let bytes: Arc<[u8]> = std::fs::read(tack_builtin::artifacts::TEST_NOOP_V2)
+        .expect("noop-v2 built by tack-builtin")
+        .into();
+    let spec = |name: &str, wasm: Arc<[u8]>| {
+        PluginSpec {
+        manifest: Manifest::parse(&format!(
+            "[plugin]\nname = \"{name}\"\nversion = \"0.0.1\"\napi = \"0.2\"\ncomponent = \"noop.wasm\"\n"
+        ))
+        .expect("manifest"),
+        wasm,
+        wasm_label: format!("{name}.wasm"),
+        source: PluginSource::Path(dir.path().join(name)),
+        granted: Default::default(),
+        config: serde_json::json!({}),
+    }
+    };
+    let specs = vec![
+        spec("first", bytes.clone()),
+        spec("second", bytes.clone()),
+        spec("third", bytes.clone()),
+    ];
+    drop(bytes);
+    let set = PluginSet::load(&rt, specs, &host(dir.path())).await;
+    assert!(set.errors.is_empty(), "{:?}", set.errors);
+    let mut origins: Vec<CodeOrigin> = set
+        .plugins()
+        .iter()
+        .filter_map(|p| p.code_origin())
+        .collect();
+    origins.sort_by_key(|o| format!("{o:?}"));
+    assert_eq!(
+        origins,
+        [CodeOrigin::Compiled, CodeOrigin::Shared, CodeOrigin::Shared]
+    );
+    assert_eq!(rt.cache().stats().compiles, 1);
+
+    let copy: Arc<[u8]> = std::fs::read(tack_builtin::artifacts::TEST_NOOP_V2)
+        .expect("noop-v2")
+        .into();
+    let fourth = LoadedPlugin::load(&rt, spec("fourth", copy), &host(dir.path()))
+        .await
+        .expect("loads");
+    assert_eq!(fourth.code_origin(), Some(CodeOrigin::Cache));
 }

@@ -581,7 +581,9 @@ async fn a_provider_cannot_make_the_host_repeat_what_it_does_not_hold() {
         let spec = PluginSpec {
             granted: manifest.capabilities.clone(),
             manifest,
-            wasm: std::fs::read(artifacts::TEST_HOSTILE).expect("hostile component"),
+            wasm: std::fs::read(artifacts::TEST_HOSTILE)
+                .expect("hostile component")
+                .into(),
             wasm_label: "hostile".into(),
             source: PluginSource::Path(PathBuf::from(artifacts::TEST_HOSTILE)),
             config: json!({
@@ -697,7 +699,9 @@ impl Env {
                 Capabilities::default()
             },
             manifest,
-            wasm: std::fs::read(case.wasm).expect("component built by tack-builtin"),
+            wasm: std::fs::read(case.wasm)
+                .expect("component built by tack-builtin")
+                .into(),
             wasm_label: case.wasm.to_string(),
             source: PluginSource::Path(PathBuf::from(case.wasm)),
             config: json!({}),

@@ -56,7 +56,9 @@ pub fn manifest_spec(
 ) -> PluginSpec {
     PluginSpec {
         manifest: Manifest::parse(manifest).expect("manifest"),
-        wasm: std::fs::read(wasm).expect("component built by tack-builtin"),
+        wasm: std::fs::read(wasm)
+            .expect("component built by tack-builtin")
+            .into(),
         wasm_label: wasm.to_string(),
         source: PluginSource::Path(PathBuf::from(wasm)),
         granted,
@@ -72,7 +74,7 @@ pub fn builtin_spec(name: &str, config: Value) -> PluginSpec {
     PluginSpec {
         granted: manifest.capabilities.clone(),
         manifest,
-        wasm: builtin.wasm.to_vec(),
+        wasm: builtin.wasm.into(),
         wasm_label: name.into(),
         source: PluginSource::Builtin,
         config,

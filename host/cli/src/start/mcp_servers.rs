@@ -238,7 +238,7 @@ mod tests {
         .expect("manifest");
         PluginSpec {
             manifest,
-            wasm: Vec::new(),
+            wasm: Default::default(),
             wasm_label: "test".into(),
             source,
             granted: Capabilities {

@@ -80,7 +80,7 @@ fn spec(
         .unwrap_or_default();
     let config = settings.plugin_config(&manifest);
     PluginSpec {
-        wasm,
+        wasm: wasm.into(),
         wasm_label: dir.join(&manifest.plugin.component).display().to_string(),
         source: PluginSource::Path(dir.to_path_buf()),
         granted,

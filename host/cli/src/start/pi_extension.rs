@@ -11,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
@@ -279,7 +280,9 @@ pub fn load_all(
         }
         bundled.push((extension, built));
     }
-    let wasm = runtime(&sdk, &cache)?;
+    // One copy of the runtime's bytes for every extension: each spec holds the same
+    // allocation, and the runtime compiles and maps it once (`ComponentCache::load_shared`).
+    let wasm: Arc<[u8]> = runtime(&sdk, &cache)?.into();
     bundled
         .into_iter()
         .map(|(extension, built)| spec(extension, built, wasm.clone(), grants, settings))
@@ -290,7 +293,7 @@ pub fn load_all(
 fn spec(
     extension: PathBuf,
     built: Bundle,
-    wasm: Vec<u8>,
+    wasm: Arc<[u8]>,
     grants: &GrantStore,
     settings: &Settings,
 ) -> Result<(PluginSpec, Option<String>)> {

@@ -334,7 +334,7 @@ mod tests {
     fn spec(manifest: &str, source: PluginSource) -> PluginSpec {
         PluginSpec {
             manifest: tack_runtime::Manifest::parse(manifest).expect("manifest"),
-            wasm: Vec::new(),
+            wasm: Default::default(),
             wasm_label: "test".into(),
             source,
             granted: Default::default(),

@@ -41,9 +41,9 @@ pub fn collect(
         specs.push(PluginSpec {
             // The runtime holds a precompiled built-in itself (see `precompiled.rs`).
             wasm: if crate::start::precompiled::has(builtin.name) {
-                Vec::new()
+                Default::default()
             } else {
-                builtin.wasm.to_vec()
+                builtin.wasm.into()
             },
             wasm_label: format!("builtin:{}", builtin.name),
             source: PluginSource::Builtin,

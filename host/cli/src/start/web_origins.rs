@@ -78,7 +78,7 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{e}"));
         PluginSpec {
-            wasm: Vec::new(),
+            wasm: Default::default(),
             wasm_label: "builtin:web".into(),
             source: PluginSource::Builtin,
             granted: manifest.capabilities.clone(),

@@ -246,7 +246,7 @@ pub async fn validate_component(
     label: &str,
     wasm: Vec<u8>,
 ) -> Result<String, LoadError> {
-    compile(runtime, plugin, label, Code::Bytes(wasm))
+    compile(runtime, plugin, label, Code::Bytes(wasm.into()))
         .await
         .map(|(_, version, _)| version)
 }
@@ -260,7 +260,7 @@ async fn compile(
 ) -> Result<(wasmtime::component::Component, String, CodeOrigin), LoadError> {
     let wasm = match &code {
         Code::Builtin(entry) => entry.wasm,
-        Code::Bytes(bytes) => bytes.as_slice(),
+        Code::Bytes(bytes) => &bytes[..],
     };
     check_wasm_header(plugin, label, wasm)?;
     let engine = runtime.engine().clone();
@@ -275,7 +275,7 @@ async fn compile(
         let cache = cache_runtime.cache();
         match &code {
             Code::Builtin(entry) => cache.load_precompiled(&engine, entry),
-            Code::Bytes(bytes) => cache.load_traced(&engine, bytes),
+            Code::Bytes(bytes) => cache.load_shared(&engine, bytes),
         }
     })
     .await
