@@ -1915,6 +1915,35 @@ fn a_pi_command_forks_and_switches_sessions_once_it_has_returned() {
     assert_eq!(said, format!("switched to {}", first.session_id));
     assert_eq!(rpc.state().session_id, first.session_id);
 
+    // Reads of the whole session (Pi's getEntries, getTree, getLabel, getLeafId, getHeader):
+    // the label is an entry of its own, at the leaf.
+    rpc.call(Command::RunCommand {
+        name: "session-summary".into(),
+        args: String::new(),
+    });
+    let said = notified(&mut rpc, "summary ");
+    let summary: Value = serde_json::from_str(&said["summary ".len()..]).expect("summary JSON");
+    let entries = summary["entries"].as_u64().expect("entries");
+    assert_eq!(summary["branch"].as_u64(), Some(entries), "{summary}");
+    assert_eq!(summary["roots"], 1, "{summary}");
+    assert_eq!(summary["depth"].as_u64(), Some(entries), "{summary}");
+    assert_eq!(summary["rootLabel"], "start", "{summary}");
+    assert_eq!(summary["label"], "start", "{summary}");
+    assert_eq!(summary["leafIsBranchEnd"], true, "{summary}");
+    assert_eq!(summary["leafEntryType"], "label", "{summary}");
+    assert_eq!(summary["found"], true, "{summary}");
+    assert_eq!(summary["header"]["type"], "session", "{summary}");
+    assert_eq!(
+        summary["header"]["id"],
+        first.session_id.as_str(),
+        "{summary}"
+    );
+    assert!(summary["header"]["timestamp"].is_string(), "{summary}");
+    assert!(
+        summary["header"]["cwd"].is_string() && summary["header"].get("parentSession").is_none(),
+        "{summary}"
+    );
+
     // With the entry: a fork holding both exchanges.
     rpc.call(Command::RunCommand {
         name: "fork-at-last".into(),
@@ -1945,6 +1974,51 @@ fn a_pi_command_forks_and_switches_sessions_once_it_has_returned() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert_eq!(rpc.state().session_id, before);
+    assert!(rpc.finish().0.success());
+}
+
+/// Pi's `ctx.abort` (0.2.0 `control.abort`) from a tool stops the run that called it, as the
+/// user's abort would: the calls after it never start, the model is not asked again, and the
+/// user is told which plugin stopped it. The server then runs the next prompt.
+#[test]
+fn a_pi_tool_stops_the_run_with_ctx_abort() {
+    let sdk = tack_sdk_examples::repo_root().join("sdk/pi/node_modules/esbuild");
+    if !sdk.is_dir() {
+        assert!(std::env::var("TACK_REQUIRE_SDKS").as_deref() != Ok("1"));
+        eprintln!("skipping: sdk/pi's toolchain is missing");
+        return;
+    }
+    let env = new_env();
+    let scripted = env.scripted(
+        json!([
+            { "tool_calls": [
+                { "id": "stop", "name": "stop_run", "arguments": {} },
+                { "id": "later", "name": "write", "arguments": { "path": "never.txt", "content": "x" } }
+            ] },
+            { "text": "said after the abort" },
+            { "text": "the next answer" }
+        ]),
+        json!({ "permission-gate": { "mode": "yolo" } }),
+    );
+    let moves = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/moves.ts");
+    let mut rpc = env.spawn(&["--plugin", &scripted, "-e", moves.to_str().expect("utf8")]);
+    rpc.prompt("go");
+    let told = rpc.wait_for("extension_ui_request", |e| {
+        e["method"] == "notify"
+            && e["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("stopped the agent's run"))
+    });
+    assert_eq!(told["notifyType"], "warning", "{told}");
+    rpc.wait("agent_end");
+    assert!(!env.workspace().join("never.txt").exists());
+    let texts: Vec<String> = rpc.messages().iter().map(text_of).collect();
+    assert!(
+        !texts.iter().any(|t| t.contains("said after the abort")),
+        "{texts:?}"
+    );
+    let end = rpc.run("again");
+    assert!(end.to_string().contains("said after the abort"), "{end}");
     assert!(rpc.finish().0.success());
 }
 

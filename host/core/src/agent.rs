@@ -129,6 +129,8 @@ pub struct Agent {
     running: AtomicBool,
     /// Ends a wait before a retry (`abort_retry`).
     retry_abort: tokio::sync::Notify,
+    /// The cancellation of the run going on, for [`Agent::abort_run`].
+    run_cancel: Mutex<Option<CancellationToken>>,
 }
 
 impl Agent {
@@ -150,6 +152,7 @@ impl Agent {
             schemas: SchemaCache::default(),
             running: AtomicBool::new(false),
             retry_abort: tokio::sync::Notify::new(),
+            run_cancel: Mutex::new(None),
         }
     }
 
@@ -196,6 +199,19 @@ impl Agent {
         self.running.load(Ordering::SeqCst)
     }
 
+    /// Stops the run going on as its caller's cancellation would (a plugin's `control.abort`):
+    /// the provider call and running tools are cancelled, and the run ends aborted. Whether
+    /// there was a run to stop; a compaction or a move in the tree is not one.
+    pub fn abort_run(&self) -> bool {
+        match crate::sync::lock(&self.run_cancel).as_ref() {
+            Some(cancel) if !cancel.is_cancelled() => {
+                cancel.cancel();
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// The before-tool-call hooks' verdict on a shell command the user typed (`!cmd`): it is
     /// judged as a call of the `bash` tool, so the same policies (permission-gate's rules, a
     /// plugin's block or rewrite) apply to it as to the model's commands.
@@ -216,6 +232,7 @@ impl Agent {
         cancel: CancellationToken,
     ) -> Result<RunOutcome, AgentError> {
         let _running = RunningGuard::acquire(&self.running)?;
+        let _cancel = RunCancel::hold(&self.run_cancel, &cancel);
         let text = text_of(&content);
         let content = match self.hooks.input(&text).await {
             InputAction::Continue => content,
@@ -266,6 +283,7 @@ impl Agent {
         cancel: CancellationToken,
     ) -> Result<RunOutcome, AgentError> {
         let _running = RunningGuard::acquire(&self.running)?;
+        let _cancel = RunCancel::hold(&self.run_cancel, &cancel);
         let config = self.config();
         let system_prompt = config.system_prompt.clone();
         self.run_loop(messages, config, system_prompt, cancel).await
@@ -308,6 +326,22 @@ impl<'a> RunningGuard<'a> {
 impl Drop for RunningGuard<'_> {
     fn drop(&mut self) {
         self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+/// The run's cancellation, reachable by [`Agent::abort_run`] while the run lasts.
+struct RunCancel<'a>(&'a Mutex<Option<CancellationToken>>);
+
+impl<'a> RunCancel<'a> {
+    fn hold(slot: &'a Mutex<Option<CancellationToken>>, cancel: &CancellationToken) -> Self {
+        *crate::sync::lock(slot) = Some(cancel.clone());
+        RunCancel(slot)
+    }
+}
+
+impl Drop for RunCancel<'_> {
+    fn drop(&mut self) {
+        *crate::sync::lock(self.0) = None;
     }
 }
 

@@ -13,6 +13,7 @@ mod projection;
 mod store;
 mod tree;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -349,16 +350,35 @@ impl Session {
     /// The active branch as `plugin` may see it (`session.branch`): every entry except other
     /// owners' custom state, as JSON objects exactly as stored.
     pub fn branch_json_for(&self, plugin: &str) -> Value {
-        Value::Array(
-            self.branch()
-                .into_iter()
-                .filter(|e| match &e.kind {
-                    EntryKind::Custom { owner, .. } => owner.as_deref() == Some(plugin),
-                    _ => true,
-                })
-                .map(Entry::to_json)
-                .collect(),
-        )
+        visible_to(plugin, self.branch())
+    }
+
+    /// Every entry of every branch as `plugin` may see it (`control.session-entries`, 0.2.0),
+    /// in file order, filtered as [`branch_json_for`](Self::branch_json_for). An entry whose
+    /// parent is left out names the nearest ancestor that is not as its `parentId`, so that the
+    /// tree a plugin builds from them keeps its shape.
+    pub fn entries_json_for(&self, plugin: &str) -> Value {
+        // File order puts every parent before its children.
+        let mut shown_as: HashMap<&str, Option<&str>> = HashMap::new();
+        let mut out = Vec::new();
+        for entry in self.entries() {
+            let parent = entry
+                .parent_id
+                .as_deref()
+                .map(|p| shown_as.get(p).copied().unwrap_or(Some(p)))
+                .unwrap_or(None);
+            if !is_visible_to(plugin, entry) {
+                shown_as.insert(&entry.id, parent);
+                continue;
+            }
+            shown_as.insert(&entry.id, Some(&entry.id));
+            let mut json = entry.to_json();
+            if parent != entry.parent_id.as_deref() {
+                json["parentId"] = parent.map_or(Value::Null, |p| Value::String(p.to_owned()));
+            }
+            out.push(json);
+        }
+        Value::Array(out)
     }
 
     /// The entries from the root to `id`.
@@ -551,6 +571,25 @@ impl SessionHandle {
     /// Replaces the session (after `/resume`, `/new` or `/fork`).
     pub fn replace(&self, session: Session) -> Session {
         std::mem::replace(&mut *self.lock(), session)
+    }
+}
+
+/// `entries` as JSON, without custom state other than `plugin`'s own: what one plugin keeps in
+/// the session is no other plugin's to read.
+fn visible_to<'a>(plugin: &str, entries: impl IntoIterator<Item = &'a Entry>) -> Value {
+    Value::Array(
+        entries
+            .into_iter()
+            .filter(|e| is_visible_to(plugin, e))
+            .map(Entry::to_json)
+            .collect(),
+    )
+}
+
+fn is_visible_to(plugin: &str, entry: &Entry) -> bool {
+    match &entry.kind {
+        EntryKind::Custom { owner, .. } => owner.as_deref() == Some(plugin),
+        _ => true,
     }
 }
 

@@ -398,24 +398,65 @@ export class Extension {
         return [];
       }
     };
+    const entries = () => {
+      try {
+        return JSON.parse(control.sessionEntries());
+      } catch {
+        return [];
+      }
+    };
+    // Pi's label resolution: the newest `label` entry naming an entry wins; a cleared label
+    // (no `label`) removes it.
+    const labels = () => {
+      const byTarget = new Map();
+      for (const entry of entries()) {
+        if (entry.type === "label") byTarget.set(entry.targetId, entry);
+      }
+      return byTarget;
+    };
     const sessionManager = {
       getCwd: () => ext.workspace,
       getSessionId: () => session.id(),
       getSessionFile: () => undefined,
       getSessionDir: () => undefined,
       getBranch: () => branch(),
-      getEntries: () => branch(),
-      getLeafId: () => branch().at(-1)?.id ?? null,
-      getLeafEntry: () => branch().at(-1),
-      getEntry: (id) => branch().find((entry) => entry.id === id),
-      getLabel: (id) =>
-        branch()
-          .filter((entry) => entry.type === "label" && entry.targetId === id)
-          .at(-1)?.label,
-      getHeader: () => ({ type: "session", id: session.id(), cwd: ext.workspace }),
+      getEntries: () => entries(),
+      getLeafId: () => control.leafId() ?? null,
+      getLeafEntry: () => {
+        const leaf = control.leafId();
+        return leaf === undefined ? undefined : entries().find((entry) => entry.id === leaf);
+      },
+      getEntry: (id) => entries().find((entry) => entry.id === id),
+      getLabel: (id) => labels().get(id)?.label,
+      getHeader: () => {
+        try {
+          return { ...JSON.parse(control.sessionHeader()), cwd: ext.workspace };
+        } catch {
+          return null;
+        }
+      },
       getSessionName: () => control.sessionName(),
+      // Pi's tree: each entry under its parent in file order; an entry whose parent is missing
+      // (left out, or a broken chain) is a root, as Pi returns orphans.
       getTree: () => {
-        throw notInTack("ctx.sessionManager.getTree", "a plugin reads the active branch only");
+        const all = entries();
+        const byTarget = labels();
+        const nodes = new Map();
+        for (const entry of all) {
+          const node = { entry, children: [] };
+          const label = byTarget.get(entry.id);
+          if (label?.label !== undefined) {
+            node.label = label.label;
+            node.labelTimestamp = label.timestamp;
+          }
+          nodes.set(entry.id, node);
+        }
+        const roots = [];
+        for (const entry of all) {
+          const parent = entry.parentId == null ? undefined : nodes.get(entry.parentId);
+          (parent ? parent.children : roots).push(nodes.get(entry.id));
+        }
+        return roots;
       },
     };
     const move = (method) => async () => {
@@ -453,7 +494,7 @@ export class Extension {
       isIdle: () => control.isIdle(),
       signal: undefined,
       abort: () => {
-        throw notInTack("ctx.abort", "a plugin cannot abort the run yet");
+        control.abort();
       },
       hasPendingMessages: () => control.hasPendingMessages(),
       shutdown: () => control.shutdown(),

@@ -4,7 +4,9 @@
 
 - Pi's ``ctx`` reads and session naming: :func:`model`, :func:`thinking_level`,
   :func:`context_usage`, :func:`is_idle`, :func:`has_pending_messages`, :func:`system_prompt`,
-  :func:`session_name`, :func:`set_session_name`, :func:`set_label`, :func:`compact`.
+  :func:`session_name`, :func:`set_session_name`, :func:`set_label`,
+  :func:`session_entries`, :func:`session_header`, :func:`leaf_id`, :func:`abort`,
+  :func:`compact`.
 - Tools registered while running: :func:`register_tool`, :func:`unregister_tool`,
   :func:`all_tools`.
 - Slash commands registered while running: :func:`register_command`,
@@ -62,6 +64,10 @@ __all__ = [
     "system_prompt",
     "session_name",
     "set_session_name",
+    "session_entries",
+    "session_header",
+    "leaf_id",
+    "abort",
     "set_label",
     "compact",
     "shutdown",
@@ -184,6 +190,26 @@ def set_session_name(name: str) -> None:
 
 def set_label(entry_id: str, label: Optional[str]) -> None:
     _control.set_label(entry_id, label)
+
+
+def session_entries() -> List[Any]:
+    """Every entry of the session, every branch, in the order written (Pi's ``getEntries``)."""
+    return json.loads(_control.session_entries())
+
+
+def session_header() -> Any:
+    """The session's header: ``type``, ``version``, ``id`` and ``timestamp``."""
+    return json.loads(_control.session_header())
+
+
+def abort() -> bool:
+    """Stops the agent's run now, as the user's Esc would; false when none was going on."""
+    return _control.abort()
+
+
+def leaf_id() -> Optional[str]:
+    """The id of the active branch's last entry."""
+    return _control.leaf_id()
 
 
 def compact(instructions: Optional[str] = None) -> None:

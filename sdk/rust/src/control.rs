@@ -1,6 +1,7 @@
 //! The running agent and its session as Pi's `ctx` shows them (`tack:plugin/control`, new in
 //! 0.2.0): the model, the thinking level, how full the context window is, whether the agent is
-//! idle, the system prompt, the session's name and entry labels, and compaction on request.
+//! idle, the system prompt, the session's name, entries (every branch) and entry labels, and
+//! compaction on request.
 //! Needs no grant.
 //!
 //! ```rust,no_run
@@ -18,10 +19,23 @@
 
 use crate::additions::tack::plugin0_2_0::control as host;
 pub use crate::additions::tack::plugin0_2_0::control::{
-    context_usage, fork, has_pending_messages, has_ui, is_idle, model, new_session, reload,
-    session_name, set_label, set_model, set_session_name, set_thinking_level, shutdown,
+    abort, context_usage, fork, has_pending_messages, has_ui, is_idle, leaf_id, model, new_session,
+    reload, session_name, set_label, set_model, set_session_name, set_thinking_level, shutdown,
     switch_session, system_prompt, thinking_level, ContextWindowUsage, ModelInfo,
 };
+
+/// Every entry of the session, every branch, in the order they were written (each with its
+/// `id` and `parentId`; other plugins' `custom` entries left out).
+pub fn session_entries() -> Result<Vec<serde_json::Value>, String> {
+    serde_json::from_str(&host::session_entries())
+        .map_err(|e| format!("malformed session entries from host: {e}"))
+}
+
+/// The session's header: `type`, `version`, `id` and `timestamp`.
+pub fn session_header() -> Result<serde_json::Value, String> {
+    serde_json::from_str(&host::session_header())
+        .map_err(|e| format!("malformed session header from host: {e}"))
+}
 
 /// Asks for the conversation to be compacted once the agent is idle, with `instructions` for
 /// the summary.

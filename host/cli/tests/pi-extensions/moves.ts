@@ -1,7 +1,9 @@
 /**
  * Session moves from commands, as Pi's command handlers make them: `/fork-last` forks before
  * the last user message (and says so from the fork, through `withSession`), `/fork-at-last`
- * forks with it, `/switch-to <session>` switches to another session.
+ * forks with it, `/switch-to <session>` switches to another session. `/session-summary` labels the
+ * first entry and says what `ctx.sessionManager`'s reads of the whole session return. The
+ * `stop_run` tool stops the run it is part of (`ctx.abort`).
  */
 
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
@@ -41,6 +43,42 @@ export default function (pi: ExtensionAPI) {
 				withSession: async (next) =>
 					next.ui.notify(`switched to ${next.sessionManager.getSessionId()}`, "info"),
 			});
+		},
+	});
+
+	pi.registerCommand("session-summary", {
+		description: "Labels the first entry and summarizes the session tree",
+		handler: async (_args, ctx) => {
+			const sm = ctx.sessionManager;
+			const first = sm.getEntries()[0];
+			pi.setLabel(first.id, "start");
+			const depth = (nodes) =>
+				nodes.length === 0 ? 0 : 1 + Math.max(...nodes.map((node) => depth(node.children)));
+			const tree = sm.getTree();
+			const summary = {
+				entries: sm.getEntries().length,
+				branch: sm.getBranch().length,
+				roots: tree.length,
+				depth: depth(tree),
+				rootLabel: tree[0]?.label,
+				label: sm.getLabel(first.id),
+				leafIsBranchEnd: sm.getLeafId() === sm.getBranch().at(-1).id,
+				leafEntryType: sm.getLeafEntry()?.type,
+				found: sm.getEntry(first.id)?.id === first.id,
+				header: sm.getHeader(),
+			};
+			ctx.ui.notify(`summary ${JSON.stringify(summary)}`, "info");
+		},
+	});
+
+	pi.registerTool({
+		name: "stop_run",
+		label: "Stop the run",
+		description: "Stops the agent's run",
+		parameters: { type: "object", properties: {} },
+		async execute(_id, _params, _signal, _onUpdate, ctx) {
+			ctx.abort();
+			return { content: [{ type: "text", text: "stopping" }], details: {} };
 		},
 	});
 

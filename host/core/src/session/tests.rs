@@ -574,6 +574,43 @@ fn plugin_state_belongs_to_the_plugin_that_wrote_it() {
     assert_eq!(reopened.plugin_state("intruder", "plan-mode"), None);
 }
 
+/// `entries_json_for` (a plugin's `control.session-entries`) holds every branch, in file order,
+/// each entry with its parent, and leaves out other plugins' state as the branch read does,
+/// without breaking the tree.
+#[test]
+fn every_branch_of_a_session_reads_as_one_plugin_may_see_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = new_session(dir.path());
+    let a = session.append_message(user("a")).unwrap().id.clone();
+    session
+        .append_plugin_state("other", "secret", json!({"token": "x"}))
+        .unwrap();
+    let b = session.append_message(user("b")).unwrap().id.clone();
+    session.set_leaf(Some(&a)).unwrap();
+    let c = session.append_message(user("c")).unwrap().id.clone();
+    session
+        .append_plugin_state("mine", "state", json!({"n": 1}))
+        .unwrap();
+
+    let seen = session.entries_json_for("mine");
+    let seen = seen.as_array().unwrap();
+    let ids: Vec<&str> = seen.iter().map(|e| e["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 4, "{seen:?}");
+    assert_eq!(&ids[..2], [a.as_str(), b.as_str()]);
+    assert_eq!(ids[2], c);
+    // `b` hangs under the hidden entry in the file; the plugin sees it under `a`.
+    assert_ne!(
+        session.entry(&b).unwrap().parent_id.as_deref(),
+        Some(a.as_str())
+    );
+    assert_eq!(seen[1]["parentId"], json!(a));
+    assert_eq!(seen[2]["parentId"], json!(a));
+    assert!(seen.iter().all(|e| e["owner"] != "other"), "{seen:?}");
+    assert_eq!(seen[3]["owner"], "mine");
+    // The active branch is one of them.
+    assert_eq!(session.branch_json_for("mine").as_array().unwrap().len(), 3);
+}
+
 #[test]
 fn a_file_outside_tacks_folders_speaks_for_no_plugin() {
     let home = tempfile::tempdir().unwrap();

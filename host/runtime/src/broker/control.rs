@@ -99,6 +99,35 @@ impl control::Host for PluginState {
             .set_label(&entry_id, label.as_deref()))
     }
 
+    async fn session_entries(&mut self) -> wasmtime::Result<String> {
+        Ok(self.env.services.session.session_entries(&self.env.name))
+    }
+
+    async fn session_header(&mut self) -> wasmtime::Result<String> {
+        Ok(self.env.services.session.session_header())
+    }
+
+    async fn leaf_id(&mut self) -> wasmtime::Result<Option<String>> {
+        Ok(self.env.services.session.leaf_id())
+    }
+
+    async fn abort(&mut self) -> wasmtime::Result<bool> {
+        let stopped = self
+            .env
+            .services
+            .agent
+            .agent()
+            .is_some_and(|agent| agent.abort_run());
+        if stopped {
+            self.env.services.ui.notify(
+                &self.env.name,
+                crate::api::Level::Warn,
+                "stopped the agent's run",
+            );
+        }
+        Ok(stopped)
+    }
+
     async fn compact(
         &mut self,
         instructions: Option<String>,

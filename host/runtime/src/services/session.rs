@@ -14,6 +14,18 @@ pub trait PluginSession: Send + Sync + 'static {
     /// state (see `Session::branch_json_for`).
     fn session_branch(&self, plugin: &str) -> String;
 
+    /// Every entry of every branch as a JSON array, filtered as [`session_branch`]
+    /// (`tack:plugin/control`, 0.2.0).
+    ///
+    /// [`session_branch`]: Self::session_branch
+    fn session_entries(&self, plugin: &str) -> String;
+
+    /// The session's header without its host paths (`cwd`, `parentSession`), as a JSON object.
+    fn session_header(&self) -> String;
+
+    /// The id of the active branch's last entry.
+    fn leaf_id(&self) -> Option<String>;
+
     /// The data of `plugin`'s own newest `custom` entry of `custom_type` on the active branch.
     fn latest_custom(&self, plugin: &str, custom_type: &str) -> Option<String>;
 
@@ -86,6 +98,32 @@ impl PluginSession for SessionServices {
             return "[]".into();
         };
         session.lock().branch_json_for(plugin).to_string()
+    }
+
+    fn session_entries(&self, plugin: &str) -> String {
+        let Some(session) = self.session.get() else {
+            return "[]".into();
+        };
+        session.lock().entries_json_for(plugin).to_string()
+    }
+
+    fn session_header(&self) -> String {
+        let Some(session) = self.session.get() else {
+            return "null".into();
+        };
+        let session = session.lock();
+        let header = session.header();
+        serde_json::json!({
+            "type": "session",
+            "version": header.version,
+            "id": header.id,
+            "timestamp": header.timestamp,
+        })
+        .to_string()
+    }
+
+    fn leaf_id(&self) -> Option<String> {
+        self.session.get()?.lock().leaf_id().map(str::to_string)
     }
 
     fn latest_custom(&self, plugin: &str, custom_type: &str) -> Option<String> {
