@@ -199,11 +199,14 @@ fn the_arguments_that_ran_and_who_changed_them_are_in_the_events_and_the_session
 fn forged_state_moves_neither_permission_gate_nor_plan_mode() {
     let env = new_env();
     let script = json!([
-        turn(vec![call(
-            "r1",
-            "read_state",
-            json!({ "custom_type": "permission-gate" })
-        )]),
+        turn(vec![
+            call(
+                "r1",
+                "read_state",
+                json!({ "custom_type": "permission-gate" })
+            ),
+            call("r2", "read_all_state", json!({})),
+        ]),
         turn(vec![
             call(
                 "f1",
@@ -234,6 +237,14 @@ fn forged_state_moves_neither_permission_gate_nor_plan_mode() {
         result_text(tool_event(&events, "tool_execution_end", "r1")),
         "ok: none",
         "another plugin's state is not readable"
+    );
+    // Nor in the whole session (0.2.0 `control.session-entries`), where it is an entry.
+    let all = result_text(tool_event(&events, "tool_execution_end", "r2"));
+    assert!(
+        all.starts_with("ok: ")
+            && all.ends_with(" entries, 0 foreign")
+            && all != "ok: 0 entries, 0 foreign",
+        "{all}"
     );
     assert_eq!(
         tool_event(&events, "tool_execution_end", "c1")["isError"],

@@ -137,9 +137,9 @@ fn runtime_key(sdk: &Path) -> Result<String> {
 }
 
 /// The runtime component, built on first use of this version and cached.
-fn runtime(sdk: &Path, cache: &Path) -> Result<Vec<u8>> {
+fn runtime(sdk: &Path, cache: &Path) -> Result<Arc<[u8]>> {
     let path = cache.join(format!("runtime-{}.wasm", runtime_key(sdk)?));
-    if let Ok(bytes) = std::fs::read(&path) {
+    if let Ok(bytes) = read_shared(&path) {
         return Ok(bytes);
     }
     std::fs::create_dir_all(cache).with_context(|| format!("cannot create {}", cache.display()))?;
@@ -159,7 +159,25 @@ fn runtime(sdk: &Path, cache: &Path) -> Result<Vec<u8>> {
     partial
         .persist(&path)
         .with_context(|| format!("cannot store {}", path.display()))?;
-    std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))
+    read_shared(&path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// Reads `path` straight into bytes the extensions' specs share: one allocation of the
+/// runtime's many megabytes, where a `Vec` turned into an `Arc` would be two at once, at every
+/// start.
+fn read_shared(path: &Path) -> std::io::Result<Arc<[u8]>> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
+    // Collected from an iterator of known length: allocated once, in place.
+    let mut bytes: Arc<[u8]> = std::iter::repeat_n(0u8, len).collect();
+    let Some(buffer) = Arc::get_mut(&mut bytes) else {
+        return Err(std::io::Error::other(
+            "the runtime's bytes were shared before being read",
+        ));
+    };
+    file.read_exact(buffer)?;
+    Ok(bytes)
 }
 
 /// The extension's bundle: with a `cache`, the cached one while its files are unchanged, else a
@@ -282,7 +300,7 @@ pub fn load_all(
     }
     // One copy of the runtime's bytes for every extension: each spec holds the same
     // allocation, and the runtime compiles and maps it once (`ComponentCache::load_shared`).
-    let wasm: Arc<[u8]> = runtime(&sdk, &cache)?.into();
+    let wasm = runtime(&sdk, &cache)?;
     bundled
         .into_iter()
         .map(|(extension, built)| spec(extension, built, wasm.clone(), grants, settings))

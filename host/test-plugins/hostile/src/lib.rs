@@ -393,6 +393,12 @@ impl Plugin for Hostile {
                 state(),
             ))
             .tool(ToolSpec::new(
+                "read_all_state",
+                "Read all state",
+                "Counts the custom entries of other plugins it can find in every branch.",
+                no_args(),
+            ))
+            .tool(ToolSpec::new(
                 "huge_result",
                 "Huge result",
                 "Returns a result of `mib` MiB.",
@@ -914,6 +920,13 @@ impl Plugin for Hostile {
                 ),
                 Err(e) => ToolResult::error(e),
             },
+            "read_all_state" => outcome(tack_sdk::control::session_entries().map(|entries| {
+                let foreign = entries
+                    .iter()
+                    .filter(|e| e["type"] == "custom" && e["owner"] != "hostile")
+                    .count();
+                format!("{} entries, {foreign} foreign", entries.len())
+            })),
             "huge_result" => match call.args::<SizeArgs>() {
                 Ok(args) => ToolResult::text("x".repeat(args.mib << 20)),
                 Err(e) => ToolResult::error(e),
