@@ -41,8 +41,8 @@ pub struct Settings {
     /// says (`/settings`). Read from the user's config only, never a project's.
     #[serde(default)]
     pub default_thinking: Option<String>,
-    /// The terminal UI's colours: `dark`, `light` or a file `<tack home>/themes/<name>.toml`
-    /// (`/settings`).
+    /// The terminal UI's colours: `dark`, `light`, a file `<tack home>/themes/<name>.toml`, or
+    /// a Pi theme `<name>.json` there or in an installed Pi package's `themes/` (`/settings`).
     #[serde(default)]
     pub theme: Option<String>,
     /// How the terminal UI tells a user who looks at another window that a run ended or a

@@ -1444,3 +1444,53 @@ fn background_commands_leave_the_footer_on_their_own_and_jobs_shows_them() {
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 }
+
+/// A Pi package's themes (its `themes/`, in Pi's JSON format) are the terminal UI's to choose:
+/// `/settings` steps from the built-ins to the package's, which is saved and applies at the next
+/// start without a word of complaint.
+#[test]
+fn a_pi_packages_theme_is_chosen_in_settings() {
+    let sdk = tack_sdk_examples::repo_root().join("sdk/pi/node_modules/esbuild");
+    if !sdk.is_dir() {
+        assert!(std::env::var("TACK_REQUIRE_SDKS").as_deref() != Ok("1"));
+        eprintln!("skipping: sdk/pi's toolchain is missing");
+        return;
+    }
+    let env = new_env();
+    let package =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/package");
+    let out = env.run(&["install", package.to_str().expect("utf8")]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config = env.home().join("config.toml");
+
+    let mut tui = env.spawn(&[]);
+    tui.wait_for("Ask anything");
+    tui.submit("/settings");
+    tui.wait_for("Theme: dark");
+    for _ in 0..4 {
+        tui.type_keys("\x1b[B");
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    tui.type_keys("\r");
+    tui.wait_for("Theme: light");
+    // The picker opens again on the changed setting.
+    std::thread::sleep(Duration::from_millis(300));
+    tui.type_keys("\r");
+    tui.wait_for("Theme: pi-paper");
+    tui.escape();
+    let saved = std::fs::read_to_string(&config).expect("config");
+    assert!(saved.contains("theme = \"pi-paper\""), "{saved}");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+
+    let mut tui = env.spawn(&[]);
+    tui.wait_for("Ask anything");
+    let screen = tui.screen();
+    assert!(!screen.contains("the dark theme applies"), "{screen}");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}

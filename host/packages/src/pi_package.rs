@@ -2,8 +2,9 @@
 //! themes under its `pi` key, or keeps them in the conventional `extensions/`, `skills/`,
 //! `prompts/` and `themes/` folders (Pi's `docs/packages.md`). tack installs one as it is, with
 //! no tack.toml: each extension runs as a plugin of its own in tack's Pi runtime (`pi-<name>`,
-//! holding the grants the user gives it), and the package's `skills/` and `prompts/` folders
-//! join those of every other package.
+//! holding the grants the user gives it), the package's `skills/` and `prompts/` folders
+//! join those of every other package, and the Pi themes in its `themes/` are the terminal UI's
+//! to choose from.
 
 use std::path::{Path, PathBuf};
 
@@ -20,8 +21,8 @@ pub struct PiPackage {
     pub description: String,
     /// Each extension: a `.ts`/`.js` file, or a folder with its own `package.json` or `index`.
     pub extensions: Vec<PathBuf>,
-    /// Resource entries tack does not load (themes; skills and prompts outside `skills/` and
-    /// `prompts/`), to say so at install.
+    /// Resource entries tack does not load (skills, prompts and themes outside `skills/`,
+    /// `prompts/` and `themes/`), to say so at install.
     pub unused: Vec<String>,
 }
 
@@ -72,6 +73,7 @@ impl PiPackage {
         for (kind, entries, folder) in [
             ("skills", &pi.skills, "skills"),
             ("prompts", &pi.prompts, "prompts"),
+            ("themes", &pi.themes, "themes"),
         ] {
             for entry in entries.iter().flatten() {
                 let trimmed = entry.trim_start_matches("./").trim_end_matches('/');
@@ -82,11 +84,6 @@ impl PiPackage {
                     ));
                 }
             }
-        }
-        let has_themes = pi.themes.as_ref().is_some_and(|t| !t.is_empty())
-            || (pi.themes.is_none() && dir.join("themes").is_dir());
-        if has_themes {
-            unused.push("themes (tack has no themes yet)".into());
         }
         if extensions.is_empty() && !dir.join("skills").is_dir() && !dir.join("prompts").is_dir() {
             bail!(
@@ -315,7 +312,8 @@ mod tests {
             "package.json",
             r#"{"name":"@acme/pi-tools","version":"1.0.0","pi":{
                 "extensions":["./extensions","tools/*.ts","!extensions/legacy.ts"],
-                "skills":["./skills"],"prompts":["docs/prompts"],"themes":["themes"]}}"#,
+                "skills":["./skills"],"prompts":["docs/prompts"],
+                "themes":["themes","extra/mine.json"]}}"#,
         );
         write(d, "extensions/a.ts", "");
         write(d, "extensions/legacy.ts", "");

@@ -12,9 +12,14 @@
 //! ```
 //!
 //! A colour is a name (`cyan`, `dark-gray`, `light-red`…), `#rrggbb`, or an index 0–255.
+//!
+//! A Pi theme (`<name>.json`, Pi's `docs/themes.md`: `vars` and 51 `colors` tokens) in the same
+//! folders, or in an installed Pi package's `themes/`, is read too: its tokens name the colours
+//! of tack's palette that mean the same (`accent`, `border`, `success`, `mdHeading`,
+//! `toolDiffAdded`, …), and its selection background says whether it is a light theme.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::PathBuf;
 
 use ratatui::style::{Color, Modifier, Style};
 
@@ -121,46 +126,60 @@ impl Theme {
         Theme { palette, ..self }
     }
 
-    /// The theme names a user can choose: the built-ins, then the files in `themes_dir`.
-    pub fn names(themes_dir: &Path) -> Vec<String> {
+    /// The theme names a user can choose: the built-ins, then the `.toml` and Pi `.json` files
+    /// in `dirs` (tack's `themes/` first, then installed Pi packages' `themes/`).
+    pub fn names(dirs: &[PathBuf]) -> Vec<String> {
         let mut names = vec!["dark".to_string(), "light".to_string()];
-        let mut custom: Vec<String> = std::fs::read_dir(themes_dir)
-            .into_iter()
-            .flatten()
-            .flatten()
+        let mut custom: Vec<String> = dirs
+            .iter()
+            .flat_map(|dir| std::fs::read_dir(dir).into_iter().flatten().flatten())
             .filter_map(|e| {
                 let path = e.path();
-                (path.extension()? == "toml")
+                let extension = path.extension()?;
+                (extension == "toml" || extension == "json")
                     .then(|| path.file_stem()?.to_str().map(str::to_string))
                     .flatten()
             })
-            .filter(|n| n != "dark" && n != "light")
+            .filter(|n| n != "dark" && n != "light" && valid_name(n))
             .collect();
         custom.sort();
+        custom.dedup();
         names.extend(custom);
         names
     }
 
-    /// The palette called `name`: a built-in, or `<themes_dir>/<name>.toml`. Errors name the
-    /// file and what is wrong in it.
-    pub fn palette(name: &str, themes_dir: &Path) -> Result<Palette, String> {
+    /// The palette called `name`: a built-in, or the first `<name>.toml` (tack's format) or
+    /// `<name>.json` (Pi's) in `dirs`. Errors name the file and what is wrong in it.
+    pub fn palette(name: &str, dirs: &[PathBuf]) -> Result<Palette, String> {
         match name {
             "dark" => return Ok(Palette::DARK),
             "light" => return Ok(Palette::LIGHT),
             _ => {}
         }
-        if !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
+        if !valid_name(name) {
             return Err(format!(
                 "theme '{name}': a name is letters, digits, '-' and '_'"
             ));
         }
-        let path = themes_dir.join(format!("{name}.toml"));
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("theme '{name}': cannot read {}: {e}", path.display()))?;
-        parse_palette(&text).map_err(|e| format!("{}: {e}", path.display()))
+        for dir in dirs {
+            let toml = dir.join(format!("{name}.toml"));
+            if toml.is_file() {
+                let text = std::fs::read_to_string(&toml)
+                    .map_err(|e| format!("theme '{name}': cannot read {}: {e}", toml.display()))?;
+                return parse_palette(&text).map_err(|e| format!("{}: {e}", toml.display()));
+            }
+            let json = dir.join(format!("{name}.json"));
+            if json.is_file() {
+                let text = std::fs::read_to_string(&json)
+                    .map_err(|e| format!("theme '{name}': cannot read {}: {e}", json.display()))?;
+                return parse_pi_theme(&text).map_err(|e| format!("{}: {e}", json.display()));
+            }
+        }
+        let looked: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+        Err(format!(
+            "theme '{name}': cannot read {name}.toml or {name}.json in {}",
+            looked.join(", ")
+        ))
     }
 
     fn fg(&self, color: Color) -> Style {
@@ -283,6 +302,102 @@ impl Theme {
     }
 }
 
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// A Pi theme file: `vars` are names for colours, `colors` the tokens, each a `#rrggbb`, an
+/// index 0–255, a var's name, or `""` (the terminal's own colour).
+#[derive(serde::Deserialize)]
+struct PiTheme {
+    #[serde(default)]
+    vars: BTreeMap<String, serde_json::Value>,
+    colors: BTreeMap<String, serde_json::Value>,
+}
+
+/// One colour of a palette, to be set.
+type PaletteSlot = fn(&mut Palette) -> &mut Color;
+
+/// Which of tack's colours each Pi token gives, in the order they are applied (a later one
+/// wins for the same colour).
+const PI_TOKENS: [(&str, PaletteSlot); 15] = [
+    ("accent", |p| &mut p.accent),
+    ("accent", |p| &mut p.subheading),
+    ("userMessageText", |p| &mut p.user),
+    ("mdHeading", |p| &mut p.heading),
+    ("mdCode", |p| &mut p.code),
+    ("mdLink", |p| &mut p.link),
+    ("success", |p| &mut p.ok),
+    ("error", |p| &mut p.error),
+    ("warning", |p| &mut p.warn),
+    ("borderAccent", |p| &mut p.running),
+    ("toolDiffAdded", |p| &mut p.diff_added),
+    ("toolDiffRemoved", |p| &mut p.diff_removed),
+    ("toolDiffContext", |p| &mut p.diff_hunk),
+    ("selectedBg", |p| &mut p.selected_bg),
+    ("border", |p| &mut p.border),
+];
+
+fn parse_pi_theme(text: &str) -> Result<Palette, String> {
+    let theme: PiTheme = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let color_of = |token: &str| -> Result<Option<Color>, String> {
+        let Some(value) = theme.colors.get(token) else {
+            return Ok(None);
+        };
+        let value = match value.as_str() {
+            Some(name) if theme.vars.contains_key(name) => &theme.vars[name],
+            _ => value,
+        };
+        match value {
+            serde_json::Value::String(text) if text.is_empty() => Ok(Some(Color::Reset)),
+            serde_json::Value::String(text) => parse_color(&toml::Value::String(text.clone()))
+                .map(Some)
+                .map_err(|e| format!("colors.{token}: {e}")),
+            serde_json::Value::Number(n) => {
+                let index = n
+                    .as_u64()
+                    .and_then(|n| u8::try_from(n).ok())
+                    .ok_or_else(|| format!("colors.{token}: {n} is not a colour index (0-255)"))?;
+                Ok(Some(Color::Indexed(index)))
+            }
+            _ => Err(format!(
+                "colors.{token}: a colour is \"#rrggbb\", 0-255, a var or \"\""
+            )),
+        }
+    };
+    // The selection's background tells a theme made for light terminals.
+    let light = color_of("selectedBg")?
+        .or(color_of("userMessageBg")?)
+        .and_then(luminance)
+        .is_some_and(|l| l > 0.5);
+    let mut palette = if light { Palette::LIGHT } else { Palette::DARK };
+    for (token, slot) in PI_TOKENS {
+        if let Some(color) = color_of(token)? {
+            // `""` is the terminal's colour: tack's base keeps its own there.
+            if color != Color::Reset {
+                *slot(&mut palette) = color;
+            }
+        }
+    }
+    palette.dialog_border = palette.running;
+    // Pi draws selected text in its normal colour over `selectedBg`.
+    palette.selected_fg = if light { Color::Black } else { Color::White };
+    Ok(palette)
+}
+
+/// Relative brightness 0–1 of a colour given as RGB.
+fn luminance(color: Color) -> Option<f32> {
+    match color {
+        Color::Rgb(r, g, b) => {
+            Some((0.2126 * f32::from(r) + 0.7152 * f32::from(g) + 0.0722 * f32::from(b)) / 255.0)
+        }
+        _ => None,
+    }
+}
+
 fn parse_palette(text: &str) -> Result<Palette, String> {
     let table: BTreeMap<String, toml::Value> = toml::from_str(text).map_err(|e| e.to_string())?;
     let mut palette = match table.get("base").map(|b| b.as_str()) {
@@ -369,13 +484,14 @@ mod tests {
     #[test]
     fn built_in_and_custom_palettes() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(Theme::palette("light", dir.path()).unwrap(), Palette::LIGHT);
+        let dirs = [dir.path().to_path_buf()];
+        assert_eq!(Theme::palette("light", &dirs).unwrap(), Palette::LIGHT);
         std::fs::write(
             dir.path().join("solar.toml"),
             "base = \"light\"\nuser = \"#005f87\"\nborder = \"dark-gray\"\nselected_bg = 33\n",
         )
         .unwrap();
-        let solar = Theme::palette("solar", dir.path()).unwrap();
+        let solar = Theme::palette("solar", &dirs).unwrap();
         assert_eq!(solar.user, Color::Rgb(0x00, 0x5f, 0x87));
         assert_eq!(solar.border, Color::DarkGray);
         assert_eq!(solar.selected_bg, Color::Indexed(33));
@@ -384,17 +500,58 @@ mod tests {
             Palette::LIGHT.code,
             "the rest comes from the base"
         );
-        assert_eq!(Theme::names(dir.path()), ["dark", "light", "solar"]);
+        assert_eq!(Theme::names(&dirs), ["dark", "light", "solar"]);
 
         std::fs::write(dir.path().join("bad.toml"), "user = \"#12\"\n").unwrap();
-        let bad = Theme::palette("bad", dir.path()).unwrap_err();
+        let bad = Theme::palette("bad", &dirs).unwrap_err();
         assert!(bad.ends_with("user: '#12' is not #rrggbb"), "{bad}");
-        let missing = Theme::palette("nope", dir.path()).unwrap_err();
+        let missing = Theme::palette("nope", &dirs).unwrap_err();
         assert!(
             missing.starts_with("theme 'nope': cannot read"),
             "{missing}"
         );
-        let sneaky = Theme::palette("../x", dir.path()).unwrap_err();
+        let sneaky = Theme::palette("../x", &dirs).unwrap_err();
         assert!(sneaky.contains("a name is letters"), "{sneaky}");
+    }
+
+    /// A Pi theme (Pi's `docs/themes.md` format) from a second folder: its vars resolve, its
+    /// tokens give tack's colours, `""` keeps the base's, and a light selection makes it light.
+    #[test]
+    fn pi_themes_are_read_from_every_folder() {
+        let mine = tempfile::tempdir().unwrap();
+        let package = tempfile::tempdir().unwrap();
+        let dirs = [mine.path().to_path_buf(), package.path().to_path_buf()];
+        std::fs::write(
+            package.path().join("paper.json"),
+            r##"{"name":"paper","vars":{"teal":"#5a8080","muted":242},
+               "colors":{"accent":"teal","border":"muted","borderAccent":"#00aaff",
+               "success":"#588458","error":"red","warning":"yellow","mdHeading":"#9a7326",
+               "mdLink":"teal","mdCode":"","toolDiffAdded":"#588458","toolDiffRemoved":"red",
+               "toolDiffContext":"muted","selectedBg":"#d0d0e0","userMessageText":""}}"##,
+        )
+        .unwrap();
+        std::fs::write(
+            package.path().join("broken.json"),
+            r#"{"colors":{"accent":true}}"#,
+        )
+        .unwrap();
+        assert_eq!(Theme::names(&dirs), ["dark", "light", "broken", "paper"]);
+        let paper = Theme::palette("paper", &dirs).unwrap();
+        assert!(paper.light);
+        assert_eq!(paper.accent, Color::Rgb(0x5a, 0x80, 0x80));
+        assert_eq!(paper.link, paper.accent);
+        assert_eq!(paper.border, Color::Indexed(242));
+        assert_eq!(paper.error, Color::Red);
+        assert_eq!(paper.running, Color::Rgb(0x00, 0xaa, 0xff));
+        assert_eq!(paper.selected_bg, Color::Rgb(0xd0, 0xd0, 0xe0));
+        assert_eq!(paper.selected_fg, Color::Black);
+        assert_eq!(paper.code, Palette::LIGHT.code, "\"\" keeps the base's");
+        let broken = Theme::palette("broken", &dirs).unwrap_err();
+        assert!(broken.contains("colors.accent"), "{broken}");
+
+        // tack's own folder comes first.
+        std::fs::write(mine.path().join("paper.toml"), "user = \"red\"\n").unwrap();
+        assert_eq!(Theme::palette("paper", &dirs).unwrap().user, Color::Red);
+        assert!(!Theme::palette("paper", &dirs).unwrap().light);
     }
 }

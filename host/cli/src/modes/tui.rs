@@ -104,10 +104,9 @@ async fn run_once(cli: Cli) -> Result<Ended> {
     let (keymap, keymap_warning) = load_keymap(&loaded.home.root().join("keybindings.toml"));
     let mut warnings = loaded.warnings.clone();
     warnings.extend(keymap_warning);
-    let themes_dir = loaded.home.root().join("themes");
     let palette = match loaded.settings.theme.as_deref() {
         None => tack_tui::theme::Palette::DARK,
-        Some(name) => Theme::palette(name, &themes_dir).unwrap_or_else(|e| {
+        Some(name) => Theme::palette(name, &loaded.theme_dirs).unwrap_or_else(|e| {
             warnings.push(format!("{e}; the dark theme applies"));
             tack_tui::theme::Palette::DARK
         }),

@@ -32,6 +32,9 @@ pub struct Loaded {
     pub prompt_files: crate::start::system_files::SystemPromptFiles,
     /// What the run took from the project, for each front end to say at start-up.
     pub startup: StartupReport,
+    /// Where the terminal UI's themes are: `<tack home>/themes`, then installed Pi packages'
+    /// `themes/` (the first file of a name wins).
+    pub theme_dirs: Vec<PathBuf>,
 }
 
 /// Reads the settings, decides whether the project is trusted, and loads the plugins.
@@ -118,6 +121,14 @@ pub(super) async fn load(
             specs.push(spec);
         }
     }
+    let theme_dirs: Vec<PathBuf> = std::iter::once(home.root().join("themes"))
+        .chain(
+            pi_packages
+                .iter()
+                .map(|package| package.join("themes"))
+                .filter(|dir| dir.is_dir()),
+        )
+        .collect();
     let places = crate::start::plugin_paths::Places {
         tack_home: home.root().to_path_buf(),
         user_home: std::env::var_os("HOME")
@@ -191,6 +202,7 @@ pub(super) async fn load(
         context_files: context.files,
         prompt_files,
         startup,
+        theme_dirs,
     })
 }
 

@@ -119,12 +119,12 @@ impl Controller {
                 format!("Auto-compaction: {}", if next { "on" } else { "off" })
             }
             "theme" => {
-                let dir = self.front.loaded.home.root().join("themes");
-                let names = tack_tui::Theme::names(&dir);
+                let dirs = &self.front.loaded.theme_dirs;
+                let names = tack_tui::Theme::names(dirs);
                 let current = saved.theme.as_deref().unwrap_or("dark");
                 let at = names.iter().position(|n| n == current).unwrap_or(0);
                 let next = names[(at + 1) % names.len()].clone();
-                let palette = tack_tui::Theme::palette(&next, &dir).map_err(anyhow::Error::msg)?;
+                let palette = tack_tui::Theme::palette(&next, dirs).map_err(anyhow::Error::msg)?;
                 self.send(UiEvent::Palette(palette));
                 crate::settings::write_key(&path, key, next.as_str().into())?;
                 format!("Theme: {next}")
