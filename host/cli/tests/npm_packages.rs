@@ -65,15 +65,7 @@ impl Registry {
             eprintln!("skipping: no Verdaccio (scripts/install-npm-registry installs it)");
             return None;
         }
-        let sdk = tack_sdk_examples::repo_root().join("sdk/pi/node_modules/esbuild");
-        if !sdk.is_dir() {
-            assert!(
-                std::env::var("TACK_REQUIRE_SDKS").as_deref() != Ok("1"),
-                "sdk/pi's toolchain is missing (run scripts/install-sdk-toolchains), and TACK_REQUIRE_SDKS=1"
-            );
-            eprintln!(
-                "skipping: sdk/pi's toolchain is missing (run scripts/install-sdk-toolchains)"
-            );
+        if !tack_sdk_examples::pi_sdk_ready() {
             return None;
         }
         let dir = tempfile::tempdir().expect("registry dir");
@@ -382,10 +374,7 @@ fn a_tarball_swapped_under_a_pinned_version_is_refused() {
 /// registry).
 #[test]
 fn a_pi_package_with_an_extension_tack_cannot_run_is_refused_whole() {
-    let sdk = tack_sdk_examples::repo_root().join("sdk/pi/node_modules/esbuild");
-    if !sdk.is_dir() {
-        assert!(std::env::var("TACK_REQUIRE_SDKS").as_deref() != Ok("1"));
-        eprintln!("skipping: sdk/pi's toolchain is missing");
+    if !tack_sdk_examples::pi_sdk_ready() {
         return;
     }
     let env = Env::new(tack!());

@@ -154,13 +154,7 @@ struct Scenarios {
 /// The folder of Pi's examples, or `None` when the test cannot run (see the module's doc).
 fn examples() -> Option<PathBuf> {
     pi_peer()?;
-    let sdk = tack_sdk_examples::repo_root().join("sdk/pi/node_modules/esbuild");
-    if !sdk.is_dir() {
-        assert!(
-            std::env::var("TACK_REQUIRE_SDKS").as_deref() != Ok("1"),
-            "sdk/pi's toolchain is missing (run scripts/install-sdk-toolchains), and TACK_REQUIRE_SDKS=1"
-        );
-        eprintln!("skipping: sdk/pi's toolchain is missing (run scripts/install-sdk-toolchains)");
+    if !tack_sdk_examples::pi_sdk_ready() {
         return None;
     }
     Some(

@@ -1851,10 +1851,7 @@ fn jobs_picks_a_background_command_to_show_its_output_or_stop_it() {
 /// choosing.
 #[test]
 fn a_pi_command_forks_and_switches_sessions_once_it_has_returned() {
-    let sdk = tack_sdk_examples::repo_root().join("sdk/pi/node_modules/esbuild");
-    if !sdk.is_dir() {
-        assert!(std::env::var("TACK_REQUIRE_SDKS").as_deref() != Ok("1"));
-        eprintln!("skipping: sdk/pi's toolchain is missing");
+    if !tack_sdk_examples::pi_sdk_ready() {
         return;
     }
     let env = new_env();
@@ -1982,10 +1979,7 @@ fn a_pi_command_forks_and_switches_sessions_once_it_has_returned() {
 /// user is told which plugin stopped it. The server then runs the next prompt.
 #[test]
 fn a_pi_tool_stops_the_run_with_ctx_abort() {
-    let sdk = tack_sdk_examples::repo_root().join("sdk/pi/node_modules/esbuild");
-    if !sdk.is_dir() {
-        assert!(std::env::var("TACK_REQUIRE_SDKS").as_deref() != Ok("1"));
-        eprintln!("skipping: sdk/pi's toolchain is missing");
+    if !tack_sdk_examples::pi_sdk_ready() {
         return;
     }
     let env = new_env();

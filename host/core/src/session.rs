@@ -365,8 +365,7 @@ impl Session {
             let parent = entry
                 .parent_id
                 .as_deref()
-                .map(|p| shown_as.get(p).copied().unwrap_or(Some(p)))
-                .unwrap_or(None);
+                .and_then(|p| shown_as.get(p).copied().unwrap_or(Some(p)));
             if !is_visible_to(plugin, entry) {
                 shown_as.insert(&entry.id, parent);
                 continue;

@@ -100,6 +100,25 @@ pub fn built_or_skipped(name: &str, built: Result<PathBuf, BuildError>) -> Optio
     }
 }
 
+/// Whether sdk/pi's toolchain (esbuild and the JS SDK's), which bundling a Pi extension needs,
+/// is installed. When it is not, the calling test is skipped (said on stderr), or fails where
+/// [`sdks_required`] is set.
+pub fn pi_sdk_ready() -> bool {
+    if repo_root().join("sdk/pi/node_modules/esbuild").is_dir() {
+        return true;
+    }
+    assert!(
+        !sdks_required(),
+        "sdk/pi's toolchain is missing (run scripts/install-sdk-toolchains), and TACK_REQUIRE_SDKS=1"
+    );
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipping: sdk/pi's toolchain is missing (run scripts/install-sdk-toolchains)"
+    );
+    false
+}
+
 /// The repository root (this crate lives two levels below it).
 pub fn repo_root() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));

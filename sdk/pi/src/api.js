@@ -407,9 +407,9 @@ export class Extension {
     };
     // Pi's label resolution: the newest `label` entry naming an entry wins; a cleared label
     // (no `label`) removes it.
-    const labels = () => {
+    const labelsOf = (all) => {
       const byTarget = new Map();
-      for (const entry of entries()) {
+      for (const entry of all) {
         if (entry.type === "label") byTarget.set(entry.targetId, entry);
       }
       return byTarget;
@@ -427,7 +427,7 @@ export class Extension {
         return leaf === undefined ? undefined : entries().find((entry) => entry.id === leaf);
       },
       getEntry: (id) => entries().find((entry) => entry.id === id),
-      getLabel: (id) => labels().get(id)?.label,
+      getLabel: (id) => labelsOf(entries()).get(id)?.label,
       getHeader: () => {
         try {
           return { ...JSON.parse(control.sessionHeader()), cwd: ext.workspace };
@@ -439,8 +439,9 @@ export class Extension {
       // Pi's tree: each entry under its parent in file order; an entry whose parent is missing
       // (left out, or a broken chain) is a root, as Pi returns orphans.
       getTree: () => {
+        // One read of the session serves the nodes and their labels.
         const all = entries();
-        const byTarget = labels();
+        const byTarget = labelsOf(all);
         const nodes = new Map();
         for (const entry of all) {
           const node = { entry, children: [] };
