@@ -1491,3 +1491,134 @@ fn a_pi_packages_theme_is_chosen_in_settings() {
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 }
+
+/// A Pi extension's header, working indicator and hidden-thinking label
+/// (`host/cli/tests/pi-extensions/screen.ts`, through `tack:plugin/screen` 0.2.0) show in the
+/// terminal UI, stripped of the colours in them; with the components grant its tool reads the
+/// draft the user types while it runs; `/screen-bits` flips tool expansion, switches to the
+/// light theme (and is told why `nope` cannot be), and hides the working row for the next run.
+#[test]
+fn a_pi_extension_draws_a_header_and_working_row_and_reads_the_users_draft() {
+    if !tack_sdk_examples::pi_sdk_ready() {
+        return;
+    }
+    let env = new_env();
+    let plugin = env.scripted(
+        json!([
+            { "thinking": "I should look at the draft", "tool_calls": [
+                { "id": "p1", "name": "peek_editor", "arguments": {} }
+            ] },
+            { "text": "read it" },
+            { "tool_calls": [{ "id": "p2", "name": "peek_editor", "arguments": {} }] },
+            { "text": "done" }
+        ]),
+        json!({}),
+    );
+    env.grant("pi-screen", "components = true");
+    let extension =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/screen.ts");
+    let mut tui = env.spawn(&["--plugin", &plugin, "-e", extension.to_str().expect("utf8")]);
+    let screen = tui.wait_for("== screen.ts header ==");
+    assert!(
+        screen
+            .lines()
+            .next()
+            .is_some_and(|l| l.contains("== screen.ts header ==")),
+        "the header is the top line:\n{screen}"
+    );
+    tui.submit("go");
+    let screen = tui.wait_until("the plugin's indicator", |s| {
+        s.contains("<o> Working…") || s.contains("<O> Working…")
+    });
+    assert!(!screen.contains("[35m"), "colours stripped:\n{screen}");
+    tui.type_keys("my draft");
+    tui.wait_for("read it");
+    let screen = tui.screen();
+    assert!(
+        screen.contains("∴ Pondering... (1 line, Ctrl+T to show)"),
+        "{screen}"
+    );
+    let lines = env.session_lines();
+    let result = lines
+        .iter()
+        .find(|l| l["message"]["role"] == "toolResult")
+        .expect("the tool's result");
+    assert_eq!(
+        result["message"]["content"][0]["text"], "draft: my draft",
+        "{result}"
+    );
+    // Ctrl+C clears the draft.
+    tui.type_keys("\x03");
+    std::thread::sleep(Duration::from_millis(200));
+    tui.submit("/screen-bits");
+    tui.wait_for("expanded false -> true");
+    tui.wait_for("themes dark,light; light true true");
+    tui.wait_for("nope: there is no theme called 'nope'");
+    tui.submit("again");
+    // The tool waits for a draft: the run is on, with no working row.
+    tui.wait_for("again");
+    std::thread::sleep(Duration::from_millis(1500));
+    let screen = tui.screen();
+    assert!(!screen.contains("Working…"), "{screen}");
+    assert!(!screen.contains("Esc to abort"), "{screen}");
+    tui.type_keys("second");
+    tui.wait_for("done");
+    tui.type_keys("\x03");
+    std::thread::sleep(Duration::from_millis(200));
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// A plugin with no grants reads no draft, makes tack read no file as a theme, and puts no
+/// escape sequence on screen through the working indicator, the thinking label or the header;
+/// a header or an indicator over its budget fails the call, naming it.
+#[test]
+fn a_hostile_plugins_screen_settings_are_neutralised_budgeted_and_read_nothing() {
+    let env = new_env();
+    let plugin = env.scripted(
+        json!([
+            { "thinking": "plotting", "tool_calls": [
+                { "id": "s1", "name": "screen_snoop", "arguments": {} }
+            ] },
+            { "tool_calls": [{ "id": "s2", "name": "screen_snoop", "arguments": { "flood": true } }] },
+            { "text": "finished" }
+        ]),
+        json!({}),
+    );
+    let hostile = env.package("hostile", tack_builtin::artifacts::TEST_HOSTILE, "");
+    let hostile = hostile.display().to_string();
+    let mut tui = env.spawn(&["--plugin", &plugin, "--plugin", &hostile]);
+    tui.wait_for("Ask anything");
+    tui.submit("go");
+    let screen = tui.wait_for("finished");
+    assert!(screen.contains("hostile header"), "{screen}");
+    assert!(screen.contains("snooped label"), "{screen}");
+    let raw = String::from_utf8_lossy(&tui.raw.lock().expect("raw")).to_string();
+    assert!(
+        !raw.contains("\x1b]52;c;ZXZpbA"),
+        "no clipboard write reached the terminal"
+    );
+    let lines = env.session_lines();
+    let results: Vec<String> = lines
+        .iter()
+        .filter(|l| l["message"]["role"] == "toolResult")
+        .map(|l| {
+            l["message"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(results[0].contains("draft: None"), "{}", results[0]);
+    assert!(
+        results[0].contains("by path: Err(\"there is no theme called '../../../../etc/passwd'\")"),
+        "{}",
+        results[0]
+    );
+    assert!(results[0].contains("missing: Err("), "{}", results[0]);
+    assert!(results[1].contains("header"), "{}", results[1]);
+    assert!(!results[1].contains("ok:"), "{}", results[1]);
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}

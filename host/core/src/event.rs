@@ -202,6 +202,45 @@ pub enum ComponentInput {
     Closed,
 }
 
+/// How a plugin changes what the terminal UI shows around the conversation
+/// (`tack:plugin/screen`, 0.2.0), each already budgeted and neutralised by the plugin runtime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScreenSetting {
+    /// Whether the working row (spinner and message) shows while the agent works.
+    WorkingVisible(bool),
+    /// Frames in place of the spinner; `None` restores it.
+    WorkingIndicator(Option<WorkingIndicator>),
+    /// The label of a hidden thinking block in place of "Thinking"; `None` restores it.
+    HiddenThinkingLabel(Option<String>),
+    /// Lines over the conversation; none gives the header back.
+    Header(Vec<String>),
+    /// Tool output in full or collapsed, as Ctrl+O toggles it.
+    ToolsExpanded(bool),
+}
+
+/// A plugin's working indicator: frames shown in turn, each for `interval_ms`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkingIndicator {
+    pub frames: Vec<String>,
+    pub interval_ms: u32,
+}
+
+/// What a plugin may read of the terminal UI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScreenRead {
+    ToolsExpanded,
+    EditorText,
+    Theme,
+}
+
+/// The terminal UI's answer to a [`ScreenRead`], of the same kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScreenReading {
+    ToolsExpanded(bool),
+    EditorText(String),
+    Theme(String),
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NoticeLevel {

@@ -40,7 +40,7 @@ pub use sandbox::{SandboxMode, SandboxPolicy};
 pub use services::{
     AgentServices, CompactionRequest, ComponentFrame, ComponentInput, ComponentPlacement, End,
     EndRequest, HeadlessUi, HostServices, ModelControl, PluginAgent, PluginSession, PluginUi,
-    SessionServices, WidgetPlacement,
+    ScreenRead, ScreenReading, ScreenSetting, SessionServices, WidgetPlacement, WorkingIndicator,
 };
 
 /// Types of the newest WIT version, used across the host whatever version a plugin speaks.

@@ -20,7 +20,8 @@ pub use agent::{
 };
 pub use session::{PluginSession, SessionServices};
 pub use ui::{
-    ComponentFrame, ComponentInput, ComponentPlacement, HeadlessUi, PluginUi, WidgetPlacement,
+    ComponentFrame, ComponentInput, ComponentPlacement, HeadlessUi, PluginUi, ScreenRead,
+    ScreenReading, ScreenSetting, WidgetPlacement, WorkingIndicator,
 };
 
 /// Everything a plugin reaches outside the broker.

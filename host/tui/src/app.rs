@@ -15,6 +15,7 @@ use crate::panes::component::ComponentPane;
 use crate::panes::dialog::DialogPane;
 use crate::panes::editor::EditorPane;
 use crate::panes::footer::FooterPane;
+use crate::panes::header::HeaderPane;
 use crate::panes::picker::PickerPane;
 use crate::panes::queue::QueuePane;
 use crate::panes::status::StatusPane;
@@ -42,6 +43,7 @@ impl App {
     pub fn new(theme: Theme) -> App {
         let mut regions = Regions::new();
         regions
+            .add(Region::Header, HeaderPane::default())
             .add(Region::Transcript, TranscriptPane::default())
             .add(Region::AboveEditor, StatusPane)
             .add(Region::AboveEditor, QueuePane::default())
@@ -112,6 +114,11 @@ impl App {
 
     pub fn is_running(&self) -> bool {
         self.state.running
+    }
+
+    /// The name of the theme the UI starts with, for plugins that ask (`screen.theme`).
+    pub fn set_theme_name(&mut self, name: &str) {
+        self.state.theme_name = name.to_string();
     }
 
     /// The keys of the remappable actions (`keybindings.toml`).

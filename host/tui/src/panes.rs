@@ -18,6 +18,7 @@ pub(crate) mod component;
 pub(crate) mod dialog;
 pub(crate) mod editor;
 pub(crate) mod footer;
+pub(crate) mod header;
 pub(crate) mod picker;
 mod popup;
 pub(crate) mod queue;

@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use tack_core::event::{AgentEvent, ComponentInput, NoticeLevel, UiRequest};
+use tack_core::event::{
+    AgentEvent, ComponentInput, NoticeLevel, ScreenRead, ScreenReading, ScreenSetting, UiRequest,
+};
 use tack_core::message::Message;
 use tokio::sync::oneshot;
 
@@ -53,6 +55,16 @@ pub enum UiEvent {
     },
     /// A plugin's text beside the spinner; `None` restores tack's.
     WorkingMessage(Option<String>),
+    /// A plugin changes the working row, the header, thinking's label or tool expansion.
+    Screen {
+        plugin: String,
+        setting: ScreenSetting,
+    },
+    /// A plugin reads what the UI shows; the answer goes back through `reply`.
+    ReadScreen {
+        what: ScreenRead,
+        reply: oneshot::Sender<ScreenReading>,
+    },
     /// A plugin's footer (left and right parts) in place of tack's; `None` removes it.
     PluginFooter {
         plugin: String,
@@ -79,8 +91,12 @@ pub enum UiEvent {
     EditorText(String),
     /// Text for the system clipboard, sent to the terminal as OSC 52.
     Clipboard(String),
-    /// The colours change (`/settings`' theme).
-    Palette(crate::theme::Palette),
+    /// The colours change to those of the theme called `name` (`/settings`, or a plugin's
+    /// `screen.set-theme`).
+    Palette {
+        name: String,
+        palette: crate::theme::Palette,
+    },
     /// An image file to attach to the message being written, as an `[image N]` chip at the
     /// cursor (an image pasted from the clipboard and saved by the program).
     AttachImage(std::path::PathBuf),

@@ -16,7 +16,7 @@ use crate::app::App;
 use crate::protocol::{Action, UiEvent};
 
 const FRAME: Duration = Duration::from_millis(16);
-const SPINNER_TICK: Duration = Duration::from_millis(100);
+pub(crate) const SPINNER_TICK: Duration = Duration::from_millis(100);
 
 /// Runs the UI until the user quits or the host closes the event channel.
 pub async fn run<B, S>(

@@ -5,7 +5,9 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use tack_core::event::{AgentEvent, NoticeLevel};
+use tack_core::event::{
+    AgentEvent, NoticeLevel, ScreenRead, ScreenReading, ScreenSetting, WorkingIndicator,
+};
 
 use crate::attachments::Attachments;
 use crate::complete::Completion;
@@ -72,6 +74,14 @@ pub(crate) struct State {
     pub title: Option<String>,
     /// A plugin's text beside the spinner, in place of "Working…".
     pub working_message: Option<String>,
+    /// Whether the spinner and its message show while the agent works (a plugin may hide them).
+    pub working_visible: bool,
+    /// A plugin's frames in place of the spinner.
+    pub working_indicator: Option<WorkingIndicator>,
+    /// Plugins' header lines, newest last: the newest shows over the conversation.
+    pub headers: Vec<(String, Vec<String>)>,
+    /// The name of the theme shown.
+    pub theme_name: String,
     /// Plugins' footers (left, right), newest last: the newest shows in place of tack's.
     pub plugin_footers: Vec<(String, (String, String))>,
     /// Ctrl+G was pressed: the runner hands the text to the external editor.
@@ -121,6 +131,10 @@ impl State {
             clipboard: Vec::new(),
             title: None,
             working_message: None,
+            working_visible: true,
+            working_indicator: None,
+            headers: Vec::new(),
+            theme_name: "dark".to_string(),
             plugin_footers: Vec::new(),
             external_edit: false,
             component: None,
@@ -238,11 +252,42 @@ impl State {
                     self.plugin_footers.push((plugin, footer));
                 }
             }
-            UiEvent::Palette(palette) => {
+            UiEvent::Palette { name, palette } => {
                 self.theme = self.theme.with_palette(palette);
+                self.theme_name = name;
                 self.transcript.invalidate();
             }
+            UiEvent::Screen { plugin, setting } => self.screen_setting(plugin, setting),
+            UiEvent::ReadScreen { what, reply } => {
+                let reading = match what {
+                    ScreenRead::ToolsExpanded => {
+                        ScreenReading::ToolsExpanded(self.options.expand_tools)
+                    }
+                    ScreenRead::EditorText => ScreenReading::EditorText(self.editor.text()),
+                    ScreenRead::Theme => ScreenReading::Theme(self.theme_name.clone()),
+                };
+                // A plugin that stopped waiting (its call ended) needs no answer.
+                let _ = reply.send(reading);
+            }
             UiEvent::Shutdown => self.quit(),
+        }
+    }
+
+    fn screen_setting(&mut self, plugin: String, setting: ScreenSetting) {
+        match setting {
+            ScreenSetting::WorkingVisible(visible) => self.working_visible = visible,
+            ScreenSetting::WorkingIndicator(indicator) => self.working_indicator = indicator,
+            ScreenSetting::HiddenThinkingLabel(label) => {
+                self.options.thinking_label = label.map(std::sync::Arc::from);
+                self.transcript.invalidate();
+            }
+            ScreenSetting::Header(lines) => {
+                self.headers.retain(|(owner, _)| *owner != plugin);
+                if !lines.is_empty() {
+                    self.headers.push((plugin, lines));
+                }
+            }
+            ScreenSetting::ToolsExpanded(expanded) => self.options.expand_tools = expanded,
         }
     }
 

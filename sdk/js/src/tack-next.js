@@ -28,7 +28,13 @@ export const events = {
   unsubscribe: (...names) => hostEvents.unsubscribe(names),
 };
 
-/** Widgets below the editor, the title, the editor's text, the working message, a footer. */
+/**
+ * Widgets below the editor, the title, the editor's text (`editorText()` with the components
+ * grant), the working message and indicator (`setWorkingIndicator({frames, intervalMs})`,
+ * `setWorkingVisible`), the hidden-thinking label, a header (`setHeader(lines)`), a footer,
+ * tool output's expansion (`toolsExpanded()`, `setToolsExpanded`) and the theme (`themes()`,
+ * `theme()`, `setTheme(name)`, which throws the reason it could not).
+ */
 export const screen = {
   ...hostScreen,
   /** Pi's `setWidget` with `placement`: "aboveEditor" or "belowEditor". */

@@ -138,10 +138,13 @@ try {
         ...(/\bfetch\s*\(/.test(built.outputFiles[0].text)
           ? ["http: the URLs it fetches (an `http` grant for each)"]
           : []),
-        // TypeScript's type arguments are gone from the bundle: `ctx.ui.custom(`.
+        // TypeScript's type arguments are gone from the bundle: `ctx.ui.custom(`. Reading the
+        // user's unsent draft (`getEditorText`) is under the same grant as taking their keys.
         ...(/\.ui\.custom\s*\(/.test(built.outputFiles[0].text)
           ? ["components: screens it draws that take your keyboard (`components = true`)"]
-          : []),
+          : /\.ui\.getEditorText\s*\(/.test(built.outputFiles[0].text)
+            ? ["components: reading what you type in the editor before you send it (`components = true`)"]
+            : []),
         // Pi's tool factories work through the extension's own grants (src/tools.js); one
         // named after a built-in tool replaces tack's only with `replace_tools`.
         ...(/\.create(Read|Edit|Write|Ls|Find|Grep)Tool(Definition)?\)?\s*\(/.test(built.outputFiles[0].text)

@@ -1,9 +1,7 @@
 // Pi's `ExtensionAPI` (`pi`) and `ExtensionContext` (`ctx`), written on tack:plugin@0.2.0.
 //
 // What tack has no call for yet is not faked: it throws an Error naming Pi's method and saying
-// so, which the host reports as the hook's or command's failure. Cosmetic calls of Pi's
-// terminal UI that tack has no place for (the working indicator's frames, the hidden-thinking
-// label, expanded tool output) do nothing.
+// so, which the host reports as the hook's or command's failure.
 
 import { log as hostLog } from "tack:plugin/host@0.1.0";
 import { toolProgress } from "tack:plugin/host@0.1.0";
@@ -310,9 +308,21 @@ export class Extension {
       setWorkingMessage(message) {
         screen.setWorkingMessage(message);
       },
-      setWorkingVisible() {},
-      setWorkingIndicator() {},
-      setHiddenThinkingLabel() {},
+      setWorkingVisible(visible) {
+        screen.setWorkingVisible(visible !== false);
+      },
+      setWorkingIndicator(options) {
+        if (options === undefined) {
+          screen.setWorkingIndicator(undefined);
+          return;
+        }
+        const frames = Array.isArray(options?.frames) ? options.frames.map(String) : [];
+        const intervalMs = Math.max(0, Math.min(Math.round(Number(options?.intervalMs) || 0), 0xffffffff));
+        screen.setWorkingIndicator({ frames, intervalMs });
+      },
+      setHiddenThinkingLabel(label) {
+        screen.setHiddenThinkingLabel(label === undefined ? undefined : String(label));
+      },
       setWidget(key, content, options) {
         const placement = options?.placement === "belowEditor" ? "below-editor" : "above-editor";
         const lines =
@@ -336,10 +346,8 @@ export class Extension {
         const lines = linesOf(factory, ext.theme, footerData);
         screen.setFooter({ left: lines.join(" "), right: "" });
       },
-      // tack has no header a plugin draws: Pi's header shows as a widget above the editor.
       setHeader(factory) {
-        const lines = factory === undefined ? [] : linesOf(factory, ext.theme);
-        screen.setWidget("pi-header", lines, "above-editor");
+        screen.setHeader(factory === undefined ? [] : linesOf(factory, ext.theme));
       },
       setTitle(title) {
         screen.setTitle(String(title));
@@ -353,8 +361,9 @@ export class Extension {
       setEditorText(text) {
         screen.setEditorText(String(text));
       },
+      // The user's draft needs the components grant; without it, as in Pi's RPC mode, "".
       getEditorText() {
-        throw notInTack("ctx.ui.getEditorText", "a plugin cannot read the editor yet");
+        return screen.editorText() ?? "";
       },
       addAutocompleteProvider() {
         throw notInTack("ctx.ui.addAutocompleteProvider", "tack has no plugin autocompletion yet");
@@ -371,19 +380,32 @@ export class Extension {
       get theme() {
         return ext.theme;
       },
+      // Names only: a theme's file stays tack's (Pi gives its path).
       getAllThemes() {
-        return [];
+        return screen.themes().map((name) => ({ name, path: undefined }));
       },
-      getTheme() {
-        return undefined;
+      // Styles are plain in tack (a plugin's lines carry no colours), so every theme reads as the
+      // plain theme; one tack does not have is undefined, as in Pi.
+      getTheme(name) {
+        return screen.themes().includes(String(name)) ? plainTheme() : undefined;
       },
-      setTheme() {
-        return { success: false, error: "themes are the user's choice in tack" };
+      setTheme(theme) {
+        if (typeof theme !== "string") {
+          return { success: false, error: "tack shows a theme by its name, not a Theme object" };
+        }
+        try {
+          screen.setTheme(theme);
+          return { success: true };
+        } catch (e) {
+          return { success: false, error: String(e?.payload ?? e?.message ?? e) };
+        }
       },
       getToolsExpanded() {
-        return false;
+        return screen.toolsExpanded();
       },
-      setToolsExpanded() {},
+      setToolsExpanded(expanded) {
+        screen.setToolsExpanded(Boolean(expanded));
+      },
     };
   }
 

@@ -17,8 +17,11 @@
   :meth:`tack_plugin.Plugin.before_provider_request` and
   :meth:`tack_plugin.Plugin.after_provider_response` through the ``ProviderHooks`` export.
 - The screen: :func:`set_widget` (below the editor too), :func:`set_title`,
-  :func:`set_editor_text`, :func:`paste_to_editor`, :func:`set_working_message`,
-  :func:`set_footer`, :func:`git_branch`.
+  :func:`set_editor_text`, :func:`paste_to_editor`, :func:`editor_text`,
+  :func:`set_working_message`, :func:`set_working_visible`, :func:`set_working_indicator`,
+  :func:`set_hidden_thinking_label`, :func:`set_header`, :func:`set_footer`,
+  :func:`git_branch`, :func:`tools_expanded`, :func:`set_tools_expanded`, :func:`themes`,
+  :func:`theme`, :func:`set_theme`.
 - Components it draws and that take the keyboard (Pi's ``ctx.ui.custom``; the ``components``
   grant): :class:`Component`.
 - Model calls of its own (Pi's ``complete``; the ``agents`` grant): :func:`complete`,
@@ -334,6 +337,60 @@ def set_footer(left: Optional[str], right: str = "") -> None:
     """Pi's ``setFooter``: ``left`` and ``right`` parts tack pads to the width; ``left=None``
     gives the footer back to tack."""
     _screen.set_footer(None if left is None else _screen.Footer(left, right))
+
+
+def set_working_visible(visible: bool) -> None:
+    """Pi's ``setWorkingVisible``: shows or hides the spinner and its message."""
+    _screen.set_working_visible(visible)
+
+
+def set_working_indicator(frames: Optional[List[str]], interval_ms: int = 0) -> None:
+    """Pi's ``setWorkingIndicator``: ``frames`` in place of the spinner, each for
+    ``interval_ms`` (0: the spinner's pace); ``[]`` hides it, None restores tack's."""
+    _screen.set_working_indicator(
+        None if frames is None else _screen.WorkingIndicator(frames, interval_ms)
+    )
+
+
+def set_hidden_thinking_label(label: Optional[str]) -> None:
+    """Pi's ``setHiddenThinkingLabel``: the label of hidden thinking; None restores tack's."""
+    _screen.set_hidden_thinking_label(label)
+
+
+def set_header(lines: List[str]) -> None:
+    """Pi's ``setHeader``: lines over the conversation (at most 8); ``[]`` removes them."""
+    _screen.set_header(lines)
+
+
+def editor_text() -> Optional[str]:
+    """Pi's ``getEditorText``: the user's unsent text (the ``components`` grant); None without
+    the grant or an editor."""
+    return _screen.editor_text()
+
+
+def tools_expanded() -> bool:
+    """Pi's ``getToolsExpanded``: whether tool output shows in full."""
+    return _screen.tools_expanded()
+
+
+def set_tools_expanded(expanded: bool) -> None:
+    """Pi's ``setToolsExpanded``: tool output in full or collapsed, as Ctrl+O."""
+    _screen.set_tools_expanded(expanded)
+
+
+def themes() -> List[str]:
+    """Pi's ``getAllThemes``, by name."""
+    return _screen.themes()
+
+
+def theme() -> Optional[str]:
+    """The name of the theme shown; None where nothing is shown."""
+    return _screen.theme()
+
+
+def set_theme(name: str) -> None:
+    """Pi's ``setTheme`` by name, for this run; raises ``Err`` with the reason it could not."""
+    _screen.set_theme(name)
 
 
 def git_branch() -> Optional[str]:

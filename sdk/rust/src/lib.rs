@@ -109,7 +109,8 @@
 //!   their schemas (0.2.0).
 //! - [`control`]: the model, context usage, idleness, the session's name and labels, and
 //!   compaction on request, as Pi's `ctx` gives them (0.2.0).
-//! - [`screen`]: widgets below the editor as well as above it (0.2.0).
+//! - [`screen`]: widgets below the editor as well as above it, the title, the editor's text,
+//!   the working row, the header and footer, tool expansion, the theme, components (0.2.0).
 //! - [`ProviderHooks`]: see each provider request's body before it is sent, and the status and
 //!   headers of the answer, as Pi's `before_provider_request` and `after_provider_response`
 //!   (0.2.0, needs the `provider_payload` grant; replacing the body needs `"replace"`).

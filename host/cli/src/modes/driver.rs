@@ -21,7 +21,7 @@ use crate::start::inbox::steer_follow_ups;
 use crate::sync::lock;
 pub use services::{
     interactive_host, plugin_switch_target, ComponentWait, InteractiveServices, MoveTo, Screen,
-    SessionMove,
+    ScreenReadWait, SessionMove,
 };
 
 pub struct SessionDriver<S: Screen> {

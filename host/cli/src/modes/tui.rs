@@ -104,13 +104,17 @@ async fn run_once(cli: Cli) -> Result<Ended> {
     let (keymap, keymap_warning) = load_keymap(&loaded.home.root().join("keybindings.toml"));
     let mut warnings = loaded.warnings.clone();
     warnings.extend(keymap_warning);
-    let palette = match loaded.settings.theme.as_deref() {
-        None => tack_tui::theme::Palette::DARK,
-        Some(name) => Theme::palette(name, &loaded.theme_dirs).unwrap_or_else(|e| {
-            warnings.push(format!("{e}; the dark theme applies"));
-            tack_tui::theme::Palette::DARK
-        }),
+    let (theme_name, palette) = match loaded.settings.theme.as_deref() {
+        None => ("dark", tack_tui::theme::Palette::DARK),
+        Some(name) => match Theme::palette(name, &loaded.theme_dirs) {
+            Ok(palette) => (name, palette),
+            Err(e) => {
+                warnings.push(format!("{e}; the dark theme applies"));
+                ("dark", tack_tui::theme::Palette::DARK)
+            }
+        },
     };
+    let theme_name = theme_name.to_string();
     let notifier = tack_tui::notify::Notifier::from_setting(loaded.settings.notify.as_deref())
         .unwrap_or_else(|e| {
             warnings.push(format!("config.toml: {e}; notifications are off"));
@@ -239,6 +243,7 @@ async fn run_once(cli: Cli) -> Result<Ended> {
             tack_tui::render::highlight::preload();
         }
         let mut app = App::new(theme);
+        app.set_theme_name(&theme_name);
         app.set_keymap(keymap);
         app.set_notifier(notifier, std::env::var_os("TMUX").is_some());
         tack_tui::run(

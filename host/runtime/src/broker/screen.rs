@@ -7,13 +7,26 @@ use std::time::{Duration, Instant};
 
 use crate::bindings::v0_2_0::tack::plugin0_2_0::screen;
 use crate::budget::BudgetExceeded;
-use crate::services::{ComponentInput, ComponentPlacement, WidgetPlacement};
+use crate::services::{
+    ComponentInput, ComponentPlacement, ScreenRead, ScreenReading, ScreenSetting, WidgetPlacement,
+    WorkingIndicator,
+};
 use crate::state::PluginState;
 
 /// The most lines one frame of a component may have.
 const MAX_COMPONENT_LINES: usize = 200;
 /// The longest a frame waits for a key.
 const MAX_FRAME_WAIT: Duration = Duration::from_secs(10);
+/// The most frames a working indicator has.
+const MAX_INDICATOR_FRAMES: usize = 32;
+/// The columns one frame of a working indicator may take; the rest is cut.
+const INDICATOR_FRAME_COLUMNS: usize = 8;
+/// The shortest and longest a frame of a working indicator shows, in milliseconds.
+const INDICATOR_INTERVAL_MS: (u32, u32) = (40, 10_000);
+/// The spinner's own pace, taken for an interval of 0.
+const SPINNER_INTERVAL_MS: u32 = 100;
+/// The most lines a header has.
+const MAX_HEADER_LINES: usize = 12;
 
 impl screen::Host for PluginState {
     async fn set_widget(
@@ -36,7 +49,7 @@ impl screen::Host for PluginState {
     }
 
     async fn set_editor_text(&mut self, text: String) -> wasmtime::Result<()> {
-        let text = self.editor_text(&text)?;
+        let text = self.checked_editor_text(&text)?;
         self.env
             .services
             .ui
@@ -45,7 +58,7 @@ impl screen::Host for PluginState {
     }
 
     async fn paste_to_editor(&mut self, text: String) -> wasmtime::Result<()> {
-        let text = self.editor_text(&text)?;
+        let text = self.checked_editor_text(&text)?;
         self.env
             .services
             .ui
@@ -62,6 +75,112 @@ impl screen::Host for PluginState {
             .ui
             .set_working_message(&self.env.name, message.as_deref());
         Ok(())
+    }
+
+    async fn set_working_visible(&mut self, visible: bool) -> wasmtime::Result<()> {
+        self.set_screen(ScreenSetting::WorkingVisible(visible));
+        Ok(())
+    }
+
+    async fn set_working_indicator(
+        &mut self,
+        indicator: Option<screen::WorkingIndicator>,
+    ) -> wasmtime::Result<()> {
+        let indicator = match indicator {
+            None => None,
+            Some(indicator) => {
+                if indicator.frames.len() > MAX_INDICATOR_FRAMES {
+                    return Err(BudgetExceeded::items(
+                        "the frames of a working indicator",
+                        indicator.frames.len(),
+                        MAX_INDICATOR_FRAMES,
+                    )
+                    .into());
+                }
+                let frames = indicator
+                    .frames
+                    .iter()
+                    .map(|frame| {
+                        let frame =
+                            self.ui_line("a working indicator frame", &strip_styles(frame))?;
+                        Ok(frame.chars().take(INDICATOR_FRAME_COLUMNS).collect())
+                    })
+                    .collect::<wasmtime::Result<Vec<String>>>()?;
+                let interval_ms = match indicator.interval_ms {
+                    0 => SPINNER_INTERVAL_MS,
+                    ms => ms.clamp(INDICATOR_INTERVAL_MS.0, INDICATOR_INTERVAL_MS.1),
+                };
+                Some(WorkingIndicator {
+                    frames,
+                    interval_ms,
+                })
+            }
+        };
+        self.set_screen(ScreenSetting::WorkingIndicator(indicator));
+        Ok(())
+    }
+
+    async fn set_hidden_thinking_label(&mut self, label: Option<String>) -> wasmtime::Result<()> {
+        let label = label
+            .map(|l| self.ui_line("a hidden thinking label", &l))
+            .transpose()?;
+        self.set_screen(ScreenSetting::HiddenThinkingLabel(label));
+        Ok(())
+    }
+
+    async fn set_header(&mut self, lines: Vec<String>) -> wasmtime::Result<()> {
+        if lines.len() > MAX_HEADER_LINES {
+            return Err(BudgetExceeded::items(
+                "the lines of a header",
+                lines.len(),
+                MAX_HEADER_LINES,
+            )
+            .into());
+        }
+        let lines = lines
+            .iter()
+            .map(|line| self.ui_line("a header line", &strip_styles(line)))
+            .collect::<wasmtime::Result<Vec<String>>>()?;
+        self.set_screen(ScreenSetting::Header(lines));
+        Ok(())
+    }
+
+    async fn tools_expanded(&mut self) -> wasmtime::Result<bool> {
+        let reading = self.read_screen(ScreenRead::ToolsExpanded).await;
+        Ok(matches!(reading, Some(ScreenReading::ToolsExpanded(true))))
+    }
+
+    async fn set_tools_expanded(&mut self, expanded: bool) -> wasmtime::Result<()> {
+        self.set_screen(ScreenSetting::ToolsExpanded(expanded));
+        Ok(())
+    }
+
+    async fn editor_text(&mut self) -> wasmtime::Result<Option<String>> {
+        // The draft is what the user types: a plugin reads it only with the grant that already
+        // hands it the keys typed into its component.
+        if !self.env.capabilities.components {
+            return Ok(None);
+        }
+        Ok(match self.read_screen(ScreenRead::EditorText).await {
+            Some(ScreenReading::EditorText(text)) => Some(text),
+            _ => None,
+        })
+    }
+
+    async fn themes(&mut self) -> wasmtime::Result<Vec<String>> {
+        Ok(self.env.services.ui.themes())
+    }
+
+    async fn theme(&mut self) -> wasmtime::Result<Option<String>> {
+        Ok(match self.read_screen(ScreenRead::Theme).await {
+            Some(ScreenReading::Theme(name)) => Some(name),
+            _ => None,
+        })
+    }
+
+    async fn set_theme(&mut self, name: String) -> wasmtime::Result<Result<(), String>> {
+        let name = self.ui_line("a theme name", &name)?;
+        Ok(self.env.services.ui.set_theme(&self.env.name, &name))
     }
 
     async fn set_footer(&mut self, footer: Option<screen::Footer>) -> wasmtime::Result<()> {
@@ -184,9 +303,22 @@ impl PluginState {
         Ok(self.ui_text(what, text)?.replace(['\n', '\r'], " "))
     }
 
+    fn set_screen(&self, setting: ScreenSetting) {
+        self.env.services.ui.set_screen(&self.env.name, setting);
+    }
+
+    /// The front end's answer, awaited without holding the plugin's state (which is not `Sync`).
+    fn read_screen(
+        &self,
+        what: ScreenRead,
+    ) -> impl std::future::Future<Output = Option<ScreenReading>> + Send + 'static {
+        let env = self.env.clone();
+        async move { env.services.ui.read_screen(&env.name, what).await }
+    }
+
     /// Text for the editor: at most [`MAX_EDITOR_TEXT`], control sequences neutralised (line
     /// breaks and tabs kept).
-    fn editor_text(&self, text: &str) -> wasmtime::Result<String> {
+    fn checked_editor_text(&self, text: &str) -> wasmtime::Result<String> {
         crate::budget::check_bytes("editor text", text.len(), MAX_EDITOR_TEXT)?;
         Ok(tack_core::text::neutralize_controls(text).into_owned())
     }

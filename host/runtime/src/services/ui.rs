@@ -3,7 +3,9 @@
 
 use async_trait::async_trait;
 
-pub use tack_core::event::ComponentInput;
+pub use tack_core::event::{
+    ComponentInput, ScreenRead, ScreenReading, ScreenSetting, WorkingIndicator,
+};
 
 use crate::api::{Level, ToolResult};
 
@@ -124,6 +126,25 @@ pub trait PluginUi: Send + Sync + 'static {
 
     /// The plugin's footer (left and right parts), or `None` to remove it.
     fn set_footer(&self, _plugin: &str, _footer: Option<(&str, &str)>) {}
+
+    /// How the terminal UI shows the working row, the header, thinking and tool output
+    /// (`tack:plugin/screen`, 0.2.0); front ends that show none of it drop it.
+    fn set_screen(&self, _plugin: &str, _setting: ScreenSetting) {}
+
+    /// What the terminal UI shows of `what`; `None` where there is no terminal UI to ask.
+    async fn read_screen(&self, _plugin: &str, _what: ScreenRead) -> Option<ScreenReading> {
+        None
+    }
+
+    /// The themes the user can choose; none where nothing is shown.
+    fn themes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Shows the theme called `name` for the rest of this run.
+    fn set_theme(&self, _plugin: &str, _name: &str) -> Result<(), String> {
+        Err("there is no terminal UI to show a theme".to_string())
+    }
 
     /// Shows `lines` as the plugin's component and waits for a key, or `wait`; a front end
     /// with nobody to show it to answers `Closed` at once.

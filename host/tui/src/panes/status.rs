@@ -11,6 +11,8 @@ use crate::render::wrap::truncate;
 use crate::state::State;
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/// How often the spinner turns (the runner's tick), in milliseconds.
+const SPINNER_TICK_MS: u64 = crate::runner::SPINNER_TICK.as_millis() as u64;
 
 #[derive(Default)]
 pub(crate) struct StatusPane;
@@ -36,14 +38,24 @@ fn status_line(state: &State, width: u16) -> Line<'static> {
             theme.running(),
         ));
     } else if state.running {
-        let working = state.working_message.as_deref().unwrap_or("Working…");
-        left.push(Span::styled(
-            format!(
-                "{} {working} (Esc to abort)",
-                SPINNER[state.spinner % SPINNER.len()]
-            ),
-            theme.running(),
-        ));
+        if state.working_visible {
+            let working = state.working_message.as_deref().unwrap_or("Working…");
+            let indicator = match &state.working_indicator {
+                None => format!("{} ", SPINNER[state.spinner % SPINNER.len()]),
+                Some(indicator) if indicator.frames.is_empty() => String::new(),
+                Some(indicator) => {
+                    // The spinner ticks every SPINNER_TICK_MS; a plugin's frames keep their own pace.
+                    let elapsed = state.spinner as u64 * SPINNER_TICK_MS;
+                    let at = elapsed / u64::from(indicator.interval_ms.max(1));
+                    let frame = &indicator.frames[at as usize % indicator.frames.len()];
+                    format!("{frame} ")
+                }
+            };
+            left.push(Span::styled(
+                format!("{indicator}{working} (Esc to abort)"),
+                theme.running(),
+            ));
+        }
     } else if state.quit_armed {
         left.push(Span::styled("Press Ctrl+C again to quit", theme.warn()));
     }

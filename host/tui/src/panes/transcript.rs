@@ -97,12 +97,12 @@ fn visible_lines(state: &mut State, width: u16, height: u16) -> Vec<Line<'static
         return welcome(&state.theme, width);
     }
     let height = usize::from(height);
-    let options = state.options;
+    let options = state.options.clone();
     let theme = state.theme;
     let count = state.transcript.len();
     let items = state.transcript.items_mut();
     let anchor = state.scroll.resolve(count, height, |i| {
-        lay_out(&mut items[i], width, &theme, options)
+        lay_out(&mut items[i], width, &theme, &options)
     });
     let (first, skip) = match anchor {
         Some(anchor) => anchor,
@@ -112,7 +112,7 @@ fn visible_lines(state: &mut State, width: u16, height: u16) -> Vec<Line<'static
             let mut first = count;
             while first > 0 && total < height {
                 first -= 1;
-                total += lay_out(&mut items[first], width, &theme, options);
+                total += lay_out(&mut items[first], width, &theme, &options);
             }
             (first, total.saturating_sub(height))
         }
@@ -122,7 +122,7 @@ fn visible_lines(state: &mut State, width: u16, height: u16) -> Vec<Line<'static
         if lines.len() >= height {
             break;
         }
-        lay_out(item, width, &theme, options);
+        lay_out(item, width, &theme, &options);
         let Some(cache) = &item.cache else {
             break;
         };
@@ -157,7 +157,7 @@ fn welcome(theme: &Theme, width: u16) -> Vec<Line<'static>> {
 
 /// Lays out a block at `width` unless its cached lines are for that width and those options;
 /// returns its height.
-fn lay_out(item: &mut Item, width: u16, theme: &Theme, options: ViewOptions) -> usize {
+fn lay_out(item: &mut Item, width: u16, theme: &Theme, options: &ViewOptions) -> usize {
     let fresh = matches!(&item.cache, Some(c) if c.width == width && c.options == options.bits());
     if !fresh {
         item.cache = Some(Rendered {

@@ -13,7 +13,7 @@ use crate::theme::Theme;
 use crate::transcript::{AssistantBlock, Block, ToolCard, ToolState};
 
 /// How much of each block to show; toggled from the keyboard.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ViewOptions {
     /// Tool output in full rather than its first (or last) few lines.
     pub expand_tools: bool,
@@ -21,11 +21,14 @@ pub struct ViewOptions {
     pub show_thinking: bool,
     /// Images as thumbnails rather than a one-line mention (`show_images` in config.toml).
     pub show_images: bool,
+    /// A plugin's words for hidden thinking, in place of "Thinking" (`screen.set-hidden-
+    /// thinking-label`); a change lays the transcript out again, so it is not in the cache key.
+    pub thinking_label: Option<std::sync::Arc<str>>,
 }
 
 impl ViewOptions {
     /// A key for the render cache.
-    pub fn bits(self) -> u8 {
+    pub fn bits(&self) -> u8 {
         u8::from(self.expand_tools)
             | (u8::from(self.show_thinking) << 1)
             | (u8::from(self.show_images) << 2)
@@ -43,7 +46,7 @@ pub fn render_block(
     block: &Block,
     width: usize,
     theme: &Theme,
-    options: ViewOptions,
+    options: &ViewOptions,
 ) -> Vec<Line<'static>> {
     let width = width.max(8);
     let mut lines = match block {
@@ -126,7 +129,7 @@ fn assistant(
     a: &AssistantBlock,
     width: usize,
     theme: &Theme,
-    options: ViewOptions,
+    options: &ViewOptions,
 ) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     let thinking = a.thinking.trim();
@@ -148,7 +151,10 @@ fn assistant(
             let noun = if count == 1 { "line" } else { "lines" };
             out.push(Line::from(Span::styled(
                 truncate(
-                    &format!("∴ Thinking ({count} {noun}, Ctrl+T to show)"),
+                    &format!(
+                        "∴ {} ({count} {noun}, Ctrl+T to show)",
+                        options.thinking_label.as_deref().unwrap_or("Thinking")
+                    ),
                     width,
                 ),
                 theme.thinking(),
@@ -197,7 +203,7 @@ pub fn summarize_args(name: &str, args: &Value) -> String {
     }
 }
 
-fn tool(card: &ToolCard, width: usize, theme: &Theme, options: ViewOptions) -> Vec<Line<'static>> {
+fn tool(card: &ToolCard, width: usize, theme: &Theme, options: &ViewOptions) -> Vec<Line<'static>> {
     let (icon, icon_style) = match card.state {
         ToolState::Pending => ("○", theme.dim()),
         ToolState::Running => ("◐", theme.running()),

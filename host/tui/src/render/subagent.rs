@@ -36,7 +36,7 @@ pub fn body(
     child: &ChildRun,
     width: usize,
     theme: &Theme,
-    options: ViewOptions,
+    options: &ViewOptions,
 ) -> Vec<Line<'static>> {
     let bar = Span::styled("  │ ", theme.dim());
     let mut out = Vec::new();
@@ -111,7 +111,7 @@ fn icon(state: ToolState, theme: &Theme) -> (&'static str, Style) {
 fn summary(
     card: &ToolCard,
     child: &ChildRun,
-    options: ViewOptions,
+    options: &ViewOptions,
     room: usize,
     theme: &Theme,
 ) -> (String, Style) {

@@ -14,7 +14,7 @@ use tack_runtime::api::{Delivery, Level, OutgoingMessage};
 use tack_runtime::bridge::PluginHooks;
 use tack_runtime::{
     AgentServices, ComponentFrame, ComponentPlacement, HostServices, PluginAgent, PluginSet,
-    PluginUi, WidgetPlacement,
+    PluginUi, ScreenRead, ScreenReading, ScreenSetting, WidgetPlacement,
 };
 use tokio::sync::oneshot;
 
@@ -67,6 +67,21 @@ pub trait Screen: Send + Sync + 'static {
     }
     /// `plugin`'s component is over.
     fn close_component(&self, _plugin: &str) {}
+    /// How the working row, the header, thinking and tool output show; a front end that
+    /// shows none of it drops it.
+    fn set_screen(&self, _plugin: &str, _setting: ScreenSetting) {}
+    /// Asks the front end what it shows of `what`; `None` when it shows nothing (RPC mode).
+    fn read_screen(&self, _what: ScreenRead) -> Option<ScreenReadWait> {
+        None
+    }
+    /// The themes the user can choose.
+    fn themes(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// Shows the theme called `name` until tack ends, without saving it.
+    fn set_theme(&self, _plugin: &str, _name: &str) -> Result<(), String> {
+        Err("this front end shows no theme".to_string())
+    }
 
     /// `plugin` asked tack to end (`control.shutdown`) and the agent is idle: the front end
     /// ends as the user's `/quit` ends it.
@@ -164,6 +179,10 @@ pub fn plugin_switch_target(
 /// A component frame waiting for the user.
 pub type ComponentWait =
     std::pin::Pin<Box<dyn std::future::Future<Output = ComponentFrame> + Send + 'static>>;
+
+/// The front end's answer to a plugin's read of the screen, on its way.
+pub type ScreenReadWait =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Option<ScreenReading>> + Send + 'static>>;
 
 pub struct InteractiveServices<S: Screen> {
     /// The tool registry; messages go through the inbox instead.
@@ -380,6 +399,25 @@ impl<S: Screen> PluginUi for InteractiveServices<S> {
 
     fn close_component(&self, plugin: &str) {
         self.screen.close_component(plugin);
+    }
+
+    fn set_screen(&self, plugin: &str, setting: ScreenSetting) {
+        self.screen.set_screen(plugin, setting);
+    }
+
+    async fn read_screen(&self, _plugin: &str, what: ScreenRead) -> Option<ScreenReading> {
+        if self.is_shut() {
+            return None;
+        }
+        self.screen.read_screen(what)?.await
+    }
+
+    fn themes(&self) -> Vec<String> {
+        self.screen.themes()
+    }
+
+    fn set_theme(&self, plugin: &str, name: &str) -> Result<(), String> {
+        self.screen.set_theme(plugin, name)
     }
 }
 

@@ -8,11 +8,13 @@ use std::time::Duration;
 use tack_core::event::NoticeLevel;
 use tack_core::event::UiRequest;
 use tack_protocol::CloseReason;
-use tack_runtime::{ComponentFrame, ComponentPlacement};
+use tack_runtime::{ComponentFrame, ComponentPlacement, ScreenRead, ScreenSetting};
 use tack_tui::{ComponentRequest, DialogAnswer, DialogRequest, UiEvent};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::modes::driver::{ComponentWait, InteractiveServices, Screen, SessionMove};
+use crate::modes::driver::{
+    ComponentWait, InteractiveServices, Screen, ScreenReadWait, SessionMove,
+};
 use crate::start::AgentSession;
 
 pub type TuiServices = InteractiveServices<TuiScreen>;
@@ -194,6 +196,49 @@ impl Screen for TuiScreen {
                 input: answer.input,
             }
         }))
+    }
+
+    fn set_screen(&self, plugin: &str, setting: ScreenSetting) {
+        self.send(UiEvent::Screen {
+            plugin: plugin.to_string(),
+            setting,
+        });
+    }
+
+    fn read_screen(&self, what: ScreenRead) -> Option<ScreenReadWait> {
+        let (reply, answer) = oneshot::channel();
+        self.send(UiEvent::ReadScreen { what, reply });
+        // The UI drops the request unanswered only while it goes away.
+        Some(Box::pin(async move { answer.await.ok() }))
+    }
+
+    fn themes(&self) -> Vec<String> {
+        match self.front.get().and_then(Weak::upgrade) {
+            Some(front) => tack_tui::Theme::names(&front.loaded.theme_dirs),
+            None => Vec::new(),
+        }
+    }
+
+    fn set_theme(&self, plugin: &str, name: &str) -> Result<(), String> {
+        let Some(front) = self.front.get().and_then(Weak::upgrade) else {
+            return Err("tack has not started its terminal UI yet".to_string());
+        };
+        let dirs = &front.loaded.theme_dirs;
+        if !tack_tui::Theme::names(dirs).iter().any(|n| n == name) {
+            return Err(format!("there is no theme called '{name}'"));
+        }
+        let palette = tack_tui::Theme::palette(name, dirs).map_err(|e| {
+            // The reason names the theme's file; a plugin is told only that it could not be
+            // read, and the user sees the whole reason.
+            self.notify(plugin, NoticeLevel::Warn, &e);
+            format!("the theme '{name}' cannot be read")
+        })?;
+        tracing::info!(plugin, theme = name, "a plugin changed the theme");
+        self.send(UiEvent::Palette {
+            name: name.to_string(),
+            palette,
+        });
+        Ok(())
     }
 
     fn close_component(&self, plugin: &str) {

@@ -125,7 +125,10 @@ impl Controller {
                 let at = names.iter().position(|n| n == current).unwrap_or(0);
                 let next = names[(at + 1) % names.len()].clone();
                 let palette = tack_tui::Theme::palette(&next, dirs).map_err(anyhow::Error::msg)?;
-                self.send(UiEvent::Palette(palette));
+                self.send(UiEvent::Palette {
+                    name: next.clone(),
+                    palette,
+                });
                 crate::settings::write_key(&path, key, next.as_str().into())?;
                 format!("Theme: {next}")
             }
