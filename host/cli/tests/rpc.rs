@@ -1470,6 +1470,20 @@ fn pi_widget_placement_in_javascript_behaves_as_the_rust_port() {
     }
 }
 
+/// The same port in Zig on 0.2.0 (`examples/pi-zig/widget-placement`: `tack.v2.subscribe`, the
+/// `observer` export and `tack.v2.screen`), held to the same scenario. Skipped without zig,
+/// unless `TACK_REQUIRE_SDKS` is set.
+#[test]
+fn pi_widget_placement_in_zig_behaves_as_the_rust_port() {
+    let name = "pi-widget-placement-zig";
+    let dir = tack_sdk_examples::repo_root().join("examples/pi-zig/widget-placement");
+    let toolchains = tack_sdk_examples::Toolchains::locate();
+    let built = tack_sdk_examples::build_zig_example(&toolchains, &dir, name);
+    if let Some(wasm) = tack_sdk_examples::built_or_skipped(name, built) {
+        widget_placement_behaves_as_pi(name, &wasm);
+    }
+}
+
 /// At the session's start, a widget above the editor and one below reach the client.
 fn widget_placement_behaves_as_pi(name: &str, wasm: &str) {
     let env = new_env();
