@@ -64,9 +64,7 @@ pub(crate) fn bindgen(lang: Lang, wit: &[PathBuf], out: &Path) -> Result<(), Bui
         [old, new] => tack_c_tool::generate_bindings_0_2(old, new, out),
         _ => return Err(failed(lang, format!("no WIT folders to bind: {wit:?}"))),
     };
-    written
-        .map(drop)
-        .map_err(|e| failed(lang, e.to_string()))
+    written.map(drop).map_err(|e| failed(lang, e.to_string()))
 }
 
 /// Builds a C plugin folder as `tack plugin new --lang c` lays it out (wit/, include/, src/*.c)

@@ -11,7 +11,11 @@ use crate::toolchains::Toolchains;
 use crate::{failed, repo_root, run, BuildError, Lang};
 
 pub fn build(toolchains: &Toolchains) -> Result<PathBuf, BuildError> {
-    build_example(toolchains, &Lang::Zig.example_dir(), &Lang::Zig.plugin_name())
+    build_example(
+        toolchains,
+        &Lang::Zig.example_dir(),
+        &Lang::Zig.plugin_name(),
+    )
 }
 
 /// The Zig example in folder `dir` (its `src/plugin.zig` with the repository's Zig and C SDKs,
