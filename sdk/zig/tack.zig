@@ -16,7 +16,8 @@
 //!     }
 //!
 //! `exportPlugin` exports what the namespace declares: `init` (required), and optionally
-//! `callTool`, `runCommand`, `beforeToolCall` and `runTask` (the tasks `tasks.run` starts). Every
+//! `callTool`, `runCommand`, `beforeToolCall`, `runTask` (the tasks `tasks.run` starts) and, on
+//! `tack:plugin@0.2.0`, `onEvent` (the events `tack.v2.subscribe` asked for; see `v2`). Every
 //! other export of the world keeps the C SDK's safe default (tack_defaults.c); a plugin that
 //! needs one writes it against the C names in `tack.c`.
 //!
@@ -161,6 +162,309 @@ pub const files = struct {
 pub fn json(arena: std.mem.Allocator, value: anytype) []const u8 {
     return std.json.Stringify.valueAlloc(arena, value, .{}) catch oom();
 }
+
+// ---- tack:plugin@0.2.0 --------------------------------------------------------------------
+
+/// What `tack:plugin@0.2.0` adds, for a plugin whose tack.toml says `api = "0.2"` and whose
+/// build binds both WIT folders (`tack-c bindgen <wit-0.1.0> <wit-0.2.0> <out>`). With 0.1.0's
+/// bindings nothing here exists in `c`, and using it is a compile error; a plugin that never
+/// uses it compiles as before, since Zig only analyses what is used.
+///
+/// Events subscribed to here reach the plugin's `pub fn onEvent(event: tack.v2.Event) void`,
+/// which `exportPlugin` exports as the `observer` export. The other exports 0.2.0 adds
+/// (`provider-hooks`, `session-hooks`) keep the C SDK's harmless defaults (proceed, unchanged).
+pub const v2 = struct {
+    /// One event of those subscribed: its `type` name (`session_start`) and the event as JSON.
+    pub const Event = struct {
+        name: []const u8,
+        data: []const u8,
+        arena: std.mem.Allocator,
+    };
+
+    /// Borrowed WIT strings over `items`, for one call into the host.
+    fn borrowList(arena: std.mem.Allocator, items: []const []const u8) c.plugin_list_string_t {
+        const list = arena.alloc(c.plugin_string_t, items.len) catch oom();
+        for (items, list) |item, *s| s.* = borrow(item);
+        return .{ .ptr = list.ptr, .len = list.len };
+    }
+
+    /// A WIT string the host gave (a result or an error message), copied to the arena and freed.
+    fn takeString(arena: std.mem.Allocator, err: *c.plugin_string_t) []const u8 {
+        defer c.plugin_string_free(err);
+        return arena.dupe(u8, slice(err.*)) catch oom();
+    }
+
+    /// Subscribes to events by name (`session_start`, `turn_end`, `message_update`, ...; see
+    /// `tack:plugin/events`); they reach `onEvent`. An unknown name fails the call, naming it.
+    pub fn subscribe(arena: std.mem.Allocator, names: []const []const u8) Outcome(void) {
+        var list = borrowList(arena, names);
+        var err: c.plugin_string_t = undefined;
+        if (c.tack_plugin_events_subscribe(&list, &err)) return .ok;
+        return .{ .err = takeString(arena, &err) };
+    }
+
+    pub fn unsubscribe(arena: std.mem.Allocator, names: []const []const u8) void {
+        var list = borrowList(arena, names);
+        c.tack_plugin_events_unsubscribe(&list);
+    }
+
+    /// The running agent and its session (Pi's `ctx`).
+    pub const control = struct {
+        pub const Model = struct {
+            provider: []const u8,
+            id: []const u8,
+            name: []const u8,
+            context_window: u32,
+            reasoning: bool,
+            images: bool,
+        };
+
+        pub const ContextUsage = struct {
+            tokens: u32,
+            context_window: u32,
+            percent: f32,
+        };
+
+        pub fn isIdle() bool {
+            return c.tack_plugin_control_is_idle();
+        }
+
+        /// Whether a person can answer dialogs now (the terminal UI, RPC).
+        pub fn hasUi() bool {
+            return c.tack_plugin_control_has_ui();
+        }
+
+        /// The session's name, or null when it was never named.
+        pub fn sessionName(arena: std.mem.Allocator) ?[]const u8 {
+            var out: c.plugin_string_t = undefined;
+            if (!c.tack_plugin_control_session_name(&out)) return null;
+            return takeString(arena, &out);
+        }
+
+        /// Names the session (one line of at most 200 characters).
+        pub fn setSessionName(arena: std.mem.Allocator, name: []const u8) Outcome(void) {
+            var n = borrow(name);
+            var err: c.plugin_string_t = undefined;
+            if (c.tack_plugin_control_set_session_name(&n, &err)) return .ok;
+            return .{ .err = takeString(arena, &err) };
+        }
+
+        /// Sets the label of entry `entry_id`, or clears it with null.
+        pub fn setLabel(arena: std.mem.Allocator, entry_id: []const u8, label: ?[]const u8) Outcome(void) {
+            var id = borrow(entry_id);
+            var text = borrow(label orelse "");
+            var err: c.plugin_string_t = undefined;
+            // The generated signature takes `option<string>` as a pointer: null is `none`.
+            if (c.tack_plugin_control_set_label(&id, if (label != null) &text else null, &err)) return .ok;
+            return .{ .err = takeString(arena, &err) };
+        }
+
+        /// The current model; null before an agent exists (during `init`).
+        pub fn model(arena: std.mem.Allocator) ?Model {
+            var info: c.tack_plugin_control_model_info_t = undefined;
+            if (!c.tack_plugin_control_model(&info)) return null;
+            defer c.tack_plugin_control_model_info_free(&info);
+            return .{
+                .provider = arena.dupe(u8, slice(info.provider)) catch oom(),
+                .id = arena.dupe(u8, slice(info.id)) catch oom(),
+                .name = arena.dupe(u8, slice(info.name)) catch oom(),
+                .context_window = info.context_window,
+                .reasoning = info.reasoning,
+                .images = info.images,
+            };
+        }
+
+        /// How full the context window is; null before an agent exists.
+        pub fn contextUsage() ?ContextUsage {
+            var usage: c.tack_plugin_control_context_window_usage_t = undefined;
+            if (!c.tack_plugin_control_context_usage(&usage)) return null;
+            return .{ .tokens = usage.tokens, .context_window = usage.context_window, .percent = usage.percent };
+        }
+
+        /// Asks for a compaction once the agent is idle, with optional instructions.
+        pub fn compact(arena: std.mem.Allocator, instructions: ?[]const u8) Outcome(void) {
+            var text = borrow(instructions orelse "");
+            var err: c.plugin_string_t = undefined;
+            if (c.tack_plugin_control_compact(if (instructions != null) &text else null, &err)) return .ok;
+            return .{ .err = takeString(arena, &err) };
+        }
+
+        /// Stops the agent's run now; false when none was going on.
+        pub fn abort() bool {
+            return c.tack_plugin_control_abort();
+        }
+    };
+
+    /// What the plugin shows on the user's screen.
+    pub const screen = struct {
+        pub const Placement = enum(u8) { above_editor, below_editor };
+
+        /// Sets widget `key` to `lines` at `placement`; no lines removes it.
+        pub fn setWidget(arena: std.mem.Allocator, key: []const u8, lines: []const []const u8, placement: Placement) void {
+            var k = borrow(key);
+            var list = borrowList(arena, lines);
+            c.tack_plugin_screen_set_widget(&k, &list, @intFromEnum(placement));
+        }
+
+        /// The terminal's title; "" restores tack's.
+        pub fn setTitle(title: []const u8) void {
+            var t = borrow(title);
+            c.tack_plugin_screen_set_title(&t);
+        }
+
+        /// The text beside the spinner while the agent works; null restores tack's.
+        pub fn setWorkingMessage(message: ?[]const u8) void {
+            var m = borrow(message orelse "");
+            c.tack_plugin_screen_set_working_message(if (message != null) &m else null);
+        }
+
+        /// Replaces tack's footer with `left` and `right`; null gives it back to tack.
+        pub fn setFooter(footer: ?struct { left: []const u8, right: []const u8 }) void {
+            if (footer) |f| {
+                var parts = c.tack_plugin_screen_footer_t{ .left = borrow(f.left), .right = borrow(f.right) };
+                c.tack_plugin_screen_set_footer(&parts);
+            } else {
+                c.tack_plugin_screen_set_footer(null);
+            }
+        }
+
+        /// Replaces the text of the user's editor.
+        pub fn setEditorText(text: []const u8) void {
+            var t = borrow(text);
+            c.tack_plugin_screen_set_editor_text(&t);
+        }
+    };
+
+    /// The registration error's message: every case of the variant carries one.
+    fn registerError(arena: std.mem.Allocator, err: anytype) []const u8 {
+        return takeString(arena, &err.val.invalid);
+    }
+
+    /// Tools registered while tack runs (not from `init`: register those with `ctx.tool`).
+    pub const tools = struct {
+        /// Registers (or replaces) one of this plugin's tools; calls reach `callTool`.
+        pub fn register(arena: std.mem.Allocator, name: []const u8, label: []const u8, description: []const u8, parameters_json: []const u8) Outcome(void) {
+            var spec = std.mem.zeroes(c.tack_plugin_tools_tool_spec_t);
+            spec.name = borrow(name);
+            spec.label = borrow(label);
+            spec.description = borrow(description);
+            spec.parameters = borrow(parameters_json);
+            spec.mode = c.TACK_PLUGIN_TYPES_EXECUTION_MODE_PARALLEL;
+            var err: c.tack_plugin_tools_register_error_t = undefined;
+            if (c.tack_plugin_tools_register(&spec, &err)) return .ok;
+            return .{ .err = registerError(arena, &err) };
+        }
+
+        /// False when this plugin registered no tool of that name here.
+        pub fn unregister(name: []const u8) bool {
+            var n = borrow(name);
+            return c.tack_plugin_tools_unregister(&n);
+        }
+    };
+
+    /// Slash commands registered while tack runs; `/name` reaches `runCommand`.
+    pub const commands = struct {
+        pub fn register(arena: std.mem.Allocator, name: []const u8, description: []const u8) Outcome(void) {
+            var spec = c.tack_plugin_commands_command_spec_t{ .name = borrow(name), .description = borrow(description) };
+            var err: c.tack_plugin_commands_register_error_t = undefined;
+            if (c.tack_plugin_commands_register(&spec, &err)) return .ok;
+            return .{ .err = registerError(arena, &err) };
+        }
+
+        pub fn unregister(name: []const u8) bool {
+            var n = borrow(name);
+            return c.tack_plugin_commands_unregister(&n);
+        }
+    };
+
+    /// Long-lived programs (the `process` grant), through the C SDK's helpers.
+    pub const process = struct {
+        pub const Stream = enum(u8) { stdout, stderr };
+        pub const Signal = enum(u8) { interrupt, terminate, kill, hangup };
+
+        /// What a read found: bytes (in the arena), nothing within the wait, or the end.
+        pub const Read = union(enum) { data: []const u8, idle, closed, err: []const u8 };
+
+        /// How a process ended: its exit code, or null when a signal ended it.
+        pub const Exit = struct { code: ?i32 };
+
+        fn failure(arena: std.mem.Allocator, err: *c.plugin_string_t) []const u8 {
+            return takeString(arena, err);
+        }
+
+        /// Starts `command` (matched against the `process` grant) in `cwd` (null: the workspace).
+        pub fn spawn(arena: std.mem.Allocator, command: []const u8, cwd: ?[]const u8) Outcome(u64) {
+            var id: u64 = 0;
+            var err: c.plugin_string_t = undefined;
+            const dir: [*c]const u8 = if (cwd) |d| cstr(arena, d) else null;
+            if (c.tack_process_spawn(cstr(arena, command), dir, &id, &err)) return .{ .ok = id };
+            return .{ .err = failure(arena, &err) };
+        }
+
+        pub fn write(arena: std.mem.Allocator, id: u64, data: []const u8) Outcome(void) {
+            var err: c.plugin_string_t = undefined;
+            if (c.tack_process_write(id, data.ptr, data.len, &err)) return .ok;
+            return .{ .err = failure(arena, &err) };
+        }
+
+        pub fn closeStdin(arena: std.mem.Allocator, id: u64) Outcome(void) {
+            var err: c.plugin_string_t = undefined;
+            if (c.tack_process_close_stdin(id, &err)) return .ok;
+            return .{ .err = failure(arena, &err) };
+        }
+
+        fn readOutcome(arena: std.mem.Allocator, found: c.tack_read_t, out: *c.plugin_list_u8_t, err: *c.plugin_string_t) Read {
+            return switch (found) {
+                c.TACK_READ_DATA => blk: {
+                    defer c.plugin_list_u8_free(out);
+                    break :blk .{ .data = arena.dupe(u8, bytes(out.*)) catch oom() };
+                },
+                c.TACK_READ_IDLE => .idle,
+                c.TACK_READ_CLOSED => .closed,
+                else => .{ .err = failure(arena, err) },
+            };
+        }
+
+        /// Reads up to `max_bytes`, waiting up to `wait_ms`.
+        pub fn read(arena: std.mem.Allocator, id: u64, stream: Stream, max_bytes: u32, wait_ms: u32) Read {
+            var out: c.plugin_list_u8_t = undefined;
+            var err: c.plugin_string_t = undefined;
+            const found = c.tack_process_read(id, @intFromEnum(stream), max_bytes, wait_ms, &out, &err);
+            return readOutcome(arena, found, &out, &err);
+        }
+
+        /// Reads one line (with its newline), waiting up to `wait_ms`.
+        pub fn readLine(arena: std.mem.Allocator, id: u64, stream: Stream, wait_ms: u32) Read {
+            var out: c.plugin_list_u8_t = undefined;
+            var err: c.plugin_string_t = undefined;
+            const found = c.tack_process_read_line(id, @intFromEnum(stream), wait_ms, &out, &err);
+            return readOutcome(arena, found, &out, &err);
+        }
+
+        /// Waits up to `wait_ms` for it to end: null while it still runs.
+        pub fn wait(arena: std.mem.Allocator, id: u64, wait_ms: u32) Outcome(?Exit) {
+            var exit: c.tack_exit_t = undefined;
+            var err: c.plugin_string_t = undefined;
+            if (!c.tack_process_wait(id, wait_ms, &exit, &err)) return .{ .err = failure(arena, &err) };
+            if (!exit.exited) return .{ .ok = null };
+            return .{ .ok = .{ .code = if (exit.has_code) exit.code else null } };
+        }
+
+        /// Signals its process group.
+        pub fn signal(arena: std.mem.Allocator, id: u64, sig: Signal) Outcome(void) {
+            var err: c.plugin_string_t = undefined;
+            if (c.tack_process_signal(id, @intFromEnum(sig), &err)) return .ok;
+            return .{ .err = failure(arena, &err) };
+        }
+
+        /// Forgets it, killing it first if it still runs.
+        pub fn release(arena: std.mem.Allocator, id: u64) Outcome(void) {
+            var err: c.plugin_string_t = undefined;
+            if (c.tack_process_release(id, &err)) return .ok;
+            return .{ .err = failure(arena, &err) };
+        }
+    };
+};
 
 // ---- what the handlers get and return -----------------------------------------------------
 
@@ -343,10 +647,21 @@ pub fn exportPlugin(comptime P: type) void {
             }
         }
     };
+    const V2 = struct {
+        fn onEvent(name: *c.plugin_string_t, data: *c.plugin_string_t) callconv(.c) void {
+            var arena = std.heap.ArenaAllocator.init(std.heap.c_allocator);
+            defer arena.deinit();
+            defer c.plugin_string_free(name);
+            defer c.plugin_string_free(data);
+            P.onEvent(.{ .name = slice(name.*), .data = slice(data.*), .arena = arena.allocator() });
+        }
+    };
     // Strong definitions replace the C SDK's weak defaults at link time.
     @export(&Exports.init, .{ .name = "exports_tack_plugin_guest_init" });
     if (@hasDecl(P, "callTool")) @export(&Exports.callTool, .{ .name = "exports_tack_plugin_guest_call_tool" });
     if (@hasDecl(P, "runCommand")) @export(&Exports.runCommand, .{ .name = "exports_tack_plugin_guest_run_command" });
     if (@hasDecl(P, "beforeToolCall")) @export(&Exports.beforeToolCall, .{ .name = "exports_tack_plugin_guest_before_tool_call" });
     if (@hasDecl(P, "runTask")) @export(&Exports.runTask, .{ .name = "exports_tack_plugin_task_runner_run_task" });
+    // 0.2.0's `observer` export: only with 0.2.0's bindings, whose world declares it.
+    if (@hasDecl(P, "onEvent")) @export(&V2.onEvent, .{ .name = "exports_tack_plugin_observer_on_event" });
 }

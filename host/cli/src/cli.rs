@@ -446,6 +446,10 @@ pub enum PluginCommand {
         wit: PathBuf,
         /// Folder for plugin.h, plugin.c and plugin_component_type.o.
         out: PathBuf,
+        /// The `tack:plugin` 0.2.0 WIT folder, for a plugin whose tack.toml says `api = "0.2"`:
+        /// bind 0.2.0's `plugin` world (`wit` is then the 0.1.0 folder it includes).
+        #[arg(long = "wit-0-2", value_name = "DIR")]
+        wit_0_2: Option<PathBuf>,
     },
     /// Develop a plugin: build it (its build.sh), run tack with it loaded, and start tack again
     /// on the same session when its component changes or `/reload` is typed (which rebuilds).

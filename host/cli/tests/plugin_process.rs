@@ -345,6 +345,21 @@ fn pi_session_name_in_javascript_behaves_as_the_rust_port() {
     }
 }
 
+/// The same port in C on 0.2.0 (`examples/pi-c/session-name`, the C SDK's control helpers),
+/// held to the same scenario. Skipped without zig, unless `TACK_REQUIRE_SDKS` is set.
+#[test]
+fn pi_session_name_in_c_behaves_as_the_rust_port() {
+    let name = "pi-session-name-c";
+    let dir = tack_sdk_examples::repo_root().join("examples/pi-c/session-name");
+    let toolchains = tack_sdk_examples::Toolchains::locate();
+    if let Some(wasm) = tack_sdk_examples::built_or_skipped(
+        name,
+        tack_sdk_examples::build_c_example(&toolchains, &dir, name),
+    ) {
+        session_name_behaves_as_pi(name, &wasm);
+    }
+}
+
 /// `/session-name` shows there is none, names the session, and shows the name, over three runs
 /// of one session.
 fn session_name_behaves_as_pi(name: &str, wasm: &str) {

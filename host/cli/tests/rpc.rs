@@ -1470,6 +1470,20 @@ fn pi_widget_placement_in_javascript_behaves_as_the_rust_port() {
     }
 }
 
+/// The same port in Zig on 0.2.0 (`examples/pi-zig/widget-placement`: `tack.v2.subscribe`, the
+/// `observer` export and `tack.v2.screen`), held to the same scenario. Skipped without zig,
+/// unless `TACK_REQUIRE_SDKS` is set.
+#[test]
+fn pi_widget_placement_in_zig_behaves_as_the_rust_port() {
+    let name = "pi-widget-placement-zig";
+    let dir = tack_sdk_examples::repo_root().join("examples/pi-zig/widget-placement");
+    let toolchains = tack_sdk_examples::Toolchains::locate();
+    let built = tack_sdk_examples::build_zig_example(&toolchains, &dir, name);
+    if let Some(wasm) = tack_sdk_examples::built_or_skipped(name, built) {
+        widget_placement_behaves_as_pi(name, &wasm);
+    }
+}
+
 /// At the session's start, a widget above the editor and one below reach the client.
 fn widget_placement_behaves_as_pi(name: &str, wasm: &str) {
     let env = new_env();
@@ -2072,6 +2086,48 @@ fn a_plugin_may_cancel_session_moves_and_is_named_for_it() {
         "{}",
         tack_test_support::stderr(&out)
     );
+}
+
+/// The C SDK's defaults for 0.2.0's optional exports (tack_defaults.c) change nothing: a C plugin
+/// built against 0.2.0 that defines none of them (Pi's session-name in C) exports
+/// `session-hooks`, `provider-hooks` and `observer` all the same, and with it loaded a run
+/// answers, and a new session, a fork and a clone each go ahead. Skipped without zig, unless
+/// `TACK_REQUIRE_SDKS` is set.
+#[test]
+fn a_c_plugin_on_0_2_with_default_exports_lets_session_moves_proceed() {
+    let name = "pi-session-name-c";
+    let dir = tack_sdk_examples::repo_root().join("examples/pi-c/session-name");
+    let toolchains = tack_sdk_examples::Toolchains::locate();
+    let built = tack_sdk_examples::build_c_example(&toolchains, &dir, name);
+    let Some(wasm) = tack_sdk_examples::built_or_skipped(name, built) else {
+        return;
+    };
+    let env = new_env();
+    let scripted = env.scripted(json!([{ "text": "first answer" }]), json!({}));
+    let plugin = env.plugin(name, &wasm);
+    let mut rpc = env.spawn(&["--plugin", &scripted, "--plugin", &plugin]);
+    rpc.run("first question");
+    let open = rpc.state().session_id;
+    let points: Vec<ForkMessage> =
+        serde_json::from_value(rpc.call(Command::GetForkMessages)["messages"].clone())
+            .expect("points");
+
+    let fork: SessionRef = rpc.call_as(Command::Fork {
+        entry_id: points[0].entry_id.clone(),
+    });
+    assert!(!fork.cancelled, "{fork:?}");
+    assert_eq!(fork.text.as_deref(), Some("first question"), "{fork:?}");
+    let clone: SessionRef = rpc.call_as(Command::Clone);
+    assert!(!clone.cancelled, "{clone:?}");
+    let new: SessionRef = rpc.call_as(Command::NewSession {
+        parent_session: None,
+    });
+    assert!(!new.cancelled, "{new:?}");
+    assert_ne!(new.session_id, open);
+    assert_eq!(rpc.state().session_id, new.session_id);
+    let err = rpc.stderr();
+    assert!(!err.contains("cancelled"), "{err}");
+    assert!(rpc.finish().0.success());
 }
 
 /// A plugin subscribed to `dialog_open` (the hostile one) hears that another plugin's dialog

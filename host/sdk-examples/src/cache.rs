@@ -14,17 +14,8 @@ static BUILDING: Mutex<()> = Mutex::new(());
 /// Folders and files that are outputs or caches, not inputs.
 const SKIP: &[&str] = &["__pycache__", "node_modules", "build", ".git"];
 
-/// The component for `lang`'s example built from `inputs`: from the cache, or made by `build`,
-/// which writes the component to the path it is given.
-pub fn cached(
-    lang: Lang,
-    inputs: &[PathBuf],
-    build: impl FnOnce(&Path, &Path) -> Result<(), BuildError>,
-) -> Result<PathBuf, BuildError> {
-    cached_as(&lang.plugin_name(), lang, inputs, build)
-}
-
-/// [`cached`] for plugin `name` written in `lang`.
+/// The component of plugin `name`, written in `lang`, built from `inputs`: from the cache, or
+/// made by `build`, which writes the component to the path it is given.
 pub fn cached_as(
     name: &str,
     lang: Lang,

@@ -4,36 +4,67 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::cache::cached;
+use crate::cache::cached_as;
 use crate::toolchains::Toolchains;
-use crate::{failed, repo_root, run, wit_dir, BuildError, Lang};
+use crate::{failed, repo_root, run, speaks_0_2, wit_dir, wit_dir_0_2, BuildError, Lang};
 
 pub fn build(toolchains: &Toolchains) -> Result<PathBuf, BuildError> {
+    build_example(toolchains, &Lang::C.example_dir(), &Lang::C.plugin_name())
+}
+
+/// The C example in folder `dir` (its `src/*.c` with the repository's C SDK, as its build.sh
+/// does), cached under plugin `name`. A package whose tack.toml says `api = "0.2"` is bound to
+/// 0.2.0's `plugin` world (0.1.0's and 0.2.0's WIT folders), which also compiles the SDK's 0.2.0
+/// helpers and default exports.
+pub fn build_example(
+    toolchains: &Toolchains,
+    dir: &Path,
+    name: &str,
+) -> Result<PathBuf, BuildError> {
     toolchains.zig_python()?;
-    let root = repo_root();
-    let example = Lang::C.example_dir();
-    let sdk = root.join("sdk").join("c");
-    let inputs = [
-        example.clone(),
+    let sdk = repo_root().join("sdk").join("c");
+    let wit = wit_dirs(dir);
+    let mut inputs = vec![
+        dir.to_path_buf(),
         sdk.join("include"),
         sdk.join("src"),
         // The bindings generator: which world it binds, under which names.
         sdk.join("tool").join("src"),
-        wit_dir(),
     ];
-    cached(Lang::C, &inputs, |scratch, out| {
-        let mut sources = c_sources(&example.join("src"))?;
+    inputs.extend(wit.iter().cloned());
+    cached_as(name, Lang::C, &inputs, |scratch, out| {
+        let mut sources = c_sources(&dir.join("src"))?;
         sources.push(sdk.join("src").join("tack_helpers.c"));
         sources.push(sdk.join("src").join("tack_defaults.c"));
         compile(
             toolchains,
-            &wit_dir(),
+            &wit,
             &[sdk.join("include")],
             &sources,
             scratch,
             out,
         )
     })
+}
+
+/// The WIT folders a package in the repository is bound against: 0.1.0's, and 0.2.0's after it
+/// when its tack.toml says `api = "0.2"`.
+pub(crate) fn wit_dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![wit_dir()];
+    if speaks_0_2(dir) {
+        dirs.push(wit_dir_0_2());
+    }
+    dirs
+}
+
+/// C bindings for `wit` (one folder: 0.1.0's `plugin-extended`; two: 0.2.0's `plugin`) in `out`.
+pub(crate) fn bindgen(lang: Lang, wit: &[PathBuf], out: &Path) -> Result<(), BuildError> {
+    let written = match wit {
+        [one] => tack_c_tool::generate_bindings(one, out),
+        [old, new] => tack_c_tool::generate_bindings_0_2(old, new, out),
+        _ => return Err(failed(lang, format!("no WIT folders to bind: {wit:?}"))),
+    };
+    written.map(drop).map_err(|e| failed(lang, e.to_string()))
 }
 
 /// Builds a C plugin folder as `tack plugin new --lang c` lays it out (wit/, include/, src/*.c)
@@ -43,7 +74,7 @@ pub fn build_package(toolchains: &Toolchains, dir: &Path, out: &Path) -> Result<
     let sources = c_sources(&dir.join("src"))?;
     compile(
         toolchains,
-        &dir.join("wit"),
+        &[dir.join("wit")],
         &[dir.join("include")],
         &sources,
         scratch.path(),
@@ -54,7 +85,7 @@ pub fn build_package(toolchains: &Toolchains, dir: &Path, out: &Path) -> Result<
 /// Bindings for `wit`, zig for the core module, the reactor adapter for the component.
 fn compile(
     toolchains: &Toolchains,
-    wit: &Path,
+    wit: &[PathBuf],
     includes: &[PathBuf],
     sources: &[PathBuf],
     scratch: &Path,
@@ -62,7 +93,7 @@ fn compile(
 ) -> Result<(), BuildError> {
     let python = toolchains.zig_python()?;
     let generated = scratch.join("gen");
-    tack_c_tool::generate_bindings(wit, &generated).map_err(|e| failed(Lang::C, e.to_string()))?;
+    bindgen(Lang::C, wit, &generated)?;
     let core = scratch.join("core.wasm");
     let mut cc = Command::new(&python);
     cc.args(["-m", "ziglang", "cc", "-target", "wasm32-wasi"])

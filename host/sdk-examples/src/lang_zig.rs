@@ -5,33 +5,47 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::cache::cached;
-use crate::lang_c::c_sources;
+use crate::cache::cached_as;
+use crate::lang_c::{bindgen, c_sources, wit_dirs};
 use crate::toolchains::Toolchains;
-use crate::{failed, repo_root, run, wit_dir, BuildError, Lang};
+use crate::{failed, repo_root, run, BuildError, Lang};
 
 pub fn build(toolchains: &Toolchains) -> Result<PathBuf, BuildError> {
+    build_example(
+        toolchains,
+        &Lang::Zig.example_dir(),
+        &Lang::Zig.plugin_name(),
+    )
+}
+
+/// The Zig example in folder `dir` (its `src/plugin.zig` with the repository's Zig and C SDKs,
+/// as its build.sh does), cached under plugin `name`; an `api = "0.2"` package is bound to
+/// 0.2.0's `plugin` world, as for C.
+pub fn build_example(
+    toolchains: &Toolchains,
+    dir: &Path,
+    name: &str,
+) -> Result<PathBuf, BuildError> {
     toolchains.zig_python_for(Lang::Zig)?;
-    let root = repo_root();
-    let example = Lang::Zig.example_dir();
-    let sdk = root.join("sdk");
-    let inputs = [
-        example.clone(),
+    let sdk = repo_root().join("sdk");
+    let wit = wit_dirs(dir);
+    let mut inputs = vec![
+        dir.to_path_buf(),
         sdk.join("zig").join("tack.zig"),
         sdk.join("c").join("include"),
         sdk.join("c").join("src"),
         sdk.join("c").join("tool").join("src"),
-        wit_dir(),
     ];
-    cached(Lang::Zig, &inputs, |scratch, out| {
+    inputs.extend(wit.iter().cloned());
+    cached_as(name, Lang::Zig, &inputs, |scratch, out| {
         let c_files = c_sources(&sdk.join("c").join("src"))?;
         compile(
             toolchains,
             &Sources {
-                wit: wit_dir(),
+                wit,
                 include: sdk.join("c").join("include"),
                 c_files,
-                root: example.join("src").join("plugin.zig"),
+                root: dir.join("src").join("plugin.zig"),
                 sdk: sdk.join("zig").join("tack.zig"),
             },
             scratch,
@@ -41,7 +55,8 @@ pub fn build(toolchains: &Toolchains) -> Result<PathBuf, BuildError> {
 }
 
 struct Sources {
-    wit: PathBuf,
+    /// The WIT folders bound (see `lang_c::bindgen`).
+    wit: Vec<PathBuf>,
     /// Holds tack.h.
     include: PathBuf,
     /// The C SDK's helpers and defaults.
@@ -60,8 +75,7 @@ fn compile(
 ) -> Result<(), BuildError> {
     let python = toolchains.zig_python_for(Lang::Zig)?;
     let generated = scratch.join("gen");
-    tack_c_tool::generate_bindings(&sources.wit, &generated)
-        .map_err(|e| failed(Lang::Zig, e.to_string()))?;
+    bindgen(Lang::Zig, &sources.wit, &generated)?;
     let zig = |args: &[&str]| {
         let mut cmd = Command::new(&python);
         cmd.args(["-m", "ziglang"])

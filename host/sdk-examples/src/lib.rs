@@ -15,9 +15,11 @@ mod toolchains;
 
 use std::path::{Path, PathBuf};
 
+pub use lang_c::build_example as build_c_example;
 pub use lang_c::build_package as build_c_package;
 pub use lang_js::build_package as build_js_package;
 pub use lang_python::build_package as build_python_package;
+pub use lang_zig::build_example as build_zig_example;
 pub use toolchains::Toolchains;
 
 /// The languages with an SDK and an example.

@@ -14,6 +14,13 @@
  * extensions), under the `plugin` names: `tack_run_tasks` (fan-out; each task runs through your
  * `exports_tack_plugin_task_runner_run_task` on another instance) and `tack_file_permissions`
  * below wrap them. A plugin that calls neither imports neither.
+ *
+ * A plugin built against `tack:plugin@0.2.0` (`api = "0.2"` in its tack.toml) generates its
+ * bindings from both WIT folders: `tack-c bindgen <wit-0.1.0> <wit-0.2.0> <out>` (or `tack plugin
+ * c-bindgen <wit-0.1.0> <out> --wit-0-2 <wit-0.2.0>`). Those bindings keep every 0.1.0 name and
+ * add 0.2.0's (`tack_plugin_control_*`, `tack_plugin_screen_*`, ...); with them this header
+ * declares the 0.2.0 helpers below (TACK_API_0_2), and tack_defaults.c adds harmless defaults
+ * for 0.2.0's three optional exports. With 0.1.0's bindings none of that is compiled.
  */
 #ifndef TACK_H
 #define TACK_H
@@ -137,6 +144,141 @@ void tack_bytes_dup(tack_bytes_t *out, const char *bytes, size_t len);
 bool tack_file_permissions(const char *path, uint32_t *mode, tack_string_t *err);
 /* Sets them (only the 0777 bits; needs a read-write grant). */
 bool tack_set_file_permissions(const char *path, uint32_t mode, tack_string_t *err);
+
+/* ---- tack:plugin@0.2.0 ---------------------------------------------------------------------- */
+
+/* Only 0.2.0's bindings define 0.2.0's enums, so their presence tells which bindings this
+ * plugin was built with. */
+#if defined(TACK_PLUGIN_SCREEN_WIDGET_PLACEMENT_ABOVE_EDITOR) && !defined(TACK_API_0_2)
+#define TACK_API_0_2 1
+#endif
+
+#ifdef TACK_API_0_2
+
+/* The exports 0.2.0 adds, each with a weak default in tack_defaults.c; define one to replace it:
+ *
+ *   void exports_tack_plugin_observer_on_event(plugin_string_t *name,
+ *                                              exports_tack_plugin_observer_json_t *data);
+ *     The events subscribed to with tack_subscribe. Default: ignores them.
+ *   bool exports_tack_plugin_provider_hooks_before_provider_request(
+ *       exports_tack_plugin_provider_hooks_outgoing_request_t *request,
+ *       exports_tack_plugin_provider_hooks_json_t *ret);
+ *   void exports_tack_plugin_provider_hooks_after_provider_response(
+ *       exports_tack_plugin_provider_hooks_provider_response_t *response);
+ *     The `provider_payload` grant's hooks. Default: the body goes as it is.
+ *   exports_tack_plugin_session_hooks_session_decision_t
+ *       exports_tack_plugin_session_hooks_before_switch(...), ..._before_fork(...);
+ *   void exports_tack_plugin_session_hooks_before_tree(...);
+ *     Session moves. Default: proceed.
+ *
+ * Every generated 0.2.0 import (`tack_plugin_control_abort`, `tack_plugin_models_complete`, ...)
+ * can be called directly too; the helpers below take C strings and flatten errors to a message.
+ * As above, `err` may be NULL, and every tack_string_t filled in is heap memory the caller frees
+ * with plugin_string_free. */
+
+typedef tack_plugin_control_model_info_t tack_model_info_t;
+typedef tack_plugin_control_context_window_usage_t tack_context_usage_t;
+/* TACK_PLUGIN_SCREEN_WIDGET_PLACEMENT_ABOVE_EDITOR or _BELOW_EDITOR. */
+typedef tack_plugin_screen_widget_placement_t tack_widget_placement_t;
+/* TACK_PLUGIN_PROCESS_OUTPUT_STREAM_STDOUT or _STDERR. */
+typedef tack_plugin_process_output_stream_t tack_output_stream_t;
+/* TACK_PLUGIN_PROCESS_SIGNAL_INTERRUPT, _TERMINATE, _KILL or _HANGUP. */
+typedef tack_plugin_process_signal_t tack_signal_t;
+
+/* -- events: names as `tack:plugin/events` lists them (`session_start`, `turn_end`, ...). */
+
+/* Subscribes to `count` events; they reach exports_tack_plugin_observer_on_event. An unknown
+ * name fails the whole call, naming it. */
+bool tack_subscribe(const char *const *names, size_t count, tack_string_t *err);
+void tack_unsubscribe(const char *const *names, size_t count);
+
+/* -- control: the running agent and its session (Pi's `ctx`). */
+
+bool tack_is_idle(void);
+/* Whether a person can answer dialogs now (terminal UI, RPC). */
+bool tack_has_ui(void);
+/* The session's name; false when it was never named. */
+bool tack_session_name(tack_string_t *out);
+/* Names the session (one line of at most 200 characters). */
+bool tack_set_session_name(const char *name, tack_string_t *err);
+/* Sets the label of entry `entry_id`, or clears it when `label` is NULL. */
+bool tack_set_label(const char *entry_id, const char *label, tack_string_t *err);
+/* The current model; false before an agent exists (during init). Free with
+ * tack_plugin_control_model_info_free. */
+bool tack_model(tack_model_info_t *out);
+/* How full the context window is; false before an agent exists. */
+bool tack_context_usage(tack_context_usage_t *out);
+/* Asks for a compaction once the agent is idle; `instructions` may be NULL. */
+bool tack_compact(const char *instructions, tack_string_t *err);
+
+/* -- tools and commands registered while tack runs (not from init: return those in the
+ * registration). */
+
+/* Registers (or replaces) one of this plugin's tools; calls reach its call-tool export. */
+bool tack_tools_register(const char *name, const char *label, const char *description,
+                         const char *parameters_json, tack_string_t *err);
+/* False when this plugin registered no tool of that name here. */
+bool tack_tools_unregister(const char *name);
+bool tack_commands_register(const char *name, const char *description, tack_string_t *err);
+bool tack_commands_unregister(const char *name);
+
+/* -- screen */
+
+/* Sets widget `key` to `count` lines at `placement`; no lines removes it. */
+void tack_set_widget(const char *key, const char *const *lines, size_t count,
+                     tack_widget_placement_t placement);
+/* The terminal's title; "" restores tack's. */
+void tack_set_title(const char *title);
+/* The text beside the spinner while the agent works; NULL restores tack's. */
+void tack_set_working_message(const char *message);
+/* Replaces tack's footer with `left` and `right`. */
+void tack_set_footer(const char *left, const char *right);
+/* Gives the footer back to tack. */
+void tack_clear_footer(void);
+/* Replaces the text of the user's editor. */
+void tack_set_editor_text(const char *text);
+
+/* -- process: long-lived programs (the `process` grant). */
+
+/* What a read found. */
+typedef enum {
+  TACK_READ_ERROR = -1,
+  /* `out` holds bytes (free with plugin_list_u8_free). */
+  TACK_READ_DATA = 0,
+  /* Nothing arrived within the wait. */
+  TACK_READ_IDLE = 1,
+  /* The stream is closed and was read to its end. */
+  TACK_READ_CLOSED = 2,
+} tack_read_t;
+
+/* How a process ended, for tack_process_wait. */
+typedef struct {
+  /* False while it still runs. */
+  bool exited;
+  /* False when a signal ended it (then `code` is 0). */
+  bool has_code;
+  int32_t code;
+} tack_exit_t;
+
+/* Starts `command` (matched against the `process` grant) in `cwd` (NULL: the workspace). */
+bool tack_process_spawn(const char *command, const char *cwd, uint64_t *id, tack_string_t *err);
+/* Writes `len` bytes to its standard input. */
+bool tack_process_write(uint64_t id, const char *bytes, size_t len, tack_string_t *err);
+bool tack_process_close_stdin(uint64_t id, tack_string_t *err);
+/* Reads up to `max_bytes`, waiting up to `wait_ms`. */
+tack_read_t tack_process_read(uint64_t id, tack_output_stream_t stream, uint32_t max_bytes,
+                              uint32_t wait_ms, tack_bytes_t *out, tack_string_t *err);
+/* Reads one line (with its newline), waiting up to `wait_ms`. */
+tack_read_t tack_process_read_line(uint64_t id, tack_output_stream_t stream, uint32_t wait_ms,
+                                   tack_bytes_t *out, tack_string_t *err);
+/* Waits up to `wait_ms` for it to end. */
+bool tack_process_wait(uint64_t id, uint32_t wait_ms, tack_exit_t *exit, tack_string_t *err);
+/* Signals its process group. */
+bool tack_process_signal(uint64_t id, tack_signal_t sig, tack_string_t *err);
+/* Forgets it, killing it first if it runs. */
+bool tack_process_release(uint64_t id, tack_string_t *err);
+
+#endif /* TACK_API_0_2 */
 
 #ifdef __cplusplus
 }

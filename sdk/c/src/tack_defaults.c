@@ -164,3 +164,52 @@ TACK_DEFAULT bool exports_tack_plugin_task_runner_run_task(plugin_list_u8_t *inp
   tack_string_dup(err, "this plugin runs no tasks");
   return false;
 }
+
+/* ---- tack:plugin@0.2.0's optional exports ---------------------------------------------------- */
+
+/* Built only with 0.2.0's bindings (see tack.h), whose world declares these exports: a plugin
+ * that defines none of them still exports them, and the defaults change nothing. */
+#ifdef TACK_API_0_2
+
+TACK_DEFAULT void exports_tack_plugin_observer_on_event(plugin_string_t *name,
+                                                        exports_tack_plugin_observer_json_t *data) {
+  plugin_string_free(name);
+  plugin_string_free(data);
+}
+
+/* `none`: the request goes as the provider built it. */
+TACK_DEFAULT bool exports_tack_plugin_provider_hooks_before_provider_request(
+    exports_tack_plugin_provider_hooks_outgoing_request_t *request,
+    exports_tack_plugin_provider_hooks_json_t *ret) {
+  (void)ret;
+  exports_tack_plugin_provider_hooks_outgoing_request_free(request);
+  return false;
+}
+
+TACK_DEFAULT void exports_tack_plugin_provider_hooks_after_provider_response(
+    exports_tack_plugin_provider_hooks_provider_response_t *response) {
+  exports_tack_plugin_provider_hooks_provider_response_free(response);
+}
+
+TACK_DEFAULT exports_tack_plugin_session_hooks_session_decision_t
+exports_tack_plugin_session_hooks_before_switch(
+    exports_tack_plugin_session_hooks_switch_request_t *request) {
+  plugin_option_string_free(&request->target_session_id);
+  return EXPORTS_TACK_PLUGIN_SESSION_HOOKS_SESSION_DECISION_PROCEED;
+}
+
+TACK_DEFAULT exports_tack_plugin_session_hooks_session_decision_t
+exports_tack_plugin_session_hooks_before_fork(
+    exports_tack_plugin_session_hooks_fork_request_t *request) {
+  exports_tack_plugin_session_hooks_fork_request_free(request);
+  return EXPORTS_TACK_PLUGIN_SESSION_HOOKS_SESSION_DECISION_PROCEED;
+}
+
+TACK_DEFAULT void exports_tack_plugin_session_hooks_before_tree(
+    exports_tack_plugin_session_hooks_tree_request_t *request,
+    exports_tack_plugin_session_hooks_tree_decision_t *ret) {
+  exports_tack_plugin_session_hooks_tree_request_free(request);
+  ret->tag = EXPORTS_TACK_PLUGIN_SESSION_HOOKS_TREE_DECISION_PROCEED;
+}
+
+#endif /* TACK_API_0_2 */

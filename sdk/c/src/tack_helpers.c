@@ -452,3 +452,237 @@ bool tack_set_file_permissions(const char *path, uint32_t mode, tack_string_t *e
   take_or_free(&error, err);
   return false;
 }
+
+/* ---- tack:plugin@0.2.0 ---------------------------------------------------------------------- */
+
+#ifdef TACK_API_0_2
+
+/* Import arguments are borrowed: these point at the caller's bytes and are never freed. */
+static plugin_string_t borrow(const char *s) {
+  return (plugin_string_t){(uint8_t *)s, s ? strlen(s) : 0};
+}
+
+static plugin_list_string_t borrow_list(const char *const *items, size_t count) {
+  plugin_list_string_t list = {xrealloc(NULL, count * sizeof(plugin_string_t)), count};
+  for (size_t i = 0; i < count; i++) list.ptr[i] = borrow(items[i]);
+  return list;
+}
+
+bool tack_subscribe(const char *const *names, size_t count, tack_string_t *err) {
+  plugin_list_string_t list = borrow_list(names, count);
+  plugin_string_t error;
+  bool ok = tack_plugin_events_subscribe(&list, &error);
+  free(list.ptr);
+  if (!ok) take_or_free(&error, err);
+  return ok;
+}
+
+void tack_unsubscribe(const char *const *names, size_t count) {
+  plugin_list_string_t list = borrow_list(names, count);
+  tack_plugin_events_unsubscribe(&list);
+  free(list.ptr);
+}
+
+bool tack_is_idle(void) { return tack_plugin_control_is_idle(); }
+
+bool tack_has_ui(void) { return tack_plugin_control_has_ui(); }
+
+bool tack_session_name(tack_string_t *out) { return tack_plugin_control_session_name(out); }
+
+bool tack_set_session_name(const char *name, tack_string_t *err) {
+  plugin_string_t n = borrow(name);
+  plugin_string_t error;
+  if (tack_plugin_control_set_session_name(&n, &error)) return true;
+  take_or_free(&error, err);
+  return false;
+}
+
+bool tack_set_label(const char *entry_id, const char *label, tack_string_t *err) {
+  plugin_string_t id = borrow(entry_id);
+  plugin_string_t text = borrow(label);
+  plugin_string_t error;
+  /* The generated signature takes `option<string>` as a pointer: NULL is `none`. */
+  if (tack_plugin_control_set_label(&id, label ? &text : NULL, &error)) return true;
+  take_or_free(&error, err);
+  return false;
+}
+
+bool tack_model(tack_model_info_t *out) { return tack_plugin_control_model(out); }
+
+bool tack_context_usage(tack_context_usage_t *out) {
+  return tack_plugin_control_context_usage(out);
+}
+
+bool tack_compact(const char *instructions, tack_string_t *err) {
+  plugin_string_t text = borrow(instructions);
+  plugin_string_t error;
+  if (tack_plugin_control_compact(instructions ? &text : NULL, &error)) return true;
+  take_or_free(&error, err);
+  return false;
+}
+
+bool tack_tools_register(const char *name, const char *label, const char *description,
+                         const char *parameters_json, tack_string_t *err) {
+  tack_plugin_tools_tool_spec_t spec = {
+      .name = borrow(name),
+      .label = borrow(label),
+      .description = borrow(description),
+      .parameters = borrow(parameters_json),
+      .mode = TACK_PLUGIN_TYPES_EXECUTION_MODE_PARALLEL,
+      .prompt_snippet = {.is_some = false},
+  };
+  tack_plugin_tools_register_error_t error;
+  if (tack_plugin_tools_register(&spec, &error)) return true;
+  /* Every case of the variant carries its message, in the same place. */
+  take_or_free(&error.val.invalid, err);
+  return false;
+}
+
+bool tack_tools_unregister(const char *name) {
+  plugin_string_t n = borrow(name);
+  return tack_plugin_tools_unregister(&n);
+}
+
+bool tack_commands_register(const char *name, const char *description, tack_string_t *err) {
+  tack_plugin_commands_command_spec_t spec = {.name = borrow(name),
+                                              .description = borrow(description)};
+  tack_plugin_commands_register_error_t error;
+  if (tack_plugin_commands_register(&spec, &error)) return true;
+  take_or_free(&error.val.invalid, err);
+  return false;
+}
+
+bool tack_commands_unregister(const char *name) {
+  plugin_string_t n = borrow(name);
+  return tack_plugin_commands_unregister(&n);
+}
+
+void tack_set_widget(const char *key, const char *const *lines, size_t count,
+                     tack_widget_placement_t placement) {
+  plugin_string_t k = borrow(key);
+  plugin_list_string_t list = borrow_list(lines, count);
+  tack_plugin_screen_set_widget(&k, &list, placement);
+  free(list.ptr);
+}
+
+void tack_set_title(const char *title) {
+  plugin_string_t t = borrow(title);
+  tack_plugin_screen_set_title(&t);
+}
+
+void tack_set_working_message(const char *message) {
+  plugin_string_t m = borrow(message);
+  tack_plugin_screen_set_working_message(message ? &m : NULL);
+}
+
+void tack_set_footer(const char *left, const char *right) {
+  tack_plugin_screen_footer_t footer = {borrow(left), borrow(right)};
+  tack_plugin_screen_set_footer(&footer);
+}
+
+void tack_clear_footer(void) { tack_plugin_screen_set_footer(NULL); }
+
+void tack_set_editor_text(const char *text) {
+  plugin_string_t t = borrow(text);
+  tack_plugin_screen_set_editor_text(&t);
+}
+
+/* A process error as one message: the four string cases carry theirs, `unknown` its id. */
+static void process_error(tack_plugin_process_process_error_t *error, tack_string_t *err) {
+  if (error->tag == TACK_PLUGIN_PROCESS_PROCESS_ERROR_UNKNOWN) {
+    if (err) {
+      tack_string_printf(err, "this plugin has no process %llu",
+                         (unsigned long long)error->val.unknown);
+    }
+    return;
+  }
+  take_or_free(&error->val.denied, err);
+}
+
+bool tack_process_spawn(const char *command, const char *cwd, uint64_t *id, tack_string_t *err) {
+  tack_plugin_process_spawn_request_t request = {
+      .command = borrow(command),
+      .cwd = {.is_some = cwd != NULL, .val = borrow(cwd)},
+  };
+  tack_plugin_process_process_error_t error;
+  if (tack_plugin_process_spawn(&request, id, &error)) return true;
+  process_error(&error, err);
+  return false;
+}
+
+bool tack_process_write(uint64_t id, const char *bytes, size_t len, tack_string_t *err) {
+  plugin_list_u8_t data = {(uint8_t *)bytes, len};
+  tack_plugin_process_process_error_t error;
+  if (tack_plugin_process_write(id, &data, &error)) return true;
+  process_error(&error, err);
+  return false;
+}
+
+bool tack_process_close_stdin(uint64_t id, tack_string_t *err) {
+  tack_plugin_process_process_error_t error;
+  if (tack_plugin_process_close_stdin(id, &error)) return true;
+  process_error(&error, err);
+  return false;
+}
+
+static tack_read_t read_outcome(bool ok, tack_plugin_process_output_t *output,
+                                tack_plugin_process_process_error_t *error, tack_bytes_t *out,
+                                tack_string_t *err) {
+  if (!ok) {
+    process_error(error, err);
+    return TACK_READ_ERROR;
+  }
+  switch (output->tag) {
+    case TACK_PLUGIN_PROCESS_OUTPUT_DATA:
+      /* The caller owns the bytes now. */
+      *out = output->val.data;
+      return TACK_READ_DATA;
+    case TACK_PLUGIN_PROCESS_OUTPUT_IDLE: return TACK_READ_IDLE;
+    default: return TACK_READ_CLOSED;
+  }
+}
+
+tack_read_t tack_process_read(uint64_t id, tack_output_stream_t stream, uint32_t max_bytes,
+                              uint32_t wait_ms, tack_bytes_t *out, tack_string_t *err) {
+  tack_plugin_process_output_t output;
+  tack_plugin_process_process_error_t error;
+  bool ok = tack_plugin_process_read(id, stream, max_bytes, wait_ms, &output, &error);
+  return read_outcome(ok, &output, &error, out, err);
+}
+
+tack_read_t tack_process_read_line(uint64_t id, tack_output_stream_t stream, uint32_t wait_ms,
+                                   tack_bytes_t *out, tack_string_t *err) {
+  tack_plugin_process_output_t output;
+  tack_plugin_process_process_error_t error;
+  bool ok = tack_plugin_process_read_line(id, stream, wait_ms, &output, &error);
+  return read_outcome(ok, &output, &error, out, err);
+}
+
+bool tack_process_wait(uint64_t id, uint32_t wait_ms, tack_exit_t *exit, tack_string_t *err) {
+  tack_plugin_process_option_exit_status_t status;
+  tack_plugin_process_process_error_t error;
+  if (!tack_plugin_process_wait(id, wait_ms, &status, &error)) {
+    process_error(&error, err);
+    return false;
+  }
+  exit->exited = status.is_some;
+  exit->has_code = status.is_some && status.val.code.is_some;
+  exit->code = exit->has_code ? status.val.code.val : 0;
+  return true;
+}
+
+bool tack_process_signal(uint64_t id, tack_signal_t sig, tack_string_t *err) {
+  tack_plugin_process_process_error_t error;
+  if (tack_plugin_process_send_signal(id, sig, &error)) return true;
+  process_error(&error, err);
+  return false;
+}
+
+bool tack_process_release(uint64_t id, tack_string_t *err) {
+  tack_plugin_process_process_error_t error;
+  if (tack_plugin_process_release(id, &error)) return true;
+  process_error(&error, err);
+  return false;
+}
+
+#endif /* TACK_API_0_2 */

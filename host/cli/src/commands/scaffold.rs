@@ -25,9 +25,20 @@ impl Lang {
 pub fn run(command: &crate::cli::PluginCommand) -> Result<ExitCode> {
     match command {
         crate::cli::PluginCommand::New { lang, name, dir } => new(*lang, name, dir.as_deref()),
-        crate::cli::PluginCommand::CBindgen { wit, out } => {
-            tack_c_tool::generate_bindings(wit, out)
-                .with_context(|| format!("generating C bindings for {}", wit.display()))?;
+        crate::cli::PluginCommand::CBindgen { wit, out, wit_0_2 } => {
+            match wit_0_2 {
+                Some(next) => {
+                    tack_c_tool::generate_bindings_0_2(wit, next, out).with_context(|| {
+                        format!(
+                            "generating C bindings for {} with {}",
+                            next.display(),
+                            wit.display()
+                        )
+                    })?
+                }
+                None => tack_c_tool::generate_bindings(wit, out)
+                    .with_context(|| format!("generating C bindings for {}", wit.display()))?,
+            };
             Ok(ExitCode::SUCCESS)
         }
         crate::cli::PluginCommand::Dev { .. } => {
