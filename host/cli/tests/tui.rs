@@ -1622,3 +1622,56 @@ fn a_hostile_plugins_screen_settings_are_neutralised_budgeted_and_read_nothing()
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 }
+
+/// A Pi extension's keys (`pi.registerShortcut`, `tack:plugin/shortcuts` 0.2.0): a free key runs
+/// its handler with `ctx`, and `/hotkeys` lists it under the plugin's name; a handler's failure
+/// is shown; a key tack holds stays tack's (Ctrl+T still shows thinking) and the user is told
+/// which plugin wanted it; a key people type is never bound.
+#[test]
+fn a_pi_extensions_shortcuts_run_and_never_take_tacks_keys() {
+    if !tack_sdk_examples::pi_sdk_ready() {
+        return;
+    }
+    let env = new_env();
+    let plugin = env.scripted(
+        json!([{ "thinking": "a thought", "text": "answered" }]),
+        json!({}),
+    );
+    let extension =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/shortcuts.ts");
+    let mut tui = env.spawn(&["--plugin", &plugin, "-e", extension.to_str().expect("utf8")]);
+    tui.wait_for("Ask anything");
+    tui.wait_for("pi-shortcuts's shortcut ctrl+t is not bound");
+    tui.wait_for("Ctrl+T is tack's (Show or hide thinking)");
+    tui.submit("hello");
+    tui.wait_for("∴ Thinking (1 line, Ctrl+T to show)");
+    // Ctrl+Alt+P as a terminal sends it: Escape, then Ctrl+P.
+    tui.type_keys("\x1b\x10");
+    let session = env
+        .session_lines()
+        .first()
+        .and_then(|header| header["id"].as_str().map(str::to_string))
+        .expect("the session's id");
+    tui.wait_for(&format!("shortcut in session {}", &session[..8]));
+    tui.type_keys("\x14");
+    tui.wait_for("∴ Thinking");
+    tui.wait_for("a thought");
+    assert!(!tui.screen().contains("took ctrl+t"), "{}", tui.screen());
+    tui.type_keys("\x1b[15~");
+    tui.wait_for("shortcut f5: the handler broke");
+    tui.submit("/hotkeys");
+    let screen = tui.wait_for("Plugins' shortcuts");
+    assert!(
+        screen.contains("Ctrl+Alt+P: Say which session this is (pi-shortcuts)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("Wants tack's key"), "{screen}");
+    assert!(!screen.contains("A key people type"), "{screen}");
+    tui.type_keys("x");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!tui.screen().contains("took x"), "{}", tui.screen());
+    tui.type_keys("\x03");
+    std::thread::sleep(Duration::from_millis(200));
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}

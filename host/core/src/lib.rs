@@ -7,6 +7,7 @@
 pub mod agent;
 pub mod compaction;
 pub mod event;
+pub mod keys;
 pub mod message;
 pub mod session;
 pub mod sync;

@@ -15,4 +15,5 @@ pub mod process;
 pub mod project;
 pub mod screen;
 pub mod secrets;
+pub mod shortcuts;
 pub mod tools;

@@ -42,6 +42,8 @@ pub struct PluginEnv {
     pub processes: crate::broker::process::ProcessTable,
     /// The events it subscribed to by name (`tack:plugin/events`).
     pub events: crate::broker::events::Subscriptions,
+    /// The keys it bound (`tack:plugin/shortcuts`).
+    pub shortcuts: crate::broker::shortcuts::Shortcuts,
     /// Its open response streams (`tack:plugin/http-stream`), closed when the plugin goes.
     pub streams: crate::broker::http::stream::StreamTable,
 }

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use tack_core::keys::{Chord, KeyName};
 
 /// What a remappable key does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -139,139 +140,53 @@ impl KeyAction {
     }
 }
 
-/// A key with its modifiers, normalised so that what terminals report matches what was written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-struct Chord {
-    code: KeyCodeKey,
-    ctrl: bool,
-    alt: bool,
-    shift: bool,
-}
-
-/// The key codes a binding can name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum KeyCodeKey {
-    Char(char),
-    Enter,
-    Tab,
-    Escape,
-    Backspace,
-    Up,
-    Down,
-    Left,
-    Right,
-    Home,
-    End,
-    PageUp,
-    PageDown,
-    F(u8),
-}
-
-impl Chord {
-    fn parse(text: &str) -> Result<Chord, String> {
-        let lower = text.trim().to_lowercase();
-        let mut parts: Vec<&str> = lower.split('+').collect();
-        let key = parts.pop().filter(|k| !k.is_empty()).ok_or("no key")?;
-        let (mut ctrl, mut alt, mut shift) = (false, false, false);
-        for modifier in parts {
-            match modifier {
-                "ctrl" | "control" => ctrl = true,
-                "alt" | "meta" | "option" => alt = true,
-                "shift" => shift = true,
-                other => return Err(format!("unknown modifier '{other}'")),
-            }
-        }
-        let code = match key {
-            "enter" | "return" => KeyCodeKey::Enter,
-            "tab" => KeyCodeKey::Tab,
-            "escape" | "esc" => KeyCodeKey::Escape,
-            "backspace" => KeyCodeKey::Backspace,
-            "up" => KeyCodeKey::Up,
-            "down" => KeyCodeKey::Down,
-            "left" => KeyCodeKey::Left,
-            "right" => KeyCodeKey::Right,
-            "home" => KeyCodeKey::Home,
-            "end" => KeyCodeKey::End,
-            "pageup" => KeyCodeKey::PageUp,
-            "pagedown" => KeyCodeKey::PageDown,
-            "space" => KeyCodeKey::Char(' '),
-            f if f.len() > 1 && f.starts_with('f') => match f[1..].parse::<u8>() {
-                Ok(n @ 1..=12) => KeyCodeKey::F(n),
-                _ => return Err(format!("unknown key '{key}'")),
-            },
-            single if single.chars().count() == 1 => {
-                KeyCodeKey::Char(single.chars().next().unwrap_or(' '))
-            }
-            other => return Err(format!("unknown key '{other}'")),
-        };
-        Ok(Chord {
-            code,
-            ctrl,
-            alt,
-            shift,
-        })
-    }
-
-    fn of(key: &KeyEvent) -> Option<Chord> {
-        let mods = key.modifiers;
-        let mut shift = mods.contains(KeyModifiers::SHIFT);
-        let code = match key.code {
-            KeyCode::Char(c) => {
-                // Terminals report Shift+letter as the upper-case letter, with or without SHIFT.
-                if c.is_ascii_uppercase() {
-                    shift = true;
-                }
-                KeyCodeKey::Char(c.to_ascii_lowercase())
-            }
-            KeyCode::Enter => KeyCodeKey::Enter,
-            KeyCode::Tab => KeyCodeKey::Tab,
-            KeyCode::BackTab => {
+/// The chord a terminal reported, normalised as written chords are.
+fn chord_of(key: &KeyEvent) -> Option<Chord> {
+    let mods = key.modifiers;
+    let mut shift = mods.contains(KeyModifiers::SHIFT);
+    let code = match key.code {
+        KeyCode::Char(c) => {
+            // Terminals report Shift+letter as the upper-case letter, with or without SHIFT.
+            if c.is_ascii_uppercase() {
                 shift = true;
-                KeyCodeKey::Tab
             }
-            KeyCode::Esc => KeyCodeKey::Escape,
-            KeyCode::Backspace => KeyCodeKey::Backspace,
-            KeyCode::Up => KeyCodeKey::Up,
-            KeyCode::Down => KeyCodeKey::Down,
-            KeyCode::Left => KeyCodeKey::Left,
-            KeyCode::Right => KeyCodeKey::Right,
-            KeyCode::Home => KeyCodeKey::Home,
-            KeyCode::End => KeyCodeKey::End,
-            KeyCode::PageUp => KeyCodeKey::PageUp,
-            KeyCode::PageDown => KeyCodeKey::PageDown,
-            KeyCode::F(n) => KeyCodeKey::F(n),
-            _ => return None,
-        };
-        Some(Chord {
-            code,
-            ctrl: mods.contains(KeyModifiers::CONTROL),
-            alt: mods.contains(KeyModifiers::ALT),
-            shift,
-        })
-    }
-
-    fn display(&self) -> String {
-        let mut out = String::new();
-        if self.shift {
-            out.push_str("Shift+");
+            KeyName::Char(c.to_ascii_lowercase())
         }
-        if self.ctrl {
-            out.push_str("Ctrl+");
+        KeyCode::Enter => KeyName::Enter,
+        KeyCode::Tab => KeyName::Tab,
+        KeyCode::BackTab => {
+            shift = true;
+            KeyName::Tab
         }
-        if self.alt {
-            out.push_str("Alt+");
-        }
-        let key = match self.code {
-            KeyCodeKey::Char(' ') => "Space".to_string(),
-            KeyCodeKey::Char(c) => c.to_ascii_uppercase().to_string(),
-            KeyCodeKey::F(n) => format!("F{n}"),
-            KeyCodeKey::Escape => "Esc".to_string(),
-            other => format!("{other:?}"),
-        };
-        out.push_str(&key);
-        out
-    }
+        KeyCode::Esc => KeyName::Escape,
+        KeyCode::Backspace => KeyName::Backspace,
+        KeyCode::Up => KeyName::Up,
+        KeyCode::Down => KeyName::Down,
+        KeyCode::Left => KeyName::Left,
+        KeyCode::Right => KeyName::Right,
+        KeyCode::Home => KeyName::Home,
+        KeyCode::End => KeyName::End,
+        KeyCode::PageUp => KeyName::PageUp,
+        KeyCode::PageDown => KeyName::PageDown,
+        KeyCode::F(n) => KeyName::F(n),
+        _ => return None,
+    };
+    Some(Chord {
+        code,
+        ctrl: mods.contains(KeyModifiers::CONTROL),
+        alt: mods.contains(KeyModifiers::ALT),
+        shift,
+    })
 }
+
+/// Keys with a modifier that tack keeps whatever keybindings.toml says, with what they do.
+const FIXED: &[(&str, &str)] = &[
+    ("ctrl+c", "abort, clear or quit"),
+    ("ctrl+home", "jump to the top"),
+    ("ctrl+end", "jump to the end"),
+    ("alt+up", "scroll up"),
+    ("alt+down", "scroll down"),
+];
 
 /// Which keys do what.
 #[derive(Debug, Clone)]
@@ -328,9 +243,29 @@ impl Keymap {
         Ok(keymap)
     }
 
+    /// The chord a terminal reported, as written chords (and plugins' shortcuts) are compared.
+    pub fn chord(key: &KeyEvent) -> Option<Chord> {
+        chord_of(key)
+    }
+
+    /// What of tack's holds `chord` (an action, with the user's remaps, or a fixed key), so a
+    /// plugin cannot take it; `None` when it is free.
+    pub fn holder(&self, chord: &Chord) -> Option<&'static str> {
+        self.bindings
+            .iter()
+            .find(|(_, chords)| chords.contains(chord))
+            .map(|(action, _)| action.describe())
+            .or_else(|| {
+                FIXED
+                    .iter()
+                    .find(|(key, _)| Chord::parse(key).is_ok_and(|fixed| fixed == *chord))
+                    .map(|(_, what)| *what)
+            })
+    }
+
     /// The action `key` is bound to.
     pub fn action(&self, key: &KeyEvent) -> Option<KeyAction> {
-        let chord = Chord::of(key)?;
+        let chord = chord_of(key)?;
         self.bindings
             .iter()
             .find(|(_, chords)| chords.contains(&chord))

@@ -65,6 +65,14 @@ pub enum UiEvent {
         what: ScreenRead,
         reply: oneshot::Sender<ScreenReading>,
     },
+    /// A plugin binds `key` (`description`: Some) or unbinds it (None).
+    Shortcut {
+        plugin: String,
+        key: String,
+        description: Option<String>,
+    },
+    /// `/hotkeys`: tack's keys and the shortcuts plugins bound, shown in the transcript.
+    Hotkeys,
     /// A plugin's footer (left and right parts) in place of tack's; `None` removes it.
     PluginFooter {
         plugin: String,
@@ -166,6 +174,11 @@ pub enum Action {
     },
     /// Shift+Tab: the next thinking level.
     CycleThinking,
+    /// A key a plugin bound (`key` as it registered it) was pressed in the editor.
+    Shortcut {
+        plugin: String,
+        key: String,
+    },
     Quit,
 }
 

@@ -22,6 +22,7 @@ use crate::scroll::Scroll;
 use crate::theme::Theme;
 use crate::transcript::{Block, Transcript};
 use crate::usage::Usage;
+use tack_core::keys::Chord;
 
 mod editing;
 
@@ -82,6 +83,10 @@ pub(crate) struct State {
     pub headers: Vec<(String, Vec<String>)>,
     /// The name of the theme shown.
     pub theme_name: String,
+    /// Keys plugins bound, in the order they were bound.
+    pub shortcuts: Vec<PluginShortcut>,
+    /// Whether a session's transcript was shown yet (notices before it are kept when it is).
+    pub session_shown: bool,
     /// Plugins' footers (left, right), newest last: the newest shows in place of tack's.
     pub plugin_footers: Vec<(String, (String, String))>,
     /// Ctrl+G was pressed: the runner hands the text to the external editor.
@@ -94,6 +99,16 @@ pub(crate) struct State {
     /// The terminal's columns and rows in the last frame.
     pub screen_size: (u16, u16),
     pub quit: bool,
+}
+
+/// A key a plugin bound (`tack:plugin/shortcuts`, 0.2.0).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginShortcut {
+    pub plugin: String,
+    /// As the plugin registered it, which is how it is told it was pressed.
+    pub key: String,
+    pub chord: Chord,
+    pub description: String,
 }
 
 impl State {
@@ -135,6 +150,8 @@ impl State {
             working_indicator: None,
             headers: Vec::new(),
             theme_name: "dark".to_string(),
+            shortcuts: Vec::new(),
+            session_shown: false,
             plugin_footers: Vec::new(),
             external_edit: false,
             component: None,
@@ -148,7 +165,18 @@ impl State {
         match event {
             UiEvent::Agent(event) => self.agent_event(event),
             UiEvent::Transcript(messages) => {
+                // What plugins said while they loaded, before the first session was shown (a
+                // shortcut that is not bound), stays on screen under it.
+                let early = if self.session_shown {
+                    Vec::new()
+                } else {
+                    self.transcript.take_notices()
+                };
+                self.session_shown = true;
                 self.transcript.load(&messages);
+                for notice in early {
+                    self.transcript.push(notice);
+                }
                 self.usage = Usage::default();
                 for message in &messages {
                     self.usage.add(message);
@@ -258,6 +286,27 @@ impl State {
                 self.transcript.invalidate();
             }
             UiEvent::Screen { plugin, setting } => self.screen_setting(plugin, setting),
+            UiEvent::Shortcut {
+                plugin,
+                key,
+                description,
+            } => self.bind_shortcut(plugin, key, description),
+            UiEvent::Hotkeys => {
+                let mut text = self.keymap.describe();
+                if !self.shortcuts.is_empty() {
+                    text.push_str("\n**Plugins' shortcuts**\n\n");
+                    for s in &self.shortcuts {
+                        text.push_str(&format!(
+                            "- {}: {} ({})\n",
+                            s.chord.display(),
+                            s.description,
+                            s.plugin
+                        ));
+                    }
+                }
+                self.transcript.push(Block::Info(text));
+                self.scroll.follow();
+            }
             UiEvent::ReadScreen { what, reply } => {
                 let reading = match what {
                     ScreenRead::ToolsExpanded => {
@@ -271,6 +320,39 @@ impl State {
             }
             UiEvent::Shutdown => self.quit(),
         }
+    }
+
+    /// Binds or unbinds a plugin's key. A key tack or another plugin holds stays theirs, and the
+    /// user is told which plugin wanted it.
+    fn bind_shortcut(&mut self, plugin: String, key: String, description: Option<String>) {
+        self.shortcuts
+            .retain(|s| !(s.plugin == plugin && s.key == key));
+        let Some(description) = description else {
+            return;
+        };
+        let refused = |state: &mut State, why: String| {
+            state.transcript.push(Block::Notice {
+                level: NoticeLevel::Warn,
+                text: format!("[tack] {plugin}'s shortcut {key} is not bound: {why}"),
+            });
+        };
+        let chord = match Chord::parse_shortcut(&key) {
+            Ok(chord) => chord,
+            Err(e) => return refused(self, e),
+        };
+        if let Some(what) = self.keymap.holder(&chord) {
+            return refused(self, format!("{} is tack's ({what})", chord.display()));
+        }
+        if let Some(other) = self.shortcuts.iter().find(|s| s.chord == chord) {
+            let why = format!("{} is {}'s shortcut", chord.display(), other.plugin);
+            return refused(self, why);
+        }
+        self.shortcuts.push(PluginShortcut {
+            plugin,
+            key,
+            chord,
+            description,
+        });
     }
 
     fn screen_setting(&mut self, plugin: String, setting: ScreenSetting) {

@@ -183,6 +183,15 @@ impl Transcript {
     }
 
     /// Rebuilds the transcript from a session's messages.
+    /// Takes the notices out, for a [`load`](Self::load) to keep; the rest goes with the load.
+    pub fn take_notices(&mut self) -> Vec<Block> {
+        std::mem::take(&mut self.items)
+            .into_iter()
+            .map(|item| item.block)
+            .filter(|block| matches!(block, Block::Notice { .. }))
+            .collect()
+    }
+
     pub fn load(&mut self, messages: &[Arc<Message>]) {
         *self = Transcript {
             revision: self.revision + 1,

@@ -16,6 +16,7 @@ import * as hostTools from "tack:plugin/tools@0.2.0";
 import * as hostCommands from "tack:plugin/commands@0.2.0";
 import * as hostProcess from "tack:plugin/process@0.2.0";
 import * as hostModels from "tack:plugin/models@0.2.0";
+import * as hostShortcuts from "tack:plugin/shortcuts@0.2.0";
 import { sendMessage as hostSendMessage } from "tack:plugin/session@0.1.0";
 import { currentPlugin } from "./tack.js";
 
@@ -26,6 +27,17 @@ export const control = hostControl;
 export const events = {
   subscribe: (...names) => hostEvents.subscribe(names),
   unsubscribe: (...names) => hostEvents.unsubscribe(names),
+};
+
+/**
+ * Keys the plugin binds in the terminal UI (Pi's `registerShortcut`): `register(key,
+ * description)` (throws the reason for a malformed key or past 32), `unregister(key)`. A press
+ * arrives at `onNamedEvent("shortcut", { type, key })`; a key tack or another plugin holds is
+ * not bound, and the user is told.
+ */
+export const shortcuts = {
+  register: (key, description = "") => hostShortcuts.register(key, description),
+  unregister: (key) => hostShortcuts.unregister(key),
 };
 
 /**

@@ -13,6 +13,7 @@ import * as screen from "tack:plugin/screen@0.2.0";
 import * as hostTools from "tack:plugin/tools@0.2.0";
 import * as hostCommands from "tack:plugin/commands@0.2.0";
 import * as hostEvents from "tack:plugin/events@0.2.0";
+import * as hostShortcuts from "tack:plugin/shortcuts@0.2.0";
 
 import { EventEmitter, runCommand, shellQuote } from "./node.js";
 import { plainTheme } from "./theme.js";
@@ -104,6 +105,8 @@ export class Extension {
     this.handlers = new Map();
     this.tools = new Map();
     this.commands = new Map();
+    /** Keys bound with `registerShortcut`, to their options (the handler). */
+    this.shortcuts = new Map();
     this.flags = flags;
     this.initialized = false;
     this.bus = new EventEmitter();
@@ -155,11 +158,16 @@ export class Extension {
         }
         ext.commands.set(name, options);
       },
-      registerShortcut(shortcut) {
-        hostLog(
-          "warn",
-          `shortcut ${String(shortcut)} not registered: tack has no plugin shortcuts yet`,
-        );
+      // The terminal UI binds the key, or tells the user why not (a key tack or another plugin
+      // holds); the press arrives as the `shortcut` event.
+      registerShortcut(shortcut, options) {
+        const key = String(shortcut);
+        try {
+          hostShortcuts.register(key, String(options?.description ?? ""));
+          ext.shortcuts.set(key, options);
+        } catch (e) {
+          hostLog("warn", `shortcut ${key} not registered: ${e?.payload ?? e}`);
+        }
       },
       registerFlag(name, options) {
         ext.flags.set(name, options?.default);

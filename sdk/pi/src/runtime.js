@@ -361,6 +361,19 @@ export const guest = definePlugin({
   },
 
   async onNamedEvent(name, data) {
+    // A key the extension bound, pressed in the terminal UI: its handler gets `ctx`, as in Pi.
+    if (name === "shortcut") {
+      const handler = ext.shortcuts.get(data?.key)?.handler;
+      if (typeof handler === "function") {
+        try {
+          await handler(ext.context());
+        } catch (e) {
+          // The user pressed the key: they see why nothing happened.
+          ext.context().ui.notify(`shortcut ${data.key}: ${messageOf(e)}`, "error");
+        }
+      }
+      return;
+    }
     if (name === "compaction_end" && ext.pendingCompaction) {
       const { onComplete, onError } = ext.pendingCompaction;
       ext.pendingCompaction = undefined;

@@ -49,6 +49,7 @@ from wit_world.imports import models as _models
 from wit_world.imports import process  # noqa: F401 (re-exported)
 from wit_world.imports import screen as _screen
 from wit_world.imports import session as _session
+from wit_world.imports import shortcuts as _shortcuts
 from wit_world.imports import tools as _tools
 from wit_world.imports import types
 
@@ -291,6 +292,19 @@ def unregister_command(name: str) -> bool:
 def all_commands() -> List[_commands.CommandInfo]:
     """Every plugin's slash commands with the plugin serving each (Pi's ``getCommands``)."""
     return _commands.all()
+
+
+def register_shortcut(key: str, description: str = "") -> None:
+    """Pi's ``registerShortcut``: binds ``key`` (``ctrl+shift+p``) in the terminal UI; a press
+    arrives at :meth:`tack_plugin.Plugin.on_named_event` as ``shortcut`` with ``{"key": key}``.
+    Raises ``Err`` for a malformed key or past 32; a key tack or another plugin holds is not
+    bound, and the user is told."""
+    _shortcuts.register(key, description)
+
+
+def unregister_shortcut(key: str) -> bool:
+    """Unbinds ``key``; False when the plugin had not bound it."""
+    return _shortcuts.unregister(key)
 
 
 def subscribe(*names: str) -> None:

@@ -111,6 +111,7 @@
 //!   compaction on request, as Pi's `ctx` gives them (0.2.0).
 //! - [`screen`]: widgets below the editor as well as above it, the title, the editor's text,
 //!   the working row, the header and footer, tool expansion, the theme, components (0.2.0).
+//! - [`shortcuts`]: keys the plugin binds in the terminal UI, heard by its [`Observer`] (0.2.0).
 //! - [`ProviderHooks`]: see each provider request's body before it is sent, and the status and
 //!   headers of the answer, as Pi's `before_provider_request` and `after_provider_response`
 //!   (0.2.0, needs the `provider_payload` grant; replacing the body needs `"replace"`).
@@ -313,6 +314,7 @@ pub mod models;
 pub mod process;
 pub mod screen;
 pub mod session;
+pub mod shortcuts;
 pub mod tools;
 
 /// Exports a type implementing [`Plugin`] as this component's `guest` interface.

@@ -14,6 +14,7 @@ mod rewind;
 mod screen;
 mod settings;
 mod shell;
+mod shortcuts;
 
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -131,6 +131,7 @@ impl LoadedPlugin {
             processes: Default::default(),
             streams: Default::default(),
             events: Default::default(),
+            shortcuts: Default::default(),
         });
         let config_json = serde_json::to_string(&spec.config).unwrap_or_else(|_| "{}".into());
         let host_cap = runtime.config().budgets.live_instances;

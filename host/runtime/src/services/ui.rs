@@ -136,6 +136,10 @@ pub trait PluginUi: Send + Sync + 'static {
         None
     }
 
+    /// Binds `key` to the plugin (`description`: Some) or unbinds it (None), in a front end that
+    /// has keys to bind (`tack:plugin/shortcuts`, 0.2.0); the key was checked for its grammar.
+    fn set_shortcut(&self, _plugin: &str, _key: &str, _description: Option<&str>) {}
+
     /// The themes the user can choose; none where nothing is shown.
     fn themes(&self) -> Vec<String> {
         Vec::new()

@@ -9,7 +9,7 @@ use ratatui::Frame;
 
 use super::{Cursor, EventResult, Pane, RenderContext};
 use crate::editor::Editor;
-use crate::keymap::KeyAction;
+use crate::keymap::{KeyAction, Keymap};
 use crate::protocol::Action;
 use crate::render::wrap::truncate;
 use crate::state::State;
@@ -105,6 +105,13 @@ fn key_pressed(state: &mut State, key: KeyEvent) {
     let shift = key.modifiers.contains(KeyModifiers::SHIFT);
     if let Some(action) = state.keymap.action(&key) {
         return key_action(state, action);
+    }
+    if let Some(chord) = Keymap::chord(&key) {
+        if let Some(bound) = state.shortcuts.iter().find(|s| s.chord == chord) {
+            let (plugin, key) = (bound.plugin.clone(), bound.key.clone());
+            state.actions.push(Action::Shortcut { plugin, key });
+            return;
+        }
     }
     match key.code {
         KeyCode::Enter => {

@@ -74,6 +74,8 @@ pub trait Screen: Send + Sync + 'static {
     fn read_screen(&self, _what: ScreenRead) -> Option<ScreenReadWait> {
         None
     }
+    /// Binds or unbinds a plugin's key; a front end without keys drops it.
+    fn set_shortcut(&self, _plugin: &str, _key: &str, _description: Option<&str>) {}
     /// The themes the user can choose.
     fn themes(&self) -> Vec<String> {
         Vec::new()
@@ -414,6 +416,10 @@ impl<S: Screen> PluginUi for InteractiveServices<S> {
 
     fn themes(&self) -> Vec<String> {
         self.screen.themes()
+    }
+
+    fn set_shortcut(&self, plugin: &str, key: &str, description: Option<&str>) {
+        self.screen.set_shortcut(plugin, key, description);
     }
 
     fn set_theme(&self, plugin: &str, name: &str) -> Result<(), String> {

@@ -126,7 +126,11 @@ impl Controller {
             ("copy", _) => self.copy_last_answer(),
             ("plugins", _) => Ok(Some(self.plugins_text())),
             ("help", _) => Ok(Some(self.help_text())),
-            ("hotkeys", _) => Ok(Some(self.keymap.describe())),
+            // The terminal UI knows the keys plugins bound.
+            ("hotkeys", _) => {
+                self.send(UiEvent::Hotkeys);
+                Ok(None)
+            }
             ("settings", _) => self.open(self.settings_picker(0)?),
             ("login", true) => self.login_list(),
             ("login", false) => self.login(one_word("login", args)?).await,

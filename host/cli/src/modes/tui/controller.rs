@@ -78,6 +78,10 @@ impl Controller {
             }
             Action::CycleModel { forward } => self.cycle_model(forward),
             Action::CycleThinking => self.cycle_thinking(),
+            Action::Shortcut { plugin, key } => {
+                let this = Arc::clone(self);
+                tokio::spawn(async move { this.shortcut(&plugin, &key).await });
+            }
             Action::Quit => {}
         }
     }

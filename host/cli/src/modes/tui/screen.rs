@@ -212,6 +212,14 @@ impl Screen for TuiScreen {
         Some(Box::pin(async move { answer.await.ok() }))
     }
 
+    fn set_shortcut(&self, plugin: &str, key: &str, description: Option<&str>) {
+        self.send(UiEvent::Shortcut {
+            plugin: plugin.to_string(),
+            key: key.to_string(),
+            description: description.map(str::to_string),
+        });
+    }
+
     fn themes(&self) -> Vec<String> {
         match self.front.get().and_then(Weak::upgrade) {
             Some(front) => tack_tui::Theme::names(&front.loaded.theme_dirs),
