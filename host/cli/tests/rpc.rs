@@ -2547,3 +2547,62 @@ fn a_plugin_ends_tack_only_once_the_run_is_over() {
         rpc.stderr()
     );
 }
+
+/// Pi's `ctx.navigateTree` from a command (`tests/pi-extensions/moves.ts`, through
+/// `control.navigate-tree`): once the command has returned, the move the user's `/tree` makes,
+/// in the same session; a user message is moved before, its text sent to the client's editor,
+/// and the next prompt follows the first exchange.
+#[test]
+fn a_pi_command_moves_in_the_session_tree_once_it_has_returned() {
+    if !tack_sdk_examples::pi_sdk_ready() {
+        return;
+    }
+    let env = new_env();
+    let scripted = env.scripted(
+        json!([
+            { "text": "first answer" },
+            { "text": "second answer" },
+            { "text": "third answer" }
+        ]),
+        json!({}),
+    );
+    let moves = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/moves.ts");
+    let mut rpc = env.spawn(&["--plugin", &scripted, "-e", moves.to_str().expect("utf8")]);
+    rpc.run("first question");
+    rpc.run("second question");
+    let session = rpc.state().session_id;
+    rpc.call(Command::RunCommand {
+        name: "tree-to-last".into(),
+        args: String::new(),
+    });
+    rpc.wait_for("extension_ui_request", |e| {
+        e["method"] == "notify" && e["message"] == "tree move asked: cancelled=false"
+    });
+    let edit = rpc.wait_for("extension_ui_request", |e| e["method"] == "set_editor_text");
+    assert_eq!(edit["text"], "second question", "{edit}");
+    assert_eq!(rpc.state().session_id, session, "the same session");
+    let texts: Vec<String> = rpc
+        .messages()
+        .iter()
+        .map(|m| m["content"].to_string())
+        .collect();
+    assert!(
+        texts.len() == 2
+            && texts[0].contains("first question")
+            && texts[1].contains("first answer"),
+        "before the second question: {texts:?}"
+    );
+    rpc.run("another question");
+    let texts: Vec<String> = rpc
+        .messages()
+        .iter()
+        .map(|m| m["content"].to_string())
+        .collect();
+    assert_eq!(texts.len(), 4, "{texts:?}");
+    assert!(texts[2].contains("another question"), "{texts:?}");
+    assert!(
+        !texts.iter().any(|t| t.contains("second question")),
+        "{texts:?}"
+    );
+    assert!(rpc.finish().0.success());
+}

@@ -490,12 +490,6 @@ export class Extension {
         return roots;
       },
     };
-    const move = (method) => async () => {
-      throw notInTack(
-        `ctx.${method}`,
-        "a command cannot move within the session tree yet (the user has /tree)",
-      );
-    };
     // A move takes effect once the agent is idle (after the command that asked has returned);
     // `withSession` runs with the new session's `ctx` when it starts, after the extension's own
     // `session_start` handlers. Listening starts before asking: an idle agent may make the move
@@ -579,7 +573,22 @@ export class Extension {
         moveTo("fork", "fork", options, () =>
           control.fork(String(entryId), options.position === "at"),
         ),
-      navigateTree: move("navigateTree"),
+      // Takes effect once the agent is idle, as the user's pick in `/tree`: a user message is
+      // moved before, its text back in the editor. Pi's `replaceInstructions` and `label` have
+      // no place in tack's branch summary.
+      navigateTree: async (targetId, options = {}) => {
+        if (options.replaceInstructions || options.label !== undefined) {
+          hostLog("warn", "ctx.navigateTree: replaceInstructions and label are not used in tack");
+        }
+        const focus =
+          options.customInstructions === undefined ? undefined : String(options.customInstructions);
+        try {
+          control.navigateTree(String(targetId), Boolean(options.summarize), focus);
+        } catch (e) {
+          throw new Error(`ctx.navigateTree: ${e?.payload ?? e}`);
+        }
+        return { cancelled: false };
+      },
       // One of tack's sessions: an id (Pi's `SessionManager` paths are tack's session files).
       switchSession: async (sessionPath, options = {}) =>
         moveTo("switchSession", "resume", options, () =>

@@ -257,6 +257,13 @@ def fork(entry_id: str, at: bool = False) -> None:
     _control.fork(entry_id, at)
 
 
+def navigate_tree(entry_id: str, summarize: bool = False, focus: Optional[str] = None) -> None:
+    """Pi's ``ctx.navigateTree``, from a command the user ran: once the agent is idle, the move
+    the user's ``/tree`` makes to ``entry_id`` (a user message: to before it, its text back in
+    the editor), summarizing the branch left when ``summarize`` (with ``focus``)."""
+    _control.navigate_tree(entry_id, summarize, focus)
+
+
 def switch_session(session: str) -> None:
     """Pi's ``ctx.switchSession``, from a command the user ran: once the agent is idle, one of
     tack's sessions (an id, or the path of a session file tack keeps), as the user's

@@ -19,9 +19,10 @@
 
 use crate::additions::tack::plugin0_2_0::control as host;
 pub use crate::additions::tack::plugin0_2_0::control::{
-    abort, context_usage, fork, has_pending_messages, has_ui, is_idle, leaf_id, model, new_session,
-    reload, session_name, set_label, set_model, set_session_name, set_thinking_level, shutdown,
-    switch_session, system_prompt, thinking_level, ContextWindowUsage, ModelInfo,
+    abort, context_usage, fork, has_pending_messages, has_ui, is_idle, leaf_id, model,
+    navigate_tree, new_session, reload, session_name, set_label, set_model, set_session_name,
+    set_thinking_level, shutdown, switch_session, system_prompt, thinking_level,
+    ContextWindowUsage, ModelInfo,
 };
 
 /// Every entry of the session, every branch, in the order they were written (each with its

@@ -3,7 +3,8 @@
  * the last user message (and says so from the fork, through `withSession`), `/fork-at-last`
  * forks with it, `/switch-to <session>` switches to another session. `/session-summary` labels the
  * first entry and says what `ctx.sessionManager`'s reads of the whole session return. The
- * `stop_run` tool stops the run it is part of (`ctx.abort`).
+ * `stop_run` tool stops the run it is part of (`ctx.abort`). `/tree-to-last` moves in the session
+ * tree to the last user message (`ctx.navigateTree`).
  */
 
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
@@ -43,6 +44,15 @@ export default function (pi: ExtensionAPI) {
 				withSession: async (next) =>
 					next.ui.notify(`switched to ${next.sessionManager.getSessionId()}`, "info"),
 			});
+		},
+	});
+
+	pi.registerCommand("tree-to-last", {
+		description: "Moves in the tree to the last user message (so, to before it)",
+		handler: async (_args, ctx) => {
+			const last = lastUserEntry(ctx);
+			const result = await ctx.navigateTree(last.id, { summarize: false });
+			ctx.ui.notify(`tree move asked: cancelled=${result.cancelled}`, "info");
 		},
 	});
 

@@ -197,6 +197,37 @@ impl control::Host for PluginState {
             .request_end(&self.env.name, End::Fork { entry_id, at }))
     }
 
+    async fn navigate_tree(
+        &mut self,
+        entry_id: String,
+        summarize: bool,
+        focus: Option<String>,
+    ) -> wasmtime::Result<Result<(), String>> {
+        if !matches!(self.call.kind, CallKind::Command) {
+            return Ok(Err(
+                "only a command the user runs may move in the session tree (Pi's ctx.navigateTree is a command's)"
+                    .into(),
+            ));
+        }
+        let entry_id = self.ui_line("an entry id", &entry_id)?;
+        // The front end runs the user's `/tree <entry> …`: an id is one word, so nothing of it
+        // reads as the command's options.
+        if entry_id.is_empty() || entry_id.contains(char::is_whitespace) {
+            return Ok(Err(format!("'{entry_id}' is not an entry id")));
+        }
+        let focus = focus
+            .map(|f| self.ui_line("a summary's focus", &f))
+            .transpose()?;
+        Ok(self.env.services.agent.request_end(
+            &self.env.name,
+            End::Tree {
+                entry_id,
+                summarize,
+                focus,
+            },
+        ))
+    }
+
     async fn switch_session(&mut self, session: String) -> wasmtime::Result<Result<(), String>> {
         if !matches!(self.call.kind, CallKind::Command) {
             return Ok(Err(

@@ -299,7 +299,7 @@ const MAX_EDITOR_TEXT: usize = 64 << 10;
 
 impl PluginState {
     /// UI text shown on one line: budgeted, neutralised, and its line breaks made spaces.
-    fn ui_line(&self, what: &str, text: &str) -> wasmtime::Result<String> {
+    pub(crate) fn ui_line(&self, what: &str, text: &str) -> wasmtime::Result<String> {
         Ok(self.ui_text(what, text)?.replace(['\n', '\r'], " "))
     }
 

@@ -67,6 +67,12 @@ pub enum End {
     /// As the user's `/resume` (`control.switch-session`): one of tack's sessions, by id or by
     /// the path of its file.
     Switch { session: String },
+    /// As the user's `/tree <entry> [--summarize [focus]]` (`control.navigate-tree`).
+    Tree {
+        entry_id: String,
+        summarize: bool,
+        focus: Option<String>,
+    },
 }
 
 impl End {
@@ -76,10 +82,12 @@ impl End {
         match self {
             End::Quit => None,
             End::Reload => Some("only tack's terminal UI reloads (the user's /reload)"),
-            End::NewSession { .. } | End::Fork { .. } | End::Switch { .. } => Some(
-                "only tack's terminal UI and RPC mode change sessions (the user's /new, /fork, \
-                 /resume)",
-            ),
+            End::NewSession { .. } | End::Fork { .. } | End::Switch { .. } | End::Tree { .. } => {
+                Some(
+                    "only tack's terminal UI and RPC mode change sessions (the user's /new, \
+                     /fork, /resume, /tree)",
+                )
+            }
         }
     }
 
@@ -87,7 +95,7 @@ impl End {
     pub fn moves_session(&self) -> bool {
         matches!(
             self,
-            End::NewSession { .. } | End::Fork { .. } | End::Switch { .. }
+            End::NewSession { .. } | End::Fork { .. } | End::Switch { .. } | End::Tree { .. }
         )
     }
 }

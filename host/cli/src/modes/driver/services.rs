@@ -130,6 +130,24 @@ pub enum MoveTo {
     Fork { entry_id: String, at: bool },
     /// One of tack's sessions, by id or by the path of its file.
     Switch { session: String },
+    /// Entry `entry_id` of the session tree, as `/tree` moves there.
+    Tree {
+        entry_id: String,
+        summarize: bool,
+        focus: Option<String>,
+    },
+}
+
+impl MoveTo {
+    /// The arguments of the user's `/tree` that make this move, for a [`MoveTo::Tree`]; the
+    /// entry id is one word (the runtime refuses any other).
+    pub fn tree_args(entry_id: &str, summarize: bool, focus: Option<&str>) -> String {
+        match (summarize, focus) {
+            (false, _) => entry_id.to_string(),
+            (true, None) => format!("{entry_id} --summarize"),
+            (true, Some(focus)) => format!("{entry_id} --summarize {focus}"),
+        }
+    }
 }
 
 impl SessionMove {
@@ -139,6 +157,15 @@ impl SessionMove {
             tack_runtime::End::NewSession { with_parent } => MoveTo::New { with_parent },
             tack_runtime::End::Fork { entry_id, at } => MoveTo::Fork { entry_id, at },
             tack_runtime::End::Switch { session } => MoveTo::Switch { session },
+            tack_runtime::End::Tree {
+                entry_id,
+                summarize,
+                focus,
+            } => MoveTo::Tree {
+                entry_id,
+                summarize,
+                focus,
+            },
             tack_runtime::End::Quit | tack_runtime::End::Reload => return None,
         };
         Some(SessionMove { plugin, to })

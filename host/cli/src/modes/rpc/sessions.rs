@@ -3,12 +3,13 @@
 
 use anyhow::{bail, Result};
 use serde_json::json;
+use tack_core::message::Message;
 use tack_core::session::{EntryKind, Session};
 use tack_protocol::SessionRef;
 use tack_runtime::bridge::{MoveCancelled, SwitchReason};
 
 use super::server::{data, occupied, Reply, Server};
-use crate::modes::driver::{BusyKind, MoveTo, SessionMove};
+use crate::modes::driver::{BusyKind, MoveTo, Screen, SessionMove};
 use crate::sessions;
 use crate::start::Lifecycle;
 
@@ -60,9 +61,56 @@ impl Server {
                     Err(e) => Err(e),
                 }
             }
+            MoveTo::Tree {
+                entry_id,
+                summarize,
+                focus,
+            } => self.tree_move(entry_id, *summarize, focus.as_deref()).await,
         };
         if let Err(e) = moved {
             eprintln!("tack: {}'s session move: {e:#}", asked.plugin);
+        }
+    }
+
+    /// `control.navigate-tree`: the move the user's `/tree` makes (with the plugins'
+    /// `session_before_tree` and `session_tree`). A user message is moved before, and its text
+    /// goes to the client's editor (Pi's `set_editor_text`), as Pi's `navigateTree` leaves it.
+    async fn tree_move(&self, entry_id: &str, summarize: bool, focus: Option<&str>) -> Reply {
+        let (target, edit) = {
+            let session = self.front.session.lock();
+            match session.entry(entry_id).map(|e| (&e.kind, &e.parent_id)) {
+                Some((EntryKind::Message(m), Some(parent))) => match m.as_ref() {
+                    Message::User(user) => (parent.clone(), Some(user.text_content())),
+                    _ => (entry_id.to_string(), None),
+                },
+                _ => (entry_id.to_string(), None),
+            }
+        };
+        let line = format!("/tree {}", MoveTo::tree_args(&target, summarize, focus));
+        let work = self
+            .driver
+            .occupy(BusyKind::HostCommand)
+            .await
+            .map_err(occupied)?;
+        let moved = crate::commands::host::run(
+            &self.front.agent,
+            &self.front.plugin_hooks(),
+            &self.front.store,
+            &self.front.loaded.cwd,
+            &line,
+            work.cancel.clone(),
+        )
+        .await;
+        self.driver.release(&work);
+        match moved {
+            Some(Ok(_)) => {
+                if let Some(text) = edit {
+                    self.services.screen.set_editor_text("tack", &text, false);
+                }
+                Ok(None)
+            }
+            Some(Err(e)) => Err(e),
+            None => Err(anyhow::anyhow!("{line} is not a command")),
         }
     }
 

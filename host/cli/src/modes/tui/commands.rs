@@ -253,6 +253,20 @@ impl Controller {
             } => ("fork", self.fork(entry_id).await),
             MoveTo::Fork { entry_id, at: true } => ("fork", self.fork_at(entry_id).await),
             MoveTo::Switch { session } => ("session switch", self.plugin_switch(session).await),
+            MoveTo::Tree {
+                entry_id,
+                summarize,
+                focus,
+            } => {
+                // As the user's pick in `/tree`: a user message is moved before, its text back
+                // in the editor.
+                let target = self.tree_target(entry_id);
+                let args = MoveTo::tree_args(&target, *summarize, focus.as_deref());
+                (
+                    "move in the tree",
+                    Box::pin(self.clone().dispatch("tree", &args)).await,
+                )
+            }
         };
         match moved {
             Ok(done) => self.send(UiEvent::Info(format!(

@@ -219,9 +219,24 @@ impl Controller {
     /// An entry chosen in `/tree`: when the move leaves messages behind, whether to summarize
     /// them is asked first; otherwise the move is made.
     pub(super) async fn tree_chosen(self: Arc<Self>, entry_id: &str) {
-        // One of the user's own messages: move to the point before it, and put its text in the
-        // editor to be edited and sent again, so the next prompt never follows a question
-        // with no answer.
+        let target = self.tree_target(entry_id);
+        let entry_id = target.as_str();
+        let leaves_messages = {
+            let session = self.front.session.lock();
+            tack_core::compaction::prepare_branch_summary(&session, entry_id)
+                .map(|prepared| !prepared.messages.is_empty())
+        };
+        match leaves_messages {
+            Ok(true) => self.send(UiEvent::Picker(tree_summary_picker(entry_id))),
+            // A bad id is reported by `/tree` itself.
+            Ok(false) | Err(_) => self.command("tree", entry_id).await,
+        }
+    }
+
+    /// Where a `/tree` move to `entry_id` goes. One of the user's own messages: to the point
+    /// before it, with its text kept for the editor (put there once the move is made), so the
+    /// next prompt never follows a question with no answer.
+    pub(super) fn tree_target(&self, entry_id: &str) -> String {
         let (target, edit) = {
             let session = self.front.session.lock();
             match session.entry(entry_id) {
@@ -236,17 +251,7 @@ impl Controller {
             }
         };
         *crate::sync::lock(&self.tree_edit) = edit;
-        let entry_id = target.as_str();
-        let leaves_messages = {
-            let session = self.front.session.lock();
-            tack_core::compaction::prepare_branch_summary(&session, entry_id)
-                .map(|prepared| !prepared.messages.is_empty())
-        };
-        match leaves_messages {
-            Ok(true) => self.send(UiEvent::Picker(tree_summary_picker(entry_id))),
-            // A bad id is reported by `/tree` itself.
-            Ok(false) | Err(_) => self.command("tree", entry_id).await,
-        }
+        target
     }
 
     pub(super) async fn tree_summary_chosen(self: Arc<Self>, value: &str) {
