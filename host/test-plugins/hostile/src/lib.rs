@@ -378,7 +378,7 @@ impl Plugin for Hostile {
         if !self.attacks.bus_listen.is_empty() {
             let channels: Vec<&str> = self.attacks.bus_listen.iter().map(String::as_str).collect();
             if let Err(e) = tack_sdk::bus::listen(&channels) {
-                log::warn(&format!("hostile: bus listen refused: {e}"));
+                log::warn(format!("hostile: bus listen refused: {e}"));
             }
         }
         // Proof, in tests, of whether any code of this plugin ran.
