@@ -208,6 +208,34 @@ pub const v2 = struct {
         c.tack_plugin_events_unsubscribe(&list);
     }
 
+    /// The event bus between plugins (Pi's `pi.events`; the `bus` grant names each channel).
+    /// Messages on channels listened to reach `onEvent` as `bus_message`, whose data is
+    /// `{"type","channel","from","data"}` (`from`: the sender, named by the host).
+    pub const bus = struct {
+        /// Sends `data_json` (one JSON value) on `channel` to the other plugins listening there.
+        /// Refused, naming why, for a channel not granted or data over 64 KiB.
+        pub fn emit(arena: std.mem.Allocator, channel: []const u8, data_json: []const u8) Outcome(void) {
+            var ch = borrow(channel);
+            var data = borrow(data_json);
+            var err: c.plugin_string_t = undefined;
+            if (c.tack_plugin_bus_emit(&ch, &data, &err)) return .ok;
+            return .{ .err = takeString(arena, &err) };
+        }
+
+        /// Listens on `channels`, all or none: one not granted fails the call, naming it.
+        pub fn listen(arena: std.mem.Allocator, channels: []const []const u8) Outcome(void) {
+            var list = borrowList(arena, channels);
+            var err: c.plugin_string_t = undefined;
+            if (c.tack_plugin_bus_listen(&list, &err)) return .ok;
+            return .{ .err = takeString(arena, &err) };
+        }
+
+        pub fn unlisten(arena: std.mem.Allocator, channels: []const []const u8) void {
+            var list = borrowList(arena, channels);
+            c.tack_plugin_bus_unlisten(&list);
+        }
+    };
+
     /// The running agent and its session (Pi's `ctx`).
     pub const control = struct {
         pub const Model = struct {

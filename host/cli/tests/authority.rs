@@ -1381,3 +1381,117 @@ fn a_component_has_no_keyboard_where_nobody_sees_it_or_without_the_grant() {
         assert_eq!(text, "keys= closed=3", "granted: {granted}");
     }
 }
+
+/// The event bus carries only what both sides were granted (`tack:plugin/bus`): the hostile
+/// plugin, granted channel `x`, sends on channels it was not granted, over the budget, as
+/// another plugin, and floods `x`. A second copy (`listener`, granted `x`) hears it under the
+/// hostile plugin's own name and no more than its queue holds; a third (`deaf`, which asked for
+/// `x` and was refused) and the sender itself hear nothing; and tack goes on.
+#[test]
+fn the_bus_carries_only_what_both_sides_were_granted() {
+    let env = new_env();
+    let flood = 3000;
+    let script = json!([
+        turn(vec![call(
+            "attack",
+            "bus_attack",
+            json!({ "channel": "x", "flood": flood })
+        )]),
+        turn(vec![call("after", "echo", json!({ "still": "here" }))]),
+        done()
+    ]);
+    let mut base = hostile_run(
+        &env,
+        script,
+        json!({ "bus_listen": ["x"] }),
+        r#"bus = ["x", "y"]"#,
+    );
+    let mut config: Value =
+        toml::from_str(&std::fs::read_to_string(env.home().join("config.toml")).expect("config"))
+            .expect("toml");
+    for name in ["listener", "deaf"] {
+        let dir = env.package(name, artifacts::TEST_HOSTILE, r#"bus = ["x"]"#);
+        base.extend(["--plugin".into(), dir.display().to_string()]);
+        config["plugins"][name] = json!({ "bus_listen": ["x"], "quiet": true });
+    }
+    env.config(config);
+    std::fs::write(
+        env.home().join("grants.toml"),
+        "[plugins.hostile]\nbus = [\"x\"]\n[plugins.listener]\nbus = [\"x\"]\n",
+    )
+    .expect("grants");
+
+    let out = env.run(&args(&base, &["--mode", "json", "go"]));
+    assert!(out.status.success(), "tack goes on: {}", stderr(&out));
+    let events = json_events(&out);
+    let report = result_text(tool_event(&events, "tool_execution_end", "attack"));
+    for (what, why) in [
+        ("ungranted", "'not-granted' is not granted"),
+        ("listen ungranted", "'not-granted' is not granted"),
+        ("escape", "must be 1-64 characters"),
+        ("huge", "over the cap of 64.0 KiB"),
+        ("not json", "is not JSON"),
+    ] {
+        let line = line_of(&report, &format!("{what}: "));
+        assert!(line.contains("refused") && line.contains(why), "{line}");
+    }
+    assert!(!report.contains('\u{1b}'), "{report}");
+    assert_eq!(line_of(&report, "spoof: "), "spoof: accepted");
+    assert_eq!(
+        line_of(&report, "flood: "),
+        format!("flood: {flood} of {flood} accepted")
+    );
+    let after = result_text(tool_event(&events, "tool_execution_end", "after"));
+    assert!(after.contains("still"), "{after}");
+
+    let err = stderr(&out);
+    assert!(
+        err.contains("'deaf'") && err.contains("bus listen refused"),
+        "the refused listener was told why: {err}"
+    );
+    assert!(
+        err.contains("'listener' is not keeping up with channel 'x'") && err.contains("'hostile'"),
+        "the flood's drops are logged, naming the sender: {err}"
+    );
+
+    let heard = |owner: &str| -> Vec<Value> {
+        env.session_lines()
+            .into_iter()
+            .filter(|l| {
+                l["customType"] == "saw-lifecycle"
+                    && l["owner"] == owner
+                    && l["data"]["type"] == "bus_message"
+            })
+            .map(|l| l["data"].clone())
+            .collect()
+    };
+    let listener = heard("listener");
+    assert!(
+        !listener.is_empty(),
+        "the granted listener heard the sender"
+    );
+    assert!(
+        listener.len() < flood as usize,
+        "the flood was bounded: {} heard",
+        listener.len()
+    );
+    assert!(
+        listener
+            .iter()
+            .all(|m| m["from"] == "hostile" && m["channel"] == "x"),
+        "the sender is named by the host: {listener:?}"
+    );
+    assert_eq!(
+        listener[0]["data"]["from"], "permission-gate",
+        "the forged name stays inside the data, in order: {:?}",
+        listener[0]
+    );
+    assert!(
+        heard("deaf").is_empty(),
+        "a plugin refused the channel hears nothing"
+    );
+    assert!(
+        heard("hostile").is_empty(),
+        "the sender does not hear itself"
+    );
+}

@@ -865,3 +865,75 @@ execFileSync: hi there
 promisify(exec): promised";
     assert_eq!(text, expected);
 }
+
+/// Pi's `pi.events` across extensions: with `bus = ["x"]` granted to both, what `bus-a` emits
+/// reaches `bus-b`, which keeps it as session state; without the grant on either side nothing
+/// arrives and the sender's refusal is logged once (Pi's emit never throws). The sender's own
+/// listener hears its emit either way, as in Pi.
+#[test]
+fn pi_events_reach_another_extension_only_on_a_channel_granted_to_both() {
+    let Some(_examples) = examples() else {
+        return;
+    };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions");
+    for granted in [
+        &["pi-bus-a", "pi-bus-b"][..],
+        &["pi-bus-a"],
+        &["pi-bus-b"],
+        &[],
+    ] {
+        let env = Env::new(tack!());
+        let grants: String = granted
+            .iter()
+            .map(|name| format!("[plugins.{name}]\nbus = [\"x\"]\n"))
+            .collect();
+        std::fs::write(env.home().join("grants.toml"), grants).expect("grants");
+        let scripted = env.scripted_provider(json!([
+            call_turn("a1", "announce", json!({ "text": "first" })),
+            call_turn("a2", "announce", json!({ "text": "second" })),
+            { "text": "done" },
+        ]));
+        let out = env.run(&[
+            "--plugin",
+            &scripted.display().to_string(),
+            "-e",
+            &dir.join("bus-a.ts").display().to_string(),
+            "-e",
+            &dir.join("bus-b.ts").display().to_string(),
+            "--mode",
+            "json",
+            "-p",
+            "go",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let events = json_events(&out);
+        let (failed, first) = tool_result(&events, "a1");
+        assert!(!failed, "{first}");
+        assert!(first.contains("heard myself 1 time"), "{first}");
+        let heard: Vec<Value> = env
+            .session_lines()
+            .into_iter()
+            .filter(|l| l["customType"] == "heard" && l["owner"] == "pi-bus-b")
+            .map(|l| l["data"]["text"].clone())
+            .collect();
+        let err = stderr(&out);
+        if granted.len() == 2 {
+            // The first message is surely delivered: the second call starts after a turn.
+            assert!(
+                heard.first() == Some(&json!("first")),
+                "bus-b heard bus-a, in order: {heard:?}\n{err}"
+            );
+            assert!(!err.contains("reaches this extension only"), "{err}");
+        } else {
+            assert!(heard.is_empty(), "granted {granted:?}: {heard:?}");
+            if !granted.contains(&"pi-bus-a") {
+                assert_eq!(
+                    err.matches("pi.events.emit(\"x\") reaches this extension only")
+                        .count(),
+                    1,
+                    "the refusal is logged once: {err}"
+                );
+            }
+        }
+    }
+}

@@ -34,8 +34,9 @@ impl GrantFlags {
                     | "components"
                     | "provider_payload"
                     | "replace_tools"
+                    | "bus"
             ) {
-                bail!("--grant {flag}: expected all, fs, exec, process, http, secrets, env, rewrite, agents, escalation, components, provider_payload or replace_tools (optionally KIND=VALUE)");
+                bail!("--grant {flag}: expected all, fs, exec, process, http, secrets, env, rewrite, agents, escalation, components, provider_payload, replace_tools or bus (optionally KIND=VALUE)");
             }
             out.push((kind, value));
         }
@@ -72,11 +73,12 @@ impl GrantFlags {
                 ("secrets", Some(v)) => caps.secrets.push(v.to_string()),
                 ("env", Some(v)) => caps.env.push(v.to_string()),
                 ("replace_tools", Some(v)) => caps.replace_tools.push(v.to_string()),
+                ("bus", Some(v)) => caps.bus.push(v.to_string()),
                 (kind, _) => {
                     bail!(
                     "--grant {kind}{}: a Pi package declares no capabilities, so each grant names \
                      what it gives (fs=PATH, exec=PATTERN, process=PATTERN, http=ORIGIN, \
-                     secrets=NAME, env=NAME, replace_tools=TOOL, agents, components)",
+                     secrets=NAME, env=NAME, replace_tools=TOOL, bus=CHANNEL, agents, components)",
                     value.as_deref().map(|v| format!("={v}")).unwrap_or_default()
                 )
                 }
@@ -211,6 +213,17 @@ pub fn decide(package: &str, requested: &Capabilities, flags: &GrantFlags) -> Re
         .join("");
         if ask("replace_tools", tool, &words)? {
             granted.replace_tools.push(tool.clone());
+        }
+    }
+    for channel in &requested.bus {
+        let words = Capabilities {
+            bus: vec![channel.clone()],
+            ..Default::default()
+        }
+        .describe()
+        .join("");
+        if ask("bus", channel, &words)? {
+            granted.bus.push(channel.clone());
         }
     }
     if let Some(access) = requested.provider_payload {

@@ -2,6 +2,7 @@
 //! its manifest declares and the user granted) on every use.
 
 pub mod agents;
+pub mod bus;
 pub mod commands;
 pub mod control;
 pub mod dirs;

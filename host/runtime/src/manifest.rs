@@ -164,6 +164,12 @@ pub struct Capabilities {
     /// only at `init`: every policy plugin still judges each call by the tool's name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replace_tools: Vec<String>,
+    /// Channels of the event bus between plugins (`tack:plugin/bus`, 0.2.0), by exact name: it
+    /// may send on them, and hears what other plugins granted the same channel send there.
+    /// What crosses is whatever the two sides put in it, so a channel is an agreement between
+    /// plugins the user lets talk.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bus: Vec<String>,
 }
 
 /// How far the `provider_payload` grant reaches; `replace` includes `read`.
@@ -217,6 +223,7 @@ impl Capabilities {
             && !self.components
             && self.provider_payload.is_none()
             && self.replace_tools.is_empty()
+            && self.bus.is_empty()
     }
 
     /// The part of `self` that `granted` covers.
@@ -244,6 +251,7 @@ impl Capabilities {
             components: self.components && granted.components,
             provider_payload: self.provider_payload.min(granted.provider_payload),
             replace_tools: keep(&self.replace_tools, &granted.replace_tools),
+            bus: keep(&self.bus, &granted.bus),
         }
     }
 
@@ -302,6 +310,12 @@ impl Capabilities {
                 .replace_tools
                 .iter()
                 .filter(|x| !other.replace_tools.contains(x))
+                .cloned()
+                .collect(),
+            bus: self
+                .bus
+                .iter()
+                .filter(|x| !other.bus.contains(x))
                 .cloned()
                 .collect(),
         }
@@ -406,6 +420,12 @@ impl Capabilities {
                  run in this plugin; the policies still judge them)"
             ));
         }
+        for channel in &self.bus {
+            lines.push(format!(
+                "send and hear messages on the plugin event bus channel `{channel}` (to and from \
+                 every other plugin you grant `{channel}`)"
+            ));
+        }
         lines
     }
 }
@@ -503,6 +523,17 @@ impl Manifest {
                      ending in '*' (like CARGO_*)"
                 ));
             }
+        }
+        for channel in &self.capabilities.bus {
+            crate::broker::bus::check_channel(channel)
+                .map_err(|e| format!("plugin '{name}': {e}"))?;
+        }
+        if self.capabilities.bus.len() > crate::broker::bus::MAX_CHANNELS {
+            return Err(format!(
+                "plugin '{name}': {} bus channels is over the cap of {}",
+                self.capabilities.bus.len(),
+                crate::broker::bus::MAX_CHANNELS
+            ));
         }
         for secret in &self.capabilities.secrets {
             if secret.starts_with(crate::broker::secrets::HOST_SECRET_PREFIX) {

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::api::{CommandSpec, HookKind, ProviderSpec, ToolSpec};
+use crate::broker::bus::Bus;
 use crate::engine::Runtime;
 use crate::error::LoadError;
 use crate::known_registrations;
@@ -34,11 +35,14 @@ impl PluginSet {
     pub async fn load(runtime: &Arc<Runtime>, specs: Vec<PluginSpec>, host: &HostContext) -> Self {
         let mut set = PluginSet::default();
         let specs = set.claim_names(specs);
+        // One bus for the set: its plugins hear each other (on the channels granted to both),
+        // never a plugin of another set.
+        let bus = Arc::new(Bus::default());
         // Compile and instantiate concurrently (a cold start compiles every component), then add
         // in load order so collisions resolve the same way every time.
         let loads = specs
             .into_iter()
-            .map(|spec| Self::load_one(runtime, spec, host));
+            .map(|spec| Self::load_one(runtime, spec, host, &bus));
         let loaded = futures::future::join_all(loads).await;
         runtime.cache().release_unheld();
         for result in loaded {
@@ -61,13 +65,14 @@ impl PluginSet {
         runtime: &Arc<Runtime>,
         spec: PluginSpec,
         host: &HostContext,
+        bus: &Arc<Bus>,
     ) -> Result<Arc<LoadedPlugin>, LoadError> {
         let memo = Self::memo_path(runtime, &spec);
         if let Some(known) = memo.as_deref().and_then(known_registrations::read) {
-            return LoadedPlugin::deferred(runtime, spec, host, known);
+            return LoadedPlugin::deferred(runtime, spec, host, bus, known);
         }
         let turned_off = known_registrations::turned_off(&spec.config);
-        let plugin = LoadedPlugin::load(runtime, spec, host).await?;
+        let plugin = LoadedPlugin::load_on(runtime, spec, host, bus).await?;
         if let Some(path) = memo {
             if known_registrations::rememberable(&plugin.registration, turned_off) {
                 known_registrations::write(&path, &plugin.api_version, &plugin.registration);

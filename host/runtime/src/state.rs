@@ -46,6 +46,8 @@ pub struct PluginEnv {
     pub shortcuts: crate::broker::shortcuts::Shortcuts,
     /// Its open response streams (`tack:plugin/http-stream`), closed when the plugin goes.
     pub streams: crate::broker::http::stream::StreamTable,
+    /// Its end of its plugin set's bus (`tack:plugin/bus`).
+    pub bus: crate::broker::bus::Port,
 }
 
 pub type ProgressSink = Arc<dyn Fn(types::ToolResult) + Send + Sync>;

@@ -192,6 +192,17 @@ typedef tack_plugin_process_signal_t tack_signal_t;
 bool tack_subscribe(const char *const *names, size_t count, tack_string_t *err);
 void tack_unsubscribe(const char *const *names, size_t count);
 
+/* -- bus: the event bus between plugins (Pi's `pi.events`), on channels the `bus` grant names. */
+
+/* Sends `data_json` (one JSON value) on `channel` to the other plugins listening there and
+ * granted it. Refused, naming why, for a channel not granted or data over 64 KiB. */
+bool tack_bus_emit(const char *channel, const char *data_json, tack_string_t *err);
+/* Listens on `count` channels, all or none; messages reach exports_tack_plugin_observer_on_event
+ * as "bus_message" with data {"type","channel","from","data"} (`from`: the sender, named by the
+ * host). */
+bool tack_bus_listen(const char *const *channels, size_t count, tack_string_t *err);
+void tack_bus_unlisten(const char *const *channels, size_t count);
+
 /* -- control: the running agent and its session (Pi's `ctx`). */
 
 bool tack_is_idle(void);

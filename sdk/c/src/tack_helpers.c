@@ -483,6 +483,30 @@ void tack_unsubscribe(const char *const *names, size_t count) {
   free(list.ptr);
 }
 
+bool tack_bus_emit(const char *channel, const char *data_json, tack_string_t *err) {
+  plugin_string_t c = borrow(channel);
+  tack_plugin_bus_json_t d = borrow(data_json);
+  plugin_string_t error;
+  if (tack_plugin_bus_emit(&c, &d, &error)) return true;
+  take_or_free(&error, err);
+  return false;
+}
+
+bool tack_bus_listen(const char *const *channels, size_t count, tack_string_t *err) {
+  plugin_list_string_t list = borrow_list(channels, count);
+  plugin_string_t error;
+  bool ok = tack_plugin_bus_listen(&list, &error);
+  free(list.ptr);
+  if (!ok) take_or_free(&error, err);
+  return ok;
+}
+
+void tack_bus_unlisten(const char *const *channels, size_t count) {
+  plugin_list_string_t list = borrow_list(channels, count);
+  tack_plugin_bus_unlisten(&list);
+  free(list.ptr);
+}
+
 bool tack_is_idle(void) { return tack_plugin_control_is_idle(); }
 
 bool tack_has_ui(void) { return tack_plugin_control_has_ui(); }

@@ -1,7 +1,7 @@
 // What `tack:plugin@0.2.0` adds, for plugins whose tack.toml says `api = "0.2"` (bin/build.js
 // then builds against 0.2.0's `plugin` world). A 0.1.0 plugin never imports this module.
 //
-//   import { control, events, screen, sendMessage, Component, models } from "./tack-next.js";
+//   import { control, events, screen, sendMessage, Component, models, bus } from "./tack-next.js";
 //
 // The handlers for 0.2.0's exports are the plugin's own, passed to `definePlugin` beside the
 // 0.1.0 ones: `onNamedEvent(name, data)` (events subscribed to with `events.subscribe`),
@@ -17,6 +17,7 @@ import * as hostCommands from "tack:plugin/commands@0.2.0";
 import * as hostProcess from "tack:plugin/process@0.2.0";
 import * as hostModels from "tack:plugin/models@0.2.0";
 import * as hostShortcuts from "tack:plugin/shortcuts@0.2.0";
+import * as hostBus from "tack:plugin/bus@0.2.0";
 import { sendMessage as hostSendMessage } from "tack:plugin/session@0.1.0";
 import { currentPlugin } from "./tack.js";
 
@@ -38,6 +39,16 @@ export const events = {
 export const shortcuts = {
   register: (key, description = "") => hostShortcuts.register(key, description),
   unregister: (key) => hostShortcuts.unregister(key),
+ * The event bus between plugins (Pi's `pi.events`; the `bus` grant names each channel):
+ * `bus.emit(channel, data)` sends `data` as JSON to the other plugins listening there,
+ * `bus.listen(...channels)` / `bus.unlisten(...channels)`. A message arrives at
+ * `onNamedEvent("bus_message", { channel, from, data })`, `from` being the sender's name as the
+ * host knows it. Refusals (a channel not granted, data over 64 KiB) throw the reason.
+ */
+export const bus = {
+  emit: (channel, data) => hostBus.emit(channel, JSON.stringify(data ?? null)),
+  listen: (...channels) => hostBus.listen(channels),
+  unlisten: (...channels) => hostBus.unlisten(channels),
 };
 
 /**

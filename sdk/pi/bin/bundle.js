@@ -33,6 +33,21 @@ if (!extensionArg || !outArg) {
   process.exit(2);
 }
 
+/** The capability line for the event bus channels `code` names literally, if any. */
+function busLines(code) {
+  const channels = new Set();
+  for (const m of code.matchAll(/\.events\.(?:emit|on)\s*\(\s*(["'`])([^"'`$\\]+)\1/g)) {
+    channels.add(m[2]);
+  }
+  if (channels.size === 0) return [];
+  const named = [...channels].sort();
+  return [
+    `bus: event bus channels it shares with other extensions (\`bus = [${named
+      .map((c) => JSON.stringify(c))
+      .join(", ")}]\`)`,
+  ];
+}
+
 /** The entry file of an extension given as a file or a package folder. */
 function entryOf(path) {
   if (!statSync(path).isDirectory()) return path;
@@ -145,6 +160,9 @@ try {
           : /\.ui\.getEditorText\s*\(/.test(built.outputFiles[0].text)
             ? ["components: reading what you type in the editor before you send it (`components = true`)"]
             : []),
+        // Pi's event bus reaches other extensions only on channels granted by name; a channel
+        // named by a variable is not listed (the user grants what the docs of the extension say).
+        ...busLines(built.outputFiles[0].text),
         // Pi's tool factories work through the extension's own grants (src/tools.js); one
         // named after a built-in tool replaces tack's only with `replace_tools`.
         ...(/\.create(Read|Edit|Write|Ls|Find|Grep)Tool(Definition)?\)?\s*\(/.test(built.outputFiles[0].text)

@@ -14,8 +14,9 @@ import * as hostTools from "tack:plugin/tools@0.2.0";
 import * as hostCommands from "tack:plugin/commands@0.2.0";
 import * as hostEvents from "tack:plugin/events@0.2.0";
 import * as hostShortcuts from "tack:plugin/shortcuts@0.2.0";
+import * as hostBus from "tack:plugin/bus@0.2.0";
 
-import { EventEmitter, runCommand, shellQuote } from "./node.js";
+import { runCommand, shellQuote } from "./node.js";
 import { plainTheme } from "./theme.js";
 import { custom, editorDialog } from "./components.js";
 import { modelRegistry, piModel } from "./models.js";
@@ -109,7 +110,12 @@ export class Extension {
     this.shortcuts = new Map();
     this.flags = flags;
     this.initialized = false;
-    this.bus = new EventEmitter();
+    // Pi's event bus: handlers by channel. The host's bus (`tack:plugin/bus`) carries what
+    // crosses to other extensions, on the channels the user granted.
+    this.bus = new Map();
+    // Channels whose refusal by the host was logged, so an extension that only talks to itself
+    // says so once, not on every emit.
+    this.busRefused = new Set();
     this.theme = plainTheme();
     this.pi = this.makePi();
   }
@@ -126,6 +132,68 @@ export class Extension {
       if (result !== undefined) results.push(result);
     }
     return results;
+  }
+
+  /** Logs the host's refusal of `what` on `channel`, once per channel and kind. */
+  busRefusal(what, channel, e) {
+    const key = `${what} ${channel}`;
+    if (this.busRefused.has(key)) return;
+    this.busRefused.add(key);
+    hostLog(
+      "warn",
+      `pi.events.${what}("${channel}") reaches this extension only: ${e?.payload ?? e}`,
+    );
+  }
+
+  busOn(channel, handler) {
+    // Pi's bus catches a handler's error and logs it: one failing listener stops no other.
+    const safe = async (data) => {
+      try {
+        await handler(data);
+      } catch (e) {
+        hostLog("error", `event handler error (${channel}): ${e?.message ?? e}`);
+      }
+    };
+    const handlers = this.bus.get(channel) ?? [];
+    this.bus.set(channel, [...handlers, safe]);
+    if (handlers.length === 0) {
+      try {
+        hostBus.listen([channel]);
+      } catch (e) {
+        this.busRefusal("on", channel, e);
+      }
+    }
+    return () => {
+      const left = (this.bus.get(channel) ?? []).filter((h) => h !== safe);
+      if (left.length > 0) {
+        this.bus.set(channel, left);
+        return;
+      }
+      this.bus.delete(channel);
+      hostBus.unlisten([channel]);
+    };
+  }
+
+  busEmit(channel, data) {
+    // Pi's emit returns before its handlers finish and never throws.
+    for (const handler of this.bus.get(channel) ?? []) handler(data);
+    let json;
+    try {
+      json = JSON.stringify(data ?? null);
+    } catch (e) {
+      this.busRefusal("emit", channel, `its data is not JSON: ${e?.message ?? e}`);
+      return;
+    }
+    try {
+      hostBus.emit(channel, json ?? "null");
+    } catch (e) {
+      this.busRefusal("emit", channel, e);
+    }
+  }
+
+  /** A message from another extension (the host's `bus_message`), to this channel's handlers. */
+  async busMessage(event) {
+    for (const handler of this.bus.get(event?.channel) ?? []) await handler(event.data);
   }
 
   makePi() {
@@ -276,15 +344,11 @@ export class Extension {
       unregisterProvider(name) {
         throw notInTack(`pi.unregisterProvider(${name})`);
       },
-      // Pi's event bus between extensions; in tack it reaches this extension only.
+      // Pi's event bus between extensions: this extension's own handlers always hear it, as in
+      // Pi; other extensions only on channels granted to both (`bus = ["channel"]`).
       events: {
-        on: (channel, handler) => {
-          ext.bus.on(channel, handler);
-          return () => ext.bus.off(channel, handler);
-        },
-        emit: (channel, data) => {
-          ext.bus.emit(channel, data);
-        },
+        on: (channel, handler) => ext.busOn(String(channel), handler),
+        emit: (channel, data) => ext.busEmit(String(channel), data),
       },
     };
   }

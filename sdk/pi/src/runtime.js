@@ -374,6 +374,10 @@ export const guest = definePlugin({
       }
       return;
     }
+    if (name === "bus_message") {
+      await ext.busMessage(data);
+      return;
+    }
     if (name === "compaction_end" && ext.pendingCompaction) {
       const { onComplete, onError } = ext.pendingCompaction;
       ext.pendingCompaction = undefined;

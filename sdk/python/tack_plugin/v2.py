@@ -42,6 +42,7 @@ from typing import Any, List, Optional
 
 from wit_world import exports
 from wit_world.exports import session_hooks as _session_hooks
+from wit_world.imports import bus as _bus
 from wit_world.imports import commands as _commands
 from wit_world.imports import control as _control
 from wit_world.imports import events as _events
@@ -321,6 +322,24 @@ def subscribe(*names: str) -> None:
 
 def unsubscribe(*names: str) -> None:
     _events.unsubscribe(list(names))
+
+
+def emit(channel: str, data: Any) -> None:
+    """Sends ``data`` (as JSON) on the event bus ``channel`` to the other plugins listening there
+    (Pi's ``pi.events.emit``; the ``bus`` grant names each channel). Raises ``Err`` with the
+    reason when refused: a channel not granted, data over 64 KiB."""
+    _bus.emit(channel, json.dumps(data))
+
+
+def listen(*channels: str) -> None:
+    """Listens on event bus channels, all or none; messages arrive at
+    ``Plugin.on_named_event("bus_message", ...)`` as ``{"channel", "from", "data"}``, ``from``
+    being the sender's name as the host knows it."""
+    _bus.listen(list(channels))
+
+
+def unlisten(*channels: str) -> None:
+    _bus.unlisten(list(channels))
 
 
 def set_widget(key: str, lines: List[str], placement: str = "above") -> None:

@@ -105,6 +105,8 @@
 //!   `process` grant), for MCP servers, language servers and shells.
 //! - [`events`]: subscribe to the agent's events by name (every event of `tack --mode json`,
 //!   `message_update` included) and receive them with [`Observer`] (0.2.0).
+//! - [`bus`]: an event bus between plugins, Pi's `pi.events`, on channels granted to both
+//!   sides (0.2.0, needs the `bus` grant); messages arrive at [`Observer`].
 //! - [`tools`]: register and remove tools while running, and list every plugin's tools with
 //!   their schemas (0.2.0).
 //! - [`control`]: the model, context usage, idleness, the session's name and labels, and
@@ -304,6 +306,7 @@ pub mod http {
 }
 
 pub mod agents;
+pub mod bus;
 pub mod commands;
 pub mod control;
 pub mod events;

@@ -19,6 +19,7 @@ use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::Gue
 use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::GuestIndices as ProviderHooksIndices;
 use crate::bindings::v0_2_0::session_hooks::exports::tack::plugin0_2_0::session_hooks::GuestIndices as SessionHooksIndices;
 use crate::bindings::SUPPORTED_API_VERSIONS;
+use crate::broker::bus::{Bus, Port};
 use crate::cache::CodeOrigin;
 use crate::engine::Runtime;
 use crate::error::LoadError;
@@ -30,17 +31,30 @@ use crate::state::PluginEnv;
 const WASM_MAGIC: &[u8] = b"\0asm";
 
 impl LoadedPlugin {
+    /// Loads one plugin on a bus of its own: it hears no other plugin. [`crate::PluginSet`]
+    /// loads its plugins onto one shared bus.
     pub async fn load(
+        runtime: &Arc<Runtime>,
+        spec: PluginSpec,
+        host: &HostContext,
+    ) -> Result<Arc<Self>, LoadError> {
+        Self::load_on(runtime, spec, host, &Arc::default()).await
+    }
+
+    /// Loads one plugin onto `bus`, the plugin set's.
+    pub(crate) async fn load_on(
         runtime: &Arc<Runtime>,
         mut spec: PluginSpec,
         host: &HostContext,
+        bus: &Arc<Bus>,
     ) -> Result<Arc<Self>, LoadError> {
         let name = spec.manifest.plugin.name.clone();
         let code = Code::of(runtime, &mut spec);
         let (component, api_version, origin) =
             compile(runtime, &name, &spec.wasm_label, code).await?;
         let linked = link(runtime, &name, &component, origin)?;
-        let mut plugin = Self::assemble(runtime, spec, host, api_version, empty_registration())?;
+        let mut plugin =
+            Self::assemble(runtime, spec, host, bus, api_version, empty_registration())?;
         let _ = plugin.code.set(linked);
         let (live, registration) =
             plugin
@@ -62,6 +76,7 @@ impl LoadedPlugin {
         runtime: &Arc<Runtime>,
         mut spec: PluginSpec,
         host: &HostContext,
+        bus: &Arc<Bus>,
         known: KnownRegistration,
     ) -> Result<Arc<Self>, LoadError> {
         let name = spec.manifest.plugin.name.clone();
@@ -70,8 +85,14 @@ impl LoadedPlugin {
             code: Code::of(runtime, &mut spec),
             label: spec.wasm_label.clone(),
         };
-        let mut plugin =
-            Self::assemble(runtime, spec, host, known.api_version, known.registration)?;
+        let mut plugin = Self::assemble(
+            runtime,
+            spec,
+            host,
+            bus,
+            known.api_version,
+            known.registration,
+        )?;
         plugin.deferred = Mutex::new(Some(deferred));
         plugin.remembered = true;
         tracing::debug!(plugin = %name, "plugin deferred until first use");
@@ -83,6 +104,7 @@ impl LoadedPlugin {
         runtime: &Arc<Runtime>,
         spec: PluginSpec,
         host: &HostContext,
+        bus: &Arc<Bus>,
         api_version: String,
         registration: Registration,
     ) -> Result<Self, LoadError> {
@@ -132,7 +154,9 @@ impl LoadedPlugin {
             streams: Default::default(),
             events: Default::default(),
             shortcuts: Default::default(),
+            bus: Port::new(bus.clone(), !capabilities.bus.is_empty()),
         });
+        bus.join(&env);
         let config_json = serde_json::to_string(&spec.config).unwrap_or_else(|_| "{}".into());
         let host_cap = runtime.config().budgets.live_instances;
         let live_instances = spec
@@ -166,6 +190,7 @@ impl LoadedPlugin {
     fn publish(self) -> Arc<Self> {
         let plugin = Arc::new(self);
         let _ = plugin.env.plugin.set(Arc::downgrade(&plugin));
+        plugin.env.bus.start(Arc::downgrade(&plugin));
         plugin
     }
 
