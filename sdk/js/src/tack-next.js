@@ -39,6 +39,9 @@ export const events = {
 export const shortcuts = {
   register: (key, description = "") => hostShortcuts.register(key, description),
   unregister: (key) => hostShortcuts.unregister(key),
+};
+
+/**
  * The event bus between plugins (Pi's `pi.events`; the `bus` grant names each channel):
  * `bus.emit(channel, data)` sends `data` as JSON to the other plugins listening there,
  * `bus.listen(...channels)` / `bus.unlisten(...channels)`. A message arrives at
