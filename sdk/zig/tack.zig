@@ -321,6 +321,17 @@ pub const v2 = struct {
         pub fn abort() bool {
             return c.tack_plugin_control_abort();
         }
+
+        /// From a command the user ran, once the agent is idle: the move the user's `/tree`
+        /// makes to `entry_id`, summarizing the branch left when `summarize` (`focus`: what
+        /// the summary dwells on).
+        pub fn navigateTree(arena: std.mem.Allocator, entry_id: []const u8, summarize: bool, focus: ?[]const u8) Outcome(void) {
+            var id = borrow(entry_id);
+            var f = borrow(focus orelse "");
+            var err: c.plugin_string_t = undefined;
+            if (c.tack_plugin_control_navigate_tree(&id, summarize, if (focus != null) &f else null, &err)) return .ok;
+            return .{ .err = takeString(arena, &err) };
+        }
     };
 
     /// What the plugin shows on the user's screen.
@@ -360,6 +371,89 @@ pub const v2 = struct {
         pub fn setEditorText(text: []const u8) void {
             var t = borrow(text);
             c.tack_plugin_screen_set_editor_text(&t);
+        }
+
+        /// The user's unsent draft, copied to `arena` (the `components` grant); null without the
+        /// grant or an editor.
+        pub fn editorText(arena: std.mem.Allocator) ?[]const u8 {
+            var text: c.plugin_string_t = undefined;
+            if (!c.tack_plugin_screen_editor_text(&text)) return null;
+            return takeString(arena, &text);
+        }
+
+        /// Shows or hides the spinner and its message while the agent works.
+        pub fn setWorkingVisible(visible: bool) void {
+            c.tack_plugin_screen_set_working_visible(visible);
+        }
+
+        /// `frames` in place of the spinner, each for `interval_ms` (0: the spinner's pace); no
+        /// frames hides it; null gives the spinner back.
+        pub fn setWorkingIndicator(arena: std.mem.Allocator, frames: ?[]const []const u8, interval_ms: u32) void {
+            if (frames) |f| {
+                var indicator = c.tack_plugin_screen_working_indicator_t{ .frames = borrowList(arena, f), .interval_ms = interval_ms };
+                c.tack_plugin_screen_set_working_indicator(&indicator);
+            } else {
+                c.tack_plugin_screen_set_working_indicator(null);
+            }
+        }
+
+        /// The label of hidden thinking in place of "Thinking"; null restores tack's.
+        pub fn setHiddenThinkingLabel(label: ?[]const u8) void {
+            var l = borrow(label orelse "");
+            c.tack_plugin_screen_set_hidden_thinking_label(if (label != null) &l else null);
+        }
+
+        /// Lines over the conversation (at most 12); none gives the header back.
+        pub fn setHeader(arena: std.mem.Allocator, lines: []const []const u8) void {
+            var list = borrowList(arena, lines);
+            c.tack_plugin_screen_set_header(&list);
+        }
+
+        /// Whether tool output shows in full (as Ctrl+O leaves it).
+        pub fn toolsExpanded() bool {
+            return c.tack_plugin_screen_tools_expanded();
+        }
+
+        pub fn setToolsExpanded(expanded: bool) void {
+            c.tack_plugin_screen_set_tools_expanded(expanded);
+        }
+
+        /// Shows the theme called `name` for this run (a name `/settings` offers).
+        pub fn setTheme(arena: std.mem.Allocator, name: []const u8) Outcome(void) {
+            var n = borrow(name);
+            var err: c.plugin_string_t = undefined;
+            if (c.tack_plugin_screen_set_theme(&n, &err)) return .ok;
+            return .{ .err = takeString(arena, &err) };
+        }
+
+        /// Turns completing the user's draft on or off (Pi's `addAutocompleteProvider`; the
+        /// `components` grant). The answers come from the `completions` export, which a Zig
+        /// plugin leaves to the C SDK's defaults (none to offer) unless it defines them.
+        pub fn setInputCompletion(arena: std.mem.Allocator, enabled: bool) Outcome(void) {
+            var err: c.plugin_string_t = undefined;
+            if (c.tack_plugin_screen_set_input_completion(enabled, &err)) return .ok;
+            return .{ .err = takeString(arena, &err) };
+        }
+    };
+
+    /// Keys bound in the terminal UI (Pi's `registerShortcut`); a press reaches `onEvent` as
+    /// `shortcut` with data `{"type","key"}`. A key tack or another plugin holds is not bound,
+    /// and the user is told.
+    pub const shortcuts = struct {
+        /// Binds `key` (`ctrl+shift+p`: Ctrl or Alt, or F1-F12); refused, naming why, for a
+        /// malformed key or past 32.
+        pub fn register(arena: std.mem.Allocator, key: []const u8, description: []const u8) Outcome(void) {
+            var k = borrow(key);
+            var d = borrow(description);
+            var err: c.plugin_string_t = undefined;
+            if (c.tack_plugin_shortcuts_register(&k, &d, &err)) return .ok;
+            return .{ .err = takeString(arena, &err) };
+        }
+
+        /// False when this plugin had not bound `key`.
+        pub fn unregister(key: []const u8) bool {
+            var k = borrow(key);
+            return c.tack_plugin_shortcuts_unregister(&k);
         }
     };
 

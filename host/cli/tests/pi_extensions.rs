@@ -71,6 +71,10 @@ struct Scenario {
     /// Files written into the workspace first (path → text).
     #[serde(default)]
     files: toml::Table,
+    /// Stand-ins for programs that talk to the world outside the machine (`gh`): name → shell
+    /// script, put first on tack's `PATH`.
+    #[serde(default)]
+    bin: toml::Table,
     /// tack's arguments for a run before the scenario's (in the same home: `-c` continues it).
     #[serde(default)]
     before: Vec<String>,
@@ -220,6 +224,26 @@ fn run(examples: &Path, scenario: &Scenario) -> Result<(), String> {
         None => env,
     };
     let own_server = own.as_ref().map(|(server, _)| server);
+    let env = if scenario.bin.is_empty() {
+        env
+    } else {
+        use std::os::unix::fs::PermissionsExt as _;
+        let bin = env.root().join("bin");
+        std::fs::create_dir_all(&bin).map_err(|e| format!("bin: {e}"))?;
+        for (name, script) in &scenario.bin {
+            let path = bin.join(name);
+            std::fs::write(&path, script.as_str().unwrap_or_default())
+                .and_then(|()| {
+                    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                })
+                .map_err(|e| format!("bin/{name}: {e}"))?;
+        }
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut dirs = vec![bin];
+        dirs.extend(std::env::split_paths(&path));
+        let joined = std::env::join_paths(dirs).map_err(|e| format!("PATH: {e}"))?;
+        env.with_var("PATH", joined)
+    };
     let scripted = env.package("scripted", artifacts::TEST_SCRIPTED_PROVIDER, "");
     if !scenario.grant.is_empty() {
         env.grant(&format!("pi-{}", scenario.name), &scenario.grant);

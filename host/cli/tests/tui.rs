@@ -1612,6 +1612,13 @@ fn a_hostile_plugins_screen_settings_are_neutralised_budgeted_and_read_nothing()
     assert_eq!(results.len(), 2, "{results:?}");
     assert!(results[0].contains("draft: None"), "{}", results[0]);
     assert!(
+        results[0].contains(
+            "draft completion: Err(\"completing the user's draft needs the `components` grant"
+        ),
+        "{}",
+        results[0]
+    );
+    assert!(
         results[0].contains("by path: Err(\"there is no theme called '../../../../etc/passwd'\")"),
         "{}",
         results[0]
@@ -1619,6 +1626,40 @@ fn a_hostile_plugins_screen_settings_are_neutralised_budgeted_and_read_nothing()
     assert!(results[0].contains("missing: Err("), "{}", results[0]);
     assert!(results[1].contains("header"), "{}", results[1]);
     assert!(!results[1].contains("ok:"), "{}", results[1]);
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}
+
+/// A plugin's completions (`tack:plugin/completions`, 0.2.0) reach the terminal neutralised and
+/// capped: the hostile plugin offers 500 items for the argument of its `/ping`, the first a
+/// clipboard-writing escape sequence with a 64 KiB description. The popup holds 64 (Up from the
+/// first is the 64th), shows the sequence as pictures, and nothing of it reaches the terminal;
+/// Tab takes an item as the argument. (Completing the draft needs the `components` grant: see
+/// the `screen_snoop` test above.)
+#[test]
+fn a_hostile_plugins_completions_are_neutralised_and_capped() {
+    let env = new_env();
+    let plugin = env.scripted(json!([{ "text": "done" }]), json!({}));
+    let hostile = env.package("hostile", tack_builtin::artifacts::TEST_HOSTILE, "");
+    let hostile = hostile.display().to_string();
+    let mut tui = env.spawn(&["--plugin", &plugin, "--plugin", &hostile]);
+    tui.wait_for("Ask anything");
+    tui.type_keys("/ping ");
+    let screen = tui.wait_for("\u{241b}[2Jevil label");
+    assert!(screen.contains("item-7"), "{screen}");
+    // Up from the first item wraps to the last the popup holds.
+    tui.type_keys("\x1b[A");
+    let screen = tui.wait_for("item-63");
+    assert!(!screen.contains("item-64"), "{screen}");
+    let raw = String::from_utf8_lossy(&tui.raw.lock().expect("raw")).to_string();
+    assert!(
+        !raw.contains("\x1b]52;c;ZXZpbA"),
+        "no clipboard write reached the terminal"
+    );
+    tui.type_keys("\t");
+    tui.wait_for("/ping item-63");
+    tui.type_keys("\r");
+    tui.wait_for("pong");
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 }

@@ -216,6 +216,8 @@ pub enum ScreenSetting {
     Header(Vec<String>),
     /// Tool output in full or collapsed, as Ctrl+O toggles it.
     ToolsExpanded(bool),
+    /// Whether the plugin is asked for completions of the draft as the user types.
+    InputCompletion(bool),
 }
 
 /// A plugin's working indicator: frames shown in turn, each for `interval_ms`.

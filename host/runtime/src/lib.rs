@@ -33,7 +33,8 @@ pub use manifest::{
     Access, Capabilities, FsGrant, Manifest, PackageSection, PathSet, PayloadAccess,
 };
 pub use plugin::{
-    validate_component, HostContext, LoadedPlugin, PluginSource, PluginSpec, ProviderSession,
+    validate_component, CompletionItem, HostContext, InputCompletion, LoadedPlugin, PluginSource,
+    PluginSpec, ProviderSession,
 };
 pub use plugin_set::PluginSet;
 pub use sandbox::{SandboxMode, SandboxPolicy};

@@ -7,6 +7,7 @@
 //! trips in `provider_session`, and fan-out in [`crate::fan_out`].
 
 mod calls;
+mod completions;
 mod load;
 mod pool;
 mod provider_session;
@@ -22,6 +23,7 @@ use crate::api::{EventKind, HookKind, Registration};
 use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::GuestIndices as TaskRunnerIndices;
 use crate::bindings::latest::PluginIndices;
 use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::GuestIndices as IncrementalIndices;
+use crate::bindings::v0_2_0::completions::exports::tack::plugin0_2_0::completions::GuestIndices as CompletionsIndices;
 use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::GuestIndices as ObserverIndices;
 use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::GuestIndices as ProviderHooksIndices;
 use crate::bindings::v0_2_0::session_hooks::exports::tack::plugin0_2_0::session_hooks::GuestIndices as SessionHooksIndices;
@@ -33,6 +35,7 @@ use crate::services::HostServices;
 use crate::state::{PluginEnv, PluginState};
 use tack_core::sync::lock;
 
+pub use completions::{CompletionItem, InputCompletion, MAX_COMPLETION_ITEMS};
 pub use load::validate_component;
 pub(crate) use pool::{CallSetup, Live};
 pub use provider_session::ProviderSession;
@@ -121,6 +124,7 @@ pub(crate) struct Linked {
     pub(crate) observer_indices: Option<ObserverIndices>,
     pub(crate) provider_hooks_indices: Option<ProviderHooksIndices>,
     pub(crate) session_hooks_indices: Option<SessionHooksIndices>,
+    pub(crate) completions_indices: Option<CompletionsIndices>,
     origin: CodeOrigin,
 }
 

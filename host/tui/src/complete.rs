@@ -20,6 +20,8 @@ pub struct Completion {
 pub enum Kind {
     Command,
     File,
+    /// A plugin's items (`tack:plugin/completions`): taking one never sends the prompt.
+    Plugin,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -65,6 +65,10 @@ impl Editor {
         self.lines.join("\n")
     }
 
+    pub fn lines(&self) -> &[String] {
+        &self.lines
+    }
+
     pub fn is_empty(&self) -> bool {
         self.lines.len() == 1 && self.lines[0].is_empty()
     }

@@ -26,8 +26,9 @@ mod view;
 
 pub use app::App;
 pub use protocol::{
-    Action, CommandInfo, ComponentAnswer, ComponentRequest, DialogAnswer, DialogRequest, Display,
-    FooterInfo, Picker, PickerEdit, PickerItem, PickerKind, PickerView, UiEvent,
+    Action, CommandInfo, CompletionQuery, ComponentAnswer, ComponentRequest, DialogAnswer,
+    DialogRequest, Display, FooterInfo, Picker, PickerEdit, PickerItem, PickerKind, PickerView,
+    PluginCompletion, UiEvent,
 };
 pub use runner::{run, terminal_events};
 pub use theme::Theme;

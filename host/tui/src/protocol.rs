@@ -112,6 +112,40 @@ pub enum UiEvent {
     Display(Display),
     /// The program must end (a signal): the UI quits as if the user asked.
     Shutdown,
+    /// A plugin's answer to [`Action::Complete`] number `seq`: items, and the text before the
+    /// cursor they replace. Dropped when the draft changed since.
+    Completions {
+        seq: u64,
+        items: Vec<PluginCompletion>,
+        prefix: String,
+    },
+}
+
+/// What the program asks plugins to complete (`tack:plugin/completions`, 0.2.0).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompletionQuery {
+    /// The argument of a plugin's command: what follows `/command ` up to the cursor.
+    CommandArguments {
+        plugin: String,
+        command: String,
+        prefix: String,
+    },
+    /// The draft at the cursor (row, column in characters), for the plugins that complete it,
+    /// newest first: the first that answers wins, as Pi's newest provider wraps the others.
+    Input {
+        plugins: Vec<String>,
+        lines: Vec<String>,
+        cursor: (usize, usize),
+    },
+}
+
+/// One item a plugin offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginCompletion {
+    /// What replaces the completed text.
+    pub value: String,
+    pub label: String,
+    pub description: String,
 }
 
 /// The settings that change how the UI draws.
@@ -178,6 +212,12 @@ pub enum Action {
     Shortcut {
         plugin: String,
         key: String,
+    },
+    /// The draft changed where plugins complete it: ask them, and answer with
+    /// [`UiEvent::Completions`] carrying the same `seq`.
+    Complete {
+        seq: u64,
+        query: CompletionQuery,
     },
     Quit,
 }

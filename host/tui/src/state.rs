@@ -98,6 +98,12 @@ pub(crate) struct State {
     pub component_refused: Option<String>,
     /// The terminal's columns and rows in the last frame.
     pub screen_size: (u16, u16),
+    /// Plugins that complete the draft as it is typed, in the order they turned it on.
+    pub input_completers: Vec<String>,
+    /// The last question put to plugins' completions, and its number: an answer to an older
+    /// one is stale.
+    pub completion_asked: Option<(u64, crate::protocol::CompletionQuery)>,
+    pub completion_seq: u64,
     pub quit: bool,
 }
 
@@ -157,6 +163,9 @@ impl State {
             component: None,
             component_refused: None,
             screen_size: (80, 24),
+            input_completers: Vec::new(),
+            completion_asked: None,
+            completion_seq: 0,
             quit: false,
         }
     }
@@ -319,6 +328,9 @@ impl State {
                 let _ = reply.send(reading);
             }
             UiEvent::Shutdown => self.quit(),
+            UiEvent::Completions { seq, items, prefix } => {
+                self.plugin_completions(seq, items, &prefix)
+            }
         }
     }
 
@@ -370,6 +382,12 @@ impl State {
                 }
             }
             ScreenSetting::ToolsExpanded(expanded) => self.options.expand_tools = expanded,
+            ScreenSetting::InputCompletion(enabled) => {
+                self.input_completers.retain(|p| *p != plugin);
+                if enabled {
+                    self.input_completers.push(plugin);
+                }
+            }
         }
     }
 

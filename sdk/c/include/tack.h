@@ -248,6 +248,46 @@ void tack_set_footer(const char *left, const char *right);
 void tack_clear_footer(void);
 /* Replaces the text of the user's editor. */
 void tack_set_editor_text(const char *text);
+/* The user's unsent draft (the `components` grant); false without the grant or an editor. */
+bool tack_editor_text(tack_string_t *out);
+/* Shows or hides the spinner and its message while the agent works. */
+void tack_set_working_visible(bool visible);
+/* `count` frames in place of the spinner, each for `interval_ms` (0: the spinner's pace); no
+ * frames hides it. */
+void tack_set_working_indicator(const char *const *frames, size_t count, uint32_t interval_ms);
+/* Gives the spinner back. */
+void tack_clear_working_indicator(void);
+/* The label of hidden thinking in place of "Thinking"; NULL restores tack's. */
+void tack_set_hidden_thinking_label(const char *label);
+/* `count` lines over the conversation (at most 12); none gives the header back. */
+void tack_set_header(const char *const *lines, size_t count);
+/* Whether tool output shows in full (Ctrl+O), and setting it. */
+bool tack_tools_expanded(void);
+void tack_set_tools_expanded(bool expanded);
+/* Shows the theme called `name` for this run of tack (a name `/settings` offers). */
+bool tack_set_theme(const char *name, tack_string_t *err);
+/* Turns on (or off) completing the user's draft (Pi's addAutocompleteProvider; the
+ * `components` grant): tack then asks exports_tack_plugin_completions_input as they type. The
+ * C SDK's default completions export offers nothing; define
+ * exports_tack_plugin_completions_command_arguments / _input to offer items. */
+bool tack_set_input_completion(bool enabled, tack_string_t *err);
+
+/* -- shortcuts: keys bound in the terminal UI; a press reaches
+ * exports_tack_plugin_observer_on_event as "shortcut" with data {"type","key"}. A key tack or
+ * another plugin holds is not bound, and the user is told. */
+
+/* Binds `key` (`ctrl+shift+p`: Ctrl or Alt, or F1-F12); refused, naming why, for a malformed
+ * key or past 32. */
+bool tack_register_shortcut(const char *key, const char *description, tack_string_t *err);
+/* False when this plugin had not bound `key`. */
+bool tack_unregister_shortcut(const char *key);
+
+/* -- session moves from a command the user ran, made once the agent is idle */
+
+/* The move the user's `/tree` makes to `entry_id`; with `summarize`, the branch left is
+ * summarized (`focus` may be NULL). */
+bool tack_navigate_tree(const char *entry_id, bool summarize, const char *focus,
+                        tack_string_t *err);
 
 /* -- process: long-lived programs (the `process` grant). */
 

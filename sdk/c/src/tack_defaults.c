@@ -212,4 +212,24 @@ TACK_DEFAULT void exports_tack_plugin_session_hooks_before_tree(
   ret->tag = EXPORTS_TACK_PLUGIN_SESSION_HOOKS_TREE_DECISION_PROCEED;
 }
 
+/* Nothing to offer: the built-in completions stand. */
+TACK_DEFAULT bool exports_tack_plugin_completions_command_arguments(
+    plugin_string_t *command, plugin_string_t *prefix,
+    exports_tack_plugin_completions_list_completion_item_t *ret) {
+  (void)ret;
+  plugin_string_free(command);
+  plugin_string_free(prefix);
+  return false;
+}
+
+TACK_DEFAULT bool exports_tack_plugin_completions_input(
+    plugin_list_string_t *lines, uint32_t cursor_line, uint32_t cursor_col,
+    exports_tack_plugin_completions_input_completion_t *ret) {
+  (void)cursor_line;
+  (void)cursor_col;
+  (void)ret;
+  plugin_list_string_free(lines);
+  return false;
+}
+
 #endif /* TACK_API_0_2 */

@@ -611,6 +611,72 @@ void tack_set_editor_text(const char *text) {
   tack_plugin_screen_set_editor_text(&t);
 }
 
+bool tack_editor_text(tack_string_t *out) { return tack_plugin_screen_editor_text(out); }
+
+void tack_set_working_visible(bool visible) { tack_plugin_screen_set_working_visible(visible); }
+
+void tack_set_working_indicator(const char *const *frames, size_t count, uint32_t interval_ms) {
+  tack_plugin_screen_working_indicator_t indicator = {borrow_list(frames, count), interval_ms};
+  tack_plugin_screen_set_working_indicator(&indicator);
+  free(indicator.frames.ptr);
+}
+
+void tack_clear_working_indicator(void) { tack_plugin_screen_set_working_indicator(NULL); }
+
+void tack_set_hidden_thinking_label(const char *label) {
+  plugin_string_t l = borrow(label);
+  tack_plugin_screen_set_hidden_thinking_label(label ? &l : NULL);
+}
+
+void tack_set_header(const char *const *lines, size_t count) {
+  plugin_list_string_t list = borrow_list(lines, count);
+  tack_plugin_screen_set_header(&list);
+  free(list.ptr);
+}
+
+bool tack_tools_expanded(void) { return tack_plugin_screen_tools_expanded(); }
+
+void tack_set_tools_expanded(bool expanded) { tack_plugin_screen_set_tools_expanded(expanded); }
+
+bool tack_set_theme(const char *name, tack_string_t *err) {
+  plugin_string_t n = borrow(name);
+  plugin_string_t error;
+  if (tack_plugin_screen_set_theme(&n, &error)) return true;
+  take_or_free(&error, err);
+  return false;
+}
+
+bool tack_set_input_completion(bool enabled, tack_string_t *err) {
+  plugin_string_t error;
+  if (tack_plugin_screen_set_input_completion(enabled, &error)) return true;
+  take_or_free(&error, err);
+  return false;
+}
+
+bool tack_register_shortcut(const char *key, const char *description, tack_string_t *err) {
+  plugin_string_t k = borrow(key);
+  plugin_string_t d = borrow(description ? description : "");
+  plugin_string_t error;
+  if (tack_plugin_shortcuts_register(&k, &d, &error)) return true;
+  take_or_free(&error, err);
+  return false;
+}
+
+bool tack_unregister_shortcut(const char *key) {
+  plugin_string_t k = borrow(key);
+  return tack_plugin_shortcuts_unregister(&k);
+}
+
+bool tack_navigate_tree(const char *entry_id, bool summarize, const char *focus,
+                        tack_string_t *err) {
+  plugin_string_t id = borrow(entry_id);
+  plugin_string_t f = borrow(focus);
+  plugin_string_t error;
+  if (tack_plugin_control_navigate_tree(&id, summarize, focus ? &f : NULL, &error)) return true;
+  take_or_free(&error, err);
+  return false;
+}
+
 /* A process error as one message: the four string cases carry theirs, `unknown` its id. */
 static void process_error(tack_plugin_process_process_error_t *error, tack_string_t *err) {
   if (error->tag == TACK_PLUGIN_PROCESS_PROCESS_ERROR_UNKNOWN) {

@@ -7,7 +7,11 @@
 // 0.1.0 ones: `onNamedEvent(name, data)` (events subscribed to with `events.subscribe`),
 // `beforeProviderRequest(request, payload)` / `afterProviderResponse(status, headers)` (the
 // `provider_payload` grant), and `beforeSwitch(request)` / `beforeFork(request)` /
-// `beforeTree(request)` (return false to cancel; `beforeTree` may return the summary text).
+// `beforeTree(request)` (return false to cancel; `beforeTree` may return the summary text), and
+// `completeArguments(command, prefix)` (items for one of its commands' arguments) /
+// `completeInput(lines, cursorLine, cursorCol)` (`{items, prefix}` at the cursor, once
+// `screen.setInputCompletion(true)` turned it on) for the `completions` export, with items
+// `{value, label, description}`.
 
 import * as hostControl from "tack:plugin/control@0.2.0";
 import * as hostEvents from "tack:plugin/events@0.2.0";
@@ -179,6 +183,27 @@ export const providerHooks = {
 };
 
 const decision = (answer) => (answer === false ? "cancel" : "proceed");
+
+const completionItems = (items) =>
+  Array.isArray(items)
+    ? items.map((item) => ({
+        value: String(item?.value ?? ""),
+        label: String(item?.label ?? item?.value ?? ""),
+        description: item?.description === undefined ? undefined : String(item.description),
+      }))
+    : undefined;
+
+/** The `completions` export: items for a command's argument, or for the draft at the cursor. */
+export const completions = {
+  commandArguments(command, prefix) {
+    return completionItems(currentPlugin()?.completeArguments?.(command, prefix));
+  },
+  input(lines, cursorLine, cursorCol) {
+    const answer = currentPlugin()?.completeInput?.(lines, cursorLine, cursorCol);
+    const items = completionItems(answer?.items);
+    return items ? { items, prefix: String(answer.prefix ?? "") } : undefined;
+  },
+};
 
 /** The `session-hooks` export: `false` cancels; anything else proceeds. */
 export const sessionHooks = {

@@ -154,10 +154,11 @@ try {
           ? ["http: the URLs it fetches (an `http` grant for each)"]
           : []),
         // TypeScript's type arguments are gone from the bundle: `ctx.ui.custom(`. Reading the
-        // user's unsent draft (`getEditorText`) is under the same grant as taking their keys.
+        // user's unsent draft (`getEditorText`, or completing it as it is typed with
+        // `addAutocompleteProvider`) is under the same grant as taking their keys.
         ...(/\.ui\.custom\s*\(/.test(built.outputFiles[0].text)
           ? ["components: screens it draws that take your keyboard (`components = true`)"]
-          : /\.ui\.getEditorText\s*\(/.test(built.outputFiles[0].text)
+          : /\.ui\.(getEditorText|addAutocompleteProvider)\s*\(/.test(built.outputFiles[0].text)
             ? ["components: reading what you type in the editor before you send it (`components = true`)"]
             : []),
         // Pi's event bus reaches other extensions only on channels granted by name; a channel

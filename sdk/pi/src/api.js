@@ -99,6 +99,19 @@ function linesOf(factory, theme, extra = {}) {
  * The extension as tack loaded it: what `pi.on` and `pi.register*` collected, and the `ctx`
  * handed to every handler.
  */
+/** The provider under an extension's: tack's editor completes on its own when none answers. */
+const tackAutocomplete = {
+  getSuggestions: async () => null,
+  applyCompletion(lines, cursorLine, cursorCol, item, prefix) {
+    const line = lines[cursorLine] ?? "";
+    const start = Math.max(0, cursorCol - prefix.length);
+    const next = [...lines];
+    next[cursorLine] = line.slice(0, start) + item.value + line.slice(cursorCol);
+    return { lines: next, cursorLine, cursorCol: start + item.value.length };
+  },
+  shouldTriggerFileCompletion: () => true,
+};
+
 export class Extension {
   constructor({ workspace, config, flags }) {
     this.workspace = workspace;
@@ -108,6 +121,8 @@ export class Extension {
     this.commands = new Map();
     /** Keys bound with `registerShortcut`, to their options (the handler). */
     this.shortcuts = new Map();
+    /** The autocomplete providers `ctx.ui.addAutocompleteProvider` stacked, newest outermost. */
+    this.autocomplete = undefined;
     this.flags = flags;
     this.initialized = false;
     // Pi's event bus: handlers by channel. The host's bus (`tack:plugin/bus`) carries what
@@ -437,8 +452,16 @@ export class Extension {
       getEditorText() {
         return screen.editorText() ?? "";
       },
-      addAutocompleteProvider() {
-        throw notInTack("ctx.ui.addAutocompleteProvider", "tack has no plugin autocompletion yet");
+      // Pi wraps its editor's provider; here the innermost `current` answers null, which leaves
+      // the draft to tack's own completions (commands after `/`, files after `@`). The draft is
+      // what the user types, so the host asks only with the components grant.
+      addAutocompleteProvider(factory) {
+        try {
+          screen.setInputCompletion(true);
+        } catch (e) {
+          throw new Error(`ctx.ui.addAutocompleteProvider: ${e?.payload ?? e}`);
+        }
+        ext.autocomplete = factory(ext.autocomplete ?? tackAutocomplete);
       },
       onTerminalInput() {
         throw notInTack("ctx.ui.onTerminalInput", "a plugin never reads the user's terminal");

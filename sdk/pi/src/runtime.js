@@ -405,6 +405,23 @@ export const guest = definePlugin({
     }
   },
 
+  async completeArguments(command, prefix) {
+    const complete = ext.commands.get(command)?.getArgumentCompletions;
+    if (typeof complete !== "function") return undefined;
+    return guarded(`/${command} getArgumentCompletions`, () => complete(prefix));
+  },
+
+  async completeInput(lines, cursorLine, cursorCol) {
+    const provider = ext.autocomplete;
+    if (!provider) return undefined;
+    return guarded("autocomplete provider", () =>
+      provider.getSuggestions(lines, cursorLine, cursorCol, {
+        signal: freshSignal(),
+        force: false,
+      }),
+    );
+  },
+
   async beforeSwitch(request) {
     const results = await guarded(
       "session_before_switch",
@@ -497,6 +514,27 @@ export const providerHooks = {
   },
   afterProviderResponse: (response) =>
     guest_().afterProviderResponse(response.status, Object.fromEntries(response.headers)),
+};
+
+const completionItems = (items) =>
+  Array.isArray(items)
+    ? items.map((item) => ({
+        value: String(item?.value ?? ""),
+        label: String(item?.label ?? item?.value ?? ""),
+        description: item?.description === undefined ? undefined : String(item.description),
+      }))
+    : undefined;
+
+/** The `completions` export: a command's `getArgumentCompletions`, and the autocomplete
+ * providers of `ctx.ui.addAutocompleteProvider`. */
+export const completions = {
+  commandArguments: async (command, prefix) =>
+    completionItems(await guest_().completeArguments(command, prefix)),
+  async input(lines, cursorLine, cursorCol) {
+    const answer = await guest_().completeInput(lines, cursorLine, cursorCol);
+    const items = completionItems(answer?.items);
+    return items?.length ? { items, prefix: String(answer.prefix ?? "") } : undefined;
+  },
 };
 
 /** The `session-hooks` export: a handler's `{ cancel: true }` cancels the move. */

@@ -124,6 +124,18 @@ class Plugin:
         of the branch left behind."""
         return None
 
+    def complete_arguments(self, command: str, prefix: str) -> Any:
+        """Pi's ``getArgumentCompletions`` (0.2.0's ``completions`` export): items for the
+        argument of one of this plugin's commands, given what follows ``/command `` so far, as
+        dicts (``value``, ``label``, ``description``) or ``CompletionItem``; None offers none."""
+        return None
+
+    def complete_input(self, lines: List[str], cursor_line: int, cursor_col: int) -> Any:
+        """Pi's autocomplete provider, once :func:`tack_plugin.v2.set_input_completion` turned it
+        on: ``(items, prefix)`` at the cursor, ``prefix`` being the text before the cursor the
+        items replace; None leaves it to tack's own completions."""
+        return None
+
     def run_task(self, input: bytes) -> Union[bytes, str]:
         """Runs one task started by :func:`run_tasks` (on another instance of this plugin).
         Returns the task's output (a ``str`` is sent as UTF-8); raise ``Err(message)`` to fail it."""

@@ -33,14 +33,20 @@
   :meth:`tack_plugin.Plugin.before_switch`, ``before_fork`` and ``before_tree`` through the
   ``SessionHooks`` export.
 
-The app module names the three exports beside ``Guest``, as it names ``TaskRunner``:
-``from tack_plugin.v2 import Observer, ProviderHooks, SessionHooks``.
+- Completions in the editor: :meth:`tack_plugin.Plugin.complete_arguments` (Pi's
+  ``getArgumentCompletions``) and, once :func:`set_input_completion` turned it on (the
+  ``components`` grant), :meth:`tack_plugin.Plugin.complete_input` (Pi's autocomplete
+  providers), through the ``Completions`` export.
+
+The app module names the four exports beside ``Guest``, as it names ``TaskRunner``:
+``from tack_plugin.v2 import Completions, Observer, ProviderHooks, SessionHooks``.
 """
 
 import json
 from typing import Any, List, Optional
 
 from wit_world import exports
+from wit_world.exports import completions as _completions
 from wit_world.exports import session_hooks as _session_hooks
 from wit_world.imports import bus as _bus
 from wit_world.imports import commands as _commands
@@ -57,6 +63,7 @@ from wit_world.imports import types
 from . import _current
 
 __all__ = [
+    "Completions",
     "Observer",
     "ProviderHooks",
     "SessionHooks",
@@ -94,6 +101,7 @@ __all__ = [
     "set_working_message",
     "set_footer",
     "git_branch",
+    "set_input_completion",
     "send_message",
     "process",
     "Component",
@@ -127,6 +135,51 @@ class SessionHooks(exports.SessionHooks):
         if answer is False:
             return _session_hooks.TreeDecision_Cancel()
         return _session_hooks.TreeDecision_Summary(str(answer))
+
+
+class Completions(exports.Completions):
+    """The ``completions`` export, delegating to the plugin's
+    :meth:`~tack_plugin.Plugin.complete_arguments` and
+    :meth:`~tack_plugin.Plugin.complete_input` (each offers nothing unless overridden)."""
+
+    def command_arguments(self, command: str, prefix: str) -> Any:
+        return _items(_current().complete_arguments(command, prefix))
+
+    def input(self, lines: List[str], cursor_line: int, cursor_col: int) -> Any:
+        answer = _current().complete_input(lines, cursor_line, cursor_col)
+        if answer is None:
+            return None
+        items, prefix = answer
+        items = _items(items)
+        return _completions.InputCompletion(items, str(prefix)) if items else None
+
+
+def _items(items: Any) -> Any:
+    """Dicts (or ``CompletionItem``) as the export's items; None stays None."""
+    if items is None:
+        return None
+    shown = []
+    for item in items:
+        if isinstance(item, _completions.CompletionItem):
+            shown.append(item)
+            continue
+        value = str(item.get("value", ""))
+        description = item.get("description")
+        shown.append(
+            _completions.CompletionItem(
+                value,
+                str(item.get("label") or value),
+                None if description is None else str(description),
+            )
+        )
+    return shown
+
+
+def set_input_completion(enabled: bool) -> None:
+    """Pi's ``addAutocompleteProvider``: while on, tack asks
+    :meth:`tack_plugin.Plugin.complete_input` as the user types (the ``components`` grant;
+    raises ``Err`` with the reason without it)."""
+    _screen.set_input_completion(enabled)
 
 
 def _decision(proceed: Optional[bool]) -> Any:

@@ -304,6 +304,45 @@ impl<T: SessionHooks>
     }
 }
 
+pub use crate::completions_bindings::exports::tack::plugin0_2_0::completions::{
+    CompletionItem, InputCompletion,
+};
+
+/// Completions in the user's editor (`tack:plugin/completions`, 0.2.0): Pi's
+/// `getArgumentCompletions` for this plugin's commands, and its `addAutocompleteProvider` for the
+/// draft once [`crate::screen::set_input_completion`] turned it on (with the `components`
+/// grant). Export it with [`crate::export_completions!`]; both offer nothing unless overridden.
+pub trait Completions: Plugin {
+    /// Items for the argument of `command`, given what follows `/command ` so far.
+    fn command_arguments(&mut self, command: &str, prefix: &str) -> Option<Vec<CompletionItem>> {
+        let _ = (command, prefix);
+        None
+    }
+
+    /// Items at the cursor of the draft (`lines`, cursor line and column in characters), and
+    /// the text before the cursor they replace; `None` leaves it to tack's own completions.
+    fn input(&mut self, lines: &[String], line: u32, col: u32) -> Option<InputCompletion> {
+        let _ = (lines, line, col);
+        None
+    }
+}
+
+/// Bridges a [`Completions`] to the generated `completions` export.
+#[doc(hidden)]
+pub struct CompletionsAdapter<T>(PhantomData<fn() -> T>);
+
+impl<T: Completions> crate::completions_bindings::exports::tack::plugin0_2_0::completions::Guest
+    for CompletionsAdapter<T>
+{
+    fn command_arguments(command: String, prefix: String) -> Option<Vec<CompletionItem>> {
+        with_plugin::<T, _>(|p| p.command_arguments(&command, &prefix))
+    }
+
+    fn input(lines: Vec<String>, cursor_line: u32, cursor_col: u32) -> Option<InputCompletion> {
+        with_plugin::<T, _>(|p| p.input(&lines, cursor_line, cursor_col))
+    }
+}
+
 thread_local! {
     // A component instance is single-threaded and holds one plugin; `Any` lets this non-generic
     // slot hold whichever type `export_plugin!` named.

@@ -120,6 +120,10 @@
 //! - [`SessionHooks`]: a say on the user's session moves (`/new`, `/resume`, `/fork`,
 //!   `/clone`, `/tree`), as Pi's `session_before_switch`, `session_before_fork` and
 //!   `session_before_tree` (0.2.0).
+//! - [`Completions`]: items in the editor's completion popup for the plugin's commands'
+//!   arguments (Pi's `getArgumentCompletions`) and, once [`screen::set_input_completion`] turned
+//!   it on (the `components` grant), for the draft at the cursor (Pi's
+//!   `addAutocompleteProvider`); export it with [`export_completions!`] (0.2.0).
 //! - [`files`]: permission bits, which WASI's filesystem API lacks.
 //! - [`project`]: whether the user trusts the project.
 //! - [`log`]: one-line logging through the host.
@@ -210,6 +214,20 @@ pub mod session_hooks_bindings {
     });
 }
 
+/// The optional export of `tack:plugin@0.2.0`, `completions` (see [`Completions`]), generated
+/// apart so only a plugin that calls [`export_completions!`] exports it.
+#[doc(hidden)]
+#[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
+pub mod completions_bindings {
+    wit_bindgen::generate!({
+        path: ["../../wit/plugin/v0.1.0", "../../wit/plugin/v0.2.0"],
+        world: "tack:plugin/completions-export@0.2.0",
+        pub_export_macro: true,
+        export_macro_name: "__export_completions_bindings",
+        default_bindings_module: "tack_sdk::completions_bindings",
+    });
+}
+
 /// `tack:agents@0.1.0`, a package of its own beside `tack:plugin` (see [`agents`]).
 #[doc(hidden)]
 #[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
@@ -236,14 +254,14 @@ pub mod incremental_bindings {
 }
 
 pub use adapter::{
-    Decoder, ForkPosition, ForkRequest, IncrementalProvider, Observer, OutgoingRequest, Plugin,
-    ProviderHooks, ProviderResponse, SessionDecision, SessionHooks, SwitchReason, SwitchRequest,
-    TreeDecision, TreeRequest,
+    CompletionItem, Completions, Decoder, ForkPosition, ForkRequest, IncrementalProvider,
+    InputCompletion, Observer, OutgoingRequest, Plugin, ProviderHooks, ProviderResponse,
+    SessionDecision, SessionHooks, SwitchReason, SwitchRequest, TreeDecision, TreeRequest,
 };
 #[doc(hidden)]
 pub use adapter::{
-    DecoderAdapter, IncrementalAdapter, ObserverAdapter, PluginAdapter, ProviderHooksAdapter,
-    SessionHooksAdapter,
+    CompletionsAdapter, DecoderAdapter, IncrementalAdapter, ObserverAdapter, PluginAdapter,
+    ProviderHooksAdapter, SessionHooksAdapter,
 };
 pub use helpers::{default_decode_error, progress};
 
@@ -373,6 +391,20 @@ macro_rules! export_session_hooks {
         type __TackSessionHooksExport = $crate::SessionHooksAdapter<$plugin>;
         $crate::session_hooks_bindings::__export_session_hooks_bindings!(
             __TackSessionHooksExport with_types_in $crate::session_hooks_bindings
+        );
+    };
+}
+
+/// Exports a type implementing [`Completions`] as this component's `tack:plugin/completions`
+/// export (0.2.0), beside [`export_plugin!`] for the same type:
+/// `tack_sdk::export_completions!(MyPlugin);`.
+#[macro_export]
+macro_rules! export_completions {
+    ($plugin:ty) => {
+        #[doc(hidden)]
+        type __TackCompletionsExport = $crate::CompletionsAdapter<$plugin>;
+        $crate::completions_bindings::__export_completions_bindings!(
+            __TackCompletionsExport with_types_in $crate::completions_bindings
         );
     };
 }

@@ -23,6 +23,7 @@ from tack_plugin import (
     types,
 )
 from tack_plugin.v2 import (  # noqa: F401 (componentize-py exports these from this module)
+    Completions,
     Observer,
     ProviderHooks,
     SessionHooks,

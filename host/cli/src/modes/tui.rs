@@ -5,6 +5,7 @@
 
 mod clipboard;
 mod commands;
+mod completions;
 mod controller;
 mod info;
 mod login;
@@ -147,6 +148,7 @@ async fn run_once(cli: Cli) -> Result<Ended> {
         dev_state: crate::commands::plugin_dev::state_file(),
         reload,
         tree_edit: std::sync::Mutex::new(None),
+        completions: Default::default(),
     });
 
     controller.send(UiEvent::Display(display));

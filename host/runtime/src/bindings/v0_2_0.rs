@@ -45,3 +45,13 @@ pub mod session_hooks {
         exports: { default: async },
     });
 }
+
+/// The optional `completions` export of 0.2.0 (Pi's `getArgumentCompletions` and
+/// `addAutocompleteProvider`), asked by the terminal UI while the user types.
+pub mod completions {
+    wasmtime::component::bindgen!({
+        path: ["../../wit/plugin/v0.1.0", "../../wit/plugin/v0.2.0"],
+        world: "tack:plugin/completions-export@0.2.0",
+        exports: { default: async },
+    });
+}

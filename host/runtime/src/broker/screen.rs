@@ -167,6 +167,20 @@ impl screen::Host for PluginState {
         })
     }
 
+    async fn set_input_completion(
+        &mut self,
+        enabled: bool,
+    ) -> wasmtime::Result<Result<(), String>> {
+        // Completing the draft means seeing it keystroke by keystroke: the grant that reads it.
+        if !self.env.capabilities.components {
+            return Ok(Err(
+                "completing the user's draft needs the `components` grant: the plugin would see what they type".to_string(),
+            ));
+        }
+        self.set_screen(ScreenSetting::InputCompletion(enabled));
+        Ok(Ok(()))
+    }
+
     async fn themes(&mut self) -> wasmtime::Result<Vec<String>> {
         Ok(self.env.services.ui.themes())
     }

@@ -15,6 +15,7 @@ use crate::api::Registration;
 use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::GuestIndices as TaskRunnerIndices;
 use crate::bindings::latest::PluginIndices;
 use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::GuestIndices as IncrementalIndices;
+use crate::bindings::v0_2_0::completions::exports::tack::plugin0_2_0::completions::GuestIndices as CompletionsIndices;
 use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::GuestIndices as ObserverIndices;
 use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::GuestIndices as ProviderHooksIndices;
 use crate::bindings::v0_2_0::session_hooks::exports::tack::plugin0_2_0::session_hooks::GuestIndices as SessionHooksIndices;
@@ -250,6 +251,8 @@ fn link(
     let provider_hooks_indices = ProviderHooksIndices::new(&pre).ok();
     // And a say on the user's session moves (0.2.0).
     let session_hooks_indices = SessionHooksIndices::new(&pre).ok();
+    // And completing what the user types (0.2.0).
+    let completions_indices = CompletionsIndices::new(&pre).ok();
     tracing::debug!(plugin = %name, ?origin, "plugin component ready");
     Ok(Linked {
         pre,
@@ -259,6 +262,7 @@ fn link(
         observer_indices,
         provider_hooks_indices,
         session_hooks_indices,
+        completions_indices,
         origin,
     })
 }

@@ -19,6 +19,7 @@ use crate::bindings::latest::exports::tack::plugin::guest::Guest;
 use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::Guest as TaskRunner;
 use crate::bindings::latest::Plugin as Bindings;
 use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::Guest as Incremental;
+use crate::bindings::v0_2_0::completions::exports::tack::plugin0_2_0::completions::Guest as Completions;
 use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::Guest as Observer;
 use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::Guest as ProviderHooks;
 use crate::bindings::v0_2_0::session_hooks::exports::tack::plugin0_2_0::session_hooks::Guest as SessionHooks;
@@ -62,6 +63,7 @@ pub(crate) struct OptionalExports {
     pub observer: Option<Observer>,
     pub provider_hooks: Option<ProviderHooks>,
     pub session_hooks: Option<SessionHooks>,
+    pub completions: Option<Completions>,
 }
 
 /// What runs on a checked-out instance: given the store, the guest exports and the optional
@@ -321,6 +323,10 @@ impl LoadedPlugin {
                     Some(indices) => Some(indices.load(&mut store, &instance)?),
                     None => None,
                 };
+                let completions = match &linked.completions_indices {
+                    Some(indices) => Some(indices.load(&mut store, &instance)?),
+                    None => None,
+                };
                 Ok((
                     bindings,
                     OptionalExports {
@@ -329,6 +335,7 @@ impl LoadedPlugin {
                         observer,
                         provider_hooks,
                         session_hooks,
+                        completions,
                     },
                 ))
             });

@@ -1,9 +1,9 @@
 //! The prompt being written: edits refresh the completion, accepting one fills in the word, and
 //! sending turns the text into a prompt, a steer, a follow-up or a command.
 
-use crate::complete::complete;
+use crate::complete::{complete, Completion, Item, Kind};
 use crate::editor::Editor;
-use crate::protocol::Action;
+use crate::protocol::{Action, CompletionQuery, PluginCompletion};
 
 use super::State;
 
@@ -24,6 +24,93 @@ impl State {
         } else {
             complete(&self.editor, &self.commands, &self.files)
         };
+        self.ask_plugins_to_complete();
+    }
+
+    /// Asks plugins for completions when the draft changed where they complete it: the argument
+    /// of one of their commands, or anywhere for those that complete the draft. Their answer
+    /// comes later ([`State::plugin_completions`]); the built-in completions show meanwhile.
+    fn ask_plugins_to_complete(&mut self) {
+        let query = if self.completion_dismissed {
+            None
+        } else {
+            self.command_arguments_query().or_else(|| {
+                (!self.input_completers.is_empty()).then(|| CompletionQuery::Input {
+                    plugins: self.input_completers.iter().rev().cloned().collect(),
+                    lines: self.editor.lines().to_vec(),
+                    cursor: self.editor.cursor(),
+                })
+            })
+        };
+        let Some(query) = query else {
+            self.completion_asked = None;
+            return;
+        };
+        if matches!(&self.completion_asked, Some((_, asked)) if *asked == query) {
+            return;
+        }
+        self.completion_seq += 1;
+        let seq = self.completion_seq;
+        self.completion_asked = Some((seq, query.clone()));
+        self.actions.push(Action::Complete { seq, query });
+    }
+
+    /// `/command args|` on a one-line draft, where a plugin serves `command`.
+    fn command_arguments_query(&self) -> Option<CompletionQuery> {
+        let (row, col) = self.editor.cursor();
+        if row != 0 || self.editor.line_count() > 1 {
+            return None;
+        }
+        let before: String = self.editor.lines().first()?.chars().take(col).collect();
+        let (name, prefix) = before.strip_prefix('/')?.split_once(' ')?;
+        let plugin = self
+            .commands
+            .iter()
+            .find(|c| c.name == name)?
+            .plugin
+            .clone()?;
+        Some(CompletionQuery::CommandArguments {
+            plugin,
+            command: name.to_string(),
+            prefix: prefix.to_string(),
+        })
+    }
+
+    /// A plugin's answer to question `seq`: its items replace the built-in ones, unless the
+    /// draft changed since it was asked or the user closed the popup.
+    pub(super) fn plugin_completions(
+        &mut self,
+        seq: u64,
+        items: Vec<PluginCompletion>,
+        prefix: &str,
+    ) {
+        if self.completion_dismissed || items.is_empty() {
+            return;
+        }
+        if !matches!(&self.completion_asked, Some((asked, _)) if *asked == seq) {
+            return;
+        }
+        let (row, col) = self.editor.cursor();
+        let Some(line) = self.editor.lines().get(row) else {
+            return;
+        };
+        let before: String = line.chars().take(col).collect();
+        if !before.ends_with(prefix) {
+            return;
+        }
+        self.completion = Some(Completion {
+            items: items
+                .into_iter()
+                .map(|item| Item {
+                    text: item.value,
+                    label: item.label,
+                    detail: item.description,
+                })
+                .collect(),
+            selected: 0,
+            start: col - prefix.chars().count(),
+            kind: Kind::Plugin,
+        });
     }
 
     pub fn accept_completion(&mut self) {

@@ -2,6 +2,7 @@
 //! (through the [`SessionDriver`]), and the work behind commands and pickers, which runs as tasks
 //! so the UI keeps answering.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use tack_core::message::{Content, Message};
@@ -31,6 +32,17 @@ pub struct Controller {
     /// The text of the user message chosen in `/tree`: once the move to the point before it is
     /// made, it goes into the editor to be edited and sent again (as Pi does).
     pub tree_edit: std::sync::Mutex<Option<String>>,
+    /// What plugins were last asked to complete, and which failed to.
+    pub completions: CompletionsAsked,
+}
+
+/// Plugins' completions as the UI asks for them (`completions.rs`).
+#[derive(Default)]
+pub struct CompletionsAsked {
+    /// The newest question's number: an older one still waiting for its plugin is not asked.
+    pub latest: std::sync::atomic::AtomicU64,
+    /// Plugins whose completions failed: the user is told once per plugin, not per key.
+    pub failed: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 impl Controller {
@@ -81,6 +93,11 @@ impl Controller {
             Action::Shortcut { plugin, key } => {
                 let this = Arc::clone(self);
                 tokio::spawn(async move { this.shortcut(&plugin, &key).await });
+            }
+            Action::Complete { seq, query } => {
+                self.completions.latest.store(seq, Ordering::SeqCst);
+                let this = Arc::clone(self);
+                tokio::spawn(async move { this.complete(seq, query).await });
             }
             Action::Quit => {}
         }

@@ -19,6 +19,9 @@ use crate::start::AgentSession;
 
 pub type TuiServices = InteractiveServices<TuiScreen>;
 
+/// How long a plugin's read of the screen waits for the UI to answer.
+const SCREEN_READ_WAIT: Duration = Duration::from_secs(1);
+
 pub struct TuiScreen {
     ui: mpsc::UnboundedSender<UiEvent>,
     /// What the footer shows, once the agent exists (plugins are loaded before it). Weak, as
@@ -208,8 +211,15 @@ impl Screen for TuiScreen {
     fn read_screen(&self, what: ScreenRead) -> Option<ScreenReadWait> {
         let (reply, answer) = oneshot::channel();
         self.send(UiEvent::ReadScreen { what, reply });
-        // The UI drops the request unanswered only while it goes away.
-        Some(Box::pin(async move { answer.await.ok() }))
+        // The UI answers within a frame while it runs. Before its loop starts (a plugin's
+        // `init` or first `session_start`) or while the user is in their external editor, it
+        // cannot, and a plugin waiting for it must not hold up what the UI waits for.
+        Some(Box::pin(async move {
+            tokio::time::timeout(SCREEN_READ_WAIT, answer)
+                .await
+                .ok()?
+                .ok()
+        }))
     }
 
     fn set_shortcut(&self, plugin: &str, key: &str, description: Option<&str>) {

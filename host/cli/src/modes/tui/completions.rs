@@ -1,0 +1,79 @@
+//! Plugins' completions in the editor (`tack:plugin/completions`, 0.2.0): the argument of a
+//! plugin's command, and the draft at the cursor for plugins that complete it. The UI asks as
+//! the user types; each question runs as a task, and one overtaken by a newer question before
+//! its plugin is free is not asked at all, so fast typing never queues calls behind a slow
+//! plugin.
+
+use std::sync::atomic::Ordering;
+
+use tack_runtime::{CompletionItem, LoadedPlugin};
+use tack_tui::{CompletionQuery, PluginCompletion, UiEvent};
+
+use super::controller::Controller;
+
+impl Controller {
+    pub async fn complete(&self, seq: u64, query: CompletionQuery) {
+        match query {
+            CompletionQuery::CommandArguments {
+                plugin,
+                command,
+                prefix,
+            } => {
+                let Some(owner) = self.completer(seq, &plugin) else {
+                    return;
+                };
+                match owner.complete_command_arguments(&command, &prefix).await {
+                    Ok(items) => self.answer(seq, items, prefix),
+                    Err(e) => self.failed(&plugin, &e.to_string()),
+                }
+            }
+            CompletionQuery::Input {
+                plugins,
+                lines,
+                cursor: (row, col),
+            } => {
+                for plugin in plugins {
+                    let Some(owner) = self.completer(seq, &plugin) else {
+                        continue;
+                    };
+                    match owner.complete_input(&lines, row, col).await {
+                        Ok(Some(answer)) => return self.answer(seq, answer.items, answer.prefix),
+                        Ok(None) => {}
+                        Err(e) => self.failed(&plugin, &e.to_string()),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The plugin to ask for question `seq`, unless a newer question has come or the plugin is
+    /// gone or disabled.
+    fn completer(&self, seq: u64, plugin: &str) -> Option<std::sync::Arc<LoadedPlugin>> {
+        if self.completions.latest.load(Ordering::SeqCst) != seq {
+            return None;
+        }
+        let owner = self.front.loaded.set.get(plugin).cloned()?;
+        (owner.disabled_reason().is_none() && owner.completes()).then_some(owner)
+    }
+
+    fn answer(&self, seq: u64, items: Vec<CompletionItem>, prefix: String) {
+        let items = items
+            .into_iter()
+            .map(|item| PluginCompletion {
+                value: item.value,
+                label: item.label,
+                description: item.description.unwrap_or_default(),
+            })
+            .collect();
+        self.send(UiEvent::Completions { seq, items, prefix });
+    }
+
+    fn failed(&self, plugin: &str, error: &str) {
+        tracing::warn!(plugin, error, "a plugin's completions failed");
+        if crate::sync::lock(&self.completions.failed).insert(plugin.to_string()) {
+            self.send(UiEvent::Error(format!(
+                "{plugin}'s completions failed: {error}"
+            )));
+        }
+    }
+}
