@@ -837,6 +837,38 @@ fn a_pi_package_folder_brings_its_skills_and_prompt_templates() {
 
 /// Node's modules in tack's Pi runtime answer as Node does (`tests/pi-extensions/node-apis.ts`,
 /// with a read-write `fs` grant on the workspace and an `exec` grant for `echo`).
+/// Pi's `tool_execution_update` carries the running call's `args` and its `partialResult`:
+/// tack's event has the partial result only, and the Pi runtime adds the arguments it heard with
+/// the call's start (`tests/pi-extensions/tool-updates.ts`), here of `bash` streaming its output.
+#[test]
+fn pi_tool_updates_carry_the_calls_args_and_partial_result() {
+    let Some(_examples) = examples() else {
+        return;
+    };
+    let env = Env::new(tack!());
+    let command = "echo first; sleep 1; echo second";
+    let scripted = env.scripted_provider(json!([
+        call_turn("b1", "bash", json!({ "command": command })),
+        { "text": "done" },
+    ]));
+    let extension =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/tool-updates.ts");
+    let out = env.run(&[
+        "--plugin",
+        &scripted.display().to_string(),
+        "-e",
+        &extension.display().to_string(),
+        "-p",
+        "run it",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("update of bash: `{command}` so far \"first\"")),
+        "{err}"
+    );
+}
+
 #[test]
 fn node_modules_in_the_pi_runtime_answer_as_node_does() {
     let Some(_examples) = examples() else {

@@ -82,6 +82,25 @@ let turnIndex = 0;
 const camel = (key) => key.replace(/_([a-z])/g, (_m, c) => c.toUpperCase());
 
 /** tack's event JSON in Pi's shape: camelCase fields, and what Pi adds. */
+// Pi's `tool_execution_update` repeats the call's `args`, which tack sends with
+// `tool_execution_start` only: an extension that asks for updates hears the starts and ends too,
+// and the runtime keeps each running call's arguments (a bounded number, should an end be lost).
+const ALSO_HEARD = { tool_execution_update: ["tool_execution_start", "tool_execution_end"] };
+const MAX_RUNNING_CALLS = 256;
+const runningArgs = new Map();
+
+/** The tack events the runtime subscribes to for the Pi event `event`. */
+function tackEventsOf(event) {
+  return [NAMED[event], ...(ALSO_HEARD[event] ?? [])];
+}
+
+function rememberArgs(name, data) {
+  if (name === "tool_execution_start") {
+    if (runningArgs.size >= MAX_RUNNING_CALLS) runningArgs.delete(runningArgs.keys().next().value);
+    runningArgs.set(data?.tool_call_id, data?.args ?? {});
+  }
+}
+
 function piEventOf(piName, data) {
   const event = { type: piName };
   for (const [key, value] of Object.entries(data ?? {})) {
@@ -92,6 +111,10 @@ function piEventOf(piName, data) {
     event.timestamp = Date.now();
   }
   if (piName === "turn_end") event.turnIndex = turnIndex++;
+  if (piName === "tool_execution_update") {
+    event.args = runningArgs.get(data?.tool_call_id) ?? {};
+    event.partialResult = event.partial;
+  }
   if (piName === "message_update" && !event.assistantMessageEvent && event.delta) {
     event.assistantMessageEvent = event.delta;
   }
@@ -185,7 +208,7 @@ export const guest = definePlugin({
     });
     ext.initialized = true;
     ext.onLateSubscription = (event) => {
-      if (NAMED[event]) hostEvents.subscribe([NAMED[event]]);
+      if (NAMED[event]) hostEvents.subscribe(tackEventsOf(event));
       else if (HOOKS[event]) {
         log.warn(`a \`${event}\` handler added after load is not called: tack takes hooks at load`);
       }
@@ -193,7 +216,7 @@ export const guest = definePlugin({
     const named = [];
     const hooks = [];
     for (const event of ext.handlers.keys()) {
-      if (NAMED[event]) named.push(NAMED[event]);
+      if (NAMED[event]) named.push(...tackEventsOf(event));
       else if (HOOKS[event]) hooks.push(HOOKS[event]);
       else if (NOT_YET[event]) log.warn(`\`${event}\` handler not called: ${NOT_YET[event]}`);
       else if (!EXPORTS.has(event)) log.warn(`\`${event}\` is not a Pi event tack knows`);
@@ -389,10 +412,12 @@ export const guest = definePlugin({
           ),
         );
     }
+    rememberArgs(name, data);
     for (const [piName, tackName] of Object.entries(NAMED)) {
       if (tackName !== name || !ext.handlers.has(piName)) continue;
       await guarded(piName, () => ext.emit(piName, piEventOf(piName, data)));
     }
+    if (name === "tool_execution_end") runningArgs.delete(data?.tool_call_id);
     // `withSession` of `ctx.newSession`, `fork` or `switchSession`: once the session moved to
     // has started, after the extension's own `session_start` handlers, as Pi runs it after the
     // switch.

@@ -253,13 +253,38 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> impl std::future::Future<Output = CallOutcome> + Send + 'static {
         let tools = Arc::clone(&self.tools);
-        let progress =
+        let mut progress =
             ToolProgress::new(call.id.clone(), call.name.clone(), Arc::clone(&self.sink));
+        // Hooks that observe streamed events hear the call's updates in order, on a task of
+        // their own: the tool's progress call never waits for them.
+        let delivery = self.hooks.observes_streaming().then(|| {
+            let (updates, mut queued) = tokio::sync::mpsc::unbounded_channel::<AgentEvent>();
+            progress = progress.clone().observed_by(updates);
+            let hooks = Arc::clone(&self.hooks);
+            tokio::spawn(async move {
+                while let Some(event) = queued.recv().await {
+                    hooks.on_event(&event).await;
+                }
+            })
+        });
         let token = cancel.child_token();
         let handle = tokio::spawn(async move { tools.execute(call, token, progress).await });
         let cancel = cancel.clone();
         let grace = self.config().abort_grace;
-        await_call(handle, cancel, grace)
+        async move {
+            let outcome = await_call(handle, cancel, grace).await;
+            if let Some(delivery) = delivery {
+                match outcome {
+                    // The tool may still hold its progress: its updates are no longer heard.
+                    CallOutcome::Abandoned(_) => delivery.abort(),
+                    // Every update is heard before the call's end is.
+                    _ => {
+                        let _ = delivery.await;
+                    }
+                }
+            }
+            outcome
+        }
     }
 
     /// Turns the outcome into a result and lets the after-tool-call hook replace it.

@@ -67,13 +67,18 @@ pub enum ToolError {
     Cancelled,
 }
 
-/// Streams partial results of a running call to front ends, and says whose call it is.
+/// Streams partial results of a running call to front ends (and, when they asked, to hooks),
+/// and says whose call it is.
 #[derive(Clone)]
 pub struct ToolProgress {
     tool_call_id: String,
     tool_name: String,
     sink: Arc<dyn EventSink>,
     depth: u32,
+    /// Updates for the hooks that observe streamed events, delivered in order by a task of the
+    /// call's own (see `Agent::spawn_call`): the tool's own plugin may be one of them, and its
+    /// instance is busy until the call ends.
+    observers: Option<tokio::sync::mpsc::UnboundedSender<AgentEvent>>,
 }
 
 impl ToolProgress {
@@ -84,7 +89,17 @@ impl ToolProgress {
             tool_name,
             sink,
             depth: 0,
+            observers: None,
         }
+    }
+
+    /// The same, with its updates also sent to `observers`.
+    pub(crate) fn observed_by(
+        mut self,
+        observers: tokio::sync::mpsc::UnboundedSender<AgentEvent>,
+    ) -> Self {
+        self.observers = Some(observers);
+        self
     }
 
     /// The same call, made by an agent `depth` levels below the session's own (1: a child).
@@ -106,11 +121,16 @@ impl ToolProgress {
 
     /// Emits a `tool_execution_update` event.
     pub fn update(&self, partial: ToolResult) {
-        self.sink.emit(&AgentEvent::ToolExecutionUpdate {
+        let event = AgentEvent::ToolExecutionUpdate {
             tool_call_id: self.tool_call_id.clone(),
             tool_name: self.tool_name.clone(),
             partial,
-        });
+        };
+        self.sink.emit(&event);
+        if let Some(observers) = &self.observers {
+            // Closed only once the delivery gave up on an abandoned call.
+            let _ = observers.send(event);
+        }
     }
 }
 
