@@ -1,8 +1,8 @@
 //! Plugins' completions in the editor (`tack:plugin/completions`, 0.2.0): the argument of a
 //! plugin's command, and the draft at the cursor for plugins that complete it. The UI asks as
-//! the user types; each question runs as a task, and one overtaken by a newer question before
-//! its plugin is free is not asked at all, so fast typing never queues calls behind a slow
-//! plugin.
+//! the user types; one task asks one question at a time, and of the questions that came
+//! meanwhile only the newest is asked next, so fast typing never queues calls behind a slow
+//! plugin (whose instance may be busy with the agent's tool call).
 
 use std::sync::atomic::Ordering;
 
@@ -12,7 +12,24 @@ use tack_tui::{CompletionQuery, PluginCompletion, UiEvent};
 use super::controller::Controller;
 
 impl Controller {
-    pub async fn complete(&self, seq: u64, query: CompletionQuery) {
+    /// Asks the queued questions until none is left.
+    pub async fn complete_queued(&self) {
+        loop {
+            let next = {
+                let mut queue = crate::sync::lock(&self.completions.queue);
+                match queue.0.take() {
+                    Some(next) => next,
+                    None => {
+                        queue.1 = false;
+                        return;
+                    }
+                }
+            };
+            self.complete(next.0, next.1).await;
+        }
+    }
+
+    async fn complete(&self, seq: u64, query: CompletionQuery) {
         match query {
             CompletionQuery::CommandArguments {
                 plugin,

@@ -41,6 +41,9 @@ pub struct Controller {
 pub struct CompletionsAsked {
     /// The newest question's number: an older one still waiting for its plugin is not asked.
     pub latest: std::sync::atomic::AtomicU64,
+    /// The question to ask next, and whether a task is asking: one question at a time is put to
+    /// plugins, and of those asked meanwhile only the newest waits its turn.
+    pub queue: std::sync::Mutex<(Option<(u64, tack_tui::CompletionQuery)>, bool)>,
     /// Plugins whose completions failed: the user is told once per plugin, not per key.
     pub failed: std::sync::Mutex<std::collections::HashSet<String>>,
 }
@@ -96,8 +99,15 @@ impl Controller {
             }
             Action::Complete { seq, query } => {
                 self.completions.latest.store(seq, Ordering::SeqCst);
-                let this = Arc::clone(self);
-                tokio::spawn(async move { this.complete(seq, query).await });
+                let start = {
+                    let mut queue = crate::sync::lock(&self.completions.queue);
+                    queue.0 = Some((seq, query));
+                    !std::mem::replace(&mut queue.1, true)
+                };
+                if start {
+                    let this = Arc::clone(self);
+                    tokio::spawn(async move { this.complete_queued().await });
+                }
             }
             Action::Quit => {}
         }
