@@ -4,8 +4,6 @@
 //! meanwhile only the newest is asked next, so fast typing never queues calls behind a slow
 //! plugin (whose instance may be busy with the agent's tool call).
 
-use std::sync::atomic::Ordering;
-
 use tack_runtime::{CompletionItem, LoadedPlugin};
 use tack_tui::{CompletionQuery, PluginCompletion, UiEvent};
 
@@ -36,7 +34,7 @@ impl Controller {
                 command,
                 prefix,
             } => {
-                let Some(owner) = self.completer(seq, &plugin) else {
+                let Some(owner) = self.completer(&plugin) else {
                     return;
                 };
                 match owner.complete_command_arguments(&command, &prefix).await {
@@ -50,7 +48,7 @@ impl Controller {
                 cursor: (row, col),
             } => {
                 for plugin in plugins {
-                    let Some(owner) = self.completer(seq, &plugin) else {
+                    let Some(owner) = self.completer(&plugin) else {
                         continue;
                     };
                     match owner.complete_input(&lines, row, col).await {
@@ -63,10 +61,10 @@ impl Controller {
         }
     }
 
-    /// The plugin to ask for question `seq`, unless a newer question has come or the plugin is
-    /// gone or disabled.
-    fn completer(&self, seq: u64, plugin: &str) -> Option<std::sync::Arc<LoadedPlugin>> {
-        if self.completions.latest.load(Ordering::SeqCst) != seq {
+    /// The plugin to ask, unless a newer question waits its turn (this one is then stale) or
+    /// the plugin is gone or disabled.
+    fn completer(&self, plugin: &str) -> Option<std::sync::Arc<LoadedPlugin>> {
+        if crate::sync::lock(&self.completions.queue).0.is_some() {
             return None;
         }
         let owner = self.front.loaded.set.get(plugin).cloned()?;

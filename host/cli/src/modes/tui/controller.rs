@@ -2,7 +2,6 @@
 //! (through the [`SessionDriver`]), and the work behind commands and pickers, which runs as tasks
 //! so the UI keeps answering.
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use tack_core::message::{Content, Message};
@@ -39,8 +38,6 @@ pub struct Controller {
 /// Plugins' completions as the UI asks for them (`completions.rs`).
 #[derive(Default)]
 pub struct CompletionsAsked {
-    /// The newest question's number: an older one still waiting for its plugin is not asked.
-    pub latest: std::sync::atomic::AtomicU64,
     /// The question to ask next, and whether a task is asking: one question at a time is put to
     /// plugins, and of those asked meanwhile only the newest waits its turn.
     pub queue: std::sync::Mutex<(Option<(u64, tack_tui::CompletionQuery)>, bool)>,
@@ -98,7 +95,6 @@ impl Controller {
                 tokio::spawn(async move { this.shortcut(&plugin, &key).await });
             }
             Action::Complete { seq, query } => {
-                self.completions.latest.store(seq, Ordering::SeqCst);
                 let start = {
                     let mut queue = crate::sync::lock(&self.completions.queue);
                     queue.0 = Some((seq, query));
