@@ -1023,6 +1023,86 @@ fn a_plugin_cannot_take_a_tool_name_another_plugin_holds() {
     assert_neighbour_worked(&events, "n1");
 }
 
+/// `tack:plugin/providers` needs no grant to register, so what a plugin registers can neither
+/// take a provider that is there (Anthropic's, and its key, stay Anthropic's), nor carry a URL
+/// that is not http or a header the host owns, nor flood the list; and a provider it registers
+/// on Anthropic's API naming the user's Anthropic key is listed but never sent anything,
+/// until the user grants both the key and the endpoint.
+#[test]
+fn a_plugin_registers_providers_only_under_new_ids_and_uses_them_only_with_grants() {
+    let env = new_env().with_var("ANTHROPIC_API_KEY", "sk-ant-canary");
+    let server = MockServer::always(tack_test_support::anthropic::text_reply("stolen"));
+    let url = server.url().to_string();
+    let script = json!([
+        turn(vec![
+            call("attack", "provider_attack", json!({ "url": url })),
+            neighbour_read("n1")
+        ]),
+        done(),
+    ]);
+    let base = hostile_run(&env, script, json!({ "evil_proxy": url }), "");
+    let events = json_run(&env, &base, &[]);
+    let said = result_text(tool_event(&events, "tool_execution_end", "attack"));
+    for line in [
+        "over anthropic: RegisterError::Taken",
+        "file url: RegisterError::Invalid",
+        "host header: RegisterError::Invalid",
+        "remove anthropic: false",
+        "flood stopped at 15: RegisterError::Limit",
+    ] {
+        assert!(said.contains(line), "{line}: {said}");
+    }
+    assert_neighbour_worked(&events, "n1");
+
+    // The provider registered at `init` is listed, unusable, with the grant that would fix it.
+    let mut models: Vec<&str> = base.iter().map(String::as_str).collect();
+    models.push("models");
+    let listing = stdout(&env.run(&models));
+    assert!(listing.contains("claude-evil"), "{listing}");
+    assert!(
+        listing.contains("names the secret ANTHROPIC_API_KEY, which the plugin was not granted"),
+        "{listing}"
+    );
+    // Chosen by name, it sends nothing.
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.extend([
+        "--provider",
+        "evil-proxy",
+        "--model",
+        "claude-evil",
+        "-p",
+        "hi",
+    ]);
+    let out = env.run(&args);
+    assert!(
+        stderr(&out)
+            .contains("names the secret ANTHROPIC_API_KEY, which the plugin was not granted"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(server.requests().is_empty(), "{:?}", server.requests());
+
+    // Asked for and granted the key and the endpoint, it is the user's choice, and works.
+    let grants = format!("secrets = [\"ANTHROPIC_API_KEY\"]\nhttp = [\"{url}\"]");
+    let base = hostile_run(&env, json!([]), json!({ "evil_proxy": url }), &grants);
+    env.grant("hostile", &grants);
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.extend([
+        "--provider",
+        "evil-proxy",
+        "--model",
+        "claude-evil",
+        "-p",
+        "hi",
+    ]);
+    let out = env.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("stolen"), "{}", stdout(&out));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    assert!(requests[0].head.contains("sk-ant-canary"));
+}
+
 /// `tack:plugin/commands` needs no grant, so a plugin's run-time commands are its own and
 /// bounded: a name plan-mode holds is refused, as are names that are not one plain word; a
 /// description is one line with its escapes made visible; at most 128 per plugin; and another

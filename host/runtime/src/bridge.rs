@@ -15,7 +15,7 @@ pub use aws::AwsSigner;
 pub use google_auth::{GoogleEnvironment, GoogleTokenSource};
 pub use hooks::{MoveCancelled, PluginHooks, SwitchReason};
 pub use login_token::{LoginToken, LoginTokenSource};
-pub use provider::{PluginProvider, ReservedHeader, StreamTimeouts};
+pub use provider::{reserved_header, PluginProvider, ReservedHeader, StreamTimeouts};
 pub use provider_authority::{ProviderDenied, UserChoice};
 pub use provider_hooks::{PayloadHooks, REPLACED_REQUEST_ENTRY_TYPE};
 pub use tools::{PluginTools, RegisterError, ToolInfo};

@@ -14,6 +14,7 @@ pub mod http;
 pub mod models;
 pub mod process;
 pub mod project;
+pub mod providers;
 pub mod screen;
 pub mod secrets;
 pub mod shortcuts;

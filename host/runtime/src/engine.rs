@@ -133,6 +133,7 @@ impl Runtime {
             v2::models::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
             v2::shortcuts::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
             v2::bus::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
+            v2::providers::add_to_linker::<_, HasSelf<_>>(&mut linker, |s| s)?;
         }
         let http = crate::broker::http::client_builder(crate::broker::http::CONNECT_TIMEOUT)
             .build()

@@ -9,6 +9,7 @@
 //! bring their own UI, and the interactive ones their own message delivery.
 
 mod agent;
+mod providers;
 mod session;
 mod ui;
 
@@ -17,6 +18,10 @@ use std::sync::Arc;
 pub use agent::{
     outgoing_message, AgentServices, CompactionRequest, End, EndRequest, ModelControl, PluginAgent,
     PLUGIN_MESSAGE_TYPE,
+};
+pub use providers::{
+    ProviderRegisterError, ProviderRegistry, RegisteredProvider, MAX_PROVIDER_MODELS,
+    MAX_REGISTERED_PROVIDERS,
 };
 pub use session::{PluginSession, SessionServices};
 pub use ui::{

@@ -333,6 +333,7 @@ pub mod http_stream;
 pub mod log;
 pub mod models;
 pub mod process;
+pub mod providers;
 pub mod screen;
 pub mod session;
 pub mod shortcuts;

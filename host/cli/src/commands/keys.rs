@@ -10,7 +10,6 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 
 use crate::cli::Cli;
-use crate::models::catalog;
 use crate::start::{Front, Starting};
 
 pub async fn login(cli: Cli, provider: String) -> Result<ExitCode> {
@@ -101,7 +100,7 @@ async fn subscription_login(cli: Cli) -> Result<ExitCode> {
 /// The secret `provider` takes its key from, its name, and the auth.json it goes in.
 async fn secret_of(cli: Cli, provider: &str) -> Result<(String, String, std::path::PathBuf)> {
     let loaded = Starting::load(cli, Front::headless()).await?.into_loaded();
-    let providers = catalog::build(&loaded.set, &loaded.settings, &loaded.secrets)?;
+    let providers = loaded.catalog()?;
     if provider.contains(['.', ':']) && !providers.iter().any(|e| e.id == provider) {
         bail!("a registry login needs -u USER --password-stdin");
     }

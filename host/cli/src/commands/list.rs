@@ -34,8 +34,7 @@ pub async fn plugins(cli: Cli) -> Result<ExitCode> {
 
 pub async fn models(cli: Cli, search: Option<String>) -> Result<ExitCode> {
     let loaded = load(cli).await?;
-    let mut catalog =
-        crate::models::catalog::build(&loaded.set, &loaded.settings, &loaded.secrets)?;
+    let mut catalog = loaded.catalog()?;
     if let Some(search) = &search {
         for entry in &mut catalog {
             let provider = entry.id.clone();

@@ -22,7 +22,7 @@ use tack_runtime::api::{self, InputKind, ModelCost, ModelSpec};
 use tack_runtime::bridge::provider_authority::{self, ProviderDenied, UserChoice};
 use tack_runtime::bridge::StreamTimeouts;
 use tack_runtime::broker::secrets::SecretStore;
-use tack_runtime::{LoadedPlugin, PluginSet, PluginSource};
+use tack_runtime::{LoadedPlugin, PluginSet, PluginSource, RegisteredProvider};
 
 use super::host_credentials::HostCredentials;
 use super::pattern::Candidate;
@@ -57,6 +57,10 @@ pub struct ProviderEntry {
     /// What the host puts before the key in its header (a preset's: Cloudflare's AI Gateway
     /// takes `cf-aig-authorization: Bearer <key>`).
     pub key_prefix: Option<String>,
+    /// For a provider a plugin registered while running (`tack:plugin/providers`), that plugin:
+    /// its grants, not those of the plugin whose API writes the requests, decide where they may
+    /// go and with which secret.
+    pub registered_by: Option<Arc<LoadedPlugin>>,
 }
 
 /// One API of a provider whose models speak several: the built-in plugin that speaks it, where
@@ -89,7 +93,13 @@ impl ProviderEntry {
             host_credentials: HostCredentials::None,
             routes: Vec::new(),
             key_prefix: None,
+            registered_by: None,
         }
+    }
+
+    /// The plugin whose grants decide where its requests may go, and with which secret.
+    pub fn authority(&self) -> &Arc<LoadedPlugin> {
+        self.registered_by.as_ref().unwrap_or(&self.plugin)
     }
 
     /// The route of `model`, for a provider with several APIs.
@@ -129,7 +139,8 @@ impl ProviderEntry {
             base_url: self.base_url.is_some(),
             secret: self.secret_from_user,
         };
-        provider_authority::check(&self.plugin, &self.spec, self.effective_base_url(), user).err()
+        let base_url = self.effective_base_url();
+        provider_authority::check(self.authority(), &self.id, &self.spec, base_url, user).err()
     }
 
     /// Ready without asking anything of the user: its key is set and its plugin may send it.
@@ -141,6 +152,7 @@ impl ProviderEntry {
     pub fn offline(&self) -> bool {
         self.spec.secret.is_none()
             && self.base_url.is_none()
+            && self.registered_by.is_none()
             && self.plugin.capabilities.http.is_empty()
     }
 
@@ -158,9 +170,10 @@ impl ProviderEntry {
     }
 
     /// The provider id its requests name: a host preset's own (`deepseek`, served by the OpenAI
-    /// plugin), which is also what the session records on the answers; else the plugin's.
+    /// plugin) or a registered one's (`my-proxy` on the Anthropic plugin), which is also what the
+    /// session records on the answers; else the plugin's.
     pub fn request_id(&self) -> &str {
-        if self.preset {
+        if self.preset || self.registered_by.is_some() {
             &self.id
         } else {
             &self.spec.id
@@ -421,15 +434,32 @@ fn first_party<'a>(entries: &'a [ProviderEntry], id: &str) -> Option<&'a Provide
     entries.iter().find(|e| e.id == id && e.first_party())
 }
 
+/// The ids a plugin may not register a provider under, besides the plugins' own: the presets'
+/// and those config.toml defines.
+pub fn reserved_ids(settings: &Settings) -> Vec<String> {
+    LOCAL_SERVERS
+        .iter()
+        .map(|(id, _, _)| id.to_string())
+        .chain(super::presets::all().iter().map(|p| p.id.clone()))
+        .chain(settings.providers.keys().cloned())
+        .collect()
+}
+
 pub fn build(
     set: &PluginSet,
     settings: &Settings,
     secrets: &SecretStore,
+    registered: &[RegisteredProvider],
 ) -> Result<Vec<ProviderEntry>> {
     let mut entries: Vec<ProviderEntry> = set
         .providers()
         .map(|(plugin, spec)| ProviderEntry::new(&spec.id, plugin, spec.clone()))
         .collect();
+    let registered: Vec<ProviderEntry> = registered
+        .iter()
+        .filter_map(|provider| registered_entry(set, &entries, provider))
+        .collect();
+    entries.extend(registered);
     let mut presets = local_server_presets(&entries);
     presets.extend(key_presets(&entries));
     let preset_ids: Vec<String> = presets.iter().map(|e| e.id.clone()).collect();
@@ -502,6 +532,45 @@ pub fn build(
         }
     }
     Ok(entries)
+}
+
+/// A provider a plugin registered while running, served by the plugin of its API (or by its
+/// own provider functions); `None` when neither is loaded, or its id is taken (the registry
+/// refuses both once it knows, see [`tack_runtime::ProviderRegistry::settle`]).
+fn registered_entry(
+    set: &PluginSet,
+    entries: &[ProviderEntry],
+    provider: &RegisteredProvider,
+) -> Option<ProviderEntry> {
+    if entries.iter().any(|e| e.id == provider.id) {
+        return None;
+    }
+    let owner = set.get(&provider.plugin)?;
+    let (plugin, base) = match &provider.api {
+        Some(api) => {
+            let base = entries.iter().find(|e| &e.id == api && &e.spec.id == api)?;
+            (base.plugin.clone(), Some(&base.spec))
+        }
+        None => (owner.clone(), None),
+    };
+    let spec = api::ProviderSpec {
+        // What the serving plugin dispatches on: its API's own id, or the new one.
+        id: base.map_or_else(|| provider.id.clone(), |b| b.id.clone()),
+        name: provider.name.clone(),
+        default_base_url: provider.base_url.clone(),
+        secret: provider.secret.clone(),
+        auth: provider
+            .auth
+            .clone()
+            .or_else(|| base.map(|b| b.auth.clone()))
+            .unwrap_or(api::AuthScheme::Bearer),
+        models: provider.models.clone(),
+    };
+    Some(ProviderEntry {
+        headers: provider.headers.clone(),
+        registered_by: Some(owner.clone()),
+        ..ProviderEntry::new(&provider.id, &plugin, spec)
+    })
 }
 
 fn model_spec(m: &ModelSettings) -> ModelSpec {

@@ -45,8 +45,7 @@ pub fn choose(
     loaded: &Loaded,
     session_model: Option<(String, String)>,
 ) -> Result<Chosen> {
-    let mut catalog =
-        crate::models::catalog::build(&loaded.set, &loaded.settings, &loaded.secrets)?;
+    let mut catalog = loaded.catalog()?;
     let mut secrets = loaded.secrets.clone();
     let served = discover_named(cli, loaded, &mut catalog, &secrets)?;
     let by_pattern = match &cli.model {

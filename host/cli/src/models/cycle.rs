@@ -46,11 +46,7 @@ impl ModelSwitch<'_> {
 
     /// The models the cycle goes through, in order, and whether a scope chose them.
     pub fn cycle_stops(&self) -> Result<(Vec<Stop>, bool)> {
-        let catalog = crate::models::catalog::build(
-            &self.loaded.set,
-            &self.loaded.settings,
-            &self.loaded.secrets,
-        )?;
+        let catalog = self.loaded.catalog()?;
         let usable: Vec<Candidate> = catalog
             .iter()
             .filter(|entry| self.key_available(entry))

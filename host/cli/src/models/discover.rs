@@ -58,7 +58,8 @@ pub fn served_models(
             base_url: true,
             secret: entry.secret_from_user,
         };
-        let allowed = provider_authority::check(&entry.plugin, &entry.spec, base_url, user);
+        let allowed =
+            provider_authority::check(entry.authority(), &entry.id, &entry.spec, base_url, user);
         if allowed.is_ok() && private_transport(&url) && secrets.has(secret) {
             let key = secrets
                 .lookup(secret)

@@ -88,6 +88,7 @@ impl ProviderEntry {
         )
         .with_user_secret(serving.user_secret)
         .with_key_prefix(self.key_prefix.clone())
+        .judged_by(self.registered_by.clone())
         .named(self.request_id())
         .with_payload_hooks(serving.payload_hooks.clone())
         .with_headers(self.headers.clone())

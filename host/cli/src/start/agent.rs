@@ -68,7 +68,7 @@ pub(super) fn build(
 /// any model the catalog lists, another provider's set up as `--model provider/id` would be
 /// (its key must be there, and the host must let it send requests where it does).
 fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Result<()> {
-    let catalog = crate::models::catalog::build(&loaded.set, &loaded.settings, &loaded.secrets)?;
+    let catalog = loaded.catalog()?;
     let models = catalog
         .iter()
         .flat_map(|entry| entry.spec.models.iter().map(|m| model_info(&entry.id, m)))

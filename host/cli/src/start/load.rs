@@ -37,6 +37,15 @@ pub struct Loaded {
     pub theme_dirs: Vec<PathBuf>,
 }
 
+impl Loaded {
+    /// The providers and models of this run: its plugins' providers, those they registered
+    /// since, the presets and config.toml's.
+    pub fn catalog(&self) -> Result<Vec<crate::models::catalog::ProviderEntry>> {
+        let registered = tack_runtime::PluginAgent::providers(&*self.backends.agent).list();
+        crate::models::catalog::build(&self.set, &self.settings, &self.secrets, &registered)
+    }
+}
+
 /// Reads the settings, decides whether the project is trusted, and loads the plugins.
 /// `unattended`: nobody answers dialogs (see [`super::Front`]).
 pub(super) async fn load(
@@ -162,6 +171,14 @@ pub(super) async fn load(
     }
     let set = PluginSet::load(&runtime, specs, &host).await;
     warnings.extend(set.errors.iter().map(|e| e.to_string()));
+    // Providers registered during `init` are judged now that every id and API is known.
+    let plugin_providers: Vec<String> = set.providers().map(|(_, s)| s.id.clone()).collect();
+    let taken = plugin_providers
+        .iter()
+        .cloned()
+        .chain(crate::models::catalog::reserved_ids(&settings));
+    let registry = tack_runtime::PluginAgent::providers(&*backends.agent);
+    warnings.extend(registry.settle(taken, plugin_providers.iter().cloned()));
     let context = if cli.no_context_files {
         Default::default()
     } else {

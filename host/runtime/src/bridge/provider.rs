@@ -72,8 +72,17 @@ const RESERVED_HEADERS: &[&str] = &[
     "cookie",
 ];
 
+/// Whether `name` is a header only the host sets on a provider's requests.
+pub fn reserved_header(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    RESERVED_HEADERS.contains(&lower.as_str()) || host_owned_header(&lower)
+}
+
 pub struct PluginProvider {
     plugin: Arc<LoadedPlugin>,
+    /// The plugin whose grants decide where requests go and with which secret, when it is not
+    /// `plugin`: one that registered a provider served by another plugin's API.
+    authority: Option<Arc<LoadedPlugin>>,
     spec: api::ProviderSpec,
     /// The id requests name and the session records: the spec's, or the preset's the host
     /// serves with this plugin (`deepseek` on the OpenAI plugin).
@@ -133,6 +142,7 @@ impl PluginProvider {
         let base_url = base_url.unwrap_or_else(|| spec.default_base_url.clone());
         Self {
             plugin,
+            authority: None,
             id: spec.id.clone(),
             spec,
             base_url,
@@ -181,6 +191,13 @@ impl PluginProvider {
         self
     }
 
+    /// Judges where requests go, and with which secret, by `authority`'s grants rather than the
+    /// serving plugin's (a provider `authority` registered on another plugin's API).
+    pub fn judged_by(mut self, authority: Option<Arc<LoadedPlugin>>) -> Self {
+        self.authority = authority;
+        self
+    }
+
     /// Serves the host's preset `id` with this plugin's API: requests name it, so the plugin
     /// knows which of its messages it wrote (a reasoning signature goes back only to the
     /// provider and model that made it).
@@ -192,11 +209,8 @@ impl PluginProvider {
     /// Headers to send with every request (`[providers.<id>] headers`), replacing the plugin's
     /// of the same name. Those that route, frame or authenticate a request stay the host's.
     pub fn with_headers(mut self, headers: Vec<(String, String)>) -> Result<Self, ReservedHeader> {
-        for (name, _) in &headers {
-            let lower = name.to_ascii_lowercase();
-            if RESERVED_HEADERS.contains(&lower.as_str()) || host_owned_header(&lower) {
-                return Err(ReservedHeader(name.clone()));
-            }
+        if let Some((name, _)) = headers.iter().find(|(name, _)| reserved_header(name)) {
+            return Err(ReservedHeader(name.clone()));
         }
         self.headers = headers;
         Ok(self)
@@ -606,7 +620,8 @@ enum Outgoing {
 impl Provider for PluginProvider {
     async fn stream(&self, request: ProviderRequest) -> Result<ProviderStream, ProviderError> {
         // Refused before the plugin sees the conversation, with the reason the user can act on.
-        provider_authority::check(&self.plugin, &self.spec, &self.base_url, self.user)
+        let authority = self.authority.as_ref().unwrap_or(&self.plugin);
+        provider_authority::check(authority, &self.id, &self.spec, &self.base_url, self.user)
             .map_err(|e| ProviderError::new(ProviderErrorKind::Auth, e.to_string()))?;
         let mut session = self
             .plugin

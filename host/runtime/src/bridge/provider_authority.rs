@@ -63,9 +63,11 @@ pub enum ProviderDenied {
 }
 
 /// Checks `spec`'s base URL (`base_url`, the one in effect) and secret against `plugin`'s
-/// grants and what the user chose.
+/// grants and what the user chose. `provider` is the id the user knows it by (a preset's or a
+/// registered provider's, where the spec's is that of the plugin serving its API).
 pub fn check(
     plugin: &LoadedPlugin,
+    provider: &str,
     spec: &api::ProviderSpec,
     base_url: &str,
     user: UserChoice,
@@ -75,28 +77,28 @@ pub fn check(
         return Ok(());
     }
     let parsed = Url::parse(base_url).map_err(|_| ProviderDenied::BadUrl {
-        provider: spec.id.clone(),
+        provider: provider.to_string(),
         url: base_url.to_string(),
     })?;
     if let Some(secret) = &spec.secret {
         if let api::AuthScheme::Header(header) = &spec.auth {
             if host_owned_header(header) {
                 return Err(ProviderDenied::HostOwnedHeader {
-                    provider: spec.id.clone(),
+                    provider: provider.to_string(),
                     header: header.clone(),
                 });
             }
         }
         if !user.secret && !plugin.capabilities.secrets.contains(secret) {
             return Err(ProviderDenied::SecretNotGranted {
-                provider: spec.id.clone(),
+                provider: provider.to_string(),
                 plugin: plugin.name().to_string(),
                 secret: secret.clone(),
             });
         }
         if !private_transport(&parsed) {
             return Err(ProviderDenied::InsecureTransport {
-                provider: spec.id.clone(),
+                provider: provider.to_string(),
                 secret: secret.clone(),
                 url: base_url.to_string(),
             });
@@ -110,7 +112,7 @@ pub fn check(
     );
     if !user.base_url && !named {
         return Err(ProviderDenied::EndpointNotGranted {
-            provider: spec.id.clone(),
+            provider: provider.to_string(),
             plugin: plugin.name().to_string(),
             url: base_url.to_string(),
         });

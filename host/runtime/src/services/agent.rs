@@ -7,6 +7,7 @@ use tack_core::agent::MessageQueues;
 use tack_core::message::Message;
 use tack_core::Agent;
 
+use super::ProviderRegistry;
 use crate::api::{Delivery, OutgoingMessage, ToolSpec};
 use crate::bridge::{PluginTools, RegisterError, ToolInfo};
 use crate::children::ChildRuns;
@@ -40,6 +41,9 @@ pub trait PluginAgent: Send + Sync + 'static {
     /// What changes the model and thinking level for plugins; `None` where the mode keeps its
     /// model (print and JSON).
     fn model_control(&self) -> Option<Arc<dyn ModelControl>>;
+    /// The providers plugins register while tack runs (`tack:plugin/providers`); there from
+    /// before the first plugin's `init`.
+    fn providers(&self) -> Arc<ProviderRegistry>;
 }
 
 /// Model and thinking-level changes a plugin asks for (`tack:plugin/control`), made as the
@@ -130,6 +134,7 @@ pub struct AgentServices {
     end: Mutex<Option<EndRequest>>,
     /// Weak: the session that serves it holds the plugins that hold these services.
     models: OnceLock<Weak<dyn ModelControl>>,
+    providers: Arc<ProviderRegistry>,
 }
 
 impl AgentServices {
@@ -258,6 +263,10 @@ impl PluginAgent for AgentServices {
 
     fn model_control(&self) -> Option<Arc<dyn ModelControl>> {
         self.models.get()?.upgrade()
+    }
+
+    fn providers(&self) -> Arc<ProviderRegistry> {
+        self.providers.clone()
     }
 }
 

@@ -510,6 +510,10 @@ impl<S: Screen> PluginAgent for InteractiveServices<S> {
         self.agent.model_control()
     }
 
+    fn providers(&self) -> Arc<tack_runtime::ProviderRegistry> {
+        self.agent.providers()
+    }
+
     /// As a compaction: held until the driver finds the agent idle.
     fn request_end(&self, plugin: &str, end: tack_runtime::End) -> Result<(), String> {
         let possible = match &end {

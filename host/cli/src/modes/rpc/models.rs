@@ -40,11 +40,7 @@ impl Server {
     }
 
     pub fn available_models(&self) -> Reply {
-        let catalog = crate::models::catalog::build(
-            &self.front.loaded.set,
-            &self.front.loaded.settings,
-            &self.front.loaded.secrets,
-        )?;
+        let catalog = self.front.loaded.catalog()?;
         let switch = self.front.model_switch();
         let mut models = Vec::new();
         for entry in &catalog {

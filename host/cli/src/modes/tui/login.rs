@@ -10,12 +10,12 @@ use tack_tui::{DialogAnswer, DialogRequest, UiEvent};
 use tokio::sync::oneshot;
 
 use super::controller::Controller;
-use crate::models::catalog::{self, ProviderEntry};
+use crate::models::catalog::ProviderEntry;
 
 impl Controller {
     fn providers(&self) -> Result<Vec<ProviderEntry>> {
         let loaded = &self.front.loaded;
-        catalog::build(&loaded.set, &loaded.settings, &loaded.secrets)
+        loaded.catalog()
     }
 
     /// `/login` alone: the providers that take a key, and whether each has one.

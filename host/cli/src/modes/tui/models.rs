@@ -12,11 +12,7 @@ const LEVELS: [&str; 5] = ["off", "minimal", "low", "medium", "high"];
 
 impl Controller {
     pub fn model_picker(&self) -> Result<Picker> {
-        let catalog = crate::models::catalog::build(
-            &self.front.loaded.set,
-            &self.front.loaded.settings,
-            &self.front.loaded.secrets,
-        )?;
+        let catalog = self.front.loaded.catalog()?;
         let current = self.front.agent.config().model;
         let switch = self.front.model_switch();
         let mut items = Vec::new();
