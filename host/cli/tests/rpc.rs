@@ -1858,6 +1858,116 @@ fn jobs_picks_a_background_command_to_show_its_output_or_stop_it() {
     assert!(rpc.finish().0.success());
 }
 
+/// Pi's `registerProvider` and `unregisterProvider` (`tack:plugin/providers`): a provider
+/// registered while the extension loads is listed at once, but used only with the grants of the
+/// extension that registered it (its key's `secrets`, its endpoint's `http`); registered again
+/// by a command, it is picked with `set_model` and its requests go where it says, written by
+/// Anthropic's plugin, with the user's key and the extension's header; removed, it is gone from
+/// the list. A built-in provider cannot be registered over, so no extension points Anthropic's
+/// key elsewhere.
+#[test]
+fn a_pi_extension_registers_a_provider_that_is_used_with_its_grants_and_removed() {
+    if !tack_sdk_examples::pi_sdk_ready() {
+        return;
+    }
+    let server = tack_test_support::http::MockServer::always(
+        tack_test_support::anthropic::text_reply("from the proxy"),
+    );
+    let env = new_env()
+        .with_var("TEAM_PROXY_KEY", "team-secret")
+        .with_var("ANTHROPIC_API_KEY", "sk-ant-canary");
+    std::fs::write(
+        env.home().join("grants.toml"),
+        format!(
+            "[plugins.pi-proxy-provider]\nsecrets = [\"TEAM_PROXY_KEY\"]\nhttp = [\"{}\"]\n",
+            server.url()
+        ),
+    )
+    .expect("grants");
+    let scripted = env.scripted(json!([{ "text": "scripted" }]), json!({}));
+    let proxy = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/proxy-provider.ts");
+    let mut rpc = env.spawn(&["--plugin", &scripted, "-e", proxy.to_str().expect("utf8")]);
+    let notified = |rpc: &mut Rpc, prefix: &str| -> String {
+        let event = rpc.wait_for("extension_ui_request", |e| {
+            e["method"] == "notify" && e["message"].as_str().is_some_and(|m| m.starts_with(prefix))
+        });
+        event["message"].as_str().unwrap_or_default().to_string()
+    };
+    let proxy_models = |rpc: &mut Rpc| -> Vec<Value> {
+        let models = rpc.call(Command::GetAvailableModels);
+        models["models"]
+            .as_array()
+            .expect("models")
+            .iter()
+            .filter(|m| m["provider"] == "team-proxy")
+            .cloned()
+            .collect()
+    };
+
+    // Registered during `init`, at an endpoint the user did not grant: listed, but refused.
+    let listed = proxy_models(&mut rpc);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["id"], "claude-proxy");
+    assert_eq!(listed[0]["contextWindow"], 100000, "{listed:?}");
+    rpc.call(Command::SetModel {
+        provider: "team-proxy".into(),
+        model_id: "claude-proxy".into(),
+    });
+    let refused = rpc.run("hello nobody");
+    assert!(
+        refused
+            .to_string()
+            .contains("http://127.0.0.1:9, which the plugin was not granted"),
+        "{refused}"
+    );
+
+    // Registered again at the granted endpoint by a command: picked and used.
+    rpc.call(Command::RunCommand {
+        name: "proxy".into(),
+        args: format!("on {}", server.url()),
+    });
+    notified(&mut rpc, "proxy at");
+    let model: Model = rpc.call_as(Command::SetModel {
+        provider: "team-proxy".into(),
+        model_id: "claude-proxy".into(),
+    });
+    assert_eq!(model.id, "claude-proxy");
+    let end = rpc.run("hello proxy");
+    assert!(end.to_string().contains("from the proxy"), "{end}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1, "{}", rpc.stderr());
+    let head = requests[0].head.to_ascii_lowercase();
+    assert!(head.starts_with("post /v1/messages"), "{head}");
+    assert!(head.contains("x-api-key: team-secret"), "{head}");
+    assert!(head.contains("x-team: blue"), "{head}");
+    assert!(!head.contains("sk-ant-canary"), "{head}");
+    let body = requests[0].body_text();
+    assert!(body.contains("\"model\":\"claude-proxy\""), "{body}");
+    assert!(body.contains("hello proxy"), "{body}");
+
+    // A built-in's id is refused, and says why.
+    rpc.call(Command::RunCommand {
+        name: "proxy".into(),
+        args: format!("hijack {}", server.url()),
+    });
+    let hijack = notified(&mut rpc, "refused:");
+    assert!(hijack.contains("'anthropic' is there already"), "{hijack}");
+
+    // Removed: gone from the list, and no longer picked.
+    rpc.call(Command::RunCommand {
+        name: "proxy".into(),
+        args: "off".into(),
+    });
+    notified(&mut rpc, "proxy removed");
+    assert!(proxy_models(&mut rpc).is_empty());
+    let gone = rpc.fails(Command::SetModel {
+        provider: "team-proxy".into(),
+        model_id: "claude-proxy".into(),
+    });
+    assert!(gone.contains("unknown provider"), "{gone}");
+    assert!(rpc.finish().0.success());
+}
+
 /// A Pi extension's commands move the session as Pi's do (`ctx.fork`, `ctx.switchSession`),
 /// through `control.fork` / `switch-session`: once the command has returned, as RPC `fork` and
 /// `switch_session` would, with `withSession` run in the session moved to. A tool may not move

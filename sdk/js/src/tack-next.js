@@ -22,6 +22,7 @@ import * as hostProcess from "tack:plugin/process@0.2.0";
 import * as hostModels from "tack:plugin/models@0.2.0";
 import * as hostShortcuts from "tack:plugin/shortcuts@0.2.0";
 import * as hostBus from "tack:plugin/bus@0.2.0";
+import * as hostProviders from "tack:plugin/providers@0.2.0";
 import { sendMessage as hostSendMessage } from "tack:plugin/session@0.1.0";
 import { currentPlugin } from "./tack.js";
 
@@ -137,6 +138,16 @@ export const models = {
 
 /** Tools registered while running (`tack:plugin/tools`). */
 export const tools = hostTools;
+
+/** LLM providers registered while running (`tack:plugin/providers`, Pi's `registerProvider`):
+ * `register({ id, name, api, baseUrl, secret, auth, headers, models })` (a new id, its requests
+ * written by the provider `api` names, e.g. `"anthropic"`, or by this plugin's own provider
+ * functions; used only with the user's `secrets` and `http` grants), `unregister(id)`. */
+export const providers = {
+  register: ({ id, name = "", api, baseUrl, secret, auth, headers = [], models }) =>
+    hostProviders.register({ id, name, api, baseUrl, secret, auth, headers, models }),
+  unregister: (id) => hostProviders.unregister(id),
+};
 
 /** Slash commands registered while running (`tack:plugin/commands`): `register({name,
  * description})`, `unregister(name)`, `all()`. */

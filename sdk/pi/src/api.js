@@ -15,6 +15,7 @@ import * as hostCommands from "tack:plugin/commands@0.2.0";
 import * as hostEvents from "tack:plugin/events@0.2.0";
 import * as hostShortcuts from "tack:plugin/shortcuts@0.2.0";
 import * as hostBus from "tack:plugin/bus@0.2.0";
+import * as hostProviders from "tack:plugin/providers@0.2.0";
 
 import { runCommand, shellQuote } from "./node.js";
 import { plainTheme } from "./theme.js";
@@ -24,6 +25,70 @@ import { modelRegistry, piModel } from "./models.js";
 /** Thrown by Pi methods tack has no call for yet. */
 export function notInTack(method, why) {
   return new Error(`${method} is not available in tack${why ? `: ${why}` : ""}`);
+}
+
+/** Pi's `api` names, as the tack providers that speak them. */
+const PI_APIS = {
+  "anthropic-messages": "anthropic",
+  "openai-completions": "openai",
+  "openai-responses": "openai-responses",
+  "google-generative-ai": "google",
+  "bedrock-converse-stream": "bedrock",
+};
+
+/** A Pi model definition as tack's `model-spec`. */
+function modelSpec(model) {
+  const cost = model.cost ?? {};
+  const number = (value, fallback) => (Number.isFinite(value) ? value : fallback);
+  return {
+    id: String(model.id),
+    name: String(model.name ?? model.id),
+    contextWindow: Math.max(0, Math.round(number(model.contextWindow, 128000))),
+    maxOutputTokens: Math.max(0, Math.round(number(model.maxTokens, 8192))),
+    reasoning: Boolean(model.reasoning),
+    input: (model.input ?? ["text"]).includes("image") ? ["text", "image"] : ["text"],
+    cost: {
+      input: number(cost.input, 0),
+      output: number(cost.output, 0),
+      cacheRead: number(cost.cacheRead, 0),
+      cacheWrite: number(cost.cacheWrite, 0),
+    },
+  };
+}
+
+/**
+ * Pi's `registerProvider` config as tack's `provider-registration`. What tack cannot do is
+ * refused by name: a provider's own streaming code and OAuth login (the host sends every
+ * request, and keeps every key), and changing a provider that is there already.
+ */
+function providerRegistration(name, config) {
+  const method = `pi.registerProvider(${name})`;
+  if (config.streamSimple)
+    throw notInTack(`${method} with streamSimple`, "the host sends a provider's requests; `api` names the API it speaks");
+  if (config.oauth)
+    throw notInTack(`${method} with oauth`, "the host keeps every login; name the key as a secret with `apiKey`");
+  if (!Array.isArray(config.models))
+    throw notInTack(
+      `${method} without models`,
+      "a provider that is there already keeps its endpoint and key; register a proxy under a new name",
+    );
+  const api = config.api === undefined ? undefined : PI_APIS[config.api] ?? String(config.api);
+  if (api === undefined) throw new Error(`${method}: \`api\` must name the API the provider speaks`);
+  if (config.models.some((m) => m?.baseUrl !== undefined && m.baseUrl !== config.baseUrl))
+    throw notInTack(`${method} with a model's own baseUrl`, "a provider has one endpoint");
+  const headers = Object.entries(config.headers ?? {}).map(([k, v]) => [String(k), String(v)]);
+  return {
+    id: name,
+    name: String(config.name ?? name),
+    api,
+    baseUrl: String(config.baseUrl ?? ""),
+    // Pi takes an env var's name or the key itself; in tack it is always the name of a secret
+    // the user holds (and granted this extension), never a value the extension carries.
+    secret: config.apiKey ? String(config.apiKey) : undefined,
+    auth: config.authHeader ? { tag: "bearer" } : undefined,
+    headers,
+    models: config.models.map(modelSpec),
+  };
 }
 
 const levels = { info: "info", warning: "warn", warn: "warn", error: "error", debug: "debug" };
@@ -350,14 +415,19 @@ export class Extension {
           hostLog("warn", `pi.setThinkingLevel: ${e?.payload ?? e}`);
         }
       },
-      registerProvider(name) {
-        throw notInTack(
-          `pi.registerProvider(${name})`,
-          "providers come from provider plugins (tack:plugin providers), not from a Pi extension yet",
-        );
+      // A provider of a new id, written by the tack provider that speaks its API (Pi's
+      // `api`); its key and endpoint are used only with the user's grants (`secrets`, `http`).
+      registerProvider(name, config = {}) {
+        const registration = providerRegistration(String(name), config);
+        try {
+          hostProviders.register(registration);
+        } catch (e) {
+          const why = e?.payload?.val ?? e?.message ?? e;
+          throw new Error(`pi.registerProvider(${registration.id}): ${why}`);
+        }
       },
       unregisterProvider(name) {
-        throw notInTack(`pi.unregisterProvider(${name})`);
+        hostProviders.unregister(String(name));
       },
       // Pi's event bus between extensions: this extension's own handlers always hear it, as in
       // Pi; other extensions only on channels granted to both (`bus = ["channel"]`).

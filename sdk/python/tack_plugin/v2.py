@@ -7,6 +7,7 @@
   :func:`session_name`, :func:`set_session_name`, :func:`set_label`,
   :func:`session_entries`, :func:`session_header`, :func:`leaf_id`, :func:`abort`,
   :func:`compact`.
+- Providers registered while running: :func:`register_provider`, :func:`unregister_provider`.
 - Tools registered while running: :func:`register_tool`, :func:`unregister_tool`,
   :func:`all_tools`.
 - Slash commands registered while running: :func:`register_command`,
@@ -54,6 +55,7 @@ from wit_world.imports import control as _control
 from wit_world.imports import events as _events
 from wit_world.imports import models as _models
 from wit_world.imports import process  # noqa: F401 (re-exported)
+from wit_world.imports import providers as _providers
 from wit_world.imports import screen as _screen
 from wit_world.imports import session as _session
 from wit_world.imports import shortcuts as _shortcuts
@@ -88,6 +90,8 @@ __all__ = [
     "set_thinking_level",
     "register_tool",
     "unregister_tool",
+    "register_provider",
+    "unregister_provider",
     "all_tools",
     "register_command",
     "unregister_command",
@@ -329,6 +333,40 @@ def register_tool(spec: types.ToolSpec) -> None:
     """Registers (or replaces) one of this plugin's tools; the model sees it from its next turn.
     Build ``spec`` with :func:`tack_plugin.tool`."""
     _tools.register(spec)
+
+
+def register_provider(
+    id: str,
+    base_url: str,
+    models: List[types.ModelSpec],
+    api: Optional[str] = None,
+    secret: Optional[str] = None,
+    name: str = "",
+    headers: Optional[List[Any]] = None,
+    auth: Optional[types.AuthScheme] = None,
+) -> None:
+    """Registers one of this plugin's LLM providers under a new ``id`` (``tack:plugin/providers``,
+    Pi's ``registerProvider``), or replaces one it registered before. ``api`` names the provider
+    whose plugin writes its requests (``"anthropic"``, ``"openai"``); ``None``: this plugin's own
+    provider functions. It is used only once the user granted this plugin ``secret``
+    (``secrets``) and ``base_url`` (``http``). Raises ``Err`` (invalid, taken, limit)."""
+    _providers.register(
+        _providers.ProviderRegistration(
+            id=id,
+            name=name,
+            api=api,
+            base_url=base_url,
+            secret=secret,
+            auth=auth,
+            headers=[(str(k), str(v)) for k, v in (headers or [])],
+            models=list(models),
+        )
+    )
+
+
+def unregister_provider(id: str) -> bool:
+    """Removes a provider this plugin registered; ``False`` when it had none of that id."""
+    return _providers.unregister(id)
 
 
 def unregister_tool(name: str) -> bool:
