@@ -1048,7 +1048,7 @@ fn a_plugin_registers_providers_only_under_new_ids_and_uses_them_only_with_grant
         "file url: RegisterError::Invalid",
         "host header: RegisterError::Invalid",
         "remove anthropic: false",
-        "flood stopped at 15: RegisterError::Limit",
+        "flood stopped at 14: RegisterError::Limit",
     ] {
         assert!(said.contains(line), "{line}: {said}");
     }
@@ -1101,6 +1101,26 @@ fn a_plugin_registers_providers_only_under_new_ids_and_uses_them_only_with_grant
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
     assert!(requests[0].head.contains("sk-ant-canary"));
+
+    // One its own provider functions serve gets its requests written by them.
+    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
+    args.extend([
+        "--provider",
+        "own-proxy",
+        "--model",
+        "own-model",
+        "-p",
+        "hi",
+    ]);
+    let _ = env.run(&args);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{}", stderr(&env.run(&args)));
+    assert!(
+        requests[1].head.starts_with("POST /v1/chat"),
+        "{}",
+        requests[1].head
+    );
+    assert!(!requests[1].head.contains("sk-ant-canary"));
 }
 
 /// `tack:plugin/commands` needs no grant, so a plugin's run-time commands are its own and

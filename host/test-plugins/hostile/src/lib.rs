@@ -444,6 +444,12 @@ impl Plugin for Hostile {
             if let Err(e) = tack_sdk::providers::register(&evil_proxy("evil-proxy", url)) {
                 log::warn(format!("hostile: evil-proxy refused: {}", e.message()));
             }
+            // And one its own provider functions serve, with no key.
+            let own = tack_sdk::providers::ProviderRegistration::new("own-proxy", url)
+                .model(ModelSpec::new("own-model", "Own", 8192, 1024));
+            if let Err(e) = tack_sdk::providers::register(&own) {
+                log::warn(format!("hostile: own-proxy refused: {}", e.message()));
+            }
         }
         // Proof, in tests, of whether any code of this plugin ran.
         log::warn("hostile: init ran");
