@@ -768,9 +768,12 @@ mod tests {
     async fn keeping_a_program_whose_output_nobody_read_loses_nothing() {
         let data = tempfile::tempdir().expect("data dir");
         let table = ProcessTable::default();
+        // More than tack ever holds unread (the 1 MiB buffer, 64 chunks of up to 32 KiB in the
+        // channel, the pump's pending chunk, the pipe), whatever sizes the pipe's reads come in:
+        // the end must pass through the relay, and so reach the log.
         let id = start(
             &table,
-            "sh -c 'head -c 3000000 /dev/zero | tr \"\\0\" x; echo; echo END; exec sleep 30'",
+            "sh -c 'head -c 8000000 /dev/zero | tr \"\\0\" x; echo; echo END; exec sleep 30'",
             &["**"],
         )
         .expect("spawn");
@@ -791,8 +794,8 @@ mod tests {
                 other => panic!("{other:?} after {} bytes", read.len()),
             }
         }
-        assert_eq!(read.len(), 3_000_000 + 1 + 4);
-        assert!(read[..3_000_000].iter().all(|b| *b == b'x'));
+        assert_eq!(read.len(), 8_000_000 + 1 + 4);
+        assert!(read[..8_000_000].iter().all(|b| *b == b'x'));
         // The relay hands each chunk to tack before it writes it to the log: wait for the log to
         // catch up before ending the group, or the last chunk may die with it.
         let give_up = std::time::Instant::now() + Duration::from_secs(10);
