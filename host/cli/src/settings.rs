@@ -117,7 +117,7 @@ pub struct PluginCommandLine {
     pub unattended: bool,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderSettings {
     /// For a new provider: the id of the plugin provider that speaks its API ("openai").
@@ -284,7 +284,7 @@ impl CompactionConfig {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelSettings {
     pub id: String,

@@ -1860,8 +1860,9 @@ fn jobs_picks_a_background_command_to_show_its_output_or_stop_it() {
 
 /// Pi's `registerProvider` and `unregisterProvider` (`tack:plugin/providers`): a provider
 /// registered while the extension loads is listed at once, but used only with the grants of the
-/// extension that registered it (its key's `secrets`, its endpoint's `http`); registered again
-/// by a command, it is picked with `set_model` and its requests go where it says, written by
+/// extension that registered it (its key's `secrets`, its endpoint's `http`), by the agent or by
+/// the extension's own model calls; registered again by a command, the extension's model call
+/// reaches it, it is picked with `set_model`, and its requests go where it says, written by
 /// Anthropic's plugin, with the user's key and the extension's header; removed, it is gone from
 /// the list. A built-in provider cannot be registered over, so no extension points Anthropic's
 /// key elsewhere.
@@ -1879,7 +1880,7 @@ fn a_pi_extension_registers_a_provider_that_is_used_with_its_grants_and_removed(
     std::fs::write(
         env.home().join("grants.toml"),
         format!(
-            "[plugins.pi-proxy-provider]\nsecrets = [\"TEAM_PROXY_KEY\"]\nhttp = [\"{}\"]\n",
+            "[plugins.pi-proxy-provider]\nsecrets = [\"TEAM_PROXY_KEY\"]\nhttp = [\"{}\"]\nagents = true\n",
             server.url()
         ),
     )
@@ -1909,6 +1910,15 @@ fn a_pi_extension_registers_a_provider_that_is_used_with_its_grants_and_removed(
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(listed[0]["id"], "claude-proxy");
     assert_eq!(listed[0]["contextWindow"], 100000, "{listed:?}");
+    // The extension's own model calls do not list it either.
+    rpc.call(Command::RunCommand {
+        name: "proxy".into(),
+        args: "ask".into(),
+    });
+    assert_eq!(
+        notified(&mut rpc, "asked:"),
+        "asked: the proxy is not available"
+    );
     rpc.call(Command::SetModel {
         provider: "team-proxy".into(),
         model_id: "claude-proxy".into(),
@@ -1921,12 +1931,39 @@ fn a_pi_extension_registers_a_provider_that_is_used_with_its_grants_and_removed(
         "{refused}"
     );
 
+    // Nor may a model call on the session's model, now the proxy's.
+    rpc.call(Command::RunCommand {
+        name: "proxy".into(),
+        args: "ask".into(),
+    });
+    let asked = notified(&mut rpc, "asked:");
+    assert!(
+        asked.contains("http://127.0.0.1:9, which the plugin was not granted"),
+        "{asked}"
+    );
+    assert!(server.requests().is_empty());
+    rpc.call(Command::SetModel {
+        provider: "scripted".into(),
+        model_id: "scripted-1".into(),
+    });
+
     // Registered again at the granted endpoint by a command: picked and used.
     rpc.call(Command::RunCommand {
         name: "proxy".into(),
         args: format!("on {}", server.url()),
     });
     notified(&mut rpc, "proxy at");
+    // The extension's model call reaches it, registered after the session started, while the
+    // session's model is another provider's.
+    rpc.call(Command::RunCommand {
+        name: "proxy".into(),
+        args: "ask".into(),
+    });
+    assert_eq!(notified(&mut rpc, "asked:"), "asked: from the proxy");
+    let asked = server.requests();
+    assert_eq!(asked.len(), 1);
+    assert!(asked[0].body_text().contains("ping the proxy"));
+    assert!(asked[0].head.contains("team-secret"));
     let model: Model = rpc.call_as(Command::SetModel {
         provider: "team-proxy".into(),
         model_id: "claude-proxy".into(),
@@ -1935,13 +1972,13 @@ fn a_pi_extension_registers_a_provider_that_is_used_with_its_grants_and_removed(
     let end = rpc.run("hello proxy");
     assert!(end.to_string().contains("from the proxy"), "{end}");
     let requests = server.requests();
-    assert_eq!(requests.len(), 1, "{}", rpc.stderr());
-    let head = requests[0].head.to_ascii_lowercase();
+    assert_eq!(requests.len(), 2, "{}", rpc.stderr());
+    let head = requests[1].head.to_ascii_lowercase();
     assert!(head.starts_with("post /v1/messages"), "{head}");
     assert!(head.contains("x-api-key: team-secret"), "{head}");
     assert!(head.contains("x-team: blue"), "{head}");
     assert!(!head.contains("sk-ant-canary"), "{head}");
-    let body = requests[0].body_text();
+    let body = requests[1].body_text();
     assert!(body.contains("\"model\":\"claude-proxy\""), "{body}");
     assert!(body.contains("hello proxy"), "{body}");
 

@@ -150,10 +150,14 @@ pub struct ResolvedModel {
 /// provider the host refuses to send requests for).
 pub type ModelResolver = Arc<dyn Fn(&ModelInfo) -> Result<ResolvedModel, String> + Send + Sync>;
 
+/// Lists every model the front end's catalog has now (providers come and go while tack runs).
+pub type ModelLister = Arc<dyn Fn() -> Vec<ModelInfo> + Send + Sync>;
+
 /// The child runs of one session: attached to the parent agent once it exists.
 pub struct ChildRuns {
     parent: OnceLock<Parent>,
     resolver: OnceLock<ModelResolver>,
+    lister: OnceLock<ModelLister>,
     limits: ChildLimits,
     running: Arc<tokio::sync::Semaphore>,
     totals: Mutex<ChildUsage>,
@@ -166,6 +170,7 @@ impl ChildRuns {
             running: Arc::new(tokio::sync::Semaphore::new(limits.max_concurrent.max(1))),
             parent: OnceLock::new(),
             resolver: OnceLock::new(),
+            lister: OnceLock::new(),
             limits,
             totals: Mutex::default(),
             started: AtomicU64::new(0),
@@ -187,6 +192,20 @@ impl ChildRuns {
     /// provider.
     pub fn resolve_models_with(&self, resolver: ModelResolver) {
         let _ = self.resolver.set(resolver);
+    }
+
+    /// Lists the models children may name with `lister`, asked each time, in place of the list
+    /// `attach` was given: for a catalog that changes while tack runs.
+    pub fn list_models_with(&self, lister: ModelLister) {
+        let _ = self.lister.set(lister);
+    }
+
+    /// Every model a child may name now.
+    fn known_models(&self, parent: &Parent) -> Vec<ModelInfo> {
+        match self.lister.get() {
+            Some(list) => list(),
+            None => parent.models.clone(),
+        }
     }
 
     pub fn limits(&self) -> &ChildLimits {
@@ -353,21 +372,20 @@ impl ChildRuns {
         if provider == current.provider && id == current.id {
             return Ok(Chosen::Parents(current.clone()));
         }
-        let known = parent
-            .models
+        let models = self.known_models(parent);
+        let known = models
             .iter()
             .find(|m| m.provider == provider && m.id == id)
             .cloned()
             .ok_or_else(|| {
-                let ids: Vec<&str> = parent
-                    .models
+                let ids: Vec<&str> = models
                     .iter()
                     .filter(|m| m.provider == provider)
                     .map(|m| m.id.as_str())
                     .collect();
                 ChildError::Invalid(if ids.is_empty() {
                     let mut providers: Vec<&str> =
-                        parent.models.iter().map(|m| m.provider.as_str()).collect();
+                        models.iter().map(|m| m.provider.as_str()).collect();
                     providers.sort_unstable();
                     providers.dedup();
                     format!(

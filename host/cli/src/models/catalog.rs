@@ -15,6 +15,7 @@
 //! the server is asked which models it serves (`GET /models`, see `discover.rs`). Local servers
 //! have presets that need no config at all: `tack --provider ollama --model qwen3-coder:30b`.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use anyhow::{bail, Result};
@@ -26,7 +27,7 @@ use tack_runtime::{LoadedPlugin, PluginSet, PluginSource, RegisteredProvider};
 
 use super::host_credentials::HostCredentials;
 use super::pattern::Candidate;
-use crate::settings::{ModelSettings, Settings};
+use crate::settings::{ModelSettings, ProviderSettings, Settings};
 
 pub struct ProviderEntry {
     /// What the user types (`--provider`), and what sessions record.
@@ -445,9 +446,11 @@ pub fn reserved_ids(settings: &Settings) -> Vec<String> {
         .collect()
 }
 
+/// The catalog from the plugins' providers, those they `registered` while running, the presets
+/// and config.toml's `[providers]`.
 pub fn build(
     set: &PluginSet,
-    settings: &Settings,
+    configured: &BTreeMap<String, ProviderSettings>,
     secrets: &SecretStore,
     registered: &[RegisteredProvider],
 ) -> Result<Vec<ProviderEntry>> {
@@ -464,7 +467,7 @@ pub fn build(
     presets.extend(key_presets(&entries));
     let preset_ids: Vec<String> = presets.iter().map(|e| e.id.clone()).collect();
     entries.extend(presets);
-    for (id, cfg) in &settings.providers {
+    for (id, cfg) in configured {
         // A config entry with `api` that shares a preset's name replaces the preset (configs
         // written before the presets existed define `[providers.ollama]` this way).
         if cfg.api.is_some() && preset_ids.contains(id) {

@@ -66,26 +66,25 @@ pub(super) fn build(
 
 /// Sub-agents (`tack:agents`) start from `agent`: its provider, tools, hooks and model, and
 /// any model the catalog lists, another provider's set up as `--model provider/id` would be
-/// (its key must be there, and the host must let it send requests where it does).
+/// (its key must be there, and the host must let it send requests where it does). The catalog
+/// is read anew each time, so a provider a plugin registers while tack runs can serve them.
 fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Result<()> {
-    let catalog = loaded.catalog()?;
-    let models = catalog
-        .iter()
-        .flat_map(|entry| entry.spec.models.iter().map(|m| model_info(&entry.id, m)))
-        .collect();
+    let live = Arc::new(LiveCatalog::of(loaded));
     let children = Arc::new(tack_runtime::children::ChildRuns::new(
         loaded.settings.subagent_limits(),
     ));
-    children.attach(agent.child_factory(), session, models);
-    let secrets = loaded.secrets.clone();
+    children.attach(agent.child_factory(), session, live.models()?);
+    let listing = live.clone();
+    children.list_models_with(Arc::new(move || listing.models().unwrap_or_default()));
     let http = loaded.runtime.http().clone();
     let payload_hooks = tack_runtime::bridge::PayloadHooks::new(&loaded.set);
     children.resolve_models_with(Arc::new(move |model: &ModelInfo| {
+        let catalog = live.entries().map_err(|e| format!("{e:#}"))?;
         let entry = catalog
             .iter()
             .find(|e| e.id == model.provider)
             .ok_or_else(|| format!("no provider '{}'", model.provider))?;
-        if !entry.key_available(&secrets) {
+        if !entry.key_available(&live.secrets) {
             return Err(format!(
                 "provider '{}' has no API key set{}",
                 entry.id,
@@ -108,7 +107,7 @@ fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Re
         }
         let provider = entry.provider(crate::models::serve::Serving {
             base_url: entry.base_url.clone(),
-            secrets: secrets.clone(),
+            secrets: live.secrets.clone(),
             user_secret: entry.secret_from_user,
             http: &http,
             payload_hooks: payload_hooks.clone(),
@@ -122,6 +121,43 @@ fn attach_children(loaded: &Loaded, agent: &Agent, session: SessionHandle) -> Re
     }));
     loaded.backends.agent.attach_children(children);
     Ok(())
+}
+
+/// What the model catalog is built from, held apart from [`Loaded`] so that the sub-agents'
+/// resolver can read the catalog as it is when a child starts.
+struct LiveCatalog {
+    set: Arc<tack_runtime::PluginSet>,
+    configured: std::collections::BTreeMap<String, crate::settings::ProviderSettings>,
+    secrets: tack_runtime::broker::secrets::SecretStore,
+    registry: Arc<tack_runtime::ProviderRegistry>,
+}
+
+impl LiveCatalog {
+    fn of(loaded: &Loaded) -> LiveCatalog {
+        LiveCatalog {
+            set: loaded.set.clone(),
+            configured: loaded.settings.providers.clone(),
+            secrets: loaded.secrets.clone(),
+            registry: tack_runtime::PluginAgent::providers(&*loaded.backends.agent),
+        }
+    }
+
+    fn entries(&self) -> Result<Vec<crate::models::catalog::ProviderEntry>> {
+        crate::models::catalog::build(
+            &self.set,
+            &self.configured,
+            &self.secrets,
+            &self.registry.list(),
+        )
+    }
+
+    fn models(&self) -> Result<Vec<ModelInfo>> {
+        Ok(self
+            .entries()?
+            .iter()
+            .flat_map(|entry| entry.spec.models.iter().map(|m| model_info(&entry.id, m)))
+            .collect())
+    }
 }
 
 /// `--tools`, `--no-tools`, `--no-builtin-tools`: the tools active from the start.

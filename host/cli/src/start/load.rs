@@ -42,7 +42,12 @@ impl Loaded {
     /// since, the presets and config.toml's.
     pub fn catalog(&self) -> Result<Vec<crate::models::catalog::ProviderEntry>> {
         let registered = tack_runtime::PluginAgent::providers(&*self.backends.agent).list();
-        crate::models::catalog::build(&self.set, &self.settings, &self.secrets, &registered)
+        crate::models::catalog::build(
+            &self.set,
+            &self.settings.providers,
+            &self.secrets,
+            &registered,
+        )
     }
 }
 

@@ -65,9 +65,9 @@ impl ChildRuns {
             return Vec::new();
         };
         let current = parent.factory.parts().config.model;
+        let models = self.known_models(parent);
         let mut usable: BTreeMap<&str, bool> = BTreeMap::new();
-        parent
-            .models
+        models
             .iter()
             .filter(|m| {
                 if m.provider == current.provider {
