@@ -18,8 +18,16 @@ pub enum AgentEvent {
     AgentEnd {
         messages: Vec<Arc<Message>>,
     },
-    TurnStart,
+    /// A turn begins: one response of the model and the tool calls it makes.
+    TurnStart {
+        /// The turn's place in its run, from 0 (Pi's `turnIndex`).
+        turn_index: u32,
+        /// When it began, in milliseconds since the Unix epoch (Pi's `timestamp`).
+        timestamp: u64,
+    },
     TurnEnd {
+        /// The same index as the turn's [`AgentEvent::TurnStart`].
+        turn_index: u32,
         /// The turn's assistant message.
         message: Arc<Message>,
         tool_results: Vec<Arc<Message>>,

@@ -126,6 +126,19 @@ async fn parallel_results_are_stored_in_the_assistants_order() {
         })
         .unwrap();
     assert_eq!(turn_end.len(), 3);
+
+    // Each turn is numbered from 0 in its run, its end as its start.
+    let turns: Vec<(&str, u32)> = h
+        .events
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            AgentEvent::TurnStart { turn_index, .. } => Some(("start", turn_index)),
+            AgentEvent::TurnEnd { turn_index, .. } => Some(("end", turn_index)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(turns, [("start", 0), ("end", 0), ("start", 1), ("end", 1)]);
 }
 
 #[tokio::test]

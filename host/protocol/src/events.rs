@@ -350,10 +350,11 @@ impl EventWire {
                 running.clear();
                 WireEvent::AgentEnd { messages }
             }
-            AgentEvent::TurnStart => WireEvent::TurnStart,
+            AgentEvent::TurnStart { .. } => WireEvent::TurnStart,
             AgentEvent::TurnEnd {
                 message,
                 tool_results,
+                ..
             } => WireEvent::TurnEnd {
                 message,
                 tool_results,

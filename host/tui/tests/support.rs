@@ -151,7 +151,10 @@ pub fn streaming_events() -> Vec<AgentEvent> {
     )));
     vec![
         AgentEvent::AgentStart,
-        AgentEvent::TurnStart,
+        AgentEvent::TurnStart {
+            turn_index: 0,
+            timestamp: 0,
+        },
         AgentEvent::MessageStart { message: user("run the tests") },
         AgentEvent::MessageStart { message: partial(vec![]) },
         AgentEvent::MessageUpdate {

@@ -77,11 +77,11 @@ globalThis.fetch = fetch;
 globalThis.Buffer ??= Buffer;
 
 let ext;
-let turnIndex = 0;
 
 const camel = (key) => key.replace(/_([a-z])/g, (_m, c) => c.toUpperCase());
 
-/** tack's event JSON in Pi's shape: camelCase fields, and what Pi adds. */
+/** tack's event JSON in Pi's shape: camelCase fields (a turn's `turnIndex` and `timestamp`
+ * are the host's), and what Pi adds. */
 // Pi's `tool_execution_update` repeats the call's `args`, which tack sends with
 // `tool_execution_start` only: an extension that asks for updates hears the starts and ends too,
 // and the runtime keeps each running call's arguments (a bounded number, should an end be lost).
@@ -106,11 +106,6 @@ function piEventOf(piName, data) {
   for (const [key, value] of Object.entries(data ?? {})) {
     if (key !== "type") event[camel(key)] = value;
   }
-  if (piName === "turn_start") {
-    event.turnIndex = turnIndex;
-    event.timestamp = Date.now();
-  }
-  if (piName === "turn_end") event.turnIndex = turnIndex++;
   if (piName === "tool_execution_update") {
     event.args = runningArgs.get(data?.tool_call_id) ?? {};
     event.partialResult = event.partial;

@@ -54,13 +54,21 @@ impl Agent {
     ) -> Result<RunStatus, AgentError> {
         // The first turn always runs: either new messages or a continuation asked for it.
         let mut wants_turn = true;
+        let mut turn_index: u32 = 0;
         // An overflow is compacted and retried once; a second one in a row is returned.
         let mut retried_overflow = false;
         loop {
             while wants_turn || !pending.is_empty() {
                 // No early exit on abort here: the prompt must still be stored, and the stream
                 // then ends at once as an aborted message, keeping the session consistent.
-                self.emit(AgentEvent::TurnStart).await;
+                let timestamp = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+                self.emit(AgentEvent::TurnStart {
+                    turn_index,
+                    timestamp,
+                })
+                .await;
                 for message in pending.drain(..) {
                     self.persist(message, false, added).await?;
                 }
@@ -70,10 +78,12 @@ impl Agent {
                     .run_tools(&response.assistant, &response.bad_arguments, cancel, added)
                     .await?;
                 self.emit(AgentEvent::TurnEnd {
+                    turn_index,
                     message: Arc::clone(&response.message),
                     tool_results,
                 })
                 .await;
+                turn_index = turn_index.saturating_add(1);
 
                 if let Some(error) = response.overflow {
                     if retried_overflow || !self.compact_after_overflow(config, cancel).await? {

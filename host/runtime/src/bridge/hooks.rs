@@ -454,7 +454,7 @@ fn event_name(event: &AgentEvent) -> Option<&'static str> {
     Some(match event {
         AgentEvent::AgentStart => "agent_start",
         AgentEvent::AgentEnd { .. } => "agent_end",
-        AgentEvent::TurnStart => "turn_start",
+        AgentEvent::TurnStart { .. } => "turn_start",
         AgentEvent::TurnEnd { .. } => "turn_end",
         AgentEvent::MessageStart { .. } => "message_start",
         AgentEvent::MessageUpdate { .. } => "message_update",
@@ -477,7 +477,7 @@ fn event_kind(event: &AgentEvent) -> Option<EventKind> {
     Some(match event {
         AgentEvent::AgentStart => EventKind::AgentStart,
         AgentEvent::AgentEnd { .. } => EventKind::AgentEnd,
-        AgentEvent::TurnStart => EventKind::TurnStart,
+        AgentEvent::TurnStart { .. } => EventKind::TurnStart,
         AgentEvent::TurnEnd { .. } => EventKind::TurnEnd,
         AgentEvent::MessageEnd { .. } => EventKind::MessageEnd,
         AgentEvent::ToolExecutionStart { .. } => EventKind::ToolExecutionStart,
