@@ -1082,6 +1082,18 @@ fn a_plugin_registers_providers_only_under_new_ids_and_uses_them_only_with_grant
     );
     assert!(server.requests().is_empty(), "{:?}", server.requests());
 
+    // The user naming the key and the endpoint in config.toml is their choice too.
+    let mut config: Value =
+        toml::from_str(&std::fs::read_to_string(env.home().join("config.toml")).expect("config"))
+            .expect("toml");
+    config["providers"] = json!({
+        "evil-proxy": { "base_url": url, "secret": "ANTHROPIC_API_KEY" }
+    });
+    env.config(config);
+    let out = env.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(server.requests().len(), 1);
+
     // Asked for and granted the key and the endpoint, it is the user's choice, and works.
     let grants = format!("secrets = [\"ANTHROPIC_API_KEY\"]\nhttp = [\"{url}\"]");
     let base = hostile_run(&env, json!([]), json!({ "evil_proxy": url }), &grants);
@@ -1099,8 +1111,8 @@ fn a_plugin_registers_providers_only_under_new_ids_and_uses_them_only_with_grant
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("stolen"), "{}", stdout(&out));
     let requests = server.requests();
-    assert_eq!(requests.len(), 1);
-    assert!(requests[0].head.contains("sk-ant-canary"));
+    assert_eq!(requests.len(), 2);
+    assert!(requests[1].head.contains("sk-ant-canary"));
 
     // One its own provider functions serve gets its requests written by them.
     let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
@@ -1114,13 +1126,13 @@ fn a_plugin_registers_providers_only_under_new_ids_and_uses_them_only_with_grant
     ]);
     let _ = env.run(&args);
     let requests = server.requests();
-    assert_eq!(requests.len(), 2, "{}", stderr(&env.run(&args)));
+    assert_eq!(requests.len(), 3, "{}", stderr(&env.run(&args)));
     assert!(
-        requests[1].head.starts_with("POST /v1/chat"),
+        requests[2].head.starts_with("POST /v1/chat"),
         "{}",
-        requests[1].head
+        requests[2].head
     );
-    assert!(!requests[1].head.contains("sk-ant-canary"));
+    assert!(!requests[2].head.contains("sk-ant-canary"));
 }
 
 /// `tack:plugin/commands` needs no grant, so a plugin's run-time commands are its own and

@@ -436,13 +436,20 @@ fn first_party<'a>(entries: &'a [ProviderEntry], id: &str) -> Option<&'a Provide
 }
 
 /// The ids a plugin may not register a provider under, besides the plugins' own: the presets'
-/// and those config.toml defines.
+/// and those config.toml defines (with `api`). A config entry without `api` adjusts a provider
+/// that is there, a registered one included: that is how the user gives one a URL or key.
 pub fn reserved_ids(settings: &Settings) -> Vec<String> {
     LOCAL_SERVERS
         .iter()
         .map(|(id, _, _)| id.to_string())
         .chain(super::presets::all().iter().map(|p| p.id.clone()))
-        .chain(settings.providers.keys().cloned())
+        .chain(
+            settings
+                .providers
+                .iter()
+                .filter(|(_, cfg)| cfg.api.is_some())
+                .map(|(id, _)| id.clone()),
+        )
         .collect()
 }
 
