@@ -484,6 +484,65 @@ pub const v2 = struct {
         }
     };
 
+    /// LLM providers registered while tack runs (`tack:plugin/providers`): a new id whose
+    /// requests the provider `api` names writes (`"anthropic"`, `"openai"`, ...; null: this
+    /// plugin's own provider functions), used only once the user granted this plugin `secret`
+    /// (`secrets`) and `base_url` (`http`).
+    pub const providers = struct {
+        /// One model of a registered provider; prices in US dollars per million tokens.
+        pub const Model = struct {
+            id: []const u8,
+            name: []const u8 = "",
+            context_window: u32 = 128_000,
+            max_output_tokens: u32 = 8192,
+            reasoning: bool = false,
+            images: bool = false,
+            cost_input: f64 = 0,
+            cost_output: f64 = 0,
+        };
+
+        // Text first: a text-only model takes the first kind, one with images both.
+        const input_kinds = [_]c.tack_plugin_types_input_kind_t{ c.TACK_PLUGIN_TYPES_INPUT_KIND_TEXT, c.TACK_PLUGIN_TYPES_INPUT_KIND_IMAGE };
+
+        /// Registers (or replaces) one of this plugin's providers.
+        pub fn register(arena: std.mem.Allocator, id: []const u8, name: []const u8, api: ?[]const u8, base_url: []const u8, secret: ?[]const u8, models: []const Model) Outcome(void) {
+            const specs = arena.alloc(c.tack_plugin_providers_model_spec_t, models.len) catch return .{ .err = "out of memory" };
+            for (models, specs) |m, *spec| {
+                spec.* = std.mem.zeroes(c.tack_plugin_providers_model_spec_t);
+                spec.id = borrow(m.id);
+                spec.name = borrow(if (m.name.len == 0) m.id else m.name);
+                spec.context_window = m.context_window;
+                spec.max_output_tokens = m.max_output_tokens;
+                spec.reasoning = m.reasoning;
+                spec.input = .{ .ptr = @constCast(&input_kinds), .len = if (m.images) 2 else 1 };
+                spec.cost.input = m.cost_input;
+                spec.cost.output = m.cost_output;
+            }
+            var registration = std.mem.zeroes(c.tack_plugin_providers_provider_registration_t);
+            registration.id = borrow(id);
+            registration.name = borrow(name);
+            if (api) |a| {
+                registration.api.is_some = true;
+                registration.api.val = borrow(a);
+            }
+            registration.base_url = borrow(base_url);
+            if (secret) |s| {
+                registration.secret.is_some = true;
+                registration.secret.val = borrow(s);
+            }
+            registration.models = .{ .ptr = specs.ptr, .len = specs.len };
+            var err: c.tack_plugin_providers_register_error_t = undefined;
+            if (c.tack_plugin_providers_register(&registration, &err)) return .ok;
+            return .{ .err = registerError(arena, &err) };
+        }
+
+        /// False when this plugin registered no provider of that id.
+        pub fn unregister(id: []const u8) bool {
+            var i = borrow(id);
+            return c.tack_plugin_providers_unregister(&i);
+        }
+    };
+
     /// Slash commands registered while tack runs; `/name` reaches `runCommand`.
     pub const commands = struct {
         pub fn register(arena: std.mem.Allocator, name: []const u8, description: []const u8) Outcome(void) {

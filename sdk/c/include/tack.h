@@ -233,6 +233,31 @@ bool tack_tools_unregister(const char *name);
 bool tack_commands_register(const char *name, const char *description, tack_string_t *err);
 bool tack_commands_unregister(const char *name);
 
+/* -- LLM providers registered while tack runs (tack:plugin/providers): a new id whose requests
+ * the provider `api` names writes ("anthropic", "openai", ...; NULL: this plugin's own provider
+ * functions), used only once the user granted this plugin `secret` (secrets) and `base_url`
+ * (http). */
+
+/* One model of a registered provider. */
+typedef struct {
+  const char *id;
+  const char *name;
+  uint32_t context_window;
+  uint32_t max_output_tokens;
+  bool reasoning;
+  bool images;
+  /* US dollars per million tokens. */
+  double cost_input;
+  double cost_output;
+} tack_model_t;
+
+/* Registers (or replaces) one of this plugin's providers; `api` and `secret` may be NULL. */
+bool tack_providers_register(const char *id, const char *name, const char *api,
+                             const char *base_url, const char *secret,
+                             const tack_model_t *models, size_t count, tack_string_t *err);
+/* False when this plugin registered no provider of that id. */
+bool tack_providers_unregister(const char *id);
+
 /* -- screen */
 
 /* Sets widget `key` to `count` lines at `placement`; no lines removes it. */

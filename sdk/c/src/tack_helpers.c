@@ -567,6 +567,54 @@ bool tack_tools_unregister(const char *name) {
   return tack_plugin_tools_unregister(&n);
 }
 
+static plugin_option_string_t borrow_option(const char *s) {
+  plugin_option_string_t option = {.is_some = s != NULL};
+  if (s) option.val = borrow(s);
+  return option;
+}
+
+bool tack_providers_register(const char *id, const char *name, const char *api,
+                             const char *base_url, const char *secret,
+                             const tack_model_t *models, size_t count, tack_string_t *err) {
+  static tack_plugin_types_input_kind_t TEXT_ONLY[] = {TACK_PLUGIN_TYPES_INPUT_KIND_TEXT};
+  static tack_plugin_types_input_kind_t WITH_IMAGES[] = {TACK_PLUGIN_TYPES_INPUT_KIND_TEXT,
+                                                         TACK_PLUGIN_TYPES_INPUT_KIND_IMAGE};
+  tack_plugin_providers_model_spec_t *specs = xrealloc(NULL, count * sizeof(*specs));
+  for (size_t i = 0; i < count; i++) {
+    specs[i] = (tack_plugin_providers_model_spec_t){
+        .id = borrow(models[i].id),
+        .name = borrow(models[i].name ? models[i].name : models[i].id),
+        .context_window = models[i].context_window,
+        .max_output_tokens = models[i].max_output_tokens,
+        .reasoning = models[i].reasoning,
+        .input = models[i].images ? (tack_plugin_types_list_input_kind_t){WITH_IMAGES, 2}
+                                  : (tack_plugin_types_list_input_kind_t){TEXT_ONLY, 1},
+        .cost = {.input = models[i].cost_input, .output = models[i].cost_output},
+    };
+  }
+  tack_plugin_providers_provider_registration_t registration = {
+      .id = borrow(id),
+      .name = borrow(name ? name : ""),
+      .api = borrow_option(api),
+      .base_url = borrow(base_url),
+      .secret = borrow_option(secret),
+      .auth = {.is_some = false},
+      .headers = {NULL, 0},
+      .models = {specs, count},
+  };
+  tack_plugin_providers_register_error_t error;
+  bool ok = tack_plugin_providers_register(&registration, &error);
+  free(specs);
+  if (ok) return true;
+  take_or_free(&error.val.invalid, err);
+  return false;
+}
+
+bool tack_providers_unregister(const char *id) {
+  plugin_string_t i = borrow(id);
+  return tack_plugin_providers_unregister(&i);
+}
+
 bool tack_commands_register(const char *name, const char *description, tack_string_t *err) {
   tack_plugin_commands_command_spec_t spec = {.name = borrow(name),
                                               .description = borrow(description)};
