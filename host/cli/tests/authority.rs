@@ -1207,7 +1207,7 @@ fn a_plugin_without_grants_cannot_flood_the_session_through_control() {
     let events = json_run(&env, &base, &[]);
     let text = result_text(tool_event(&events, "tool_execution_end", "flood"));
     let outcomes: Vec<&str> = text.lines().collect();
-    assert_eq!(outcomes.len(), 8, "{text}");
+    assert_eq!(outcomes.len(), 10, "{text}");
     assert!(
         outcomes.iter().all(|o| o.starts_with("refused: ")),
         "{text}"
@@ -1227,6 +1227,12 @@ fn a_plugin_without_grants_cannot_flood_the_session_through_control() {
         outcomes[7].contains("only in the terminal UI and RPC"),
         "{text}"
     );
+    // A message's details are held to the message budget, and must be JSON.
+    assert!(
+        outcomes[8].contains("at most 1048576 may be sent"),
+        "{text}"
+    );
+    assert!(outcomes[9].contains("the details are not JSON"), "{text}");
     assert!(
         !events.iter().any(|e| e["type"] == "compaction_start"),
         "no compaction ran"

@@ -330,14 +330,17 @@ export class Extension {
         const delivery = deliveries[options.deliverAs ?? "steer"];
         if (!delivery)
           throw new Error(`deliverAs must be one of ${Object.keys(deliveries).join(", ")}`);
-        session.sendMessage(
-          {
-            customType: message.customType,
-            text: textOf(message.content),
-            display: message.display !== false,
-          },
-          options.triggerTurn === false && !options.deliverAs ? "next-turn" : delivery,
-        );
+        const outgoing = {
+          customType: message.customType,
+          text: textOf(message.content),
+          display: message.display !== false,
+        };
+        const as = options.triggerTurn === false && !options.deliverAs ? "next-turn" : delivery;
+        // Details go beside the text, in the session's custom message (the model reads the
+        // text only); without any, the 0.1.0 call.
+        const details = message.details === undefined ? undefined : JSON.stringify(message.details);
+        if (details === undefined) session.sendMessage(outgoing, as);
+        else control.sendMessageWithDetails(outgoing, details, as);
       },
       sendUserMessage(content, options = {}) {
         const delivery = deliveries[options.deliverAs ?? "steer"];

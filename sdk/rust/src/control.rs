@@ -25,6 +25,16 @@ pub use crate::additions::tack::plugin0_2_0::control::{
     ContextWindowUsage, ModelInfo,
 };
 
+/// Sends a message with structured `details` kept beside its text in the session (Pi's
+/// `sendMessage` with `details`); the model reads the text only. `details` is JSON.
+pub fn send_message_with_details(
+    message: &crate::bindings::tack::plugin::session::OutgoingMessage,
+    details: &str,
+    delivery: crate::bindings::tack::plugin::session::Delivery,
+) -> Result<(), String> {
+    host::send_message_with_details(message, details, delivery)
+}
+
 /// Every entry of the session, every branch, in the order they were written (each with its
 /// `id` and `parentId`; other plugins' `custom` entries left out).
 pub fn session_entries() -> Result<Vec<serde_json::Value>, String> {

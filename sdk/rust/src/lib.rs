@@ -161,6 +161,7 @@ pub mod additions {
         with: {
             "tack:plugin/types@0.1.0": crate::bindings::tack::plugin::types,
             "tack:plugin/http@0.1.0": crate::bindings::tack::plugin::http,
+            "tack:plugin/session@0.1.0": crate::bindings::tack::plugin::session,
         },
         additional_derives: [PartialEq],
     });

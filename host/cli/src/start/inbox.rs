@@ -47,8 +47,14 @@ impl Inbox {
 
     /// A plugin's `send-message`: held for the next prompt, or queued for the agent and the front
     /// end woken.
-    pub fn deliver(&self, plugin: &str, message: OutgoingMessage, delivery: Delivery) {
-        let message = outgoing_message(plugin, message);
+    pub fn deliver(
+        &self,
+        plugin: &str,
+        message: OutgoingMessage,
+        details: Option<serde_json::Value>,
+        delivery: Delivery,
+    ) {
+        let message = outgoing_message(plugin, message, details);
         if let Delivery::NextTurn = delivery {
             lock(&self.next_turn).push(message);
             return;

@@ -13,6 +13,7 @@ wasmtime::component::bindgen!({
     with: {
         "tack:plugin/types@0.1.0": super::v0_1_0::tack::plugin::types,
         "tack:plugin/http@0.1.0": super::v0_1_0::tack::plugin::http,
+        "tack:plugin/session@0.1.0": super::v0_1_0::tack::plugin::session,
     },
 });
 

@@ -259,6 +259,30 @@ impl control::Host for PluginState {
         };
         Ok(control.set_thinking_level(&self.env.name, &level))
     }
+
+    async fn send_message_with_details(
+        &mut self,
+        message: control::OutgoingMessage,
+        details: String,
+        delivery: control::Delivery,
+    ) -> wasmtime::Result<Result<(), String>> {
+        let size = message.text.len() + details.len();
+        if size > self.env.budgets.message_bytes {
+            return Ok(Err(format!(
+                "a message with its details takes {size} bytes; at most {} may be sent",
+                self.env.budgets.message_bytes
+            )));
+        }
+        let details: serde_json::Value = match serde_json::from_str(&details) {
+            Ok(details) => details,
+            Err(e) => return Ok(Err(format!("the details are not JSON: {e}"))),
+        };
+        self.env
+            .services
+            .agent
+            .send_message(&self.env.name, message, Some(details), delivery);
+        Ok(Ok(()))
+    }
 }
 
 /// A model as `tack:plugin/control` (and `models.available`) describe one.

@@ -16,7 +16,15 @@ use crate::children::ChildRuns;
 /// silently refuse what every other mode serves (as run-time tool registration once was in the
 /// TUI and RPC modes).
 pub trait PluginAgent: Send + Sync + 'static {
-    fn send_message(&self, plugin: &str, message: OutgoingMessage, delivery: Delivery);
+    /// Delivers `plugin`'s message, with Pi's `details` when it sent some
+    /// (`control.send-message-with-details`).
+    fn send_message(
+        &self,
+        plugin: &str,
+        message: OutgoingMessage,
+        details: Option<serde_json::Value>,
+        delivery: Delivery,
+    );
     fn all_tools(&self) -> Vec<String>;
     fn active_tools(&self) -> Vec<String>;
     fn set_active_tools(&self, plugin: &str, names: Vec<String>) -> Result<(), String>;
@@ -185,11 +193,17 @@ impl AgentServices {
 }
 
 impl PluginAgent for AgentServices {
-    fn send_message(&self, plugin: &str, message: OutgoingMessage, delivery: Delivery) {
+    fn send_message(
+        &self,
+        plugin: &str,
+        message: OutgoingMessage,
+        details: Option<serde_json::Value>,
+        delivery: Delivery,
+    ) {
         let Some(queues) = self.queues.get() else {
             return;
         };
-        let message = outgoing_message(plugin, message);
+        let message = outgoing_message(plugin, message, details);
         match delivery {
             Delivery::Steer => queues.steer(message),
             Delivery::FollowUp | Delivery::NextTurn => queues.follow_up(message),
@@ -274,15 +288,23 @@ impl PluginAgent for AgentServices {
 /// attributed to `plugin` (the model sees it as user text), so that nothing a plugin says passes
 /// for the user's own words in the session, `/tree` or a front end. Without a custom type it is
 /// of type `plugin-message`.
-pub fn outgoing_message(plugin: &str, message: OutgoingMessage) -> Message {
-    Message::from_plugin(
+pub fn outgoing_message(
+    plugin: &str,
+    message: OutgoingMessage,
+    details: Option<serde_json::Value>,
+) -> Message {
+    let mut message = Message::from_plugin(
         plugin,
         message
             .custom_type
             .unwrap_or_else(|| PLUGIN_MESSAGE_TYPE.to_string()),
         message.text,
         message.display,
-    )
+    );
+    if let Message::Custom(custom) = &mut message {
+        custom.details = details;
+    }
+    message
 }
 
 /// The custom type of a plain message a plugin sends.

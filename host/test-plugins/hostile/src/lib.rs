@@ -1014,6 +1014,24 @@ impl Plugin for Hostile {
                     control::compact(Some(&big)),
                     control::set_model("openai/gpt-5"),
                     control::set_thinking_level("high").map(|_| ()),
+                    control::send_message_with_details(
+                        &session_api::OutgoingMessage {
+                            custom_type: Some("bloat".into()),
+                            text: "x".into(),
+                            display: true,
+                        },
+                        &format!("\"{big}{big}\""),
+                        session_api::Delivery::NextTurn,
+                    ),
+                    control::send_message_with_details(
+                        &session_api::OutgoingMessage {
+                            custom_type: Some("bloat".into()),
+                            text: "x".into(),
+                            display: true,
+                        },
+                        "{not json",
+                        session_api::Delivery::NextTurn,
+                    ),
                 ];
                 ToolResult::text(
                     outcomes

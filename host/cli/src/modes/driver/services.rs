@@ -456,8 +456,14 @@ impl<S: Screen> PluginUi for InteractiveServices<S> {
 
 /// Messages go through the inbox, which starts a turn on an idle agent.
 impl<S: Screen> PluginAgent for InteractiveServices<S> {
-    fn send_message(&self, plugin: &str, message: OutgoingMessage, delivery: Delivery) {
-        self.inbox.deliver(plugin, message, delivery);
+    fn send_message(
+        &self,
+        plugin: &str,
+        message: OutgoingMessage,
+        details: Option<serde_json::Value>,
+        delivery: Delivery,
+    ) {
+        self.inbox.deliver(plugin, message, details, delivery);
     }
 
     fn all_tools(&self) -> Vec<String> {
