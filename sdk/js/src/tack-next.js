@@ -162,10 +162,12 @@ const deliveries = { steer: "steer", followUp: "follow-up", nextTurn: "next-turn
  * Pi's `sendMessage` / `sendUserMessage`: `deliverAs` is "steer" (the default; a turn of its own
  * when the agent is idle), "followUp" or "nextTurn". Stored as this plugin's message.
  */
-export function sendMessage(text, { deliverAs = "steer", customType, display = true } = {}) {
+export function sendMessage(text, { deliverAs = "steer", customType, display = true, details } = {}) {
   const delivery = deliveries[deliverAs];
   if (!delivery) throw new Error(`deliverAs must be one of ${Object.keys(deliveries).join(", ")}`);
-  hostSendMessage({ customType, text, display }, delivery);
+  // `details` (any JSON) are kept beside the text in the session; the model reads the text.
+  if (details === undefined) hostSendMessage({ customType, text, display }, delivery);
+  else hostControl.sendMessageWithDetails({ customType, text, display }, JSON.stringify(details), delivery);
 }
 
 /** The `observer` export, delegating to the plugin's `onNamedEvent(name, data)`. */

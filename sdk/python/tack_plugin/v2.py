@@ -541,15 +541,21 @@ def send_message(
     deliver_as: str = "steer",
     custom_type: Optional[str] = None,
     display: bool = True,
+    details: Any = None,
 ) -> None:
     """Pi's ``sendMessage`` / ``sendUserMessage``: ``deliver_as`` is Pi's ``deliverAs``
     ("steer": before the next provider call, or a turn of its own when the agent is idle;
     "followUp": when the agent would stop; "nextTurn": with the user's next prompt). The
-    message is stored as this plugin's, never as the user's."""
+    message is stored as this plugin's, never as the user's; ``details`` (any JSON value) are
+    kept beside its text in the session, and the model reads the text only."""
     delivery = _DELIVERIES.get(deliver_as)
     if delivery is None:
         raise ValueError(f"deliver_as must be one of {', '.join(_DELIVERIES)}, not {deliver_as!r}")
-    _session.send_message(_session.OutgoingMessage(custom_type, text, display), delivery)
+    message = _session.OutgoingMessage(custom_type, text, display)
+    if details is None:
+        _session.send_message(message, delivery)
+    else:
+        _control.send_message_with_details(message, json.dumps(details), delivery)
 
 
 class Component:
