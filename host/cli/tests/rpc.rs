@@ -2005,6 +2005,65 @@ fn a_pi_extension_registers_a_provider_that_is_used_with_its_grants_and_removed(
     assert!(rpc.finish().0.success());
 }
 
+/// Pi's `sendMessage` on an idle agent (`control.send-custom-message`): without `triggerTurn`
+/// the message is written to the session at once, with its `details`, and starts no turn; the
+/// model reads it with the next prompt. With `triggerTurn: true` it starts a turn.
+#[test]
+fn a_pi_message_starts_a_turn_only_when_it_asks_to() {
+    if !tack_sdk_examples::pi_sdk_ready() {
+        return;
+    }
+    let server = tack_test_support::http::MockServer::always(
+        tack_test_support::anthropic::text_reply("noted"),
+    );
+    let env = new_env().with_var("ANTHROPIC_API_KEY", "sk-ant-test");
+    let notes = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/notes.ts");
+    let mut rpc = env.spawn(&[
+        "--provider",
+        "anthropic",
+        "--base-url",
+        server.url(),
+        "-e",
+        notes.to_str().expect("utf8"),
+    ]);
+    rpc.call(Command::RunCommand {
+        name: "note".into(),
+        args: "quiet one".into(),
+    });
+    let written = rpc.wait_for("message_end", |e| e["message"]["customType"] == "note");
+    assert_eq!(
+        written["message"]["content"], "note: quiet one",
+        "{written}"
+    );
+    assert_eq!(
+        written["message"]["details"],
+        json!({ "length": 9 }),
+        "{written}"
+    );
+    let messages = rpc.messages();
+    assert!(
+        messages.iter().any(|m| m["customType"] == "note"),
+        "{messages:?}"
+    );
+    assert!(
+        rpc.position_of_event("agent_start").is_none(),
+        "no turn started"
+    );
+    assert!(server.requests().is_empty());
+
+    rpc.call(Command::RunCommand {
+        name: "ask-note".into(),
+        args: "why".into(),
+    });
+    rpc.wait("agent_end");
+    let requests = server.bodies();
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    // The quiet note is read with the turn the second message started.
+    assert!(requests[0].contains("note: quiet one"), "{}", requests[0]);
+    assert!(requests[0].contains("question: why"), "{}", requests[0]);
+    assert!(rpc.finish().0.success());
+}
+
 /// A Pi extension's commands move the session as Pi's do (`ctx.fork`, `ctx.switchSession`),
 /// through `control.fork` / `switch-session`: once the command has returned, as RPC `fork` and
 /// `switch_session` would, with `withSession` run in the session moved to. A tool may not move

@@ -199,6 +199,26 @@ impl Agent {
         self.running.load(Ordering::SeqCst)
     }
 
+    /// Writes `message` to the session outside a run: a plugin's message that is to start no
+    /// turn (Pi's `sendMessage` without `triggerTurn`). Front ends and plugins hear of it from
+    /// [`Agent::announce_message`], which the caller may leave to a task of its own (a plugin
+    /// sending it is in a call that its own observer would wait for).
+    pub fn write_message(&self, message: Message) -> Result<Arc<Message>, SessionError> {
+        let message = Arc::new(message);
+        self.session.lock().append_message(Arc::clone(&message))?;
+        Ok(message)
+    }
+
+    /// Tells front ends and plugins of a message [`Agent::write_message`] wrote, as a run tells
+    /// them of its own.
+    pub async fn announce_message(&self, message: Arc<Message>) {
+        self.emit(AgentEvent::MessageStart {
+            message: Arc::clone(&message),
+        })
+        .await;
+        self.emit(AgentEvent::MessageEnd { message }).await;
+    }
+
     /// Stops the run going on as its caller's cancellation would (a plugin's `control.abort`):
     /// the provider call and running tools are cancelled, and the run ends aborted. Whether
     /// there was a run to stop; a compaction or a move in the tree is not one.

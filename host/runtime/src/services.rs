@@ -16,8 +16,8 @@ mod ui;
 use std::sync::Arc;
 
 pub use agent::{
-    outgoing_message, AgentServices, CompactionRequest, End, EndRequest, ModelControl, PluginAgent,
-    PLUGIN_MESSAGE_TYPE,
+    deliver_quietly, outgoing_message, AgentServices, CompactionRequest, End, EndRequest,
+    ModelControl, PluginAgent, PLUGIN_MESSAGE_TYPE,
 };
 pub use providers::{
     ProviderRegisterError, ProviderRegistry, RegisteredProvider, MAX_PROVIDER_MODELS,

@@ -417,7 +417,7 @@ impl session::Host for PluginState {
         self.env
             .services
             .agent
-            .send_message(&self.env.name, message, None, delivery);
+            .send_message(&self.env.name, message, None, delivery, true);
         Ok(())
     }
 }

@@ -162,12 +162,22 @@ const deliveries = { steer: "steer", followUp: "follow-up", nextTurn: "next-turn
  * Pi's `sendMessage` / `sendUserMessage`: `deliverAs` is "steer" (the default; a turn of its own
  * when the agent is idle), "followUp" or "nextTurn". Stored as this plugin's message.
  */
-export function sendMessage(text, { deliverAs = "steer", customType, display = true, details } = {}) {
+export function sendMessage(
+  text,
+  { deliverAs = "steer", customType, display = true, details, triggerTurn = true } = {},
+) {
   const delivery = deliveries[deliverAs];
   if (!delivery) throw new Error(`deliverAs must be one of ${Object.keys(deliveries).join(", ")}`);
   // `details` (any JSON) are kept beside the text in the session; the model reads the text.
-  if (details === undefined) hostSendMessage({ customType, text, display }, delivery);
-  else hostControl.sendMessageWithDetails({ customType, text, display }, JSON.stringify(details), delivery);
+  // Without `triggerTurn`, a message to an idle agent is written to the session, unanswered.
+  if (details === undefined && triggerTurn) hostSendMessage({ customType, text, display }, delivery);
+  else
+    hostControl.sendCustomMessage(
+      { customType, text, display },
+      details === undefined ? undefined : JSON.stringify(details),
+      delivery,
+      triggerTurn,
+    );
 }
 
 /** The `observer` export, delegating to the plugin's `onNamedEvent(name, data)`. */

@@ -335,12 +335,10 @@ export class Extension {
           text: textOf(message.content),
           display: message.display !== false,
         };
-        const as = options.triggerTurn === false && !options.deliverAs ? "next-turn" : delivery;
-        // Details go beside the text, in the session's custom message (the model reads the
-        // text only); without any, the 0.1.0 call.
+        // As Pi's: on an idle agent only `triggerTurn: true` starts a turn; otherwise the
+        // message is written to the session at once. Details go beside the text.
         const details = message.details === undefined ? undefined : JSON.stringify(message.details);
-        if (details === undefined) session.sendMessage(outgoing, as);
-        else control.sendMessageWithDetails(outgoing, details, as);
+        control.sendCustomMessage(outgoing, details, delivery, options.triggerTurn === true);
       },
       sendUserMessage(content, options = {}) {
         const delivery = deliveries[options.deliverAs ?? "steer"];

@@ -542,20 +542,23 @@ def send_message(
     custom_type: Optional[str] = None,
     display: bool = True,
     details: Any = None,
+    trigger_turn: bool = True,
 ) -> None:
     """Pi's ``sendMessage`` / ``sendUserMessage``: ``deliver_as`` is Pi's ``deliverAs``
     ("steer": before the next provider call, or a turn of its own when the agent is idle;
     "followUp": when the agent would stop; "nextTurn": with the user's next prompt). The
     message is stored as this plugin's, never as the user's; ``details`` (any JSON value) are
-    kept beside its text in the session, and the model reads the text only."""
+    kept beside its text in the session, and the model reads the text only. Without
+    ``trigger_turn`` a message to an idle agent is written to the session and starts no turn."""
     delivery = _DELIVERIES.get(deliver_as)
     if delivery is None:
         raise ValueError(f"deliver_as must be one of {', '.join(_DELIVERIES)}, not {deliver_as!r}")
     message = _session.OutgoingMessage(custom_type, text, display)
-    if details is None:
+    if details is None and trigger_turn:
         _session.send_message(message, delivery)
     else:
-        _control.send_message_with_details(message, json.dumps(details), delivery)
+        encoded = None if details is None else json.dumps(details)
+        _control.send_custom_message(message, encoded, delivery, trigger_turn)
 
 
 class Component:

@@ -25,14 +25,17 @@ pub use crate::additions::tack::plugin0_2_0::control::{
     ContextWindowUsage, ModelInfo,
 };
 
-/// Sends a message with structured `details` kept beside its text in the session (Pi's
-/// `sendMessage` with `details`); the model reads the text only. `details` is JSON.
-pub fn send_message_with_details(
+/// Pi's `sendMessage`: a custom message, with structured `details` (JSON) kept beside its text
+/// in the session (the model reads the text only). On an idle agent, `trigger_turn` starts a
+/// turn; without it the message is written to the session at once and answered with the next
+/// prompt.
+pub fn send_custom_message(
     message: &crate::bindings::tack::plugin::session::OutgoingMessage,
-    details: &str,
+    details: Option<&str>,
     delivery: crate::bindings::tack::plugin::session::Delivery,
+    trigger_turn: bool,
 ) -> Result<(), String> {
-    host::send_message_with_details(message, details, delivery)
+    host::send_custom_message(message, details, delivery, trigger_turn)
 }
 
 /// Every entry of the session, every branch, in the order they were written (each with its

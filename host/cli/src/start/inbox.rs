@@ -5,8 +5,7 @@ use std::sync::{Mutex, OnceLock};
 
 use tack_core::agent::MessageQueues;
 use tack_core::message::Message;
-use tack_runtime::api::{Delivery, OutgoingMessage};
-use tack_runtime::services::outgoing_message;
+use tack_runtime::api::Delivery;
 use tokio::sync::mpsc;
 
 use crate::sync::lock;
@@ -47,14 +46,10 @@ impl Inbox {
 
     /// A plugin's `send-message`: held for the next prompt, or queued for the agent and the front
     /// end woken.
-    pub fn deliver(
-        &self,
-        plugin: &str,
-        message: OutgoingMessage,
-        details: Option<serde_json::Value>,
-        delivery: Delivery,
-    ) {
-        let message = outgoing_message(plugin, message, details);
+    /// Delivers a plugin's message (made with `tack_runtime::services::outgoing_message`) as
+    /// `delivery` says: queued,
+    /// and a turn started on an idle agent, or held for the next prompt.
+    pub fn deliver(&self, message: Message, delivery: Delivery) {
         if let Delivery::NextTurn = delivery {
             lock(&self.next_turn).push(message);
             return;

@@ -260,27 +260,32 @@ impl control::Host for PluginState {
         Ok(control.set_thinking_level(&self.env.name, &level))
     }
 
-    async fn send_message_with_details(
+    async fn send_custom_message(
         &mut self,
         message: control::OutgoingMessage,
-        details: String,
+        details: Option<String>,
         delivery: control::Delivery,
+        trigger_turn: bool,
     ) -> wasmtime::Result<Result<(), String>> {
-        let size = message.text.len() + details.len();
+        let size = message.text.len() + details.as_ref().map_or(0, String::len);
         if size > self.env.budgets.message_bytes {
             return Ok(Err(format!(
                 "a message with its details takes {size} bytes; at most {} may be sent",
                 self.env.budgets.message_bytes
             )));
         }
-        let details: serde_json::Value = match serde_json::from_str(&details) {
-            Ok(details) => details,
-            Err(e) => return Ok(Err(format!("the details are not JSON: {e}"))),
+        let details = match details.map(|d| serde_json::from_str::<serde_json::Value>(&d)) {
+            None => None,
+            Some(Ok(details)) => Some(details),
+            Some(Err(e)) => return Ok(Err(format!("the details are not JSON: {e}"))),
         };
-        self.env
-            .services
-            .agent
-            .send_message(&self.env.name, message, Some(details), delivery);
+        self.env.services.agent.send_message(
+            &self.env.name,
+            message,
+            details,
+            delivery,
+            trigger_turn,
+        );
         Ok(Ok(()))
     }
 }

@@ -17,13 +17,15 @@ use crate::children::ChildRuns;
 /// TUI and RPC modes).
 pub trait PluginAgent: Send + Sync + 'static {
     /// Delivers `plugin`'s message, with Pi's `details` when it sent some
-    /// (`control.send-message-with-details`).
+    /// (`control.send-custom-message`). Without `trigger`, a message sent to an idle agent is
+    /// written to the session at once and starts no turn ([`deliver_quietly`]).
     fn send_message(
         &self,
         plugin: &str,
         message: OutgoingMessage,
         details: Option<serde_json::Value>,
         delivery: Delivery,
+        trigger: bool,
     );
     fn all_tools(&self) -> Vec<String>;
     fn active_tools(&self) -> Vec<String>;
@@ -199,11 +201,16 @@ impl PluginAgent for AgentServices {
         message: OutgoingMessage,
         details: Option<serde_json::Value>,
         delivery: Delivery,
+        trigger: bool,
     ) {
         let Some(queues) = self.queues.get() else {
             return;
         };
         let message = outgoing_message(plugin, message, details);
+        let message = match deliver_quietly(self.agent(), message, &delivery, trigger) {
+            Some(message) => message,
+            None => return,
+        };
         match delivery {
             Delivery::Steer => queues.steer(message),
             Delivery::FollowUp | Delivery::NextTurn => queues.follow_up(message),
@@ -305,6 +312,37 @@ pub fn outgoing_message(
         custom.details = details;
     }
     message
+}
+
+/// Writes a message that is to start no turn (`trigger` false, Pi's `sendMessage` without
+/// `triggerTurn`) to the idle `agent`'s session now, and tells the front ends and the plugins
+/// that observe messages on a task of its own: the sending plugin, whose call is still going
+/// on, may be among them. `Some(message)` hands it back to be delivered as `delivery` says: it
+/// is to start a turn, it waits for the next prompt, a run is going on, or the session could
+/// not take it (then it waits in the queues, and the failure is logged).
+pub fn deliver_quietly(
+    agent: Option<Arc<Agent>>,
+    message: Message,
+    delivery: &Delivery,
+    trigger: bool,
+) -> Option<Message> {
+    let quiet = !trigger && !matches!(delivery, Delivery::NextTurn);
+    let (Some(agent), Ok(runtime)) = (agent, tokio::runtime::Handle::try_current()) else {
+        return Some(message);
+    };
+    if !quiet || agent.is_running() {
+        return Some(message);
+    }
+    match agent.write_message(message.clone()) {
+        Ok(written) => {
+            runtime.spawn(async move { agent.announce_message(written).await });
+            None
+        }
+        Err(e) => {
+            tracing::warn!("a plugin's message could not be written to the session: {e}");
+            Some(message)
+        }
+    }
 }
 
 /// The custom type of a plain message a plugin sends.

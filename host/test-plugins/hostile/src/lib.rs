@@ -1014,23 +1014,25 @@ impl Plugin for Hostile {
                     control::compact(Some(&big)),
                     control::set_model("openai/gpt-5"),
                     control::set_thinking_level("high").map(|_| ()),
-                    control::send_message_with_details(
+                    control::send_custom_message(
                         &session_api::OutgoingMessage {
                             custom_type: Some("bloat".into()),
                             text: "x".into(),
                             display: true,
                         },
-                        &format!("\"{big}{big}\""),
+                        Some(&format!("\"{big}{big}\"")),
                         session_api::Delivery::NextTurn,
+                        false,
                     ),
-                    control::send_message_with_details(
+                    control::send_custom_message(
                         &session_api::OutgoingMessage {
                             custom_type: Some("bloat".into()),
                             text: "x".into(),
                             display: true,
                         },
-                        "{not json",
+                        Some("{not json"),
                         session_api::Delivery::NextTurn,
+                        false,
                     ),
                 ];
                 ToolResult::text(

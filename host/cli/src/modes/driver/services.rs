@@ -462,8 +462,14 @@ impl<S: Screen> PluginAgent for InteractiveServices<S> {
         message: OutgoingMessage,
         details: Option<serde_json::Value>,
         delivery: Delivery,
+        trigger: bool,
     ) {
-        self.inbox.deliver(plugin, message, details, delivery);
+        let message = tack_runtime::services::outgoing_message(plugin, message, details);
+        if let Some(message) =
+            tack_runtime::services::deliver_quietly(self.agent.agent(), message, &delivery, trigger)
+        {
+            self.inbox.deliver(message, delivery);
+        }
     }
 
     fn all_tools(&self) -> Vec<String> {
