@@ -223,11 +223,7 @@ impl host::Host for PluginState {
         let cap = self.env.budgets.ui_text_bytes;
         let mut message = neutralize_controls(&message).into_owned();
         if message.len() > cap {
-            let mut end = cap;
-            while !message.is_char_boundary(end) {
-                end -= 1;
-            }
-            message.truncate(end);
+            message.truncate(message.floor_char_boundary(cap));
             message.push_str(" … (log line cut)");
         }
         self.env.services.ui.log(&self.env.name, level, &message);

@@ -226,10 +226,7 @@ fn excerpt(raw: &str) -> String {
     if raw.len() <= MAX {
         return raw.to_owned();
     }
-    let mut end = MAX;
-    while !raw.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = raw.floor_char_boundary(MAX);
     format!("{}… ({} bytes in all)", &raw[..end], raw.len())
 }
 

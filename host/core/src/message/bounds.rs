@@ -76,28 +76,14 @@ fn cut_strings(value: &mut Value) {
 /// The first three quarters of `limit` bytes of `text` and its last quarter, on character
 /// boundaries, with a marker saying how much is left out between them.
 fn cut(text: &str, limit: usize) -> String {
-    let head_end = floor_boundary(text, limit * 3 / 4);
-    let tail_start = ceil_boundary(text, text.len().saturating_sub(limit / 4));
+    let head_end = text.floor_char_boundary(limit * 3 / 4);
+    let tail_start = text.ceil_char_boundary(text.len().saturating_sub(limit / 4));
     let left_out = tail_start.saturating_sub(head_end);
     format!(
         "{}\n[… {left_out} bytes left out of this request by tack; the session keeps them whole …]\n{}",
         &text[..head_end],
         &text[tail_start..]
     )
-}
-
-fn floor_boundary(text: &str, mut at: usize) -> usize {
-    while at > 0 && !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
-}
-
-fn ceil_boundary(text: &str, mut at: usize) -> usize {
-    while at < text.len() && !text.is_char_boundary(at) {
-        at += 1;
-    }
-    at
 }
 
 #[cfg(test)]

@@ -140,10 +140,7 @@ fn shown_items(items: Vec<wit::CompletionItem>) -> Vec<CompletionItem> {
 }
 
 fn one_line(text: &str) -> String {
-    let mut end = text.len().min(MAX_ITEM_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = text.floor_char_boundary(MAX_ITEM_BYTES);
     tack_core::text::neutralize_controls(&text[..end]).replace(['\n', '\t'], " ")
 }
 

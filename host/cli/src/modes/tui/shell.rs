@@ -78,10 +78,7 @@ impl Controller {
         let result = user_bash::run(&command, &self.front.loaded.cwd, cancel, |chunk| {
             shown.push_str(chunk);
             if shown.len() > 2 * SHOWN_BYTES {
-                let mut cut = shown.len() - SHOWN_BYTES;
-                while !shown.is_char_boundary(cut) {
-                    cut += 1;
-                }
+                let cut = shown.ceil_char_boundary(shown.len() - SHOWN_BYTES);
                 shown.drain(..cut);
             }
             self.send(UiEvent::Agent(AgentEvent::ToolExecutionUpdate {
