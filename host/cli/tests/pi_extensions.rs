@@ -874,6 +874,58 @@ fn pi_tool_updates_carry_the_calls_args_and_partial_result() {
     );
 }
 
+/// Pi's `session_compact` carries the compaction entry as the session holds it (read back by
+/// the id `compaction_end` names) and `fromExtension`: whether an extension's
+/// `session_before_compact` wrote the summary (`tests/pi-extensions/compact-watch.ts`).
+#[test]
+fn pi_session_compact_carries_the_entry_and_who_summarized() {
+    let Some(_examples) = examples() else {
+        return;
+    };
+    let env = Env::new(tack!());
+    let scripted = env.scripted_provider(json!([
+        { "text": "an earlier answer" },
+        { "text": "tack's summary" },
+        { "text": "tack's summary" },
+        { "text": "a later answer" },
+        { "text": "a later answer" },
+    ]));
+    let mut config: Value =
+        toml::from_str(&std::fs::read_to_string(env.home().join("config.toml")).expect("config"))
+            .expect("toml");
+    config["compaction"] = json!({ "keep_recent_tokens": 1 });
+    env.config(config);
+    let extension =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/compact-watch.ts");
+    let (scripted, extension) = (
+        scripted.display().to_string(),
+        extension.display().to_string(),
+    );
+    let run = |args: &[&str]| {
+        let mut all = vec!["--plugin", scripted.as_str(), "-e", extension.as_str()];
+        all.extend(args);
+        let out = env.run(&all);
+        assert!(out.status.success(), "{}", stderr(&out));
+        stderr(&out)
+    };
+    run(&["-p", "hello"]);
+    let err = run(&["-c", "-p", "/compact"]);
+    assert!(
+        err.contains("compacted: compaction with an id, a parent, summary \"")
+            && err.contains("fromExtension false"),
+        "{err}"
+    );
+    run(&["-c", "-p", "again"]);
+    let err = run(&["-c", "-p", "/compact mine"]);
+    assert!(
+        err.contains(
+            "compacted: compaction with an id, a parent, summary \"the extension's summary\", \
+             fromExtension true"
+        ),
+        "{err}"
+    );
+}
+
 #[test]
 fn node_modules_in_the_pi_runtime_answer_as_node_does() {
     let Some(_examples) = examples() else {

@@ -86,6 +86,12 @@ pub enum AgentEvent {
         /// The first entry the compaction kept verbatim.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         first_kept_entry_id: Option<String>,
+        /// The `compaction` entry it wrote.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        entry_id: Option<String>,
+        /// A plugin's before-compact hook supplied the summary (Pi's `fromExtension`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        from_hook: bool,
         aborted: bool,
         /// The compaction followed a context overflow and the turn is retried now.
         #[serde(default)]
@@ -367,6 +373,8 @@ mod tests {
                 summary: Some("s".into()),
                 tokens_before: Some(5),
                 first_kept_entry_id: Some("e2".into()),
+                entry_id: Some("e3".into()),
+                from_hook: false,
                 aborted: false,
                 will_retry: true,
                 error_message: None,

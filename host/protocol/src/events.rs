@@ -421,6 +421,7 @@ impl EventWire {
                 aborted,
                 will_retry,
                 error_message,
+                ..
             } => WireEvent::CompactionEnd {
                 reason: reason.into(),
                 result: match (summary, first_kept_entry_id, tokens_before) {
@@ -728,6 +729,8 @@ mod tests {
                 summary: Some("s".into()),
                 tokens_before: Some(9),
                 first_kept_entry_id: Some("e2".into()),
+                entry_id: Some("e3".into()),
+                from_hook: false,
                 aborted: false,
                 will_retry: true,
                 error_message: None,
@@ -737,6 +740,8 @@ mod tests {
                 summary: None,
                 tokens_before: None,
                 first_kept_entry_id: None,
+                entry_id: None,
+                from_hook: false,
                 aborted: true,
                 will_retry: false,
                 error_message: Some("cancelled".into()),

@@ -17,6 +17,7 @@ import {
 } from "./tack.js";
 import * as agent from "tack:plugin/agent@0.1.0";
 import * as hostEvents from "tack:plugin/events@0.2.0";
+import * as control from "tack:plugin/control@0.2.0";
 
 import { Extension, piResultOf, specOf, toolResultOf } from "./api.js";
 import { Buffer } from "./buffer.js";
@@ -114,8 +115,16 @@ function piEventOf(piName, data) {
     event.assistantMessageEvent = event.delta;
   }
   if (piName === "session_compact") {
-    event.compactionEntry = { type: "compaction", ...compactionResultOf(data) };
-    event.fromExtension = false;
+    // The entry as the session holds it (id, parentId, timestamp and all), read back by id.
+    const entries = data?.entry_id ? JSON.parse(control.sessionEntries()) : [];
+    const written = entries.find((entry) => entry?.id === data.entry_id);
+    event.compactionEntry = written ?? {
+      type: "compaction",
+      id: data?.entry_id,
+      ...compactionResultOf(data),
+      fromHook: data?.from_hook === true,
+    };
+    event.fromExtension = data?.from_hook === true;
   }
   return event;
 }
@@ -410,6 +419,8 @@ export const guest = definePlugin({
     rememberArgs(name, data);
     for (const [piName, tackName] of Object.entries(NAMED)) {
       if (tackName !== name || !ext.handlers.has(piName)) continue;
+      // Pi tells of a compaction that wrote its entry, never of one that failed or was stopped.
+      if (piName === "session_compact" && typeof data?.summary !== "string") continue;
       await guarded(piName, () => ext.emit(piName, piEventOf(piName, data)));
     }
     if (name === "tool_execution_end") runningArgs.delete(data?.tool_call_id);

@@ -183,6 +183,8 @@ impl Agent {
                 summary: Some(done.summary.clone()),
                 tokens_before: Some(done.tokens_before),
                 first_kept_entry_id: Some(done.first_kept_entry_id.clone()),
+                entry_id: Some(done.entry_id.clone()),
+                from_hook: done.from_hook,
                 aborted: false,
                 will_retry: reason == CompactionReason::Overflow,
                 error_message: None,
@@ -192,6 +194,8 @@ impl Agent {
                 summary: None,
                 tokens_before: None,
                 first_kept_entry_id: None,
+                entry_id: None,
+                from_hook: false,
                 will_retry: false,
                 aborted: matches!(
                     error,
