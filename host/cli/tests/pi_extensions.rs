@@ -840,7 +840,8 @@ fn a_pi_package_folder_brings_its_skills_and_prompt_templates() {
 /// Pi's `tool_execution_update` carries the running call's `args` and its `partialResult`:
 /// tack's event has the partial result only, and the Pi runtime adds the arguments it heard with
 /// the call's start (`tests/pi-extensions/tool-updates.ts`), here of `bash` streaming its output.
-/// And a turn's events carry the host's `turnIndex` (from 0 in each run) and `timestamp`.
+/// And a turn's events carry the host's `turnIndex` (from 0 in each run) and `timestamp`, and a
+/// streamed delta arrives as Pi's `assistantMessageEvent` with the partial message.
 #[test]
 fn pi_tool_updates_carry_the_calls_args_and_partial_result() {
     let Some(_examples) = examples() else {
@@ -870,6 +871,10 @@ fn pi_tool_updates_carry_the_calls_args_and_partial_result() {
     );
     assert!(
         err.contains("turns: start 0, end 0, start 1, end 1"),
+        "{err}"
+    );
+    assert!(
+        err.contains("streamed: text_delta at 0 with the partial answer"),
         "{err}"
     );
 }

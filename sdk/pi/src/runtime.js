@@ -112,7 +112,12 @@ function piEventOf(piName, data) {
     event.partialResult = event.partial;
   }
   if (piName === "message_update" && !event.assistantMessageEvent && event.delta) {
-    event.assistantMessageEvent = event.delta;
+    // tack's delta in Pi's shape: the same `type` names, camelCase, and the partial message.
+    const { type, content_index, delta, id, name } = event.delta;
+    event.assistantMessageEvent = { type, contentIndex: content_index, partial: event.message };
+    if (delta !== undefined) event.assistantMessageEvent.delta = delta;
+    if (id !== undefined) event.assistantMessageEvent.id = id;
+    if (name !== undefined) event.assistantMessageEvent.name = name;
   }
   if (piName === "session_compact") {
     // The entry as the session holds it (id, parentId, timestamp and all), read back by id.

@@ -13,6 +13,15 @@ export default function (pi: ExtensionAPI) {
     turns.push(`end ${event.turnIndex}`);
     ctx.ui.notify(`turns: ${turns.join(", ")}`, "info");
   });
+  // Pi's streamed deltas: the first text delta, as an extension reads it.
+  let streamed = false;
+  pi.on("message_update", async (event, ctx) => {
+    const update = event.assistantMessageEvent;
+    if (streamed || update?.type !== "text_delta") return;
+    streamed = true;
+    const partial = update.partial?.role === "assistant" ? "the partial answer" : "no partial answer";
+    ctx.ui.notify(`streamed: ${update.type} at ${update.contentIndex} with ${partial}`, "info");
+  });
   let reported = false;
   pi.on("tool_execution_update", async (event, ctx) => {
     const text = (event.partialResult?.content ?? []).map((c: { text?: string }) => c.text ?? "").join("");
