@@ -389,12 +389,15 @@ export class Extension {
         // tack's skills and prompt templates are its `skills` and `prompt-templates` plugins'
         // commands; everything else a plugin serves is, to Pi, an extension's.
         const SOURCES = { skills: "skill", "prompt-templates": "prompt" };
-        return hostCommands.all().map(({ spec, plugin }) => ({
+        // Pi's order (as RPC `get_commands`): extensions first, then templates, then skills.
+        const RANK = { extension: 0, prompt: 1, skill: 2 };
+        const commands = hostCommands.all().map(({ spec, plugin }) => ({
           name: spec.name,
           description: spec.description || undefined,
           source: SOURCES[plugin] ?? "extension",
           sourceInfo: { path: `plugin:${plugin}`, source: plugin, scope: "user", origin: "package" },
         }));
+        return commands.sort((a, b) => RANK[a.source] - RANK[b.source]);
       },
       // As Pi's: false when the model cannot be used (no key, not listed); the reason is logged.
       async setModel(model) {
