@@ -41,8 +41,8 @@ pub use sandbox::{SandboxMode, SandboxPolicy};
 pub use services::{
     AgentServices, CompactionRequest, ComponentFrame, ComponentInput, ComponentPlacement, End,
     EndRequest, HeadlessUi, HostServices, ModelControl, PluginAgent, PluginSession, PluginUi,
-    ProviderRegisterError, ProviderRegistry, RegisteredProvider, ScreenRead, ScreenReading,
-    ScreenSetting, SessionServices, WidgetPlacement, WorkingIndicator,
+    ProviderRegistry, RegisteredProvider, ScreenRead, ScreenReading, ScreenSetting,
+    SessionServices, WidgetPlacement, WorkingIndicator,
 };
 
 /// Types of the newest WIT version, used across the host whatever version a plugin speaks.

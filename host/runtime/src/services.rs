@@ -20,8 +20,7 @@ pub use agent::{
     ModelControl, PluginAgent, PLUGIN_MESSAGE_TYPE,
 };
 pub use providers::{
-    ProviderRegisterError, ProviderRegistry, RegisteredProvider, MAX_PROVIDER_MODELS,
-    MAX_REGISTERED_PROVIDERS,
+    ProviderRegistry, RegisteredProvider, MAX_PROVIDER_MODELS, MAX_REGISTERED_PROVIDERS,
 };
 pub use session::{PluginSession, SessionServices};
 pub use ui::{

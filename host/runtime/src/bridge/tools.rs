@@ -26,7 +26,8 @@ pub const MAX_REGISTERED_TOOLS: usize = 128;
 /// The largest spec (name, label, description, schema, snippet) one registration may carry.
 pub const MAX_TOOL_SPEC_BYTES: usize = 64 * 1024;
 
-/// Why [`PluginTools::register`] refused a tool; mirrors the WIT `register-error`.
+/// Why a registration made while tack runs was refused: a tool's ([`PluginTools::register`]) or
+/// a provider's ([`crate::ProviderRegistry::register`]); mirrors the WIT `register-error`s.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RegisterError {
     #[error("{0}")]

@@ -4,7 +4,8 @@
 //! `http` grants when the front end builds its model catalog.
 
 use crate::bindings::v0_2_0::tack::plugin0_2_0::providers;
-use crate::services::{ProviderRegisterError, RegisteredProvider};
+use crate::bridge::RegisterError;
+use crate::services::RegisteredProvider;
 use crate::state::PluginState;
 
 impl providers::Host for PluginState {
@@ -30,9 +31,9 @@ impl providers::Host for PluginState {
         let registry = self.env.services.agent.providers();
         let registered = registry.register(&self.env.name, provider);
         Ok(registered.map_err(|e| match e {
-            ProviderRegisterError::Invalid(m) => providers::RegisterError::Invalid(m),
-            ProviderRegisterError::Taken(m) => providers::RegisterError::Taken(m),
-            ProviderRegisterError::Limit(m) => providers::RegisterError::Limit(m),
+            RegisterError::Invalid(m) => providers::RegisterError::Invalid(m),
+            RegisterError::Taken(m) => providers::RegisterError::Taken(m),
+            RegisterError::Limit(m) => providers::RegisterError::Limit(m),
         }))
     }
 

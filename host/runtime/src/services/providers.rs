@@ -16,6 +16,7 @@ use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard};
 
 use crate::api::{AuthScheme, ModelSpec};
+use crate::bridge::RegisterError;
 
 /// How many providers one plugin may register.
 pub const MAX_REGISTERED_PROVIDERS: usize = 16;
@@ -44,17 +45,6 @@ pub struct RegisteredProvider {
     pub auth: Option<AuthScheme>,
     pub headers: Vec<(String, String)>,
     pub models: Vec<ModelSpec>,
-}
-
-/// Why a registration was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ProviderRegisterError {
-    #[error("{0}")]
-    Invalid(String),
-    #[error("{0}")]
-    Taken(String),
-    #[error("{0}")]
-    Limit(String),
 }
 
 /// What the front end knows once the plugins are loaded.
@@ -89,7 +79,7 @@ impl ProviderRegistry {
         &self,
         plugin: &str,
         provider: RegisteredProvider,
-    ) -> Result<(), ProviderRegisterError> {
+    ) -> Result<(), RegisterError> {
         let provider = RegisteredProvider {
             plugin: plugin.to_string(),
             ..provider
@@ -103,7 +93,7 @@ impl ProviderRegistry {
             .iter()
             .find(|e| e.id == provider.id && e.plugin != plugin)
         {
-            return Err(ProviderRegisterError::Taken(format!(
+            return Err(RegisterError::Taken(format!(
                 "provider '{}' is plugin '{}'s",
                 provider.id, other.plugin
             )));
@@ -116,7 +106,7 @@ impl ProviderRegistry {
             None => {
                 let own = entries.iter().filter(|e| e.plugin == plugin).count();
                 if own >= MAX_REGISTERED_PROVIDERS {
-                    return Err(ProviderRegisterError::Limit(format!(
+                    return Err(RegisterError::Limit(format!(
                         "a plugin registers at most {MAX_REGISTERED_PROVIDERS} providers"
                     )));
                 }
@@ -168,9 +158,9 @@ impl ProviderRegistry {
     }
 }
 
-fn check_known(provider: &RegisteredProvider, known: &Known) -> Result<(), ProviderRegisterError> {
+fn check_known(provider: &RegisteredProvider, known: &Known) -> Result<(), RegisterError> {
     if known.taken.contains(&provider.id) {
-        return Err(ProviderRegisterError::Taken(format!(
+        return Err(RegisterError::Taken(format!(
             "a provider '{}' is there already (a built-in, a plugin's, a preset or config.toml's); \
              register it under another id",
             provider.id
@@ -178,7 +168,7 @@ fn check_known(provider: &RegisteredProvider, known: &Known) -> Result<(), Provi
     }
     if let Some(api) = &provider.api {
         if !known.apis.contains(api) {
-            return Err(ProviderRegisterError::Invalid(format!(
+            return Err(RegisterError::Invalid(format!(
                 "no loaded plugin provides the API '{api}' (there are: {})",
                 known.apis.iter().cloned().collect::<Vec<_>>().join(", ")
             )));
@@ -188,7 +178,7 @@ fn check_known(provider: &RegisteredProvider, known: &Known) -> Result<(), Provi
 }
 
 /// An id as `--provider` and `--model` take it, and as session lines record it.
-fn check_id(what: &str, id: &str) -> Result<(), ProviderRegisterError> {
+fn check_id(what: &str, id: &str) -> Result<(), RegisterError> {
     let ok = !id.is_empty()
         && id.len() <= MAX_PROVIDER_ID
         && id
@@ -198,7 +188,7 @@ fn check_id(what: &str, id: &str) -> Result<(), ProviderRegisterError> {
     if ok {
         Ok(())
     } else {
-        Err(ProviderRegisterError::Invalid(format!(
+        Err(RegisterError::Invalid(format!(
             "{what} '{}' must be 1 to {MAX_PROVIDER_ID} bytes of letters, digits, '.', '_', ':' \
              and '-', not starting with '.' or '-'",
             tack_core::text::neutralize_controls(id)
@@ -206,16 +196,16 @@ fn check_id(what: &str, id: &str) -> Result<(), ProviderRegisterError> {
     }
 }
 
-fn check_name(what: &str, name: &str) -> Result<(), ProviderRegisterError> {
+fn check_name(what: &str, name: &str) -> Result<(), RegisterError> {
     if name.len() > MAX_PROVIDER_NAME || name.chars().any(char::is_control) {
-        return Err(ProviderRegisterError::Invalid(format!(
+        return Err(RegisterError::Invalid(format!(
             "the name of {what} must be one line of at most {MAX_PROVIDER_NAME} bytes"
         )));
     }
     Ok(())
 }
 
-fn check_shape(provider: &RegisteredProvider) -> Result<(), ProviderRegisterError> {
+fn check_shape(provider: &RegisteredProvider) -> Result<(), RegisterError> {
     check_id("provider id", &provider.id)?;
     check_name(&format!("provider '{}'", provider.id), &provider.name)?;
     if let Some(api) = &provider.api {
@@ -228,7 +218,7 @@ fn check_shape(provider: &RegisteredProvider) -> Result<(), ProviderRegisterErro
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
         if !ok {
-            return Err(ProviderRegisterError::Invalid(format!(
+            return Err(RegisterError::Invalid(format!(
                 "provider '{}' names the secret '{}': a secret's name is 1 to 128 bytes of \
                  letters, digits, '_', '-' and '.'",
                 provider.id,
@@ -239,7 +229,7 @@ fn check_shape(provider: &RegisteredProvider) -> Result<(), ProviderRegisterErro
     match url::Url::parse(&provider.base_url) {
         Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {}
         _ => {
-            return Err(ProviderRegisterError::Invalid(format!(
+            return Err(RegisterError::Invalid(format!(
                 "provider '{}' has the base URL '{}', which is not an http or https URL",
                 provider.id,
                 tack_core::text::neutralize_controls(&provider.base_url)
@@ -252,7 +242,7 @@ fn check_shape(provider: &RegisteredProvider) -> Result<(), ProviderRegisterErro
             .iter()
             .any(|(n, v)| n.len() > 128 || v.len() > MAX_HEADER_VALUE)
     {
-        return Err(ProviderRegisterError::Limit(format!(
+        return Err(RegisterError::Limit(format!(
             "provider '{}' adds at most {MAX_HEADERS} headers of at most {MAX_HEADER_VALUE} bytes",
             provider.id
         )));
@@ -262,7 +252,7 @@ fn check_shape(provider: &RegisteredProvider) -> Result<(), ProviderRegisterErro
         .iter()
         .find(|(name, _)| crate::bridge::reserved_header(name))
     {
-        return Err(ProviderRegisterError::Invalid(format!(
+        return Err(RegisterError::Invalid(format!(
             "provider '{}' sets the header '{name}', which the host sets (it routes, frames or \
              authenticates the request)",
             provider.id
@@ -272,7 +262,7 @@ fn check_shape(provider: &RegisteredProvider) -> Result<(), ProviderRegisterErro
         let valid = reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_ok()
             && reqwest::header::HeaderValue::from_str(value).is_ok();
         if !valid {
-            return Err(ProviderRegisterError::Invalid(format!(
+            return Err(RegisterError::Invalid(format!(
                 "provider '{}' adds the header '{}', which is not a valid HTTP header",
                 provider.id,
                 tack_core::text::neutralize_controls(name)
@@ -280,13 +270,13 @@ fn check_shape(provider: &RegisteredProvider) -> Result<(), ProviderRegisterErro
         }
     }
     if provider.models.is_empty() {
-        return Err(ProviderRegisterError::Invalid(format!(
+        return Err(RegisterError::Invalid(format!(
             "provider '{}' lists no models",
             provider.id
         )));
     }
     if provider.models.len() > MAX_PROVIDER_MODELS {
-        return Err(ProviderRegisterError::Limit(format!(
+        return Err(RegisterError::Limit(format!(
             "provider '{}' lists {} models; at most {MAX_PROVIDER_MODELS}",
             provider.id,
             provider.models.len()
@@ -297,7 +287,7 @@ fn check_shape(provider: &RegisteredProvider) -> Result<(), ProviderRegisterErro
         check_id("model id", &model.id)?;
         check_name(&format!("model '{}'", model.id), &model.name)?;
         if !seen.insert(model.id.as_str()) {
-            return Err(ProviderRegisterError::Invalid(format!(
+            return Err(RegisterError::Invalid(format!(
                 "provider '{}' lists the model '{}' twice",
                 provider.id, model.id
             )));
@@ -309,7 +299,7 @@ fn check_shape(provider: &RegisteredProvider) -> Result<(), ProviderRegisterErro
             model.cost.cache_write,
         ];
         if costs.iter().any(|c| !c.is_finite() || *c < 0.0) {
-            return Err(ProviderRegisterError::Invalid(format!(
+            return Err(RegisterError::Invalid(format!(
                 "model '{}' has a cost that is not a non-negative number",
                 model.id
             )));
@@ -364,7 +354,7 @@ mod tests {
         assert_eq!(registry.list()[0].models.len(), 2);
         assert!(matches!(
             registry.register("b", proxy("p")),
-            Err(ProviderRegisterError::Taken(_))
+            Err(RegisterError::Taken(_))
         ));
         assert!(!registry.unregister("b", "p"));
         assert!(registry.unregister("a", "p"));
@@ -393,11 +383,11 @@ mod tests {
         // From now on, judged when made.
         assert!(matches!(
             registry.register("a", proxy("anthropic")),
-            Err(ProviderRegisterError::Taken(_))
+            Err(RegisterError::Taken(_))
         ));
         assert!(matches!(
             registry.register("a", odd),
-            Err(ProviderRegisterError::Invalid(_))
+            Err(RegisterError::Invalid(_))
         ));
     }
 
@@ -460,7 +450,7 @@ mod tests {
         }
         assert!(matches!(
             registry.register("a", proxy("one-more")),
-            Err(ProviderRegisterError::Limit(_))
+            Err(RegisterError::Limit(_))
         ));
     }
 }
