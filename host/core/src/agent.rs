@@ -203,10 +203,8 @@ impl Agent {
     /// turn (Pi's `sendMessage` without `triggerTurn`). Front ends and plugins hear of it from
     /// [`Agent::announce_message`], which the caller may leave to a task of its own (a plugin
     /// sending it is in a call that its own observer would wait for).
-    pub fn write_message(&self, message: Message) -> Result<Arc<Message>, SessionError> {
-        let message = Arc::new(message);
-        self.session.lock().append_message(Arc::clone(&message))?;
-        Ok(message)
+    pub fn write_message(&self, message: Arc<Message>) -> Result<(), SessionError> {
+        self.session.lock().append_message(message).map(|_| ())
     }
 
     /// Tells front ends and plugins of a message [`Agent::write_message`] wrote, as a run tells

@@ -333,14 +333,15 @@ pub fn deliver_quietly(
     if !quiet || agent.is_running() {
         return Some(message);
     }
-    match agent.write_message(message.clone()) {
-        Ok(written) => {
-            runtime.spawn(async move { agent.announce_message(written).await });
+    let message = Arc::new(message);
+    match agent.write_message(Arc::clone(&message)) {
+        Ok(()) => {
+            runtime.spawn(async move { agent.announce_message(message).await });
             None
         }
         Err(e) => {
             tracing::warn!("a plugin's message could not be written to the session: {e}");
-            Some(message)
+            Some(Arc::unwrap_or_clone(message))
         }
     }
 }
