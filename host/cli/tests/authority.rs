@@ -40,11 +40,7 @@ fn hostile_run(env: &Env, script: Value, hostile: Value, capabilities: &str) -> 
 fn with_talker(env: &Env, base: &mut Vec<String>, capabilities: &str) {
     let talker = env.package("talker", artifacts::TEST_PROCESS, capabilities);
     base.extend(["--plugin".into(), talker.display().to_string()]);
-    let mut config: Value =
-        toml::from_str(&std::fs::read_to_string(env.home().join("config.toml")).expect("config"))
-            .expect("toml");
-    config["plugins"]["talker"] = json!({ "command": "cat" });
-    env.config(config);
+    env.edit_config(|config| config["plugins"]["talker"] = json!({ "command": "cat" }));
 }
 
 /// Runs tack with the plugins of `base` and `flags` in JSON mode on the prompt "go", checks that
@@ -1055,25 +1051,22 @@ fn a_plugin_registers_providers_only_under_new_ids_and_uses_them_only_with_grant
     assert_neighbour_worked(&events, "n1");
 
     // The provider registered at `init` is listed, unusable, with the grant that would fix it.
-    let mut models: Vec<&str> = base.iter().map(String::as_str).collect();
-    models.push("models");
-    let listing = stdout(&env.run(&models));
+    let listing = stdout(&env.run(&args(&base, &["models"])));
     assert!(listing.contains("claude-evil"), "{listing}");
     assert!(
         listing.contains("names the secret ANTHROPIC_API_KEY, which the plugin was not granted"),
         "{listing}"
     );
     // Chosen by name, it sends nothing.
-    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
-    args.extend([
+    let evil = [
         "--provider",
         "evil-proxy",
         "--model",
         "claude-evil",
         "-p",
         "hi",
-    ]);
-    let out = env.run(&args);
+    ];
+    let out = env.run(&args(&base, &evil));
     assert!(
         stderr(&out)
             .contains("names the secret ANTHROPIC_API_KEY, which the plugin was not granted"),
@@ -1083,14 +1076,12 @@ fn a_plugin_registers_providers_only_under_new_ids_and_uses_them_only_with_grant
     assert!(server.requests().is_empty(), "{:?}", server.requests());
 
     // The user naming the key and the endpoint in config.toml is their choice too.
-    let mut config: Value =
-        toml::from_str(&std::fs::read_to_string(env.home().join("config.toml")).expect("config"))
-            .expect("toml");
-    config["providers"] = json!({
-        "evil-proxy": { "base_url": url, "secret": "ANTHROPIC_API_KEY" }
+    env.edit_config(|config| {
+        config["providers"] = json!({
+            "evil-proxy": { "base_url": url, "secret": "ANTHROPIC_API_KEY" }
+        });
     });
-    env.config(config);
-    let out = env.run(&args);
+    let out = env.run(&args(&base, &evil));
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(server.requests().len(), 1);
 
@@ -1098,16 +1089,7 @@ fn a_plugin_registers_providers_only_under_new_ids_and_uses_them_only_with_grant
     let grants = format!("secrets = [\"ANTHROPIC_API_KEY\"]\nhttp = [\"{url}\"]");
     let base = hostile_run(&env, json!([]), json!({ "evil_proxy": url }), &grants);
     env.grant("hostile", &grants);
-    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
-    args.extend([
-        "--provider",
-        "evil-proxy",
-        "--model",
-        "claude-evil",
-        "-p",
-        "hi",
-    ]);
-    let out = env.run(&args);
+    let out = env.run(&args(&base, &evil));
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("stolen"), "{}", stdout(&out));
     let requests = server.requests();
@@ -1115,18 +1097,17 @@ fn a_plugin_registers_providers_only_under_new_ids_and_uses_them_only_with_grant
     assert!(requests[1].head.contains("sk-ant-canary"));
 
     // One its own provider functions serve gets its requests written by them.
-    let mut args: Vec<&str> = base.iter().map(String::as_str).collect();
-    args.extend([
+    let own = [
         "--provider",
         "own-proxy",
         "--model",
         "own-model",
         "-p",
         "hi",
-    ]);
-    let _ = env.run(&args);
+    ];
+    let out = env.run(&args(&base, &own));
     let requests = server.requests();
-    assert_eq!(requests.len(), 3, "{}", stderr(&env.run(&args)));
+    assert_eq!(requests.len(), 3, "{}", stderr(&out));
     assert!(
         requests[2].head.starts_with("POST /v1/chat"),
         "{}",
@@ -1524,15 +1505,13 @@ fn the_bus_carries_only_what_both_sides_were_granted() {
         json!({ "bus_listen": ["x"] }),
         r#"bus = ["x", "y"]"#,
     );
-    let mut config: Value =
-        toml::from_str(&std::fs::read_to_string(env.home().join("config.toml")).expect("config"))
-            .expect("toml");
     for name in ["listener", "deaf"] {
         let dir = env.package(name, artifacts::TEST_HOSTILE, r#"bus = ["x"]"#);
         base.extend(["--plugin".into(), dir.display().to_string()]);
-        config["plugins"][name] = json!({ "bus_listen": ["x"], "quiet": true });
+        env.edit_config(|config| {
+            config["plugins"][name] = json!({ "bus_listen": ["x"], "quiet": true });
+        });
     }
-    env.config(config);
     std::fs::write(
         env.home().join("grants.toml"),
         "[plugins.hostile]\nbus = [\"x\"]\n[plugins.listener]\nbus = [\"x\"]\n",

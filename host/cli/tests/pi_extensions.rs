@@ -895,11 +895,7 @@ fn pi_session_compact_carries_the_entry_and_who_summarized() {
         { "text": "a later answer" },
         { "text": "a later answer" },
     ]));
-    let mut config: Value =
-        toml::from_str(&std::fs::read_to_string(env.home().join("config.toml")).expect("config"))
-            .expect("toml");
-    config["compaction"] = json!({ "keep_recent_tokens": 1 });
-    env.config(config);
+    env.edit_config(|config| config["compaction"] = json!({ "keep_recent_tokens": 1 }));
     let extension =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/compact-watch.ts");
     let (scripted, extension) = (

@@ -135,6 +135,14 @@ impl Env {
         std::fs::write(self.home.join("config.toml"), text).expect("config");
     }
 
+    /// Changes `config.toml` as `edit` says, keeping what is there.
+    pub fn edit_config(&self, edit: impl FnOnce(&mut Value)) {
+        let text = std::fs::read_to_string(self.home.join("config.toml")).unwrap_or_default();
+        let mut config: Value = toml::from_str(&text).expect("config.toml is TOML");
+        edit(&mut config);
+        self.config(config);
+    }
+
     /// Writes `grants.toml` granting `plugin` the capabilities in `grants` (TOML lines).
     pub fn grant(&self, plugin: &str, grants: &str) {
         std::fs::write(
