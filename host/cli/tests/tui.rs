@@ -1716,3 +1716,51 @@ fn a_pi_extensions_shortcuts_run_and_never_take_tacks_keys() {
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 }
+
+/// A plugin's renderers (`tack:plugin/renderers`, 0.2.0) draw only its own tool's card, inside
+/// tack's frame: the icon and the tool's name stay before its heading, which loses its control
+/// sequences (no clipboard write reaches the terminal) and is cut to 24 lines; its result is cut
+/// to 200 lines, and is asked again when the user expands tool output.
+#[test]
+fn a_hostile_plugins_renderers_draw_inside_tacks_frame_and_are_capped() {
+    let env = new_env();
+    let plugin = env.scripted(
+        json!([
+            { "tool_calls": [{ "id": "r1", "name": "read_env", "arguments": {} }] },
+            { "text": "all done" }
+        ]),
+        json!({}),
+    );
+    let hostile = env.package("hostile", tack_builtin::artifacts::TEST_HOSTILE, "");
+    let hostile = hostile.display().to_string();
+    let mut tui = env.spawn(&[
+        "--permissions",
+        "yolo",
+        "--plugin",
+        &plugin,
+        "--plugin",
+        &hostile,
+    ]);
+    tui.wait_for("Ask anything");
+    tui.submit("look around");
+    let screen = tui.wait_for("␛[2Jshort body");
+    assert!(screen.contains("call-23"), "{screen}");
+    assert!(!screen.contains("call-24"), "{screen}");
+    assert!(screen.contains("all done"), "{screen}");
+    let raw = String::from_utf8_lossy(&tui.raw.lock().expect("raw")).to_string();
+    assert!(
+        !raw.contains("\x1b]52;c;ZXZpbA"),
+        "no clipboard write reached the terminal"
+    );
+
+    // Expanded, the plugin draws 500 lines, of which 200 are shown.
+    tui.type_keys("\x0f");
+    let screen = tui.wait_for("drawn-199");
+    assert!(!screen.contains("drawn-200"), "{screen}");
+    // Scrolled back, the heading starts with tack's icon and the tool's own name.
+    tui.type_keys("\x1b[5~\x1b[5~\x1b[5~\x1b[5~\x1b[5~\x1b[5~\x1b[5~\x1b[5~\x1b[5~");
+    let screen = tui.wait_for("read_env  ␛]52;c;ZXZpbA==␇✓ bash");
+    assert!(screen.contains("✓ read_env"), "{screen}");
+    tui.type_keys("\x04");
+    assert!(tui.wait_exit().success());
+}

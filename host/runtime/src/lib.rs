@@ -34,7 +34,7 @@ pub use manifest::{
 };
 pub use plugin::{
     validate_component, CompletionItem, HostContext, InputCompletion, LoadedPlugin, PluginSource,
-    PluginSpec, ProviderSession,
+    PluginSpec, ProviderSession, RenderedToolCall, ToolCallView, ToolResultView,
 };
 pub use plugin_set::PluginSet;
 pub use sandbox::{SandboxMode, SandboxPolicy};

@@ -11,6 +11,7 @@ mod completions;
 mod load;
 mod pool;
 mod provider_session;
+mod renderers;
 pub(crate) mod validate;
 
 use std::path::PathBuf;
@@ -26,6 +27,7 @@ use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::Gues
 use crate::bindings::v0_2_0::completions::exports::tack::plugin0_2_0::completions::GuestIndices as CompletionsIndices;
 use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::GuestIndices as ObserverIndices;
 use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::GuestIndices as ProviderHooksIndices;
+use crate::bindings::v0_2_0::renderers::exports::tack::plugin0_2_0::renderers::GuestIndices as RenderersIndices;
 use crate::bindings::v0_2_0::session_hooks::exports::tack::plugin0_2_0::session_hooks::GuestIndices as SessionHooksIndices;
 use crate::broker::secrets::SecretStore;
 use crate::cache::CodeOrigin;
@@ -39,6 +41,7 @@ pub use completions::{CompletionItem, InputCompletion, MAX_COMPLETION_ITEMS};
 pub use load::validate_component;
 pub(crate) use pool::{CallSetup, Live};
 pub use provider_session::ProviderSession;
+pub use renderers::{RenderedToolCall, ToolCallView, ToolResultView};
 
 /// Where a plugin came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,6 +128,7 @@ pub(crate) struct Linked {
     pub(crate) provider_hooks_indices: Option<ProviderHooksIndices>,
     pub(crate) session_hooks_indices: Option<SessionHooksIndices>,
     pub(crate) completions_indices: Option<CompletionsIndices>,
+    pub(crate) renderers_indices: Option<RenderersIndices>,
     origin: CodeOrigin,
 }
 

@@ -28,7 +28,7 @@ pub use app::App;
 pub use protocol::{
     Action, CommandInfo, CompletionQuery, ComponentAnswer, ComponentRequest, DialogAnswer,
     DialogRequest, Display, FooterInfo, Picker, PickerEdit, PickerItem, PickerKind, PickerView,
-    PluginCompletion, UiEvent,
+    PluginCompletion, PluginDrawing, RenderKey, RenderQuery, RenderedResult, UiEvent,
 };
 pub use runner::{run, terminal_events};
 pub use theme::Theme;

@@ -112,6 +112,13 @@ pub enum UiEvent {
     Display(Display),
     /// The program must end (a signal): the UI quits as if the user asked.
     Shutdown,
+    /// A plugin's lines for the block of [`Action::Render`] (`None`: the UI draws it). With
+    /// `never`, no plugin draws that block, and it is not asked about again.
+    Rendered {
+        key: RenderKey,
+        drawing: Option<PluginDrawing>,
+        never: bool,
+    },
     /// A plugin's answer to [`Action::Complete`] number `seq`: items, and the text before the
     /// cursor they replace. Dropped when the draft changed since.
     Completions {
@@ -119,6 +126,60 @@ pub enum UiEvent {
         items: Vec<PluginCompletion>,
         prefix: String,
     },
+}
+
+/// Which block a drawing is for, and the room it was asked for: an answer whose block changed
+/// since (or whose transcript was loaded again) is dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RenderKey {
+    /// The transcript's load it belongs to.
+    pub generation: u64,
+    /// The block's place in that transcript.
+    pub index: usize,
+    /// How often the block had changed when it was asked.
+    pub version: u64,
+    /// The transcript's width when it was asked.
+    pub width: u16,
+    pub expanded: bool,
+}
+
+/// What the program asks a plugin to draw (`tack:plugin/renderers`, 0.2.0).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RenderQuery {
+    /// A tool's call, and what it returned so far; the tool's plugin draws it.
+    Tool {
+        tool: String,
+        call_id: String,
+        args: serde_json::Value,
+        started: bool,
+        result: Option<RenderedResult>,
+    },
+    /// A custom message a plugin sent; that plugin draws it.
+    Message {
+        plugin: String,
+        custom_type: String,
+        content: String,
+        details: Option<serde_json::Value>,
+    },
+}
+
+/// What a call returned so far, for its plugin to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderedResult {
+    pub text: String,
+    pub details: Option<serde_json::Value>,
+    pub is_error: bool,
+    /// The latest progress of a call still running.
+    pub partial: bool,
+}
+
+/// A plugin's lines for a block, each part `None` where the UI draws it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PluginDrawing {
+    /// A tool call's heading, after its name.
+    pub heading: Option<Vec<String>>,
+    /// A tool call's body, or a message.
+    pub body: Option<Vec<String>>,
 }
 
 /// What the program asks plugins to complete (`tack:plugin/completions`, 0.2.0).
@@ -212,6 +273,14 @@ pub enum Action {
     Shortcut {
         plugin: String,
         key: String,
+    },
+    /// A block a plugin may draw came into view, changed, or is shown at another width or
+    /// expansion: ask it for lines `columns` wide, and answer with [`UiEvent::Rendered`]
+    /// carrying the same key.
+    Render {
+        key: RenderKey,
+        columns: u16,
+        query: RenderQuery,
     },
     /// The draft changed where plugins complete it: ask them, and answer with
     /// [`UiEvent::Completions`] carrying the same `seq`.

@@ -83,6 +83,10 @@ where
                 .map_err(io::Error::other)?;
             app.mark_drawn();
             last_draw = Instant::now();
+            // Laying blocks out asks plugins to draw theirs.
+            for action in app.take_actions() {
+                let _ = actions.send(action);
+            }
         }
         let animating = app.animating();
         if !animating {

@@ -331,6 +331,11 @@ impl State {
             UiEvent::Completions { seq, items, prefix } => {
                 self.plugin_completions(seq, items, &prefix)
             }
+            UiEvent::Rendered {
+                key,
+                drawing,
+                never,
+            } => self.transcript.drawn(key, drawing, never),
         }
     }
 

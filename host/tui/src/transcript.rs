@@ -31,6 +31,8 @@ pub enum Block {
     Custom {
         label: String,
         text: String,
+        /// The plugin that sent it, when it is shown and that plugin may draw it.
+        source: Option<CustomSource>,
     },
     Notice {
         level: NoticeLevel,
@@ -38,6 +40,14 @@ pub enum Block {
     },
     /// Output of a command, as markdown.
     Info(String),
+}
+
+/// A plugin's shown message, as that plugin's renderer is asked to draw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CustomSource {
+    pub plugin: String,
+    pub custom_type: String,
+    pub details: Option<Value>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -61,6 +71,8 @@ pub struct ToolCard {
     pub output: String,
     /// A unified diff from the result's details (edits).
     pub diff: Option<String>,
+    /// The details of the result, or of the latest progress.
+    pub details: Option<Value>,
     /// Plugins whose before-tool-call hooks changed the model's arguments into `args`.
     pub rewritten_by: Vec<String>,
     /// Images the tool returned.
@@ -84,6 +96,62 @@ pub struct Item {
     pub block: Block,
     /// Lines for a width and view options; cleared when the block changes.
     pub cache: Option<Rendered>,
+    /// What its plugin drew for it, and what it was asked.
+    pub drawn: Drawn,
+}
+
+impl Item {
+    /// What a plugin would draw this block from: a tool's call once its arguments are whole
+    /// (with what it returned so far), or a plugin's shown message; `None` for a block only tack
+    /// draws.
+    pub fn render_query(&self) -> Option<crate::protocol::RenderQuery> {
+        use crate::protocol::{RenderQuery, RenderedResult};
+        if self.drawn.never {
+            return None;
+        }
+        match &self.block {
+            Block::Tool(card) if !card.args.is_null() && card.child.is_none() => {
+                let finished = matches!(card.state, ToolState::Done | ToolState::Failed);
+                let result = (finished || !card.output.is_empty()).then(|| RenderedResult {
+                    text: card.output.clone(),
+                    details: card.details.clone(),
+                    is_error: card.state == ToolState::Failed,
+                    partial: !finished,
+                });
+                Some(RenderQuery::Tool {
+                    tool: card.name.clone(),
+                    call_id: card.id.clone(),
+                    args: card.args.clone(),
+                    started: card.state != ToolState::Pending,
+                    result,
+                })
+            }
+            Block::Custom {
+                text,
+                source: Some(source),
+                ..
+            } => Some(RenderQuery::Message {
+                plugin: source.plugin.clone(),
+                custom_type: source.custom_type.clone(),
+                content: text.clone(),
+                details: source.details.clone(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// A plugin's drawing of a block (`tack:plugin/renderers`): asked per change, width and
+/// expansion, and shown until the next answer replaces it.
+#[derive(Debug, Default)]
+pub struct Drawn {
+    /// Counts the block's changes; a drawing asked before the latest is dropped.
+    pub version: u64,
+    /// The version, width and expansion last asked, so one question is put once.
+    pub asked: Option<(u64, u16, bool)>,
+    /// No plugin draws this block: never ask.
+    pub never: bool,
+    pub drawing: Option<crate::protocol::PluginDrawing>,
 }
 
 #[derive(Debug)]
@@ -104,6 +172,8 @@ pub struct Transcript {
     streaming_call: Option<String>,
     /// Counts changes to what the blocks show, so a view can tell its lines are still good.
     revision: u64,
+    /// Counts loads: a plugin's drawing asked for a block of an earlier load is dropped.
+    generation: u64,
 }
 
 impl Transcript {
@@ -129,11 +199,45 @@ impl Transcript {
         self.revision
     }
 
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// A plugin's answer for block `key.index`: shown unless the block changed or the
+    /// transcript was loaded again since it was asked.
+    pub fn drawn(
+        &mut self,
+        key: crate::protocol::RenderKey,
+        drawing: Option<crate::protocol::PluginDrawing>,
+        never: bool,
+    ) {
+        if key.generation != self.generation {
+            return;
+        }
+        let Some(item) = self.items.get_mut(key.index) else {
+            return;
+        };
+        if never {
+            item.drawn.never = true;
+        } else if item.drawn.version != key.version {
+            return;
+        }
+        if item.drawn.drawing != drawing {
+            item.drawn.drawing = drawing;
+            item.cache = None;
+            self.revision += 1;
+        }
+    }
+
     pub fn push(&mut self, block: Block) -> usize {
         if let Block::Tool(card) = &block {
             self.cards.insert(card.id.clone(), self.items.len());
         }
-        self.items.push(Item { block, cache: None });
+        self.items.push(Item {
+            block,
+            cache: None,
+            drawn: Drawn::default(),
+        });
         self.revision += 1;
         self.items.len() - 1
     }
@@ -143,6 +247,7 @@ impl Transcript {
         if let Some(item) = self.items.get_mut(index) {
             f(&mut item.block);
             item.cache = None;
+            item.drawn.version += 1;
             self.revision += 1;
         }
     }
@@ -167,6 +272,7 @@ impl Transcript {
                 state: ToolState::Pending,
                 output: String::new(),
                 diff: None,
+                details: None,
                 rewritten_by: Vec::new(),
                 images: Vec::new(),
                 child: None,
@@ -195,6 +301,7 @@ impl Transcript {
     pub fn load(&mut self, messages: &[Arc<Message>]) {
         *self = Transcript {
             revision: self.revision + 1,
+            generation: self.generation + 1,
             ..Transcript::default()
         };
         for message in messages {
@@ -230,10 +337,16 @@ impl Transcript {
                     (None, true) => Block::Custom {
                         label: m.custom_type.clone(),
                         text: m.content.clone(),
+                        source: None,
                     },
                     (Some(plugin), true) => Block::Custom {
                         label: format!("{} · from plugin {plugin}", m.custom_type),
                         text: m.content.clone(),
+                        source: Some(CustomSource {
+                            plugin: plugin.clone(),
+                            custom_type: m.custom_type.clone(),
+                            details: m.details.clone(),
+                        }),
                     },
                     // The model reads what a plugin adds even when it asks not to be shown, so
                     // the user sees at least that it was added, and by whom.
@@ -244,6 +357,7 @@ impl Transcript {
                             m.content.chars().count()
                         ),
                         text: String::new(),
+                        source: None,
                     },
                     (None, false) => return,
                 };
@@ -253,12 +367,14 @@ impl Transcript {
                 self.push(Block::Custom {
                     label: "branch summary".into(),
                     text: m.summary.clone(),
+                    source: None,
                 });
             }
             Message::CompactionSummary(m) => {
                 self.push(Block::Custom {
                     label: format!("compacted (~{} tokens before)", m.tokens_before),
                     text: m.summary.clone(),
+                    source: None,
                 });
             }
         }
@@ -380,6 +496,7 @@ impl Transcript {
                 self.card(tool_call_id, |card| {
                     card.output = text;
                     ChildRun::observe(&mut card.child, details.as_ref());
+                    card.details = details;
                 });
             }
             AgentEvent::ToolExecutionEnd {
@@ -466,4 +583,5 @@ fn finish(card: &mut ToolCard, result: &ToolResult, is_error: bool) {
         .filter(|d| !d.is_empty())
         .map(str::to_string);
     ChildRun::observe(&mut card.child, result.details.as_ref());
+    card.details = result.details.clone();
 }

@@ -14,7 +14,7 @@ use support::*;
 use tack_core::event::{NoticeLevel, UiRequest};
 use tack_tui::{
     Action, App, CommandInfo, DialogAnswer, DialogRequest, Display, Picker, PickerEdit, PickerItem,
-    PickerKind, PickerView, Theme, UiEvent,
+    PickerKind, PickerView, PluginDrawing, RenderQuery, Theme, UiEvent,
 };
 use tokio::sync::oneshot;
 
@@ -801,4 +801,86 @@ fn subagent_finished_expanded() {
     let mut app = finished_child();
     ctrl(&mut app, 'o');
     insta::assert_snapshot!(snapshot(&mut app, 80, 26));
+}
+
+/// A plugin's drawings of its own blocks (`tack:plugin/renderers`): the UI asks for each block
+/// it lays out that a plugin may draw, once per change and width, and shows the answer inside
+/// its own frame (the icon and the tool's name, the message's type and sender).
+#[test]
+fn blocks_drawn_by_their_plugins() {
+    let mut app = app();
+    let mut messages = vec![
+        user("Add a todo"),
+        Arc::new(Message::Assistant(assistant(
+            vec![call(
+                "t1",
+                "todo",
+                serde_json::json!({"action": "add", "text": "write tests"}),
+            )],
+            StopReason::ToolUse,
+        ))),
+        result(
+            "t1",
+            "todo",
+            "Added todo #1",
+            Some(serde_json::json!({"id": 1})),
+            false,
+        ),
+    ];
+    messages.push(Arc::new(Message::from_plugin(
+        "status",
+        "status-update",
+        "disk almost full",
+        true,
+    )));
+    app.apply(UiEvent::Transcript(messages));
+    draw(&mut app, 60, 16);
+    let asked: Vec<_> = app
+        .take_actions()
+        .into_iter()
+        .filter_map(|action| match action {
+            Action::Render {
+                key,
+                columns,
+                query,
+            } => Some((key, columns, query)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    for (key, columns, query) in asked {
+        let drawing = match query {
+            RenderQuery::Tool { tool, result, .. } => {
+                assert_eq!(tool, "todo");
+                assert_eq!(columns, 56);
+                assert!(result.is_some_and(|r| !r.partial && r.details.is_some()));
+                PluginDrawing {
+                    heading: Some(vec!["todo add \"write tests\"".into()]),
+                    body: Some(vec!["✓ Added #1 write tests".into()]),
+                }
+            }
+            RenderQuery::Message {
+                plugin,
+                custom_type,
+                ..
+            } => {
+                assert_eq!(
+                    (plugin.as_str(), custom_type.as_str()),
+                    ("status", "status-update")
+                );
+                PluginDrawing {
+                    heading: None,
+                    body: Some(vec!["[WARN] disk almost full".into(), "  at 12:00".into()]),
+                }
+            }
+        };
+        app.apply(UiEvent::Rendered {
+            key,
+            drawing: Some(drawing),
+            never: false,
+        });
+    }
+    insta::assert_snapshot!(snapshot(&mut app, 60, 16));
+    // Drawn once: the same width asks nothing again.
+    assert!(app.take_actions().is_empty());
 }

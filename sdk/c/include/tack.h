@@ -294,7 +294,12 @@ bool tack_set_theme(const char *name, tack_string_t *err);
 /* Turns on (or off) completing the user's draft (Pi's addAutocompleteProvider; the
  * `components` grant): tack then asks exports_tack_plugin_completions_input as they type. The
  * C SDK's default completions export offers nothing; define
- * exports_tack_plugin_completions_command_arguments / _input to offer items. */
+ * exports_tack_plugin_completions_command_arguments / _input to offer items.
+ *
+ * Likewise the default renderers export draws nothing, so tack draws the plugin's tool calls and
+ * messages; define exports_tack_plugin_renderers_render_call / _render_result / _render_message
+ * (Pi's renderCall, renderResult and registerMessageRenderer) to fill `ret` with lines at most
+ * options->width columns wide and return true. */
 bool tack_set_input_completion(bool enabled, tack_string_t *err);
 
 /* -- shortcuts: keys bound in the terminal UI; a press reaches

@@ -232,4 +232,34 @@ TACK_DEFAULT bool exports_tack_plugin_completions_input(
   return false;
 }
 
+/* Nothing drawn: tack draws the plugin's tool calls and messages itself. */
+TACK_DEFAULT bool exports_tack_plugin_renderers_render_call(
+    exports_tack_plugin_renderers_tool_call_t *call,
+    exports_tack_plugin_renderers_render_options_t *options, plugin_list_string_t *ret) {
+  (void)options;
+  (void)ret;
+  exports_tack_plugin_renderers_tool_call_free(call);
+  return false;
+}
+
+TACK_DEFAULT bool exports_tack_plugin_renderers_render_result(
+    exports_tack_plugin_renderers_tool_call_t *call,
+    exports_tack_plugin_renderers_tool_result_t *outcome,
+    exports_tack_plugin_renderers_render_options_t *options, plugin_list_string_t *ret) {
+  (void)options;
+  (void)ret;
+  exports_tack_plugin_renderers_tool_call_free(call);
+  exports_tack_plugin_renderers_tool_result_free(outcome);
+  return false;
+}
+
+TACK_DEFAULT bool exports_tack_plugin_renderers_render_message(
+    exports_tack_plugin_renderers_custom_message_t *message,
+    exports_tack_plugin_renderers_render_options_t *options, plugin_list_string_t *ret) {
+  (void)options;
+  (void)ret;
+  exports_tack_plugin_renderers_custom_message_free(message);
+  return false;
+}
+
 #endif /* TACK_API_0_2 */

@@ -11,7 +11,10 @@
 // `completeArguments(command, prefix)` (items for one of its commands' arguments) /
 // `completeInput(lines, cursorLine, cursorCol)` (`{items, prefix}` at the cursor, once
 // `screen.setInputCompletion(true)` turned it on) for the `completions` export, with items
-// `{value, label, description}`.
+// `{value, label, description}`, and `renderCall(call, options)` / `renderResult(call, result,
+// options)` / `renderMessage(message, options)` (lines, an array of strings, for its own tools'
+// calls and results and its own messages in the terminal UI; `undefined` leaves them to tack)
+// for the `renderers` export.
 
 import * as hostControl from "tack:plugin/control@0.2.0";
 import * as hostEvents from "tack:plugin/events@0.2.0";
@@ -226,6 +229,17 @@ export const completions = {
     const items = completionItems(answer?.items);
     return items ? { items, prefix: String(answer.prefix ?? "") } : undefined;
   },
+};
+
+const renderedLines = (lines) => (Array.isArray(lines) ? lines.map(String) : undefined);
+
+/** The `renderers` export: lines for the plugin's own tool calls, results and messages. */
+export const renderers = {
+  renderCall: (call, options) => renderedLines(currentPlugin()?.renderCall?.(call, options)),
+  renderResult: (call, result, options) =>
+    renderedLines(currentPlugin()?.renderResult?.(call, result, options)),
+  renderMessage: (message, options) =>
+    renderedLines(currentPlugin()?.renderMessage?.(message, options)),
 };
 
 /** The `session-hooks` export: `false` cancels; anything else proceeds. */

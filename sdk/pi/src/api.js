@@ -160,6 +160,13 @@ function linesOf(factory, theme, extra = {}) {
 }
 
 
+/** A component's lines at `width` (a renderer's answer); `undefined` leaves the block to tack. */
+function linesAt(component, width) {
+  if (!component || typeof component.render !== "function") return undefined;
+  const lines = component.render(width);
+  return Array.isArray(lines) ? lines.map(String) : undefined;
+}
+
 /**
  * The extension as tack loaded it: what `pi.on` and `pi.register*` collected, and the `ctx`
  * handed to every handler.
@@ -188,6 +195,11 @@ export class Extension {
     this.shortcuts = new Map();
     /** The autocomplete providers `ctx.ui.addAutocompleteProvider` stacked, newest outermost. */
     this.autocomplete = undefined;
+    /** `registerMessageRenderer`'s renderers, by custom type. */
+    this.messageRenderers = new Map();
+    /** Each tool call's renderer state and last components (Pi's `context.state` and
+     * `lastComponent`), by call id, the oldest dropped past a few hundred calls. */
+    this.renderSlots = new Map();
     this.flags = flags;
     this.initialized = false;
     // Pi's event bus: handlers by channel. The host's bus (`tack:plugin/bus`) carries what
@@ -198,6 +210,90 @@ export class Extension {
     this.busRefused = new Set();
     this.theme = plainTheme();
     this.pi = this.makePi();
+  }
+
+  /** The lines of a tool call's heading (the tool's `renderCall`), `width` columns wide. */
+  renderToolCall(call, options) {
+    const render = this.tools.get(call.tool)?.renderCall;
+    if (typeof render !== "function") return undefined;
+    const args = JSON.parse(call.arguments);
+    const slot = this.renderSlot(call.callId);
+    const context = this.renderContext(call, args, slot.call, slot.state, options, {
+      partial: false,
+      isError: false,
+    });
+    slot.call = render(args, this.theme, context);
+    return linesAt(slot.call, options.width);
+  }
+
+  /** The lines of what a tool call returned so far (the tool's `renderResult`). */
+  renderToolResult(call, outcome, options) {
+    const render = this.tools.get(call.tool)?.renderResult;
+    if (typeof render !== "function") return undefined;
+    const args = JSON.parse(call.arguments);
+    const slot = this.renderSlot(call.callId);
+    const context = this.renderContext(call, args, slot.result, slot.state, options, outcome);
+    const result = {
+      content: [{ type: "text", text: outcome.text }],
+      details: outcome.details === undefined ? undefined : JSON.parse(outcome.details),
+      isError: outcome.isError,
+    };
+    slot.result = render(
+      result,
+      { expanded: options.expanded, isPartial: outcome.partial },
+      this.theme,
+      context,
+    );
+    return linesAt(slot.result, options.width);
+  }
+
+  /** The lines of a message this extension sent, by its type's renderer. */
+  renderMessage(message, options) {
+    const render = this.messageRenderers.get(message.customType);
+    if (!render) return undefined;
+    const component = render(
+      {
+        role: "custom",
+        customType: message.customType,
+        content: message.content,
+        display: true,
+        details: message.details === undefined ? undefined : JSON.parse(message.details),
+        timestamp: Date.now(),
+      },
+      { expanded: options.expanded },
+      this.theme,
+    );
+    return linesAt(component, options.width);
+  }
+
+  renderSlot(callId) {
+    let slot = this.renderSlots.get(callId);
+    if (!slot) {
+      slot = { state: {}, call: undefined, result: undefined };
+      this.renderSlots.set(callId, slot);
+      if (this.renderSlots.size > 256) {
+        this.renderSlots.delete(this.renderSlots.keys().next().value);
+      }
+    }
+    return slot;
+  }
+
+  renderContext(call, args, lastComponent, state, options, outcome) {
+    return {
+      args,
+      toolCallId: call.callId,
+      // tack asks again whenever the call changes; a redraw of its own has nothing to add.
+      invalidate: () => undefined,
+      lastComponent,
+      state,
+      cwd: this.workspace,
+      executionStarted: call.started,
+      argsComplete: true,
+      isPartial: Boolean(outcome.partial),
+      expanded: options.expanded,
+      showImages: false,
+      isError: Boolean(outcome.isError),
+    };
   }
 
   handlersOf(event) {
@@ -323,8 +419,12 @@ export class Extension {
       getFlag(name) {
         return Object.hasOwn(ext.config, name) ? ext.config[name] : ext.flags.get(name);
       },
-      registerMessageRenderer() {
-        // tack shows a custom message as its text; Pi's renderer is for its own terminal UI.
+      // The terminal UI asks for the lines of each message of this type the extension sent
+      // (tack's `renderers` export), inside tack's frame naming the type and the extension.
+      registerMessageRenderer(customType, renderer) {
+        if (typeof renderer !== "function")
+          throw new Error("registerMessageRenderer: the renderer must be a function");
+        ext.messageRenderers.set(String(customType), renderer);
       },
       sendMessage(message, options = {}) {
         const delivery = deliveries[options.deliverAs ?? "steer"];

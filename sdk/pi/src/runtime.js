@@ -447,6 +447,13 @@ export const guest = definePlugin({
     return guarded(`/${command} getArgumentCompletions`, () => complete(prefix));
   },
 
+  renderCall: (call, options) =>
+    guarded(`${call.tool} renderCall`, () => ext.renderToolCall(call, options)),
+  renderResult: (call, outcome, options) =>
+    guarded(`${call.tool} renderResult`, () => ext.renderToolResult(call, outcome, options)),
+  renderMessage: (message, options) =>
+    guarded(`${message.customType} message renderer`, () => ext.renderMessage(message, options)),
+
   async completeInput(lines, cursorLine, cursorCol) {
     const provider = ext.autocomplete;
     if (!provider) return undefined;
@@ -571,6 +578,14 @@ export const completions = {
     const items = completionItems(answer?.items);
     return items?.length ? { items, prefix: String(answer.prefix ?? "") } : undefined;
   },
+};
+
+/** The `renderers` export: a tool's `renderCall` / `renderResult` and the message renderers
+ * of `registerMessageRenderer`, drawn at the width the terminal UI gives. */
+export const renderers = {
+  renderCall: (call, options) => guest_().renderCall(call, options),
+  renderResult: (call, outcome, options) => guest_().renderResult(call, outcome, options),
+  renderMessage: (message, options) => guest_().renderMessage(message, options),
 };
 
 /** The `session-hooks` export: a handler's `{ cancel: true }` cancels the move. */

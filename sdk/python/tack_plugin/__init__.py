@@ -136,6 +136,24 @@ class Plugin:
         items replace; None leaves it to tack's own completions."""
         return None
 
+    def render_call(self, call: Any, options: Any) -> Optional[List[str]]:
+        """Pi's ``renderCall`` (0.2.0's ``renderers`` export): the lines of the heading of a call
+        of this plugin's tool (``call.tool``, ``call.call_id``, ``call.arguments`` as JSON,
+        ``call.started``), at most ``options.width`` columns; None leaves it to tack."""
+        return None
+
+    def render_result(self, call: Any, outcome: Any, options: Any) -> Optional[List[str]]:
+        """Pi's ``renderResult``: the lines under the call's heading for what it returned so far
+        (``outcome.text``, ``outcome.details`` as JSON, ``outcome.is_error``,
+        ``outcome.partial``), shorter unless ``options.expanded``; None leaves it to tack."""
+        return None
+
+    def render_message(self, message: Any, options: Any) -> Optional[List[str]]:
+        """Pi's ``registerMessageRenderer``: the lines of a custom message this plugin sent
+        (``message.custom_type``, ``message.content``, ``message.details`` as JSON); None leaves
+        it to tack."""
+        return None
+
     def run_task(self, input: bytes) -> Union[bytes, str]:
         """Runs one task started by :func:`run_tasks` (on another instance of this plugin).
         Returns the task's output (a ``str`` is sent as UTF-8); raise ``Err(message)`` to fail it."""

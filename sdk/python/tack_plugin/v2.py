@@ -39,8 +39,13 @@
   ``components`` grant), :meth:`tack_plugin.Plugin.complete_input` (Pi's autocomplete
   providers), through the ``Completions`` export.
 
-The app module names the four exports beside ``Guest``, as it names ``TaskRunner``:
-``from tack_plugin.v2 import Completions, Observer, ProviderHooks, SessionHooks``.
+- Its own blocks in the terminal UI (Pi's ``renderCall``, ``renderResult`` and
+  ``registerMessageRenderer``): :meth:`tack_plugin.Plugin.render_call`,
+  :meth:`tack_plugin.Plugin.render_result` and :meth:`tack_plugin.Plugin.render_message`,
+  through the ``Renderers`` export.
+
+The app module names the five exports beside ``Guest``, as it names ``TaskRunner``:
+``from tack_plugin.v2 import Completions, Observer, ProviderHooks, Renderers, SessionHooks``.
 """
 
 import json
@@ -68,6 +73,7 @@ __all__ = [
     "Completions",
     "Observer",
     "ProviderHooks",
+    "Renderers",
     "SessionHooks",
     "model",
     "thinking_level",
@@ -139,6 +145,26 @@ class SessionHooks(exports.SessionHooks):
         if answer is False:
             return _session_hooks.TreeDecision_Cancel()
         return _session_hooks.TreeDecision_Summary(str(answer))
+
+
+class Renderers(exports.Renderers):
+    """The ``renderers`` export, delegating to the plugin's
+    :meth:`~tack_plugin.Plugin.render_call`, :meth:`~tack_plugin.Plugin.render_result` and
+    :meth:`~tack_plugin.Plugin.render_message` (each leaves the block to tack unless
+    overridden)."""
+
+    def render_call(self, call: Any, options: Any) -> Optional[List[str]]:
+        return _lines(_current().render_call(call, options))
+
+    def render_result(self, call: Any, outcome: Any, options: Any) -> Optional[List[str]]:
+        return _lines(_current().render_result(call, outcome, options))
+
+    def render_message(self, message: Any, options: Any) -> Optional[List[str]]:
+        return _lines(_current().render_message(message, options))
+
+
+def _lines(lines: Any) -> Optional[List[str]]:
+    return None if lines is None else [str(line) for line in lines]
 
 
 class Completions(exports.Completions):

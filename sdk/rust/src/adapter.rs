@@ -343,6 +343,68 @@ impl<T: Completions> crate::completions_bindings::exports::tack::plugin0_2_0::co
     }
 }
 
+pub use crate::renderers_bindings::exports::tack::plugin0_2_0::renderers::{
+    CustomMessage as RenderedMessage, RenderOptions, ToolCall as RenderedCall,
+    ToolResult as RenderedResult,
+};
+
+/// Lines for this plugin's own blocks in the terminal UI (`tack:plugin/renderers`, 0.2.0): its
+/// tools' calls and results (Pi's `renderCall` and `renderResult`) and its custom messages (Pi's
+/// `registerMessageRenderer`), at most `options.width` columns wide. Export it with
+/// [`crate::export_renderers!`]; each leaves the block to tack unless overridden.
+pub trait Renderers: Plugin {
+    /// The heading of a call of this plugin's tool, shown after the tool's name.
+    fn render_call(&mut self, call: &RenderedCall, options: RenderOptions) -> Option<Vec<String>> {
+        let _ = (call, options);
+        None
+    }
+
+    /// What a call of this plugin's tool returned so far, under its heading.
+    fn render_result(
+        &mut self,
+        call: &RenderedCall,
+        outcome: &RenderedResult,
+        options: RenderOptions,
+    ) -> Option<Vec<String>> {
+        let _ = (call, outcome, options);
+        None
+    }
+
+    /// A custom message this plugin sent, under tack's line naming its type and sender.
+    fn render_message(
+        &mut self,
+        message: &RenderedMessage,
+        options: RenderOptions,
+    ) -> Option<Vec<String>> {
+        let _ = (message, options);
+        None
+    }
+}
+
+/// Bridges a [`Renderers`] to the generated `renderers` export.
+#[doc(hidden)]
+pub struct RenderersAdapter<T>(PhantomData<fn() -> T>);
+
+impl<T: Renderers> crate::renderers_bindings::exports::tack::plugin0_2_0::renderers::Guest
+    for RenderersAdapter<T>
+{
+    fn render_call(call: RenderedCall, options: RenderOptions) -> Option<Vec<String>> {
+        with_plugin::<T, _>(|p| p.render_call(&call, options))
+    }
+
+    fn render_result(
+        call: RenderedCall,
+        outcome: RenderedResult,
+        options: RenderOptions,
+    ) -> Option<Vec<String>> {
+        with_plugin::<T, _>(|p| p.render_result(&call, &outcome, options))
+    }
+
+    fn render_message(message: RenderedMessage, options: RenderOptions) -> Option<Vec<String>> {
+        with_plugin::<T, _>(|p| p.render_message(&message, options))
+    }
+}
+
 thread_local! {
     // A component instance is single-threaded and holds one plugin; `Any` lets this non-generic
     // slot hold whichever type `export_plugin!` named.

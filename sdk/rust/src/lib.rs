@@ -124,6 +124,9 @@
 //!   arguments (Pi's `getArgumentCompletions`) and, once [`screen::set_input_completion`] turned
 //!   it on (the `components` grant), for the draft at the cursor (Pi's
 //!   `addAutocompleteProvider`); export it with [`export_completions!`] (0.2.0).
+//! - [`Renderers`]: lines for the plugin's own tools' calls and results and its own messages
+//!   in the terminal UI (Pi's `renderCall`, `renderResult` and `registerMessageRenderer`);
+//!   export it with [`export_renderers!`] (0.2.0).
 //! - [`files`]: permission bits, which WASI's filesystem API lacks.
 //! - [`project`]: whether the user trusts the project.
 //! - [`log`]: one-line logging through the host.
@@ -229,6 +232,23 @@ pub mod completions_bindings {
     });
 }
 
+/// The optional export of `tack:plugin@0.2.0`, `renderers` (see [`Renderers`]), generated
+/// apart so only a plugin that calls [`export_renderers!`] exports it.
+#[doc(hidden)]
+#[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
+pub mod renderers_bindings {
+    wit_bindgen::generate!({
+        path: ["../../wit/plugin/v0.1.0", "../../wit/plugin/v0.2.0"],
+        world: "tack:plugin/renderers-export@0.2.0",
+        with: {
+            "tack:plugin/types@0.1.0": crate::bindings::tack::plugin::types,
+        },
+        pub_export_macro: true,
+        export_macro_name: "__export_renderers_bindings",
+        default_bindings_module: "tack_sdk::renderers_bindings",
+    });
+}
+
 /// `tack:agents@0.1.0`, a package of its own beside `tack:plugin` (see [`agents`]).
 #[doc(hidden)]
 #[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
@@ -257,12 +277,13 @@ pub mod incremental_bindings {
 pub use adapter::{
     CompletionItem, Completions, Decoder, ForkPosition, ForkRequest, IncrementalProvider,
     InputCompletion, Observer, OutgoingRequest, Plugin, ProviderHooks, ProviderResponse,
-    SessionDecision, SessionHooks, SwitchReason, SwitchRequest, TreeDecision, TreeRequest,
+    RenderOptions, RenderedCall, RenderedMessage, RenderedResult, Renderers, SessionDecision,
+    SessionHooks, SwitchReason, SwitchRequest, TreeDecision, TreeRequest,
 };
 #[doc(hidden)]
 pub use adapter::{
     CompletionsAdapter, DecoderAdapter, IncrementalAdapter, ObserverAdapter, PluginAdapter,
-    ProviderHooksAdapter, SessionHooksAdapter,
+    ProviderHooksAdapter, RenderersAdapter, SessionHooksAdapter,
 };
 pub use helpers::{default_decode_error, progress};
 
@@ -407,6 +428,20 @@ macro_rules! export_completions {
         type __TackCompletionsExport = $crate::CompletionsAdapter<$plugin>;
         $crate::completions_bindings::__export_completions_bindings!(
             __TackCompletionsExport with_types_in $crate::completions_bindings
+        );
+    };
+}
+
+/// Exports a type implementing [`Renderers`] as this component's `tack:plugin/renderers`
+/// export (0.2.0), beside [`export_plugin!`] for the same type:
+/// `tack_sdk::export_renderers!(MyPlugin);`.
+#[macro_export]
+macro_rules! export_renderers {
+    ($plugin:ty) => {
+        #[doc(hidden)]
+        type __TackRenderersExport = $crate::RenderersAdapter<$plugin>;
+        $crate::renderers_bindings::__export_renderers_bindings!(
+            __TackRenderersExport with_types_in $crate::renderers_bindings
         );
     };
 }

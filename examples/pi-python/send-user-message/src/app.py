@@ -26,6 +26,7 @@ from tack_plugin.v2 import (  # noqa: F401 (componentize-py exports these from t
     Completions,
     Observer,
     ProviderHooks,
+    Renderers,
     SessionHooks,
     is_idle,
     send_message,

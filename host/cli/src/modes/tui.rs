@@ -11,6 +11,7 @@ mod info;
 mod login;
 mod models;
 mod pickers;
+mod renderers;
 mod rewind;
 mod screen;
 mod settings;
@@ -149,6 +150,7 @@ async fn run_once(cli: Cli) -> Result<Ended> {
         reload,
         tree_edit: std::sync::Mutex::new(None),
         completions: Default::default(),
+        renderings: Default::default(),
     });
 
     controller.send(UiEvent::Display(display));

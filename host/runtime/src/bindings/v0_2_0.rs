@@ -56,3 +56,13 @@ pub mod completions {
         exports: { default: async },
     });
 }
+
+/// The optional `renderers` export of 0.2.0 (Pi's `renderCall`, `renderResult` and
+/// `registerMessageRenderer`), asked by the terminal UI for the plugin's own blocks.
+pub mod renderers {
+    wasmtime::component::bindgen!({
+        path: ["../../wit/plugin/v0.1.0", "../../wit/plugin/v0.2.0"],
+        world: "tack:plugin/renderers-export@0.2.0",
+        exports: { default: async },
+    });
+}

@@ -285,7 +285,7 @@ impl screen::Host for PluginState {
 
 /// `line` without its SGR sequences (colours and styles), which a component's text commonly
 /// carries and tack does not pass on; every other control character is made visible later.
-fn strip_styles(line: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn strip_styles(line: &str) -> std::borrow::Cow<'_, str> {
     if !line.contains('\x1b') {
         return std::borrow::Cow::Borrowed(line);
     }

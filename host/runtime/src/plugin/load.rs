@@ -18,6 +18,7 @@ use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::Gues
 use crate::bindings::v0_2_0::completions::exports::tack::plugin0_2_0::completions::GuestIndices as CompletionsIndices;
 use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::GuestIndices as ObserverIndices;
 use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::GuestIndices as ProviderHooksIndices;
+use crate::bindings::v0_2_0::renderers::exports::tack::plugin0_2_0::renderers::GuestIndices as RenderersIndices;
 use crate::bindings::v0_2_0::session_hooks::exports::tack::plugin0_2_0::session_hooks::GuestIndices as SessionHooksIndices;
 use crate::bindings::SUPPORTED_API_VERSIONS;
 use crate::broker::bus::{Bus, Port};
@@ -253,6 +254,8 @@ fn link(
     let session_hooks_indices = SessionHooksIndices::new(&pre).ok();
     // And completing what the user types (0.2.0).
     let completions_indices = CompletionsIndices::new(&pre).ok();
+    // And drawing its own blocks of the conversation (0.2.0).
+    let renderers_indices = RenderersIndices::new(&pre).ok();
     tracing::debug!(plugin = %name, ?origin, "plugin component ready");
     Ok(Linked {
         pre,
@@ -263,6 +266,7 @@ fn link(
         provider_hooks_indices,
         session_hooks_indices,
         completions_indices,
+        renderers_indices,
         origin,
     })
 }

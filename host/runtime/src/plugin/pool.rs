@@ -22,6 +22,7 @@ use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::Gues
 use crate::bindings::v0_2_0::completions::exports::tack::plugin0_2_0::completions::Guest as Completions;
 use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::Guest as Observer;
 use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::Guest as ProviderHooks;
+use crate::bindings::v0_2_0::renderers::exports::tack::plugin0_2_0::renderers::Guest as Renderers;
 use crate::bindings::v0_2_0::session_hooks::exports::tack::plugin0_2_0::session_hooks::Guest as SessionHooks;
 use crate::bindings::API_VERSION;
 use crate::budget::BudgetExceeded;
@@ -64,6 +65,7 @@ pub(crate) struct OptionalExports {
     pub provider_hooks: Option<ProviderHooks>,
     pub session_hooks: Option<SessionHooks>,
     pub completions: Option<Completions>,
+    pub renderers: Option<Renderers>,
 }
 
 /// What runs on a checked-out instance: given the store, the guest exports and the optional
@@ -252,6 +254,42 @@ impl LoadedPlugin {
                 err
             });
         };
+        self.live_holding(permit).await
+    }
+
+    /// Runs one call on an instance that comes free within `patience`; `None` when none does.
+    /// For calls that may as well not happen (drawing a block the UI can draw itself): a
+    /// plugin busy with the agent's work is neither waited on for long nor counted at fault.
+    pub(crate) async fn with_free_instance<R: Send>(
+        &self,
+        label: &str,
+        setup: CallSetup,
+        patience: Duration,
+        f: impl GuestCall<R>,
+    ) -> Result<Option<R>, PluginError> {
+        if let Some(reason) = self.disabled_reason() {
+            return Err(PluginError::Disabled {
+                plugin: self.name().to_string(),
+                reason,
+            });
+        }
+        let permit = tokio::time::timeout(patience, self.in_use.clone().acquire_owned()).await;
+        let Ok(Ok(permit)) = permit else {
+            return Ok(None);
+        };
+        let mut live = self.live_holding(permit).await?;
+        let result = self.invoke(&mut live, label, setup, f).await;
+        if result.is_ok() {
+            self.checkin(live);
+        }
+        result.map(Some)
+    }
+
+    /// A pooled or new instance, checked out under `permit`.
+    async fn live_holding(
+        &self,
+        permit: tokio::sync::OwnedSemaphorePermit,
+    ) -> Result<Live, PluginError> {
         let pooled = lock(&self.pool).pop();
         let mut live = match pooled {
             Some(live) => live,
@@ -327,6 +365,10 @@ impl LoadedPlugin {
                     Some(indices) => Some(indices.load(&mut store, &instance)?),
                     None => None,
                 };
+                let renderers = match &linked.renderers_indices {
+                    Some(indices) => Some(indices.load(&mut store, &instance)?),
+                    None => None,
+                };
                 Ok((
                     bindings,
                     OptionalExports {
@@ -336,6 +378,7 @@ impl LoadedPlugin {
                         provider_hooks,
                         session_hooks,
                         completions,
+                        renderers,
                     },
                 ))
             });

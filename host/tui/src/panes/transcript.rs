@@ -9,7 +9,8 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::{Pane, RenderContext};
-use crate::render::blocks::{render_block, ViewOptions};
+use crate::protocol::{Action, RenderKey, RenderQuery};
+use crate::render::blocks::{render_block, ViewOptions, MESSAGE_INDENT, TOOL_INDENT};
 use crate::render::wrap::wrap_line;
 use crate::state::State;
 use crate::theme::Theme;
@@ -100,10 +101,17 @@ fn visible_lines(state: &mut State, width: u16, height: u16) -> Vec<Line<'static
     let options = state.options.clone();
     let theme = state.theme;
     let count = state.transcript.len();
+    let mut layout = Layout {
+        width,
+        theme: &theme,
+        options: &options,
+        generation: state.transcript.generation(),
+        asks: &mut state.actions,
+    };
     let items = state.transcript.items_mut();
-    let anchor = state.scroll.resolve(count, height, |i| {
-        lay_out(&mut items[i], width, &theme, &options)
-    });
+    let anchor = state
+        .scroll
+        .resolve(count, height, |i| layout.lay_out(&mut items[i], i));
     let (first, skip) = match anchor {
         Some(anchor) => anchor,
         None => {
@@ -112,7 +120,7 @@ fn visible_lines(state: &mut State, width: u16, height: u16) -> Vec<Line<'static
             let mut first = count;
             while first > 0 && total < height {
                 first -= 1;
-                total += lay_out(&mut items[first], width, &theme, &options);
+                total += layout.lay_out(&mut items[first], first);
             }
             (first, total.saturating_sub(height))
         }
@@ -122,7 +130,7 @@ fn visible_lines(state: &mut State, width: u16, height: u16) -> Vec<Line<'static
         if lines.len() >= height {
             break;
         }
-        lay_out(item, width, &theme, &options);
+        layout.lay_out(item, i);
         let Some(cache) = &item.cache else {
             break;
         };
@@ -155,18 +163,66 @@ fn welcome(theme: &Theme, width: u16) -> Vec<Line<'static>> {
         .collect()
 }
 
-/// Lays out a block at `width` unless its cached lines are for that width and those options;
-/// returns its height.
-fn lay_out(item: &mut Item, width: u16, theme: &Theme, options: &ViewOptions) -> usize {
-    let fresh = matches!(&item.cache, Some(c) if c.width == width && c.options == options.bits());
-    if !fresh {
-        item.cache = Some(Rendered {
-            width,
-            options: options.bits(),
-            lines: render_block(&item.block, usize::from(width), theme, options),
+/// What blocks are laid out with, and where the questions to their plugins go.
+struct Layout<'a> {
+    width: u16,
+    theme: &'a Theme,
+    options: &'a ViewOptions,
+    generation: u64,
+    asks: &'a mut Vec<Action>,
+}
+
+impl Layout<'_> {
+    /// Lays out block `index` unless its cached lines are for this width and these options;
+    /// returns its height. A block a plugin may draw asks it, once per change, width and
+    /// expansion, and shows tack's lines (or the plugin's last) until it answers.
+    fn lay_out(&mut self, item: &mut Item, index: usize) -> usize {
+        let (width, bits) = (self.width, self.options.bits());
+        let fresh = matches!(&item.cache, Some(c) if c.width == width && c.options == bits);
+        if !fresh {
+            self.ask(item, index);
+            item.cache = Some(Rendered {
+                width,
+                options: bits,
+                lines: render_block(
+                    &item.block,
+                    item.drawn.drawing.as_ref(),
+                    usize::from(width),
+                    self.theme,
+                    self.options,
+                ),
+            });
+        }
+        item.cache.as_ref().map_or(0, |c| c.lines.len())
+    }
+
+    fn ask(&mut self, item: &mut Item, index: usize) {
+        let expanded = self.options.expand_tools;
+        let asked = (item.drawn.version, self.width, expanded);
+        if item.drawn.asked == Some(asked) {
+            return;
+        }
+        let Some(query) = item.render_query() else {
+            return;
+        };
+        item.drawn.asked = Some(asked);
+        let indent = match query {
+            RenderQuery::Tool { .. } => TOOL_INDENT,
+            RenderQuery::Message { .. } => MESSAGE_INDENT,
+        };
+        let columns = usize::from(self.width).saturating_sub(indent).max(8);
+        self.asks.push(Action::Render {
+            key: RenderKey {
+                generation: self.generation,
+                index,
+                version: item.drawn.version,
+                width: self.width,
+                expanded,
+            },
+            columns: u16::try_from(columns).unwrap_or(u16::MAX),
+            query,
         });
     }
-    item.cache.as_ref().map_or(0, |c| c.lines.len())
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use tack_core::event::NoticeLevel;
 use super::markdown;
 use super::subagent;
 use super::wrap::{truncate, wrap_line};
+use crate::protocol::PluginDrawing;
 use crate::theme::Theme;
 use crate::transcript::{AssistantBlock, Block, ToolCard, ToolState};
 
@@ -40,10 +41,17 @@ const COLLAPSED_OUTPUT: usize = 6;
 /// Lines of a diff a collapsed card shows.
 const COLLAPSED_DIFF: usize = 14;
 
+/// Columns a tool card's heading and body leave to a plugin's lines (`"  │ "` before them).
+pub const TOOL_INDENT: usize = 4;
+/// Columns a message's frame leaves to a plugin's lines (`"  "` before them).
+pub const MESSAGE_INDENT: usize = 2;
+
 /// The block's lines at `width`, followed by one empty separator line (none for a block with
-/// nothing to show).
+/// nothing to show). A plugin's `drawing` of its own block takes the place of tack's lines
+/// inside tack's frame.
 pub fn render_block(
     block: &Block,
+    drawing: Option<&PluginDrawing>,
     width: usize,
     theme: &Theme,
     options: &ViewOptions,
@@ -58,13 +66,21 @@ pub fn render_block(
             lines
         }
         Block::Assistant(a) => assistant(a, width, theme, options),
-        Block::Tool(card) => tool(card, width, theme, options),
-        Block::Custom { label, text } => {
+        Block::Tool(card) => tool(card, drawing, width, theme, options),
+        Block::Custom { label, text, .. } => {
             let mut lines = vec![Line::from(vec![
                 Span::styled("◆ ", theme.accent()),
                 Span::styled(label.clone(), theme.accent()),
             ])];
-            lines.extend(indented(markdown::render(text, width - 2, theme)));
+            match drawing.and_then(|d| d.body.as_ref()) {
+                Some(drawn) => lines.extend(drawn.iter().map(|line| {
+                    Line::from(vec![
+                        Span::raw("  "),
+                        Span::styled(truncate(line, width - MESSAGE_INDENT), theme.text()),
+                    ])
+                })),
+                None => lines.extend(indented(markdown::render(text, width - 2, theme))),
+            }
             lines
         }
         Block::Notice { level, text } => {
@@ -203,7 +219,13 @@ pub fn summarize_args(name: &str, args: &Value) -> String {
     }
 }
 
-fn tool(card: &ToolCard, width: usize, theme: &Theme, options: &ViewOptions) -> Vec<Line<'static>> {
+fn tool(
+    card: &ToolCard,
+    drawing: Option<&PluginDrawing>,
+    width: usize,
+    theme: &Theme,
+    options: &ViewOptions,
+) -> Vec<Line<'static>> {
     let (icon, icon_style) = match card.state {
         ToolState::Pending => ("○", theme.dim()),
         ToolState::Running => ("◐", theme.running()),
@@ -232,23 +254,52 @@ fn tool(card: &ToolCard, width: usize, theme: &Theme, options: &ViewOptions) -> 
     }
     let name_width = card.name.chars().count() + 4;
     let header_room = width.saturating_sub(name_width + summary.chars().count());
-    let shown_args = if options.expand_tools {
-        args
-    } else {
-        truncate(&args, header_room.max(1))
+    let heading = drawing
+        .and_then(|d| d.heading.as_ref())
+        .filter(|h| !h.is_empty());
+    let mut out = match heading {
+        // The icon and the tool's name stay tack's, so a plugin's heading never passes for
+        // another tool's.
+        Some(heading) => heading
+            .iter()
+            .enumerate()
+            .map(|(i, line)| {
+                let mut spans = if i == 0 {
+                    vec![
+                        Span::styled(format!("{icon} "), icon_style),
+                        Span::styled(card.name.clone(), theme.tool_name()),
+                        Span::raw("  "),
+                    ]
+                } else {
+                    vec![Span::raw(" ".repeat(TOOL_INDENT))]
+                };
+                let room = if i == 0 { name_width } else { TOOL_INDENT };
+                spans.push(Span::styled(
+                    truncate(line, width.saturating_sub(room).max(1)),
+                    theme.text(),
+                ));
+                Line::from(spans)
+            })
+            .collect(),
+        None => {
+            let shown_args = if options.expand_tools {
+                args
+            } else {
+                truncate(&args, header_room.max(1))
+            };
+            wrap_line(
+                Line::from(vec![
+                    Span::styled(format!("{icon} "), icon_style),
+                    Span::styled(card.name.clone(), theme.tool_name()),
+                    Span::raw("  "),
+                    Span::styled(shown_args, theme.dim()),
+                    Span::styled(summary, theme.dim()),
+                ]),
+                width,
+                &[Span::raw("    ")],
+            )
+        }
     };
-    let mut out = wrap_line(
-        Line::from(vec![
-            Span::styled(format!("{icon} "), icon_style),
-            Span::styled(card.name.clone(), theme.tool_name()),
-            Span::raw("  "),
-            Span::styled(shown_args, theme.dim()),
-            Span::styled(summary, theme.dim()),
-        ]),
-        width,
-        &[Span::raw("    ")],
-    );
-
     let bar = Span::styled("  │ ", theme.dim());
     if !card.rewritten_by.is_empty() {
         out.push(Line::from(vec![
@@ -269,6 +320,28 @@ fn tool(card: &ToolCard, width: usize, theme: &Theme, options: &ViewOptions) -> 
         out.extend(subagent::body(card, child, width, theme, options));
         return out;
     }
+    if let Some(body) = drawing.and_then(|d| d.body.as_ref()) {
+        let room = width.saturating_sub(TOOL_INDENT).max(1);
+        out.extend(body.iter().map(|line| {
+            Line::from(vec![
+                bar.clone(),
+                Span::styled(truncate(line, room), theme.text()),
+            ])
+        }));
+        return out;
+    }
+    tool_output(card, out, &bar, width, theme, options)
+}
+
+/// tack's body of a card: the diff of an edit, or the output, collapsed unless expanded.
+fn tool_output(
+    card: &ToolCard,
+    mut out: Vec<Line<'static>>,
+    bar: &Span<'static>,
+    width: usize,
+    theme: &Theme,
+    options: &ViewOptions,
+) -> Vec<Line<'static>> {
     if let Some(diff) = &card.diff {
         let lines: Vec<&str> = diff
             .lines()
@@ -289,7 +362,7 @@ fn tool(card: &ToolCard, width: usize, theme: &Theme, options: &ViewOptions) -> 
             } else {
                 theme.dim()
             };
-            out.extend(body_line(line, style, &bar, width));
+            out.extend(body_line(line, style, bar, width));
         }
         if lines.len() > limit {
             out.push(more(lines.len() - limit, theme));
@@ -329,7 +402,7 @@ fn tool(card: &ToolCard, width: usize, theme: &Theme, options: &ViewOptions) -> 
         out.push(more(hidden, theme));
     }
     for line in shown {
-        out.extend(body_line(line, style, &bar, width));
+        out.extend(body_line(line, style, bar, width));
     }
     if hidden > 0 && card.name != "bash" {
         out.push(more(hidden, theme));

@@ -36,8 +36,8 @@ pub enum ToolError {
 
 /// The world a 0.2.0 plugin's bindings are generated for: 0.2.0's `plugin`, which includes
 /// 0.1.0's `plugin-extended` and adds 0.2.0's imports and its optional exports (`observer`,
-/// `provider-hooks`, `session-hooks`, `completions`). Named with its package, since the 0.1.0
-/// package pushed beside it has a `plugin` world too.
+/// `provider-hooks`, `session-hooks`, `completions`, `renderers`). Named with its package, since
+/// the 0.1.0 package pushed beside it has a `plugin` world too.
 pub const WORLD_0_2: &str = "tack:plugin/plugin@0.2.0";
 
 /// Writes `plugin.h`, `plugin.c` and `plugin_component_type.o` for the `plugin-extended` world of
@@ -212,6 +212,7 @@ mod tests {
             "exports_tack_plugin_observer_on_event",
             "exports_tack_plugin_session_hooks_before_tree",
             "exports_tack_plugin_completions_input",
+            "exports_tack_plugin_renderers_render_message",
         ] {
             assert!(new_names.contains(name), "{name} missing");
         }

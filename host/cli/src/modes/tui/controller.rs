@@ -33,6 +33,25 @@ pub struct Controller {
     pub tree_edit: std::sync::Mutex<Option<String>>,
     /// What plugins were last asked to complete, and which failed to.
     pub completions: CompletionsAsked,
+    /// Blocks waiting for their plugin to draw them, and which plugins failed to.
+    pub renderings: RenderingsAsked,
+}
+
+/// Plugins' drawings of their blocks as the UI asks for them (`renderers.rs`).
+#[derive(Default)]
+pub struct RenderingsAsked {
+    pub queue: std::sync::Mutex<RenderQueue>,
+    /// Plugins whose drawing failed: the user is told once per plugin.
+    pub failed: std::sync::Mutex<std::collections::HashSet<String>>,
+}
+
+/// Blocks waiting for their plugin, in the order first asked, each with its newest question.
+#[derive(Default)]
+pub struct RenderQueue {
+    pub order: std::collections::VecDeque<(u64, usize)>,
+    pub latest:
+        std::collections::HashMap<(u64, usize), (tack_tui::RenderKey, u16, tack_tui::RenderQuery)>,
+    pub asking: bool,
 }
 
 /// Plugins' completions as the UI asks for them (`completions.rs`).
@@ -105,6 +124,11 @@ impl Controller {
                     tokio::spawn(async move { this.complete_queued().await });
                 }
             }
+            Action::Render {
+                key,
+                columns,
+                query,
+            } => self.render_later(key, columns, query),
             Action::Quit => {}
         }
     }
