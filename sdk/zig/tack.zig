@@ -317,6 +317,16 @@ pub const v2 = struct {
             return .{ .err = takeString(arena, &err) };
         }
 
+        /// From a command the user ran (Pi's `ctx.waitForIdle`): true when the run going on
+        /// will be waited for, and `onEvent` then hears `idle` (with a command's powers) once
+        /// the agent is idle; false when it is idle already. The command returns meanwhile.
+        pub fn waitForIdle(arena: std.mem.Allocator) Outcome(bool) {
+            var waiting: bool = false;
+            var err: c.plugin_string_t = undefined;
+            if (c.tack_plugin_control_wait_for_idle(&waiting, &err)) return .{ .ok = waiting };
+            return .{ .err = takeString(arena, &err) };
+        }
+
         /// Stops the agent's run now; false when none was going on.
         pub fn abort() bool {
             return c.tack_plugin_control_abort();

@@ -2064,6 +2064,56 @@ fn a_pi_message_starts_a_turn_only_when_it_asks_to() {
     assert!(rpc.finish().0.success());
 }
 
+/// Pi's `ctx.waitForIdle` (`control.wait-for-idle`): a command that sent a question and waits for
+/// the run returns to tack meanwhile, so the run calls the extension's own `context` hook (its one
+/// instance is free); once the agent is idle the command goes on with a command's powers (it starts a new
+/// session), but may not wait a second time.
+#[test]
+fn a_pi_command_waits_for_idle_without_holding_its_extension() {
+    if !tack_sdk_examples::pi_sdk_ready() {
+        return;
+    }
+    let server = tack_test_support::http::MockServer::always(
+        tack_test_support::anthropic::text_reply("forty-two"),
+    );
+    let env = new_env().with_var("ANTHROPIC_API_KEY", "sk-ant-test");
+    let notes = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/notes.ts");
+    let mut rpc = env.spawn(&[
+        "--provider",
+        "anthropic",
+        "--base-url",
+        server.url(),
+        "-e",
+        notes.to_str().expect("utf8"),
+    ]);
+    let first = rpc.state();
+    rpc.call(Command::RunCommand {
+        name: "ask-and-wait".into(),
+        args: "the answer?".into(),
+    });
+    let said = rpc.wait_for("extension_ui_request", |e| {
+        e["method"] == "notify"
+            && e["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("after idle: "))
+    });
+    assert_eq!(
+        said["message"],
+        "after idle: forty-two (idle: true, provider calls: 1; ctx.waitForIdle: a command waits for idle once: it went on after the run it waited for)",
+        "{said}"
+    );
+    assert_eq!(server.requests().len(), 1);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while rpc.state().session_id == first.session_id {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the command's new session never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(rpc.finish().0.success());
+}
+
 /// A Pi extension's commands move the session as Pi's do (`ctx.fork`, `ctx.switchSession`),
 /// through `control.fork` / `switch-session`: once the command has returned, as RPC `fork` and
 /// `switch_session` would, with `withSession` run in the session moved to. A tool may not move
@@ -2092,6 +2142,12 @@ fn a_pi_command_forks_and_switches_sessions_once_it_has_returned() {
         refused
             .to_string()
             .contains("only a command the user runs may fork the session"),
+        "{refused}"
+    );
+    assert!(
+        refused
+            .to_string()
+            .contains("only a command the user runs may wait for idle"),
         "{refused}"
     );
     rpc.wait("agent_end");

@@ -70,7 +70,9 @@ pub enum CallKind {
     },
     /// A command the user ran (`/name`, RPC `run_command`): what only the user's own request
     /// may do (`control.new-session`, as Pi's command-only `ctx.newSession`) it may ask.
-    Command,
+    /// `after_idle`: the call in which a command that waited for the agent goes on
+    /// (`control.wait-for-idle`), which may not wait again.
+    Command { after_idle: bool },
     /// A hook, event or provider call.
     Other,
     /// A task of another call's fan-out. It may not start tasks, and running out of time is not
@@ -94,7 +96,7 @@ impl CallKind {
     pub fn may_fan_out(&self) -> bool {
         matches!(
             self,
-            CallKind::Tool { .. } | CallKind::Command | CallKind::Other
+            CallKind::Tool { .. } | CallKind::Command { .. } | CallKind::Other
         )
     }
 

@@ -195,6 +195,12 @@ export class Extension {
     this.shortcuts = new Map();
     /** The autocomplete providers `ctx.ui.addAutocompleteProvider` stacked, newest outermost. */
     this.autocomplete = undefined;
+    /** `waitForIdle`'s promises, resolved when tack says the agent is idle. */
+    this.idleWaiters = [];
+    /** Commands that wait for idle, each the promise of its handler, to go on with then. */
+    this.waitingCommands = [];
+    /** Lets the command running now return to tack while its handler waits for idle. */
+    this.parkCommand = undefined;
     /** `registerMessageRenderer`'s renderers, by custom type. */
     this.messageRenderers = new Map();
     /** Each tool call's renderer state and last components (Pi's `context.state` and
@@ -210,6 +216,60 @@ export class Extension {
     this.busRefused = new Set();
     this.theme = plainTheme();
     this.pi = this.makePi();
+  }
+
+  /**
+   * Pi's `ctx.waitForIdle`: at once when the agent is idle. Otherwise tack tells the extension
+   * once it is (`control.wait-for-idle`), and meanwhile the command returns to tack, so the run
+   * it waits for can call the extension's hooks and tools (one instance serves them all).
+   */
+  waitForIdle() {
+    let waiting;
+    try {
+      waiting = control.waitForIdle();
+    } catch (e) {
+      return Promise.reject(new Error(`ctx.waitForIdle: ${e?.payload ?? e}`));
+    }
+    if (!waiting) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.idleWaiters.push(resolve);
+      this.parkCommand?.();
+    });
+  }
+
+  /**
+   * Runs a command's handler (`start`) until it ends, or waits for idle: then it is kept to go
+   * on with when tack says the agent is idle (see `wentIdle`), and this returns.
+   */
+  async untilDoneOrWaiting(start) {
+    // Set before the handler starts: it may wait for idle before its first `await` returns.
+    const waiting = new Promise((resolve) => {
+      this.parkCommand = resolve;
+    });
+    try {
+      const running = start();
+      const outcome = await Promise.race([
+        running.then(() => "done"),
+        waiting.then(() => "waiting"),
+      ]);
+      if (outcome === "waiting") this.waitingCommands.push(running);
+    } finally {
+      this.parkCommand = undefined;
+    }
+  }
+
+  /**
+   * The agent is idle: the commands that waited go on, in this call (which has a command's
+   * powers; a second wait is refused there), until each ends. A failure is the user's to see,
+   * as the command's.
+   */
+  async wentIdle(report) {
+    const waiters = this.idleWaiters.splice(0);
+    const commands = this.waitingCommands.splice(0);
+    for (const resolve of waiters) resolve();
+    for (const outcome of await Promise.allSettled(commands)) {
+      if (outcome.status === "rejected") report(outcome.reason);
+    }
   }
 
   /** The lines of a tool call's heading (the tool's `renderCall`), `width` columns wide. */
@@ -812,7 +872,7 @@ export class Extension {
         }
       },
       getSystemPrompt: () => control.systemPrompt(),
-      waitForIdle: async () => undefined,
+      waitForIdle: () => ext.waitForIdle(),
       // Takes effect once the agent is idle (after the command that asked has returned), as
       // `/new`; `withSession` runs with the new session's `ctx` when it starts. The session
       // file Pi names as `parentSession` is always this one's (an extension never learns where

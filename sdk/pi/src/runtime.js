@@ -262,7 +262,10 @@ export const guest = definePlugin({
   async runCommand(name, args) {
     const options = ext.commands.get(name);
     if (!options?.handler) throw `unknown command \`/${name}\``;
-    await failing(`/${name}`, () => options.handler(args, ext.context()));
+    // A handler that waits for idle returns to tack here, and goes on once the agent is.
+    await ext.untilDoneOrWaiting(() =>
+      failing(`/${name}`, () => options.handler(args, ext.context())),
+    );
     return undefined;
   },
 
@@ -404,6 +407,10 @@ export const guest = definePlugin({
           ext.context().ui.notify(`shortcut ${data.key}: ${messageOf(e)}`, "error");
         }
       }
+      return;
+    }
+    if (name === "idle") {
+      await ext.wentIdle((e) => ext.context().ui.notify(messageOf(e), "error"));
       return;
     }
     if (name === "bus_message") {

@@ -92,6 +92,7 @@ __all__ = [
     "compact",
     "shutdown",
     "reload",
+    "wait_for_idle",
     "set_model",
     "set_thinking_level",
     "register_tool",
@@ -325,6 +326,14 @@ def reload() -> None:
     """Pi's ``ctx.reload``: tack starts again on this session once the agent is idle, as the
     user's ``/reload``; only the terminal UI reloads (elsewhere ``Err`` says so)."""
     _control.reload()
+
+
+def wait_for_idle() -> bool:
+    """Pi's ``ctx.waitForIdle``, from a command the user ran: True when the run going on will be
+    waited for, and :meth:`tack_plugin.Plugin.on_named_event` then hears ``idle`` (with a
+    command's powers) once the agent is idle; the command returns meanwhile. False when the
+    agent is idle already. Raises ``Err`` outside a command."""
+    return _control.wait_for_idle()
 
 
 def new_session(with_parent: bool = False) -> None:

@@ -21,7 +21,7 @@ use crate::additions::tack::plugin0_2_0::control as host;
 pub use crate::additions::tack::plugin0_2_0::control::{
     abort, context_usage, fork, has_pending_messages, has_ui, is_idle, leaf_id, model,
     navigate_tree, new_session, reload, session_name, set_label, set_model, set_session_name,
-    set_thinking_level, shutdown, switch_session, system_prompt, thinking_level,
+    set_thinking_level, shutdown, switch_session, system_prompt, thinking_level, wait_for_idle,
     ContextWindowUsage, ModelInfo,
 };
 

@@ -222,15 +222,46 @@ impl<S: Screen> SessionDriver<S> {
         if busy.is_some() || self.services.is_shut() {
             return;
         }
-        if self.compact_if_requested(&mut busy)
-            || self.quit_if_requested(&busy)
-            || self.agent.queues().is_empty()
-        {
+        if self.compact_if_requested(&mut busy) || self.quit_if_requested(&busy) {
+            return;
+        }
+        if self.agent.queues().is_empty() {
+            drop(busy);
+            self.tell_idle_waiters();
             return;
         }
         let run = self.begin_run(&mut busy);
         drop(busy);
         self.spawn_run(Start::Resume, run);
+    }
+
+    /// Tells the plugins whose commands wait for the agent that it is idle
+    /// (`control.wait-for-idle`), each on a task of its own: what a command does next (send a
+    /// message, move the session) wakes the driver again.
+    fn tell_idle_waiters(self: &Arc<Self>) {
+        let waiters = self.services.take_idle_waiters();
+        if waiters.is_empty() {
+            return;
+        }
+        let Some(set) = tack_runtime::PluginAgent::plugin_set(&*self.services) else {
+            return;
+        };
+        for name in waiters {
+            let Some(plugin) = set.get(&name).cloned() else {
+                continue;
+            };
+            let driver = Arc::clone(self);
+            tokio::spawn(async move {
+                if let Err(e) = plugin.tell_idle().await {
+                    driver.services.screen.notify(
+                        &name,
+                        NoticeLevel::Warn,
+                        &format!("the command that waited for the agent failed: {e}"),
+                    );
+                }
+                driver.wake();
+            });
+        }
     }
 
     /// Starts the compaction a plugin asked for (`tack:plugin/control`), if one waits; the busy
@@ -429,9 +460,13 @@ impl<S: Screen> SessionDriver<S> {
                 }
                 driver.flush_deferred();
                 *busy = None;
-                // A compaction a plugin asked for during the run, then an end it asked for.
-                if !driver.compact_if_requested(&mut busy) {
-                    driver.quit_if_requested(&busy);
+                // A compaction a plugin asked for during the run, then an end it asked for;
+                // else the agent is idle, and the commands that waited for it go on.
+                let more =
+                    driver.compact_if_requested(&mut busy) || driver.quit_if_requested(&busy);
+                drop(busy);
+                if !more {
+                    driver.tell_idle_waiters();
                 }
             }
             run.finished.cancel();

@@ -92,19 +92,27 @@ export default function (pi: ExtensionAPI) {
 		},
 	});
 
-	// A tool may not move the session: only a command the user runs may.
+	// A tool may not move the session, nor wait for idle to go on with a command's powers: only
+	// a command the user runs may.
 	pi.registerTool({
 		name: "fork_from_tool",
 		label: "Fork from a tool",
 		description: "Tries to fork the session from a tool call",
 		parameters: { type: "object", properties: {} },
 		async execute(_id, _params, _signal, _onUpdate, ctx) {
+			const refusals: string[] = [];
 			try {
 				await (ctx as any).fork("anything");
-				return { content: [{ type: "text", text: "forked" }], details: {} };
 			} catch (e) {
-				return { content: [{ type: "text", text: `refused: ${e}` }], details: {} };
+				refusals.push(String(e));
 			}
+			try {
+				await (ctx as any).waitForIdle();
+			} catch (e) {
+				refusals.push(String(e));
+			}
+			const text = refusals.length ? `refused: ${refusals.join("; ")}` : "forked";
+			return { content: [{ type: "text", text }], details: {} };
 		},
 	});
 }

@@ -166,10 +166,39 @@ impl control::Host for PluginState {
             .request_end(&self.env.name, End::Reload))
     }
 
+    async fn wait_for_idle(&mut self) -> wasmtime::Result<Result<bool, String>> {
+        // Heard in a call with a command's powers, so only a command the user ran may ask,
+        // and only once: a plugin does not keep those powers over every run after it.
+        match self.call.kind {
+            CallKind::Command { after_idle: false } => {}
+            CallKind::Command { after_idle: true } => {
+                return Ok(Err(
+                    "a command waits for idle once: it went on after the run it waited for".into(),
+                ))
+            }
+            _ => {
+                return Ok(Err(
+                    "only a command the user runs may wait for idle (Pi's ctx.waitForIdle is a command's)"
+                        .into(),
+                ))
+            }
+        }
+        let services = &self.env.services.agent;
+        // A message waiting in the queues starts a run (the one a command just sent, say):
+        // that run is waited for too.
+        let busy = services
+            .agent()
+            .is_some_and(|agent| agent.is_running() || !agent.queues().is_empty());
+        if !busy {
+            return Ok(Ok(false));
+        }
+        Ok(services.wait_for_idle(&self.env.name).map(|()| true))
+    }
+
     async fn new_session(&mut self, with_parent: bool) -> wasmtime::Result<Result<(), String>> {
         // The user's own request: a new session starts without the session's policy state
         // (plan mode, say), so a tool, hook or event may not move the user there.
-        if !matches!(self.call.kind, CallKind::Command) {
+        if !matches!(self.call.kind, CallKind::Command { .. }) {
             return Ok(Err(
                 "only a command the user runs may start a new session (Pi's ctx.newSession is a command's)"
                     .into(),
@@ -183,7 +212,7 @@ impl control::Host for PluginState {
     }
 
     async fn fork(&mut self, entry_id: String, at: bool) -> wasmtime::Result<Result<(), String>> {
-        if !matches!(self.call.kind, CallKind::Command) {
+        if !matches!(self.call.kind, CallKind::Command { .. }) {
             return Ok(Err(
                 "only a command the user runs may fork the session (Pi's ctx.fork is a command's)"
                     .into(),
@@ -203,7 +232,7 @@ impl control::Host for PluginState {
         summarize: bool,
         focus: Option<String>,
     ) -> wasmtime::Result<Result<(), String>> {
-        if !matches!(self.call.kind, CallKind::Command) {
+        if !matches!(self.call.kind, CallKind::Command { .. }) {
             return Ok(Err(
                 "only a command the user runs may move in the session tree (Pi's ctx.navigateTree is a command's)"
                     .into(),
@@ -229,7 +258,7 @@ impl control::Host for PluginState {
     }
 
     async fn switch_session(&mut self, session: String) -> wasmtime::Result<Result<(), String>> {
-        if !matches!(self.call.kind, CallKind::Command) {
+        if !matches!(self.call.kind, CallKind::Command { .. }) {
             return Ok(Err(
                 "only a command the user runs may switch sessions (Pi's ctx.switchSession is a command's)"
                     .into(),

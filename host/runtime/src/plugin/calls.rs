@@ -85,7 +85,7 @@ impl LoadedPlugin {
     ) -> Result<Result<Option<String>, String>, PluginError> {
         let (name, args) = (name.to_string(), args.to_string());
         let setup = CallSetup {
-            kind: CallKind::Command,
+            kind: CallKind::Command { after_idle: false },
             ..CallSetup::plain(self.limits().command)
         };
         self.with_instance(
@@ -221,6 +221,28 @@ impl LoadedPlugin {
                 })
             },
         )
+        .await
+    }
+
+    /// Tells a plugin whose command waited for the agent to be idle that it is
+    /// (`control.wait-for-idle`): the `idle` event, in a call with a command's powers and
+    /// deadline, since it goes on with the command.
+    pub async fn tell_idle(&self) -> Result<(), PluginError> {
+        let setup = CallSetup {
+            kind: CallKind::Command { after_idle: true },
+            ..CallSetup::plain(self.limits().command)
+        };
+        self.with_instance("idle after a command", setup, move |store, _, optional| {
+            Box::pin(async move {
+                match &optional.observer {
+                    Some(observer) => {
+                        let (name, data) = ("idle".to_string(), "{}".to_string());
+                        observer.call_on_event(store, &name, &data).await
+                    }
+                    None => Ok(()),
+                }
+            })
+        })
         .await
     }
 

@@ -48,6 +48,10 @@ pub trait PluginAgent: Send + Sync + 'static {
     /// `plugin` asks tack to end, or to start again, once the agent is idle
     /// (`tack:plugin/control`); `Err` says why this front end cannot.
     fn request_end(&self, plugin: &str, end: End) -> Result<(), String>;
+    /// `plugin`'s command waits for the run going on to end (`control.wait-for-idle`): once
+    /// the agent is idle, the plugin hears `idle` in a call with a command's powers. `Err` says
+    /// why this front end cannot (only the interactive ones run the agent beside a command).
+    fn wait_for_idle(&self, plugin: &str) -> Result<(), String>;
     /// What changes the model and thinking level for plugins; `None` where the mode keeps its
     /// model (print and JSON).
     fn model_control(&self) -> Option<Arc<dyn ModelControl>>;
@@ -142,6 +146,8 @@ pub struct AgentServices {
     compaction: Mutex<Option<CompactionRequest>>,
     /// The end a plugin asked for, if one did (the first asked wins).
     end: Mutex<Option<EndRequest>>,
+    /// Plugins whose commands wait for the agent to be idle, in the order they asked.
+    idle_waiters: Mutex<Vec<String>>,
     /// Weak: the session that serves it holds the plugins that hold these services.
     models: OnceLock<Weak<dyn ModelControl>>,
     providers: Arc<ProviderRegistry>,
@@ -182,6 +188,19 @@ impl AgentServices {
     /// Lets plugins change the model and thinking level through `control`.
     pub fn attach_model_control(&self, control: Weak<dyn ModelControl>) {
         let _ = self.models.set(control);
+    }
+
+    /// Keeps `plugin` to be told once the agent is idle; asked twice, it is told once.
+    pub fn hold_idle_waiter(&self, plugin: &str) {
+        let mut waiters = self.idle_waiters.lock().unwrap_or_else(|e| e.into_inner());
+        if !waiters.iter().any(|w| w == plugin) {
+            waiters.push(plugin.to_string());
+        }
+    }
+
+    /// The plugins waiting for the agent to be idle; they wait no more.
+    pub fn take_idle_waiters(&self) -> Vec<String> {
+        std::mem::take(&mut *self.idle_waiters.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Keeps `plugin`'s end for the front end to act on once the agent is idle.
@@ -280,6 +299,11 @@ impl PluginAgent for AgentServices {
         }
         self.hold_end(plugin, end);
         Ok(())
+    }
+
+    /// Print and JSON modes run no agent beside a command, so nothing would end to wait for.
+    fn wait_for_idle(&self, _plugin: &str) -> Result<(), String> {
+        Err("only the terminal UI and RPC mode run the agent beside a command".into())
     }
 
     fn model_control(&self) -> Option<Arc<dyn ModelControl>> {

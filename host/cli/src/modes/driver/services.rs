@@ -518,6 +518,13 @@ impl<S: Screen> PluginAgent for InteractiveServices<S> {
         self.inbox.wake();
     }
 
+    /// As a compaction: held until the driver finds the agent idle.
+    fn wait_for_idle(&self, plugin: &str) -> Result<(), String> {
+        self.agent.hold_idle_waiter(plugin);
+        self.inbox.wake();
+        Ok(())
+    }
+
     fn model_control(&self) -> Option<Arc<dyn tack_runtime::ModelControl>> {
         self.agent.model_control()
     }
@@ -551,6 +558,11 @@ impl<S: Screen> InteractiveServices<S> {
     /// The end a plugin asked for, if one did.
     pub fn take_end(&self) -> Option<tack_runtime::EndRequest> {
         self.agent.take_end()
+    }
+
+    /// The plugins whose commands wait for the agent to be idle.
+    pub fn take_idle_waiters(&self) -> Vec<String> {
+        self.agent.take_idle_waiters()
     }
 }
 

@@ -216,7 +216,7 @@ impl process::Host for PluginState {
         let denied = |why: &str| Ok(Err(process::ProcessError::Denied(why.to_string())));
         // Outliving tack is the user's to decide, asked by tack itself: a tool, hook or event
         // may not even ask, and nobody may be asked where no one can answer.
-        if !matches!(self.call.kind, CallKind::Command) {
+        if !matches!(self.call.kind, CallKind::Command { .. }) {
             return denied("only a command the user runs may keep a process past tack's exit");
         }
         let env = self.env.clone();
