@@ -29,6 +29,69 @@ pub fn neutralize_controls(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The longest run of SGR parameters kept (`38;2;255;255;255;48;2;…` fits many times over);
+/// a longer one is shown, not obeyed.
+const MAX_SGR_PARAMS: usize = 64;
+
+/// The SGR sequence (`ESC [ params m`: colours and text attributes) at the start of `text`, if
+/// one is there, with its length.
+fn sgr_at(text: &str) -> Option<usize> {
+    let params = text.strip_prefix("\x1b[")?;
+    let end = params
+        .find(|c: char| !(c.is_ascii_digit() || c == ';' || c == ':'))
+        .filter(|&end| end <= MAX_SGR_PARAMS)?;
+    params[end..].starts_with('m').then_some(2 + end + 1)
+}
+
+/// `text` without its SGR sequences (colours and styles), for text drawn in the host's own
+/// colours; every other control is left, to be made visible by [`neutralize_controls`].
+pub fn strip_styles(text: &str) -> Cow<'_, str> {
+    if !text.contains('\x1b') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find('\x1b') {
+        out.push_str(&rest[..start]);
+        match sgr_at(&rest[start..]) {
+            Some(len) => rest = &rest[start + len..],
+            None => {
+                out.push('\x1b');
+                rest = &rest[start + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// `text` with its SGR sequences (colours and text attributes) kept as they are and every other
+/// control character made visible: for lines a terminal UI draws with their styles, parsing the
+/// SGR sequences itself, so that nothing else in them is ever obeyed.
+pub fn keep_styles(text: &str) -> Cow<'_, str> {
+    if !text.contains('\x1b') {
+        return neutralize_controls(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(start) = rest.find('\x1b') {
+        out.push_str(&neutralize_controls(&rest[..start]));
+        let len = match sgr_at(&rest[start..]) {
+            Some(len) => {
+                out.push_str(&rest[start..start + len]);
+                len
+            }
+            None => {
+                out.push(picture('\x1b'));
+                1
+            }
+        };
+        rest = &rest[start + len..];
+    }
+    out.push_str(&neutralize_controls(rest));
+    Cow::Owned(out)
+}
+
 fn needs_picture(c: char) -> bool {
     c.is_control() && c != '\n' && c != '\t'
 }
@@ -76,5 +139,26 @@ mod tests {
         assert_eq!(neutralize_controls("\u{1b}[2J\u{1b}[H"), "␛[2J␛[H");
         assert_eq!(neutralize_controls("a\r\nb\rc"), "a\nb␍c");
         assert_eq!(neutralize_controls("\u{9b}31m\u{7f}"), "\u{fffd}31m␡");
+    }
+
+    #[test]
+    fn styles_are_kept_or_stripped_and_nothing_else_is_obeyed() {
+        let text = "\x1b[1;38;2;255;0;0mred\x1b[0m \x1b[2Jwipe \x1b]52;c;eA==\x07 \x1b[31";
+        assert_eq!(
+            keep_styles(text),
+            "\x1b[1;38;2;255;0;0mred\x1b[0m ␛[2Jwipe ␛]52;c;eA==␇ ␛[31"
+        );
+        assert_eq!(
+            strip_styles(text),
+            "red \x1b[2Jwipe \x1b]52;c;eA==\x07 \x1b[31"
+        );
+        assert_eq!(keep_styles("plain\ttext"), "plain\ttext");
+        assert_eq!(
+            strip_styles("\x1b[1;38;2;255;0;0mred\x1b[0m and \x1b[mplain"),
+            "red and plain"
+        );
+        assert_eq!(strip_styles("cut \x1b["), "cut \x1b[");
+        let long = format!("\x1b[{}mx", "1;".repeat(40));
+        assert_eq!(keep_styles(&long), format!("␛[{}mx", "1;".repeat(40)));
     }
 }

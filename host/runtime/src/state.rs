@@ -192,7 +192,9 @@ impl PluginState {
     /// A text for a front end: within the UI budget, with its control characters made visible.
     pub(crate) fn ui_text(&self, what: &str, text: &str) -> wasmtime::Result<String> {
         check_bytes(what, text.len(), self.env.budgets.ui_text_bytes)?;
-        Ok(neutralize_controls(text).into_owned())
+        // Drawn in tack's colours: a plugin's own (a Pi theme's) are dropped, not shown as
+        // escape sequences.
+        Ok(neutralize_controls(&tack_core::text::strip_styles(text)).into_owned())
     }
 
     fn ui_items(&self, what: &str, count: usize) -> wasmtime::Result<()> {
@@ -353,7 +355,7 @@ impl PluginState {
         self.ui_items("the lines of a widget", lines.len())?;
         let lines = lines
             .iter()
-            .map(|line| self.ui_text("a widget line", line))
+            .map(|line| self.ui_styled_line("a widget line", line))
             .collect::<wasmtime::Result<Vec<String>>>()?;
         self.env
             .services

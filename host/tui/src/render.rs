@@ -7,5 +7,6 @@ pub(crate) mod count;
 pub mod highlight;
 pub mod image;
 pub mod markdown;
+pub mod styled;
 mod subagent;
 pub mod wrap;

@@ -39,6 +39,15 @@ fn type_text(app: &mut App, text: &str) {
     }
 }
 
+/// The actions the user's keys asked for; laying blocks out also asks their plugins to draw
+/// them (`Action::Render`).
+fn user_actions(app: &mut App) -> Vec<Action> {
+    app.take_actions()
+        .into_iter()
+        .filter(|action| !matches!(action, Action::Render { .. }))
+        .collect()
+}
+
 fn snapshot(app: &mut App, width: u16, height: u16) -> String {
     let terminal = draw(app, width, height);
     format!("{}", terminal.backend())
@@ -239,7 +248,7 @@ fn slash_completion() {
     type_text(&mut app, "pl");
     key(&mut app, KeyCode::Enter);
     assert_eq!(
-        app.take_actions(),
+        user_actions(&mut app),
         [Action::Command {
             name: "plan".into(),
             args: String::new()
@@ -308,7 +317,7 @@ fn model_picker() {
     insta::assert_snapshot!(snapshot(&mut app, 80, 20));
     key(&mut app, KeyCode::Enter);
     assert_eq!(
-        app.take_actions(),
+        user_actions(&mut app),
         [Action::Picked {
             kind: PickerKind::Model,
             value: "anthropic/claude-haiku-4-5".into()
@@ -401,7 +410,7 @@ fn tree_picker_folds_and_views() {
     insta::assert_snapshot!("tree_picker_labelled", snapshot(&mut app, 80, 16));
     key(&mut app, KeyCode::Enter);
     assert_eq!(
-        app.take_actions(),
+        user_actions(&mut app),
         vec![Action::Picked {
             kind: PickerKind::Tree,
             value: "b1".into()
@@ -451,7 +460,7 @@ fn session_picker_renames_and_deletes() {
     insta::assert_snapshot!("session_picker_renaming", snapshot(&mut app, 80, 14));
     key(&mut app, KeyCode::Enter);
     assert_eq!(
-        app.take_actions(),
+        user_actions(&mut app),
         vec![Action::PickerEdit {
             kind: PickerKind::Session,
             value: "/s/2.jsonl".into(),
@@ -462,7 +471,7 @@ fn session_picker_renames_and_deletes() {
     insta::assert_snapshot!("session_picker_confirm_delete", snapshot(&mut app, 80, 14));
     ctrl(&mut app, 'd');
     assert_eq!(
-        app.take_actions(),
+        user_actions(&mut app),
         vec![Action::PickerEdit {
             kind: PickerKind::Session,
             value: "/s/2.jsonl".into(),
@@ -544,7 +553,7 @@ fn quit_takes_two_ctrl_c() {
     assert!(!app.should_quit());
     ctrl(&mut app, 'c');
     assert!(app.should_quit());
-    assert_eq!(app.take_actions(), [Action::Quit]);
+    assert_eq!(user_actions(&mut app), [Action::Quit]);
 }
 
 #[test]
@@ -556,7 +565,7 @@ fn keys_while_running_steer_follow_up_and_abort() {
     app.handle_event(Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT)));
     key(&mut app, KeyCode::Esc);
     assert_eq!(
-        app.take_actions(),
+        user_actions(&mut app),
         [
             Action::Steer("steer me".into()),
             Action::FollowUp("later".into()),
@@ -883,4 +892,33 @@ fn blocks_drawn_by_their_plugins() {
     insta::assert_snapshot!(snapshot(&mut app, 60, 16));
     // Drawn once: the same width asks nothing again.
     assert!(app.take_actions().is_empty());
+}
+
+/// A plugin's widget keeps the colours its SGR sequences ask for (Pi's `theme.fg`), parsed by
+/// the UI: the text shows without them, coloured, and nothing else in the line is obeyed.
+#[test]
+fn widget_lines_keep_their_colours() {
+    let mut app = running();
+    app.apply(UiEvent::Widget {
+        plugin: "pi-status".into(),
+        key: "status".into(),
+        lines: vec!["\u{1b}[32m✓ ready\u{1b}[39m and ␛[2J plain".into()],
+        below: false,
+    });
+    let terminal = draw(&mut app, 60, 16);
+    let screen = format!("{}", terminal.backend());
+    assert!(screen.contains("✓ ready and ␛[2J plain"), "{screen}");
+    let buffer = terminal.backend().buffer();
+    let tick = buffer
+        .content()
+        .iter()
+        .find(|c| c.symbol() == "✓")
+        .expect("the widget's tick");
+    assert_eq!(tick.fg, Color::Green);
+    let plain = buffer
+        .content()
+        .iter()
+        .find(|c| c.symbol() == "␛")
+        .expect("the neutralised escape");
+    assert_eq!(plain.fg, Color::Reset);
 }

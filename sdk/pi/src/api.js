@@ -18,7 +18,7 @@ import * as hostBus from "tack:plugin/bus@0.2.0";
 import * as hostProviders from "tack:plugin/providers@0.2.0";
 
 import { runCommand, shellQuote } from "./node.js";
-import { plainTheme } from "./theme.js";
+import { tackTheme } from "./theme.js";
 import { custom, editorDialog } from "./components.js";
 import { modelRegistry, piModel } from "./models.js";
 
@@ -214,7 +214,7 @@ export class Extension {
     // Channels whose refusal by the host was logged, so an extension that only talks to itself
     // says so once, not on every emit.
     this.busRefused = new Set();
-    this.theme = plainTheme();
+    this.theme = tackTheme();
     this.pi = this.makePi();
   }
 
@@ -716,7 +716,7 @@ export class Extension {
       // Styles are plain in tack (a plugin's lines carry no colours), so every theme reads as the
       // plain theme; one tack does not have is undefined, as in Pi.
       getTheme(name) {
-        return screen.themes().includes(String(name)) ? plainTheme() : undefined;
+        return screen.themes().includes(String(name)) ? tackTheme() : undefined;
       },
       setTheme(theme) {
         if (typeof theme !== "string") {

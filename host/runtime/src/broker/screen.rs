@@ -101,8 +101,7 @@ impl screen::Host for PluginState {
                     .frames
                     .iter()
                     .map(|frame| {
-                        let frame =
-                            self.ui_line("a working indicator frame", &strip_styles(frame))?;
+                        let frame = self.ui_line("a working indicator frame", frame)?;
                         Ok(frame.chars().take(INDICATOR_FRAME_COLUMNS).collect())
                     })
                     .collect::<wasmtime::Result<Vec<String>>>()?;
@@ -139,7 +138,7 @@ impl screen::Host for PluginState {
         }
         let lines = lines
             .iter()
-            .map(|line| self.ui_line("a header line", &strip_styles(line)))
+            .map(|line| self.ui_styled_line("a header line", line))
             .collect::<wasmtime::Result<Vec<String>>>()?;
         self.set_screen(ScreenSetting::Header(lines));
         Ok(())
@@ -240,7 +239,7 @@ impl screen::Host for PluginState {
         }
         let lines = lines
             .iter()
-            .map(|line| self.ui_line("a component line", &strip_styles(line)))
+            .map(|line| self.ui_styled_line("a component line", line))
             .collect::<wasmtime::Result<Vec<String>>>()?;
         let placement = match placement {
             screen::ComponentPlacement::Editor => ComponentPlacement::Editor,
@@ -283,31 +282,6 @@ impl screen::Host for PluginState {
     }
 }
 
-/// `line` without its SGR sequences (colours and styles), which a component's text commonly
-/// carries and tack does not pass on; every other control character is made visible later.
-pub(crate) fn strip_styles(line: &str) -> std::borrow::Cow<'_, str> {
-    if !line.contains('\x1b') {
-        return std::borrow::Cow::Borrowed(line);
-    }
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
-    while let Some(start) = rest.find("\x1b[") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let end = after.find(|c: char| !(c.is_ascii_digit() || c == ';' || c == ':'));
-        match end {
-            Some(end) if after[end..].starts_with('m') => rest = &after[end + 1..],
-            // Not a colour: kept, to be shown as the control it is.
-            _ => {
-                out.push_str(&rest[start..start + 2]);
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    std::borrow::Cow::Owned(out)
-}
-
 /// The most text a plugin may put in the user's editor at once.
 const MAX_EDITOR_TEXT: usize = 64 << 10;
 
@@ -315,6 +289,14 @@ impl PluginState {
     /// UI text shown on one line: budgeted, neutralised, and its line breaks made spaces.
     pub(crate) fn ui_line(&self, what: &str, text: &str) -> wasmtime::Result<String> {
         Ok(self.ui_text(what, text)?.replace(['\n', '\r'], " "))
+    }
+
+    /// A line the terminal UI draws with its colours (a widget's, a header's, a component's):
+    /// budgeted, its SGR sequences kept for the UI to parse, every other control neutralised,
+    /// its line breaks made spaces.
+    pub(crate) fn ui_styled_line(&self, what: &str, text: &str) -> wasmtime::Result<String> {
+        crate::budget::check_bytes(what, text.len(), self.env.budgets.ui_text_bytes)?;
+        Ok(tack_core::text::keep_styles(text).replace('\n', " "))
     }
 
     fn set_screen(&self, setting: ScreenSetting) {
@@ -334,23 +316,7 @@ impl PluginState {
     /// breaks and tabs kept).
     fn checked_editor_text(&self, text: &str) -> wasmtime::Result<String> {
         crate::budget::check_bytes("editor text", text.len(), MAX_EDITOR_TEXT)?;
-        Ok(tack_core::text::neutralize_controls(text).into_owned())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::strip_styles;
-
-    #[test]
-    fn colours_go_and_other_sequences_stay_to_be_shown() {
-        assert_eq!(strip_styles("plain"), "plain");
-        assert_eq!(
-            strip_styles("\x1b[1;38;2;255;0;0mred\x1b[0m and \x1b[mplain"),
-            "red and plain"
-        );
-        assert_eq!(strip_styles("\x1b[2Jwipe"), "\x1b[2Jwipe");
-        assert_eq!(strip_styles("\x1b]52;c;eA==\x07"), "\x1b]52;c;eA==\x07");
-        assert_eq!(strip_styles("cut \x1b["), "cut \x1b[");
+        let plain = tack_core::text::strip_styles(text);
+        Ok(tack_core::text::neutralize_controls(&plain).into_owned())
     }
 }

@@ -1,7 +1,8 @@
 //! Lines a plugin draws for its own blocks of the conversation (`tack:plugin/renderers`, 0.2.0):
 //! its tools' calls and results (Pi's `renderCall` / `renderResult`) and the messages it sent
-//! (Pi's `registerMessageRenderer`). What it returns reaches the terminal, so each line is
-//! stripped of styles, neutralised and cut, and each block to a few screens.
+//! (Pi's `registerMessageRenderer`). What it returns reaches the terminal, so each line keeps
+//! only its colours (SGR, parsed by the UI), is neutralised and cut, and each block to a few
+//! screens.
 
 use std::time::Duration;
 
@@ -173,9 +174,8 @@ fn shown_lines(lines: Vec<String>, max: usize) -> Vec<String> {
         .flat_map(|line| line.split('\n'))
         .take(max)
         .map(|line| {
-            let line = crate::broker::screen::strip_styles(line);
             let line = &line[..line.floor_char_boundary(MAX_LINE_BYTES)];
-            tack_core::text::neutralize_controls(line).replace('\t', "    ")
+            tack_core::text::keep_styles(line).replace('\t', "    ")
         })
         .collect()
 }
@@ -193,7 +193,8 @@ mod tests {
             "é".repeat(MAX_LINE_BYTES),
         ];
         let shown = shown_lines(lines, 10);
-        assert_eq!(shown[0], "✓ Added #1");
+        // Colours stay, for the terminal UI to draw; nothing else is obeyed.
+        assert_eq!(shown[0], "\u{1b}[32m✓ Added\u{1b}[0m #1");
         assert_eq!(shown[1], "two");
         assert_eq!(shown[2], "lines    with a tab");
         assert_eq!(shown[3], "␛]52;c;ZXZpbA==␇clipboard");

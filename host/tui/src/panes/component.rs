@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph};
 use ratatui::Frame;
@@ -19,7 +20,7 @@ use super::{Cursor, EventResult, Pane, RenderContext};
 use tack_core::event::ComponentInput;
 
 use crate::protocol::{ComponentAnswer, ComponentRequest};
-use crate::render::wrap::truncate;
+use crate::render::styled::styled_line;
 use crate::state::State;
 
 /// Keys kept for a plugin that is drawing its next frame; more are dropped.
@@ -263,7 +264,7 @@ impl Pane for ComponentPane {
             .lines
             .iter()
             .skip(shown.lines.len() - shown_lines)
-            .map(|line| Line::from(truncate(line, inner)))
+            .map(|line| styled_line(line, inner, Style::default()))
             .collect();
         frame.render_widget(Clear, rect);
         frame.render_widget(

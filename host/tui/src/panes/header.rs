@@ -2,12 +2,13 @@
 //! cut to the width, gone on a screen too small to spare them.
 
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
+use ratatui::style::Style;
+use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::{Pane, RenderContext};
-use crate::render::wrap::truncate;
+use crate::render::styled::styled_line;
 use crate::state::State;
 
 /// Lines a header shows at most (the plugin runtime refuses more; this holds for any caller).
@@ -24,7 +25,7 @@ impl Pane for HeaderPane {
             Some((_, lines)) if !compact => lines
                 .iter()
                 .take(HEADER_MAX_LINES)
-                .map(|line| Line::from(Span::raw(truncate(line, usize::from(width)))))
+                .map(|line| styled_line(line, usize::from(width), Style::default()))
                 .collect(),
             _ => Vec::new(),
         };

@@ -1,12 +1,13 @@
 //! Plugins' widget lines, above the editor or below it.
 
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
+use ratatui::style::Style;
+use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use super::{Pane, RenderContext};
-use crate::render::wrap::truncate;
+use crate::render::styled::styled_line;
 use crate::state::State;
 
 /// Lines one widget shows at most.
@@ -50,7 +51,7 @@ fn widget_lines(state: &State, below: bool, width: u16) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     for widget in state.widgets.values().filter(|w| w.below == below) {
         for line in widget.lines.iter().take(WIDGET_MAX_LINES) {
-            out.push(Line::from(Span::raw(truncate(line, usize::from(width)))));
+            out.push(styled_line(line, usize::from(width), Style::default()));
         }
     }
     out.truncate(SIDE_MAX_LINES);

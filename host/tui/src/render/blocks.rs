@@ -7,6 +7,7 @@ use serde_json::Value;
 use tack_core::event::NoticeLevel;
 
 use super::markdown;
+use super::styled::styled_line;
 use super::subagent;
 use super::wrap::{truncate, wrap_line};
 use crate::protocol::PluginDrawing;
@@ -74,10 +75,9 @@ pub fn render_block(
             ])];
             match drawing.and_then(|d| d.body.as_ref()) {
                 Some(drawn) => lines.extend(drawn.iter().map(|line| {
-                    Line::from(vec![
-                        Span::raw("  "),
-                        Span::styled(truncate(line, width - MESSAGE_INDENT), theme.text()),
-                    ])
+                    let mut drawn = styled_line(line, width - MESSAGE_INDENT, theme.text());
+                    drawn.spans.insert(0, Span::raw("  "));
+                    drawn
                 })),
                 None => lines.extend(indented(markdown::render(text, width - 2, theme))),
             }
@@ -274,10 +274,8 @@ fn tool(
                     vec![Span::raw(" ".repeat(TOOL_INDENT))]
                 };
                 let room = if i == 0 { name_width } else { TOOL_INDENT };
-                spans.push(Span::styled(
-                    truncate(line, width.saturating_sub(room).max(1)),
-                    theme.text(),
-                ));
+                let room = width.saturating_sub(room).max(1);
+                spans.extend(styled_line(line, room, theme.text()).spans);
                 Line::from(spans)
             })
             .collect(),
@@ -323,10 +321,9 @@ fn tool(
     if let Some(body) = drawing.and_then(|d| d.body.as_ref()) {
         let room = width.saturating_sub(TOOL_INDENT).max(1);
         out.extend(body.iter().map(|line| {
-            Line::from(vec![
-                bar.clone(),
-                Span::styled(truncate(line, room), theme.text()),
-            ])
+            let mut drawn = styled_line(line, room, theme.text());
+            drawn.spans.insert(0, bar.clone());
+            drawn
         }));
         return out;
     }

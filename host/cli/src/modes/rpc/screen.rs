@@ -228,7 +228,14 @@ impl Screen for RpcScreen {
             plugin,
             UiMethod::SetWidget {
                 widget_key: key.to_string(),
-                widget_lines: (!lines.is_empty()).then(|| lines.to_vec()),
+                // Plain, as every text a plugin sends a client: the terminal UI alone draws
+                // a widget's colours.
+                widget_lines: (!lines.is_empty()).then(|| {
+                    lines
+                        .iter()
+                        .map(|l| tack_core::text::strip_styles(l).into_owned())
+                        .collect()
+                }),
                 widget_placement: Some(placement),
             },
         );
