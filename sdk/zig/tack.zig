@@ -436,6 +436,15 @@ pub const v2 = struct {
             return .{ .err = takeString(arena, &err) };
         }
 
+        /// Puts this plugin's editor (its `editor` export, defined with `@export` against the C
+        /// names) in place of tack's, or gives tack's back (Pi's `setEditorComponent`; the
+        /// `components` grant).
+        pub fn setEditor(arena: std.mem.Allocator, enabled: bool) Outcome(void) {
+            var err: c.plugin_string_t = undefined;
+            if (c.tack_plugin_screen_set_editor(enabled, &err)) return .ok;
+            return .{ .err = takeString(arena, &err) };
+        }
+
         /// Turns completing the user's draft on or off (Pi's `addAutocompleteProvider`; the
         /// `components` grant). The answers come from the `completions` export, which a Zig
         /// plugin leaves to the C SDK's defaults (none to offer) unless it defines them.

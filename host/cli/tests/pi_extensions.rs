@@ -455,7 +455,18 @@ fn drive_tui(env: &Env, args: &[&str], steps: &[TuiStep]) -> Result<String, Stri
             std::thread::sleep(Duration::from_millis(50));
         }
     };
-    wait(&tui, "Ask anything", true)?;
+    // Ready: tack's editor, or an extension's in its place (`setEditorComponent`). The first
+    // run after the Pi runtime changed compiles it, beside another scenario doing the same.
+    let give_up = std::time::Instant::now() + Duration::from_secs(90);
+    while !["Ask anything", "'s editor ─"]
+        .iter()
+        .any(|ready| tui.screen().contains(ready))
+    {
+        if std::time::Instant::now() > give_up {
+            return Err(format!("no editor showed:\n{}", tui.screen()));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
     for step in steps {
         if let Some(text) = &step.submit {
             tui.submit(text);

@@ -1565,6 +1565,11 @@ fn a_pi_extension_draws_a_header_and_working_row_and_reads_the_users_draft() {
     tui.wait_for("done");
     tui.type_keys("\x03");
     std::thread::sleep(Duration::from_millis(200));
+    // An editor of its own, read back, and tack's given back.
+    tui.submit("/own-editor");
+    tui.wait_for("own editor kept: true; given back: true");
+    let screen = tui.wait_for("Ask anything");
+    assert!(!screen.contains("pi-screen's editor"), "{screen}");
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 }
@@ -1614,6 +1619,13 @@ fn a_hostile_plugins_screen_settings_are_neutralised_budgeted_and_read_nothing()
     assert!(
         results[0].contains(
             "draft completion: Err(\"completing the user's draft needs the `components` grant"
+        ),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[0].contains(
+            "own editor: Err(\"an editor of the plugin's own needs the `components` grant"
         ),
         "{}",
         results[0]

@@ -232,6 +232,8 @@ pub enum ScreenSetting {
     ToolsExpanded(bool),
     /// Whether the plugin is asked for completions of the draft as the user types.
     InputCompletion(bool),
+    /// The plugin's editor in place of tack's (`screen.set-editor`), or tack's back.
+    Editor(bool),
 }
 
 /// A plugin's working indicator: frames shown in turn, each for `interval_ms`.

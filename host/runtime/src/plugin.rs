@@ -8,6 +8,7 @@
 
 mod calls;
 mod completions;
+mod editor;
 mod load;
 mod pool;
 mod provider_session;
@@ -25,6 +26,7 @@ use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::Gue
 use crate::bindings::latest::PluginIndices;
 use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::GuestIndices as IncrementalIndices;
 use crate::bindings::v0_2_0::completions::exports::tack::plugin0_2_0::completions::GuestIndices as CompletionsIndices;
+use crate::bindings::v0_2_0::editor::exports::tack::plugin0_2_0::editor::GuestIndices as EditorIndices;
 use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::GuestIndices as ObserverIndices;
 use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::GuestIndices as ProviderHooksIndices;
 use crate::bindings::v0_2_0::renderers::exports::tack::plugin0_2_0::renderers::GuestIndices as RenderersIndices;
@@ -38,6 +40,7 @@ use crate::state::{PluginEnv, PluginState};
 use tack_core::sync::lock;
 
 pub use completions::{CompletionItem, InputCompletion, MAX_COMPLETION_ITEMS};
+pub use editor::EditorView;
 pub use load::validate_component;
 pub(crate) use pool::{CallSetup, Live};
 pub use provider_session::ProviderSession;
@@ -129,6 +132,7 @@ pub(crate) struct Linked {
     pub(crate) session_hooks_indices: Option<SessionHooksIndices>,
     pub(crate) completions_indices: Option<CompletionsIndices>,
     pub(crate) renderers_indices: Option<RenderersIndices>,
+    pub(crate) editor_indices: Option<EditorIndices>,
     origin: CodeOrigin,
 }
 

@@ -27,8 +27,8 @@ mod view;
 pub use app::App;
 pub use protocol::{
     Action, CommandInfo, CompletionQuery, ComponentAnswer, ComponentRequest, DialogAnswer,
-    DialogRequest, Display, FooterInfo, Picker, PickerEdit, PickerItem, PickerKind, PickerView,
-    PluginCompletion, PluginDrawing, RenderKey, RenderQuery, RenderedResult, UiEvent,
+    DialogRequest, Display, EditorInput, FooterInfo, Picker, PickerEdit, PickerItem, PickerKind,
+    PickerView, PluginCompletion, PluginDrawing, RenderKey, RenderQuery, RenderedResult, UiEvent,
 };
 pub use runner::{run, terminal_events};
 pub use theme::Theme;

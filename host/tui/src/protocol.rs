@@ -119,6 +119,13 @@ pub enum UiEvent {
         drawing: Option<PluginDrawing>,
         never: bool,
     },
+    /// What `plugin`'s editor shows now, and the text its last key submitted, sent as the user's
+    /// prompt.
+    PluginEditor {
+        plugin: String,
+        lines: Vec<String>,
+        submitted: Option<String>,
+    },
     /// A plugin's answer to [`Action::Complete`] number `seq`: items, and the text before the
     /// cursor they replace. Dropped when the draft changed since.
     Completions {
@@ -180,6 +187,17 @@ pub struct PluginDrawing {
     pub heading: Option<Vec<String>>,
     /// A tool call's body, or a message.
     pub body: Option<Vec<String>>,
+}
+
+/// What a plugin's editor in place of tack's is asked (`tack:plugin/editor`, 0.2.0).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditorInput {
+    /// Its lines, with no key: when it is put in place, or the width changed.
+    View,
+    /// A key typed in it, named as a component's keys are.
+    Key(String),
+    /// Text pasted into it.
+    Paste(String),
 }
 
 /// What the program asks plugins to complete (`tack:plugin/completions`, 0.2.0).
@@ -281,6 +299,13 @@ pub enum Action {
         key: RenderKey,
         columns: u16,
         query: RenderQuery,
+    },
+    /// Ask `plugin`'s editor for its lines `width` columns wide, after `input`; answer with
+    /// [`UiEvent::PluginEditor`]. Asked in order: every key counts.
+    EditorInput {
+        plugin: String,
+        input: EditorInput,
+        width: u16,
     },
     /// The draft changed where plugins complete it: ask them, and answer with
     /// [`UiEvent::Completions`] carrying the same `seq`.

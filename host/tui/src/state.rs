@@ -16,7 +16,7 @@ use crate::keymap::Keymap;
 use crate::panes::component::ShownComponent;
 use crate::panes::dialog::OpenDialog;
 use crate::picker::PickerState;
-use crate::protocol::{Action, CommandInfo, Display, FooterInfo, UiEvent};
+use crate::protocol::{Action, CommandInfo, Display, EditorInput, FooterInfo, UiEvent};
 use crate::render::blocks::ViewOptions;
 use crate::scroll::Scroll;
 use crate::theme::Theme;
@@ -25,6 +25,9 @@ use crate::usage::Usage;
 use tack_core::keys::Chord;
 
 mod editing;
+mod plugin_editor;
+
+pub(crate) use plugin_editor::PluginEditor;
 
 /// How long a dialog ignores keys that would answer it, counted from when it comes on screen:
 /// Enter typed to send a message a moment before a permission question pops up must not answer
@@ -98,6 +101,9 @@ pub(crate) struct State {
     pub component_refused: Option<String>,
     /// The terminal's columns and rows in the last frame.
     pub screen_size: (u16, u16),
+    /// Plugins' editors in place of tack's (`screen.set-editor`), in the order they were put
+    /// there: the last shows.
+    pub editors: Vec<PluginEditor>,
     /// Plugins that complete the draft as it is typed, in the order they turned it on.
     pub input_completers: Vec<String>,
     /// The last question put to plugins' completions, and its number: an answer to an older
@@ -164,6 +170,7 @@ impl State {
             component_refused: None,
             screen_size: (80, 24),
             input_completers: Vec::new(),
+            editors: Vec::new(),
             completion_asked: None,
             completion_seq: 0,
             quit: false,
@@ -331,6 +338,18 @@ impl State {
             UiEvent::Completions { seq, items, prefix } => {
                 self.plugin_completions(seq, items, &prefix)
             }
+            UiEvent::PluginEditor {
+                plugin,
+                lines,
+                submitted,
+            } => {
+                if let Some(editor) = self.editors.iter_mut().find(|e| e.plugin == plugin) {
+                    editor.lines = lines;
+                }
+                if let Some(text) = submitted {
+                    self.send_text(&text, false);
+                }
+            }
             UiEvent::Rendered {
                 key,
                 drawing,
@@ -391,6 +410,24 @@ impl State {
                 self.input_completers.retain(|p| *p != plugin);
                 if enabled {
                     self.input_completers.push(plugin);
+                }
+            }
+            ScreenSetting::Editor(enabled) => {
+                // Set again by the editor shown: it has something new to show.
+                if enabled && self.plugin_editor().is_some_and(|e| e.plugin == plugin) {
+                    return self.ask_editor(EditorInput::View);
+                }
+                let before = self.editors.last().map(|e| e.plugin.clone());
+                self.editors.retain(|e| e.plugin != plugin);
+                if enabled {
+                    self.editors.push(PluginEditor {
+                        plugin,
+                        lines: Vec::new(),
+                        width: 0,
+                    });
+                }
+                if self.editors.last().map(|e| &e.plugin) != before.as_ref() {
+                    self.ask_editor(EditorInput::View);
                 }
             }
         }

@@ -262,4 +262,25 @@ TACK_DEFAULT bool exports_tack_plugin_renderers_render_message(
   return false;
 }
 
+/* No editor of its own: an empty view (tack's editor stays unless the plugin turned its on). */
+TACK_DEFAULT void exports_tack_plugin_editor_view(uint32_t width,
+                                                 exports_tack_plugin_editor_editor_view_t *ret) {
+  (void)width;
+  *ret = (exports_tack_plugin_editor_editor_view_t){0};
+}
+
+TACK_DEFAULT void exports_tack_plugin_editor_key(plugin_string_t *key, uint32_t width,
+                                                exports_tack_plugin_editor_editor_view_t *ret) {
+  (void)width;
+  plugin_string_free(key);
+  *ret = (exports_tack_plugin_editor_editor_view_t){0};
+}
+
+TACK_DEFAULT void exports_tack_plugin_editor_paste(plugin_string_t *text, uint32_t width,
+                                                  exports_tack_plugin_editor_editor_view_t *ret) {
+  (void)width;
+  plugin_string_free(text);
+  *ret = (exports_tack_plugin_editor_editor_view_t){0};
+}
+
 #endif /* TACK_API_0_2 */

@@ -73,7 +73,7 @@ writeFileSync(
   join(stage, entry),
   'export { guest } from "./plugin.js";\nexport { taskRunner } from "./tack.js";\n' +
     (next
-      ? 'export { observer, providerHooks, sessionHooks, completions, renderers } from "./tack-next.js";\n'
+      ? 'export { observer, providerHooks, sessionHooks, completions, renderers, editor } from "./tack-next.js";\n'
       : ""),
 );
 

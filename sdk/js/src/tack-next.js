@@ -14,7 +14,8 @@
 // `{value, label, description}`, and `renderCall(call, options)` / `renderResult(call, result,
 // options)` / `renderMessage(message, options)` (lines, an array of strings, for its own tools'
 // calls and results and its own messages in the terminal UI; `undefined` leaves them to tack)
-// for the `renderers` export.
+// for the `renderers` export, and `editorView(input, width)` for the `editor` export (its own
+// editor in place of tack's, once `screen.setEditor(true)` put it there).
 
 import * as hostControl from "tack:plugin/control@0.2.0";
 import * as hostEvents from "tack:plugin/events@0.2.0";
@@ -241,6 +242,20 @@ export const renderers = {
   renderMessage: (message, options) =>
     renderedLines(currentPlugin()?.renderMessage?.(message, options)),
 };
+
+/** The `editor` export: the plugin's editor in place of tack's (`screen.setEditor(true)`), as
+ * its `editorView(input, width)` draws it (`{lines, submitted}`; `input` is `{}`, `{key}` or
+ * `{paste}`). */
+export const editor = {
+  view: (width) => editorAnswer(currentPlugin()?.editorView?.({}, width)),
+  key: (key, width) => editorAnswer(currentPlugin()?.editorView?.({ key }, width)),
+  paste: (text, width) => editorAnswer(currentPlugin()?.editorView?.({ paste: text }, width)),
+};
+
+const editorAnswer = (view) => ({
+  lines: Array.isArray(view?.lines) ? view.lines.map(String) : [],
+  submitted: view?.submitted === undefined ? undefined : String(view.submitted),
+});
 
 /** The `session-hooks` export: `false` cancels; anything else proceeds. */
 export const sessionHooks = {

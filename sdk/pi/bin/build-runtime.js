@@ -108,7 +108,7 @@ try {
   copyFileSync(join(jsSdk, "src", "tack.js"), join(stage, "tack.js"));
   writeFileSync(
     join(stage, "entry.js"),
-    'export { guest, observer, providerHooks, sessionHooks, completions, renderers } from "./plugin.js";\n' +
+    'export { guest, observer, providerHooks, sessionHooks, completions, renderers, editor } from "./plugin.js";\n' +
       'export { taskRunner } from "./tack.js";\n',
   );
   const wit = join(stage, "wit");

@@ -158,6 +158,8 @@ try {
         // `addAutocompleteProvider`) is under the same grant as taking their keys.
         ...(/\.ui\.custom\s*\(/.test(built.outputFiles[0].text)
           ? ["components: screens it draws that take your keyboard (`components = true`)"]
+          : /\.ui\.setEditorComponent\s*\(/.test(built.outputFiles[0].text)
+            ? ["components: its own editor in place of tack's, which sees what you type and sends it for you (`components = true`)"]
           : /\.ui\.(getEditorText|addAutocompleteProvider)\s*\(/.test(built.outputFiles[0].text)
             ? ["components: reading what you type in the editor before you send it (`components = true`)"]
             : []),

@@ -19,7 +19,7 @@ import * as hostProviders from "tack:plugin/providers@0.2.0";
 
 import { runCommand, shellQuote } from "./node.js";
 import { tackTheme } from "./theme.js";
-import { custom, editorDialog } from "./components.js";
+import { custom, editorDialog, PluginEditor } from "./components.js";
 import { modelRegistry, piModel } from "./models.js";
 
 /** Thrown by Pi methods tack has no call for yet. */
@@ -700,11 +700,24 @@ export class Extension {
       onTerminalInput() {
         throw notInTack("ctx.ui.onTerminalInput", "a plugin never reads the user's terminal");
       },
-      setEditorComponent() {
-        throw notInTack("ctx.ui.setEditorComponent", "tack's editor is the host's");
+      // The extension's editor in place of tack's, with the components grant: it sees what the
+      // user types there and sends it for them. `undefined` gives tack's back.
+      setEditorComponent(factory) {
+        ext.editor?.dispose();
+        ext.editor = undefined;
+        ext.editorFactory = undefined;
+        try {
+          screen.setEditor(factory !== undefined);
+        } catch (e) {
+          throw new Error(`ctx.ui.setEditorComponent: ${e?.payload ?? e}`);
+        }
+        if (factory !== undefined) {
+          ext.editorFactory = factory;
+          ext.editor = new PluginEditor(factory);
+        }
       },
       getEditorComponent() {
-        return undefined;
+        return ext.editorFactory;
       },
       get theme() {
         return ext.theme;

@@ -53,6 +53,74 @@ export async function editorDialog(title, prefill, theme, input) {
   return edited?.text;
 }
 
+/**
+ * Pi's `ctx.ui.setEditorComponent`: the extension's editor (a `CustomEditor`, usually) in place
+ * of tack's, on tack:plugin/screen's `set-editor` and the `editor` export. tack hands it the keys
+ * typed there one call at a time, as a terminal's bytes, and draws what it renders; what it
+ * submits (its `onSubmit`) goes back to tack as the user's prompt.
+ */
+export class PluginEditor {
+  constructor(factory) {
+    this.factory = factory;
+    this.component = undefined;
+    this.width = 80;
+    this.submitted = undefined;
+    this.answering = false;
+  }
+
+  /** Its lines at `width` after a key (`{ key }`), a paste (`{ paste }`) or nothing. */
+  view(input, width) {
+    this.width = width;
+    this.answering = true;
+    try {
+      const component = this.instance();
+      this.submitted = undefined;
+      if (input.key !== undefined) component?.handleInput?.(keyBytes(input.key));
+      if (input.paste !== undefined) {
+        component?.handleInput?.(`\x1b[200~${input.paste}\x1b[201~`);
+      }
+      const lines = (component?.render?.(this.width) ?? []).map((line) =>
+        String(line).replace(NOT_TEXT, ""),
+      );
+      return { lines, submitted: this.submitted };
+    } finally {
+      this.answering = false;
+    }
+  }
+
+  instance() {
+    if (this.component) return this.component;
+    const tui = {
+      // Asked between keys (a spinner's timer, an event): tack asks for its lines again.
+      requestRender: () => {
+        if (this.answering) return;
+        try {
+          screen.setEditor(true);
+        } catch {
+          // Nothing to draw it on.
+        }
+      },
+      terminal: {
+        columns: 0,
+        rows: 24,
+      },
+    };
+    Object.defineProperty(tui.terminal, "columns", { get: () => this.width });
+    this.component = this.factory(tui, plainComponentTheme(), getKeybindings());
+    if (this.component) {
+      this.component.onSubmit = (text) => {
+        this.submitted = String(text);
+      };
+    }
+    return this.component;
+  }
+
+  dispose() {
+    this.component?.dispose?.();
+    this.component = undefined;
+  }
+}
+
 /** Runs `factory`'s component until it is done or closed; resolves to what `done` was given. */
 export async function custom(factory, options, theme) {
   const placement = options?.overlay ? "overlay" : "editor";

@@ -123,6 +123,23 @@ class BorderedLoader extends piTui.Container {
   }
 }
 
+/**
+ * Pi's `CustomEditor`: pi-tui's Editor taking the keybindings too. Pi's app wires its actions
+ * (`onAction`, `onEscape`, `onCtrlD`); tack keeps those keys itself (Esc while the agent works,
+ * Ctrl+D, the model keys), so what an extension registers here is kept and never called.
+ */
+class CustomEditor extends piTui.Editor {
+  constructor(tui, theme, keybindings, options) {
+    super(tui, theme, options);
+    this.keybindings = keybindings;
+    this.actionHandlers = new Map();
+  }
+
+  onAction(action, handler) {
+    this.actionHandlers.set(action, handler);
+  }
+}
+
 const isTool = (name) => (event) => event?.toolName === name;
 
 function codingAgent() {
@@ -149,7 +166,7 @@ function codingAgent() {
     withFileMutationQueue: async (_path, fn) => fn(),
     DynamicBorder,
     BorderedLoader,
-    CustomEditor: piTui.Editor,
+    CustomEditor,
     getMarkdownTheme: plainComponentTheme,
     getSelectListTheme: plainComponentTheme,
     getSettingsListTheme: plainComponentTheme,

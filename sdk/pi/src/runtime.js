@@ -454,6 +454,11 @@ export const guest = definePlugin({
     return guarded(`/${command} getArgumentCompletions`, () => complete(prefix));
   },
 
+  editorView(input, width) {
+    if (!ext.editor) return { lines: [], submitted: undefined };
+    return ext.editor.view(input, width);
+  },
+
   renderCall: (call, options) =>
     guarded(`${call.tool} renderCall`, () => ext.renderToolCall(call, options)),
   renderResult: (call, outcome, options) =>
@@ -593,6 +598,13 @@ export const renderers = {
   renderCall: (call, options) => guest_().renderCall(call, options),
   renderResult: (call, outcome, options) => guest_().renderResult(call, outcome, options),
   renderMessage: (message, options) => guest_().renderMessage(message, options),
+};
+
+/** The `editor` export: the extension's editor of `ctx.ui.setEditorComponent`. */
+export const editor = {
+  view: (width) => guest_().editorView({}, width),
+  key: (key, width) => guest_().editorView({ key }, width),
+  paste: (text, width) => guest_().editorView({ paste: text }, width),
 };
 
 /** The `session-hooks` export: a handler's `{ cancel: true }` cancels the move. */

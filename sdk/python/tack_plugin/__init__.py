@@ -154,6 +154,15 @@ class Plugin:
         it to tack."""
         return None
 
+    def editor_view(
+        self, key: Optional[str], paste: Optional[str], width: int
+    ) -> Optional[tuple]:
+        """Pi's ``setEditorComponent`` (0.2.0's ``editor`` export, once
+        :func:`tack_plugin.v2.set_editor` put it in place): handle ``key`` (named as a
+        component's keys) or ``paste`` if given, then return ``(lines, submitted)`` for
+        ``width`` columns, ``submitted`` being the text sent as the user's prompt or None."""
+        return None
+
     def run_task(self, input: bytes) -> Union[bytes, str]:
         """Runs one task started by :func:`run_tasks` (on another instance of this plugin).
         Returns the task's output (a ``str`` is sent as UTF-8); raise ``Err(message)`` to fail it."""

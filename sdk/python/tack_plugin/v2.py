@@ -44,8 +44,13 @@
   :meth:`tack_plugin.Plugin.render_result` and :meth:`tack_plugin.Plugin.render_message`,
   through the ``Renderers`` export.
 
-The app module names the five exports beside ``Guest``, as it names ``TaskRunner``:
-``from tack_plugin.v2 import Completions, Observer, ProviderHooks, Renderers, SessionHooks``.
+- An editor of its own in place of tack's (Pi's ``setEditorComponent``; the ``components``
+  grant): :func:`set_editor`, then :meth:`tack_plugin.Plugin.editor_view` through the
+  ``Editor`` export.
+
+The app module names the six exports beside ``Guest``, as it names ``TaskRunner``:
+``from tack_plugin.v2 import Completions, Editor, Observer, ProviderHooks, Renderers,
+SessionHooks``.
 """
 
 import json
@@ -71,6 +76,8 @@ from . import _current
 
 __all__ = [
     "Completions",
+    "Editor",
+    "set_editor",
     "Observer",
     "ProviderHooks",
     "Renderers",
@@ -146,6 +153,38 @@ class SessionHooks(exports.SessionHooks):
         if answer is False:
             return _session_hooks.TreeDecision_Cancel()
         return _session_hooks.TreeDecision_Summary(str(answer))
+
+
+class Editor(exports.Editor):
+    """The ``editor`` export, delegating to the plugin's
+    :meth:`~tack_plugin.Plugin.editor_view` (an empty editor unless overridden)."""
+
+    def view(self, width: int) -> Any:
+        return _editor_view(_current().editor_view(None, None, width))
+
+    def key(self, key: str, width: int) -> Any:
+        return _editor_view(_current().editor_view(key, None, width))
+
+    def paste(self, text: str, width: int) -> Any:
+        return _editor_view(_current().editor_view(None, text, width))
+
+
+def _editor_view(answer: Any) -> Any:
+    from wit_world.exports import editor as _editor
+
+    if answer is None:
+        return _editor.EditorView([], None)
+    lines, submitted = answer
+    return _editor.EditorView(
+        [str(line) for line in lines], None if submitted is None else str(submitted)
+    )
+
+
+def set_editor(enabled: bool) -> None:
+    """Pi's ``setEditorComponent``: puts this plugin's editor (its
+    :meth:`tack_plugin.Plugin.editor_view`) in place of tack's, or gives tack's back; needs the
+    ``components`` grant (raises ``Err`` without it)."""
+    _screen.set_editor(enabled)
 
 
 class Renderers(exports.Renderers):

@@ -405,6 +405,55 @@ impl<T: Renderers> crate::renderers_bindings::exports::tack::plugin0_2_0::render
     }
 }
 
+pub use crate::editor_bindings::exports::tack::plugin0_2_0::editor::EditorView;
+
+/// An editor of this plugin's own in place of tack's (`tack:plugin/editor`, 0.2.0; Pi's
+/// `setEditorComponent`), put there with [`crate::screen::set_editor`] (the `components`
+/// grant): its lines at a width, and the keys typed in it (named as a component's keys are).
+/// Export it with [`crate::export_editor!`].
+pub trait Editor: Plugin {
+    /// The editor at `width` columns, with no key.
+    fn view(&mut self, width: u32) -> EditorView;
+
+    /// A key typed in the editor, and the editor after it; `submitted` is sent as the user's
+    /// prompt.
+    fn key(&mut self, key: &str, width: u32) -> EditorView;
+
+    /// Text pasted into the editor; by default, typed key by key.
+    fn paste(&mut self, text: &str, width: u32) -> EditorView {
+        let mut view = self.view(width);
+        for c in text.chars() {
+            let key = if c == ' ' {
+                "space".to_string()
+            } else {
+                c.to_string()
+            };
+            view = self.key(&key, width);
+        }
+        view
+    }
+}
+
+/// Bridges an [`Editor`] to the generated `editor` export.
+#[doc(hidden)]
+pub struct EditorAdapter<T>(PhantomData<fn() -> T>);
+
+impl<T: Editor> crate::editor_bindings::exports::tack::plugin0_2_0::editor::Guest
+    for EditorAdapter<T>
+{
+    fn view(width: u32) -> EditorView {
+        with_plugin::<T, _>(|p| p.view(width))
+    }
+
+    fn key(key: String, width: u32) -> EditorView {
+        with_plugin::<T, _>(|p| p.key(&key, width))
+    }
+
+    fn paste(text: String, width: u32) -> EditorView {
+        with_plugin::<T, _>(|p| p.paste(&text, width))
+    }
+}
+
 thread_local! {
     // A component instance is single-threaded and holds one plugin; `Any` lets this non-generic
     // slot hold whichever type `export_plugin!` named.

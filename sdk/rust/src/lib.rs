@@ -127,6 +127,9 @@
 //! - [`Renderers`]: lines for the plugin's own tools' calls and results and its own messages
 //!   in the terminal UI (Pi's `renderCall`, `renderResult` and `registerMessageRenderer`);
 //!   export it with [`export_renderers!`] (0.2.0).
+//! - [`Editor`]: an editor of the plugin's own in place of tack's (Pi's `setEditorComponent`,
+//!   with [`screen::set_editor`] and the `components` grant); export it with
+//!   [`export_editor!`] (0.2.0).
 //! - [`files`]: permission bits, which WASI's filesystem API lacks.
 //! - [`project`]: whether the user trusts the project.
 //! - [`log`]: one-line logging through the host.
@@ -249,6 +252,20 @@ pub mod renderers_bindings {
     });
 }
 
+/// The optional export of `tack:plugin@0.2.0`, `editor` (see [`Editor`]), generated apart so
+/// only a plugin that calls [`export_editor!`] exports it.
+#[doc(hidden)]
+#[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
+pub mod editor_bindings {
+    wit_bindgen::generate!({
+        path: ["../../wit/plugin/v0.1.0", "../../wit/plugin/v0.2.0"],
+        world: "tack:plugin/editor-export@0.2.0",
+        pub_export_macro: true,
+        export_macro_name: "__export_editor_bindings",
+        default_bindings_module: "tack_sdk::editor_bindings",
+    });
+}
+
 /// `tack:agents@0.1.0`, a package of its own beside `tack:plugin` (see [`agents`]).
 #[doc(hidden)]
 #[allow(clippy::all, missing_docs, unsafe_op_in_unsafe_fn)]
@@ -275,15 +292,15 @@ pub mod incremental_bindings {
 }
 
 pub use adapter::{
-    CompletionItem, Completions, Decoder, ForkPosition, ForkRequest, IncrementalProvider,
-    InputCompletion, Observer, OutgoingRequest, Plugin, ProviderHooks, ProviderResponse,
-    RenderOptions, RenderedCall, RenderedMessage, RenderedResult, Renderers, SessionDecision,
-    SessionHooks, SwitchReason, SwitchRequest, TreeDecision, TreeRequest,
+    CompletionItem, Completions, Decoder, Editor, EditorView, ForkPosition, ForkRequest,
+    IncrementalProvider, InputCompletion, Observer, OutgoingRequest, Plugin, ProviderHooks,
+    ProviderResponse, RenderOptions, RenderedCall, RenderedMessage, RenderedResult, Renderers,
+    SessionDecision, SessionHooks, SwitchReason, SwitchRequest, TreeDecision, TreeRequest,
 };
 #[doc(hidden)]
 pub use adapter::{
-    CompletionsAdapter, DecoderAdapter, IncrementalAdapter, ObserverAdapter, PluginAdapter,
-    ProviderHooksAdapter, RenderersAdapter, SessionHooksAdapter,
+    CompletionsAdapter, DecoderAdapter, EditorAdapter, IncrementalAdapter, ObserverAdapter,
+    PluginAdapter, ProviderHooksAdapter, RenderersAdapter, SessionHooksAdapter,
 };
 pub use helpers::{default_decode_error, progress};
 
@@ -442,6 +459,19 @@ macro_rules! export_renderers {
         type __TackRenderersExport = $crate::RenderersAdapter<$plugin>;
         $crate::renderers_bindings::__export_renderers_bindings!(
             __TackRenderersExport with_types_in $crate::renderers_bindings
+        );
+    };
+}
+
+/// Exports a type implementing [`Editor`] as this component's `tack:plugin/editor` export
+/// (0.2.0), beside [`export_plugin!`] for the same type: `tack_sdk::export_editor!(MyPlugin);`.
+#[macro_export]
+macro_rules! export_editor {
+    ($plugin:ty) => {
+        #[doc(hidden)]
+        type __TackEditorExport = $crate::EditorAdapter<$plugin>;
+        $crate::editor_bindings::__export_editor_bindings!(
+            __TackEditorExport with_types_in $crate::editor_bindings
         );
     };
 }

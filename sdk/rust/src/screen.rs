@@ -16,8 +16,8 @@
 //! ```
 
 pub use crate::additions::tack::plugin0_2_0::screen::{
-    close_component, editor_text, git_branch, paste_to_editor, set_editor_text, set_footer,
-    set_header, set_hidden_thinking_label, set_input_completion, set_theme, set_title,
+    close_component, editor_text, git_branch, paste_to_editor, set_editor, set_editor_text,
+    set_footer, set_header, set_hidden_thinking_label, set_input_completion, set_theme, set_title,
     set_tools_expanded, set_widget, set_working_indicator, set_working_message,
     set_working_visible, show_component, theme, themes, tools_expanded, ComponentFrame,
     ComponentInput, ComponentPlacement, Footer, WidgetPlacement, WorkingIndicator,

@@ -24,6 +24,7 @@ from tack_plugin import (
 )
 from tack_plugin.v2 import (  # noqa: F401 (componentize-py exports these from this module)
     Completions,
+    Editor,
     Observer,
     ProviderHooks,
     Renderers,

@@ -11,6 +11,7 @@ mod info;
 mod login;
 mod models;
 mod pickers;
+mod plugin_editor;
 mod renderers;
 mod rewind;
 mod screen;
@@ -151,6 +152,7 @@ async fn run_once(cli: Cli) -> Result<Ended> {
         tree_edit: std::sync::Mutex::new(None),
         completions: Default::default(),
         renderings: Default::default(),
+        editor_inputs: Default::default(),
     });
 
     controller.send(UiEvent::Display(display));

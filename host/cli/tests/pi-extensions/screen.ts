@@ -4,10 +4,11 @@
  * `peek_editor` waits (up to ten seconds) for the user to write something in the editor and
  * returns it (`getEditorText`, which needs the components grant); `/screen-bits` flips tool
  * output's expansion, lists the themes, switches to the light one, tries one that does not
- * exist, and hides the working row.
+ * exist, and hides the working row; `/own-editor` puts an editor of its own in place of tack's
+ * (`setEditorComponent`), reads it back (`getEditorComponent`) and gives tack's back.
  */
 
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { CustomEditor, type ExtensionAPI } from "@mariozechner/pi-coding-agent";
 
 export default function (pi: ExtensionAPI) {
 	pi.on("session_start", async (_event, ctx) => {
@@ -36,6 +37,16 @@ export default function (pi: ExtensionAPI) {
 		},
 	});
 
+	pi.registerCommand("own-editor", {
+		handler: async (_args, ctx) => {
+			const factory = (tui: any, theme: any, keybindings: any) => new CustomEditor(tui, theme, keybindings);
+			ctx.ui.setEditorComponent(factory);
+			const kept = ctx.ui.getEditorComponent() === factory;
+			ctx.ui.setEditorComponent(undefined);
+			const back = ctx.ui.getEditorComponent() === undefined;
+			ctx.ui.notify(`own editor kept: ${kept}; given back: ${back}`, "info");
+		},
+	});
 	pi.registerCommand("screen-bits", {
 		description: "Flips tool expansion, switches the theme and hides the working row",
 		handler: async (_args, ctx) => {

@@ -66,3 +66,13 @@ pub mod renderers {
         exports: { default: async },
     });
 }
+
+/// The optional `editor` export of 0.2.0 (Pi's `setEditorComponent`), asked by the terminal UI
+/// once the plugin put its editor in place of tack's.
+pub mod editor {
+    wasmtime::component::bindgen!({
+        path: ["../../wit/plugin/v0.1.0", "../../wit/plugin/v0.2.0"],
+        world: "tack:plugin/editor-export@0.2.0",
+        exports: { default: async },
+    });
+}

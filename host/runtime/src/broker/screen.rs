@@ -180,6 +180,17 @@ impl screen::Host for PluginState {
         Ok(Ok(()))
     }
 
+    async fn set_editor(&mut self, enabled: bool) -> wasmtime::Result<Result<(), String>> {
+        // The editor sees every key the user types in it and decides what is sent for them.
+        if !self.env.capabilities.components {
+            return Ok(Err(
+                "an editor of the plugin's own needs the `components` grant: it would see what the user types and send it for them".to_string(),
+            ));
+        }
+        self.set_screen(ScreenSetting::Editor(enabled));
+        Ok(Ok(()))
+    }
+
     async fn themes(&mut self) -> wasmtime::Result<Vec<String>> {
         Ok(self.env.services.ui.themes())
     }

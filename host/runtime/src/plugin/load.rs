@@ -16,6 +16,7 @@ use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::Gue
 use crate::bindings::latest::PluginIndices;
 use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::GuestIndices as IncrementalIndices;
 use crate::bindings::v0_2_0::completions::exports::tack::plugin0_2_0::completions::GuestIndices as CompletionsIndices;
+use crate::bindings::v0_2_0::editor::exports::tack::plugin0_2_0::editor::GuestIndices as EditorIndices;
 use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::GuestIndices as ObserverIndices;
 use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::GuestIndices as ProviderHooksIndices;
 use crate::bindings::v0_2_0::renderers::exports::tack::plugin0_2_0::renderers::GuestIndices as RenderersIndices;
@@ -256,6 +257,8 @@ fn link(
     let completions_indices = CompletionsIndices::new(&pre).ok();
     // And drawing its own blocks of the conversation (0.2.0).
     let renderers_indices = RenderersIndices::new(&pre).ok();
+    // And an editor of its own in place of tack's (0.2.0).
+    let editor_indices = EditorIndices::new(&pre).ok();
     tracing::debug!(plugin = %name, ?origin, "plugin component ready");
     Ok(Linked {
         pre,
@@ -267,6 +270,7 @@ fn link(
         session_hooks_indices,
         completions_indices,
         renderers_indices,
+        editor_indices,
         origin,
     })
 }

@@ -20,6 +20,7 @@ use crate::bindings::latest::extensions::exports::tack::plugin::task_runner::Gue
 use crate::bindings::latest::Plugin as Bindings;
 use crate::bindings::provider_v0_1_0::exports::tack::provider::incremental::Guest as Incremental;
 use crate::bindings::v0_2_0::completions::exports::tack::plugin0_2_0::completions::Guest as Completions;
+use crate::bindings::v0_2_0::editor::exports::tack::plugin0_2_0::editor::Guest as EditorExport;
 use crate::bindings::v0_2_0::observer::exports::tack::plugin0_2_0::observer::Guest as Observer;
 use crate::bindings::v0_2_0::provider_hooks::exports::tack::plugin0_2_0::provider_hooks::Guest as ProviderHooks;
 use crate::bindings::v0_2_0::renderers::exports::tack::plugin0_2_0::renderers::Guest as Renderers;
@@ -66,6 +67,7 @@ pub(crate) struct OptionalExports {
     pub session_hooks: Option<SessionHooks>,
     pub completions: Option<Completions>,
     pub renderers: Option<Renderers>,
+    pub editor: Option<EditorExport>,
 }
 
 /// What runs on a checked-out instance: given the store, the guest exports and the optional
@@ -369,6 +371,10 @@ impl LoadedPlugin {
                     Some(indices) => Some(indices.load(&mut store, &instance)?),
                     None => None,
                 };
+                let editor = match &linked.editor_indices {
+                    Some(indices) => Some(indices.load(&mut store, &instance)?),
+                    None => None,
+                };
                 Ok((
                     bindings,
                     OptionalExports {
@@ -379,6 +385,7 @@ impl LoadedPlugin {
                         session_hooks,
                         completions,
                         renderers,
+                        editor,
                     },
                 ))
             });

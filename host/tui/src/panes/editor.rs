@@ -16,6 +16,35 @@ use crate::state::State;
 
 /// Most editor lines shown before it scrolls.
 const EDITOR_MAX_LINES: usize = 8;
+/// Most lines of a plugin's editor shown (the runtime sends no more).
+const PLUGIN_EDITOR_MAX_LINES: usize = 12;
+
+/// A plugin's editor: a rule naming the plugin, so it never passes for tack's, then its lines.
+fn plugin_editor_lines(state: &State, width: u16) -> Vec<Line<'static>> {
+    let Some(editor) = state.plugin_editor() else {
+        return Vec::new();
+    };
+    let width = usize::from(width);
+    let title = format!("─ {}'s editor ", editor.plugin);
+    let rule = format!(
+        "{title}{}",
+        "─".repeat(width.saturating_sub(title.chars().count()))
+    );
+    let mut lines = vec![Line::from(Span::styled(
+        truncate(&rule, width),
+        state.theme.border(),
+    ))];
+    lines.extend(
+        editor
+            .lines
+            .iter()
+            .take(PLUGIN_EDITOR_MAX_LINES)
+            .map(|line| {
+                crate::render::styled::styled_line(line, width, ratatui::style::Style::default())
+            }),
+    );
+    lines
+}
 
 #[derive(Default)]
 pub(crate) struct EditorPane {
@@ -29,6 +58,10 @@ impl Pane for EditorPane {
         // A plugin's component in place of the editor takes its rows; it draws them itself.
         if let Some(shown) = state.component.as_ref().filter(|shown| !shown.overlay) {
             return super::component::editor_rows(shown, state.screen_size);
+        }
+        // A plugin's editor: its lines under a rule naming it.
+        if let Some(editor) = state.plugin_editor() {
+            return editor.lines.len().clamp(1, PLUGIN_EDITOR_MAX_LINES) as u16 + 1;
         }
         self.laid_out = state.editor.layout(
             width.saturating_sub(2 + 2 * state.editor_padding),
@@ -46,6 +79,20 @@ impl Pane for EditorPane {
         let state = &*cx.state;
         if state.component.as_ref().is_some_and(|shown| !shown.overlay) {
             self.cursor = None;
+            return;
+        }
+        if let Some(editor) = state.plugin_editor() {
+            self.cursor = None;
+            let width = area.width;
+            let stale = editor.width != width;
+            frame.render_widget(Paragraph::new(plugin_editor_lines(state, width)), area);
+            // The width changed since it drew: ask it again.
+            if stale {
+                if let Some(editor) = cx.state.editors.last_mut() {
+                    editor.width = width;
+                }
+                cx.state.ask_editor(crate::protocol::EditorInput::View);
+            }
             return;
         }
         let width = area.width;
@@ -81,6 +128,9 @@ impl Pane for EditorPane {
     fn handle_event(&mut self, event: &Event, state: &mut State) -> EventResult {
         match event {
             Event::Key(key) => key_pressed(state, *key),
+            Event::Paste(text) if !state.editors.is_empty() => {
+                state.ask_editor(crate::protocol::EditorInput::Paste(text.clone()));
+            }
             Event::Paste(text) => {
                 match state.attachments.attach_pasted(text) {
                     Some(chip) => state.editor.insert_str(&chip),
@@ -103,6 +153,13 @@ fn key_pressed(state: &mut State, key: KeyEvent) {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     let alt = key.modifiers.contains(KeyModifiers::ALT);
     let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+    let scrolls = matches!(key.code, KeyCode::PageUp | KeyCode::PageDown)
+        || (matches!(key.code, KeyCode::Up | KeyCode::Down) && (shift || alt));
+    let bound =
+        Keymap::chord(&key).is_some_and(|chord| state.shortcuts.iter().any(|s| s.chord == chord));
+    if !scrolls && !bound && state.plugin_editor_key(key, state.keymap.action(&key)) {
+        return;
+    }
     if let Some(action) = state.keymap.action(&key) {
         return key_action(state, action);
     }

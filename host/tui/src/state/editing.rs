@@ -126,14 +126,23 @@ impl State {
 
     pub fn submit(&mut self, follow_up: bool) {
         let text = self.editor.text();
+        if text.trim().is_empty() {
+            return;
+        }
+        self.editor.clear();
+        self.completion = None;
+        self.completion_dismissed = false;
+        self.send_text(&text, follow_up);
+    }
+
+    /// Sends what an editor submitted (tack's, or a plugin's in its place): a `/command`, or a
+    /// prompt, a steer or a follow-up.
+    pub fn send_text(&mut self, text: &str, follow_up: bool) {
         let trimmed = text.trim();
         if trimmed.is_empty() {
             return;
         }
         self.editor.remember(trimmed);
-        self.editor.clear();
-        self.completion = None;
-        self.completion_dismissed = false;
         self.scroll.follow();
         if let Some(rest) = trimmed.strip_prefix('/') {
             let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));

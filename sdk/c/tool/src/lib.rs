@@ -36,7 +36,8 @@ pub enum ToolError {
 
 /// The world a 0.2.0 plugin's bindings are generated for: 0.2.0's `plugin`, which includes
 /// 0.1.0's `plugin-extended` and adds 0.2.0's imports and its optional exports (`observer`,
-/// `provider-hooks`, `session-hooks`, `completions`, `renderers`). Named with its package, since
+/// `provider-hooks`, `session-hooks`, `completions`, `renderers`, `editor`). Named with its
+/// package, since
 /// the 0.1.0 package pushed beside it has a `plugin` world too.
 pub const WORLD_0_2: &str = "tack:plugin/plugin@0.2.0";
 
@@ -213,6 +214,7 @@ mod tests {
             "exports_tack_plugin_session_hooks_before_tree",
             "exports_tack_plugin_completions_input",
             "exports_tack_plugin_renderers_render_message",
+            "exports_tack_plugin_editor_key",
         ] {
             assert!(new_names.contains(name), "{name} missing");
         }

@@ -35,7 +35,16 @@ pub struct Controller {
     pub completions: CompletionsAsked,
     /// Blocks waiting for their plugin to draw them, and which plugins failed to.
     pub renderings: RenderingsAsked,
+    /// What plugins' editors in place of tack's are asked, in order, and whether a task asks.
+    pub editor_inputs: std::sync::Mutex<EditorInputs>,
 }
+
+/// What plugins' editors are still to be asked (plugin, input, width), oldest first, and
+/// whether a task is asking.
+pub type EditorInputs = (
+    std::collections::VecDeque<(String, tack_tui::EditorInput, u16)>,
+    bool,
+);
 
 /// Plugins' drawings of their blocks as the UI asks for them (`renderers.rs`).
 #[derive(Default)]
@@ -124,6 +133,11 @@ impl Controller {
                     tokio::spawn(async move { this.complete_queued().await });
                 }
             }
+            Action::EditorInput {
+                plugin,
+                input,
+                width,
+            } => self.editor_input(plugin, input, width),
             Action::Render {
                 key,
                 columns,
