@@ -2013,19 +2013,7 @@ fn a_pi_message_starts_a_turn_only_when_it_asks_to() {
     if !tack_sdk_examples::pi_sdk_ready() {
         return;
     }
-    let server = tack_test_support::http::MockServer::always(
-        tack_test_support::anthropic::text_reply("noted"),
-    );
-    let env = new_env().with_var("ANTHROPIC_API_KEY", "sk-ant-test");
-    let notes = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/notes.ts");
-    let mut rpc = env.spawn(&[
-        "--provider",
-        "anthropic",
-        "--base-url",
-        server.url(),
-        "-e",
-        notes.to_str().expect("utf8"),
-    ]);
+    let (server, _env, mut rpc) = notes_extension("noted");
     rpc.call(Command::RunCommand {
         name: "note".into(),
         args: "quiet one".into(),
@@ -2064,6 +2052,24 @@ fn a_pi_message_starts_a_turn_only_when_it_asks_to() {
     assert!(rpc.finish().0.success());
 }
 
+/// tests/pi-extensions/notes.ts over RPC, on Anthropic's API at a local server answering `reply`.
+fn notes_extension(reply: &str) -> (tack_test_support::http::MockServer, Env, Rpc) {
+    let server = tack_test_support::http::MockServer::always(
+        tack_test_support::anthropic::text_reply(reply),
+    );
+    let env = new_env().with_var("ANTHROPIC_API_KEY", "sk-ant-test");
+    let notes = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/notes.ts");
+    let rpc = env.spawn(&[
+        "--provider",
+        "anthropic",
+        "--base-url",
+        server.url(),
+        "-e",
+        notes.to_str().expect("utf8"),
+    ]);
+    (server, env, rpc)
+}
+
 /// Pi's `ctx.waitForIdle` (`control.wait-for-idle`): a command that sent a question and waits for
 /// the run returns to tack meanwhile, so the run calls the extension's own `context` hook (its one
 /// instance is free); once the agent is idle the command goes on with a command's powers (it starts a new
@@ -2073,19 +2079,7 @@ fn a_pi_command_waits_for_idle_without_holding_its_extension() {
     if !tack_sdk_examples::pi_sdk_ready() {
         return;
     }
-    let server = tack_test_support::http::MockServer::always(
-        tack_test_support::anthropic::text_reply("forty-two"),
-    );
-    let env = new_env().with_var("ANTHROPIC_API_KEY", "sk-ant-test");
-    let notes = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pi-extensions/notes.ts");
-    let mut rpc = env.spawn(&[
-        "--provider",
-        "anthropic",
-        "--base-url",
-        server.url(),
-        "-e",
-        notes.to_str().expect("utf8"),
-    ]);
+    let (server, _env, mut rpc) = notes_extension("forty-two");
     let first = rpc.state();
     rpc.call(Command::RunCommand {
         name: "ask-and-wait".into(),

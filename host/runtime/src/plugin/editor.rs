@@ -9,8 +9,6 @@ use crate::error::PluginError;
 
 /// The most lines of an editor shown.
 const MAX_EDITOR_LINES: usize = 12;
-/// The most bytes of one line kept.
-const MAX_LINE_BYTES: usize = 4096;
 /// The most bytes of a submitted prompt: as much as a plugin may put in tack's editor.
 const MAX_SUBMITTED_BYTES: usize = 64 << 10;
 
@@ -90,16 +88,7 @@ impl LoadedPlugin {
 
 /// What the terminal may show of a view, and what of its text may be sent.
 fn shown(view: wit::EditorView) -> EditorView {
-    let lines = view
-        .lines
-        .iter()
-        .flat_map(|line| line.split('\n'))
-        .take(MAX_EDITOR_LINES)
-        .map(|line| {
-            let line = &line[..line.floor_char_boundary(MAX_LINE_BYTES)];
-            tack_core::text::keep_styles(line).replace('\t', "    ")
-        })
-        .collect();
+    let lines = super::renderers::shown_lines(view.lines, MAX_EDITOR_LINES);
     let submitted = view.submitted.map(|text| {
         let text = &text[..text.floor_char_boundary(MAX_SUBMITTED_BYTES)];
         let plain = tack_core::text::strip_styles(text);

@@ -166,9 +166,10 @@ fn capped(text: &str) -> String {
     text[..text.floor_char_boundary(MAX_SHOWN_BYTES)].to_string()
 }
 
-/// At most `max` lines, each one line without styles or control characters, cut to
-/// [`MAX_LINE_BYTES`]. A returned string holding line breaks is several lines.
-fn shown_lines(lines: Vec<String>, max: usize) -> Vec<String> {
+/// At most `max` lines a plugin drew (a renderer's, an editor's), each one line keeping only
+/// its colours (SGR, which the terminal UI parses), cut to [`MAX_LINE_BYTES`]. A returned string
+/// holding line breaks is several lines.
+pub(super) fn shown_lines(lines: Vec<String>, max: usize) -> Vec<String> {
     lines
         .iter()
         .flat_map(|line| line.split('\n'))
