@@ -1565,6 +1565,10 @@ fn a_pi_extension_draws_a_header_and_working_row_and_reads_the_users_draft() {
     tui.wait_for("done");
     tui.type_keys("\x03");
     std::thread::sleep(Duration::from_millis(200));
+    // A message drawn by its renderer, once the command that sent it no longer holds the
+    // extension's instance.
+    tui.submit("/slow-note");
+    tui.wait_for("drawn: slow note");
     // An editor of its own, read back, and tack's given back.
     tui.submit("/own-editor");
     tui.wait_for("own editor kept: true; given back: true");

@@ -33,8 +33,9 @@ pub use manifest::{
     Access, Capabilities, FsGrant, Manifest, PackageSection, PathSet, PayloadAccess,
 };
 pub use plugin::{
-    validate_component, CompletionItem, EditorView, HostContext, InputCompletion, LoadedPlugin,
-    PluginSource, PluginSpec, ProviderSession, RenderedToolCall, ToolCallView, ToolResultView,
+    validate_component, CompletionItem, Drawing, EditorView, HostContext, InputCompletion,
+    LoadedPlugin, PluginSource, PluginSpec, ProviderSession, RenderedToolCall, ToolCallView,
+    ToolResultView,
 };
 pub use plugin_set::PluginSet;
 pub use sandbox::{SandboxMode, SandboxPolicy};

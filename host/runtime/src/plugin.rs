@@ -44,7 +44,7 @@ pub use editor::EditorView;
 pub use load::validate_component;
 pub(crate) use pool::{CallSetup, Live};
 pub use provider_session::ProviderSession;
-pub use renderers::{RenderedToolCall, ToolCallView, ToolResultView};
+pub use renderers::{Drawing, RenderedToolCall, ToolCallView, ToolResultView};
 
 /// Where a plugin came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

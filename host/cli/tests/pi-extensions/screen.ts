@@ -5,7 +5,9 @@
  * returns it (`getEditorText`, which needs the components grant); `/screen-bits` flips tool
  * output's expansion, lists the themes, switches to the light one, tries one that does not
  * exist, and hides the working row; `/own-editor` puts an editor of its own in place of tack's
- * (`setEditorComponent`), reads it back (`getEditorComponent`) and gives tack's back.
+ * (`setEditorComponent`), reads it back (`getEditorComponent`) and gives tack's back;
+ * `/slow-note` sends a message its renderer draws, then keeps its instance busy for a second and
+ * a half (tack asks the renderer again once it is free).
  */
 
 import { CustomEditor, type ExtensionAPI } from "@mariozechner/pi-coding-agent";
@@ -37,6 +39,16 @@ export default function (pi: ExtensionAPI) {
 		},
 	});
 
+	pi.registerMessageRenderer("slow-note", (message) => ({
+		render: () => [`drawn: ${message.content}`],
+		invalidate() {},
+	}));
+	pi.registerCommand("slow-note", {
+		handler: async () => {
+			pi.sendMessage({ customType: "slow-note", content: "slow note", display: true });
+			await new Promise((resolve) => setTimeout(resolve, 1500));
+		},
+	});
 	pi.registerCommand("own-editor", {
 		handler: async (_args, ctx) => {
 			const factory = (tui: any, theme: any, keybindings: any) => new CustomEditor(tui, theme, keybindings);

@@ -40,6 +40,37 @@ pub struct ToolResultView {
     pub partial: bool,
 }
 
+/// What a plugin answered when asked to draw a block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Drawing<T> {
+    /// Its lines.
+    Drawn(T),
+    /// It leaves the block to tack, or has no renderers.
+    Declined,
+    /// It was busy with another call (its own tool, a hook) longer than a drawing waits: asking
+    /// again later may draw it.
+    Busy,
+}
+
+impl<T> Drawing<T> {
+    /// The same answer with its lines made into `U`.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Drawing<U> {
+        match self {
+            Drawing::Drawn(drawn) => Drawing::Drawn(f(drawn)),
+            Drawing::Declined => Drawing::Declined,
+            Drawing::Busy => Drawing::Busy,
+        }
+    }
+
+    fn of(answer: Option<Option<T>>) -> Drawing<T> {
+        match answer {
+            None => Drawing::Busy,
+            Some(None) => Drawing::Declined,
+            Some(Some(drawn)) => Drawing::Drawn(drawn),
+        }
+    }
+}
+
 /// A plugin's lines for one call: its heading and its body, each `None` where tack draws it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RenderedToolCall {
@@ -57,17 +88,16 @@ impl LoadedPlugin {
     }
 
     /// The plugin's lines for a call of its tool and, when there is one, its result, at
-    /// `width` columns. `Ok(None)` when the plugin was busy, lacks the export, or leaves both
-    /// to tack.
+    /// `width` columns.
     pub async fn render_tool_call(
         &self,
         call: &ToolCallView,
         result: Option<&ToolResultView>,
         width: u16,
         expanded: bool,
-    ) -> Result<Option<RenderedToolCall>, PluginError> {
+    ) -> Result<Drawing<RenderedToolCall>, PluginError> {
         if !self.renders() {
-            return Ok(None);
+            return Ok(Drawing::Declined);
         }
         let call = wit::ToolCall {
             tool: call.tool.clone(),
@@ -115,11 +145,11 @@ impl LoadedPlugin {
                 },
             )
             .await?;
-        Ok(drawn.filter(|d| d.call.is_some() || d.result.is_some()))
+        let drawn = drawn.map(|d| Some(d).filter(|d| d.call.is_some() || d.result.is_some()));
+        Ok(Drawing::of(drawn))
     }
 
-    /// The plugin's lines for a custom message it sent; `Ok(None)` when it was busy, lacks the
-    /// export, or leaves the message to tack.
+    /// The plugin's lines for a custom message it sent.
     pub async fn render_message(
         &self,
         custom_type: &str,
@@ -127,9 +157,9 @@ impl LoadedPlugin {
         details: Option<&serde_json::Value>,
         width: u16,
         expanded: bool,
-    ) -> Result<Option<Vec<String>>, PluginError> {
+    ) -> Result<Drawing<Vec<String>>, PluginError> {
         if !self.renders() {
-            return Ok(None);
+            return Ok(Drawing::Declined);
         }
         let message = wit::CustomMessage {
             custom_type: custom_type.to_string(),
@@ -157,7 +187,8 @@ impl LoadedPlugin {
                 },
             )
             .await?;
-        Ok(drawn.flatten().map(|l| shown_lines(l, MAX_BODY_LINES)))
+        let drawn = drawn.map(|lines| lines.map(|l| shown_lines(l, MAX_BODY_LINES)));
+        Ok(Drawing::of(drawn))
     }
 }
 

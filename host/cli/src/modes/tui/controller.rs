@@ -54,12 +54,15 @@ pub struct RenderingsAsked {
     pub failed: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
+/// One question to a block's plugin: the block, its columns, what to draw, and how many times a
+/// busy plugin was asked it already.
+pub type RenderAsk = (tack_tui::RenderKey, u16, tack_tui::RenderQuery, u32);
+
 /// Blocks waiting for their plugin, in the order first asked, each with its newest question.
 #[derive(Default)]
 pub struct RenderQueue {
     pub order: std::collections::VecDeque<(u64, usize)>,
-    pub latest:
-        std::collections::HashMap<(u64, usize), (tack_tui::RenderKey, u16, tack_tui::RenderQuery)>,
+    pub latest: std::collections::HashMap<(u64, usize), RenderAsk>,
     pub asking: bool,
 }
 

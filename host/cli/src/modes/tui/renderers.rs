@@ -6,18 +6,26 @@
 
 use std::sync::Arc;
 
-use tack_runtime::{LoadedPlugin, PluginAgent, ToolCallView, ToolResultView};
+use tack_runtime::{Drawing, LoadedPlugin, PluginAgent, ToolCallView, ToolResultView};
 use tack_tui::{PluginDrawing, RenderKey, RenderQuery, UiEvent};
 
-use super::controller::Controller;
+use super::controller::{Controller, RenderAsk};
+
+/// How many times a block whose plugin is busy is asked again, and how long after.
+const MAX_BUSY_ATTEMPTS: u32 = 10;
+const BUSY_RETRY: std::time::Duration = std::time::Duration::from_millis(300);
 
 impl Controller {
     /// Queues a block's drawing, and starts asking unless a task already is.
     pub fn render_later(self: &Arc<Self>, key: RenderKey, columns: u16, query: RenderQuery) {
+        self.queue_render((key, columns, query, 0));
+    }
+
+    fn queue_render(self: &Arc<Self>, ask: RenderAsk) {
         let start = {
             let mut queue = crate::sync::lock(&self.renderings.queue);
-            let block = (key.generation, key.index);
-            if queue.latest.insert(block, (key, columns, query)).is_none() {
+            let block = (ask.0.generation, ask.0.index);
+            if queue.latest.insert(block, ask).is_none() {
                 queue.order.push_back(block);
             }
             !std::mem::replace(&mut queue.asking, true)
@@ -28,7 +36,7 @@ impl Controller {
         }
     }
 
-    async fn render_queued(&self) {
+    async fn render_queued(self: Arc<Self>) {
         loop {
             let next = {
                 let mut queue = crate::sync::lock(&self.renderings.queue);
@@ -40,13 +48,15 @@ impl Controller {
                     }
                 }
             };
-            if let Some((key, columns, query)) = next {
-                self.render(key, columns, query).await;
+            if let Some(ask) = next {
+                self.render(ask).await;
             }
         }
     }
 
-    async fn render(&self, key: RenderKey, columns: u16, query: RenderQuery) {
+    async fn render(self: &Arc<Self>, ask: RenderAsk) {
+        let (key, columns, query, attempts) = ask;
+        let again = query.clone();
         let owner = match &query {
             RenderQuery::Tool { tool, .. } => self.tool_owner(tool),
             RenderQuery::Message { plugin, .. } => self.front.loaded.set.get(plugin).cloned(),
@@ -110,7 +120,20 @@ impl Controller {
                 }),
         };
         let drawing = match drawn {
-            Ok(drawing) => drawing,
+            Ok(Drawing::Drawn(drawing)) => Some(drawing),
+            Ok(Drawing::Declined) => None,
+            // Busy with its own tool or a hook: asked again a little later, a few times (a
+            // tool's card is asked again anyway when its result arrives).
+            Ok(Drawing::Busy) => {
+                if attempts < MAX_BUSY_ATTEMPTS {
+                    let this = Arc::clone(self);
+                    tokio::spawn(async move {
+                        tokio::time::sleep(BUSY_RETRY).await;
+                        this.queue_render((key, columns, again, attempts + 1));
+                    });
+                }
+                return;
+            }
             Err(e) => {
                 self.render_failed(owner.name(), &e.to_string());
                 None
