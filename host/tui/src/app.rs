@@ -230,6 +230,11 @@ impl App {
             state.completion = None;
             return;
         }
+        // A plugin's editor in place of tack's hears it (Pi's editors clear their text); tack
+        // cannot tell whether it held any, so the press arms quitting too.
+        if !state.editors.is_empty() && !state.quit_armed {
+            state.ask_editor(crate::protocol::EditorInput::Key("ctrl+c".into()));
+        }
         if state.quit_armed {
             state.quit();
         } else {

@@ -75,7 +75,9 @@ export class PluginEditor {
     try {
       const component = this.instance();
       this.submitted = undefined;
-      if (input.key !== undefined) component?.handleInput?.(keyBytes(input.key));
+      // Ctrl+C is tack's, which passes it on for Pi's `app.clear`: the editor's text goes.
+      if (input.key === "ctrl+c") component?.setText?.("");
+      else if (input.key !== undefined) component?.handleInput?.(keyBytes(input.key));
       if (input.paste !== undefined) {
         component?.handleInput?.(`\x1b[200~${input.paste}\x1b[201~`);
       }
