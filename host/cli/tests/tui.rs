@@ -1569,11 +1569,20 @@ fn a_pi_extension_draws_a_header_and_working_row_and_reads_the_users_draft() {
     // extension's instance.
     tui.submit("/slow-note");
     tui.wait_for("drawn: slow note");
+    // An editor that draws nothing is not left in tack's place.
+    tui.submit("/empty-editor");
+    tui.wait_for("it drew no editor");
+    tui.wait_for("Ask anything");
     // An editor of its own, read back, and tack's given back.
     tui.submit("/own-editor");
     tui.wait_for("own editor kept: true; given back: true");
     let screen = tui.wait_for("Ask anything");
-    assert!(!screen.contains("pi-screen's editor"), "{screen}");
+    assert!(!screen.contains("─ pi-screen's editor"), "{screen}");
+    assert_eq!(
+        screen.matches("it drew no editor").count(),
+        1,
+        "an editor already given back is not said to fail:\n{screen}"
+    );
     tui.type_keys("\x04");
     assert!(tui.wait_exit().success());
 }

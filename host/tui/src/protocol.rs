@@ -126,6 +126,11 @@ pub enum UiEvent {
         lines: Vec<String>,
         submitted: Option<String>,
     },
+    /// `plugin`'s editor failed: tack's is back, if the plugin's was still in its place.
+    PluginEditorFailed {
+        plugin: String,
+        error: String,
+    },
     /// A plugin's answer to [`Action::Complete`] number `seq`: items, and the text before the
     /// cursor they replace. Dropped when the draft changed since.
     Completions {

@@ -350,6 +350,17 @@ impl State {
                     self.send_text(&text, false);
                 }
             }
+            UiEvent::PluginEditorFailed { plugin, error } => {
+                // An answer for an editor already taken away (or replaced) says nothing.
+                if self.editors.iter().any(|e| e.plugin == plugin) {
+                    self.screen_setting(plugin.clone(), ScreenSetting::Editor(false));
+                    self.transcript.push(Block::Notice {
+                        level: NoticeLevel::Error,
+                        text: format!("{plugin}'s editor failed, so tack's is back: {error}"),
+                    });
+                    self.scroll.follow();
+                }
+            }
             UiEvent::Rendered {
                 key,
                 drawing,

@@ -7,7 +7,8 @@
  * exist, and hides the working row; `/own-editor` puts an editor of its own in place of tack's
  * (`setEditorComponent`), reads it back (`getEditorComponent`) and gives tack's back;
  * `/slow-note` sends a message its renderer draws, then keeps its instance busy for a second and
- * a half (tack asks the renderer again once it is free).
+ * a half (tack asks the renderer again once it is free); `/empty-editor` puts an editor that
+ * draws nothing in place of tack's (tack gives its own back).
  */
 
 import { CustomEditor, type ExtensionAPI } from "@mariozechner/pi-coding-agent";
@@ -47,6 +48,11 @@ export default function (pi: ExtensionAPI) {
 		handler: async () => {
 			pi.sendMessage({ customType: "slow-note", content: "slow note", display: true });
 			await new Promise((resolve) => setTimeout(resolve, 1500));
+		},
+	});
+	pi.registerCommand("empty-editor", {
+		handler: async (_args, ctx) => {
+			ctx.ui.setEditorComponent(() => ({ render: () => [], handleInput() {}, invalidate() {} }));
 		},
 	});
 	pi.registerCommand("own-editor", {

@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use tack_core::event::ScreenSetting;
 use tack_tui::{EditorInput, UiEvent};
 
 use super::controller::Controller;
@@ -57,6 +56,10 @@ impl Controller {
             EditorInput::Paste(text) => owner.editor_paste(text, width).await,
         };
         match view {
+            // An SDK's default export draws nothing: the user would type into a void.
+            Ok(view) if view.lines.is_empty() => {
+                self.editor_failed(&plugin, "it drew no editor (does it define one?)")
+            }
             Ok(view) => self.send(UiEvent::PluginEditor {
                 plugin,
                 lines: view.lines,
@@ -73,12 +76,9 @@ impl Controller {
         crate::sync::lock(&self.editor_inputs)
             .0
             .retain(|(owner, _, _)| owner != plugin);
-        self.send(UiEvent::Error(format!(
-            "{plugin}'s editor failed, so tack's is back: {error}"
-        )));
-        self.send(UiEvent::Screen {
+        self.send(UiEvent::PluginEditorFailed {
             plugin: plugin.to_string(),
-            setting: ScreenSetting::Editor(false),
+            error: error.to_string(),
         });
     }
 }
