@@ -421,16 +421,16 @@ pub trait Editor: Plugin {
 
     /// Text pasted into the editor; by default, typed key by key.
     fn paste(&mut self, text: &str, width: u32) -> EditorView {
-        let mut view = self.view(width);
+        let mut last = None;
         for c in text.chars() {
             let key = if c == ' ' {
                 "space".to_string()
             } else {
                 c.to_string()
             };
-            view = self.key(&key, width);
+            last = Some(self.key(&key, width));
         }
-        view
+        last.unwrap_or_else(|| self.view(width))
     }
 }
 

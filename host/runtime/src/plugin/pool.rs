@@ -231,12 +231,7 @@ impl LoadedPlugin {
     /// waits up to `wait` for one (`None`: not at all); running out of that is over budget and
     /// a fault, as a plugin whose calls pile up holds host memory for each.
     pub(crate) async fn checkout(&self, wait: Option<Duration>) -> Result<Live, PluginError> {
-        if let Some(reason) = self.disabled_reason() {
-            return Err(PluginError::Disabled {
-                plugin: self.name().to_string(),
-                reason,
-            });
-        }
+        self.check_enabled()?;
         let permits = self.in_use.clone();
         let permit = match wait {
             None => permits.try_acquire_owned().ok(),
@@ -269,12 +264,7 @@ impl LoadedPlugin {
         patience: Duration,
         f: impl GuestCall<R>,
     ) -> Result<Option<R>, PluginError> {
-        if let Some(reason) = self.disabled_reason() {
-            return Err(PluginError::Disabled {
-                plugin: self.name().to_string(),
-                reason,
-            });
-        }
+        self.check_enabled()?;
         let permit = tokio::time::timeout(patience, self.in_use.clone().acquire_owned()).await;
         let Ok(Ok(permit)) = permit else {
             return Ok(None);
@@ -285,6 +275,17 @@ impl LoadedPlugin {
             self.checkin(live);
         }
         result.map(Some)
+    }
+
+    /// Refuses a call to a plugin disabled after too many faults.
+    fn check_enabled(&self) -> Result<(), PluginError> {
+        match self.disabled_reason() {
+            Some(reason) => Err(PluginError::Disabled {
+                plugin: self.name().to_string(),
+                reason,
+            }),
+            None => Ok(()),
+        }
     }
 
     /// A pooled or new instance, checked out under `permit`.

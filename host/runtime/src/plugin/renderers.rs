@@ -107,11 +107,7 @@ impl LoadedPlugin {
         };
         let result = result.map(|r| wit::ToolResult {
             text: capped(&r.text),
-            details: r
-                .details
-                .as_ref()
-                .map(|d| d.to_string())
-                .filter(|d| d.len() <= MAX_SHOWN_BYTES),
+            details: shown_details(r.details.as_ref()),
             is_error: r.is_error,
             partial: r.partial,
         });
@@ -164,9 +160,7 @@ impl LoadedPlugin {
         let message = wit::CustomMessage {
             custom_type: custom_type.to_string(),
             content: capped(content),
-            details: details
-                .map(|d| d.to_string())
-                .filter(|d| d.len() <= MAX_SHOWN_BYTES),
+            details: shown_details(details),
         };
         let options = wit::RenderOptions {
             width: u32::from(width),
@@ -190,6 +184,13 @@ impl LoadedPlugin {
         let drawn = drawn.map(|lines| lines.map(|l| shown_lines(l, MAX_BODY_LINES)));
         Ok(Drawing::of(drawn))
     }
+}
+
+/// Details as the JSON a plugin is handed to draw from; none past [`MAX_SHOWN_BYTES`].
+fn shown_details(details: Option<&serde_json::Value>) -> Option<String> {
+    details
+        .map(|d| d.to_string())
+        .filter(|d| d.len() <= MAX_SHOWN_BYTES)
 }
 
 /// `text` cut to what a plugin is handed to draw from.
